@@ -1,0 +1,27 @@
+# Two commands for a fresh machine with only Python 3.11, git and make:
+#   make demo   sets everything up and runs `distfix fix --diff` over corpus/
+#   make test   sets everything up and runs the whole test suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.distfix-installed
+
+.PHONY: venv demo test clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[all]'
+	touch $(STAMP)
+
+# `fix --diff` exits 1 when it has changes to show; that is the expected outcome here.
+demo: venv
+	$(BIN)/distfix fix --diff corpus/ ; status=$$?; [ $$status -le 1 ]
+
+test: venv
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) .distfix_cache .pytest_cache
