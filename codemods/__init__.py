@@ -1,0 +1,1 @@
+"""distfix rules: one module per rule, one package per family (``placement``, ``api``...)."""

@@ -1,0 +1,1 @@
+"""API migration (TFD4xx)."""

@@ -1,0 +1,369 @@
+"""TFD401: a deprecated ``tf.distribute`` spelling that has a current name."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from fixer.engine import RuleContext
+from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.names import dotted_name
+from fixer.types import Applicability
+
+# Deprecated method names on a strategy object -> current names.
+_METHODS = {
+    "experimental_run_v2": "run",
+    "experimental_distribute_datasets_from_function": "distribute_datasets_from_function",
+}
+# Deprecated qualified names -> (current name, keyword arguments the current one does not take).
+_CLASSES: dict[str, tuple[str, frozenset[str]]] = {
+    "tensorflow.distribute.experimental.MultiWorkerMirroredStrategy": (
+        "tensorflow.distribute.MultiWorkerMirroredStrategy",
+        frozenset({"communication"}),
+    ),
+    "tensorflow.distribute.experimental.TPUStrategy": (
+        "tensorflow.distribute.TPUStrategy",
+        frozenset({"steps_per_run", "device_assignment"}),
+    ),
+    "tensorflow.distribute.experimental.CollectiveCommunication": (
+        "tensorflow.distribute.experimental.CommunicationImplementation",
+        frozenset(),
+    ),
+}
+_EXPERIMENTAL_MODULE = "tensorflow.distribute.experimental"
+
+
+class RenamedDistributeApi(Rule):
+    """
+    ## What it does
+    Finds `tf.distribute` APIs used under a deprecated name: `strategy.experimental_run_v2`,
+    `strategy.experimental_distribute_datasets_from_function`,
+    `tf.distribute.experimental.MultiWorkerMirroredStrategy`,
+    `tf.distribute.experimental.TPUStrategy` and `tf.distribute.experimental.CollectiveCommunication`.
+
+    ## Why is this bad in distributed training?
+    The old names print deprecation warnings on every worker, some are gone from recent
+    TensorFlow releases, and the experimental strategy classes take different keyword arguments
+    than the current ones, so copied snippets break in confusing ways.
+
+    ## Fix safety
+    Safe: the new name is the same function or class. When a call passes a keyword that only
+    the experimental class takes (`communication=`, `steps_per_run=`, `device_assignment=`), the
+    rename would change the call, so the finding is reported without an edit.
+
+    ## Runtime evidence
+    None needed: the renamed APIs are aliases in TensorFlow 2.x.
+
+    ## References
+    - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#run
+    - https://www.tensorflow.org/api_docs/python/tf/distribute/MultiWorkerMirroredStrategy
+    """
+
+    code = "TFD401"
+    name = "renamed-distribute-api"
+    message = "deprecated tf.distribute API name"
+    fix_title = "Use the current name"
+    applicability = Applicability.SAFE
+    triggers = (
+        "experimental_run_v2",
+        "experimental_distribute_datasets_from_function",
+        "distribute.experimental",
+        "MultiWorkerMirroredStrategy",
+        "TPUStrategy",
+        "CollectiveCommunication",
+    )
+
+    examples = (
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            @tf.function
+            def step(batch):
+                return strategy.experimental_run_v2(replica_fn, args=(batch,))
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            @tf.function
+            def step(batch):
+                return strategy.run(replica_fn, args=(batch,))
+            """,
+            note="experimental_run_v2",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            dist = strategy.experimental_distribute_datasets_from_function(make_dataset)
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            dist = strategy.distribute_datasets_from_function(make_dataset)
+            """,
+            note="datasets from function",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            """,
+            note="experimental MWMS",
+        ),
+        Invalid(
+            """
+            import tensorflow.compat.v2 as tf2
+
+            resolver = tf2.distribute.cluster_resolver.TPUClusterResolver(tpu="")
+            strategy = tf2.distribute.experimental.TPUStrategy(resolver)
+            """,
+            after="""
+            import tensorflow.compat.v2 as tf2
+
+            resolver = tf2.distribute.cluster_resolver.TPUClusterResolver(tpu="")
+            strategy = tf2.distribute.TPUStrategy(resolver)
+            """,
+            note="compat v2 alias TPUStrategy",
+        ),
+        Invalid(
+            """
+            from tensorflow.distribute.experimental import MultiWorkerMirroredStrategy
+
+            strategy = MultiWorkerMirroredStrategy()
+            """,
+            after="""
+            from tensorflow.distribute import MultiWorkerMirroredStrategy
+
+            strategy = MultiWorkerMirroredStrategy()
+            """,
+            note="from import",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            class Trainer:
+                def __init__(self, strategy: tf.distribute.Strategy):
+                    self.strategy = strategy
+
+                def train_step(self, batch):
+                    return self.strategy.experimental_run_v2(self.step_fn, args=(batch,))
+            """,
+            after="""
+            import tensorflow as tf
+
+            class Trainer:
+                def __init__(self, strategy: tf.distribute.Strategy):
+                    self.strategy = strategy
+
+                def train_step(self, batch):
+                    return self.strategy.run(self.step_fn, args=(batch,))
+            """,
+            note="strategy held on self",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            options = tf.distribute.experimental.CommunicationOptions(
+                implementation=tf.distribute.experimental.CollectiveCommunication.RING
+            )
+            """,
+            after="""
+            import tensorflow as tf
+
+            options = tf.distribute.experimental.CommunicationOptions(
+                implementation=tf.distribute.experimental.CommunicationImplementation.RING
+            )
+            """,
+            note="CollectiveCommunication",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy(
+                communication=tf.distribute.experimental.CommunicationImplementation.RING
+            )
+            """,
+            after=None,
+            note="keyword only the experimental class takes",
+        ),
+        Invalid(
+            """
+            from tensorflow.distribute import experimental as dx
+
+            strategy = dx.MultiWorkerMirroredStrategy()
+            """,
+            after=None,
+            note="module alias without a current spelling",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            @tf.function
+            def step(batch):
+                return strategy.run(replica_fn, args=(batch,))
+            """,
+            note="current run",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            """,
+            note="current MWMS",
+        ),
+        Valid(
+            """
+            class Legacy:
+                def experimental_run_v2(self, fn):
+                    return fn()
+
+            Legacy().experimental_run_v2(print)
+            """,
+            note="unrelated object with the same method",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            options = tf.distribute.experimental.CommunicationOptions(
+                implementation=tf.distribute.experimental.CommunicationImplementation.NCCL
+            )
+            """,
+            note="current experimental API",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.experimental.CentralStorageStrategy()
+            """,
+            note="still experimental",
+        ),
+        Valid(
+            """
+            # strategy.experimental_run_v2(fn) was renamed to strategy.run(fn)
+            import tensorflow as tf
+            """,
+            note="mentioned in a comment",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            dist = strategy.distribute_datasets_from_function(make_dataset)
+            """,
+            note="current datasets from function",
+        ),
+        Valid(
+            """
+            from mylib.distribute.experimental import MultiWorkerMirroredStrategy
+
+            strategy = MultiWorkerMirroredStrategy()
+            """,
+            note="another library",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            strategy.experimental_run_v2(fn)  # distfix: ignore[TFD401]
+            """,
+            note="suppressed",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        self._check_methods(ctx)
+        self._check_qualified_attributes(ctx)
+        self._check_imports(ctx)
+
+    def _check_methods(self, ctx: RuleContext) -> None:
+        for attribute in ctx.index.attributes:
+            new = _METHODS.get(attribute.attr.value)
+            if new is None or not ctx.tf.strategies.is_strategy(attribute.value):
+                continue
+            ctx.report(
+                attribute.attr,
+                f"`{attribute.attr.value}` is deprecated; use `{new}`",
+                edits=[ctx.replace(attribute.attr, new)],
+            )
+
+    def _check_qualified_attributes(self, ctx: RuleContext) -> None:
+        for attribute in ctx.index.attributes:
+            qualified = ctx.tf.names.qualified(attribute)
+            if qualified not in _CLASSES:
+                continue
+            new, blocked = _CLASSES[qualified]
+            old_text = dotted_name(attribute) or qualified
+            local = ctx.tf.names.local_name_for(new)
+            bad_keyword = _blocking_keyword(ctx, attribute, blocked)
+            message = f"`{old_text}` is deprecated; use `{local or new}`"
+            if local is None or bad_keyword is not None:
+                if bad_keyword is not None:
+                    message += f" (rewrite `{bad_keyword}=` by hand: the current class does not take it)"
+                ctx.report(attribute, message)
+                continue
+            ctx.report(attribute, message, edits=[ctx.replace(attribute, local)])
+
+    def _check_imports(self, ctx: RuleContext) -> None:
+        for node in ctx.index.imports:
+            if not isinstance(node, cst.ImportFrom) or node.module is None:
+                continue
+            if dotted_name(node.module) not in {_EXPERIMENTAL_MODULE, "tensorflow.compat.v2.distribute.experimental"}:
+                continue
+            if isinstance(node.names, cst.ImportStar):
+                continue
+            renamed = [a for a in node.names if isinstance(a.name, cst.Name) and f"{_EXPERIMENTAL_MODULE}.{a.name.value}" in _CLASSES]
+            if not renamed:
+                continue
+            movable = len(renamed) == len(node.names) and all(
+                _CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0].rsplit(".", 1)[0] == "tensorflow.distribute"
+                and not _name_used_with_keywords(ctx, a, _CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][1])
+                for a in renamed
+            )
+            names = ", ".join(a.name.value for a in renamed)  # type: ignore[union-attr]
+            message = f"`{names}` from `tensorflow.distribute.experimental` is deprecated; import it from `tensorflow.distribute`"
+            if movable:
+                ctx.report(node.module, message, edits=[ctx.replace(node.module, "tensorflow.distribute")])
+            else:
+                ctx.report(node.module, message)
+
+
+def _blocking_keyword(ctx: RuleContext, attribute: cst.Attribute, blocked: frozenset[str]) -> str | None:
+    parent = ctx.index.parent.get(attribute)
+    if isinstance(parent, cst.Call) and parent.func is attribute:
+        for arg in parent.args:
+            if arg.keyword is not None and arg.keyword.value in blocked:
+                return arg.keyword.value
+    return None
+
+
+def _name_used_with_keywords(ctx: RuleContext, alias: cst.ImportAlias, blocked: frozenset[str]) -> bool:
+    local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else alias.name.value  # type: ignore[union-attr]
+    for call in ctx.index.calls:
+        if isinstance(call.func, cst.Name) and call.func.value == local:
+            if any(arg.keyword is not None and arg.keyword.value in blocked for arg in call.args):
+                return True
+    return False
+

@@ -1,0 +1,1 @@
+"""Placement and replica context (TFD1xx)."""

@@ -1,0 +1,155 @@
+"""``[tool.distfix]`` configuration from the nearest ``pyproject.toml``."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+
+class ConfigError(Exception):
+    """The configuration file is unreadable or has a wrong value; the message says which."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the user selected. Codes are matched by prefix: ``TFD``, ``TFD1``, ``TFD101``."""
+
+    select: tuple[str, ...] = ("TFD",)
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = ()
+    unsafe_fixes: bool = False
+    root: Path | None = None  # the folder holding the pyproject.toml the settings came from
+
+    def with_overrides(
+        self,
+        select: list[str] | None = None,
+        ignore: list[str] | None = None,
+        extend_ignore: list[str] | None = None,
+        unsafe_fixes: bool | None = None,
+    ) -> "Config":
+        """Command-line options replace (select, ignore) or extend (extend_ignore) the file's."""
+        updated = self
+        if select:
+            updated = replace(updated, select=_codes(select))
+        if ignore:
+            updated = replace(updated, ignore=_codes(ignore))
+        if extend_ignore:
+            updated = replace(updated, ignore=updated.ignore + _codes(extend_ignore))
+        if unsafe_fixes is not None:
+            updated = replace(updated, unsafe_fixes=unsafe_fixes)
+        return updated
+
+    def is_enabled(self, code: str, path: str | None = None) -> bool:
+        """True when ``code`` is selected, not ignored, and not ignored for ``path``."""
+        if not any(code.startswith(prefix) for prefix in self.select):
+            return False
+        if any(code.startswith(prefix) for prefix in self.ignore):
+            return False
+        if path is not None:
+            for pattern, codes in self.per_file_ignores:
+                if _path_matches(path, pattern, self.root) and any(
+                    code.startswith(prefix) for prefix in codes
+                ):
+                    return False
+        return True
+
+    def fingerprint(self) -> str:
+        """A stable hash of every setting that can change a result (used as a cache key)."""
+        payload = json.dumps(
+            [self.select, self.ignore, self.per_file_ignores, self.exclude, self.unsafe_fixes],
+            sort_keys=True,
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def _codes(values: list[str]) -> tuple[str, ...]:
+    codes: list[str] = []
+    for value in values:
+        codes.extend(part.strip().upper() for part in value.split(",") if part.strip())
+    return tuple(codes)
+
+
+def _path_matches(path: str, pattern: str, root: Path | None) -> bool:
+    candidates = {path.replace("\\", "/")}
+    if root is not None:
+        try:
+            candidates.add(Path(path).resolve().relative_to(root.resolve()).as_posix())
+        except ValueError:
+            pass
+    return any(
+        fnmatch.fnmatch(candidate, pattern) or fnmatch.fnmatch(candidate, f"*/{pattern}")
+        for candidate in candidates
+    )
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` that has a ``[tool.distfix]`` table."""
+    folder = start if start.is_dir() else start.parent
+    for candidate in [folder.resolve(), *folder.resolve().parents]:
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file() and "[tool.distfix" in _read(pyproject):
+            return pyproject
+    return None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def load_config(start: Path) -> Config:
+    """Load the configuration that applies to ``start`` (a file or folder); defaults if none."""
+    pyproject = find_pyproject(start)
+    if pyproject is None:
+        return Config()
+    try:
+        data = tomllib.loads(_read(pyproject))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{pyproject}: invalid TOML: {exc}") from None
+    table = data.get("tool", {}).get("distfix", {})
+    return config_from_table(table, pyproject)
+
+
+def config_from_table(table: dict, source: Path) -> Config:
+    """Validate a ``[tool.distfix]`` table and turn it into a Config."""
+    known = {"select", "ignore", "per-file-ignores", "exclude", "unsafe-fixes"}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(f"{source}: unknown [tool.distfix] key(s): {', '.join(unknown)}")
+
+    def string_list(key: str) -> tuple[str, ...]:
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ConfigError(f"{source}: [tool.distfix] {key} must be a list of strings")
+        return tuple(value)
+
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict) or not all(
+        isinstance(v, list) and all(isinstance(c, str) for c in v) for v in per_file.values()
+    ):
+        raise ConfigError(
+            f"{source}: [tool.distfix] per-file-ignores must map globs to lists of codes"
+        )
+    unsafe = table.get("unsafe-fixes", False)
+    if not isinstance(unsafe, bool):
+        raise ConfigError(f"{source}: [tool.distfix] unsafe-fixes must be true or false")
+    return Config(
+        select=_codes(list(string_list("select"))) or ("TFD",),
+        ignore=_codes(list(string_list("ignore"))),
+        per_file_ignores=tuple((glob, _codes(codes)) for glob, codes in sorted(per_file.items())),
+        exclude=string_list("exclude"),
+        unsafe_fixes=unsafe,
+        root=source.parent,
+    )

@@ -1,0 +1,322 @@
+"""The pipeline: parse once, build the TF model, run every selected rule, apply fixes.
+
+``check_source`` and ``fix_source`` are the only entry points; the CLI, the LSP server, migrate
+and validate all call them. Neither raises for a bad file: problems become TFD000 findings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from fixer.config import Config
+from fixer.registry import Registry, default_registry
+from fixer.rule import Rule, make_fix
+from fixer.suppress import Suppressions
+from fixer.textmap import TextMap, apply_edits
+from fixer.tf.index import ModuleIndex
+from fixer.tf.model import TFModel
+from fixer.types import Applicability, Edit, FileResult, Finding, Fix, Position
+
+PARSE_ERROR_CODE = "TFD000"
+PARSE_ERROR_NAME = "parse-error"
+MAX_FIX_PASSES = 10
+
+
+@dataclass
+class RuleContext:
+    """What a rule sees: the parsed module, the TF model, and ways to report and build edits."""
+
+    path: str
+    text: str
+    module: cst.Module
+    index: ModuleIndex
+    tf: TFModel
+    config: Config
+    rule: Rule | None = None
+    findings: list[Finding] = field(default_factory=list)
+    _wrapper: MetadataWrapper | None = None
+
+    @cached_property
+    def textmap(self) -> TextMap:
+        """Line/offset conversions for this text."""
+        return TextMap(self.text)
+
+    @cached_property
+    def _positions(self):
+        wrapper = self._wrapper or MetadataWrapper(self.module, unsafe_skip_copy=True)
+        return wrapper.resolve(PositionProvider)
+
+    # Positions ------------------------------------------------------------------------------
+
+    def range(self, node: cst.CSTNode) -> CodeRange:
+        """libcst's range of ``node`` (1-based lines, 0-based columns)."""
+        return self._positions[node]
+
+    def span(self, node: cst.CSTNode) -> tuple[int, int]:
+        """Character offsets of ``node`` in the text."""
+        code_range = self.range(node)
+        start = self.textmap.offset(code_range.start.line, code_range.start.column + 1)
+        end = self.textmap.offset(code_range.end.line, code_range.end.column + 1)
+        return start, end
+
+    def source(self, node: cst.CSTNode) -> str:
+        """The exact original text of ``node``."""
+        start, end = self.span(node)
+        return self.text[start:end]
+
+    def statement_block(self, statements: list[cst.BaseStatement]) -> tuple[int, int]:
+        """Offsets of whole lines holding consecutive statements, with the comments just above."""
+        first = statements[0]
+        start_line = self.range(first).start.line
+        for empty in reversed(list(getattr(first, "leading_lines", ()))):
+            if empty.comment is None:
+                break
+            start_line -= 1
+        end_line = self.range(statements[-1]).end.line
+        return self.textmap.line_starts[start_line - 1], self.textmap.line_end(end_line)
+
+    def indentation(self, node: cst.CSTNode) -> str:
+        """The leading whitespace of the line ``node`` starts on."""
+        line = self.textmap.line_text(self.range(node).start.line)
+        return line[: len(line) - len(line.lstrip())]
+
+    @property
+    def indent_unit(self) -> str:
+        """One level of indentation as this file writes it."""
+        return self.module.default_indent
+
+    @property
+    def newline(self) -> str:
+        """This file's line ending."""
+        return self.module.default_newline
+
+    # Edits ----------------------------------------------------------------------------------
+
+    def replace(self, node: cst.CSTNode, content: str) -> Edit:
+        """An edit replacing the text of ``node``."""
+        start, end = self.span(node)
+        return Edit(start, end, content)
+
+    def insert_before(self, node: cst.CSTNode, content: str) -> Edit:
+        """An edit inserting ``content`` right before ``node``."""
+        start, _ = self.span(node)
+        return Edit(start, start, content)
+
+    def insert_after(self, node: cst.CSTNode, content: str) -> Edit:
+        """An edit inserting ``content`` right after ``node``."""
+        _, end = self.span(node)
+        return Edit(end, end, content)
+
+    def import_module(self, module: str, alias: str) -> tuple[str, list[Edit]]:
+        """The local spelling of ``module`` (e.g. ``tf``), adding ``import module as alias`` if needed."""
+        local = self.tf.names.local_name_for(module)
+        if local is not None:
+            return local, []
+        statement = f"import {module} as {alias}" if alias != module else f"import {module}"
+        return alias, [Edit(*(2 * (self._import_offset(),)), statement + self.newline)]
+
+    def _import_offset(self) -> int:
+        """Where a new import goes: after the docstring, `__future__` imports and other imports."""
+        body = self.module.body
+        insert_after: cst.BaseStatement | None = None
+        for position, statement in enumerate(body):
+            if not isinstance(statement, cst.SimpleStatementLine):
+                break
+            small = statement.body[0] if statement.body else None
+            is_docstring = (
+                position == 0
+                and isinstance(small, cst.Expr)
+                and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+            )
+            if is_docstring or isinstance(small, (cst.Import, cst.ImportFrom)):
+                insert_after = statement
+                continue
+            break
+        if insert_after is None:
+            return 0 if not body else self.statement_block([body[0]])[0]
+        return self.textmap.line_end(self.range(insert_after).end.line)
+
+    # Reporting ------------------------------------------------------------------------------
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str | None = None,
+        *,
+        edits: list[Edit] | None = None,
+        applicability: Applicability | None = None,
+        fix_title: str | None = None,
+    ) -> None:
+        """Record a finding of the current rule at ``node``, optionally with a fix.
+
+        ``applicability`` defaults to the rule's; pass a lower one when this instance is riskier.
+        A finding without ``edits`` is display-only advice.
+        """
+        rule = self.rule
+        assert rule is not None, "report() is only valid while a rule runs"
+        code_range = self.range(node)
+        level = applicability or rule.applicability
+        fix: Fix | None = None
+        if edits:
+            fix = make_fix(fix_title or rule.fix_title or rule.message, edits, level)
+        else:
+            level = Applicability.DISPLAY_ONLY if level is not None else None
+        self.findings.append(
+            Finding(
+                path=self.path,
+                code=rule.code,
+                name=rule.name,
+                message=message or rule.message,
+                start=Position(code_range.start.line, code_range.start.column + 1),
+                end=Position(code_range.end.line, code_range.end.column + 1),
+                fix=fix,
+                applicability=level if fix else Applicability.DISPLAY_ONLY,
+            )
+        )
+
+
+def parse_error_finding(path: str, message: str, line: int = 1, column: int = 1) -> Finding:
+    """A TFD000 finding for a file that could not be read or parsed."""
+    return Finding(
+        path=path,
+        code=PARSE_ERROR_CODE,
+        name=PARSE_ERROR_NAME,
+        message=message,
+        start=Position(line, column),
+        end=Position(line, column),
+    )
+
+
+def _parse(path: str, text: str) -> cst.Module | Finding:
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        reason = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
+        return parse_error_finding(path, f"syntax error: {reason}", exc.raw_line, exc.raw_column + 1)
+    except (RecursionError, MemoryError):
+        return parse_error_finding(path, "file is too deeply nested to parse")
+    except Exception as exc:  # libcst raises a few other types on exotic input
+        return parse_error_finding(path, f"could not parse: {type(exc).__name__}: {exc}")
+
+
+def selected_rules(path: str, text: str, config: Config, registry: Registry) -> list[type[Rule]]:
+    """Rules that are enabled for ``path`` and whose trigger texts occur in ``text``."""
+    return [
+        rule
+        for rule in registry.rules
+        if config.is_enabled(rule.code, path) and any(t in text for t in rule.triggers)
+    ]
+
+
+def check_source(
+    path: str, text: str, config: Config | None = None, registry: Registry | None = None
+) -> FileResult:
+    """Every finding of the selected rules in one file, suppressions applied, in source order."""
+    config = config or Config()
+    registry = registry or default_registry()
+    result = FileResult(path=path, source=text)
+    suppressions = Suppressions(text)
+    if suppressions.whole_file:
+        return result
+    rules = selected_rules(path, text, config, registry)
+    if not rules:
+        return result
+    parsed = _parse(path, text)
+    if isinstance(parsed, Finding):
+        result.error = parsed.message
+        if config.is_enabled(PARSE_ERROR_CODE, path):
+            result.findings.append(parsed)
+        return result
+    index = ModuleIndex.build(parsed)
+    ctx = RuleContext(path=path, text=text, module=parsed, index=index, tf=TFModel(parsed, index), config=config)
+    for rule_class in rules:
+        ctx.rule = rule_class()
+        ctx.rule.check(ctx)
+    ctx.rule = None
+    result.findings = sorted(
+        (f for f in ctx.findings if not suppressions.suppresses(f.code, f.start.line)),
+        key=lambda f: (f.start, f.code, f.end),
+    )
+    return result
+
+
+def fix_source(
+    path: str,
+    text: str,
+    config: Config | None = None,
+    *,
+    unsafe: bool = False,
+    registry: Registry | None = None,
+) -> FileResult:
+    """Apply fixes until nothing changes (at most 10 passes), never producing unparsable text.
+
+    Safe fixes always apply; unsafe ones only with ``unsafe``. Overlapping fixes wait for the
+    next pass, which re-checks the new text. A pass whose result does not parse is reverted and
+    reported in ``FileResult.reverted``.
+    """
+    config = config or Config()
+    threshold = Applicability.UNSAFE if unsafe or config.unsafe_fixes else Applicability.SAFE
+    current = text
+    applied: list[Finding] = []
+    reverted: str | None = None
+    result = check_source(path, current, config, registry)
+    for _ in range(MAX_FIX_PASSES):
+        if result.error is not None:
+            break
+        chosen = _non_overlapping(
+            [f for f in result.findings if f.fix is not None and f.fix.applicability >= threshold]
+        )
+        if not chosen:
+            break
+        edits = _unique_edits(chosen)
+        candidate = apply_edits(current, edits)
+        if candidate == current:
+            break
+        after = check_source(path, candidate, config, registry)
+        if after.error is not None:
+            reverted = f"fixes {', '.join(sorted({f.code for f in chosen}))} produced invalid code ({after.error}); not applied"
+            break
+        applied.extend(chosen)
+        current, result = candidate, after
+    result.source = text
+    result.applied = applied
+    result.reverted = reverted
+    result.fixed_text = current if current != text else None
+    result.held_back_unsafe = sum(
+        1
+        for f in result.findings
+        if f.fix is not None and f.fix.applicability is Applicability.UNSAFE and threshold is Applicability.SAFE
+    )
+    return result
+
+
+def _non_overlapping(findings: list[Finding]) -> list[Finding]:
+    """Greedily keep fixes (in source order) whose edits do not overlap an already kept fix."""
+    kept: list[Finding] = []
+    taken: list[Edit] = []
+    for finding in sorted(findings, key=lambda f: (f.fix.span, f.code)):  # type: ignore[union-attr]
+        edits = finding.fix.edits  # type: ignore[union-attr]
+        if any(_overlaps(edit, other) for edit in edits for other in taken if edit != other):
+            continue
+        kept.append(finding)
+        taken.extend(edits)
+    return kept
+
+
+def _overlaps(a: Edit, b: Edit) -> bool:
+    if a.start == a.end == b.start == b.end:
+        return a.content != b.content  # two insertions at one point: order would be ambiguous
+    return a.start < b.end and b.start < a.end
+
+
+def _unique_edits(findings: list[Finding]) -> list[Edit]:
+    """All edits of the chosen fixes; identical edits (e.g. one added import) count once."""
+    unique: dict[Edit, None] = {}
+    for finding in findings:
+        for edit in finding.fix.edits:  # type: ignore[union-attr]
+            unique.setdefault(edit, None)
+    return list(unique)

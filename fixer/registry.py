@@ -1,0 +1,64 @@
+"""Discovers every rule in the ``codemods`` package and selects them by code prefix."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+
+import codemods
+from fixer.rule import Rule
+
+
+class Registry:
+    """All known rules, sorted by code."""
+
+    def __init__(self, rules: list[type[Rule]]) -> None:
+        codes = [rule.code for rule in rules]
+        duplicates = sorted({code for code in codes if codes.count(code) > 1})
+        if duplicates:
+            raise ValueError(f"duplicate rule codes: {', '.join(duplicates)}")
+        self.rules = sorted(rules, key=lambda rule: rule.code)
+        self._by_code = {rule.code: rule for rule in self.rules}
+
+    def get(self, code: str) -> type[Rule] | None:
+        """The rule with exactly this code (case-insensitive), or None."""
+        return self._by_code.get(code.upper())
+
+    def matching(self, prefixes: tuple[str, ...]) -> list[type[Rule]]:
+        """Rules whose code starts with any of ``prefixes``."""
+        return [rule for rule in self.rules if any(rule.code.startswith(p) for p in prefixes)]
+
+    @property
+    def triggers(self) -> frozenset[str]:
+        """Every text some rule needs to find in a file before it could fire."""
+        return frozenset(t for rule in self.rules for t in rule.triggers)
+
+    @property
+    def fingerprint(self) -> str:
+        """Codes and rule-module versions, for cache keys."""
+        return ",".join(f"{rule.code}:{getattr(rule, 'version', 1)}" for rule in self.rules)
+
+
+def _discover() -> list[type[Rule]]:
+    found: list[type[Rule]] = []
+    for info in pkgutil.walk_packages(codemods.__path__, prefix="codemods."):
+        if info.ispkg:
+            continue
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Rule)
+                and value is not Rule
+                and value.__module__ == module.__name__
+                and "code" in vars(value)
+            ):
+                found.append(value)
+    return found
+
+
+@lru_cache(maxsize=1)
+def default_registry() -> Registry:
+    """The registry of every rule shipped in ``codemods/`` (discovered once per process)."""
+    return Registry(_discover())

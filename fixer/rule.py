@@ -1,0 +1,104 @@
+"""The rule base class, its embedded examples, and the context a rule reports through."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Iterable
+
+from fixer.types import Applicability, Edit, Fix
+
+if TYPE_CHECKING:
+    from fixer.engine import RuleContext
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code the rule must not flag."""
+
+    code: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code the rule must flag; ``after`` is the expected text after its fixes (None: no edit).
+
+    ``codes`` lists every finding the rule reports on this code (default: one finding);
+    ``unsafe`` says whether ``after`` needs ``--unsafe-fixes``.
+    """
+
+    code: str
+    after: str | None = None
+    count: int = 1
+    note: str = ""
+
+
+class Rule:
+    """One check. Subclasses set the class attributes and implement :meth:`check`.
+
+    The class docstring holds the documentation in fixed sections (``## What it does``,
+    ``## Why is this bad in distributed training?``, ``## Fix safety``, ``## Runtime evidence``,
+    ``## References``); ``distfix explain`` renders it together with the first example.
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    message: ClassVar[str]
+    fix_title: ClassVar[str | None] = None
+    applicability: ClassVar[Applicability] = Applicability.UNSAFE
+    # The rule can only fire in a file containing at least one of these texts (pre-filter).
+    triggers: ClassVar[tuple[str, ...]]
+    examples: ClassVar[tuple[Valid | Invalid, ...]] = ()
+
+    def check(self, ctx: "RuleContext") -> None:
+        """Report every violation in ``ctx``'s module through ``ctx.report``."""
+        raise NotImplementedError
+
+    # Documentation --------------------------------------------------------------------------
+
+    @classmethod
+    def family(cls) -> str:
+        """The family is the package the rule lives in (``placement``, ``cluster``...)."""
+        parts = cls.__module__.split(".")
+        return parts[1] if len(parts) > 2 else "misc"
+
+    @classmethod
+    def doc_sections(cls) -> dict[str, str]:
+        """The docstring's ``## Heading`` sections, in order."""
+        doc = inspect.cleandoc(cls.__doc__ or "")
+        sections: dict[str, str] = {}
+        current = "Summary"
+        lines: list[str] = []
+        for line in doc.splitlines():
+            match = re.match(r"^##\s+(.*)$", line)
+            if match:
+                sections[current] = "\n".join(lines).strip()
+                current, lines = match.group(1).strip(), []
+            else:
+                lines.append(line)
+        sections[current] = "\n".join(lines).strip()
+        return {k: v for k, v in sections.items() if v}
+
+    @classmethod
+    def first_invalid(cls) -> Invalid | None:
+        """The example shown under *Example* / *Use instead*."""
+        return next((e for e in cls.examples if isinstance(e, Invalid)), None)
+
+    @classmethod
+    def has_fix(cls) -> bool:
+        """True when the rule can produce an edit (safe or unsafe)."""
+        return cls.applicability is not Applicability.DISPLAY_ONLY
+
+
+def dedent_example(code: str) -> str:
+    """Examples are written indented inside the class; store them flush left with a final newline."""
+    return textwrap.dedent(code).lstrip("\n")
+
+
+def make_fix(title: str, edits: Iterable[Edit], applicability: Applicability) -> Fix:
+    """Build a Fix from edits, sorted by position."""
+    return Fix(title=title, edits=tuple(sorted(edits)), applicability=applicability)
+

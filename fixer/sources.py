@@ -1,0 +1,186 @@
+"""Reading and writing source files: encodings, BOMs, line endings, discovery and atomic writes."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import tempfile
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import pathspec
+
+# A file above this size is reported and skipped: no training script is that large, and parsing
+# one with libcst would take minutes and gigabytes.
+MAX_FILE_BYTES = 10 * 1024 * 1024
+
+SOURCE_SUFFIXES = (".py", ".ipynb")
+
+# Folders that never hold user code worth checking.
+SKIPPED_DIRS = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules", ".tox", ".nox",
+     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".distfix_cache", "site-packages", "build",
+     "dist", ".eggs", ".ipynb_checkpoints"}
+)
+
+
+class SourceError(Exception):
+    """A file could not be read as Python source; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class DecodedSource:
+    """A decoded source text plus what is needed to write it back byte for byte."""
+
+    text: str
+    encoding: str
+    bom: bool
+
+
+def decode_source(data: bytes) -> DecodedSource:
+    """Decode Python source bytes, honouring a BOM and a PEP 263 coding cookie.
+
+    Line endings are kept as they are: the engine edits the text without normalising them.
+    """
+    if b"\x00" in data[:8192]:
+        raise SourceError("binary file (contains NUL bytes), not Python source")
+    bom = data.startswith(codecs.BOM_UTF8)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise SourceError(f"bad encoding declaration: {exc}") from None
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+    body = data[len(codecs.BOM_UTF8):] if bom else data
+    try:
+        text = body.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise SourceError(
+            f"not valid {encoding} at byte {exc.start}; add a coding declaration or re-encode"
+        ) from None
+    except LookupError:
+        raise SourceError(f"unknown encoding {encoding!r} in the coding declaration") from None
+    return DecodedSource(text=text, encoding=encoding, bom=bom)
+
+
+def encode_source(text: str, like: DecodedSource) -> bytes:
+    """Encode ``text`` the way the original was encoded (same codec, same BOM)."""
+    data = text.encode(like.encoding)
+    return codecs.BOM_UTF8 + data if like.bom else data
+
+
+def read_source(path: Path) -> DecodedSource:
+    """Read and decode one file; every failure becomes a one-line SourceError."""
+    try:
+        if path.is_dir():
+            raise SourceError("is a directory")
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise SourceError(
+                f"file too large ({size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB)"
+            )
+        data = path.read_bytes()
+    except SourceError:
+        raise
+    except FileNotFoundError:
+        raise SourceError("no such file") from None
+    except PermissionError:
+        raise SourceError("permission denied") from None
+    except OSError as exc:
+        raise SourceError(exc.strerror or str(exc)) from None
+    return decode_source(data)
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` through a temporary file and a rename, keeping its mode.
+
+    A crash or Ctrl-C at any moment leaves either the old file or the new one, never half of one.
+    """
+    mode = path.stat().st_mode & 0o7777
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".distfix", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True)
+class DiscoveryProblem:
+    """A path given on the command line that cannot be checked, with the reason."""
+
+    path: str
+    message: str
+
+
+def _gitignore_spec(root: Path) -> pathspec.PathSpec | None:
+    ignore = root / ".gitignore"
+    if not ignore.is_file():
+        return None
+    try:
+        lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+
+
+def discover(
+    paths: Iterable[str], exclude: pathspec.PathSpec | None = None
+) -> tuple[list[Path], list[DiscoveryProblem]]:
+    """Expand command-line paths into source files, in a stable sorted order.
+
+    Folders are walked (symlinked folders are not followed, so loops cannot happen), their
+    ``.gitignore`` is honoured, and ``exclude`` patterns from the configuration are applied.
+    Files named explicitly are always taken, whatever their suffix.
+    """
+    found: list[Path] = []
+    problems: list[DiscoveryProblem] = []
+    for raw in paths:
+        path = Path(raw)
+        try:
+            path.stat()
+        except FileNotFoundError:
+            kind = "broken symlink" if path.is_symlink() else "no such file or directory"
+            problems.append(DiscoveryProblem(raw, kind))
+            continue
+        except OSError as exc:
+            problems.append(DiscoveryProblem(raw, exc.strerror or "cannot be read"))
+            continue
+        if path.is_dir():
+            found.extend(_walk(path, exclude))
+        else:
+            found.append(path)
+    unique = sorted(set(found), key=lambda p: str(p))
+    return unique, problems
+
+
+def _walk(root: Path, exclude: pathspec.PathSpec | None) -> Iterator[Path]:
+    ignore = _gitignore_spec(root)
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        rel_dir = os.path.relpath(dirpath, root)
+        kept = []
+        for name in sorted(dirnames):
+            rel = os.path.normpath(os.path.join(rel_dir, name))
+            if name in SKIPPED_DIRS or _ignored(rel + "/", ignore, exclude):
+                continue
+            kept.append(name)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            if not name.endswith(SOURCE_SUFFIXES):
+                continue
+            rel = os.path.normpath(os.path.join(rel_dir, name))
+            if _ignored(rel, ignore, exclude):
+                continue
+            yield Path(dirpath) / name
+
+
+def _ignored(rel: str, *specs: pathspec.PathSpec | None) -> bool:
+    return any(spec is not None and spec.match_file(rel) for spec in specs)

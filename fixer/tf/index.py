@@ -1,0 +1,121 @@
+"""One traversal of a module that records what the semantic model and the rules look up."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import libcst as cst
+
+FunctionLike = cst.FunctionDef | cst.Lambda
+
+
+class ModuleIndex(cst.CSTVisitor):
+    """Parents, calls, functions, assignments and `with` blocks of one module, in source order.
+
+    Built by a single visit; everything else (names, strategies, replica functions) is derived
+    from these tables without walking the tree again.
+    """
+
+    def __init__(self) -> None:
+        self.parent: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.calls: list[cst.Call] = []
+        self.functions: list[cst.FunctionDef] = []
+        self.functions_by_name: dict[str, list[cst.FunctionDef]] = defaultdict(list)
+        self.lambdas: list[cst.Lambda] = []
+        self.classes: list[cst.ClassDef] = []
+        self.withs: list[cst.With] = []
+        self.ifs: list[cst.If] = []
+        self.assigns: list[cst.Assign | cst.AnnAssign | cst.AugAssign] = []
+        self.imports: list[cst.Import | cst.ImportFrom] = []
+        self.returns: list[cst.Return] = []
+        self.names: dict[str, list[cst.Name]] = defaultdict(list)
+        self.attributes: list[cst.Attribute] = []
+        self._stack: list[cst.CSTNode] = []
+
+    @classmethod
+    def build(cls, module: cst.Module) -> "ModuleIndex":
+        """Index ``module`` in one visit."""
+        index = cls()
+        module.visit(index)
+        return index
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self._stack:
+            self.parent[node] = self._stack[-1]
+        self._stack.append(node)
+        if isinstance(node, cst.Call):
+            self.calls.append(node)
+        elif isinstance(node, cst.Name):
+            self.names[node.value].append(node)
+        elif isinstance(node, cst.Attribute):
+            self.attributes.append(node)
+        elif isinstance(node, cst.FunctionDef):
+            self.functions.append(node)
+            self.functions_by_name[node.name.value].append(node)
+        elif isinstance(node, cst.Lambda):
+            self.lambdas.append(node)
+        elif isinstance(node, cst.ClassDef):
+            self.classes.append(node)
+        elif isinstance(node, cst.With):
+            self.withs.append(node)
+        elif isinstance(node, cst.If):
+            self.ifs.append(node)
+        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            self.assigns.append(node)
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            self.imports.append(node)
+        elif isinstance(node, cst.Return):
+            self.returns.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self._stack.pop()
+
+    # Navigation -----------------------------------------------------------------------------
+
+    def ancestors(self, node: cst.CSTNode):
+        """The parents of ``node``, nearest first, up to the module."""
+        current = self.parent.get(node)
+        while current is not None:
+            yield current
+            current = self.parent.get(current)
+
+    def enclosing_function(self, node: cst.CSTNode) -> FunctionLike | None:
+        """The nearest function or lambda whose body holds ``node``."""
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return ancestor
+        return None
+
+    def enclosing_class(self, node: cst.CSTNode) -> cst.ClassDef | None:
+        """The class ``node`` is directly defined in (for methods), or None."""
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.ClassDef):
+                return ancestor
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)) and ancestor is not node:
+                return None
+        return None
+
+    def statement_of(self, node: cst.CSTNode) -> cst.BaseStatement:
+        """The statement (simple line or compound) that holds ``node``."""
+        current: cst.CSTNode | None = node
+        while current is not None and not isinstance(
+            current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+        ):
+            current = self.parent.get(current)
+        if current is None:
+            raise ValueError("node is not inside a statement")
+        return current  # type: ignore[return-value]
+
+    def is_within(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+        """True when ``container`` is ``node`` or one of its ancestors."""
+        return node is container or any(a is container for a in self.ancestors(node))
+
+    def method_class(self, func: cst.FunctionDef) -> cst.ClassDef | None:
+        """The class ``func`` is a method of (directly in its body), or None."""
+        parent = self.parent.get(func)
+        if isinstance(parent, cst.IndentedBlock):
+            grand = self.parent.get(parent)
+            if isinstance(grand, cst.ClassDef):
+                return grand
+        return None

@@ -1,0 +1,146 @@
+"""Canonical qualified names through every import form.
+
+``tf.keras.layers.Dense``, ``keras.layers.Dense`` and ``from tensorflow.keras import layers`` +
+``layers.Dense`` all resolve to ``keras.layers.Dense``; ``tf.compat.v2.distribute.X`` and
+``tensorflow.distribute.X`` resolve to ``tensorflow.distribute.X``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from fixer.tf.index import ModuleIndex
+
+# Prefix rewrites, longest first, that make equivalent spellings compare equal.
+_CANONICAL_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("tensorflow.compat.v2.keras.", "keras."),
+    ("tensorflow.compat.v1.keras.", "keras."),
+    ("tensorflow.python.keras.", "keras."),
+    ("tensorflow.keras.", "keras."),
+    ("tf_keras.", "keras."),
+    ("keras.api._v2.keras.", "keras."),
+    ("tensorflow.compat.v2.", "tensorflow."),
+    ("tensorflow.compat.v1.distribute.", "tensorflow.distribute."),
+    ("tensorflow.compat.v1.train.", "tensorflow.train."),
+    ("tensorflow.compat.v1.data.", "tensorflow.data."),
+)
+_CANONICAL_EXACT = {
+    "tensorflow.keras": "keras",
+    "tf_keras": "keras",
+    "tensorflow.compat.v2": "tensorflow",
+    "tensorflow.compat.v2.keras": "keras",
+}
+
+
+def canonical(qualified: str) -> str:
+    """Map an equivalent spelling of a TensorFlow / Keras name to one canonical form."""
+    if qualified in _CANONICAL_EXACT:
+        return _CANONICAL_EXACT[qualified]
+    for prefix, replacement in _CANONICAL_PREFIXES:
+        if qualified.startswith(prefix):
+            return replacement + qualified[len(prefix):]
+    return qualified
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for a chain of plain names and attributes, else None."""
+    parts: list[str] = []
+    current: cst.BaseExpression = node
+    while isinstance(current, cst.Attribute):
+        parts.append(current.attr.value)
+        current = current.value
+    if not isinstance(current, cst.Name):
+        return None
+    parts.append(current.value)
+    return ".".join(reversed(parts))
+
+
+def _import_target(alias: cst.ImportAlias) -> str | None:
+    return dotted_name(alias.name) if isinstance(alias.name, (cst.Name, cst.Attribute)) else None
+
+
+class NameResolver:
+    """Resolves expressions of one module to canonical qualified names.
+
+    Imports anywhere in the module count (function-level imports are common in training scripts);
+    a module-level ``Alias = tf.distribute.MirroredStrategy`` also counts as an alias.
+    """
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self._bindings: dict[str, str] = {}
+        for node in index.imports:
+            self._add_import(node)
+        self._add_assigned_aliases(index)
+
+    def _add_import(self, node: cst.Import | cst.ImportFrom) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                target = _import_target(alias)
+                if target is None:
+                    continue
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    self._bindings[alias.asname.name.value] = target
+                else:
+                    head = target.split(".")[0]
+                    self._bindings.setdefault(head, head)
+            return
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        module = dotted_name(node.module)
+        if module is None:
+            return
+        for alias in node.names:
+            if not isinstance(alias.name, cst.Name):
+                continue
+            local = alias.name.value
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self._bindings[local] = f"{module}.{alias.name.value}"
+
+    def _add_assigned_aliases(self, index: ModuleIndex) -> None:
+        for node in index.assigns:
+            if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+                continue
+            target = node.targets[0].target
+            if not isinstance(target, cst.Name) or target.value in self._bindings:
+                continue
+            if not isinstance(node.value, (cst.Attribute, cst.Name)):
+                continue
+            resolved = self.qualified(node.value)
+            if resolved is not None and _is_tf_family(resolved):
+                self._bindings[target.value] = resolved
+
+    def qualified(self, node: cst.BaseExpression) -> str | None:
+        """The canonical qualified name of a name/attribute chain, or None if not imported."""
+        dotted = dotted_name(node)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        bound = self._bindings.get(head)
+        if bound is None:
+            return None
+        return canonical(f"{bound}.{rest}" if rest else bound)
+
+    def callee(self, call: cst.Call) -> str | None:
+        """The canonical qualified name of what ``call`` calls, or None."""
+        return self.qualified(call.func)
+
+    def local_name_for(self, qualified: str) -> str | None:
+        """The local spelling that reaches ``qualified`` (e.g. ``tf`` for ``tensorflow``), or None."""
+        for local, bound in sorted(self._bindings.items()):
+            if canonical(bound) == qualified:
+                return local
+        for local, bound in sorted(self._bindings.items()):
+            bound = canonical(bound)
+            if qualified.startswith(bound + "."):
+                return local + qualified[len(bound):]
+        return None
+
+    @property
+    def uses_tensorflow(self) -> bool:
+        """True when the module imports TensorFlow or Keras in any form."""
+        return any(_is_tf_family(canonical(b)) for b in self._bindings.values())
+
+
+def _is_tf_family(qualified: str) -> bool:
+    return qualified.split(".")[0] in {"tensorflow", "keras"}

@@ -1,0 +1,175 @@
+"""Replica functions (what `strategy.run` executes on every replica) and `tf.function` steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import libcst as cst
+
+from fixer.tf.index import FunctionLike, ModuleIndex
+from fixer.tf.names import NameResolver
+from fixer.tf.strategies import StrategyModel
+
+RUN_METHODS = frozenset({"run", "experimental_run_v2"})
+_PARTIAL = frozenset({"functools.partial"})
+_TF_FUNCTION = "tensorflow.function"
+
+
+@dataclass(frozen=True)
+class RunCall:
+    """One ``<strategy>.run(fn, args=...)`` call (or ``extended.call_for_each_replica``)."""
+
+    call: cst.Call
+    strategy: cst.BaseExpression
+    fn: cst.BaseExpression | None
+    targets: tuple[FunctionLike, ...]
+
+    @property
+    def args(self) -> cst.BaseExpression | None:
+        """The expression given as ``args=`` (or the second positional argument)."""
+        for position, arg in enumerate(self.call.args):
+            if arg.keyword is not None and arg.keyword.value == "args":
+                return arg.value
+            if arg.keyword is None and position == 1:
+                return arg.value
+        return None
+
+
+class ReplicaModel:
+    """Which functions run in replica context, which steps call `strategy.run`, which are graphs."""
+
+    def __init__(self, index: ModuleIndex, names: NameResolver, strategies: StrategyModel) -> None:
+        self.index = index
+        self.names = names
+        self.strategies = strategies
+
+    @cached_property
+    def run_calls(self) -> list[RunCall]:
+        """Every call that runs a function on each replica, in source order."""
+        found = []
+        for call in self.index.calls:
+            func = call.func
+            if not isinstance(func, cst.Attribute):
+                continue
+            strategy: cst.BaseExpression | None = None
+            if func.attr.value in RUN_METHODS and self.strategies.is_strategy(func.value):
+                strategy = func.value
+            elif (
+                func.attr.value == "call_for_each_replica"
+                and isinstance(func.value, cst.Attribute)
+                and func.value.attr.value == "extended"
+                and self.strategies.is_strategy(func.value.value)
+            ):
+                strategy = func.value.value
+            if strategy is None:
+                continue
+            fn = _first_argument(call, "fn")
+            targets = tuple(self.resolve_callable(fn)) if fn is not None else ()
+            found.append(RunCall(call=call, strategy=strategy, fn=fn, targets=targets))
+        return found
+
+    def resolve_callable(self, node: cst.BaseExpression, near: cst.CSTNode | None = None) -> list[FunctionLike]:
+        """The functions of this module an expression used as a callable may be."""
+        if isinstance(node, cst.Lambda):
+            return [node]
+        if isinstance(node, cst.Call):
+            callee = self.names.callee(node)
+            if (callee in _PARTIAL or callee == _TF_FUNCTION) and node.args:
+                return self.resolve_callable(node.args[0].value, near)
+            return []
+        if isinstance(node, cst.Name):
+            defs = [f for f in self.index.functions_by_name.get(node.value, []) if self.index.method_class(f) is None]
+            return list(defs)
+        if isinstance(node, cst.Attribute):
+            return [
+                f
+                for f in self.index.functions_by_name.get(node.attr.value, [])
+                if self.index.method_class(f) is not None
+            ]
+        return []
+
+    @cached_property
+    def replica_functions(self) -> frozenset[FunctionLike]:
+        """Functions passed to `strategy.run`, plus what they call in this module (transitively)."""
+        pending = [target for run in self.run_calls for target in run.targets]
+        seen: set[FunctionLike] = set()
+        while pending:
+            func = pending.pop()
+            if func in seen:
+                continue
+            seen.add(func)
+            for call in self.calls_in(func):
+                pending.extend(self.resolve_callable(call.func))
+        return frozenset(seen)
+
+    @cached_property
+    def direct_replica_functions(self) -> frozenset[FunctionLike]:
+        """Only the functions given to `strategy.run` themselves."""
+        return frozenset(t for run in self.run_calls for t in run.targets)
+
+    @cached_property
+    def _calls_by_function(self) -> dict[FunctionLike | None, list[cst.Call]]:
+        grouped: dict[FunctionLike | None, list[cst.Call]] = {}
+        for call in self.index.calls:
+            grouped.setdefault(self.index.enclosing_function(call), []).append(call)
+        return grouped
+
+    def calls_in(self, func: FunctionLike | None) -> list[cst.Call]:
+        """Calls whose nearest enclosing function is ``func`` (None: module-level calls)."""
+        return self._calls_by_function.get(func, [])
+
+    def in_replica_context(self, node: cst.CSTNode) -> bool:
+        """True when ``node`` runs inside a replica function (or a helper it calls)."""
+        func = self.index.enclosing_function(node)
+        while func is not None:
+            if func in self.replica_functions:
+                return True
+            # A nested def that is not itself called by name still runs only if its parent runs it.
+            func = self.index.enclosing_function(func) if isinstance(func, cst.Lambda) else None
+        return False
+
+    def replica_function_of(self, node: cst.CSTNode) -> FunctionLike | None:
+        """The replica function whose body holds ``node``, or None."""
+        func = self.index.enclosing_function(node)
+        return func if func in self.replica_functions else None
+
+    def steps(self) -> list[FunctionLike]:
+        """Functions that call `strategy.run` (the distributed steps)."""
+        seen: list[FunctionLike] = []
+        for run in self.run_calls:
+            func = self.index.enclosing_function(run.call)
+            if func is not None and func not in seen:
+                seen.append(func)
+        return seen
+
+    def is_tf_function(self, func: FunctionLike) -> bool:
+        """True when ``func`` is compiled with `tf.function` (decorator or ``f = tf.function(f)``)."""
+        if isinstance(func, cst.FunctionDef):
+            for decorator in func.decorators:
+                expr = decorator.decorator
+                target = expr.func if isinstance(expr, cst.Call) else expr
+                if self.names.qualified(target) == _TF_FUNCTION:
+                    return True
+            name = func.name.value
+            for call in self.index.calls:
+                if self.names.callee(call) == _TF_FUNCTION and call.args:
+                    first = call.args[0].value
+                    if isinstance(first, cst.Name) and first.value == name:
+                        return True
+                    if isinstance(first, cst.Attribute) and first.attr.value == name:
+                        return True
+            return False
+        parent = self.index.parent.get(func)
+        return isinstance(parent, cst.Arg) and self._is_tf_function_call(self.index.parent.get(parent))
+
+    def _is_tf_function_call(self, node: cst.CSTNode | None) -> bool:
+        return isinstance(node, cst.Call) and self.names.callee(node) == _TF_FUNCTION
+
+
+def _first_argument(call: cst.Call, keyword: str) -> cst.BaseExpression | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[0].value if positional else None

@@ -1,0 +1,295 @@
+"""Strategy objects, `with <strategy>.scope():` blocks, and call-site-aware scope membership."""
+
+from __future__ import annotations
+
+import enum
+from collections import defaultdict
+from functools import cached_property
+
+import libcst as cst
+
+from fixer.tf.index import FunctionLike, ModuleIndex
+from fixer.tf.names import NameResolver, dotted_name
+
+_DISTRIBUTE = "tensorflow.distribute."
+MULTI_WORKER_CLASSES = frozenset(
+    {
+        _DISTRIBUTE + "MultiWorkerMirroredStrategy",
+        _DISTRIBUTE + "experimental.MultiWorkerMirroredStrategy",
+    }
+)
+STRATEGY_CLASSES = MULTI_WORKER_CLASSES | frozenset(
+    _DISTRIBUTE + name
+    for name in (
+        "MirroredStrategy",
+        "TPUStrategy",
+        "OneDeviceStrategy",
+        "experimental.TPUStrategy",
+        "experimental.CentralStorageStrategy",
+        "experimental.ParameterServerStrategy",
+        "ParameterServerStrategy",
+        "CentralStorageStrategy",
+        "get_strategy",
+    )
+)
+# Attributes only a tf.distribute.Strategy has: using one on a name is evidence it is a strategy.
+STRATEGY_ONLY_ATTRIBUTES = frozenset(
+    {
+        "experimental_run_v2",
+        "experimental_distribute_dataset",
+        "distribute_datasets_from_function",
+        "experimental_distribute_datasets_from_function",
+        "num_replicas_in_sync",
+        "experimental_local_results",
+        "extended",
+        "cluster_resolver",
+    }
+)
+
+
+class Membership(enum.Enum):
+    """Whether code runs inside a strategy scope, decided where it runs (call sites)."""
+
+    INSIDE = "inside"
+    OUTSIDE = "outside"
+    UNKNOWN = "unknown"
+
+
+def expression_key(node: cst.BaseExpression) -> str | None:
+    """A stable key for a name or attribute chain (``strategy``, ``self.strategy``)."""
+    return dotted_name(node)
+
+
+class StrategyModel:
+    """Which expressions are strategies, which `with` blocks are their scopes, and where code runs."""
+
+    def __init__(self, index: ModuleIndex, names: NameResolver) -> None:
+        self.index = index
+        self.names = names
+        self._kinds: dict[str, set[str]] = defaultdict(set)
+        self._factories: dict[str, set[str]] = {}
+        self._find_factories()
+        self._find_bound_strategies()
+        self._find_strategies_by_use()
+        self._membership_cache: dict[cst.CSTNode, Membership] = {}
+
+    # Which expressions are strategies -------------------------------------------------------
+
+    def constructor_kind(self, node: cst.BaseExpression) -> str | None:
+        """The strategy class ``node`` constructs (``tensorflow.distribute.X``), or None."""
+        if not isinstance(node, cst.Call):
+            return None
+        callee = self.names.callee(node)
+        if callee in STRATEGY_CLASSES:
+            return callee
+        func_key = expression_key(node.func)
+        if func_key in self._factories:
+            kinds = self._factories[func_key]
+            return next(iter(sorted(kinds))) if kinds else _DISTRIBUTE + "Strategy"
+        return None
+
+    def _find_factories(self) -> None:
+        """Functions of this module that return a newly built strategy."""
+        for node in self.index.returns:
+            func = self.index.enclosing_function(node)
+            if not isinstance(func, cst.FunctionDef) or not isinstance(node.value, cst.Call):
+                continue
+            callee = self.names.callee(node.value)
+            if callee in STRATEGY_CLASSES:
+                self._factories.setdefault(func.name.value, set()).add(callee)
+
+    def _find_bound_strategies(self) -> None:
+        # Two passes so that `s = self.strategy` after `self.strategy = Mirrored...()` resolves.
+        for _ in range(2):
+            for node in self.index.assigns:
+                value = node.value
+                if value is None:
+                    continue
+                kind = self.constructor_kind(value)
+                if kind is None:
+                    source_key = expression_key(value)
+                    if source_key in self._kinds:
+                        kind_set = self._kinds[source_key]
+                    else:
+                        continue
+                else:
+                    kind_set = {kind}
+                for target in _assign_targets(node):
+                    key = expression_key(target)
+                    if key is not None:
+                        self._kinds[key] |= kind_set
+        for func in self.index.functions:
+            for param in _all_params(func):
+                annotation = param.annotation
+                if annotation is None:
+                    continue
+                qualified = self.names.qualified(annotation.annotation)
+                if qualified is not None and qualified.startswith(_DISTRIBUTE) and qualified.endswith(
+                    "Strategy"
+                ):
+                    self._kinds[param.name.value].add(qualified)
+
+    def _find_strategies_by_use(self) -> None:
+        """Parameters and attributes used as strategies (`with s.scope()`, `s.num_replicas_in_sync`)."""
+        for attribute in self.index.attributes:
+            key = expression_key(attribute.value)
+            if key is None or key in self._kinds or self.names.qualified(attribute.value):
+                continue
+            if attribute.attr.value in STRATEGY_ONLY_ATTRIBUTES:
+                self._kinds[key].add(_DISTRIBUTE + "Strategy")
+        for with_node in self.index.withs:
+            for item in with_node.items:
+                call = item.item
+                if (
+                    isinstance(call, cst.Call)
+                    and isinstance(call.func, cst.Attribute)
+                    and call.func.attr.value == "scope"
+                    and not call.args
+                ):
+                    key = expression_key(call.func.value)
+                    if key is not None and not self.names.qualified(call.func.value):
+                        self._kinds[key].add(_DISTRIBUTE + "Strategy")
+
+    def is_strategy(self, node: cst.BaseExpression) -> bool:
+        """True when ``node`` evaluates to a tf.distribute strategy."""
+        if self.constructor_kind(node) is not None:
+            return True
+        key = expression_key(node)
+        return key is not None and key in self._kinds
+
+    def kinds(self, node: cst.BaseExpression) -> frozenset[str]:
+        """The strategy classes ``node`` may hold (``tensorflow.distribute.Strategy`` if unknown)."""
+        kind = self.constructor_kind(node)
+        if kind is not None:
+            return frozenset({kind})
+        key = expression_key(node)
+        return frozenset(self._kinds.get(key, ())) if key else frozenset()
+
+    @property
+    def strategy_keys(self) -> dict[str, frozenset[str]]:
+        """Every strategy expression key of the module with the classes it may hold."""
+        return {key: frozenset(kinds) for key, kinds in self._kinds.items()}
+
+    @cached_property
+    def constructions(self) -> list[tuple[cst.Call, str]]:
+        """Every strategy constructor call in source order, with its class."""
+        found = []
+        for call in self.index.calls:
+            callee = self.names.callee(call)
+            if callee in STRATEGY_CLASSES and callee != _DISTRIBUTE + "get_strategy":
+                found.append((call, callee))
+        return found
+
+    @property
+    def uses_multi_worker(self) -> bool:
+        """True when the module builds (or is typed with) a MultiWorkerMirroredStrategy."""
+        return any(kind in MULTI_WORKER_CLASSES for _, kind in self.constructions) or any(
+            MULTI_WORKER_CLASSES & kinds for kinds in self._kinds.values()
+        )
+
+    # Scope blocks ---------------------------------------------------------------------------
+
+    @cached_property
+    def scope_blocks(self) -> list[tuple[cst.With, cst.BaseExpression]]:
+        """Every `with <strategy>.scope():` block, with the strategy expression it enters."""
+        blocks = []
+        for with_node in self.index.withs:
+            for item in with_node.items:
+                strategy = self.scope_strategy(item.item)
+                if strategy is not None:
+                    blocks.append((with_node, strategy))
+                    break
+        return blocks
+
+    def scope_strategy(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """For ``<strategy>.scope()`` return the strategy expression, else None."""
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "scope"
+            and self.is_strategy(node.func.value)
+        ):
+            return node.func.value
+        return None
+
+    def lexical_scope_block(self, node: cst.CSTNode) -> cst.With | None:
+        """The scope block whose body lexically holds ``node`` within the same function."""
+        blocks = {id(w) for w, _ in self.scope_blocks}
+        previous: cst.CSTNode = node
+        for ancestor in self.index.ancestors(node):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return None
+            if isinstance(ancestor, cst.With) and id(ancestor) in blocks and previous is ancestor.body:
+                return ancestor
+            previous = ancestor
+        return None
+
+    # Where code runs ------------------------------------------------------------------------
+
+    def membership(self, node: cst.CSTNode) -> Membership:
+        """Whether ``node`` runs inside a strategy scope, following call sites of its function.
+
+        Code in a function runs where the function is called: a factory called only inside the
+        scope is inside; called outside (even once) it is outside; never called, unknown.
+        """
+        if self.lexical_scope_block(node) is not None:
+            return Membership.INSIDE
+        func = self.index.enclosing_function(node)
+        if func is None:
+            return Membership.OUTSIDE
+        return self.function_membership(func)
+
+    def function_membership(self, func: FunctionLike) -> Membership:
+        """Where the body of ``func`` runs, decided from every place it is called."""
+        if func in self._membership_cache:
+            return self._membership_cache[func]
+        self._membership_cache[func] = Membership.UNKNOWN  # breaks recursion cycles
+        sites = self.call_sites(func)
+        if not sites:
+            result = Membership.UNKNOWN
+        else:
+            results = {self.membership(site) for site in sites}
+            if Membership.OUTSIDE in results:
+                result = Membership.OUTSIDE
+            elif results == {Membership.INSIDE}:
+                result = Membership.INSIDE
+            else:
+                result = Membership.UNKNOWN
+        self._membership_cache[func] = result
+        return result
+
+    def call_sites(self, func: FunctionLike) -> list[cst.Call]:
+        """Calls in this module that run ``func`` (by name, as a method, or as a class's init)."""
+        if isinstance(func, cst.Lambda):
+            parent = self.index.parent.get(func)
+            return [parent] if isinstance(parent, cst.Call) and parent.func is func else []
+        name = func.name.value
+        owner = self.index.method_class(func)
+        sites = []
+        for call in self.index.calls:
+            target = call.func
+            if owner is None and isinstance(target, cst.Name) and target.value == name:
+                sites.append(call)
+            elif owner is not None and isinstance(target, cst.Attribute) and target.attr.value == name:
+                sites.append(call)
+            elif (
+                owner is not None
+                and name == "__init__"
+                and isinstance(target, cst.Name)
+                and target.value == owner.name.value
+            ):
+                sites.append(call)
+        return sites
+
+
+def _assign_targets(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.Assign):
+        return [t.target for t in node.targets]
+    if isinstance(node, cst.AnnAssign):
+        return [node.target]
+    return []
+
+
+def _all_params(func: cst.FunctionDef) -> list[cst.Param]:
+    params = func.params
+    return [*params.posonly_params, *params.params, *params.kwonly_params]
