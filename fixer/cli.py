@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+import enum
+import sys
+from pathlib import Path
+from typing import Optional
+
+import pathspec
 import typer
+
+from fixer.config import ConfigError, load_config
+from fixer.explain import render_explanation, rule_summary
+from fixer.output import diff as diff_output
+from fixer.output import json_format, text
+from fixer.registry import default_registry
+from fixer.runner import Job, run
+from fixer.sources import discover
+from fixer.types import FileResult
 
 app = typer.Typer(
     name="distfix",
@@ -10,7 +25,168 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class CheckFormat(str, enum.Enum):
+    """Output formats of ``distfix check``."""
+
+    text = "text"
+    concise = "concise"
+    json = "json"
+
+
+class ListFormat(str, enum.Enum):
+    """Output formats of ``distfix rules``."""
+
+    text = "text"
+    json = "json"
+
+
+PathsArgument = typer.Argument(..., help="Files or folders to check (folders are searched for .py and .ipynb).")
+SelectOption = typer.Option(None, "--select", help="Only these codes or prefixes (TFD, TFD1, TFD101); comma-separated or repeated.")
+IgnoreOption = typer.Option(None, "--ignore", help="Skip these codes or prefixes.")
+JobsOption = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: all cores).")
+ExitZeroOption = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings (advisory CI runs).")
+OutputFileOption = typer.Option(None, "--output-file", "-o", help="Write the report to this file instead of stdout.")
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"distfix: error: {message}", err=True)
+    return typer.Exit(EXIT_ERROR)
+
+
+def _gather(paths: list[str], select: list[str] | None, ignore: list[str] | None, job: Job, jobs: int | None) -> tuple[list[FileResult], int]:
+    """Discover files, run the job over them, and report unusable paths; returns results and problem count."""
+    try:
+        base = load_config(Path.cwd())
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    exclude = pathspec.PathSpec.from_lines("gitwildmatch", base.exclude) if base.exclude else None
+    files, problems = discover(paths, exclude)
+    for problem in problems:
+        typer.echo(f"distfix: error: {problem.path}: {problem.message}", err=True)
+    overrides = tuple(
+        (key, value) for key, value in (("select", select), ("ignore", ignore)) if value
+    )
+    job = Job(fix=job.fix, write=job.write, unsafe=job.unsafe, overrides=overrides)
+    return run(files, job, jobs), len(problems)
+
+
+def _emit(report: str, output_file: Optional[Path]) -> None:
+    if output_file is None:
+        typer.echo(report, nl=not report.endswith("\n"))
+        return
+    try:
+        output_file.write_text(report if report.endswith("\n") else report + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"cannot write {output_file}: {exc.strerror or exc}") from None
+
+
+def _exit_code(results: list[FileResult], problems: int, found: bool, exit_zero: bool) -> int:
+    if problems or any(r.error is not None for r in results):
+        return EXIT_ERROR
+    if found and not exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+@app.command()
+def check(
+    paths: list[str] = PathsArgument,
+    output_format: CheckFormat = typer.Option(CheckFormat.text, "--format", help="Output format."),
+    select: Optional[list[str]] = SelectOption,
+    ignore: Optional[list[str]] = IgnoreOption,
+    statistics: bool = typer.Option(False, "--statistics", help="Print a count per rule instead of each finding."),
+    jobs: Optional[int] = JobsOption,
+    exit_zero: bool = ExitZeroOption,
+    output_file: Optional[Path] = OutputFileOption,
+) -> None:
+    """Report findings. Exit 0: clean; 1: findings; 2: a file or usage error."""
+    results, problems = _gather(paths, select, ignore, Job(), jobs)
+    findings = [f for r in results for f in r.findings]
+    if output_format is CheckFormat.json:
+        report = json_format.render(results)
+    elif statistics:
+        report = text.statistics(results)
+    else:
+        lines = [text.finding_line(f) for f in findings]
+        if output_format is CheckFormat.text:
+            lines += ([""] if lines else []) + [text.summary(results)]
+        report = "\n".join(lines)
+    if report:
+        _emit(report, output_file)
+    found = any(f.code != "TFD000" for f in findings)
+    raise typer.Exit(_exit_code(results, problems, found, exit_zero))
+
+
+@app.command()
+def fix(
+    paths: list[str] = PathsArgument,
+    diff: bool = typer.Option(False, "--diff", help="Show the changes as a unified diff and write nothing (the default)."),
+    write: bool = typer.Option(False, "--write", help="Apply the fixes to the files (atomically)."),
+    unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that can change behaviour."),
+    select: Optional[list[str]] = SelectOption,
+    ignore: Optional[list[str]] = IgnoreOption,
+    jobs: Optional[int] = JobsOption,
+    exit_zero: bool = ExitZeroOption,
+) -> None:
+    """Show (default) or apply fixes. Exit 0: nothing to change; 1: changes or findings remain; 2: errors."""
+    if diff and write:
+        raise _fail("--diff and --write are exclusive")
+    unsafe = bool(unsafe_fixes) if unsafe_fixes is not None else load_config(Path.cwd()).unsafe_fixes
+    results, problems = _gather(paths, select, ignore, Job(fix=True, write=write, unsafe=unsafe), jobs)
+    colour = sys.stdout.isatty()
+    changed = [r for r in results if r.changed]
+    for result in results:
+        if result.error is not None:
+            typer.echo(f"distfix: error: {result.path}: {result.error}", err=True)
+        if result.reverted:
+            typer.echo(f"distfix: warning: {result.path}: {result.reverted}", err=True)
+        if not write and result.changed:
+            patch = diff_output.unified_diff(result.path, result.source or "", result.fixed_text or "")
+            typer.echo(diff_output.colourise(patch) if colour else patch, nl=False)
+    applied = sum(len(r.applied) for r in results)
+    remaining = [f for r in results for f in r.findings if f.code != "TFD000"]
+    held_back = sum(r.held_back_unsafe for r in results)
+    verb = "Fixed" if write else "Would fix"
+    message = f"{verb} {applied} finding{'s' * (applied != 1)} in {len(changed)} file{'s' * (len(changed) != 1)}"
+    message += f"; {len(remaining)} remaining" if remaining else ""
+    message += "."
+    if held_back:
+        message += f"\n{held_back} unsafe fix{'es' * (held_back != 1)} held back: use --unsafe-fixes to apply."
+    typer.echo(message, err=True)
+    found = bool(remaining) or (bool(changed) and not write)
+    raise typer.Exit(_exit_code(results, problems, found, exit_zero))
+
+
+@app.command()
+def explain(code: str = typer.Argument(..., help="A rule code, e.g. TFD101, or a rule name.")) -> None:
+    """Show a rule's documentation."""
+    registry = default_registry()
+    rule = registry.get(code) or next((r for r in registry.rules if r.name == code.lower()), None)
+    if rule is None:
+        raise _fail(f"unknown rule {code!r}; `distfix rules` lists them")
+    typer.echo(render_explanation(rule), nl=False)
+
+
+@app.command()
+def rules(output_format: ListFormat = typer.Option(ListFormat.text, "--format", help="Output format.")) -> None:
+    """List every rule with its code, name, family and fix availability."""
+    rows = [rule_summary(rule) for rule in default_registry().rules]
+    if output_format is ListFormat.json:
+        import json
+
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        typer.echo(f"{row['code']}  {row['name']:<40} {row['family']:<12} fix: {row['fix']}")
+
+
+# Front-ends that live in their own modules register their commands here.
 
 
 def main() -> None:

@@ -1,0 +1,44 @@
+"""Rule documentation for ``distfix explain``, ``distfix rules`` and LSP hovers."""
+
+from __future__ import annotations
+
+from fixer.report import render
+from fixer.rule import Invalid, Rule, dedent_example
+
+DOCS_URL = "https://github.com/distfix/distfix/blob/main/docs/rules.md#{code}"
+
+
+def docs_url(code: str) -> str:
+    """Where a rule's documentation lives online (used for LSP ``codeDescription``)."""
+    return DOCS_URL.format(code=code.lower())
+
+
+def render_explanation(rule: type[Rule], fmt: str = "markdown") -> str:
+    """The rule's documentation: its docstring sections plus its first example and its fix.
+
+    ``fmt`` is ``markdown`` (explain, hover) or ``text`` (the same without code fences).
+    """
+    example: Invalid | None = rule.first_invalid()
+    sections = rule.doc_sections()
+    sections.pop("Summary", None)
+    return render(
+        "explain.md.j2",
+        rule=rule,
+        family=rule.family(),
+        sections=sections,
+        example=dedent_example(example.code) if example else None,
+        fixed=dedent_example(example.after) if example and example.after else None,
+        fence="```" if fmt == "markdown" else "",
+        url=docs_url(rule.code),
+    )
+
+
+def rule_summary(rule: type[Rule]) -> dict[str, object]:
+    """One row of ``distfix rules``: code, name, family, message, fix availability."""
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "family": rule.family(),
+        "message": rule.message,
+        "fix": rule.applicability.label if rule.has_fix() else "display-only",
+    }

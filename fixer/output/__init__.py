@@ -1,0 +1,1 @@
+"""Renderers of findings: text, concise, json, sarif, github, junit, and unified diffs."""

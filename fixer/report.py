@@ -1,0 +1,35 @@
+"""The jinja2 environment over ``templates/``: rule docs, reports and generated snippets."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+
+
+def templates_dir() -> Path:
+    """The ``templates/`` folder: beside the package in a checkout, inside it when installed."""
+    checkout = Path(__file__).resolve().parent.parent / "templates"
+    if checkout.is_dir():
+        return checkout
+    return Path(str(resources.files("fixer") / "templates"))
+
+
+@lru_cache(maxsize=2)
+def environment(autoescape: bool = False) -> jinja2.Environment:
+    """A strict environment (undefined names fail loudly); HTML templates get autoescaping."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,
+        autoescape=autoescape,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render(template: str, **values: object) -> str:
+    """Render ``templates/<template>`` with ``values`` (HTML templates are autoescaped)."""
+    return environment(template.endswith(".html.j2")).get_template(template).render(**values)
