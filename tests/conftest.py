@@ -1,0 +1,31 @@
+"""Shared helpers: run the real ``distfix`` command line in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_distfix(*args: str, cwd: Path | None = None, timeout: float = 120, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m fixer ARGS`` and capture text output."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "fixer", *args],
+        cwd=cwd or ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=full_env,
+    )
+
+
+@pytest.fixture
+def distfix():
+    """The ``run_distfix`` helper as a fixture."""
+    return run_distfix

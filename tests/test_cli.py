@@ -1,0 +1,167 @@
+"""The command line end to end: formats, selection, exit codes, diff and write."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import libcst as cst
+
+RENAMED = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+
+
+@tf.function
+def step(batch):
+    return strategy.experimental_run_v2(replica_fn, args=(batch,))
+"""
+CLEAN = "import tensorflow as tf\n\nx = tf.constant(1)\n"
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_check_text_reports_location_code_marker_and_summary(tmp_path, distfix):
+    script = _write(tmp_path, "train.py", RENAMED)
+    result = distfix("check", str(script))
+    assert result.returncode == 1
+    first = result.stdout.splitlines()[0]
+    assert first == f"{script}:8:21: TFD401 [*] `experimental_run_v2` is deprecated; use `run`"
+    assert "Found 1 finding in 1 file." in result.stdout
+    assert "1 fixable with `distfix fix --write`" in result.stdout
+
+
+def test_check_clean_file_exits_zero(tmp_path, distfix):
+    script = _write(tmp_path, "ok.py", CLEAN)
+    result = distfix("check", str(script))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "All checks passed: 1 file checked." in result.stdout
+
+
+def test_check_json_schema(tmp_path, distfix):
+    script = _write(tmp_path, "train.py", RENAMED)
+    result = distfix("check", "--format", "json", str(script))
+    assert result.returncode == 1
+    items = json.loads(result.stdout)
+    assert len(items) == 1
+    item = items[0]
+    assert {k: item[k] for k in ("path", "line", "column", "end_line", "end_column", "code", "name", "applicability")} == {
+        "path": str(script),
+        "line": 8,
+        "column": 21,
+        "end_line": 8,
+        "end_column": 40,
+        "code": "TFD401",
+        "name": "renamed-distribute-api",
+        "applicability": "safe",
+    }
+    assert item["fix"]["edits"] == [
+        {"start": {"line": 8, "column": 21}, "end": {"line": 8, "column": 40}, "content": "run"}
+    ]
+    assert item["fix"]["title"] == "Use the current name"
+
+
+def test_select_and_ignore_take_prefixes(tmp_path, distfix):
+    script = _write(tmp_path, "train.py", RENAMED)
+    assert distfix("check", "--select", "TFD4", str(script)).returncode == 1
+    assert distfix("check", "--select", "TFD1", str(script)).returncode == 0
+    assert distfix("check", "--ignore", "TFD401", str(script)).returncode == 0
+    assert distfix("check", "--select", "TFD", "--ignore", "TFD40", str(script)).returncode == 0
+
+
+def test_statistics_counts_per_rule(tmp_path, distfix):
+    _write(tmp_path, "a.py", RENAMED)
+    _write(tmp_path, "b.py", RENAMED)
+    result = distfix("check", "--statistics", str(tmp_path))
+    assert result.stdout.strip() == "2  TFD401  renamed-distribute-api"
+
+
+def test_fix_default_is_a_diff_that_writes_nothing(tmp_path, distfix):
+    script = _write(tmp_path, "train.py", RENAMED)
+    result = distfix("fix", str(script))
+    assert result.returncode == 1
+    rel = str(script).lstrip("/")
+    assert result.stdout == (
+        f"--- a/{rel}\n+++ b/{rel}\n@@ -5,4 +5,4 @@\n \n @tf.function\n def step(batch):\n"
+        "-    return strategy.experimental_run_v2(replica_fn, args=(batch,))\n"
+        "+    return strategy.run(replica_fn, args=(batch,))\n"
+    )
+    assert script.read_text() == RENAMED
+    assert "Would fix 1 finding in 1 file." in result.stderr
+
+
+def test_fix_write_applies_atomically_and_is_idempotent(tmp_path, distfix):
+    script = _write(tmp_path, "train.py", RENAMED)
+    script.chmod(0o640)
+    result = distfix("fix", "--write", str(script))
+    assert result.returncode == 0, result.stderr
+    fixed = script.read_text()
+    assert "strategy.run(replica_fn" in fixed
+    cst.parse_module(fixed)
+    assert oct(script.stat().st_mode & 0o777) == "0o640"
+    assert list(tmp_path.iterdir()) == [script], "no temporary file is left behind"
+    again = distfix("fix", "--write", str(script))
+    assert again.returncode == 0
+    assert script.read_text() == fixed
+    assert "Fixed 0 findings in 0 files." in again.stderr
+
+
+def test_fix_never_touches_files_not_named(tmp_path, distfix):
+    named = _write(tmp_path, "a.py", RENAMED)
+    other = _write(tmp_path, "b.py", RENAMED)
+    distfix("fix", "--write", str(named))
+    assert other.read_text() == RENAMED
+
+
+def test_explain_renders_sections_and_example(distfix):
+    result = distfix("explain", "TFD401")
+    assert result.returncode == 0
+    for heading in ("# TFD401 renamed-distribute-api", "## What it does", "## Example", "## Use instead", "## Fix safety"):
+        assert heading in result.stdout
+    assert distfix("explain", "renamed-distribute-api").stdout == result.stdout
+
+
+def test_explain_unknown_code_is_a_usage_error(distfix):
+    result = distfix("explain", "TFD999")
+    assert result.returncode == 2
+    assert "unknown rule 'TFD999'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_rules_json_lists_every_rule(distfix):
+    rows = json.loads(distfix("rules", "--format", "json").stdout)
+    codes = [row["code"] for row in rows]
+    assert "TFD401" in codes and codes == sorted(codes)
+    assert set(rows[0]) == {"code", "name", "family", "message", "fix"}
+
+
+def test_exit_zero_and_output_file(tmp_path, distfix):
+    script = _write(tmp_path, "train.py", RENAMED)
+    report = tmp_path / "report.json"
+    result = distfix("check", "--exit-zero", "--format", "json", "--output-file", str(report), str(script))
+    assert result.returncode == 0
+    assert result.stdout == ""
+    assert json.loads(report.read_text())[0]["code"] == "TFD401"
+
+
+def test_static_commands_never_import_tensorflow(tmp_path):
+    import subprocess
+    import sys
+
+    _write(tmp_path, "train.py", RENAMED)
+    code = (
+        "import sys\n"
+        "from fixer.cli import app\n"
+        "try:\n"
+        f"    app(['check', {str(tmp_path)!r}])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stderr.write('TF-IMPORTED' if 'tensorflow' in sys.modules else 'TF-ABSENT')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stderr.endswith("TF-ABSENT"), result.stderr
