@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import errno
 import io
 import os
 import tempfile
@@ -152,7 +153,8 @@ def discover(
             problems.append(DiscoveryProblem(raw, kind))
             continue
         except OSError as exc:
-            problems.append(DiscoveryProblem(raw, exc.strerror or "cannot be read"))
+            reason = "symlink loop" if exc.errno == errno.ELOOP else exc.strerror or "cannot be read"
+            problems.append(DiscoveryProblem(raw, reason))
             continue
         if path.is_dir():
             found.extend(_walk(path, exclude))
@@ -176,6 +178,8 @@ def _walk(root: Path, exclude: pathspec.PathSpec | None) -> Iterator[Path]:
         for name in sorted(filenames):
             if not name.endswith(SOURCE_SUFFIXES):
                 continue
+            if not os.path.exists(os.path.join(dirpath, name)):
+                continue  # a broken or looping symlink found by walking is not user source
             rel = os.path.normpath(os.path.join(rel_dir, name))
             if _ignored(rel, ignore, exclude):
                 continue
