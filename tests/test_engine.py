@@ -1,0 +1,168 @@
+"""The fix loop, suppressions and configuration, with small rules defined here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from fixer.config import Config, ConfigError, load_config
+from fixer.engine import RuleContext, check_source, fix_source
+from fixer.registry import Registry, default_registry
+from fixer.rule import Rule
+from fixer.types import Applicability
+
+
+class _RenameFoo(Rule):
+    """Renames every call of ``foo`` to ``bar`` (safe)."""
+
+    code = "TFD990"
+    name = "test-rename"
+    message = "foo is old"
+    applicability = Applicability.SAFE
+    triggers = ("foo",)
+
+    def check(self, ctx: RuleContext) -> None:
+        for call in ctx.index.calls:
+            if isinstance(call.func, cst.Name) and call.func.value == "foo":
+                ctx.report(call.func, edits=[ctx.replace(call.func, "bar")])
+
+
+class _BreakSyntax(Rule):
+    """Produces an edit that does not parse."""
+
+    code = "TFD991"
+    name = "test-breaker"
+    message = "breaks"
+    applicability = Applicability.SAFE
+    triggers = ("foo",)
+
+    def check(self, ctx: RuleContext) -> None:
+        for call in ctx.index.calls:
+            if isinstance(call.func, cst.Name) and call.func.value == "foo":
+                ctx.report(call, edits=[ctx.replace(call, "foo((")])
+
+
+class _WrapInList(Rule):
+    """An unsafe fix whose edits overlap the safe rename: it must wait for the next pass."""
+
+    code = "TFD992"
+    name = "test-wrap"
+    message = "wrap"
+    applicability = Applicability.UNSAFE
+    triggers = ("(",)
+
+    def check(self, ctx: RuleContext) -> None:
+        for call in ctx.index.calls:
+            parent = ctx.index.parent.get(call)
+            if isinstance(call.func, cst.Name) and not isinstance(parent, cst.Element):
+                ctx.report(call, edits=[ctx.replace(call, f"[{ctx.source(call)}]")])
+
+
+class _NeedsTF(Rule):
+    """A fix that needs `tensorflow` imported."""
+
+    code = "TFD993"
+    name = "test-import"
+    message = "use tf"
+    applicability = Applicability.SAFE
+    triggers = ("todo",)
+
+    def check(self, ctx: RuleContext) -> None:
+        for name in ctx.index.names.get("todo", []):
+            alias, edits = ctx.import_module("tensorflow", "tf")
+            ctx.report(name, edits=[*edits, ctx.replace(name, f"{alias}.constant(0)")])
+
+
+def test_safe_fix_applies_and_unsafe_is_held_back():
+    registry = Registry([_RenameFoo, _WrapInList])
+    result = fix_source("x.py", "foo(1)\n", registry=registry)
+    assert result.fixed_text == "bar(1)\n"
+    assert result.held_back_unsafe == 1
+
+
+def test_overlapping_fixes_converge_over_passes():
+    registry = Registry([_RenameFoo, _WrapInList])
+    result = fix_source("x.py", "foo(1)\n", registry=registry, unsafe=True)
+    assert result.fixed_text == "[bar(1)]\n"
+    assert sorted(f.code for f in result.applied) == ["TFD990", "TFD992"]
+    assert fix_source("x.py", result.fixed_text, registry=registry, unsafe=True).fixed_text is None
+
+
+def test_a_pass_that_breaks_syntax_is_reverted_and_reported():
+    registry = Registry([_BreakSyntax])
+    result = fix_source("x.py", "foo(1)\n", registry=registry)
+    assert result.fixed_text is None
+    assert result.reverted is not None and "TFD991" in result.reverted
+
+
+def test_import_is_added_once_after_docstring_and_imports():
+    registry = Registry([_NeedsTF])
+    source = '"""Doc."""\nimport os\n\na = todo\nb = todo\n'
+    result = fix_source("x.py", source, registry=registry)
+    assert result.fixed_text == '"""Doc."""\nimport os\nimport tensorflow as tf\n\na = tf.constant(0)\nb = tf.constant(0)\n'
+
+
+def test_existing_alias_is_reused():
+    registry = Registry([_NeedsTF])
+    result = fix_source("x.py", "import tensorflow.compat.v2 as tf2\na = todo\n", registry=registry)
+    assert result.fixed_text == "import tensorflow.compat.v2 as tf2\na = tf2.constant(0)\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("foo(1)  # distfix: ignore[TFD990]\n", 0),
+        ("# distfix: ignore[TFD990]\nfoo(1)\n", 0),
+        ("foo(1)  # distfix: ignore\n", 0),
+        ("foo(1)  # distfix: ignore[TFD9]\n", 0),
+        ("foo(1)  # distfix: ignore[TFD101]\n", 1),
+        ("# distfix: ignore-file\nfoo(1)\n", 0),
+        ("# distfix: ignore[TFD990]\n\nfoo(1)\n", 1),
+    ],
+)
+def test_suppression_comments(source, expected):
+    result = check_source("x.py", source, registry=Registry([_RenameFoo]))
+    assert len(result.findings) == expected
+
+
+def test_pyproject_configuration(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.distfix]\n"
+        'select = ["TFD9"]\n'
+        'ignore = ["TFD992"]\n'
+        'per-file-ignores = { "tests/*" = ["TFD990"] }\n'
+        'exclude = ["vendored/"]\n'
+        "unsafe-fixes = true\n"
+    )
+    (tmp_path / "sub").mkdir()
+    config = load_config(tmp_path / "sub")
+    assert config.select == ("TFD9",) and config.unsafe_fixes and config.exclude == ("vendored/",)
+    assert config.is_enabled("TFD990", str(tmp_path / "train.py"))
+    assert not config.is_enabled("TFD992", str(tmp_path / "train.py"))
+    assert not config.is_enabled("TFD101", str(tmp_path / "train.py"))
+    assert not config.is_enabled("TFD990", str(tmp_path / "tests" / "test_x.py"))
+
+
+def test_unknown_configuration_key_is_rejected(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text("[tool.distfix]\nselct = ['TFD']\n")
+    with pytest.raises(ConfigError, match="unknown \\[tool.distfix\\] key\\(s\\): selct"):
+        load_config(tmp_path)
+
+
+def test_config_exclude_and_unsafe_fixes_from_the_cli(tmp_path: Path, distfix):
+    (tmp_path / "pyproject.toml").write_text('[tool.distfix]\nexclude = ["vendored/"]\n')
+    (tmp_path / "vendored").mkdir()
+    source = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\ns.experimental_run_v2(f)\n"
+    (tmp_path / "vendored" / "lib.py").write_text(source)
+    (tmp_path / "train.py").write_text(source)
+    result = distfix("check", ".", cwd=tmp_path)
+    assert "train.py" in result.stdout and "vendored" not in result.stdout
+
+
+def test_registry_discovers_rules_and_rejects_duplicates():
+    codes = [rule.code for rule in default_registry().rules]
+    assert "TFD401" in codes and len(codes) == len(set(codes))
+    with pytest.raises(ValueError, match="duplicate rule codes: TFD990"):
+        Registry([_RenameFoo, _RenameFoo])
