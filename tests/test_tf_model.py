@@ -1,0 +1,180 @@
+"""The TensorFlow semantic model: names through imports, strategies, scopes, replica functions."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from fixer.tf.index import ModuleIndex
+from fixer.tf.model import TFModel
+from fixer.tf.strategies import Membership
+
+
+def _model(source: str) -> TFModel:
+    module = cst.parse_module(textwrap.dedent(source))
+    return TFModel(module, ModuleIndex.build(module))
+
+
+def _call(model: TFModel, name: str) -> cst.Call:
+    return next(c for c in model.index.calls if isinstance(c.func, cst.Name) and c.func.value == name)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import tensorflow as tf\nx = tf.keras.layers.Dense", "keras.layers.Dense"),
+        ("from tensorflow import keras\nx = keras.layers.Dense", "keras.layers.Dense"),
+        ("import keras\nx = keras.layers.Dense", "keras.layers.Dense"),
+        ("from tensorflow.keras import layers as L\nx = L.Dense", "keras.layers.Dense"),
+        ("import tensorflow.compat.v2 as tf\nx = tf.distribute.MirroredStrategy", "tensorflow.distribute.MirroredStrategy"),
+        ("from tensorflow.distribute import MirroredStrategy as M\nx = M", "tensorflow.distribute.MirroredStrategy"),
+        ("import tensorflow\nx = tensorflow.distribute.MirroredStrategy", "tensorflow.distribute.MirroredStrategy"),
+        ("import tensorflow as tf\nMS = tf.distribute.MirroredStrategy\nx = MS", "tensorflow.distribute.MirroredStrategy"),
+        ("import tf_keras\nx = tf_keras.layers.Dense", "keras.layers.Dense"),
+    ],
+)
+def test_qualified_names_through_every_import_form(source, expected):
+    model = _model(source)
+    assign = model.index.assigns[-1]
+    assert model.names.qualified(assign.value) == expected
+
+
+def test_unimported_names_do_not_resolve():
+    model = _model("x = tf.distribute.MirroredStrategy")
+    assert model.names.qualified(model.index.assigns[0].value) is None
+
+
+def test_strategies_in_variables_parameters_attributes_and_factories():
+    model = _model(
+        """
+        import tensorflow as tf
+
+        def make():
+            return tf.distribute.MultiWorkerMirroredStrategy()
+
+        class Trainer:
+            def __init__(self):
+                self.strategy = tf.distribute.MirroredStrategy()
+
+        def train(strat, other):
+            with strat.scope():
+                pass
+            other.run(1)
+
+        s = make()
+        """
+    )
+    strategies = model.strategies
+    keys = strategies.strategy_keys
+    assert "tensorflow.distribute.MirroredStrategy" in keys["self.strategy"]
+    assert "tensorflow.distribute.MultiWorkerMirroredStrategy" in keys["s"]
+    assert "strat" in keys and "other" not in keys
+    assert strategies.uses_multi_worker
+
+
+def test_membership_follows_call_sites():
+    model = _model(
+        """
+        import tensorflow as tf
+        strategy = tf.distribute.MirroredStrategy()
+
+        def only_inside():
+            return inner()
+
+        def inner():
+            return tf.Variable(1.0)
+
+        def both():
+            return 1
+
+        def never():
+            return 2
+
+        with strategy.scope():
+            a = only_inside()
+            b = both()
+        c = both()
+        """
+    )
+    strategies = model.strategies
+    functions = {f.name.value: f for f in model.index.functions}
+    assert strategies.function_membership(functions["only_inside"]) is Membership.INSIDE
+    assert strategies.function_membership(functions["inner"]) is Membership.INSIDE
+    assert strategies.function_membership(functions["both"]) is Membership.OUTSIDE
+    assert strategies.function_membership(functions["never"]) is Membership.UNKNOWN
+    assert strategies.membership(_call(model, "only_inside")) is Membership.INSIDE
+
+
+def test_a_function_defined_inside_the_scope_runs_where_it_is_called():
+    model = _model(
+        """
+        import tensorflow as tf
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            def build():
+                return tf.Variable(1.0)
+        v = build()
+        """
+    )
+    build = model.index.functions[0]
+    assert model.strategies.function_membership(build) is Membership.OUTSIDE
+
+
+def test_replica_functions_by_name_lambda_method_partial_and_helpers():
+    model = _model(
+        """
+        import functools
+        import tensorflow as tf
+        strategy = tf.distribute.MirroredStrategy()
+
+        def helper(x):
+            return x
+
+        def step_fn(x):
+            return helper(x)
+
+        def scaled(x, k):
+            return x * k
+
+        class Loop:
+            def replica_step(self, x):
+                return x
+
+            @tf.function
+            def train(self, x):
+                return strategy.run(self.replica_step, args=(x,))
+
+        def not_replica():
+            return 0
+
+        @tf.function
+        def a(x):
+            return strategy.run(step_fn, args=(x,))
+
+        def b(x):
+            strategy.run(lambda y: y, args=(x,))
+            return strategy.run(functools.partial(scaled, k=2), args=(x,))
+        """
+    )
+    replica = model.replica
+    names = {f.name.value for f in replica.replica_functions if isinstance(f, cst.FunctionDef)}
+    assert names == {"helper", "step_fn", "scaled", "replica_step"}
+    assert any(isinstance(f, cst.Lambda) for f in replica.replica_functions)
+    functions = {f.name.value: f for f in model.index.functions}
+    assert replica.is_tf_function(functions["a"]) and replica.is_tf_function(functions["train"])
+    assert not replica.is_tf_function(functions["b"])
+    assert {f.name.value for f in replica.steps()} == {"a", "b", "train"}
+
+
+def test_tf_function_by_reassignment():
+    model = _model(
+        """
+        import tensorflow as tf
+        def step(x):
+            return x
+        step = tf.function(step)
+        """
+    )
+    assert model.replica.is_tf_function(model.index.functions[0])
