@@ -137,7 +137,8 @@ class RuleContext:
                 continue
             break
         if insert_after is None:
-            return 0 if not body else self.statement_block([body[0]])[0]
+            # Before the first statement itself, below any header comments (licence, cell marks).
+            return 0 if not body else self.textmap.line_starts[self.range(body[0]).start.line - 1]
         return self.textmap.line_end(self.range(insert_after).end.line)
 
     # Reporting ------------------------------------------------------------------------------

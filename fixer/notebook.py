@@ -1,0 +1,216 @@
+"""Jupyter notebooks as sources: code cells analysed together, magics masked, cells written back.
+
+All code cells are joined into one module (later cells use what earlier cells define), with a
+boundary comment between cells. IPython magics and shell lines are commented out in place, so
+they neither break parsing nor shift columns. Findings are mapped back to ``cell N:line:col``;
+fixes are split back into the cells they touch, and only those cells' ``source`` changes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fixer.config import Config
+from fixer.engine import check_source, fix_source, parse_error_finding
+from fixer.sources import SourceError, read_source, write_atomically
+from fixer.types import FileResult, Finding, Fix, Position
+
+if TYPE_CHECKING:
+    from fixer.runner import Job
+
+_BOUNDARY = "# distfix-cell {number}"
+_BOUNDARY_LINE = re.compile(r"^# distfix-cell (\d+)$")
+_MAGIC_LINE = re.compile(r"^\s*(%|!)|^\s*[\w.]+\s*=\s*(%|!)|^\s*\?|\?\s*$")
+# Cell magics whose body is still Python: only their first line is masked.
+_PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "tensorflow_version"})
+
+
+class NotebookError(Exception):
+    """The notebook cannot be read or written; the message is one line for the user."""
+
+
+@dataclass
+class Cell:
+    """One code cell: its position in the notebook and its masked source lines."""
+
+    number: int  # 1-based index among all cells of the notebook
+    original: str
+    masked: str
+    masked_lines: dict[str, str] = field(default_factory=dict)  # masked line -> original line
+
+
+@dataclass
+class Notebook:
+    """A parsed notebook and the module text built from its code cells."""
+
+    data: dict
+    cells: list[Cell]
+    combined: str
+    starts: list[int]  # for each cell, the combined-text line where its source begins (1-based)
+
+
+def mask_cell(source: str) -> tuple[str, dict[str, str]]:
+    """Comment out magics and shell lines, keeping every line's length."""
+    lines = source.split("\n")
+    masked: dict[str, str] = {}
+    whole_cell = False
+    if lines and lines[0].lstrip().startswith("%%"):
+        magic = lines[0].lstrip()[2:].split()[0] if lines[0].strip() != "%%" else ""
+        whole_cell = magic not in _PYTHON_CELL_MAGICS
+    out = []
+    for position, line in enumerate(lines):
+        if (whole_cell or _MAGIC_LINE.search(line) or position == 0 and line.lstrip().startswith("%%")) and line.strip():
+            replacement = "#" + line[1:] if not line.startswith("#") else line
+            masked[replacement] = line
+            out.append(replacement)
+        else:
+            out.append(line)
+    return "\n".join(out), masked
+
+
+def _cell_source(cell: dict) -> str:
+    source = cell.get("source", "")
+    if isinstance(source, list):
+        if not all(isinstance(part, str) for part in source):
+            raise NotebookError("a cell's source is not text")
+        return "".join(source)
+    if not isinstance(source, str):
+        raise NotebookError("a cell's source is not text")
+    return source
+
+
+def load_notebook(text: str) -> Notebook:
+    """Parse notebook JSON and build the combined module; malformed input raises NotebookError."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NotebookError(f"malformed notebook: invalid JSON at line {exc.lineno} column {exc.colno}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise NotebookError("malformed notebook: no list of cells")
+    cells: list[Cell] = []
+    parts: list[str] = []
+    starts: list[int] = []
+    line = 1
+    for number, raw in enumerate(data["cells"], start=1):
+        if not isinstance(raw, dict):
+            raise NotebookError(f"malformed notebook: cell {number} is not an object")
+        if raw.get("cell_type") != "code":
+            continue
+        source = _cell_source(raw)
+        masked, masked_lines = mask_cell(source)
+        cells.append(Cell(number, source, masked, masked_lines))
+        parts.append(_BOUNDARY.format(number=number) + "\n")
+        line += 1
+        starts.append(line)
+        body = masked if masked.endswith("\n") or not masked else masked + "\n"
+        parts.append(body)
+        line += body.count("\n")
+    return Notebook(data=data, cells=cells, combined="".join(parts), starts=starts)
+
+
+def _locate(notebook: Notebook, line: int) -> tuple[int, int]:
+    """Map a combined-text line to (cell number, line within the cell)."""
+    chosen = 0
+    for position, start in enumerate(notebook.starts):
+        if start <= line:
+            chosen = position
+    cell = notebook.cells[chosen]
+    return cell.number, max(1, line - notebook.starts[chosen] + 1)
+
+
+def _to_cell(notebook: Notebook, finding: Finding) -> Finding:
+    cell, line = _locate(notebook, finding.start.line)
+    end_cell, end_line = _locate(notebook, finding.end.line)
+    end = Position(end_line, finding.end.column) if end_cell == cell else Position(line, finding.start.column)
+    # Edits refer to the combined module, not to the notebook file: keep the safety, drop offsets.
+    fix = Fix(finding.fix.title, (), finding.fix.applicability) if finding.fix else None
+    return replace(finding, start=Position(line, finding.start.column), end=end, cell=cell, fix=fix)
+
+
+def split_cells(notebook: Notebook, combined: str) -> dict[int, str]:
+    """New sources of the cells whose text changed, restoring masked magics."""
+    chunks: dict[int, list[str]] = {}
+    current: int | None = None
+    for line in combined.splitlines(keepends=True):
+        match = _BOUNDARY_LINE.match(line.rstrip("\r\n"))
+        if match:
+            current = int(match.group(1))
+            chunks[current] = []
+        elif current is None:
+            raise NotebookError("a fix moved code above the first cell; apply it by hand")
+        else:
+            chunks[current].append(line)
+    if sorted(chunks) != sorted(c.number for c in notebook.cells):
+        raise NotebookError("a fix would cross cell boundaries; apply it by hand")
+    changed: dict[int, str] = {}
+    for cell in notebook.cells:
+        text = "".join(chunks[cell.number])
+        if not cell.masked.endswith("\n") and text.endswith("\n"):
+            text = text[:-1]
+        if text == cell.masked:
+            continue
+        restored = "\n".join(cell.masked_lines.get(line, line) for line in text.split("\n"))
+        changed[cell.number] = restored
+    return changed
+
+
+def _layout(text: str, data: dict) -> dict | None:
+    """json.dumps settings that reproduce ``text`` exactly, or None for an unusual layout."""
+    trailing = text[len(text.rstrip("\n")):]
+    for indent in (1, 2, 4, None):
+        for ensure_ascii in (False, True):
+            for sort_keys in (False, True):
+                settings = {"indent": indent, "ensure_ascii": ensure_ascii, "sort_keys": sort_keys}
+                if json.dumps(data, **settings) + trailing == text:
+                    return {**settings, "trailing": trailing}
+    return None
+
+
+def _set_source(cell: dict, source: str) -> None:
+    if isinstance(cell.get("source"), list):
+        cell["source"] = source.splitlines(keepends=True)
+    else:
+        cell["source"] = source
+
+
+def process_notebook(path: Path, job: "Job", config: Config) -> FileResult:
+    """Check or fix one notebook; a malformed one gives a one-line error."""
+    name = str(path)
+    try:
+        text = read_source(path).text
+        notebook = load_notebook(text)
+    except (SourceError, NotebookError) as exc:
+        return FileResult(path=name, error=str(exc), findings=[parse_error_finding(name, str(exc))])
+    if not job.fix:
+        result = check_source(name, notebook.combined, config)
+    else:
+        result = fix_source(name, notebook.combined, config, unsafe=job.unsafe)
+    findings = [_to_cell(notebook, f) for f in result.findings]
+    out = FileResult(path=name, source=text, findings=findings, error=result.error)
+    out.applied = [_to_cell(notebook, f) for f in result.applied]
+    out.held_back_unsafe = result.held_back_unsafe
+    out.reverted = result.reverted
+    if job.fix and result.fixed_text is not None:
+        try:
+            out.fixed_text = _rewrite(text, notebook, result.fixed_text)
+        except NotebookError as exc:
+            out.error = str(exc)
+            return out
+        if job.write and out.changed:
+            write_atomically(path, out.fixed_text.encode("utf-8"))
+    return out
+
+
+def _rewrite(text: str, notebook: Notebook, combined: str) -> str:
+    layout = _layout(text, notebook.data)
+    if layout is None:
+        raise NotebookError("the notebook's JSON layout is unusual; distfix will not rewrite it")
+    changed = split_cells(notebook, combined)
+    for number, source in changed.items():
+        _set_source(notebook.data["cells"][number - 1], source)
+    trailing = layout.pop("trailing")
+    return json.dumps(notebook.data, **layout) + trailing
