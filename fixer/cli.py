@@ -13,7 +13,7 @@ import typer
 from fixer.config import ConfigError, load_config
 from fixer.explain import render_explanation, rule_summary
 from fixer.output import diff as diff_output
-from fixer.output import json_format, text
+from fixer.output import github, json_format, junit, sarif, text
 from fixer.registry import default_registry
 from fixer.runner import Job, run
 from fixer.sources import discover
@@ -37,6 +37,9 @@ class CheckFormat(str, enum.Enum):
     text = "text"
     concise = "concise"
     json = "json"
+    sarif = "sarif"
+    github = "github"
+    junit = "junit"
 
 
 class ListFormat(str, enum.Enum):
@@ -108,8 +111,9 @@ def check(
     """Report findings. Exit 0: clean; 1: findings; 2: a file or usage error."""
     results, problems = _gather(paths, select, ignore, Job(), jobs)
     findings = [f for r in results for f in r.findings]
-    if output_format is CheckFormat.json:
-        report = json_format.render(results)
+    machine = {CheckFormat.json: json_format, CheckFormat.sarif: sarif, CheckFormat.github: github, CheckFormat.junit: junit}
+    if output_format in machine:
+        report = machine[output_format].render(results)
     elif statistics:
         report = text.statistics(results)
     else:
