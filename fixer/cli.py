@@ -135,6 +135,7 @@ def fix(
     unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that can change behaviour."),
     select: Optional[list[str]] = SelectOption,
     ignore: Optional[list[str]] = IgnoreOption,
+    interactive: bool = typer.Option(False, "--interactive", "-i", help="Review each fix as a diff and choose: apply, skip, apply or skip the whole rule, quit."),
     jobs: Optional[int] = JobsOption,
     exit_zero: bool = ExitZeroOption,
 ) -> None:
@@ -142,6 +143,9 @@ def fix(
     if diff and write:
         raise _fail("--diff and --write are exclusive")
     unsafe = bool(unsafe_fixes) if unsafe_fixes is not None else load_config(Path.cwd()).unsafe_fixes
+    if interactive:
+        _interactive(paths, select, ignore, unsafe)
+        return
     results, problems = _gather(paths, select, ignore, Job(fix=True, write=write, unsafe=unsafe), jobs)
     colour = sys.stdout.isatty()
     changed = [r for r in results if r.changed]
@@ -165,6 +169,35 @@ def fix(
     typer.echo(message, err=True)
     found = bool(remaining) or (bool(changed) and not write)
     raise typer.Exit(_exit_code(results, problems, found, exit_zero))
+
+
+def _interactive(paths: list[str], select: list[str] | None, ignore: list[str] | None, unsafe: bool) -> None:
+    from fixer.interactive import Review, review_file
+    from fixer.runner import config_for
+
+    files, problems = discover(paths)
+    for problem in problems:
+        typer.echo(f"distfix: error: {problem.path}: {problem.message}", err=True)
+    overrides = tuple((k, v) for k, v in (("select", select), ("ignore", ignore)) if v)
+    review = Review()
+
+    def ask(prompt: str) -> str:
+        if sys.stdin.isatty():
+            typer.echo(prompt, nl=False)
+            key = typer.getchar()
+            typer.echo(key)
+            return key
+        return input(prompt)
+
+    for path in files:
+        if review.quit:
+            break
+        review_file(path, config_for(path, overrides), unsafe, review, ask, typer.echo, sys.stdout.isatty())
+    typer.echo(
+        f"Applied {review.applied} fix{'es' * (review.applied != 1)}, skipped {review.skipped}; "
+        f"wrote {len(review.written)} file{'s' * (len(review.written) != 1)}."
+    )
+    raise typer.Exit(EXIT_ERROR if problems else EXIT_CLEAN)
 
 
 @app.command()
