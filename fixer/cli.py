@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import sys
 from pathlib import Path
@@ -62,7 +63,9 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_ERROR)
 
 
-def _gather(paths: list[str], select: list[str] | None, ignore: list[str] | None, job: Job, jobs: int | None) -> tuple[list[FileResult], int]:
+def _gather(
+    paths: list[str], select: list[str] | None, ignore: list[str] | None, job: Job, jobs: int | None
+) -> tuple[list[FileResult], int]:
     """Discover files, run the job over them, and report unusable paths; returns results and problem count."""
     try:
         base = load_config(Path.cwd())
@@ -75,7 +78,7 @@ def _gather(paths: list[str], select: list[str] | None, ignore: list[str] | None
     overrides = tuple(
         (key, value) for key, value in (("select", select), ("ignore", ignore)) if value
     )
-    job = Job(fix=job.fix, write=job.write, unsafe=job.unsafe, overrides=overrides)
+    job = dataclasses.replace(job, overrides=overrides)
     return run(files, job, jobs), len(problems)
 
 
@@ -107,9 +110,10 @@ def check(
     jobs: Optional[int] = JobsOption,
     exit_zero: bool = ExitZeroOption,
     output_file: Optional[Path] = OutputFileOption,
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the result cache (.distfix_cache/)."),
 ) -> None:
     """Report findings. Exit 0: clean; 1: findings; 2: a file or usage error."""
-    results, problems = _gather(paths, select, ignore, Job(), jobs)
+    results, problems = _gather(paths, select, ignore, Job(use_cache=not no_cache), jobs)
     findings = [f for r in results for f in r.findings]
     machine = {CheckFormat.json: json_format, CheckFormat.sarif: sarif, CheckFormat.github: github, CheckFormat.junit: junit}
     if output_format in machine:

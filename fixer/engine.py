@@ -214,16 +214,29 @@ def selected_rules(path: str, text: str, config: Config, registry: Registry) -> 
 
 
 def check_source(
-    path: str, text: str, config: Config | None = None, registry: Registry | None = None
+    path: str,
+    text: str,
+    config: Config | None = None,
+    registry: Registry | None = None,
+    *,
+    prefilter: bool = True,
 ) -> FileResult:
-    """Every finding of the selected rules in one file, suppressions applied, in source order."""
+    """Every finding of the selected rules in one file, suppressions applied, in source order.
+
+    With ``prefilter`` (the default) a rule runs only if one of its trigger texts occurs in the
+    file, and a file no rule can match is not parsed at all.
+    """
     config = config or Config()
     registry = registry or default_registry()
     result = FileResult(path=path, source=text)
     suppressions = Suppressions(text)
     if suppressions.whole_file:
         return result
-    rules = selected_rules(path, text, config, registry)
+    rules = (
+        selected_rules(path, text, config, registry)
+        if prefilter
+        else [rule for rule in registry.rules if config.is_enabled(rule.code, path)]
+    )
     if not rules:
         return result
     parsed = _parse(path, text)

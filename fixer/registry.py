@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import pkgutil
-from functools import lru_cache
+import sys
+from functools import cached_property, lru_cache
+from pathlib import Path
 
 import codemods
 from fixer.rule import Rule
@@ -34,10 +37,19 @@ class Registry:
         """Every text some rule needs to find in a file before it could fire."""
         return frozenset(t for rule in self.rules for t in rule.triggers)
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
-        """Codes and rule-module versions, for cache keys."""
-        return ",".join(f"{rule.code}:{getattr(rule, 'version', 1)}" for rule in self.rules)
+        """A digest of every rule module's source and the engine's, for cache keys."""
+        digest = hashlib.blake2b(digest_size=16)
+        modules = {sys.modules[rule.__module__] for rule in self.rules} | {sys.modules[__name__]}
+        for module in sorted(modules, key=lambda m: m.__name__):
+            digest.update(module.__name__.encode())
+            source = getattr(module, "__file__", None)
+            if source:
+                digest.update(Path(source).read_bytes())
+        for engine_file in sorted((Path(__file__).parent).rglob("*.py")):
+            digest.update(engine_file.read_bytes())
+        return digest.hexdigest()
 
 
 def _discover() -> list[type[Rule]]:

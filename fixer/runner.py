@@ -14,9 +14,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
+from fixer.cache import ResultCache, cache_key
 from fixer.config import Config, ConfigError, load_config
 from fixer.engine import check_source, fix_source, parse_error_finding
-from fixer.sources import SourceError, encode_source, read_source, write_atomically
+from fixer.registry import default_registry
+from fixer.sources import SourceError, decode_source, encode_source, read_bytes, write_atomically
 from fixer.types import FileResult
 
 
@@ -28,6 +30,13 @@ class Job:
     write: bool = False
     unsafe: bool = False
     overrides: tuple[tuple[str, object], ...] = ()  # command-line settings over the file's config
+    use_cache: bool = True
+    prefilter: bool = True
+
+    @property
+    def mode(self) -> str:
+        """What the result depends on besides the file and the configuration."""
+        return f"fix={self.fix},unsafe={self.unsafe},prefilter={self.prefilter}"
 
 
 @lru_cache(maxsize=256)
@@ -57,11 +66,28 @@ def process_file(path: Path, job: Job) -> FileResult:
 
         return process_notebook(path, job, config)
     try:
-        decoded = read_source(path)
+        data = read_bytes(path)
+    except SourceError as exc:
+        return _error_result(name, str(exc))
+    if job.prefilter and not may_have_findings(data, config, name):
+        return FileResult(path=name)
+    cache = ResultCache() if job.use_cache and not job.fix else None
+    key = cache_key(data, config, job.mode) if cache else ""
+    if cache is not None:
+        cached = cache.load(key, name)
+        if cached is not None:
+            return cached
+    try:
+        decoded = decode_source(data)
     except SourceError as exc:
         return _error_result(name, str(exc))
     if not job.fix:
-        return check_source(name, decoded.text, config)
+        result = check_source(name, decoded.text, config, prefilter=job.prefilter)
+        if not result.findings:
+            result.source = None  # nothing refers to it; keep results small across processes
+        if cache is not None:
+            cache.store(key, result)
+        return result
     result = fix_source(name, decoded.text, config, unsafe=job.unsafe)
     if job.write and result.changed and result.fixed_text is not None:
         try:
@@ -69,6 +95,23 @@ def process_file(path: Path, job: Job) -> FileResult:
         except (OSError, UnicodeEncodeError) as exc:
             result.error = f"could not write: {exc}"
     return result
+
+
+@lru_cache(maxsize=64)
+def _trigger_bytes(config: Config, path_ignores_key: str) -> tuple[bytes, ...]:
+    return tuple(
+        {t.encode() for rule in default_registry().rules if config.is_enabled(rule.code, path_ignores_key or None) for t in rule.triggers}
+    )
+
+
+def may_have_findings(data: bytes, config: Config, path: str) -> bool:
+    """The byte pre-filter: False when the file holds none of the texts any enabled rule needs.
+
+    Each rule declares its triggers (texts without which it cannot fire), so skipping such a
+    file loses nothing; the test suite checks this on every rule example and corpus case.
+    """
+    key = path if config.per_file_ignores else ""
+    return any(trigger in data for trigger in _trigger_bytes(config, key))
 
 
 def _process_indexed(item: tuple[Path, Job]) -> FileResult:

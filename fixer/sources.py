@@ -73,8 +73,8 @@ def encode_source(text: str, like: DecodedSource) -> bytes:
     return codecs.BOM_UTF8 + data if like.bom else data
 
 
-def read_source(path: Path) -> DecodedSource:
-    """Read and decode one file; every failure becomes a one-line SourceError."""
+def read_bytes(path: Path) -> bytes:
+    """Read one file's bytes; every failure (folder, too large, unreadable, binary) is a SourceError."""
     try:
         if path.is_dir():
             raise SourceError("is a directory")
@@ -92,7 +92,14 @@ def read_source(path: Path) -> DecodedSource:
         raise SourceError("permission denied") from None
     except OSError as exc:
         raise SourceError(exc.strerror or str(exc)) from None
-    return decode_source(data)
+    if b"\x00" in data[:8192]:
+        raise SourceError("binary file (contains NUL bytes), not Python source")
+    return data
+
+
+def read_source(path: Path) -> DecodedSource:
+    """Read and decode one file; every failure becomes a one-line SourceError."""
+    return decode_source(read_bytes(path))
 
 
 def write_atomically(path: Path, data: bytes) -> None:

@@ -1,15 +1,19 @@
-"""Shared helpers: run the real ``distfix`` command line in a subprocess."""
+"""Shared helpers: run the real ``distfix`` command line in a subprocess, with the result
+cache kept out of the repository."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+_CACHE_DIR = Path(tempfile.mkdtemp(prefix="distfix-test-cache-"))
+os.environ["DISTFIX_CACHE_DIR"] = str(_CACHE_DIR)  # inherited by every subprocess of the suite
 
 
 def run_distfix(*args: str, cwd: Path | None = None, timeout: float = 120, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -52,7 +52,7 @@ def test_latin1_file_with_coding_cookie_is_fixed_in_its_encoding(tmp_path, distf
 
 def test_invalid_utf8_without_cookie_gets_one_line(tmp_path, distfix):
     bad = tmp_path / "bytes.py"
-    bad.write_bytes(b"import tensorflow as tf\nname = '\xff\xfe'\n")
+    bad.write_bytes(b"import tensorflow as tf\nname = '\xff\xfe'\nstrategy.experimental_run_v2(f)\n")
     result = _check_with_good(tmp_path, distfix, bad)
     _assert_one_line_error(result, "bytes.py", "not valid utf-8 at byte")
 

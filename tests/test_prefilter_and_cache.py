@@ -1,0 +1,91 @@
+"""The byte pre-filter never hides a finding; the cache returns stored results and misses on change."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from fixer.cache import ResultCache, cache_key
+from fixer.config import Config
+from fixer.engine import check_source, selected_rules
+from fixer.registry import default_registry
+from fixer.rule import Invalid, dedent_example
+from fixer.runner import Job, may_have_findings, run
+from fixer.types import Position
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+BAD = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\ns.experimental_run_v2(f)\n"
+
+
+def _invalid_examples():
+    for rule in default_registry().rules:
+        for number, example in enumerate(rule.examples, start=1):
+            if isinstance(example, Invalid):
+                yield pytest.param(rule, dedent_example(example.code), id=f"{rule.code}-{number}")
+
+
+@pytest.mark.parametrize(("rule", "code"), list(_invalid_examples()))
+def test_prefilter_keeps_every_invalid_example(rule, code):
+    assert may_have_findings(code.encode(), Config(), "example.py")
+    assert rule in selected_rules("example.py", code, Config(), default_registry())
+
+
+@pytest.mark.parametrize("script", sorted(CORPUS.rglob("*.py")), ids=lambda p: str(p.relative_to(CORPUS)))
+def test_prefilter_keeps_every_corpus_script_with_findings(script):
+    text = script.read_text(encoding="utf-8")
+    unfiltered = check_source(str(script), text, prefilter=False)
+    filtered = check_source(str(script), text)
+    assert [(f.code, f.start) for f in filtered.findings] == [(f.code, f.start) for f in unfiltered.findings]
+    if unfiltered.findings:
+        assert may_have_findings(script.read_bytes(), Config(), str(script))
+
+
+def test_licence_header_alone_does_not_pass_the_filter():
+    header = b"# Licensed under the Apache License... distributed under the License is distributed\n"
+    assert not may_have_findings(header + b"import tensorflow as tf\nx = tf.constant(1)\n", Config(), "a.py")
+
+
+def test_no_finding_lost_with_filter_and_cache_versus_without(tmp_path, monkeypatch):
+    monkeypatch.setenv("DISTFIX_CACHE_DIR", str(tmp_path / "cache"))
+    files = sorted(CORPUS.rglob("*.py"))
+    baseline = run(files, Job(prefilter=False, use_cache=False), jobs=1)
+    cold = run(files, Job(), jobs=2)
+    warm = run(files, Job(), jobs=2)
+
+    def keyed(results):
+        return [(r.path, [(f.code, f.start, f.message) for f in r.findings]) for r in results]
+
+    assert keyed(cold) == keyed(baseline)
+    assert keyed(warm) == keyed(baseline)
+
+
+def test_cache_returns_the_stored_result_and_misses_on_any_change(tmp_path):
+    cache = ResultCache(tmp_path)
+    config = Config()
+    result = check_source("a.py", BAD, config)
+    key = cache_key(BAD.encode(), config, "check")
+    marked = replace(result.findings[0], message="from the cache", start=Position(99, 1))
+    result.findings = [marked]
+    cache.store(key, result)
+    loaded = cache.load(key, "b.py")
+    assert loaded is not None and loaded.findings[0].message == "from the cache"
+    assert loaded.findings[0].path == "b.py"
+    assert cache.load(cache_key(BAD.encode() + b"\n", config, "check"), "a.py") is None
+    assert cache.load(cache_key(BAD.encode(), Config(ignore=("TFD4",)), "check"), "a.py") is None
+    assert cache.load(cache_key(BAD.encode(), config, "fix"), "a.py") is None
+
+
+def test_cli_warm_run_reads_the_cache(tmp_path, distfix):
+    script = tmp_path / "train.py"
+    script.write_text(BAD)
+    cache_dir = tmp_path / "cache"
+    env = {"DISTFIX_CACHE_DIR": str(cache_dir)}
+    first = distfix("check", str(script), env=env)
+    entries = [p for p in cache_dir.rglob("*") if p.is_file() and p.name != ".gitignore"]
+    assert len(entries) == 1
+    second = distfix("check", str(script), env=env)
+    assert second.stdout == first.stdout
+    uncached = distfix("check", "--no-cache", str(script), env={"DISTFIX_CACHE_DIR": str(tmp_path / "other")})
+    assert uncached.stdout == first.stdout and not (tmp_path / "other").exists()
