@@ -228,6 +228,9 @@ def rules(output_format: ListFormat = typer.Option(ListFormat.text, "--format", 
 
 
 # Front-ends that live in their own modules register their commands here.
+from fixer.migrate.command import register as _register_migrate  # noqa: E402
+
+_register_migrate(app)
 
 
 def main() -> None:

@@ -1,0 +1,1 @@
+"""``distfix migrate``: batch migration of many folders and git repositories, with a report."""

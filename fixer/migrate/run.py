@@ -1,0 +1,229 @@
+"""Orchestrates a migration: collect files, fix them across a process pool with progress, stop
+cleanly on Ctrl-C (resumable), commit on a branch when asked, and build the report."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from fixer.migrate.files import Target, collect
+from fixer.migrate.gitops import BranchWorktree, GitError, is_dirty
+from fixer.migrate.state import load_state, save_state
+from fixer.migrate.summary import MigrationReport, RepoOutcome, baseline_key
+from fixer.runner import Job, process_file
+from fixer.textmap import TextMap
+from fixer.types import FileResult
+
+
+@dataclass(frozen=True)
+class MigrateOptions:
+    """Everything the command line says about one migration."""
+
+    paths: tuple[str, ...]
+    write: bool = False
+    unsafe: bool = False
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    jobs: int = 1
+    branch: str | None = None
+    commit: bool = False
+    allow_dirty: bool = False
+    excludes: tuple[str, ...] = ()
+    baseline: Path | None = None
+    state_file: Path = Path(".distfix-migrate-state.json")
+
+    def fingerprint(self) -> dict:
+        """What must match for --resume to continue a run."""
+        return {
+            "paths": list(self.paths),
+            "write": self.write,
+            "unsafe": self.unsafe,
+            "select": list(self.select),
+            "ignore": list(self.ignore),
+            "branch": self.branch,
+            "excludes": list(self.excludes),
+        }
+
+
+Progress = Callable[[int, int, int, int, float], None]  # done, total, findings, errors, eta seconds
+
+
+def _ignore_sigint() -> None:
+    # Workers leave Ctrl-C to the parent, which stops the pool and saves the state.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _job(options: MigrateOptions, write: bool) -> Job:
+    overrides = tuple((k, list(v)) for k, v in (("select", options.select), ("ignore", options.ignore)) if v)
+    return Job(fix=True, write=write, unsafe=options.unsafe, overrides=overrides, use_cache=False)
+
+
+def _work_items(targets: list[Target], options: MigrateOptions, worktrees: dict[Path, BranchWorktree]) -> list[tuple[str, Path, Job]]:
+    """(name in the report, file to process, job) for every file of every target."""
+    items = []
+    for target in targets:
+        worktree = worktrees.get(target.repo) if target.repo else None
+        for file in target.files:
+            if worktree is not None:
+                items.append((str(file), worktree.translate(file), _job(options, write=True)))
+            else:
+                items.append((str(file), file, _job(options, write=options.write)))
+    return items
+
+
+def _run_pool(
+    items: list[tuple[str, Path, Job]],
+    done: dict[str, FileResult],
+    options: MigrateOptions,
+    progress: Progress | None,
+) -> bool:
+    """Process items not yet done; returns False when interrupted by Ctrl-C (state saved)."""
+    pending = [item for item in items if item[0] not in done]
+    total = len(items)
+    started = time.monotonic()
+    findings = sum(len(r.findings) for r in done.values())
+    errors = sum(1 for r in done.values() if r.error)
+    finished_now = 0
+
+    def report() -> None:
+        if progress is not None:
+            rate = finished_now / max(time.monotonic() - started, 1e-6)
+            eta = (total - len(done)) / rate if rate else 0.0
+            progress(len(done), total, findings, errors, eta)
+
+    report()
+    with ProcessPoolExecutor(max_workers=max(1, options.jobs), initializer=_ignore_sigint) as pool:
+        futures: dict[Future, str] = {}
+        queue = iter(pending)
+        try:
+            for _ in range(options.jobs * 4):
+                _submit(pool, futures, queue)
+            while futures:
+                finished, _ = wait(futures, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    name = futures.pop(future)
+                    result = future.result()
+                    result = replace(result, path=name) if result.path != name else result
+                    result.findings = [replace(f, path=name) for f in result.findings]
+                    result.applied = [replace(f, path=name) for f in result.applied]
+                    done[name] = result
+                    finished_now += 1
+                    findings += len(result.findings)
+                    errors += 1 if result.error else 0
+                    _submit(pool, futures, queue)
+                report()
+        except KeyboardInterrupt:
+            for future in futures:
+                future.cancel()
+            pool.shutdown(wait=True, cancel_futures=True)
+            save_state(options.state_file, options.fingerprint(), done)
+            return False
+    return True
+
+
+def _submit(pool: ProcessPoolExecutor, futures: dict[Future, str], queue) -> None:
+    item = next(queue, None)
+    if item is not None:
+        name, file, job = item
+        futures[pool.submit(process_file, file, job)] = name
+
+
+def _apply_baseline(results: list[FileResult], baseline: Path | None) -> int:
+    """Hide findings recorded in the baseline (or record them when it does not exist yet)."""
+    if baseline is None:
+        return 0
+    def keys(result: FileResult) -> list[str]:
+        textmap = TextMap(result.source) if result.source and not result.path.endswith(".ipynb") else None
+        return [baseline_key(f, textmap.line_text(f.start.line) if textmap else "") for f in result.findings]
+
+    if not baseline.exists():
+        recorded = sorted({key for r in results for key in keys(r)})
+        baseline.write_text(json.dumps({"findings": recorded}, indent=2) + "\n", encoding="utf-8")
+        return 0
+    known = set(json.loads(baseline.read_text(encoding="utf-8")).get("findings", []))
+    hidden = 0
+    for result in results:
+        kept = []
+        for finding, key in zip(result.findings, keys(result)):
+            if key in known:
+                hidden += 1
+            else:
+                kept.append(finding)
+        result.findings = kept
+    return hidden
+
+
+def commit_message(results: list[FileResult]) -> str:
+    """Subject plus the rules applied and their counts."""
+    counts: dict[tuple[str, str], int] = {}
+    for result in results:
+        for finding in result.applied:
+            counts[(finding.code, finding.name)] = counts.get((finding.code, finding.name), 0) + 1
+    files = sum(1 for r in results if r.changed)
+    lines = [f"Fix TensorFlow distributed-training mistakes with distfix ({sum(counts.values())} fixes in {files} files)", "", "Rules applied:"]
+    lines += [f"- {code} {name}: {n}" for (code, name), n in sorted(counts.items())]
+    return "\n".join(lines) + "\n"
+
+
+def migrate(options: MigrateOptions, resume: bool = False, progress: Progress | None = None) -> MigrationReport:
+    """Run one migration and return its report (also when interrupted)."""
+    started = time.monotonic()
+    done: dict[str, FileResult] = {}
+    if resume:
+        saved_options, done = load_state(options.state_file)
+        if saved_options != options.fingerprint():
+            raise ValueError("--resume needs the same paths and options as the interrupted run")
+    targets = [collect(Path(p), options.excludes) for p in options.paths]
+    outcomes = [RepoOutcome(path=str(t.path), repo=str(t.repo) if t.repo else None, files=len(t.files)) for t in targets]
+    worktrees: dict[Path, BranchWorktree] = {}
+    completed = False
+    use_branch = options.write and options.branch is not None
+    try:
+        if use_branch:
+            for target, outcome in zip(targets, outcomes):
+                if target.repo is None:
+                    outcome.error = "not a git repository: --branch needs one"
+                    continue
+                if target.repo in worktrees:
+                    continue
+                if not options.allow_dirty and is_dirty(target.repo):
+                    outcome.error = "the working tree has uncommitted changes (commit or stash them, or pass --allow-dirty)"
+                    continue
+                try:
+                    worktrees[target.repo] = BranchWorktree(target.repo, options.branch).__enter__()
+                except GitError as exc:
+                    outcome.error = str(exc)
+                outcome.branch = options.branch if target.repo in worktrees else None
+            targets = [t for t, o in zip(targets, outcomes) if o.error is None]
+        items = _work_items(targets, options, worktrees)
+        completed = _run_pool(items, done, options, progress)
+        if completed and options.commit:
+            for repo, worktree in worktrees.items():
+                repo_results = [r for name, r in done.items() if Path(name).is_relative_to(repo)]
+                commit = worktree.commit(commit_message(repo_results))
+                for outcome in outcomes:
+                    if outcome.repo == str(repo):
+                        outcome.commit = commit
+    finally:
+        for worktree in worktrees.values():
+            worktree.__exit__(None, None, None)
+            if not completed:
+                worktree.discard_branch()
+    if completed:
+        options.state_file.unlink(missing_ok=True)
+    ordered = [done[name] for name, _, _ in items if name in done]
+    hidden = _apply_baseline(ordered, options.baseline)
+    return MigrationReport(
+        results=ordered,
+        repos=outcomes,
+        seconds=time.monotonic() - started,
+        wrote=options.write,
+        unsafe=options.unsafe,
+        baseline_hidden=hidden,
+        interrupted=not completed,
+    )

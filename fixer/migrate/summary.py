@@ -1,0 +1,167 @@
+"""The migration report: totals, per-rule counts, per-file findings and diffs, what needs a
+person, errors and time; rendered as self-contained HTML, Markdown or JSON."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fixer.output.diff import unified_diff
+from fixer.output.text import location
+from fixer.report import render
+from fixer.types import Applicability, FileResult, Finding
+
+
+@dataclass
+class RepoOutcome:
+    """What happened to one command-line PATH (branch and commit when asked for)."""
+
+    path: str
+    repo: str | None
+    files: int
+    branch: str | None = None
+    commit: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class MigrationReport:
+    """Everything the report templates show."""
+
+    results: list[FileResult]
+    repos: list[RepoOutcome]
+    seconds: float
+    wrote: bool
+    unsafe: bool
+    baseline_hidden: int = 0
+    interrupted: bool = False
+    per_rule: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        found: Counter[str] = Counter()
+        fixed: Counter[str] = Counter()
+        remaining: Counter[str] = Counter()
+        for result in self.results:
+            for finding in result.applied:
+                fixed[finding.code] += 1
+                found[finding.code] += 1
+            for finding in result.findings:
+                if finding.code != "TFD000":
+                    remaining[finding.code] += 1
+                    found[finding.code] += 1
+        self.per_rule = {
+            code: {"found": found[code], "fixed": fixed[code], "remaining": remaining[code]} for code in sorted(found)
+        }
+
+    @property
+    def errors(self) -> list[FileResult]:
+        """Files that could not be read, parsed or written."""
+        return [r for r in self.results if r.error is not None]
+
+    @property
+    def needs_a_person(self) -> list[Finding]:
+        """Findings left for a reviewer: advice without an edit, and unsafe fixes held back."""
+        return [
+            f
+            for r in self.results
+            for f in r.findings
+            if f.code != "TFD000"
+            and (f.fix is None or f.fix.applicability is Applicability.DISPLAY_ONLY or f.fix.applicability is Applicability.UNSAFE)
+        ]
+
+    @property
+    def totals(self) -> dict[str, int]:
+        """Headline numbers."""
+        return {
+            "files": len(self.results),
+            "files_changed": sum(1 for r in self.results if r.changed),
+            "found": sum(v["found"] for v in self.per_rule.values()),
+            "fixed": sum(v["fixed"] for v in self.per_rule.values()),
+            "remaining": sum(v["remaining"] for v in self.per_rule.values()),
+            "needs_a_person": len(self.needs_a_person),
+            "errors": len(self.errors) + sum(1 for r in self.repos if r.error),
+            "baseline_hidden": self.baseline_hidden,
+        }
+
+    @property
+    def verdict(self) -> str:
+        """One honest sentence: never "no issues" while files failed or risky code remains."""
+        totals = self.totals
+        if self.interrupted:
+            return f"Interrupted after {totals['files']} files: this report is partial; resume with --resume."
+        if totals["errors"]:
+            return f"{totals['errors']} file(s) or repositories could not be processed: their state is unknown."
+        if totals["remaining"]:
+            return f"{totals['remaining']} finding(s) remain, {totals['needs_a_person']} of them need a person."
+        if totals["fixed"]:
+            return f"All {totals['fixed']} finding(s) were fixed{'' if self.wrote else ' (not written: run with --write)'}."
+        return f"No findings in {totals['files']} files."
+
+    def file_rows(self) -> list[dict]:
+        """Per-file findings and diffs, files with something to show only."""
+        rows = []
+        for result in self.results:
+            if not (result.findings or result.applied or result.error):
+                continue
+            diff = (
+                unified_diff(result.path, result.source or "", result.fixed_text or "")
+                if result.changed and not result.path.endswith(".ipynb")
+                else ""
+            )
+            rows.append(
+                {
+                    "path": result.path,
+                    "error": result.error,
+                    "fixed": [_finding_row(f) for f in result.applied],
+                    "remaining": [_finding_row(f) for f in result.findings if f.code != "TFD000"],
+                    "diff": diff,
+                }
+            )
+        return rows
+
+    def as_dict(self) -> dict:
+        """The JSON report."""
+        return {
+            "verdict": self.verdict,
+            "seconds": round(self.seconds, 3),
+            "wrote": self.wrote,
+            "unsafe_fixes": self.unsafe,
+            "interrupted": self.interrupted,
+            "totals": self.totals,
+            "per_rule": self.per_rule,
+            "repositories": [vars(r) for r in self.repos],
+            "needs_a_person": [_finding_row(f) for f in self.needs_a_person],
+            "errors": [{"path": r.path, "error": r.error} for r in self.errors],
+            "files": self.file_rows(),
+        }
+
+
+def _finding_row(finding: Finding) -> dict:
+    return {
+        "location": location(finding),
+        "code": finding.code,
+        "name": finding.name,
+        "message": finding.message,
+        "fix": finding.fix.applicability.label if finding.fix else "none",
+    }
+
+
+def write_report(report: MigrationReport, destination: Path) -> None:
+    """Render by the file's suffix: .html, .md or .json."""
+    suffix = destination.suffix.lower()
+    if suffix == ".json":
+        text = json.dumps(report.as_dict(), indent=2)
+    elif suffix in (".md", ".markdown"):
+        text = render("migrate/report.md.j2", report=report, data=report.as_dict())
+    elif suffix in (".html", ".htm"):
+        text = render("migrate/report.html.j2", report=report, data=report.as_dict())
+    else:
+        raise ValueError(f"unknown report format {suffix!r}: use .html, .md or .json")
+    destination.write_text(text, encoding="utf-8")
+
+
+def baseline_key(finding: Finding, line_text: str) -> str:
+    """A finding's identity that survives unrelated edits shifting its line."""
+    return f"{Path(finding.path).as_posix()}::{finding.code}::{finding.message}::{line_text.strip()}"
