@@ -4,6 +4,7 @@ cache kept out of the repository."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
 import sys
@@ -33,3 +34,8 @@ def run_distfix(*args: str, cwd: Path | None = None, timeout: float = 120, env: 
 def distfix():
     """The ``run_distfix`` helper as a fixture."""
     return run_distfix
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """Remove the suite's private result cache."""
+    shutil.rmtree(_CACHE_DIR, ignore_errors=True)

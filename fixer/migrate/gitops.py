@@ -3,6 +3,7 @@ separate worktree, so the user's checkout and current branch stay exactly as the
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -57,6 +58,7 @@ class BranchWorktree:
             git(self.repo, "worktree", "remove", "--force", str(self.path))
         except GitError:
             pass
+        shutil.rmtree(self.path.parent, ignore_errors=True)
 
     def discard_branch(self) -> None:
         """Delete the branch (after an interrupted run, so that a rerun can make it again)."""
