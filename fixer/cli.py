@@ -12,7 +12,7 @@ import pathspec
 import typer
 
 from fixer.config import ConfigError, load_config
-from fixer.explain import render_explanation, rule_summary
+from fixer.explain import render_explanation, rule_summary, rules_markdown
 from fixer.output import diff as diff_output
 from fixer.output import github, json_format, junit, sarif, text
 from fixer.registry import default_registry
@@ -48,6 +48,7 @@ class ListFormat(str, enum.Enum):
 
     text = "text"
     json = "json"
+    markdown = "markdown"
 
 
 PathsArgument = typer.Argument(..., help="Files or folders to check (folders are searched for .py and .ipynb).")
@@ -222,6 +223,9 @@ def rules(output_format: ListFormat = typer.Option(ListFormat.text, "--format", 
         import json
 
         typer.echo(json.dumps(rows, indent=2))
+        return
+    if output_format is ListFormat.markdown:
+        typer.echo(rules_markdown(rows))
         return
     for row in rows:
         typer.echo(f"{row['code']}  {row['name']:<40} {row['family']:<12} fix: {row['fix']}")

@@ -42,3 +42,10 @@ def rule_summary(rule: type[Rule]) -> dict[str, object]:
         "message": rule.message,
         "fix": rule.applicability.label if rule.has_fix() else "display-only",
     }
+
+
+def rules_markdown(rows: list[dict[str, object]]) -> str:
+    """The rule table of the README."""
+    lines = ["| code | name | family | what it finds | fix |", "|---|---|---|---|---|"]
+    lines += [f"| {r['code']} | {r['name']} | {r['family']} | {r['message']} | {r['fix']} |" for r in rows]
+    return "\n".join(lines)
