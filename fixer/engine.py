@@ -249,7 +249,10 @@ def check_source(
     ctx = RuleContext(path=path, text=text, module=parsed, index=index, tf=TFModel(parsed, index), config=config)
     for rule_class in rules:
         ctx.rule = rule_class()
-        ctx.rule.check(ctx)
+        try:
+            ctx.rule.check(ctx)
+        except Exception as exc:  # a rule bug must cost one rule on one file, not the run
+            result.error = f"internal error in {rule_class.code} ({type(exc).__name__}: {exc}); please report it"
     ctx.rule = None
     result.findings = sorted(
         (f for f in ctx.findings if not suppressions.suppresses(f.code, f.start.line)),

@@ -1,0 +1,825 @@
+"""TFD101: variables, models, optimizers and metrics created outside `strategy.scope()`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from fixer.engine import RuleContext
+from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.strategies import Membership
+from fixer.types import Applicability, Edit
+
+_MODEL_PREFIXES = ("keras.applications.",)
+_MODELS = frozenset({"keras.Sequential", "keras.Model", "keras.models.Sequential", "keras.models.Model"})
+_MODEL_BASES = frozenset({"keras.Model", "keras.models.Model", "keras.layers.Layer", "keras.Layer"})
+_OPTIMIZER_PREFIX = "keras.optimizers."
+_METRIC_PREFIX = "keras.metrics."
+_NOT_STATEFUL = ("schedules.", "get", "serialize", "deserialize", "Optimizer")
+
+
+@dataclass(frozen=True)
+class Creation:
+    """One statement outside the scope that creates distributed state."""
+
+    statement: cst.SimpleStatementLine
+    call: cst.Call
+    kind: str  # variable, model, optimizer, metric, compile
+    names: tuple[str, ...]  # the names it binds (empty for `model.compile(...)`)
+
+
+class CreatedOutsideStrategyScope(Rule):
+    """
+    ## What it does
+    Finds `tf.Variable`s, Keras models (including `keras.applications` and model classes defined
+    in the file), optimizers, metrics and `model.compile(...)` that run outside
+    `with strategy.scope():` while distributed code uses them: a replica function passed to
+    `strategy.run`, a model compiled or trained under the strategy, or an object used inside the
+    scope. Where code runs is decided from call sites: a factory called only inside the scope is
+    inside; the same factory called outside is outside.
+
+    ## Why is this bad in distributed training?
+    Only variables created under the strategy's scope are mirrored on every replica. TensorFlow
+    2.21 with Keras 3 fails on the others with a bare `AssertionError` (no message) from
+    `mirrored_strategy.py` when the optimizer updates them, with `RuntimeError: Mixing different
+    tf.distribute.Strategy objects` for an optimizer with slots (Adam) built outside, and a plain
+    `tf.Variable` updated in `strategy.run` silently gives order-dependent wrong values. A model
+    built outside the scope and trained with `fit` is not distributed at all.
+
+    ## Fix safety
+    Unsafe: the statements move into the existing `with <strategy>.scope():` block of the same
+    block (to its top when they come before it, to its end when after it), keeping their order and
+    comments, but only when no statement in between reads or writes a name they use; otherwise
+    they are wrapped in a new `with <strategy>.scope():` where they stand, if the strategy exists
+    there. Moving code changes when it runs, so review the diff. When neither is possible the
+    finding explains what to move.
+
+    ## Runtime evidence
+    `distfix validate` shows the original crashing (check `runs`: bare `AssertionError` from
+    `mirrored_strategy.py`, measured on TensorFlow 2.21 CPU with 2 logical devices) and the fixed
+    script training with identical copies on every replica.
+
+    ## References
+    - https://www.tensorflow.org/guide/distributed_training#using_tfdistributestrategy_with_custom_training_loops
+    - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#scope
+    """
+
+    code = "TFD101"
+    name = "created-outside-strategy-scope"
+    message = "created outside `strategy.scope()` but used by distributed code"
+    fix_title = "Move into `with strategy.scope():`"
+    applicability = Applicability.UNSAFE
+    triggers = ("scope(", "Strategy", ".run(", "experimental_run_v2")
+
+    examples = (
+        Invalid(
+            """
+            import tensorflow as tf
+
+            my_var = tf.Variable(0.0)
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+                model.compile(optimizer="adam", loss="mse")
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            with strategy.scope():
+                my_var = tf.Variable(0.0)
+                model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+                model.compile(optimizer="adam", loss="mse")
+            """,
+            note="seed 000 variable before the strategy",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            # the model is built here
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            with strategy.scope():
+                model.compile(optimizer="sgd", loss="mse")
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                # the model is built here
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                model.compile(optimizer="sgd", loss="mse")
+            """,
+            note="model outside compile inside keeps comment",
+        ),
+        Invalid(
+            """
+            from tensorflow import keras
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = keras.Sequential([keras.layers.Dense(1)])
+            optimizer = keras.optimizers.Adam()
+
+
+            @tf.function
+            def train_step(x, y):
+                def step_fn(x, y):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((model(x) - y) ** 2)
+                    grads = tape.gradient(loss, model.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                return strategy.run(step_fn, args=(x, y))
+            """,
+            after="""
+            from tensorflow import keras
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = keras.Sequential([keras.layers.Dense(1)])
+                optimizer = keras.optimizers.Adam()
+
+
+            @tf.function
+            def train_step(x, y):
+                def step_fn(x, y):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((model(x) - y) ** 2)
+                    grads = tape.gradient(loss, model.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                return strategy.run(step_fn, args=(x, y))
+            """,
+            note="optimizer after the block used in replica fn",
+        ),
+        Invalid(
+            """
+            import keras
+            import tensorflow as tf
+
+            def build_model():
+                return keras.Sequential([keras.layers.Dense(4), keras.layers.Dense(1)])
+
+            strategy = tf.distribute.MirroredStrategy()
+            model = build_model()
+            with strategy.scope():
+                model.compile(optimizer="adam", loss="mse")
+            """,
+            after="""
+            import keras
+            import tensorflow as tf
+
+            def build_model():
+                return keras.Sequential([keras.layers.Dense(4), keras.layers.Dense(1)])
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = build_model()
+                model.compile(optimizer="adam", loss="mse")
+            """,
+            note="factory called outside",
+        ),
+        Invalid(
+            """
+            from tensorflow.distribute import MirroredStrategy as M
+            import tensorflow as tf
+
+            strategy = M()
+            w = tf.Variable([1.0, 2.0])
+
+
+            def replica_fn(x):
+                return tf.reduce_sum(w * x)
+
+
+            @tf.function
+            def step(x):
+                return strategy.run(replica_fn, args=(x,))
+            """,
+            after="""
+            from tensorflow.distribute import MirroredStrategy as M
+            import tensorflow as tf
+
+            strategy = M()
+            with strategy.scope():
+                w = tf.Variable([1.0, 2.0])
+
+
+            def replica_fn(x):
+                return tf.reduce_sum(w * x)
+
+
+            @tf.function
+            def step(x):
+                return strategy.run(replica_fn, args=(x,))
+            """,
+            note="aliased strategy class, new scope block",
+        ),
+        Invalid(
+            """
+            import tensorflow.compat.v2 as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            model = tf.keras.applications.ResNet50(weights=None)
+            model.compile(optimizer="adam", loss="mse")
+            model.fit(dataset, epochs=1)
+            """,
+            after="""
+            import tensorflow.compat.v2 as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.applications.ResNet50(weights=None)
+                model.compile(optimizer="adam", loss="mse")
+            model.fit(dataset, epochs=1)
+            """,
+            count=2,
+            note="compat v2 application trained with fit",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile(optimizer="adam", loss="mse")
+            model.fit(dataset)
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                model.compile(optimizer="adam", loss="mse")
+            model.fit(dataset)
+            """,
+            note="compile after the scope",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+
+            class Net(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(1)
+
+                def call(self, x):
+                    return self.dense(x)
+
+
+            def main(strategy):
+                net = Net()
+                with strategy.scope():
+                    net.compile(optimizer="adam", loss="mse")
+                net.fit(data)
+            """,
+            after="""
+            import tensorflow as tf
+
+
+            class Net(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(1)
+
+                def call(self, x):
+                    return self.dense(x)
+
+
+            def main(strategy):
+                with strategy.scope():
+                    net = Net()
+                    net.compile(optimizer="adam", loss="mse")
+                net.fit(data)
+            """,
+            note="model subclass and strategy parameter",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+
+            class Trainer:
+                def __init__(self):
+                    self.strategy = tf.distribute.MirroredStrategy()
+                    self.loss_metric = tf.keras.metrics.Mean()
+                    with self.strategy.scope():
+                        self.model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+                def step_fn(self, x):
+                    loss = tf.reduce_mean(self.model(x))
+                    self.loss_metric.update_state(loss)
+                    return loss
+
+                @tf.function
+                def train_step(self, x):
+                    return self.strategy.run(self.step_fn, args=(x,))
+            """,
+            after="""
+            import tensorflow as tf
+
+
+            class Trainer:
+                def __init__(self):
+                    self.strategy = tf.distribute.MirroredStrategy()
+                    with self.strategy.scope():
+                        self.loss_metric = tf.keras.metrics.Mean()
+                        self.model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+                def step_fn(self, x):
+                    loss = tf.reduce_mean(self.model(x))
+                    self.loss_metric.update_state(loss)
+                    return loss
+
+                @tf.function
+                def train_step(self, x):
+                    return self.strategy.run(self.step_fn, args=(x,))
+            """,
+            note="metric on self used by a method replica fn",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+
+            def make_optimizer():
+                return tf.keras.optimizers.Adam(1e-3)
+
+
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            opt = make_optimizer()
+            with strategy.scope():
+                model.compile(optimizer=opt, loss="mse")
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+
+            def make_optimizer():
+                return tf.keras.optimizers.Adam(1e-3)
+
+
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            with strategy.scope():
+                opt = make_optimizer()
+                model.compile(optimizer=opt, loss="mse")
+            """,
+            note="optimizer factory between two scopes",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                my_var = tf.Variable(0.0)
+                model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+                model.compile(optimizer="adam", loss="mse")
+            model.fit(dataset)
+            """,
+            note="everything inside fit outside",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            def build_model():
+                return tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = build_model()
+                model.compile(optimizer="adam", loss="mse")
+            """,
+            note="factory called only inside",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile(optimizer="adam", loss="mse")
+            model.fit(dataset)
+            """,
+            note="no strategy at all",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            step_counter = tf.Variable(0, trainable=False)
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+            for batch in dataset:
+                step_counter.assign_add(1)
+            """,
+            note="cross-replica counter used outside",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+
+            def replica_fn(x):
+                return x * 2
+
+
+            def build(strategy):
+                with strategy.scope():
+                    w = tf.Variable(1.0)
+                    optimizer = tf.keras.optimizers.SGD()
+                return w, optimizer
+            """,
+            note="strategy parameter scope",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                model.compile(optimizer=tf.keras.optimizers.Adam(), loss="mse")
+            callbacks = [tf.keras.callbacks.TensorBoard(log_dir="logs")]
+            model.fit(dataset, callbacks=callbacks)
+            """,
+            note="callbacks outside are fine",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            eval_model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            eval_model.predict(inputs)
+            """,
+            note="separate model for local inference",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])  # distfix: ignore[TFD101]
+            with strategy.scope():
+                model.compile(optimizer="sgd", loss="mse")
+            """,
+            note="suppressed",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                def build():
+                    return tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                model = build()
+            """,
+            note="factory defined and called inside",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            v = tf.Variable(1.0)
+            print(v.numpy())
+            """,
+            note="plain variable without distribution",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        strategies = ctx.tf.strategies
+        if not strategies.scope_blocks and not strategies.constructions:
+            return
+        finder = _Finder(ctx)
+        groups: dict[int, list[Creation]] = {}
+        for creation in finder.creations():
+            if finder.used_by_distributed_code(creation):
+                groups.setdefault(id(ctx.index.parent.get(creation.statement)), []).append(creation)
+        for group in groups.values():
+            group.sort(key=lambda c: ctx.span(c.statement)[0])
+            for run in _consecutive_runs(ctx, group):
+                edits, level = _fix_for(ctx, run)
+                for creation in run:
+                    ctx.report(
+                        creation.call,
+                        _message(creation, edits is None),
+                        edits=edits,
+                        applicability=level,
+                    )
+
+
+def _message(creation: Creation, advice_only: bool) -> str:
+    what = {
+        "variable": "variable",
+        "model": "model",
+        "optimizer": "optimizer",
+        "metric": "metric",
+        "compile": "`compile()`",
+    }[creation.kind]
+    text = f"{what} created outside `strategy.scope()` but used by distributed code"
+    if creation.kind == "compile":
+        text = "`compile()` runs outside `strategy.scope()`: the optimizer and metrics it builds are not distributed"
+    if advice_only:
+        text += "; create it inside `with strategy.scope():`"
+    return text
+
+
+class _Finder:
+    """Creations outside the scope, and whether distributed code uses what they create."""
+
+    def __init__(self, ctx: RuleContext) -> None:
+        self.ctx = ctx
+        self.index = ctx.index
+        self.names = ctx.tf.names
+        self.strategies = ctx.tf.strategies
+        self.replica = ctx.tf.replica
+        self._model_classes = {
+            cls.name.value
+            for cls in self.index.classes
+            if any(self.names.qualified(base.value) in _MODEL_BASES for base in cls.bases)
+        }
+        self._factory_kinds: dict[str, str] = {}
+        for ret in self.index.returns:
+            func = self.index.enclosing_function(ret)
+            if isinstance(func, cst.FunctionDef) and isinstance(ret.value, cst.Call):
+                kind = self.kind_of(ret.value, follow_factories=False)
+                if kind is not None and kind != "compile":
+                    self._factory_kinds[func.name.value] = kind
+
+    def kind_of(self, call: cst.Call, follow_factories: bool = True) -> str | None:
+        qualified = self.names.callee(call)
+        if qualified is not None:
+            if qualified == "tensorflow.Variable":
+                return "variable"
+            if qualified in _MODELS or qualified.startswith(_MODEL_PREFIXES):
+                return "model"
+            if qualified.startswith(_OPTIMIZER_PREFIX) and not qualified[len(_OPTIMIZER_PREFIX):].startswith(_NOT_STATEFUL):
+                return "optimizer"
+            if qualified.startswith(_METRIC_PREFIX) and qualified[len(_METRIC_PREFIX):][:1].isupper():
+                return "metric"
+            return None
+        if isinstance(call.func, cst.Name):
+            if call.func.value in self._model_classes:
+                return "model"
+            if follow_factories:
+                return self._factory_kinds.get(call.func.value)
+        return None
+
+    def creations(self) -> list[Creation]:
+        found: list[Creation] = []
+        model_names = self._model_names()
+        for call in self.index.calls:
+            statement = self.index.parent.get(self.index.parent.get(call))
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                continue
+            small = statement.body[0]
+            kind = self.kind_of(call)
+            if kind is not None and isinstance(small, cst.Assign) and small.value is call:
+                names = tuple(
+                    t.target.value for t in small.targets if isinstance(t.target, cst.Name)
+                ) or tuple(_attribute_key(t.target) for t in small.targets if _attribute_key(t.target))
+                if not names:
+                    continue
+            elif (
+                isinstance(small, cst.Expr)
+                and small.value is call
+                and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "compile"
+                and isinstance(call.func.value, cst.Name)
+                and call.func.value.value in model_names
+            ):
+                kind, names = "compile", ()
+            else:
+                continue
+            if not self.runs_outside(statement):
+                continue
+            if self.replica.in_replica_context(statement):
+                continue
+            found.append(Creation(statement, call, kind, names))
+        return found
+
+    def _model_names(self) -> set[str]:
+        """Names bound to a Keras model anywhere in the module."""
+        names = set()
+        for assign in self.index.assigns:
+            if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call):
+                if self.kind_of(assign.value) == "model":
+                    names.update(t.target.value for t in assign.targets if isinstance(t.target, cst.Name))
+        return names
+
+    def runs_outside(self, statement: cst.CSTNode) -> bool:
+        """Outside the scope by call sites, or in a function whose own scope block it is not in."""
+        membership = self.strategies.membership(statement)
+        if membership is Membership.OUTSIDE:
+            return True
+        if membership is Membership.UNKNOWN:
+            func = self.index.enclosing_function(statement)
+            return func is not None and any(
+                self.index.enclosing_function(w) is func for w, _ in self.strategies.scope_blocks
+            )
+        return False
+
+    def used_by_distributed_code(self, creation: Creation) -> bool:
+        if creation.kind == "compile":
+            return True
+        uses = [node for name in creation.names for node in self._uses(name) if not self.index.is_within(node, creation.statement)]
+        for node in uses:
+            if self.replica.in_replica_context(node) or self.strategies.lexical_scope_block(node) is not None:
+                return True
+            if any(self.index.is_within(node, run.call) for run in self.replica.run_calls):
+                return True
+            parent = self.index.parent.get(node)
+            if (
+                creation.kind == "model"
+                and isinstance(parent, cst.Attribute)
+                and parent.attr.value in ("fit", "compile")
+                and self.strategies.constructions
+            ):
+                return True
+        # Seed 000: a variable made before the strategy, never used, in a program training under
+        # the scope — the article's "it will be used in training" case.
+        return not uses and creation.kind == "variable" and bool(self.strategies.scope_blocks)
+
+    def _uses(self, name: str) -> list[cst.CSTNode]:
+        if "." in name:
+            return [a for a in self.index.attributes if _attribute_key(a) == name]
+        return list(self.index.names.get(name, []))
+
+
+def _attribute_key(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return f"self.{node.attr.value}"
+    return None
+
+
+def _consecutive_runs(ctx: RuleContext, group: list[Creation]) -> list[list[Creation]]:
+    """Split creations of one block into runs of adjacent statements."""
+    block = ctx.index.parent.get(group[0].statement)
+    body = list(getattr(block, "body", ()))
+    runs: list[list[Creation]] = []
+    for creation in group:
+        position = _position_in(body, creation.statement)
+        if runs and position is not None and _position_in(body, runs[-1][-1].statement) == position - 1:
+            runs[-1].append(creation)
+        else:
+            runs.append([creation])
+    return runs
+
+
+def _position_in(body: list[cst.CSTNode], statement: cst.CSTNode) -> int | None:
+    for position, candidate in enumerate(body):
+        if candidate is statement:
+            return position
+    return None
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    found: set[str] = set()
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    node.visit(_Collect())
+    return found
+
+
+def _bound_in(statement: cst.CSTNode) -> set[str]:
+    bound: set[str] = set()
+    simple = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+    for node in simple:
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for target in targets:
+                bound |= _names_in(target) if isinstance(target, (cst.Name, cst.Tuple, cst.List)) else set()
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            bound |= _names_in(node)
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        bound.add(statement.name.value)
+    if isinstance(statement, (cst.With, cst.For, cst.If, cst.While, cst.Try)):
+        bound |= _names_in(statement)  # conservative: anything mentioned may be rebound
+    return bound
+
+
+def _independent(moved: list[cst.CSTNode], between: list[cst.CSTNode]) -> bool:
+    """True when moving ``moved`` across ``between`` cannot change what either sees."""
+    moved_names = set().union(*(_names_in(s) for s in moved))
+    moved_bound = set().union(*(_bound_in(s) for s in moved))
+    between_names = set().union(set(), *(_names_in(s) for s in between))
+    between_bound = set().union(set(), *(_bound_in(s) for s in between))
+    return not (moved_bound & between_names) and not (moved_names & between_bound)
+
+
+def _reindent(ctx: RuleContext, run: list[Creation], indent: str) -> str:
+    start, end = ctx.statement_block([c.statement for c in run])
+    text = ctx.text[start:end]
+    old = ctx.indentation(run[0].statement)
+    lines = text.splitlines(keepends=True)
+    out = []
+    for line in lines:
+        stripped = line[len(old):] if line.startswith(old) else line.lstrip(" \t")
+        out.append(indent + stripped if stripped.strip() else stripped)
+    result = "".join(out)
+    return result if result.endswith(("\n", "\r")) else result + ctx.newline
+
+
+def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, Applicability | None]:
+    """Move the run into a scope block of its own block, or wrap it; None when neither is safe."""
+    block = ctx.index.parent.get(run[0].statement)
+    body = list(getattr(block, "body", ()))
+    first = _position_in(body, run[0].statement)
+    last = _position_in(body, run[-1].statement)
+    if first is None or last is None or any(isinstance(c.statement, cst.SimpleStatementLine) and ";" in ctx.source(c.statement) for c in run):
+        return None, Applicability.DISPLAY_ONLY
+    moved = [c.statement for c in run]
+    scope_withs = {id(w): s for w, s in ctx.tf.strategies.scope_blocks}
+    start, end = ctx.statement_block(moved)
+    removal = Edit(start, _swallow_blank_line(ctx, start, end), "")
+    # Into the next scope block of this block, at its top.
+    for position in range(last + 1, len(body)):
+        candidate = body[position]
+        if id(candidate) in scope_withs and isinstance(candidate, cst.With) and isinstance(candidate.body, cst.IndentedBlock):
+            if _independent(moved, body[last + 1 : position]):
+                target = candidate.body.body[0]
+                indent = ctx.indentation(target)
+                insert_at = ctx.statement_block([target])[0]
+                return [removal, Edit(insert_at, insert_at, _reindent(ctx, run, indent))], None
+            break
+    # Into the previous scope block of this block, at its end.
+    for position in range(first - 1, -1, -1):
+        candidate = body[position]
+        if id(candidate) in scope_withs and isinstance(candidate, cst.With) and isinstance(candidate.body, cst.IndentedBlock):
+            if _independent(moved, body[position + 1 : first]):
+                last_inner = candidate.body.body[-1]
+                indent = ctx.indentation(last_inner)
+                insert_at = ctx.textmap.line_end(ctx.range(last_inner).end.line)
+                return [removal, Edit(insert_at, insert_at, _reindent(ctx, run, indent))], None
+            break
+    # Wrap in place with the program's strategy, if it is bound before the statements.
+    strategy = _strategy_text(ctx, run[0].statement)
+    if strategy is None:
+        return None, Applicability.DISPLAY_ONLY
+    indent = ctx.indentation(run[0].statement)
+    header = f"{indent}with {strategy}.scope():{ctx.newline}"
+    block_start = ctx.statement_block(moved)[0]
+    wrapped = header + _reindent(ctx, run, indent + ctx.indent_unit)
+    return [Edit(block_start, end, wrapped)], None
+
+
+def _swallow_blank_line(ctx: RuleContext, start: int, end: int) -> int:
+    """Extend a removal over the blank line after it when a blank line also precedes it."""
+    before = ctx.textmap.position(start).line - 1
+    after_line = ctx.textmap.position(end).line
+    if end >= len(ctx.text) or after_line > len(ctx.textmap.line_starts):
+        return end
+    blank_before = before == 0 or not ctx.textmap.line_text(before).strip()
+    if blank_before and not ctx.textmap.line_text(after_line).strip():
+        return ctx.textmap.line_end(after_line)
+    return end
+
+
+def _strategy_text(ctx: RuleContext, statement: cst.CSTNode) -> str | None:
+    """The strategy to enter at ``statement``: the one every scope block uses, bound before it."""
+    strategies = ctx.tf.strategies
+    keys = {ctx.source(s) for _, s in strategies.scope_blocks}
+    if not keys:
+        keys = {key for key, kinds in strategies.strategy_keys.items() if kinds}
+    if len(keys) != 1:
+        return None
+    key = next(iter(keys))
+    offset = ctx.span(statement)[0]
+    func = ctx.index.enclosing_function(statement)
+    for assign in ctx.index.assigns:
+        if not isinstance(assign, cst.Assign) or ctx.span(assign)[1] > offset:
+            continue
+        if any(ctx.source(t.target) == key for t in assign.targets):
+            owner = ctx.index.enclosing_function(assign)
+            if owner is None or owner is func:
+                return key
+    if func is not None and isinstance(func, cst.FunctionDef) and key in {p.name.value for p in func.params.params}:
+        return key
+    return None
