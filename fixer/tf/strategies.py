@@ -137,6 +137,17 @@ class StrategyModel:
                 continue
             if attribute.attr.value in STRATEGY_ONLY_ATTRIBUTES:
                 self._kinds[key].add(_DISTRIBUTE + "Strategy")
+        for call in self.index.calls:
+            # `x.run(fn, args=...)`: the signature of Strategy.run (a session's run takes no fn).
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "run" and call.args:
+                key = expression_key(func.value)
+                if key is None or key in self._kinds or self.names.qualified(func.value):
+                    continue
+                first = call.args[0]
+                takes_args = any(a.keyword is not None and a.keyword.value == "args" for a in call.args)
+                if takes_args and first.keyword is None and isinstance(first.value, (cst.Name, cst.Attribute, cst.Lambda)):
+                    self._kinds[key].add(_DISTRIBUTE + "Strategy")
         for with_node in self.index.withs:
             for item in with_node.items:
                 call = item.item

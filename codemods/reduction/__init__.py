@@ -1,0 +1,1 @@
+"""Gradients, losses and reductions (TFD3xx)."""

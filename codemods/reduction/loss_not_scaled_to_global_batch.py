@@ -1,0 +1,477 @@
+"""TFD303: a custom loop's loss is a per-replica mean (or an unreduced per-example vector)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.reduction.loss_scaling import Scaling, classify, gradient_calls, loss_origin
+from fixer.engine import RuleContext
+from fixer.rule import Invalid, Rule, Valid
+from fixer.types import Applicability
+
+_UPDATES = frozenset({"apply_gradients", "minimize", "assign_sub", "assign_add", "assign"})
+
+
+class LossNotScaledToGlobalBatch(Rule):
+    """
+    ## What it does
+    In a replica function that trains (it calls `apply_gradients`, `minimize` or updates
+    variables), finds a loss given to `tape.gradient` that is a per-replica mean
+    (`tf.reduce_mean`, a Keras loss object with its default reduction) or an unreduced
+    per-example vector (`tf.keras.losses.mse(...)`), directly or through a helper function.
+
+    ## Why is this bad in distributed training?
+    Gradients are summed across replicas (Keras 3 `apply_gradients` sums them; so does an
+    all-reduce with `SUM`). A per-replica mean therefore gives an N-times larger step with N
+    replicas — measured on TensorFlow 2.21: gradient `[134, 160]` instead of `[67, 80]` with 2
+    replicas, `[268, 320]` with 4 — and reporting the loss with `strategy.reduce(SUM, ...)`
+    shows it N times too large. Fixing only the reported number hides the bug. A per-example
+    vector is worse: its gradient is the sum over the batch.
+
+    ## Fix safety
+    Unsafe (it changes the numbers, on purpose). A `tf.reduce_mean(x)` loss becomes
+    `tf.reduce_mean(x) / tf.distribute.get_replica_context().num_replicas_in_sync`, which is
+    exactly the single-device mean for equal replica batches whatever the rank of `x`; a
+    per-example vector is wrapped in `tf.nn.compute_average_loss(...)`, which divides by the
+    global batch (measured equal to single-device training). For a Keras loss object the
+    finding says what to change: construct it with `reduction="none"` and average with
+    `tf.nn.compute_average_loss(per_example_loss, global_batch_size=GLOBAL_BATCH)`.
+
+    ## Runtime evidence
+    `distfix validate` compares a 1-replica and an N-replica run with the same global batch:
+    the original fails check `replica-count-invariant` (the variables move N times further),
+    the fixed script passes.
+
+    ## References
+    - https://www.tensorflow.org/tutorials/distribute/custom_training#define_the_loss_function
+    - https://www.tensorflow.org/api_docs/python/tf/nn/compute_average_loss
+    """
+
+    code = "TFD303"
+    name = "loss-not-scaled-to-global-batch"
+    message = "loss is not scaled to the global batch"
+    fix_title = "Scale the loss to the global batch"
+    applicability = Applicability.UNSAFE
+    triggers = (".run(", "experimental_run_v2", "call_for_each_replica")
+
+    examples = (
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def loss_fn(y_true, y_pred):
+                return tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred))
+
+            def train_step(images, labels):
+                with tf.GradientTape() as tape:
+                    logits = tf.matmul(images, W) + b
+                    loss = loss_fn(labels, logits)
+                gradients = tape.gradient(loss, [W, b])
+                optimizer.apply_gradients(zip(gradients, [W, b]))
+                return loss
+
+            @tf.function
+            def distributed_train_step(images, labels):
+                per_replica_losses = strategy.run(train_step, args=(images, labels))
+                return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica_losses, axis=None)
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def loss_fn(y_true, y_pred):
+                return tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred)) / tf.distribute.get_replica_context().num_replicas_in_sync
+
+            def train_step(images, labels):
+                with tf.GradientTape() as tape:
+                    logits = tf.matmul(images, W) + b
+                    loss = loss_fn(labels, logits)
+                gradients = tape.gradient(loss, [W, b])
+                optimizer.apply_gradients(zip(gradients, [W, b]))
+                return loss
+
+            @tf.function
+            def distributed_train_step(images, labels):
+                per_replica_losses = strategy.run(train_step, args=(images, labels))
+                return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica_losses, axis=None)
+            """,
+            note="seed 002 mean in a helper then SUM",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def step_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            strategy.run(step_fn, args=(x, y))
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def step_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y)) / tf.distribute.get_replica_context().num_replicas_in_sync
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            strategy.run(step_fn, args=(x, y))
+            """,
+            note="reduce_mean in the replica fn",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+                optimizer = tf.keras.optimizers.Adam()
+
+                def distributed_train_step(dataset_inputs):
+                    def step_fn(inputs):
+                        with tf.GradientTape() as tape:
+                            outputs = model(inputs[0])
+                            loss = tf.keras.losses.mse(inputs[1], outputs)
+                        grads = tape.gradient(loss, model.trainable_variables)
+                        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                    strategy.run(step_fn, args=(dataset_inputs,))
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+                optimizer = tf.keras.optimizers.Adam()
+
+                def distributed_train_step(dataset_inputs):
+                    def step_fn(inputs):
+                        with tf.GradientTape() as tape:
+                            outputs = model(inputs[0])
+                            loss = tf.nn.compute_average_loss(tf.keras.losses.mse(inputs[1], outputs))
+                        grads = tape.gradient(loss, model.trainable_variables)
+                        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                    strategy.run(step_fn, args=(dataset_inputs,))
+            """,
+            note="seed 000 per-example mse vector",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+            def step_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_object(y, model(x))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            strategy.run(step_fn, args=(x, y))
+            """,
+            after=None,
+            note="Keras loss object with default reduction: advice",
+        ),
+        Invalid(
+            """
+            from tensorflow import keras
+            import tensorflow as tf
+
+            def train(strategy, dataset):
+                mse = keras.losses.MeanSquaredError()
+
+                def replica_step(x, y):
+                    with tf.GradientTape() as tape:
+                        loss = mse(y, model(x))
+                    grads = tape.gradient(loss, model.trainable_weights)
+                    opt.apply_gradients(zip(grads, model.trainable_weights))
+
+                for x, y in dataset:
+                    strategy.run(replica_step, args=(x, y))
+            """,
+            after=None,
+            note="loss object in a function with a strategy parameter",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            from tensorflow.distribute import MirroredStrategy as Mirrored
+
+            strategy = Mirrored()
+
+            def replica_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.math.reduce_mean(tf.abs(w * x - y))
+                g = tape.gradient(loss, w)
+                w.assign_sub(0.1 * tf.distribute.get_replica_context().all_reduce("SUM", g))
+
+            strategy.run(replica_fn, args=(x, y))
+            """,
+            after="""
+            import tensorflow as tf
+            from tensorflow.distribute import MirroredStrategy as Mirrored
+
+            strategy = Mirrored()
+
+            def replica_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.math.reduce_mean(tf.abs(w * x - y)) / tf.distribute.get_replica_context().num_replicas_in_sync
+                g = tape.gradient(loss, w)
+                w.assign_sub(0.1 * tf.distribute.get_replica_context().all_reduce("SUM", g))
+
+            strategy.run(replica_fn, args=(x, y))
+            """,
+            note="math.reduce_mean with a manual SUM all-reduce",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+
+            class Trainer:
+                def __init__(self):
+                    self.strategy = tf.distribute.MirroredStrategy()
+
+                def replica_step(self, x, y):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(self.model(x) - y))
+                    grads = tape.gradient(loss, self.model.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+                    return loss
+
+                @tf.function
+                def step(self, x, y):
+                    return self.strategy.run(self.replica_step, args=(x, y))
+            """,
+            after="""
+            import tensorflow as tf
+
+
+            class Trainer:
+                def __init__(self):
+                    self.strategy = tf.distribute.MirroredStrategy()
+
+                def replica_step(self, x, y):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(self.model(x) - y)) / tf.distribute.get_replica_context().num_replicas_in_sync
+                    grads = tape.gradient(loss, self.model.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+                    return loss
+
+                @tf.function
+                def step(self, x, y):
+                    return self.strategy.run(self.replica_step, args=(x, y))
+            """,
+            note="method replica fn on self.strategy",
+        ),
+        Invalid(
+            """
+            import tensorflow.compat.v2 as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            ce = tf.keras.losses.CategoricalCrossentropy(reduction="none")
+
+            def step_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = ce(y, model(x))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            strategy.run(step_fn, args=(x, y))
+            """,
+            after="""
+            import tensorflow.compat.v2 as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            ce = tf.keras.losses.CategoricalCrossentropy(reduction="none")
+
+            def step_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.nn.compute_average_loss(ce(y, model(x)))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            strategy.run(step_fn, args=(x, y))
+            """,
+            note="reduction none loss object fed raw",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            GLOBAL_BATCH = 64
+
+            def step_fn(x, y):
+                with tf.GradientTape() as tape:
+                    per_example = tf.keras.losses.mse(y, model(x))
+                    loss = tf.nn.compute_average_loss(per_example, global_batch_size=GLOBAL_BATCH)
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            strategy.run(step_fn, args=(x, y))
+            """,
+            note="compute_average_loss",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def step_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(tf.square(model(x) - y)) / GLOBAL_BATCH_SIZE
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            strategy.run(step_fn, args=(x, y))
+            """,
+            note="reduce_sum over global batch",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            train_step(x, y)
+            """,
+            note="single device loop",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def eval_fn(x, y):
+                return tf.reduce_mean(tf.square(model(x) - y))
+
+            strategy.run(eval_fn, args=(x, y))
+            """,
+            note="evaluation replica fn does not train",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                model.compile(optimizer="sgd", loss=tf.keras.losses.MeanSquaredError())
+            model.fit(dataset)
+            """,
+            note="Keras fit scales itself",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def step_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y)) / strategy.num_replicas_in_sync
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            strategy.run(step_fn, args=(x, y))
+            """,
+            note="mean divided by replicas",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def step_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y), axis=0)
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            strategy.run(step_fn, args=(x, y))
+            """,
+            note="mean over an axis is not a scalar loss",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def step_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))  # distfix: ignore[TFD303]
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            strategy.run(step_fn, args=(x, y))
+            """,
+            note="suppressed",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        replica = ctx.tf.replica
+        reported: set[int] = set()
+        for func in replica.replica_functions:
+            if not any(
+                isinstance(c.func, cst.Attribute) and c.func.attr.value in _UPDATES for c in replica.calls_in(func)
+            ):
+                continue
+            for gradient in gradient_calls(ctx, func):
+                origin, holder = loss_origin(ctx, func, gradient)
+                if origin is None or id(origin) in reported:
+                    continue
+                scaling = classify(ctx, origin, holder)
+                if scaling in (Scaling.GLOBAL, Scaling.UNKNOWN):
+                    continue
+                reported.add(id(origin))
+                self._report(ctx, origin, scaling)
+
+    def _report(self, ctx: RuleContext, origin: cst.BaseExpression, scaling: Scaling) -> None:
+        tf, imports = ctx.import_module("tensorflow", "tf")
+        callee = ctx.tf.names.callee(origin) if isinstance(origin, cst.Call) else None
+        if scaling is Scaling.MEAN and callee is not None and "reduce_mean" in callee:
+            ctx.report(
+                origin,
+                "the loss is a per-replica mean, but gradients are summed across replicas: the step is "
+                "N times too large with N replicas; divide by the number of replicas",
+                edits=[*imports, ctx.insert_after(origin, f" / {tf}.distribute.get_replica_context().num_replicas_in_sync")],
+            )
+        elif scaling is Scaling.PER_EXAMPLE:
+            ctx.report(
+                origin,
+                "the loss is a per-example vector: its gradient is the sum over the batch; average it over "
+                "the global batch with `tf.nn.compute_average_loss`",
+                edits=[*imports, ctx.replace(origin, f"{tf}.nn.compute_average_loss({ctx.source(origin)})")],
+            )
+        else:
+            ctx.report(
+                origin,
+                "the loss is a per-replica mean (a Keras loss object with its default reduction): construct the "
+                'loss with `reduction="none"` and use `tf.nn.compute_average_loss(per_example_loss, '
+                "global_batch_size=GLOBAL_BATCH)`",
+            )
+
