@@ -1,0 +1,555 @@
+"""TFD301: a replica function updates a variable from its own, un-aggregated gradients."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.reduction.loss_scaling import Scaling, classify, gradient_calls, loss_origin
+from fixer.engine import RuleContext
+from fixer.rule import Invalid, Rule, Valid
+from fixer.types import Applicability, Edit
+
+_UPDATES = frozenset({"assign_sub", "assign_add", "assign"})
+_AGGREGATING = frozenset({"all_reduce", "reduce", "apply_gradients", "merge_call", "batch_reduce_to", "reduce_to"})
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    found: set[str] = set()
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    node.visit(_Collect())
+    return found
+
+
+def _derived_names(ctx: RuleContext, func, name: str) -> set[str]:
+    """``name`` plus the loop variables and locals computed from it inside ``func``."""
+    derived = {name}
+    nodes = [n for n in ctx.index.parent if isinstance(n, (cst.For, cst.Assign)) and ctx.index.enclosing_function(n) is func]
+    for _ in range(3):
+        for node in nodes:
+            source = node.iter if isinstance(node, cst.For) else node.value
+            if derived & _names(source):
+                targets = [node.target] if isinstance(node, cst.For) else [t.target for t in node.targets]
+                for target in targets:
+                    derived |= _names(target)
+    return derived
+
+
+class UnaggregatedVariableUpdate(Rule):
+    """
+    ## What it does
+    Inside a replica function, finds a variable updated with `assign_sub`, `assign_add` or
+    `assign` from gradients computed by `tape.gradient` on that replica, with no cross-replica
+    aggregation (`all_reduce`) and no optimizer `apply_gradients` in between.
+
+    ## Why is this bad in distributed training?
+    Each replica sees different data and so computes different gradients. Updating a mirrored
+    variable with them makes its copies drift apart silently — measured on TensorFlow 2.21 with
+    2 replicas: `[0.78106, 0.69117]` on replica 0 and `[0.32891, 0.22007]` on replica 1 after 3
+    steps, where single-device training gives `[0.34051, 0.2153]`. No error is raised; a
+    cross-replica read returns replica 0's copy and hides it.
+
+    ## Fix safety
+    Unsafe. The gradients are all-reduced right after `tape.gradient`, with the op that matches
+    how the loss is scaled: `SUM` when the loss is divided by the global batch
+    (`tf.nn.compute_average_loss`, `reduce_sum(...) / GLOBAL_BATCH`) or is a per-example vector,
+    `MEAN` when it is a per-replica mean. Both make the replicas agree, but only that choice
+    matches single-device training (measured). When the loss scaling cannot be read from the
+    code, the finding says which op to use for which loss instead of guessing. Variables
+    created with `aggregation=SUM` are already aggregated and are not reported.
+
+    ## Runtime evidence
+    `distfix validate` reports check `replicas-consistent` failing for the original (the copies
+    of the variable differ after the first step) and passing for the fixed script.
+
+    ## References
+    - https://www.tensorflow.org/api_docs/python/tf/distribute/ReplicaContext#all_reduce
+    - https://www.tensorflow.org/guide/distributed_training#using_tfdistributestrategy_with_custom_training_loops
+    """
+
+    code = "TFD301"
+    name = "unaggregated-variable-update"
+    message = "variable updated from un-aggregated per-replica gradients"
+    fix_title = "All-reduce the gradients before the update"
+    applicability = Applicability.UNSAFE
+    triggers = (".run(", "experimental_run_v2", "call_for_each_replica")
+
+    examples = (
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            with strategy.scope():
+                mirrored_var = tf.Variable(tf.ones([1]))
+
+                def train_step(data):
+                    with tf.GradientTape() as tape:
+                        loss = compute_loss(mirrored_var, data)
+                    gradients = tape.gradient(loss, mirrored_var)
+                    mirrored_var.assign_sub(gradients)
+
+            strategy.run(train_step, args=(batch,))
+            """,
+            after=None,
+            note="seed 001 unknown loss scaling: advice",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                w = tf.Variable([1.0, 1.0])
+
+            def replica_fn(x, y):
+                with tf.GradientTape() as tape:
+                    per_example = tf.square(tf.reduce_sum(w * x, axis=1) - y)
+                    loss = tf.nn.compute_average_loss(per_example, global_batch_size=4)
+                g = tape.gradient(loss, w)
+                w.assign_sub(0.01 * g)
+
+            strategy.run(replica_fn, args=(x, y))
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                w = tf.Variable([1.0, 1.0])
+
+            def replica_fn(x, y):
+                with tf.GradientTape() as tape:
+                    per_example = tf.square(tf.reduce_sum(w * x, axis=1) - y)
+                    loss = tf.nn.compute_average_loss(per_example, global_batch_size=4)
+                g = tape.gradient(loss, w)
+                g = tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.SUM, g)
+                w.assign_sub(0.01 * g)
+
+            strategy.run(replica_fn, args=(x, y))
+            """,
+            note="global-batch loss gets SUM",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))
+                grads = tape.gradient(loss, model.trainable_variables)
+                for g, v in zip(grads, model.trainable_variables):
+                    v.assign_sub(0.1 * g)
+
+            strategy.run(replica_fn, args=(x, y))
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))
+                grads = tape.gradient(loss, model.trainable_variables)
+                grads = tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.MEAN, grads)
+                for g, v in zip(grads, model.trainable_variables):
+                    v.assign_sub(0.1 * g)
+
+            strategy.run(replica_fn, args=(x, y))
+            """,
+            note="per-replica mean loss gets MEAN in a loop",
+        ),
+        Invalid(
+            """
+            from tensorflow.distribute import MirroredStrategy as M
+            import tensorflow as tf
+
+            strategy = M()
+
+            def helper(var, grad):
+                var.assign_add(-0.1 * grad)
+
+            def replica_fn(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(v * x) / GLOBAL_BATCH
+                grad = tape.gradient(loss, v)
+                helper(v, grad)
+
+            strategy.run(replica_fn, args=(x,))
+            """,
+            after=None,
+            note="update in a helper: advice",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+
+            class Loop:
+                def __init__(self):
+                    self.strategy = tf.distribute.MirroredStrategy()
+                    with self.strategy.scope():
+                        self.w = tf.Variable(2.0)
+
+                def replica_step(self, x):
+                    with tf.GradientTape() as tape:
+                        loss = tf.nn.compute_average_loss(tf.square(self.w * x))
+                    grad = tape.gradient(loss, self.w)
+                    self.w.assign(self.w - 0.1 * grad)
+
+                def step(self, x):
+                    self.strategy.run(self.replica_step, args=(x,))
+            """,
+            after="""
+            import tensorflow as tf
+
+
+            class Loop:
+                def __init__(self):
+                    self.strategy = tf.distribute.MirroredStrategy()
+                    with self.strategy.scope():
+                        self.w = tf.Variable(2.0)
+
+                def replica_step(self, x):
+                    with tf.GradientTape() as tape:
+                        loss = tf.nn.compute_average_loss(tf.square(self.w * x))
+                    grad = tape.gradient(loss, self.w)
+                    grad = tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.SUM, grad)
+                    self.w.assign(self.w - 0.1 * grad)
+
+                def step(self, x):
+                    self.strategy.run(self.replica_step, args=(x,))
+            """,
+            note="method with self.strategy and assign",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            def fit(strategy, w, batches):
+                def replica_fn(x, y):
+                    with tf.GradientTape() as tape:
+                        loss = tf.keras.losses.mse(y, w * x)
+                    dw = tape.gradient(loss, w)
+                    w.assign_sub(0.01 * dw)
+
+                for x, y in batches:
+                    strategy.run(replica_fn, args=(x, y))
+            """,
+            after="""
+            import tensorflow as tf
+
+            def fit(strategy, w, batches):
+                def replica_fn(x, y):
+                    with tf.GradientTape() as tape:
+                        loss = tf.keras.losses.mse(y, w * x)
+                    dw = tape.gradient(loss, w)
+                    dw = tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.SUM, dw)
+                    w.assign_sub(0.01 * dw)
+
+                for x, y in batches:
+                    strategy.run(replica_fn, args=(x, y))
+            """,
+            note="nested replica fn and strategy parameter",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                w = tf.Variable(1.0, aggregation=tf.VariableAggregation.MEAN)
+
+            def replica_fn(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.nn.compute_average_loss(tf.square(w * x))
+                g = tape.gradient(loss, w)
+                w.assign_sub(0.1 * g)
+
+            strategy.run(replica_fn, args=(x,))
+            """,
+            after=None,
+            note="MEAN aggregation has the wrong scale",
+        ),
+        Invalid(
+            """
+            import tensorflow.compat.v2 as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(w * x)
+                g = tape.gradient(loss, w)
+                w.assign_sub(g)
+                return loss
+
+            @tf.function
+            def step(x):
+                return strategy.run(replica_fn, args=(x,))
+            """,
+            after="""
+            import tensorflow.compat.v2 as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(w * x)
+                g = tape.gradient(loss, w)
+                g = tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.MEAN, g)
+                w.assign_sub(g)
+                return loss
+
+            @tf.function
+            def step(x):
+                return strategy.run(replica_fn, args=(x,))
+            """,
+            note="compat v2 alias",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.nn.compute_average_loss(tf.square(w * x))
+                g = tape.gradient(loss, w)
+                g = tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.SUM, g)
+                w.assign_sub(0.1 * g)
+
+            strategy.run(replica_fn, args=(x,))
+            """,
+            note="all-reduced first",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.nn.compute_average_loss(tf.square(model(x)))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            strategy.run(replica_fn, args=(x,))
+            """,
+            note="optimizer aggregates",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                w = tf.Variable(1.0, aggregation=tf.VariableAggregation.SUM)
+
+            def replica_fn(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.nn.compute_average_loss(tf.square(w * x))
+                g = tape.gradient(loss, w)
+                w.assign_sub(0.1 * g)
+
+            strategy.run(replica_fn, args=(x,))
+            """,
+            note="SUM aggregation variable",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            def train_step(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(w * x)
+                g = tape.gradient(loss, w)
+                w.assign_sub(0.1 * g)
+
+            train_step(x)
+            """,
+            note="no strategy",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(x):
+                counter.assign_add(1)
+                return x
+
+            strategy.run(replica_fn, args=(x,))
+            """,
+            note="assign without gradients",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(w * x)
+                g = tape.gradient(loss, w)
+                return g
+
+            per_replica = strategy.run(replica_fn, args=(x,))
+            total = strategy.reduce("SUM", per_replica, axis=None)
+            w.assign_sub(0.1 * total)
+            """,
+            note="update in cross-replica code after reduce",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(w * x)
+                g = tape.gradient(loss, w)
+                w.assign_sub(g)  # distfix: ignore[TFD301]
+
+            strategy.run(replica_fn, args=(x,))
+            """,
+            note="suppressed",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(x):
+                ctx = tf.distribute.get_replica_context()
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(w * x)
+                g = ctx.all_reduce("MEAN", tape.gradient(loss, w))
+                w.assign_sub(g)
+
+            strategy.run(replica_fn, args=(x,))
+            """,
+            note="all-reduce around tape.gradient",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        replica = ctx.tf.replica
+        for func in replica.direct_replica_functions | replica.replica_functions:
+            for gradient in gradient_calls(ctx, func):
+                self._check_gradient(ctx, func, gradient)
+
+    def _check_gradient(self, ctx: RuleContext, func, gradient: cst.Call) -> None:
+        statement = ctx.index.statement_of(gradient)
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            return
+        assign = statement.body[0]
+        if not isinstance(assign, cst.Assign) or assign.value is not gradient or len(assign.targets) != 1:
+            return
+        target = assign.targets[0].target
+        if not isinstance(target, cst.Name):
+            return
+        name = target.value
+        calls = ctx.tf.replica.calls_in(func)
+        if any(
+            isinstance(c.func, cst.Attribute) and c.func.attr.value in _AGGREGATING and name in _names(c)
+            for c in calls
+        ):
+            return
+        derived = _derived_names(ctx, func, name)
+        updates = [
+            c
+            for c in self._update_calls(ctx, func)
+            if derived & _names(c) or self._flows_into_helper(ctx, c, derived, calls)
+        ]
+        if not updates:
+            return
+        update = updates[0]
+        aggregation = self._aggregation(ctx, update)
+        if aggregation == "SUM":
+            return
+        if aggregation == "MEAN":
+            ctx.report(
+                update,
+                "the variable has aggregation=MEAN, which averages the per-replica updates: with a loss divided "
+                "by the global batch the step is N times too small; use aggregation=SUM or all-reduce with SUM",
+            )
+            return
+        scaling = classify(ctx, *loss_origin(ctx, func, gradient))
+        op = {Scaling.GLOBAL: "SUM", Scaling.PER_EXAMPLE: "SUM", Scaling.MEAN: "MEAN"}.get(scaling)
+        in_this_function = ctx.index.enclosing_function(update) is func
+        if op is None or not in_this_function:
+            ctx.report(
+                update,
+                "variable updated from un-aggregated per-replica gradients (replicas drift apart); all-reduce "
+                f"`{name}` first: `tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.SUM, {name})` "
+                "when the loss is divided by the global batch, `ReduceOp.MEAN` when it is a per-replica mean",
+            )
+            return
+        tf, imports = ctx.import_module("tensorflow", "tf")
+        line = (
+            f"{ctx.indentation(statement)}{name} = {tf}.distribute.get_replica_context()"
+            f".all_reduce({tf}.distribute.ReduceOp.{op}, {name}){ctx.newline}"
+        )
+        insert_at = ctx.textmap.line_end(ctx.range(statement).end.line)
+        ctx.report(
+            update,
+            f"variable updated from un-aggregated per-replica gradients (replicas drift apart); all-reduce `{name}` "
+            f"with {op} (the loss is {scaling.value})",
+            edits=[*imports, Edit(insert_at, insert_at, line)],
+        )
+
+    def _update_calls(self, ctx: RuleContext, func) -> list[cst.Call]:
+        found = []
+        for call in ctx.index.calls:
+            if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in _UPDATES:
+                continue
+            owner = ctx.index.enclosing_function(call)
+            if owner is func or (owner in ctx.tf.replica.replica_functions and owner is not func and self._called_from(ctx, owner, func)):
+                found.append(call)
+        return found
+
+    def _called_from(self, ctx: RuleContext, helper, func) -> bool:
+        return isinstance(helper, cst.FunctionDef) and any(
+            isinstance(c.func, cst.Name) and c.func.value == helper.name.value for c in ctx.tf.replica.calls_in(func)
+        )
+
+    def _flows_into_helper(self, ctx: RuleContext, update: cst.Call, derived: set[str], calls: list[cst.Call]) -> bool:
+        helper = ctx.index.enclosing_function(update)
+        if not isinstance(helper, cst.FunctionDef):
+            return False
+        return any(
+            isinstance(c.func, cst.Name) and c.func.value == helper.name.value and derived & _names(c) for c in calls
+        )
+
+    def _aggregation(self, ctx: RuleContext, update: cst.Call) -> str | None:
+        target = update.func.value if isinstance(update.func, cst.Attribute) else None
+        if target is None:
+            return None
+        key = ctx.source(target)
+        for assign in ctx.index.assigns:
+            if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
+                continue
+            if not any(ctx.source(t.target) == key for t in assign.targets):
+                continue
+            for arg in assign.value.args:
+                if arg.keyword is not None and arg.keyword.value == "aggregation":
+                    text = ctx.source(arg.value)
+                    for op in ("ONLY_FIRST_REPLICA", "SUM", "MEAN"):
+                        if text.endswith(op):
+                            return op
+        return None
+
