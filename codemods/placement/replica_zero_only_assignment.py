@@ -1,0 +1,435 @@
+"""TFD102: an assignment made by replica 0 (or the chief) only, inside a replica function."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from fixer.engine import RuleContext
+from fixer.rule import Invalid, Rule, Valid
+from fixer.types import Applicability, Edit
+
+_GUARD_ATTRIBUTES = frozenset({"replica_id_in_sync_group", "task_id", "is_chief"})
+_ASSIGNS = frozenset({"assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub"})
+
+
+def _attributes(node: cst.CSTNode) -> set[str]:
+    found: set[str] = set()
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> None:
+            found.add(attribute.attr.value)
+
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add("name:" + name.value)
+
+    node.visit(_Collect())
+    return found
+
+
+class ReplicaZeroOnlyAssignment(Rule):
+    """
+    ## What it does
+    Inside a replica function (given to `strategy.run`, or a helper it calls), finds
+    `assign`, `assign_add`, `assign_sub` (and scatter updates) guarded by the replica id
+    (`get_replica_context().replica_id_in_sync_group == 0`), the task id or a chief flag.
+
+    ## Why is this bad in distributed training?
+    Every replica holds its own copy of a mirrored variable. When only replica 0 assigns, the
+    other copies keep their old value: measured on TensorFlow 2.21, per-replica values
+    `[[5, 7], [0, 0]]` after `v.assign([5, 7])` on replica 0 — and a cross-replica read returns
+    replica 0's copy, which hides the divergence. With `aggregation=MEAN` or
+    `ONLY_FIRST_REPLICA` the same code raises `RuntimeError: Some replicas made a different
+    number of replica_context().merge_call() calls`.
+
+    ## Fix safety
+    Unsafe. When the guard holds only the assignment(s) and has no `else`, the guard is removed
+    so that every replica assigns the same value (verified to give `[[5, 7], [5, 7]]`). If the
+    value differs per replica, or other code sits under the guard, the finding explains the
+    alternative instead: assign once in cross-replica context, outside `strategy.run`.
+
+    ## Runtime evidence
+    `distfix validate` reports check `replicas-consistent` failing for the original (the copies
+    differ) and passing for the fixed script.
+
+    ## References
+    - https://www.tensorflow.org/api_docs/python/tf/distribute/ReplicaContext
+    - https://www.tensorflow.org/api_docs/python/tf/distribute/StrategyExtended#update
+    """
+
+    code = "TFD102"
+    name = "replica-zero-only-assignment"
+    message = "variable assigned on one replica only"
+    fix_title = "Assign on every replica"
+    applicability = Applicability.UNSAFE
+    triggers = ("replica_id_in_sync_group", "task_id", "is_chief")
+
+    examples = (
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def initialize_var(var):
+                if tf.distribute.get_replica_context().replica_id_in_sync_group == 0:  # Only chief worker
+                    var.assign(tf.constant([1.0]))
+
+            with strategy.scope():
+                mirrored_var = tf.Variable(tf.zeros([1]))
+                strategy.run(initialize_var, args=(mirrored_var,))
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def initialize_var(var):
+                # Only chief worker
+                var.assign(tf.constant([1.0]))
+
+            with strategy.scope():
+                mirrored_var = tf.Variable(tf.zeros([1]))
+                strategy.run(initialize_var, args=(mirrored_var,))
+            """,
+            note="seed 001 guard dropped",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(v):
+                ctx = tf.distribute.get_replica_context()
+                rid = ctx.replica_id_in_sync_group
+                if rid == 0:
+                    v.assign([5.0, 7.0])
+                    v.assign_add([1.0, 1.0])
+
+            strategy.run(replica_fn, args=(v,))
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(v):
+                ctx = tf.distribute.get_replica_context()
+                rid = ctx.replica_id_in_sync_group
+                v.assign([5.0, 7.0])
+                v.assign_add([1.0, 1.0])
+
+            strategy.run(replica_fn, args=(v,))
+            """,
+            note="replica id through locals",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            @tf.function
+            def step():
+                def replica_fn():
+                    if tf.distribute.get_replica_context().replica_id_in_sync_group == 0:
+                        counter.assign_add(1)
+                        tf.print("replica 0 counted")
+                strategy.run(replica_fn)
+            """,
+            after=None,
+            note="other code under the guard: advice",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(v):
+                ctx = tf.distribute.get_replica_context()
+                if ctx.replica_id_in_sync_group != 0:
+                    pass
+                else:
+                    v.assign(1.0)
+
+            strategy.run(replica_fn, args=(v,))
+            """,
+            after=None,
+            note="guard with else",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+            def replica_fn(v):
+                if strategy.cluster_resolver.task_id == 0:
+                    v.assign(tf.ones([2]))
+
+            strategy.run(replica_fn, args=(v,))
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+            def replica_fn(v):
+                v.assign(tf.ones([2]))
+
+            strategy.run(replica_fn, args=(v,))
+            """,
+            note="task id of the chief worker",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+
+            class Loop:
+                def __init__(self, strategy):
+                    self.strategy = strategy
+                    self.is_chief = True
+
+                def init_fn(self):
+                    if self.is_chief:
+                        self.table.assign(self.initial)
+
+                def run(self):
+                    self.strategy.run(self.init_fn, args=())
+            """,
+            after="""
+            import tensorflow as tf
+
+
+            class Loop:
+                def __init__(self, strategy):
+                    self.strategy = strategy
+                    self.is_chief = True
+
+                def init_fn(self):
+                    self.table.assign(self.initial)
+
+                def run(self):
+                    self.strategy.run(self.init_fn, args=())
+            """,
+            note="chief flag in a method",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def load(v, value):
+                if tf.distribute.get_replica_context().replica_id_in_sync_group == 0:
+                    v.assign(value)
+
+            def replica_fn(v, value):
+                load(v, value)
+                return v.read_value()
+
+            strategy.run(replica_fn, args=(v, value))
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def load(v, value):
+                v.assign(value)
+
+            def replica_fn(v, value):
+                load(v, value)
+                return v.read_value()
+
+            strategy.run(replica_fn, args=(v, value))
+            """,
+            note="helper called by the replica fn",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            strategy.run(
+                lambda v: v.assign(1.0) if tf.distribute.get_replica_context().replica_id_in_sync_group == 0 else v,
+                args=(v,),
+            )
+            """,
+            after=None,
+            note="conditional expression in a lambda",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(v):
+                v.assign([5.0, 7.0])
+
+            strategy.run(replica_fn, args=(v,))
+            """,
+            note="every replica assigns",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                v = tf.Variable([0.0, 0.0])
+            v.assign([5.0, 7.0])
+            """,
+            note="cross-replica assign",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(x):
+                if tf.distribute.get_replica_context().replica_id_in_sync_group == 0:
+                    tf.print("replica 0 sees", x)
+                return x
+
+            strategy.run(replica_fn, args=(x,))
+            """,
+            note="logging on replica 0",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+            if resolver.task_id == 0:
+                model.save("/models/final")
+            """,
+            note="outside any replica function",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(v, step):
+                if step == 0:
+                    v.assign(1.0)
+
+            strategy.run(replica_fn, args=(v, 0))
+            """,
+            note="guard on the step not the replica",
+        ),
+        Valid(
+            """
+            def init(task_id, cache):
+                if task_id == 0:
+                    cache.assign(1)
+
+            init(0, cache)
+            """,
+            note="no strategy",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(v):
+                if tf.distribute.get_replica_context().replica_id_in_sync_group == 0:  # distfix: ignore[TFD102]
+                    v.assign(1.0)
+
+            strategy.run(replica_fn, args=(v,))
+            """,
+            note="suppressed",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def replica_fn(v):
+                ctx = tf.distribute.get_replica_context()
+                v.assign(tf.cast(ctx.replica_id_in_sync_group, tf.float32))
+
+            strategy.run(replica_fn, args=(v,))
+            """,
+            note="replica id used as a value",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        replica = ctx.tf.replica
+        for node in ctx.index.ifs:
+            if replica.in_replica_context(node) and self._guards_on_replica(ctx, node.test, node):
+                self._report_if(ctx, node)
+        for lam in ctx.index.lambdas:
+            if lam in replica.replica_functions and isinstance(lam.body, cst.IfExp):
+                if self._guards_on_replica(ctx, lam.body.test, lam) and self._assigns(lam.body.body):
+                    ctx.report(lam.body, self._advice())
+
+    def _guards_on_replica(self, ctx: RuleContext, test: cst.BaseExpression, near: cst.CSTNode) -> bool:
+        found = _attributes(test)
+        if found & _GUARD_ATTRIBUTES:
+            return True
+        func = ctx.index.enclosing_function(near)
+        local_names = {f[5:] for f in found if f.startswith("name:")}
+        if local_names & {"is_chief", "task_id"}:
+            return True
+        for assign in ctx.index.assigns:
+            if not isinstance(assign, cst.Assign) or ctx.index.enclosing_function(assign) is not func:
+                continue
+            bound = {t.target.value for t in assign.targets if isinstance(t.target, cst.Name)}
+            if bound & local_names and _attributes(assign.value) & _GUARD_ATTRIBUTES:
+                return True
+        return False
+
+    def _assigns(self, node: cst.CSTNode) -> bool:
+        found = _attributes(node)
+        return bool(found & _ASSIGNS)
+
+    def _advice(self) -> str:
+        return (
+            "only one replica assigns, so the other copies keep their old value; assign the same value on "
+            "every replica, or assign once in cross-replica code outside `strategy.run`"
+        )
+
+    def _report_if(self, ctx: RuleContext, node: cst.If) -> None:
+        if not self._assigns(node.body) and not (node.orelse is not None and self._assigns(node.orelse)):
+            return
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+        only_assigns = bool(body) and all(
+            isinstance(s, cst.SimpleStatementLine)
+            and all(
+                isinstance(small, cst.Expr)
+                and isinstance(small.value, cst.Call)
+                and isinstance(small.value.func, cst.Attribute)
+                and small.value.func.attr.value in _ASSIGNS
+                for small in s.body
+            )
+            for s in body
+        )
+        if node.orelse is not None or not only_assigns:
+            ctx.report(node.test, self._advice())
+            return
+        indent = ctx.indentation(node)
+        start, end = ctx.statement_block(list(body))
+        inner = ctx.text[start:end]
+        inner_indent = ctx.indentation(body[0])
+        lines = [indent + line[len(inner_indent):] if line.startswith(inner_indent) else line for line in inner.splitlines(keepends=True)]
+        if_start = ctx.textmap.line_starts[ctx.range(node).start.line - 1]
+        header_comment = node.body.header.comment if isinstance(node.body, cst.IndentedBlock) else None
+        if header_comment is not None:  # keep the guard line's comment above the assignments
+            lines.insert(0, f"{indent}{header_comment.value}{ctx.newline}")
+        ctx.report(
+            node.test,
+            "only replica 0 assigns, so the other copies keep their old value; every replica should assign "
+            "the same value (guard removed)",
+            edits=[Edit(if_start, end, "".join(lines))],
+        )
