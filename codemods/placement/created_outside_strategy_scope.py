@@ -8,6 +8,7 @@ import libcst as cst
 
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
 
@@ -780,7 +781,7 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
                 return [removal, Edit(insert_at, insert_at, _reindent(ctx, run, indent))], None
             break
     # Wrap in place with the program's strategy, if it is bound before the statements.
-    strategy = _strategy_text(ctx, run[0].statement)
+    strategy = strategy_in_reach(ctx, run[0].statement)
     if strategy is None:
         return None, Applicability.DISPLAY_ONLY
     indent = ctx.indentation(run[0].statement)
@@ -800,26 +801,3 @@ def _swallow_blank_line(ctx: RuleContext, start: int, end: int) -> int:
     if blank_before and not ctx.textmap.line_text(after_line).strip():
         return ctx.textmap.line_end(after_line)
     return end
-
-
-def _strategy_text(ctx: RuleContext, statement: cst.CSTNode) -> str | None:
-    """The strategy to enter at ``statement``: the one every scope block uses, bound before it."""
-    strategies = ctx.tf.strategies
-    keys = {ctx.source(s) for _, s in strategies.scope_blocks}
-    if not keys:
-        keys = {key for key, kinds in strategies.strategy_keys.items() if kinds}
-    if len(keys) != 1:
-        return None
-    key = next(iter(keys))
-    offset = ctx.span(statement)[0]
-    func = ctx.index.enclosing_function(statement)
-    for assign in ctx.index.assigns:
-        if not isinstance(assign, cst.Assign) or ctx.span(assign)[1] > offset:
-            continue
-        if any(ctx.source(t.target) == key for t in assign.targets):
-            owner = ctx.index.enclosing_function(assign)
-            if owner is None or owner is func:
-                return key
-    if func is not None and isinstance(func, cst.FunctionDef) and key in {p.name.value for p in func.params.params}:
-        return key
-    return None

@@ -1,0 +1,34 @@
+"""Which strategy expression a fix can write at a given place in the code."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+if TYPE_CHECKING:
+    from fixer.engine import RuleContext
+
+
+def strategy_in_reach(ctx: "RuleContext", statement: cst.CSTNode) -> str | None:
+    """The strategy to enter at ``statement``: the one every scope block uses, bound before it."""
+    strategies = ctx.tf.strategies
+    keys = {ctx.source(s) for _, s in strategies.scope_blocks}
+    if not keys:
+        keys = {key for key, kinds in strategies.strategy_keys.items() if kinds}
+    if len(keys) != 1:
+        return None
+    key = next(iter(keys))
+    offset = ctx.span(statement)[0]
+    func = ctx.index.enclosing_function(statement)
+    for assign in ctx.index.assigns:
+        if not isinstance(assign, cst.Assign) or not any(ctx.source(t.target) == key for t in assign.targets):
+            continue
+        owner = ctx.index.enclosing_function(assign)
+        before = ctx.span(assign)[1] <= offset
+        # A module-level binding is visible in a function body whenever the function runs later.
+        if (owner is None and (before or func is not None)) or (owner is func and before):
+            return key
+    if func is not None and isinstance(func, cst.FunctionDef) and key in {p.name.value for p in func.params.params}:
+        return key
+    return None
