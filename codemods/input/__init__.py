@@ -1,0 +1,1 @@
+"""Input pipelines (TFD2xx)."""
