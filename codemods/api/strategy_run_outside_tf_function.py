@@ -27,7 +27,11 @@ class StrategyRunOutsideTfFunction(Rule):
     Python side effects (a `print` runs once per trace, Python lists are captured), so review
     the step. When the call sits in a Python loop or at module level, the finding only says what
     to do: move the `strategy.run` call into a separate step function decorated with
-    `@tf.function` and call that from the loop.
+    `@tf.function` and call that from the loop. Keras 3 optimizers with state (Adam, SGD with
+    momentum) create their variables on the first `apply_gradients`, which fails inside a
+    compiled step under a strategy (measured on TensorFlow 2.21: `You must feed a value for
+    placeholder tensor 'cond/else/_1/cond/Placeholder'`); the fix therefore also adds
+    `optimizer.build(model.trainable_variables)` right after the optimizer is created.
 
     ## Runtime evidence
     None: the results are the same, only slower. `distfix validate` runs both variants.
@@ -206,6 +210,45 @@ class StrategyRunOutsideTfFunction(Rule):
             """,
             note="old run name",
         ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                optimizer = tf.keras.optimizers.Adam()
+
+            def step_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.nn.compute_average_loss(tf.square(model(x) - y))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            def train_step(x, y):
+                strategy.run(step_fn, args=(x, y))
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                optimizer = tf.keras.optimizers.Adam()
+                optimizer.build(model.trainable_variables)
+
+            def step_fn(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.nn.compute_average_loss(tf.square(model(x) - y))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            @tf.function
+            def train_step(x, y):
+                strategy.run(step_fn, args=(x, y))
+            """,
+            note="Keras 3 Adam is built before compiling",
+        ),
         Valid(
             """
             import tensorflow as tf
@@ -340,15 +383,26 @@ class StrategyRunOutsideTfFunction(Rule):
                 "with `@tf.function` and call that step from the loop",
             )
             return
+        message = (
+            f"`strategy.run` in `{func.name.value}`, which is not a `tf.function`: replicas run one after "
+            "another; compile the step with `@tf.function`"
+        )
+        builds = optimizer_builds(ctx, call)
+        if builds is None:
+            ctx.report(
+                call,
+                message + "; build its Keras optimizer first (`optimizer.build(model.trainable_variables)`), "
+                "or the first compiled step fails under the strategy",
+            )
+            return
         tf, imports = ctx.import_module("tensorflow", "tf")
         first = func.decorators[0] if func.decorators else func
         line_start = ctx.textmap.line_starts[ctx.range(first).start.line - 1]
         indent = ctx.indentation(first)
         ctx.report(
             call,
-            f"`strategy.run` in `{func.name.value}`, which is not a `tf.function`: replicas run one after "
-            "another; compile the step with `@tf.function`",
-            edits=[*imports, Edit(line_start, line_start, f"{indent}@{tf}.function{ctx.newline}")],
+            message,
+            edits=[*imports, *builds, Edit(line_start, line_start, f"{indent}@{tf}.function{ctx.newline}")],
         )
 
     def _ancestors_within(self, ctx: RuleContext, node: cst.CSTNode, func):
@@ -357,3 +411,84 @@ class StrategyRunOutsideTfFunction(Rule):
                 return
             yield ancestor
 
+
+
+def optimizer_builds(ctx: RuleContext, run_call: cst.Call) -> list[Edit] | None:
+    """Edits that build, right after their creation, the Keras optimizers the step applies.
+
+    Keras 3 creates an optimizer's variables on its first `apply_gradients`; inside a
+    `tf.function` under a strategy that first step fails (measured on TensorFlow 2.21 with Adam:
+    `You must feed a value for placeholder tensor 'cond/else/_1/cond/Placeholder'`), while an
+    optimizer built beforehand works. Returns None when a needed build cannot be placed.
+    """
+    run = next((r for r in ctx.tf.replica.run_calls if r.call is run_call), None)
+    if run is None:
+        return []
+    edits: list[Edit] = []
+    functions = [f for f in ctx.tf.replica.replica_functions]
+    for call in ctx.index.calls:
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "apply_gradients" and isinstance(func.value, cst.Name)):
+            continue
+        if ctx.index.enclosing_function(call) not in functions:
+            continue
+        name = func.value.value
+        if any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "build" and ctx.source(c.func.value) == name for c in ctx.index.calls):
+            continue
+        creation = _optimizer_creation(ctx, name)
+        if creation is None:
+            continue
+        variables = _variables_of(call)
+        if variables is None:
+            return None
+        statement = ctx.index.statement_of(creation)
+        if not _bound_before(ctx, variables, statement):
+            return None
+        insert_at = ctx.textmap.line_end(ctx.range(statement).end.line)
+        line = f"{ctx.indentation(statement)}{name}.build({ctx.source(variables)}){ctx.newline}"
+        edit = Edit(insert_at, insert_at, line)
+        if edit not in edits:
+            edits.append(edit)
+    return edits
+
+
+def _optimizer_creation(ctx: RuleContext, name: str) -> cst.Call | None:
+    """The Keras optimizer constructor bound to ``name`` if it keeps state (not plain SGD)."""
+    for assign in ctx.index.assigns:
+        if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
+            continue
+        if not any(isinstance(t.target, cst.Name) and t.target.value == name for t in assign.targets):
+            continue
+        callee = ctx.tf.names.callee(assign.value) or ""
+        if not callee.startswith("keras.optimizers."):
+            continue
+        plain_sgd = callee.endswith(".SGD") and not any(
+            a.keyword is not None and a.keyword.value == "momentum" for a in assign.value.args
+        )
+        return None if plain_sgd else assign.value
+    return None
+
+
+def _variables_of(apply_call: cst.Call) -> cst.BaseExpression | None:
+    """``model.trainable_variables`` in ``apply_gradients(zip(grads, model.trainable_variables))``."""
+    if not apply_call.args:
+        return None
+    pairs = apply_call.args[0].value
+    if isinstance(pairs, cst.Call) and isinstance(pairs.func, cst.Name) and pairs.func.value == "zip" and len(pairs.args) == 2:
+        return pairs.args[1].value
+    return None
+
+
+def _bound_before(ctx: RuleContext, expr: cst.BaseExpression, statement: cst.CSTNode) -> bool:
+    root = expr
+    while isinstance(root, (cst.Attribute, cst.Subscript)):
+        root = root.value
+    if not isinstance(root, cst.Name):
+        return False
+    limit = ctx.span(statement)[0]
+    return any(
+        isinstance(a, cst.Assign)
+        and ctx.span(a)[0] < limit
+        and any(isinstance(t.target, cst.Name) and t.target.value == root.value for t in a.targets)
+        for a in ctx.index.assigns
+    )

@@ -1,0 +1,38 @@
+"""The same training task written correctly for tf.distribute (distfix reports nothing)."""
+
+import tensorflow as tf
+
+GLOBAL_BATCH = 4
+strategy = tf.distribute.MirroredStrategy()
+
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1, use_bias=False, kernel_initializer="ones")])
+    optimizer = tf.keras.optimizers.SGD(0.01)
+
+features = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+labels = tf.constant([[1.0], [2.0], [3.0], [4.0]])
+dataset = tf.data.Dataset.from_tensor_slices((features, labels)).repeat().batch(GLOBAL_BATCH)
+dist_dataset = strategy.experimental_distribute_dataset(dataset)
+
+
+def loss_fn(y_true, y_pred):
+    return tf.reduce_mean(tf.square(y_true - y_pred)) / tf.distribute.get_replica_context().num_replicas_in_sync
+
+
+def replica_step(x, y):
+    with tf.GradientTape() as tape:
+        loss = loss_fn(y, model(x))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+
+
+@tf.function
+def train_step(x, y):
+    per_replica = strategy.run(replica_step, args=(x, y))
+    return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
+
+
+for step, (x, y) in zip(range(3), dist_dataset):
+    print("step", step, "loss", float(train_step(x, y)))
+print("kernel", model.trainable_variables[0].numpy().ravel().tolist())
