@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-GOOD = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\ns.experimental_run_v2(f)\n"
+GOOD = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\nd = s.experimental_distribute_datasets_from_function(f)\n"
 
 
 def _assert_one_line_error(result, path_fragment: str, message: str) -> None:
@@ -19,7 +19,7 @@ def _check_with_good(tmp_path: Path, distfix, bad: Path):
     good.write_text(GOOD)
     result = distfix("check", str(bad), str(good))
     assert result.returncode == 2
-    assert f"{good}:3:3: TFD401" in result.stdout, "the other file still gets checked"
+    assert f"{good}:3:7: TFD401" in result.stdout, "the other file still gets checked"
     return result
 
 
@@ -46,7 +46,7 @@ def test_latin1_file_with_coding_cookie_is_fixed_in_its_encoding(tmp_path, distf
     result = distfix("fix", "--write", str(bad))
     assert result.returncode == 0, result.stderr
     data = bad.read_bytes()
-    assert data.decode("latin-1") == source.replace("experimental_run_v2", "run")
+    assert data.decode("latin-1") == source.replace("experimental_distribute_datasets_from_function", "distribute_datasets_from_function")
     assert "Modèle".encode("latin-1") in data
 
 
@@ -63,7 +63,7 @@ def test_bom_and_crlf_survive_write_byte_for_byte(tmp_path, distfix):
     bad.write_bytes(b"\xef\xbb\xbf" + original)
     result = distfix("fix", "--write", str(bad))
     assert result.returncode == 0, result.stderr
-    expected = b"\xef\xbb\xbf" + original.replace(b"experimental_run_v2", b"run")
+    expected = b"\xef\xbb\xbf" + original.replace(b"experimental_distribute_datasets_from_function", b"distribute_datasets_from_function")
     assert bad.read_bytes() == expected
 
 
@@ -93,7 +93,7 @@ def test_directory_named_like_a_script_is_walked(tmp_path, distfix):
     (folder / "inner.py").write_text(GOOD)
     result = distfix("check", str(folder))
     assert result.returncode == 1
-    assert "inner.py:3:3: TFD401" in result.stdout
+    assert "inner.py:3:7: TFD401" in result.stdout
 
 
 def test_symlink_loop_is_reported_and_walks_terminate(tmp_path, distfix):
@@ -105,7 +105,7 @@ def test_symlink_loop_is_reported_and_walks_terminate(tmp_path, distfix):
     result = distfix("check", str(loop), str(tmp_path))
     assert result.returncode == 2
     _assert_one_line_error(result, "loop.py", "")
-    assert "good.py:3:3: TFD401" in result.stdout
+    assert "good.py:3:7: TFD401" in result.stdout
 
 
 def test_huge_file_gets_one_line(tmp_path, distfix):

@@ -14,7 +14,7 @@ SCHEMA_PATH = Path(__file__).resolve().parents[2] / "shared" / "schemas" / "sari
 SOURCE = (
     "import tensorflow as tf\n"
     "strategy = tf.distribute.MirroredStrategy()\n"
-    "strategy.experimental_run_v2(fn)\n"
+    "strategy.experimental_distribute_datasets_from_function(fn)\n"
 )
 
 
@@ -22,7 +22,7 @@ SOURCE = (
 def script(tmp_path: Path) -> Path:
     path = tmp_path / "train.py"
     path.write_text(SOURCE)
-    (tmp_path / "broken.py").write_text("strategy.experimental_run_v2(\n")
+    (tmp_path / "broken.py").write_text("strategy.experimental_distribute_datasets_from_function(\n")
     return path
 
 
@@ -37,11 +37,11 @@ def test_sarif_is_valid_and_carries_rules_locations_and_fixes(script, distfix):
     assert any(rule["id"] == "TFD401" for rule in run["tool"]["driver"]["rules"])
     finding = next(r for r in run["results"] if r["ruleId"] == "TFD401")
     region = finding["locations"][0]["physicalLocation"]["region"]
-    assert region == {"startLine": 3, "startColumn": 10, "endLine": 3, "endColumn": 29}
+    assert region == {"startLine": 3, "startColumn": 10, "endLine": 3, "endColumn": 56}
     replacement = finding["fixes"][0]["artifactChanges"][0]["replacements"][0]
     assert replacement == {
-        "deletedRegion": {"startLine": 3, "startColumn": 10, "endLine": 3, "endColumn": 29},
-        "insertedContent": {"text": "run"},
+        "deletedRegion": {"startLine": 3, "startColumn": 10, "endLine": 3, "endColumn": 56},
+        "insertedContent": {"text": "distribute_datasets_from_function"},
     }
     assert any(r["ruleId"] == "TFD000" and r["level"] == "error" for r in run["results"])
 
@@ -49,8 +49,8 @@ def test_sarif_is_valid_and_carries_rules_locations_and_fixes(script, distfix):
 def test_github_annotations(script, distfix):
     result = distfix("check", "--format", "github", str(script))
     assert result.stdout.strip() == (
-        f"::error file={script},line=3,col=10,endLine=3,endColumn=29,"
-        "title=TFD401 renamed-distribute-api::`experimental_run_v2` is deprecated; use `run`"
+        f"::error file={script},line=3,col=10,endLine=3,endColumn=56,"
+        "title=TFD401 renamed-distribute-api::`experimental_distribute_datasets_from_function` is deprecated; use `distribute_datasets_from_function`"
     )
 
 
@@ -65,4 +65,4 @@ def test_junit_one_case_per_file(script, distfix):
 
 def test_concise_has_no_summary(script, distfix):
     result = distfix("check", "--format", "concise", str(script))
-    assert result.stdout == f"{script}:3:10: TFD401 [*] `experimental_run_v2` is deprecated; use `run`\n"
+    assert result.stdout == f"{script}:3:10: TFD401 [*] `experimental_distribute_datasets_from_function` is deprecated; use `distribute_datasets_from_function`\n"

@@ -17,10 +17,10 @@ import pytest
 BAD = (
     "import tensorflow as tf\n"
     "strategy = tf.distribute.MirroredStrategy()\n"
-    "strategy.experimental_run_v2(first)\n"
-    "strategy.experimental_run_v2(second)\n"
+    "first = strategy.experimental_distribute_datasets_from_function(make_first)\n"
+    "second = strategy.experimental_distribute_datasets_from_function(make_second)\n"
 )
-FIXED = BAD.replace("experimental_run_v2", "run")
+FIXED = BAD.replace("experimental_distribute_datasets_from_function", "distribute_datasets_from_function")
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -117,7 +117,7 @@ def test_notebooks_with_magics_and_outputs(tmp_path, distfix):
             {"cell_type": "code", "execution_count": 1, "id": "a", "metadata": {}, "outputs": [{"output_type": "stream", "name": "stdout", "text": ["hi\n"]}],
              "source": ["%load_ext tensorboard\n", "import tensorflow as tf\n", "strategy = tf.distribute.MirroredStrategy()"]},
             {"cell_type": "code", "execution_count": 2, "id": "b", "metadata": {}, "outputs": [],
-             "source": ["!ls\n", "strategy.experimental_run_v2(fn)"]},
+             "source": ["!ls\n", "d = strategy.experimental_distribute_datasets_from_function(fn)"]},
         ],
         "metadata": {},
         "nbformat": 4,
@@ -127,7 +127,7 @@ def test_notebooks_with_magics_and_outputs(tmp_path, distfix):
     result = distfix("migrate", str(repo), "--write")
     assert result.returncode == 0, result.stdout + result.stderr
     written = json.loads((repo / "nb.ipynb").read_text())
-    assert written["cells"][1]["source"] == ["!ls\n", "strategy.run(fn)"]
+    assert written["cells"][1]["source"] == ["!ls\n", "d = strategy.distribute_datasets_from_function(fn)"]
     assert written["cells"][0] == notebook["cells"][0]
 
 
@@ -191,7 +191,7 @@ def test_baseline_reports_only_new_findings(tmp_path, distfix):
 def test_interrupted_run_resumes_without_half_written_files(tmp_path):
     tree = tmp_path / "tree"
     tree.mkdir()
-    body = BAD + "".join(f"\n\ndef helper_{i}(x):\n    return strategy.experimental_run_v2(fn, args=(x,))\n" for i in range(40))
+    body = BAD + "".join(f"\n\ndef helper_{i}(x):\n    return strategy.experimental_distribute_datasets_from_function(x)\n" for i in range(40))
     for number in range(250):
         (tree / f"script_{number:03}.py").write_text(body)
     reference = tmp_path / "reference"
