@@ -1,0 +1,1 @@
+"""Cluster configuration: TF_CONFIG, cluster specs and resolvers (TFD6xx)."""

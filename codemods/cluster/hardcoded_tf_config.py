@@ -1,0 +1,341 @@
+"""TFD601: TF_CONFIG written into the script from literals."""
+
+from __future__ import annotations
+
+import json
+
+import libcst as cst
+
+from codemods.cluster.tf_config_sources import NOT_LITERAL, tf_config_of, tf_config_setters
+from fixer.engine import RuleContext
+from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.strategies import MULTI_WORKER_CLASSES
+from fixer.types import Applicability, Edit
+
+
+class HardcodedTfConfig(Rule):
+    """
+    ## What it does
+    Finds `TF_CONFIG` set from literals inside the training script: `os.environ["TF_CONFIG"] =`
+    a string, a triple-quoted string, an f-string of literals, `json.dumps` of a literal dict or of
+    a name bound to one, and the same through `os.environ.update`, `os.environ.setdefault` and
+    `os.putenv`. A TF_CONFIG built from command-line flags or environment variables is not
+    reported.
+
+    ## Why is this bad in distributed training?
+    Every worker runs the same script, so every worker claims the same task index. Measured on
+    TensorFlow 2.21 with two processes: the second fails with `UnknownError: Could not start gRPC
+    server` (the port is taken) and the first hangs forever waiting for its peer, ignoring
+    SIGTERM. Addresses baked into the code also break as soon as the job moves to other hosts.
+
+    ## Fix safety
+    Unsafe: the assignment is removed (with the dict it was built from, when nothing else uses
+    it) and every `MultiWorkerMirroredStrategy()` gets
+    `cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver()`, so the cluster
+    comes from the launcher. The script then needs TF_CONFIG from its environment:
+    `distfix fix --emit-launcher DIR` writes one launch script per task holding the removed
+    spec with that task's index.
+
+    ## Runtime evidence
+    `distfix validate --workers 2` maps every address the script names to free 127.0.0.1 ports
+    and keeps the task indices as written: the original fails check `runs` (`Could not start
+    gRPC server`, then a hang that is killed), the fixed script forms the cluster.
+
+    ## References
+    - https://www.tensorflow.org/guide/distributed_training#TF_CONFIG
+    - https://www.tensorflow.org/api_docs/python/tf/distribute/cluster_resolver/TFConfigClusterResolver
+    """
+
+    code = "TFD601"
+    name = "hardcoded-tf-config"
+    message = "TF_CONFIG is hard-coded in the script"
+    fix_title = "Read TF_CONFIG from the launcher's environment"
+    applicability = Applicability.UNSAFE
+    triggers = ("TF_CONFIG",)
+
+    examples = (
+        Invalid(
+            '''
+            import os
+            import tensorflow as tf
+
+            os.environ['TF_CONFIG'] = """
+            {
+                "cluster": {
+                    "worker": ["10.0.0.1:2222", "10.0.0.2:2222"]
+                },
+                "task": {"type": "worker", "index": 0}
+            }
+            """
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            ''',
+            after="""
+            import os
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            """,
+            note="seed 004 triple-quoted string",
+        ),
+        Invalid(
+            """
+            import json
+            import os
+            import tensorflow as tf
+
+            tf_config = {"cluster": {"worker": ["host1:2222", "host2:2222"]}, "task": {"type": "worker", "index": 1}}
+            os.environ["TF_CONFIG"] = json.dumps(tf_config)
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            """,
+            after="""
+            import json
+            import os
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            """,
+            note="json.dumps of a named dict",
+        ),
+        Invalid(
+            """
+            import json
+            from os import environ
+            import tensorflow as tf
+
+            environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": 0}})
+            strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
+            """,
+            after="""
+            import json
+            from os import environ
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options, cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            """,
+            note="environ imported, strategy with options",
+        ),
+        Invalid(
+            """
+            import os as operating_system
+            import tensorflow as tf
+
+            PORT = 2222
+            operating_system.environ.update({"TF_CONFIG": f'{{"cluster": {{"worker": ["w0:{PORT}", "w1:{PORT}"]}}, "task": {{"type": "worker", "index": 0}}}}'})
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            """,
+            after="""
+            import os as operating_system
+            import tensorflow as tf
+
+            PORT = 2222
+            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            """,
+            note="update with an f-string of literals",
+        ),
+        Invalid(
+            """
+            import os
+            import tensorflow as tf
+
+            os.environ.setdefault("TF_CONFIG", '{"cluster": {"worker": ["w0:1", "w1:1"]}, "task": {"type": "worker", "index": 0}}')
+            strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+            """,
+            after="""
+            import os
+            import tensorflow as tf
+
+            strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            """,
+            note="setdefault with the experimental class",
+        ),
+        Invalid(
+            """
+            import os
+            import tensorflow as tf
+
+            os.putenv("TF_CONFIG", '{"cluster": {"worker": ["w0:1"]}, "task": {"type": "worker", "index": 0}}')
+            """,
+            after="""
+            import os
+            import tensorflow as tf
+
+            """,
+            note="putenv without a strategy",
+        ),
+        Invalid(
+            """
+            import os
+            import tensorflow as tf
+
+            def main():
+                os.environ["TF_CONFIG"] = '{"cluster": {"worker": ["w0:1", "w1:1"]}, "task": {"type": "worker", "index": 0}}'
+                resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+                strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver)
+            """,
+            after="""
+            import os
+            import tensorflow as tf
+
+            def main():
+                resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+                strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver)
+            """,
+            note="in a function, resolver already given",
+        ),
+        Invalid(
+            """
+            import os
+            import tensorflow as tf
+
+            if True: os.environ["TF_CONFIG"] = '{"cluster": {"worker": ["w0:1"]}, "task": {"type": "worker", "index": 0}}'
+            """,
+            after=None,
+            note="on a compound line: advice",
+        ),
+        Valid(
+            """
+            import json
+            import os
+            import tensorflow as tf
+
+            def main(args):
+                os.environ["TF_CONFIG"] = json.dumps(
+                    {"cluster": {"worker": args.workers}, "task": {"type": "worker", "index": args.index}}
+                )
+            """,
+            note="built from command-line flags",
+        ),
+        Valid(
+            """
+            import os
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy(
+                cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver()
+            )
+            """,
+            note="read from the environment",
+        ),
+        Valid(
+            """
+            import os
+
+            os.environ["TF_CONFIG"] = os.environ["CLUSTER_SPEC"]
+            """,
+            note="copied from another variable",
+        ),
+        Valid(
+            """
+            import os
+
+            config = os.environ.get("TF_CONFIG", "{}")
+            """,
+            note="read not written",
+        ),
+        Valid(
+            """
+            import os
+
+            os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+            """,
+            note="another variable",
+        ),
+        Valid(
+            """
+            import json
+            import os
+            import sys
+
+            workers = sys.argv[1].split(",")
+            os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": workers}, "task": {"type": "worker", "index": int(sys.argv[2])}})
+            """,
+            note="from sys.argv",
+        ),
+        Valid(
+            """
+            import os
+
+            os.environ.pop("TF_CONFIG", None)
+            """,
+            note="removed",
+        ),
+        Valid(
+            """
+            import os
+
+            os.environ["TF_CONFIG"] = '{"cluster": {"worker": ["w0:1"]}, "task": {"type": "worker", "index": 0}}'  # distfix: ignore[TFD601]
+            """,
+            note="suppressed",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        setters = tf_config_setters(ctx)
+        for setter in setters:
+            config = tf_config_of(ctx, setter)
+            if config is NOT_LITERAL:
+                continue
+            message = "TF_CONFIG is hard-coded: every worker runs this script and claims the same task"
+            spec = _summary(config)
+            if spec:
+                message += f" ({spec})"
+            statement = setter.statement
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                ctx.report(setter.node, message + "; set it in the launcher instead")
+                continue
+            edits = [_remove_statement(ctx, statement)]
+            edits += _remove_literal_binding(ctx, setter.value, setters)
+            edits += _resolver_edits(ctx)
+            ctx.report(setter.node, message + "; the launcher sets it (see `distfix fix --emit-launcher`)", edits=edits)
+
+
+def _summary(config: str) -> str:
+    try:
+        data = json.loads(config)
+    except (json.JSONDecodeError, TypeError):
+        return ""
+    cluster = data.get("cluster", {}) if isinstance(data, dict) else {}
+    if not isinstance(cluster, dict):
+        return ""
+    return ", ".join(f"{len(v)} {k}" for k, v in cluster.items() if isinstance(v, list))
+
+
+def _remove_statement(ctx: RuleContext, statement: cst.BaseStatement) -> Edit:
+    start = ctx.textmap.line_starts[ctx.range(statement).start.line - 1]
+    end = ctx.textmap.line_end(ctx.range(statement).end.line)
+    return Edit(start, end, "")
+
+
+def _remove_literal_binding(ctx: RuleContext, value: cst.BaseExpression, setters) -> list[Edit]:
+    """Also remove `cfg = {...}` when the TF_CONFIG was `json.dumps(cfg)` and cfg is used nowhere else."""
+    if not (isinstance(value, cst.Call) and value.args and isinstance(value.args[0].value, cst.Name)):
+        return []
+    name = value.args[0].value.value
+    uses = [n for n in ctx.index.names.get(name, [])]
+    bindings = [
+        a for a in ctx.index.assigns
+        if isinstance(a, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)
+    ]
+    if len(bindings) != 1 or len(uses) != 2:
+        return []
+    statement = ctx.index.statement_of(bindings[0])
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return []
+    return [_remove_statement(ctx, statement)]
+
+
+def _resolver_edits(ctx: RuleContext) -> list[Edit]:
+    """Give every MultiWorkerMirroredStrategy() without a resolver the TF_CONFIG resolver."""
+    edits = []
+    for call, kind in ctx.tf.strategies.constructions:
+        if kind not in MULTI_WORKER_CLASSES:
+            continue
+        if any(a.keyword is not None and a.keyword.value == "cluster_resolver" for a in call.args):
+            continue
+        tf, imports = ctx.import_module("tensorflow", "tf")
+        resolver = f"cluster_resolver={tf}.distribute.cluster_resolver.TFConfigClusterResolver()"
+        inner = ctx.source(call)[len(ctx.source(call.func)):]
+        arguments = inner[1:-1].strip().rstrip(",")
+        replacement = f"{ctx.source(call.func)}({arguments + ', ' if arguments else ''}{resolver})"
+        edits += [*imports, ctx.replace(call, replacement)]
+    return edits

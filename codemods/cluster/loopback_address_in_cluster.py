@@ -1,0 +1,163 @@
+"""TFD602: a cluster that mixes loopback addresses with other hosts, or shares one port."""
+
+from __future__ import annotations
+
+from codemods.cluster.tf_config_sources import cluster_problems
+from fixer.engine import RuleContext
+from fixer.rule import Invalid, Rule, Valid
+from fixer.types import Applicability
+
+
+class LoopbackAddressInCluster(Rule):
+    """
+    ## What it does
+    In literal TF_CONFIGs and `tf.train.ClusterSpec({...})` literals, finds `localhost`,
+    `127.x.x.x`, `::1` or `0.0.0.0` entries next to other hosts, and several tasks on one
+    loopback address and port.
+
+    ## Why is this bad in distributed training?
+    A worker on another machine cannot reach `localhost`: it dials itself. The cluster never
+    forms and every worker hangs "waiting for tasks to connect" (seed article 004: "using
+    localhost for worker addresses ... worked locally in a toy setup but would result in no
+    inter-worker communication once deployed"). Two tasks on one loopback port cannot both
+    start their gRPC server (`Could not start gRPC server`).
+
+    ## Fix safety
+    Display-only: use each machine's reachable address (or distinct ports on one machine).
+
+    ## Runtime evidence
+    `distfix doctor` resolves every address and tries every port of the live TF_CONFIG.
+
+    ## References
+    - https://www.tensorflow.org/guide/distributed_training#TF_CONFIG
+    """
+
+    code = "TFD602"
+    name = "loopback-address-in-cluster"
+    message = "loopback address in a multi-host cluster"
+    applicability = Applicability.DISPLAY_ONLY
+    triggers = ("TF_CONFIG", "ClusterSpec")
+
+    examples = (
+        Invalid(
+            """
+            import json
+            import os
+            os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["localhost:2222", "10.0.0.2:2222"]}, "task": {"type": "worker", "index": 0}})
+            """,
+            note="localhost beside a remote host",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            spec = tf.train.ClusterSpec({"chief": ["127.0.0.1:2222"], "worker": ["gpu-node-1:2222"]})
+            """,
+            note="chief on 127.0.0.1",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            spec = tf.train.ClusterSpec({"worker": ["localhost:2222", "localhost:2222"]})
+            """,
+            note="same loopback port twice",
+        ),
+        Invalid(
+            """
+            import os
+            os.environ["TF_CONFIG"] = '{"cluster": {"worker": ["0.0.0.0:5000", "node2:5000"]}, "task": {"type": "worker", "index": 1}}'
+            """,
+            note="0.0.0.0 in a string",
+        ),
+        Invalid(
+            """
+            import os
+            CONFIG = '{"cluster": {"worker": ["127.0.0.2:1", "w1.example.com:1"]}, "task": {"type": "worker", "index": 0}}'
+            os.environ.update({"TF_CONFIG": CONFIG})
+            """,
+            note="127.0.0.2 through a constant",
+        ),
+        Invalid(
+            """
+            import os
+            os.putenv("TF_CONFIG", '{"cluster": {"worker": ["[::1]:2222", "10.1.1.1:2222"]}, "task": {"type": "worker", "index": 0}}')
+            """,
+            note="IPv6 loopback",
+        ),
+        Invalid(
+            """
+            from tensorflow.train import ClusterSpec
+            spec = ClusterSpec({"worker": ["localhost:3000", "host-b:3000"], "ps": ["localhost:4000"]})
+            """,
+            note="imported ClusterSpec",
+        ),
+        Invalid(
+            """
+            import json
+            import os
+            cfg = {"cluster": {"worker": ["localhost:1", "localhost:1", "localhost:2"]}, "task": {"type": "worker", "index": 0}}
+            os.environ["TF_CONFIG"] = json.dumps(cfg)
+            """,
+            note="repeated loopback port in a dict",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+            spec = tf.train.ClusterSpec({"worker": ["localhost:2222", "localhost:2223"]})
+            """,
+            note="all loopback, distinct ports",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+            spec = tf.train.ClusterSpec({"worker": ["10.0.0.1:2222", "10.0.0.2:2222"]})
+            """,
+            note="all remote",
+        ),
+        Valid(
+            """
+            import json
+            import os
+            os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["127.0.0.1:5000", "127.0.0.1:5001"]}, "task": {"type": "worker", "index": 0}})
+            """,
+            note="local test cluster",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+            spec = tf.train.ClusterSpec({"worker": hosts})
+            """,
+            note="hosts from a variable",
+        ),
+        Valid(
+            """
+            import os
+            os.environ["TF_CONFIG"] = make_config("localhost")
+            """,
+            note="built by a function",
+        ),
+        Valid(
+            """
+            servers = ["localhost:2222", "db.example.com:5432"]
+            """,
+            note="not a cluster spec",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+            spec = tf.train.ClusterSpec({"worker": ["localhost:2222", "h2:2222"]})  # distfix: ignore[TFD602]
+            """,
+            note="suppressed",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+            spec = tf.train.ClusterSpec({"worker": ["localhost.example.com:2222", "h2:2222"]})
+            """,
+            note="a real host whose name starts with localhost",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        for node, problem in cluster_problems(ctx):
+            if problem.code == self.code:
+                ctx.report(node, problem.message)

@@ -1,0 +1,174 @@
+"""TFD603: a literal TF_CONFIG or cluster spec that TensorFlow rejects or hangs on."""
+
+from __future__ import annotations
+
+from codemods.cluster.tf_config_sources import cluster_problems
+from fixer.engine import RuleContext
+from fixer.rule import Invalid, Rule, Valid
+from fixer.types import Applicability
+
+
+class MalformedClusterSpec(Rule):
+    """
+    ## What it does
+    Checks every literal TF_CONFIG the code sets and every `tf.train.ClusterSpec({...})` literal,
+    and names each defect exactly: invalid JSON (with its line and column), no `cluster` or no
+    `task`, a task index out of range or given as a string, an unknown task type, a missing or
+    non-numeric port, duplicate addresses.
+
+    ## Why is this bad in distributed training?
+    Measured on TensorFlow 2.21: invalid JSON raises `JSONDecodeError` only when the strategy is
+    built; a missing port raises `Could not parse port for local server`; an index out of range
+    raises `The task_id 5 exceeds the maximum id of worker`; an index written as the string `"0"`
+    is accepted and then the process hangs waiting for peers. `distfix doctor` runs the same
+    checks on the live `TF_CONFIG` before launch.
+
+    ## Fix safety
+    Display-only: the right value depends on the cluster. The message says what is wrong and
+    how to write it.
+
+    ## Runtime evidence
+    `distfix doctor --tf-config ...` reports the same defects; `distfix validate --workers 2`
+    shows the crash or the hang (killed at the timeout).
+
+    ## References
+    - https://www.tensorflow.org/guide/distributed_training#TF_CONFIG
+    - https://www.tensorflow.org/api_docs/python/tf/train/ClusterSpec
+    """
+
+    code = "TFD603"
+    name = "malformed-cluster-spec"
+    message = "malformed cluster spec"
+    applicability = Applicability.DISPLAY_ONLY
+    triggers = ("TF_CONFIG", "ClusterSpec")
+
+    examples = (
+        Invalid(
+            """
+            import os
+            os.environ["TF_CONFIG"] = "{'cluster': {'worker': ['w0:2222']}, 'task': {'type': 'worker', 'index': 0}}"
+            """,
+            note="single quotes are not JSON",
+        ),
+        Invalid(
+            """
+            import os
+            os.environ["TF_CONFIG"] = '{"cluster": {"worker": ["w0:2222", "w1:2222"]}}'
+            """,
+            note="no task",
+        ),
+        Invalid(
+            """
+            import json
+            import os
+            os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["w0:2222", "w1:2222"]}, "task": {"type": "worker", "index": 5}})
+            """,
+            note="index out of range",
+        ),
+        Invalid(
+            """
+            import json
+            import os
+            os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["w0:2222", "w1:2222"]}, "task": {"type": "worker", "index": "0"}})
+            """,
+            note="index as a string",
+        ),
+        Invalid(
+            """
+            import json
+            import os
+            os.environ["TF_CONFIG"] = json.dumps({"cluster": {"workers": ["w0:2222"]}, "task": {"type": "workers", "index": 0}})
+            """,
+            count=2,
+            note="unknown task type",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            spec = tf.train.ClusterSpec({"worker": ["10.0.0.1", "10.0.0.2:22x2"]})
+            """,
+            count=2,
+            note="missing and non-numeric port",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            spec = tf.train.ClusterSpec({"worker": ["10.0.0.1:2222", "10.0.0.1:2222"]})
+            """,
+            note="duplicate address",
+        ),
+        Invalid(
+            """
+            import os
+            os.environ["TF_CONFIG"] = ""
+            """,
+            note="empty",
+        ),
+        Valid(
+            """
+            import json
+            import os
+            os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["w0:2222", "w1:2222"]}, "task": {"type": "worker", "index": 1}})
+            """,
+            note="well formed",
+        ),
+        Valid(
+            """
+            import json
+            import os
+            os.environ["TF_CONFIG"] = json.dumps({
+                "cluster": {"chief": ["c:2222"], "worker": ["w0:2222"], "ps": ["p:2222"]},
+                "task": {"type": "chief", "index": 0},
+            })
+            """,
+            note="chief worker ps",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+            spec = tf.train.ClusterSpec({"worker": ["localhost:12345", "localhost:23456"]})
+            """,
+            note="local cluster with distinct ports",
+        ),
+        Valid(
+            """
+            import os
+            os.environ["TF_CONFIG"] = build_config()
+            """,
+            note="not a literal",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+            spec = tf.train.ClusterSpec(cluster_dict)
+            """,
+            note="cluster from a variable",
+        ),
+        Valid(
+            """
+            import json
+            config = json.loads('{"cluster": {}}')
+            """,
+            note="not set as TF_CONFIG",
+        ),
+        Valid(
+            """
+            import os
+            os.environ["TF_CONFIG"] = '{"cluster": {"worker": ["w0:1"]}}'  # distfix: ignore[TFD603]
+            """,
+            note="suppressed",
+        ),
+        Valid(
+            """
+            import json
+            import os
+            os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["[::1]:2222", "[::1]:2223"]}, "task": {"type": "worker", "index": 0}})
+            """,
+            note="IPv6 loopback with ports",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        for node, problem in cluster_problems(ctx):
+            if problem.code == self.code:
+                ctx.report(node, problem.message)
