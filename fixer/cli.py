@@ -140,6 +140,7 @@ def fix(
     unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that can change behaviour."),
     select: Optional[list[str]] = SelectOption,
     ignore: Optional[list[str]] = IgnoreOption,
+    emit_launcher: Optional[Path] = typer.Option(None, "--emit-launcher", help="Write one launch script per task for each hard-coded TF_CONFIG that TFD601 removes."),
     interactive: bool = typer.Option(False, "--interactive", "-i", help="Review each fix as a diff and choose: apply, skip, apply or skip the whole rule, quit."),
     jobs: Optional[int] = JobsOption,
     exit_zero: bool = ExitZeroOption,
@@ -162,6 +163,8 @@ def fix(
         if not write and result.changed:
             patch = diff_output.unified_diff(result.path, result.source or "", result.fixed_text or "")
             typer.echo(diff_output.colourise(patch) if colour else patch, nl=False)
+    if emit_launcher is not None:
+        _emit_launchers(results, emit_launcher)
     applied = sum(len(r.applied) for r in results)
     remaining = [f for r in results for f in r.findings if f.code != "TFD000"]
     held_back = sum(r.held_back_unsafe for r in results)
@@ -174,6 +177,19 @@ def fix(
     typer.echo(message, err=True)
     found = bool(remaining) or (bool(changed) and not write)
     raise typer.Exit(_exit_code(results, problems, found, exit_zero))
+
+
+def _emit_launchers(results: list[FileResult], out_dir: Path) -> None:
+    from fixer.launcher import emit_launchers, hardcoded_tf_configs
+
+    for result in results:
+        if result.source is None or not any(f.code == "TFD601" for f in result.applied + result.findings):
+            continue
+        script = Path(result.path)
+        for number, config in enumerate(hardcoded_tf_configs(result.path, result.source)):
+            folder = out_dir / script.stem if number == 0 else out_dir / f"{script.stem}_{number}"
+            written = emit_launchers(script, config, folder)
+            typer.echo(f"Wrote {len(written)} launch scripts for {script} to {folder}", err=True)
 
 
 def _interactive(paths: list[str], select: list[str] | None, ignore: list[str] | None, unsafe: bool) -> None:

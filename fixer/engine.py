@@ -204,6 +204,12 @@ def _parse(path: str, text: str) -> cst.Module | Finding:
         return parse_error_finding(path, f"could not parse: {type(exc).__name__}: {exc}")
 
 
+def build_context(path: str, text: str, module: cst.Module, config: Config | None = None) -> RuleContext:
+    """The context rules (and tools that reuse their analysis) work on, for a parsed module."""
+    index = ModuleIndex.build(module)
+    return RuleContext(path=path, text=text, module=module, index=index, tf=TFModel(module, index), config=config or Config())
+
+
 def selected_rules(path: str, text: str, config: Config, registry: Registry) -> list[type[Rule]]:
     """Rules that are enabled for ``path`` and whose trigger texts occur in ``text``."""
     return [
@@ -245,8 +251,7 @@ def check_source(
         if config.is_enabled(PARSE_ERROR_CODE, path):
             result.findings.append(parsed)
         return result
-    index = ModuleIndex.build(parsed)
-    ctx = RuleContext(path=path, text=text, module=parsed, index=index, tf=TFModel(parsed, index), config=config)
+    ctx = build_context(path, text, parsed, config)
     for rule_class in rules:
         ctx.rule = rule_class()
         try:

@@ -1,0 +1,72 @@
+"""``fix --emit-launcher``: the launch scripts really start a 2-worker cluster on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+TRAIN = """\
+import json
+import os
+
+import tensorflow as tf
+
+os.environ["TF_CONFIG"] = json.dumps({{"cluster": {{"worker": ["127.0.0.1:{p0}", "127.0.0.1:{p1}"]}}, "task": {{"type": "worker", "index": 0}}}})
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+
+@tf.function
+def all_reduce():
+    value = strategy.run(lambda: tf.constant(1.0) + tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group, tf.float32))
+    return strategy.reduce(tf.distribute.ReduceOp.SUM, value, axis=None)
+
+
+print("ALLREDUCE", float(all_reduce()), strategy.cluster_resolver.task_id, flush=True)
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.tensorflow
+def test_emitted_launchers_form_the_cluster(tmp_path: Path, distfix):
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN.format(p0=_free_port(), p1=_free_port()))
+    out = tmp_path / "launch"
+    result = distfix("fix", "--write", "--unsafe-fixes", "--emit-launcher", str(out), str(script))
+    assert result.returncode in (0, 1), result.stderr
+    fixed = script.read_text()
+    assert 'os.environ["TF_CONFIG"]' not in fixed and "TFConfigClusterResolver()" in fixed
+    launchers = sorted((out / "train").glob("launch_*.sh"))
+    assert [p.name for p in launchers] == ["launch_worker_0.sh", "launch_worker_1.sh"]
+    config = json.loads(launchers[1].read_text().split("export TF_CONFIG='")[1].split("'\n")[0])
+    assert config["task"] == {"type": "worker", "index": 1}
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+    processes = [
+        subprocess.Popen(["bash", str(p)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
+        for p in launchers
+    ]
+    deadline = time.monotonic() + 180
+    outputs = []
+    try:
+        for process in processes:
+            remaining = max(1.0, deadline - time.monotonic())
+            outputs.append(process.communicate(timeout=remaining)[0])
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)  # a hung worker ignores SIGTERM
+                process.wait()
+    for index, (process, output) in enumerate(zip(processes, outputs)):
+        assert process.returncode == 0, output[-2000:]
+        assert f"ALLREDUCE 3.0 {index}" in output
