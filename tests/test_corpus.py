@@ -32,10 +32,11 @@ def test_corpus_case(case: Path):
     spec = tomllib.loads((case / "case.toml").read_text())
     before = case / "before.py"
     assert _codes(before) == sorted(spec["codes"])
-    fixed = fix_source(str(before), before.read_text(encoding="utf-8"), unsafe=True)
+    original = before.read_text(encoding="utf-8")
+    fixed = fix_source(str(before), original, unsafe=True)
     assert fixed.reverted is None
     expected = (case / "after.py").read_text(encoding="utf-8")
-    assert fixed.fixed_text == expected
+    assert (fixed.fixed_text or original) == expected  # advice-only cases keep the text
     cst.parse_module(expected)
     assert fix_source("after.py", expected, unsafe=True).fixed_text is None
     assert _codes(case / "after.py") == sorted(spec.get("after_codes", []))

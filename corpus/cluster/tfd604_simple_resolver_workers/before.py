@@ -1,0 +1,12 @@
+"""Seed article 004's SimpleClusterResolver(workers=...): that keyword does not exist."""
+
+import os
+
+import tensorflow as tf
+
+task_index = int(os.environ.get("TASK_INDEX", "0"))
+worker_addresses = ["10.0.0.1:2222", "10.0.0.2:2222"]
+cluster_resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
+    workers=worker_addresses
+)
+strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=cluster_resolver)
