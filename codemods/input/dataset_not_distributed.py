@@ -6,19 +6,9 @@ import libcst as cst
 
 from codemods.input.datasets import DatasetModel
 from fixer.engine import RuleContext
+from fixer.tf.dataflow import names_in
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability
-
-
-def _names(node: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-    node.visit(_Collect())
-    return found
 
 
 class DatasetNotDistributed(Rule):
@@ -360,7 +350,7 @@ class DatasetNotDistributed(Rule):
         for loop in (n for n in ctx.index.parent if isinstance(n, cst.For)):
             if not datasets.is_dataset(loop.iter):
                 continue
-            targets = _names(loop.target)
+            targets = names_in(loop.target)
             run = self._distributed_use(ctx, loop, targets, steps)
             if run is None:
                 continue
@@ -382,9 +372,9 @@ class DatasetNotDistributed(Rule):
             if not ctx.index.is_within(call, loop.body):
                 continue
             for run in runs:
-                if run.call is call and run.args is not None and _names(run.args) & targets:
+                if run.call is call and run.args is not None and names_in(run.args) & targets:
                     return run
-            if isinstance(call.func, cst.Name) and call.func.value in steps and _names(call) & targets:
+            if isinstance(call.func, cst.Name) and call.func.value in steps and names_in(call) & targets:
                 step = steps[call.func.value]
                 return next(r for r in runs if ctx.index.enclosing_function(r.call) is step)
         return None

@@ -8,6 +8,7 @@ import libcst as cst
 
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.dataflow import independent
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
@@ -698,43 +699,6 @@ def _position_in(body: list[cst.CSTNode], statement: cst.CSTNode) -> int | None:
     return None
 
 
-def _names_in(node: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-    node.visit(_Collect())
-    return found
-
-
-def _bound_in(statement: cst.CSTNode) -> set[str]:
-    bound: set[str] = set()
-    simple = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
-    for node in simple:
-        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            for target in targets:
-                bound |= _names_in(target) if isinstance(target, (cst.Name, cst.Tuple, cst.List)) else set()
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
-            bound |= _names_in(node)
-    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-        bound.add(statement.name.value)
-    if isinstance(statement, (cst.With, cst.For, cst.If, cst.While, cst.Try)):
-        bound |= _names_in(statement)  # conservative: anything mentioned may be rebound
-    return bound
-
-
-def _independent(moved: list[cst.CSTNode], between: list[cst.CSTNode]) -> bool:
-    """True when moving ``moved`` across ``between`` cannot change what either sees."""
-    moved_names = set().union(*(_names_in(s) for s in moved))
-    moved_bound = set().union(*(_bound_in(s) for s in moved))
-    between_names = set().union(set(), *(_names_in(s) for s in between))
-    between_bound = set().union(set(), *(_bound_in(s) for s in between))
-    return not (moved_bound & between_names) and not (moved_names & between_bound)
-
-
 def _reindent(ctx: RuleContext, run: list[Creation], indent: str) -> str:
     start, end = ctx.statement_block([c.statement for c in run])
     text = ctx.text[start:end]
@@ -764,7 +728,7 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
     for position in range(last + 1, len(body)):
         candidate = body[position]
         if id(candidate) in scope_withs and isinstance(candidate, cst.With) and isinstance(candidate.body, cst.IndentedBlock):
-            if _independent(moved, body[last + 1 : position]):
+            if independent(moved, body[last + 1 : position]):
                 target = candidate.body.body[0]
                 indent = ctx.indentation(target)
                 insert_at = ctx.statement_block([target])[0]
@@ -774,7 +738,7 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
     for position in range(first - 1, -1, -1):
         candidate = body[position]
         if id(candidate) in scope_withs and isinstance(candidate, cst.With) and isinstance(candidate.body, cst.IndentedBlock):
-            if _independent(moved, body[position + 1 : first]):
+            if independent(moved, body[position + 1 : first]):
                 last_inner = candidate.body.body[-1]
                 indent = ctx.indentation(last_inner)
                 insert_at = ctx.textmap.line_end(ctx.range(last_inner).end.line)

@@ -6,6 +6,7 @@ import libcst as cst
 
 from codemods.reduction.loss_scaling import Scaling, classify, gradient_calls, loss_origin
 from fixer.engine import RuleContext
+from fixer.tf.dataflow import names_in
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability, Edit
 
@@ -13,28 +14,17 @@ _UPDATES = frozenset({"assign_sub", "assign_add", "assign"})
 _AGGREGATING = frozenset({"all_reduce", "reduce", "apply_gradients", "merge_call", "batch_reduce_to", "reduce_to"})
 
 
-def _names(node: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-    node.visit(_Collect())
-    return found
-
-
-def _derived_names(ctx: RuleContext, func, name: str) -> set[str]:
+def _derivednames_in(ctx: RuleContext, func, name: str) -> set[str]:
     """``name`` plus the loop variables and locals computed from it inside ``func``."""
     derived = {name}
     nodes = [n for n in ctx.index.parent if isinstance(n, (cst.For, cst.Assign)) and ctx.index.enclosing_function(n) is func]
     for _ in range(3):
         for node in nodes:
             source = node.iter if isinstance(node, cst.For) else node.value
-            if derived & _names(source):
+            if derived & names_in(source):
                 targets = [node.target] if isinstance(node, cst.For) else [t.target for t in node.targets]
                 for target in targets:
-                    derived |= _names(target)
+                    derived |= names_in(target)
     return derived
 
 
@@ -465,15 +455,15 @@ class UnaggregatedVariableUpdate(Rule):
         name = target.value
         calls = ctx.tf.replica.calls_in(func)
         if any(
-            isinstance(c.func, cst.Attribute) and c.func.attr.value in _AGGREGATING and name in _names(c)
+            isinstance(c.func, cst.Attribute) and c.func.attr.value in _AGGREGATING and name in names_in(c)
             for c in calls
         ):
             return
-        derived = _derived_names(ctx, func, name)
+        derived = _derivednames_in(ctx, func, name)
         updates = [
             c
             for c in self._update_calls(ctx, func)
-            if derived & _names(c) or self._flows_into_helper(ctx, c, derived, calls)
+            if derived & names_in(c) or self._flows_into_helper(ctx, c, derived, calls)
         ]
         if not updates:
             return
@@ -532,7 +522,7 @@ class UnaggregatedVariableUpdate(Rule):
         if not isinstance(helper, cst.FunctionDef):
             return False
         return any(
-            isinstance(c.func, cst.Name) and c.func.value == helper.name.value and derived & _names(c) for c in calls
+            isinstance(c.func, cst.Name) and c.func.value == helper.name.value and derived & names_in(c) for c in calls
         )
 
     def _aggregation(self, ctx: RuleContext, update: cst.Call) -> str | None:

@@ -1,0 +1,44 @@
+"""Coarse name-level data flow: enough to know whether moving statements is safe."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every plain name mentioned in ``node``."""
+    found: set[str] = set()
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    node.visit(_Collect())
+    return found
+
+
+def bound_in(statement: cst.CSTNode) -> set[str]:
+    """Names a statement may (re)bind; compound statements count everything they mention."""
+    bound: set[str] = set()
+    simple = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+    for node in simple:
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for target in targets:
+                bound |= names_in(target) if isinstance(target, (cst.Name, cst.Tuple, cst.List)) else set()
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            bound |= names_in(node)
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        bound.add(statement.name.value)
+    if isinstance(statement, (cst.With, cst.For, cst.If, cst.While, cst.Try)):
+        bound |= names_in(statement)  # conservative: anything mentioned may be rebound
+    return bound
+
+
+def independent(moved: list[cst.CSTNode], between: list[cst.CSTNode]) -> bool:
+    """True when moving ``moved`` across ``between`` cannot change what either sees."""
+    moved_names = set().union(*(names_in(s) for s in moved))
+    moved_bound = set().union(*(bound_in(s) for s in moved))
+    between_names = set().union(set(), *(names_in(s) for s in between))
+    between_bound = set().union(set(), *(bound_in(s) for s in between))
+    return not (moved_bound & between_names) and not (moved_names & between_bound)
