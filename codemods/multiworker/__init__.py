@@ -1,0 +1,1 @@
+"""Multi-worker training (TFD5xx)."""

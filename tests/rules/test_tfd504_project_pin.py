@@ -1,0 +1,47 @@
+"""TFD504 follows the TensorFlow version the project pins (Keras 2 below 2.16)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixer.engine import check_source
+from fixer.tf.project import pinned_below
+
+SCRIPT = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+model.fit(x, y)
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "keras2"),
+    [
+        ("requirements.txt", "numpy\ntensorflow==2.15.1\n", True),
+        ("requirements-gpu.txt", "tensorflow-gpu<2.16\n", True),
+        ("pyproject.toml", '[project]\ndependencies = ["tensorflow-cpu~=2.14.0"]\n', True),
+        ("setup.py", "setup(install_requires=['tensorflow<=2.15'])\n", True),
+        ("environment.yml", "dependencies:\n  - pip:\n    - tensorflow==2.12.0\n", True),
+        ("requirements.txt", "tensorflow==2.21.0\n", False),
+        ("requirements.txt", "tensorflow>=2.10\n", False),
+        ("setup.cfg", "[options]\ninstall_requires =\n    tensorflow-cpu==2.16.1\n", False),
+    ],
+)
+def test_pin_decides_the_keras_flavour(tmp_path: Path, name, content, keras2):
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / ".git").mkdir()
+    (project / name).write_text(content)
+    script = project / "src" / "train.py"
+    assert pinned_below((project / "src").resolve(), (2, 16)) is keras2
+    findings = check_source(str(script), SCRIPT).findings
+    assert [f.code for f in findings if f.code == "TFD504"] == ([] if keras2 else ["TFD504"])
+
+
+def test_no_dependency_file_means_keras3(tmp_path: Path):
+    assert pinned_below(tmp_path.resolve(), (2, 16)) is False
