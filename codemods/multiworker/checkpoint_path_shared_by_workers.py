@@ -1,0 +1,202 @@
+"""TFD502: every worker writes its checkpoint or model to the same path."""
+
+from __future__ import annotations
+
+from codemods.multiworker.checkpoints import chief_guard, per_worker, rewrite_save, save_calls
+from fixer.engine import RuleContext
+from fixer.rule import Invalid, Rule, Valid
+from fixer.types import Applicability
+
+_HEADER = """
+import os
+
+import tensorflow as tf
+
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+"""
+_HELPERS = '''
+
+def _worker_path(path, strategy):
+    """Where this worker saves: the chief writes `path`, every other worker a private copy.
+
+    Every worker must take part in saving (it can run collectives), but they must not write
+    the same files. Added by distfix (TFD502/TFD503).
+    """
+    resolver = strategy.cluster_resolver
+    task_type, task_id = resolver.task_type, resolver.task_id
+    is_chief = task_type in (None, "chief") or (
+        task_type == "worker" and task_id == 0 and "chief" not in resolver.cluster_spec().as_dict()
+    )
+    if is_chief:
+        return path
+    path = os.fspath(path)
+    return os.path.join(os.path.dirname(path), f"workertemp_{task_id}", os.path.basename(path))
+
+
+def _remove_worker_copy(path, strategy):
+    """Delete a non-chief worker's private copy once it has saved."""
+    written = _worker_path(path, strategy)
+    if written != path:
+        tf.io.gfile.rmtree(os.path.dirname(written))
+
+'''
+
+
+def _fixed(body: str) -> str:
+    head = _HEADER.replace("import tensorflow as tf\n", "import tensorflow as tf\n" + _HELPERS, 1)
+    return head + body
+
+
+class CheckpointPathSharedByWorkers(Rule):
+    """
+    ## What it does
+    Under `MultiWorkerMirroredStrategy`, finds `model.save`, `model.save_weights`,
+    `tf.train.Checkpoint.save`/`write` and `tf.train.CheckpointManager(directory=...)` that every
+    worker runs with the same path (nothing in the path depends on the task). Keras
+    `ModelCheckpoint` and `BackupAndRestore` callbacks handle this themselves and are not
+    reported.
+
+    ## Why is this bad in distributed training?
+    The workers race on the same files. Measured on TensorFlow 2.21 with two workers saving a
+    `tf.train.Checkpoint`, a `.keras` model and weights to one path: one worker fails with
+    `InvalidArgumentError: ... MergeV2Checkpoints ... did not exist`, and which one fails changes
+    from run to run.
+
+    ## Fix safety
+    Unsafe. The TensorFlow-documented pattern is added: every worker still saves (saving can
+    involve collectives), the chief to the real path, the others to
+    `<dir>/workertemp_<task_id>/...`, which they delete right after (`_worker_path` and
+    `_remove_worker_copy` helpers, generated from a template, using the strategy's cluster
+    resolver). For a `CheckpointManager` only the directory is rewritten: delete the other
+    workers' directories after saving. Verified on two workers: only the chief's files remain.
+
+    ## Runtime evidence
+    Running the original with `distfix validate --workers 2` can fail check `runs` with the
+    error above (a race, not every time); the fixed script saves on both workers.
+
+    ## References
+    - https://www.tensorflow.org/tutorials/distribute/multi_worker_with_keras#model_saving_and_loading
+    - https://www.tensorflow.org/tutorials/distribute/multi_worker_with_ctl#checkpoint_saving_and_restoring
+    """
+
+    code = "TFD502"
+    name = "checkpoint-path-shared-by-workers"
+    message = "every worker writes the same checkpoint path"
+    fix_title = "Give non-chief workers a temporary path"
+    applicability = Applicability.UNSAFE
+    triggers = ("MultiWorkerMirroredStrategy",)
+
+    examples = (
+        Invalid(
+            _HEADER + 'model.save("/models/final.keras")\n',
+            after=_fixed(
+                'model.save(_worker_path("/models/final.keras", strategy))\n'
+                '_remove_worker_copy("/models/final.keras", strategy)\n'
+            ),
+            note="model.save",
+        ),
+        Invalid(
+            _HEADER + 'model.save_weights(os.path.join(out_dir, "weights.h5"))\n',
+            after=_fixed(
+                'model.save_weights(_worker_path(os.path.join(out_dir, "weights.h5"), strategy))\n'
+                '_remove_worker_copy(os.path.join(out_dir, "weights.h5"), strategy)\n'
+            ),
+            note="save_weights with a joined path",
+        ),
+        Invalid(
+            _HEADER + 'checkpoint = tf.train.Checkpoint(model=model)\ncheckpoint.save("/ckpt/model")\n',
+            after=_fixed(
+                'checkpoint = tf.train.Checkpoint(model=model)\n'
+                'checkpoint.save(_worker_path("/ckpt/model", strategy))\n'
+                '_remove_worker_copy("/ckpt/model", strategy)\n'
+            ),
+            note="Checkpoint.save",
+        ),
+        Invalid(
+            _HEADER + 'checkpoint = tf.train.Checkpoint(model=model)\nmanager = tf.train.CheckpointManager(checkpoint, directory="/ckpt", max_to_keep=3)\n',
+            after=_fixed(
+                'checkpoint = tf.train.Checkpoint(model=model)\n'
+                'manager = tf.train.CheckpointManager(checkpoint, directory=_worker_path("/ckpt", strategy), max_to_keep=3)\n'
+            ),
+            note="CheckpointManager directory",
+        ),
+        Invalid(
+            _HEADER + 'checkpoint = tf.train.Checkpoint(model=model)\ncheckpoint.write(prefix)\n',
+            after=_fixed(
+                'checkpoint = tf.train.Checkpoint(model=model)\n'
+                'checkpoint.write(_worker_path(prefix, strategy))\n'
+                '_remove_worker_copy(prefix, strategy)\n'
+            ),
+            note="Checkpoint.write",
+        ),
+        Invalid(
+            _HEADER + 'for epoch in range(3):\n    model.save(f"/models/epoch_{epoch}.keras")\n',
+            after=_fixed(
+                'for epoch in range(3):\n'
+                '    model.save(_worker_path(f"/models/epoch_{epoch}.keras", strategy))\n'
+                '    _remove_worker_copy(f"/models/epoch_{epoch}.keras", strategy)\n'
+            ),
+            note="in a loop",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.save("/m.keras"); print("saved")
+            """,
+            after=None,
+            note="two statements on a line: advice",
+        ),
+        Invalid(
+            _HEADER + 'model.save(filepath="/models/final.keras")\n',
+            after=_fixed(
+                'model.save(filepath=_worker_path("/models/final.keras", strategy))\n'
+                '_remove_worker_copy("/models/final.keras", strategy)\n'
+            ),
+            note="keyword path",
+        ),
+        Valid(_HEADER + 'model.save(_worker_path("/models/final.keras", strategy))\n', note="already per worker"),
+        Valid(
+            _HEADER + 'task_id = strategy.cluster_resolver.task_id\nmodel.save(f"/models/worker_{task_id}.keras")\n',
+            note="path by task id",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.save("/models/final.keras")
+            """,
+            note="single machine",
+        ),
+        Valid(
+            _HEADER + 'callbacks = [tf.keras.callbacks.ModelCheckpoint("/ckpt/{epoch}.keras")]\n',
+            note="ModelCheckpoint handles workers",
+        ),
+        Valid(
+            _HEADER + 'callbacks = [tf.keras.callbacks.BackupAndRestore(backup_dir="/backup")]\n',
+            note="BackupAndRestore handles workers",
+        ),
+        Valid(_HEADER + 'if strategy.cluster_resolver.task_id == 0:\n    model.save("/m.keras")\n', note="chief only is TFD503"),
+        Valid(_HEADER + 'model.save("/models/final.keras")  # distfix: ignore[TFD502]\n', note="suppressed"),
+        Valid(_HEADER + 'results = {"model": model}\nresults.save = None\n', note="not a save call"),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        if not ctx.tf.strategies.uses_multi_worker:
+            return
+        for save in save_calls(ctx):
+            if per_worker(save.path) or chief_guard(ctx, save.call) is not None:
+                continue
+            message = (
+                "every worker writes this path: the writes race (measured: `MergeV2Checkpoints ... did not exist` "
+                "on one worker); the chief should write it and the others a temporary copy"
+            )
+            edits = rewrite_save(ctx, save)
+            ctx.report(save.call, message, edits=edits)
