@@ -82,7 +82,7 @@ def chief_guard(ctx: RuleContext, node: cst.CSTNode) -> cst.If | None:
         if isinstance(ancestor, cst.If):
             words = names_in(ancestor.test)
             attributes = {a.attr.value for a in ctx.index.attributes if ctx.index.is_within(a, ancestor.test)}
-            if (words | attributes) & _CHIEF_WORDS:
+            if (words | attributes) & _CHIEF_WORDS or "chief" in ctx.source(ancestor.test):
                 return ancestor
     return None
 
@@ -111,8 +111,11 @@ def _after_imports(ctx: RuleContext) -> int:
     return end + len(ctx.newline) if ctx.text[end:end + len(ctx.newline)] == ctx.newline else end
 
 
-def rewrite_save(ctx: RuleContext, save: Save) -> list[Edit] | None:
-    """Edits that make ``save`` write a per-worker path (and clean up non-chief copies)."""
+def rewrite_save(ctx: RuleContext, save: Save, indent: str | None = None) -> list[Edit] | None:
+    """Edits that make ``save`` write a per-worker path (and clean up non-chief copies).
+
+    ``indent`` is the indentation the save statement will have (when another edit moves it).
+    """
     statement = ctx.index.statement_of(save.call)
     strategy = strategy_in_reach(ctx, statement)
     if strategy is None or not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
@@ -122,6 +125,7 @@ def rewrite_save(ctx: RuleContext, save: Save) -> list[Edit] | None:
     edits.append(ctx.replace(save.path, f"_worker_path({path_text}, {strategy})"))
     if save.kind == "save":
         insert_at = ctx.textmap.line_end(ctx.range(statement).end.line)
-        cleanup = f"{ctx.indentation(statement)}_remove_worker_copy({path_text}, {strategy}){ctx.newline}"
+        indent = ctx.indentation(statement) if indent is None else indent
+        cleanup = f"{indent}_remove_worker_copy({path_text}, {strategy}){ctx.newline}"
         edits.append(Edit(insert_at, insert_at, cleanup))
     return edits
