@@ -20,6 +20,7 @@ _CONFIGURATION = (
     "tensorflow.debugging.set_log_device_placement",
     "tensorflow.compat.v1.logging.",
     "tensorflow.distribute.",
+    "tensorflow.train.ClusterSpec",
     "tensorflow.keras.mixed_precision.set_global_policy",
     "keras.mixed_precision.set_global_policy",
 )
@@ -257,6 +258,16 @@ class StrategyCreatedAfterTfOps(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()  # distfix: ignore[TFD105]
             """,
             note="suppressed",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            spec = tf.train.ClusterSpec({"worker": ["a:1", "b:1"]})
+            resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(spec, task_type="worker", task_id=0)
+            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver)
+            """,
+            note="cluster spec and resolver are configuration",
         ),
         Valid(
             """

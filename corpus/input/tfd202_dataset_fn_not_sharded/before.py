@@ -1,0 +1,26 @@
+"""Seed article 003: every worker builds the whole dataset in its dataset_fn."""
+
+import tensorflow as tf
+
+GLOBAL_BATCH = 4
+strategy = tf.distribute.MultiWorkerMirroredStrategy(
+    cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver()
+)
+
+
+def dataset_fn(input_context):
+    batch = input_context.get_per_replica_batch_size(GLOBAL_BATCH)
+    dataset = tf.data.Dataset.range(8)
+    return dataset.shuffle(8, seed=7).batch(batch)
+
+
+dist_dataset = strategy.distribute_datasets_from_function(dataset_fn)
+
+
+@tf.function
+def train_step(batch):
+    return strategy.run(lambda b: tf.reduce_sum(b), args=(batch,))
+
+
+for batch in dist_dataset:
+    print("batch", strategy.experimental_local_results(batch))

@@ -1,0 +1,21 @@
+"""Seed article 003: one seed on every worker, so every worker draws the same noise."""
+
+import tensorflow as tf
+
+tf.random.set_seed(42 + (tf.distribute.cluster_resolver.TFConfigClusterResolver().task_id or 0))
+strategy = tf.distribute.MultiWorkerMirroredStrategy(
+    cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver()
+)
+
+
+def replica_fn(x):
+    noise = tf.random.uniform(tf.shape(x))
+    return x + noise
+
+
+@tf.function
+def step(x):
+    return strategy.run(replica_fn, args=(x,))
+
+
+print("noisy", strategy.experimental_local_results(step(tf.zeros([2]))))

@@ -1,0 +1,10 @@
+"""The strategy is created after the script already listed devices and made data."""
+
+import tensorflow as tf
+
+print("devices:", tf.config.list_logical_devices())
+features = tf.random.normal((16, 4))
+strategy = tf.distribute.MultiWorkerMirroredStrategy(
+    cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver()
+)
+print("replicas:", strategy.num_replicas_in_sync)
