@@ -1,0 +1,149 @@
+"""``distfix doctor`` against real sockets on 127.0.0.1 and real TensorFlow."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _config(addresses: list[str], index: int = 0, task_type: str = "worker") -> str:
+    return json.dumps({"cluster": {"worker": addresses}, "task": {"type": task_type, "index": index}})
+
+
+@pytest.fixture
+def listening():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    yield server.getsockname()[1]
+    server.close()
+
+
+def test_a_listening_peer_passes(distfix, listening):
+    config = _config([f"127.0.0.1:{_free_port()}", f"127.0.0.1:{listening}"])
+    result = distfix("doctor", "--tf-config", config)
+    assert result.returncode == 0, result.stdout
+    assert f"ok: worker[1] 127.0.0.1:{listening} accepts connections" in result.stdout
+    assert "is this machine (this task)" in result.stdout
+
+
+def test_a_closed_port_is_reported(distfix):
+    closed = _free_port()
+    result = distfix("doctor", "--tf-config", _config([f"127.0.0.1:{_free_port()}", f"127.0.0.1:{closed}"]))
+    assert result.returncode == 1
+    assert f"warning: [port] worker[1] 127.0.0.1:{closed}: nothing accepts connections on port {closed}" in result.stdout
+
+
+def test_no_network_contacts_nothing(distfix):
+    closed = _free_port()
+    result = distfix("doctor", "--no-network", "--tf-config", _config([f"127.0.0.1:{_free_port()}", f"127.0.0.1:{closed}"]))
+    assert result.returncode == 0 and "[port]" not in result.stdout
+
+
+def test_wrong_index_points_at_another_machine(distfix, listening):
+    # 192.0.2.1 is a documentation address: it is this task's own entry, so it is never contacted.
+    config = _config([f"127.0.0.1:{listening}", "192.0.2.1:2222"], index=1)
+    result = distfix("doctor", "--tf-config", config)
+    assert result.returncode == 1
+    assert "worker[1] 192.0.2.1:2222 is this task's address, but it resolves to 192.0.2.1, not to this machine" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ("{'cluster': {}}", "not valid JSON: Expecting property name enclosed in double quotes at line 1 column 2"),
+        ("", "TF_CONFIG is empty"),
+        ('{"task": {"type": "worker", "index": 0}}', "TF_CONFIG has no `cluster`"),
+        ('{"cluster": {"worker": ["a:1"]}}', "TF_CONFIG has no `task`"),
+        (_config(["a:1", "b:1"], index=5), "task index 5 is out of range: job 'worker' has 2 task(s)"),
+        ('{"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": "0"}}', "task index '0' is a string"),
+        (_config(["a:1"], task_type="workers"), "task type 'workers' is not one of chief, worker, evaluator, ps"),
+        (_config(["10.0.0.1", "b:1"]), "worker[0] '10.0.0.1' has no port"),
+        (_config(["a:x1", "b:1"]), "has a non-numeric port 'x1'"),
+        (_config(["a:1", "a:1"]), "worker[1] repeats 'a:1' (also worker[0])"),
+        ('[1, 2]', "must be a JSON object"),
+    ],
+)
+def test_malformed_tf_config(distfix, config, expected):
+    result = distfix("doctor", "--no-network", "--tf-config", config)
+    assert result.returncode == 1, result.stdout
+    assert expected in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_tf_config_from_the_environment_and_files(distfix, tmp_path: Path):
+    assert distfix("doctor", "--no-network", env={"TF_CONFIG": _config(["a:1"])}).returncode == 0
+    (tmp_path / "tf.json").write_text(_config(["a:1", "a:1"]))
+    assert distfix("doctor", "--no-network", "--tf-config-file", str(tmp_path / "tf.json")).returncode == 1
+    missing = distfix("doctor", "--tf-config-file", str(tmp_path / "nope.json"))
+    assert missing.returncode == 2 and "cannot read" in missing.stdout
+
+
+def test_unset_tf_config_cannot_run(distfix):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "TF_CONFIG"}
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "fixer", "doctor"], capture_output=True, text=True, env=env, timeout=60)
+    assert result.returncode == 2
+    assert "TF_CONFIG is not set" in result.stdout
+
+
+def test_json_format(distfix):
+    result = distfix("doctor", "--no-network", "--format", "json", "--tf-config", _config(["a:1", "a:1"]))
+    data = json.loads(result.stdout)
+    assert data["ok"] is False
+    assert data["problems"][0]["severity"] == "error" and "repeats" in data["problems"][0]["message"]
+
+
+def test_fingerprints_that_differ_in_tensorflow_and_cuda(distfix, tmp_path: Path):
+    base = {"python": "3.11.7", "tensorflow": "2.21.0", "keras": "3.15.1", "cuda": "12.5", "cudnn": "9",
+            "gpus": ["/physical_device:GPU:0"], "nccl": True, "platform": "Linux x86_64", "hostname": "a"}
+    other = {**base, "tensorflow": "2.20.0", "cuda": "12.2", "hostname": "b"}
+    (tmp_path / "a.json").write_text(json.dumps(base))
+    (tmp_path / "b.json").write_text(json.dumps(other))
+    result = distfix("doctor", "--compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("error: [fingerprint] tensorflow differs") and "2.20.0" in line for line in lines)
+    assert any(line.startswith("error: [fingerprint] cuda differs") for line in lines)
+    assert not any("python differs" in line for line in lines)
+    same = distfix("doctor", "--compare", str(tmp_path / "a.json"), str(tmp_path / "a.json"))
+    assert same.returncode == 1 and "hostname 'a' appears more than once" in same.stdout
+
+
+@pytest.mark.tensorflow
+def test_real_fingerprint(distfix, tmp_path: Path):
+    target = tmp_path / "me.json"
+    result = distfix("doctor", "--fingerprint", "-o", str(target))
+    assert result.returncode == 0, result.stderr
+    data = json.loads(target.read_text())
+    assert data["tensorflow"].startswith("2.") and data["python"].count(".") == 2
+    assert data["gpus"] == [] and data["hostname"] == socket.gethostname()
+
+
+@pytest.mark.tensorflow
+def test_real_two_worker_probe(distfix):
+    result = distfix("doctor", "--probe", "--local", "2", "--timeout", "120", timeout=200)
+    assert result.returncode == 0, result.stdout
+    assert "ok: worker 0 formed the cluster and all-reduced 2 over 2 replicas" in result.stdout
+    assert "ok: worker 1 formed the cluster and all-reduced 2 over 2 replicas" in result.stdout
+
+
+@pytest.mark.tensorflow
+def test_probe_of_a_missing_peer_is_bounded(distfix):
+    config = _config([f"127.0.0.1:{_free_port()}", f"127.0.0.1:{_free_port()}"])
+    result = distfix("doctor", "--probe", "--timeout", "20", "--tf-config", config, timeout=120)
+    assert result.returncode == 1
+    assert "worker 0 hung while forming the cluster (a peer is missing or unreachable); killed at the timeout" in result.stdout
