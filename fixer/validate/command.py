@@ -1,0 +1,64 @@
+"""``distfix validate``: the command-line front of the runtime validator."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+
+import typer
+
+
+class Device(str, enum.Enum):
+    """Where the replicas run."""
+
+    auto = "auto"
+    cpu = "cpu"
+    gpu = "gpu"
+
+
+class ValidateFormat(str, enum.Enum):
+    """Output formats of ``distfix validate``."""
+
+    text = "text"
+    json = "json"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``validate`` command to the CLI."""
+
+    @app.command("validate")
+    def validate_command(
+        script: Path = typer.Argument(..., help="The training script to run."),
+        replicas: int = typer.Option(2, "--replicas", min=1, help="Replicas (GPUs, or logical CPU devices)."),
+        workers: int = typer.Option(1, "--workers", min=1, help="Local MultiWorkerMirroredStrategy workers on 127.0.0.1."),
+        device: Device = typer.Option(Device.auto, "--device", help="auto: GPUs when TensorFlow sees any, else CPU."),
+        max_steps: int = typer.Option(20, "--max-steps", min=1, help="Stop after this many distributed batches."),
+        timeout: float = typer.Option(120.0, "--timeout", min=1.0, help="Seconds before a run is killed."),
+        output_format: ValidateFormat = typer.Option(ValidateFormat.text, "--format", help="Output format."),
+        no_compare: bool = typer.Option(False, "--no-compare", help="Run the script as it is, without its fixed version."),
+        synthetic_data: bool = typer.Option(False, "--synthetic-data", help="Replace keras.datasets downloads with random arrays."),
+        keep_temp: bool = typer.Option(False, "--keep-temp", help="Keep the temporary copies of the script."),
+    ) -> None:
+        """Run the script (and its fixed version) with several replicas and workers and check the result.
+
+        Exit 0: the validated variant passes; 1: a check fails; 2: the script could not be validated.
+        """
+        from fixer.validate.runner import RunSpec
+        from fixer.validate.session import CannotValidate, validate
+
+        spec = RunSpec(
+            replicas=replicas,
+            workers=workers,
+            device=device.value,
+            max_steps=max_steps,
+            timeout=timeout,
+            synthetic_data=synthetic_data,
+            keep_temp=keep_temp,
+        )
+        try:
+            report = validate(script, spec, compare=not no_compare)
+        except CannotValidate as exc:
+            typer.echo(f"distfix: cannot validate: {exc}", err=True)
+            raise typer.Exit(2) from None
+        typer.echo(report.json() if output_format is ValidateFormat.json else report.table())
+        raise typer.Exit(0 if report.verdict == "pass" else 1)
