@@ -2,6 +2,8 @@
 
 Used by the static rules TFD602/TFD603 on literals in code and by ``distfix doctor`` on the live
 ``TF_CONFIG``. Pure Python: it never imports TensorFlow and never touches the network.
+The checks follow what TensorFlow 2.21 really accepts (``multi_worker_util._validate_cluster_spec``
+and the measured behaviour in the project's ground truth, section (i)).
 """
 
 from __future__ import annotations
@@ -9,42 +11,63 @@ from __future__ import annotations
 import ipaddress
 import json
 from dataclasses import dataclass
+from typing import NamedTuple
 
 # Task types TensorFlow 2.21 accepts (MultiWorkerMirroredStrategy rejects any other).
 TASK_TYPES = ("chief", "worker", "evaluator", "ps")
-LOOPBACK_HOSTS = frozenset({"localhost", "0.0.0.0", "::1", "ip6-localhost"})
+# Jobs TensorFlow allows at most one task in.
+SINGLE_TASK_JOBS = ("chief", "evaluator")
+LOOPBACK_HOSTS = frozenset({"localhost", "0.0.0.0", "::1", "ip6-localhost", "ip6-loopback"})
 
 
 @dataclass(frozen=True)
 class ClusterProblem:
-    """One defect: the rule code it belongs to, a short kind, and a one-line message."""
+    """One defect: the rule code it belongs to, a short kind, a one-line message, and where.
 
-    code: str  # TFD602 (loopback) or TFD603 (malformed)
+    ``code`` is TFD602 (loopback misuse) or TFD603 (malformed spec); ``path`` is a JSON path
+    into the TF_CONFIG such as ``cluster.worker[1]`` or ``task.index`` ("" for the whole text).
+    """
+
+    code: str
     kind: str
     message: str
+    path: str = ""
 
 
-def _malformed(kind: str, message: str) -> ClusterProblem:
-    return ClusterProblem("TFD603", kind, message)
+class ClusterConfigReport(NamedTuple):
+    """A parsed TF_CONFIG (None when it is not a JSON object) and its defects."""
+
+    config: dict | None
+    problems: list[ClusterProblem]
+
+    @property
+    def ok(self) -> bool:
+        """True when the TF_CONFIG parsed and has no defect."""
+        return self.config is not None and not self.problems
 
 
-def parse_tf_config(text: str) -> tuple[dict | None, list[ClusterProblem]]:
-    """Parse a TF_CONFIG string; invalid JSON is reported with its position."""
+def _malformed(kind: str, message: str, path: str = "") -> ClusterProblem:
+    return ClusterProblem("TFD603", kind, message, path)
+
+
+def _loopback(kind: str, message: str, path: str = "") -> ClusterProblem:
+    return ClusterProblem("TFD602", kind, message, path)
+
+
+def parse_tf_config(text: str) -> ClusterConfigReport:
+    """Parse a TF_CONFIG string and check it; invalid JSON is reported with its position."""
     if not text.strip():
-        return None, [_malformed("empty", "TF_CONFIG is empty; unset it or give a JSON object with `cluster` and `task`")]
+        # TensorFlow treats an empty (set) TF_CONFIG as JSON and fails with "Expecting value".
+        return ClusterConfigReport(None, [_malformed("empty", "TF_CONFIG is empty; unset it or give a JSON object with `cluster` and `task`")])
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        hint = " (JSON needs double quotes)" if "double quotes" in exc.msg else ""
-        return None, [
-            _malformed(
-                "invalid-json",
-                f"TF_CONFIG is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}{hint}",
-            )
-        ]
+        hint = "; JSON needs double quotes around names and strings" if "double quotes" in exc.msg else ""
+        message = f"TF_CONFIG is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}{hint}"
+        return ClusterConfigReport(None, [_malformed("invalid-json", message)])
     if not isinstance(value, dict):
-        return None, [_malformed("not-an-object", "TF_CONFIG must be a JSON object with `cluster` and `task`")]
-    return value, check_tf_config(value)
+        return ClusterConfigReport(None, [_malformed("not-an-object", "TF_CONFIG must be a JSON object with `cluster` and `task`")])
+    return ClusterConfigReport(value, check_cluster_config(value))
 
 
 def split_address(address: str) -> tuple[str, str | None]:
@@ -59,106 +82,145 @@ def split_address(address: str) -> tuple[str, str | None]:
 
 
 def is_loopback(host: str) -> bool:
-    """True for localhost, 127.0.0.0/8, ::1 and 0.0.0.0."""
+    """True for localhost, 127.0.0.0/8, ::1 and 0.0.0.0 (which remote workers cannot reach either)."""
     if host.lower() in LOOPBACK_HOSTS:
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.ip_address(host)
     except ValueError:
         return False
+    return address.is_loopback or address.is_unspecified
 
 
-def check_cluster(cluster: object) -> list[ClusterProblem]:
-    """Defects of a cluster dict ``{"worker": ["host:port", ...], ...}``."""
+def _address_problems(where: str, address: object) -> tuple[list[ClusterProblem], str | None, str | None]:
+    """Defects of one ``host:port`` entry, and its host and port text when it is a string."""
+    if not isinstance(address, str):
+        return [_malformed("not-a-string", f"{where} must be a \"host:port\" string, not {address!r}", where)], None, None
+    host, port = split_address(address)
+    if not host:
+        return [_malformed("missing-host", f"{where} {address!r} has no host; write \"HOST:{port or 'PORT'}\"", where)], host, port
+    if port is None or port == "":
+        fix = "write \"[ADDRESS]:PORT\" for IPv6" if ":" in host else f"write \"{host}:PORT\""
+        return [_malformed("missing-port", f"{where} {address!r} has no port; {fix}", where)], host, None
+    if not port.isdigit():
+        return [_malformed("non-numeric-port", f"{where} {address!r} has a non-numeric port {port!r}; use a number 1-65535", where)], host, None
+    if not 0 < int(port) < 65536:
+        return [_malformed("port-out-of-range", f"{where} {address!r}: port {port} is outside 1-65535", where)], host, None
+    return [], host, port
+
+
+def check_cluster(cluster: object, prefix: str = "cluster") -> list[ClusterProblem]:
+    """Defects of a cluster dict ``{"worker": ["host:port", ...], ...}`` (a ``tf.train.ClusterSpec`` argument)."""
     if not isinstance(cluster, dict) or not cluster:
-        return [_malformed("missing-cluster", "the cluster spec must be a non-empty object mapping task types to address lists")]
+        return [_malformed("missing-cluster", "the cluster spec must be a non-empty object mapping task types to \"host:port\" lists", prefix)]
     problems: list[ClusterProblem] = []
-    seen: dict[str, str] = {}
-    hosts: list[tuple[str, str]] = []
+    seen: dict[tuple[str, str], str] = {}  # (host or "loopback", port) -> first position
+    loopback: list[str] = []
+    remote: list[str] = []
     for job, addresses in cluster.items():
+        job_path = f"{prefix}.{job}"
         if job not in TASK_TYPES:
             problems.append(
-                _malformed("unknown-task-type", f"unknown task type {job!r} in the cluster; valid types are {', '.join(TASK_TYPES)}")
+                _malformed("unknown-task-type", f"unknown task type {job!r} in the cluster; valid types are {', '.join(TASK_TYPES)}", job_path)
             )
-        if isinstance(addresses, dict):
+        if isinstance(addresses, dict):  # TensorFlow also accepts {index: "host:port"}
             addresses = list(addresses.values())
         if not isinstance(addresses, list) or not addresses:
-            problems.append(_malformed("empty-job", f"job {job!r} must list at least one \"host:port\" address"))
+            problems.append(_malformed("empty-job", f"job {job!r} must list at least one \"host:port\" address", job_path))
             continue
+        if job in SINGLE_TASK_JOBS and len(addresses) > 1:
+            problems.append(
+                _malformed(f"several-{job}s", f"job {job!r} has {len(addresses)} tasks; TensorFlow allows at most one {job}", job_path)
+            )
         for position, address in enumerate(addresses):
             where = f"{job}[{position}]"
-            if not isinstance(address, str):
-                problems.append(_malformed("not-a-string", f"{where} must be a \"host:port\" string, not {address!r}"))
+            found, host, port = _address_problems(where, address)
+            for problem in found:
+                problems.append(ClusterProblem(problem.code, problem.kind, problem.message, f"{prefix}.{where}"))
+            if not host:
                 continue
-            host, port = split_address(address)
-            if port is None or port == "":
-                problems.append(_malformed("missing-port", f"{where} {address!r} has no port; write \"{host}:PORT\""))
-            elif not port.isdigit():
-                problems.append(_malformed("non-numeric-port", f"{where} {address!r} has a non-numeric port {port!r}"))
-            elif not 0 < int(port) < 65536:
-                problems.append(_malformed("port-out-of-range", f"{where} {address!r}: port {port} is outside 1-65535"))
-            if address in seen and is_loopback(host):
+            (loopback if is_loopback(host) else remote).append(where)
+            if port is None:
+                continue
+            key = ("loopback" if is_loopback(host) else host.lower(), port)
+            if key not in seen:
+                seen[key] = where
+            elif key[0] == "loopback":
                 problems.append(
-                    ClusterProblem(
-                        "TFD602",
+                    _loopback(
                         "loopback-same-port",
-                        f"{where} repeats {address!r} (also {seen[address]}): tasks on one machine need distinct ports",
+                        f"{where} {address!r} is the same loopback port as {seen[key]}: tasks on one machine need distinct ports",
+                        f"{prefix}.{where}",
                     )
                 )
-            elif address in seen:
-                problems.append(
-                    _malformed("duplicate-address", f"{where} repeats {address!r} (also {seen[address]}); every task needs its own address")
-                )
             else:
-                seen[address] = where
-            hosts.append((where, host))
-    loopback = [where for where, host in hosts if is_loopback(host)]
-    remote = [where for where, host in hosts if not is_loopback(host)]
+                problems.append(
+                    _malformed(
+                        "duplicate-address",
+                        f"{where} repeats {address!r} (also {seen[key]}); every task needs its own host:port",
+                        f"{prefix}.{where}",
+                    )
+                )
     if loopback and remote:
         problems.append(
-            ClusterProblem(
-                "TFD602",
+            _loopback(
                 "loopback-mixed",
                 f"{', '.join(loopback)} use a loopback address while {', '.join(remote)} are other hosts: remote "
-                "workers cannot reach a loopback address; use this machine's network address",
+                "workers cannot reach a loopback address; use this machine's network name or address",
+                prefix,
             )
         )
     return problems
 
 
-def check_tf_config(config: dict) -> list[ClusterProblem]:
-    """Defects of a parsed TF_CONFIG: cluster, task type and index, and loopback use."""
-    problems: list[ClusterProblem] = []
-    if "cluster" not in config:
-        problems.append(_malformed("missing-cluster", "TF_CONFIG has no `cluster`: add {\"cluster\": {\"worker\": [\"host:port\", ...]}}"))
-        cluster = None
-    else:
-        cluster = config["cluster"]
-        problems.extend(check_cluster(cluster))
-    task = config.get("task")
-    if task is None:
-        problems.append(_malformed("missing-task", "TF_CONFIG has no `task`: add {\"task\": {\"type\": \"worker\", \"index\": N}} for this process"))
-        return problems
+def _task_problems(task: object, cluster: object) -> list[ClusterProblem]:
     if not isinstance(task, dict):
-        problems.append(_malformed("bad-task", "`task` must be an object with `type` and `index`"))
-        return problems
+        return [_malformed("bad-task", "`task` must be an object like {\"type\": \"worker\", \"index\": 0}", "task")]
+    problems: list[ClusterProblem] = []
     task_type, index = task.get("type"), task.get("index")
+    jobs = cluster if isinstance(cluster, dict) else {}
     if task_type not in TASK_TYPES:
+        problems.append(_malformed("unknown-task-type", f"task type {task_type!r} is not one of {', '.join(TASK_TYPES)}", "task.type"))
+    elif jobs and task_type not in jobs and task_type != "evaluator":  # TF lets an evaluator sit outside the cluster
         problems.append(
-            _malformed("unknown-task-type", f"task type {task_type!r} is not one of {', '.join(TASK_TYPES)}")
+            _malformed("task-not-in-cluster", f"task type {task_type!r} has no job in the cluster; add it or fix the type", "task.type")
         )
-    elif isinstance(cluster, dict) and task_type not in cluster:
-        problems.append(_malformed("task-not-in-cluster", f"task type {task_type!r} has no job in the cluster"))
     if isinstance(index, str):
         problems.append(
-            _malformed("index-not-int", f"task index {index!r} is a string; write the number {index} (TensorFlow accepts it and then hangs)")
+            _malformed(
+                "index-not-int",
+                f"task index {index!r} is a string; write the number without quotes (TensorFlow accepts the string and then hangs)",
+                "task.index",
+            )
         )
     elif not isinstance(index, int) or isinstance(index, bool):
-        problems.append(_malformed("index-not-int", f"task index {index!r} must be a non-negative integer"))
-    elif isinstance(cluster, dict) and isinstance(cluster.get(task_type), list):
-        size = len(cluster[task_type])
-        if not 0 <= index < size:
+        problems.append(_malformed("index-not-int", f"task index {index!r} must be a non-negative integer", "task.index"))
+    elif isinstance(jobs.get(task_type), (list, dict)):
+        size = len(jobs[task_type])
+        if size and not 0 <= index < size:
             problems.append(
-                _malformed("index-out-of-range", f"task index {index} is out of range: job {task_type!r} has {size} task(s), indices 0-{size - 1}")
+                _malformed(
+                    "index-out-of-range",
+                    f"task index {index} is out of range: job {task_type!r} has {size} task(s), indices 0-{size - 1}",
+                    "task.index",
+                )
             )
+    return problems
+
+
+def check_cluster_config(config: dict) -> list[ClusterProblem]:
+    """Defects of a parsed TF_CONFIG object: its cluster, its task type and index, and loopback use."""
+    problems: list[ClusterProblem] = []
+    if "cluster" not in config:
+        problems.append(
+            _malformed("missing-cluster", "TF_CONFIG has no `cluster`: add {\"cluster\": {\"worker\": [\"host:port\", ...]}}", "cluster")
+        )
+    else:
+        problems.extend(check_cluster(config["cluster"]))
+    if config.get("task") is None:
+        problems.append(
+            _malformed("missing-task", "TF_CONFIG has no `task`: add {\"task\": {\"type\": \"worker\", \"index\": N}} for this process", "task")
+        )
+    else:
+        problems.extend(_task_problems(config["task"], config.get("cluster")))
     return problems
