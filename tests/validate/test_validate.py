@@ -1,0 +1,117 @@
+"""``distfix validate`` with real TensorFlow on logical CPU devices and local workers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixer.validate.runner import RunSpec
+from fixer.validate.session import CannotValidate, validate
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+RUNTIME_CASES = [
+    case
+    for case in sorted(p.parent for p in CORPUS.glob("*/*/case.toml"))
+    if "runtime" in tomllib.loads((case / "case.toml").read_text())
+]
+
+
+@pytest.mark.tensorflow
+@pytest.mark.parametrize("case", RUNTIME_CASES, ids=lambda p: p.name)
+def test_original_fails_and_fixed_passes(case: Path):
+    runtime = tomllib.loads((case / "case.toml").read_text())["runtime"]
+    workers = runtime.get("workers", 1)
+    spec = RunSpec(replicas=2, workers=workers, device="cpu", max_steps=10, timeout=40 if workers > 1 else 120)
+    report = validate(case / "before.py", spec)
+    check = runtime["failing_check"]
+    original = {c.name: c for c in report.variants["original"].checks}
+    fixed = {c.name: c for c in report.variants["fixed"].checks}
+    assert original[check].result == "fail", original[check]
+    assert fixed[check].result == "pass", fixed[check]
+    assert report.variants["fixed"].status == "passed", report.table()
+    assert report.verdict == "pass"
+
+
+SMALL = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    w = tf.Variable([1.0, 2.0])
+print("replicas", strategy.num_replicas_in_sync)
+"""
+
+
+@pytest.mark.tensorflow
+def test_no_compare_json_schema(tmp_path: Path, distfix):
+    script = tmp_path / "small.py"
+    script.write_text(SMALL)
+    result = distfix("validate", "--no-compare", "--device", "cpu", "--replicas", "3", "--format", "json", str(script), timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    assert set(data) >= {"script", "replicas", "workers", "device", "variants", "verdict"}
+    assert list(data["variants"]) == ["original"] and data["replicas"] == 3
+    checks = {c["name"]: c for c in data["variants"]["original"]["checks"]}
+    assert checks["runs"]["result"] == "pass"
+    assert checks["replicas-consistent"]["result"] == "pass"
+    assert set(checks) == {"runs", "replicas-consistent", "workers-consistent", "inputs-distinct", "replica-count-invariant", "finite"}
+
+
+@pytest.mark.tensorflow
+def test_synthetic_data_replaces_downloads(tmp_path: Path):
+    script = tmp_path / "mnist.py"
+    script.write_text(
+        "import tensorflow as tf\n"
+        "(x, y), (xt, yt) = tf.keras.datasets.mnist.load_data()\n"
+        "assert x.shape == (60000, 28, 28) and x.dtype.name == 'uint8' and yt.shape == (10000,)\n"
+    )
+    report = validate(script, RunSpec(replicas=2, device="cpu", synthetic_data=True), compare=False)
+    assert report.variants["original"].checks[0].result == "pass", report.table()
+
+
+@pytest.mark.tensorflow
+def test_a_failed_download_means_network_data(tmp_path: Path):
+    script = tmp_path / "download.py"
+    script.write_text(
+        "import urllib.error\nimport tensorflow as tf\n"
+        "raise urllib.error.URLError('Name or service not known (simulated download failure)')\n"
+    )
+    with pytest.raises(CannotValidate, match="needs network data"):
+        validate(script, RunSpec(replicas=2, device="cpu"), compare=False)
+
+
+def test_missing_and_unparsable_scripts_cannot_be_validated(tmp_path: Path, distfix):
+    missing = distfix("validate", str(tmp_path / "nope.py"))
+    assert missing.returncode == 2 and "cannot validate" in missing.stderr and "no such file" in missing.stderr
+    broken = tmp_path / "broken.py"
+    broken.write_text("import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy(\n")
+    result = distfix("validate", str(broken))
+    assert result.returncode == 2 and "syntax error" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.tensorflow
+def test_exception_line_is_reported(tmp_path: Path):
+    script = tmp_path / "boom.py"
+    script.write_text("import tensorflow as tf\n\nx = 1\nraise ValueError('boom in the script')\n")
+    report = validate(script, RunSpec(replicas=2, device="cpu"), compare=False)
+    runs = report.variants["original"].checks[0]
+    assert runs.result == "fail" and runs.detail == "ValueError: boom in the script (line 4)"
+
+
+def test_gpu_path():
+    import subprocess
+
+    probe = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True) if Path("/usr/bin/nvidia-smi").exists() else None
+    if probe is None or probe.returncode != 0:
+        pytest.skip("no GPU on this machine: the GPU device split runs only where TensorFlow sees a GPU")
+    report = validate(CORPUS / "reduction" / "tfd301_manual_update" / "before.py", RunSpec(replicas=2, device="gpu"))
+    assert report.verdict == "pass"
