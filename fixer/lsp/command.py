@@ -1,0 +1,27 @@
+"""``distfix lsp``: start the language server (stdio by default, or TCP)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``lsp`` command to the CLI."""
+
+    @app.command("lsp")
+    def lsp_command(
+        tcp: Optional[str] = typer.Option(None, "--tcp", help="Listen on HOST:PORT instead of stdio."),
+    ) -> None:
+        """Run the distfix Language Server: diagnostics, quick fixes, fix-all and hover in any LSP editor."""
+        from fixer.lsp.server import server  # pygls is imported only for this command
+
+        if tcp is None:
+            server.start_io()
+            return
+        host, _, port = tcp.rpartition(":")
+        if not port.isdigit():
+            typer.echo("distfix: error: --tcp needs HOST:PORT", err=True)
+            raise typer.Exit(2)
+        server.start_tcp(host or "127.0.0.1", int(port))

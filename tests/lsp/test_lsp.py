@@ -1,0 +1,192 @@
+"""The language server end to end, driven over stdio by pytest-lsp as a real client."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import libcst as cst
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from fixer.engine import fix_source
+
+SOURCE = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+dist = strategy.experimental_distribute_datasets_from_function(make_dataset)  # café
+
+
+@tf.function
+def step(batch):
+    return strategy.experimental_run_v2(replica_fn, args=(batch,))
+
+
+def eager_step(batch):
+    return strategy.run(replica_fn, args=(batch,))
+"""
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "fixer", "lsp"]))
+async def client(lsp_client: LanguageClient, tmp_path_factory):
+    root = tmp_path_factory.mktemp("workspace")
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=root.as_uri())
+    )
+    lsp_client.root = root
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _apply(text: str, edits: list[types.TextEdit]) -> str:
+    """Apply LSP edits (UTF-16 positions) to a text, last first."""
+    lines = text.splitlines(keepends=True)
+
+    def offset(position: types.Position) -> int:
+        before = sum(len(line) for line in lines[: position.line])
+        line = lines[position.line] if position.line < len(lines) else ""
+        units, index = 0, 0
+        while units < position.character and index < len(line):
+            units += len(line[index].encode("utf-16-le")) // 2
+            index += 1
+        return before + index
+
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end):]
+        lines = text.splitlines(keepends=True)
+    return text
+
+
+async def _open(client: LanguageClient, name: str, text: str) -> tuple[str, list[types.Diagnostic]]:
+    uri = (client.root / name).as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, text)))
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return uri, params.diagnostics
+
+
+async def test_diagnostics_carry_codes_links_and_fixes(client: LanguageClient):
+    uri, diagnostics = await _open(client, "train.py", SOURCE)
+    codes = sorted(d.code for d in diagnostics)
+    assert codes == ["TFD401", "TFD401", "TFD402"]
+    renamed = next(d for d in diagnostics if d.range.start.line == 3)
+    # "strategy." is 9 characters; the line's non-ASCII comment comes later and must not shift it.
+    assert (renamed.range.start.character, renamed.range.end.character) == (16, 62)
+    assert renamed.code_description.href.endswith("#tfd401")
+    assert renamed.data["applicability"] == "safe"
+
+
+async def test_quick_fixes_reproduce_the_engine_exactly(client: LanguageClient):
+    uri, diagnostics = await _open(client, "train.py", SOURCE)
+    text = SOURCE
+    for diag in sorted(diagnostics, key=lambda d: d.range.start.line, reverse=True):
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri),
+                range=diag.range,
+                context=types.CodeActionContext(diagnostics=[diag], only=[types.CodeActionKind.QuickFix]),
+            )
+        )
+        fixes = [a for a in actions if a.title.startswith(("Use the current name", "Compile the step"))]
+        assert len(fixes) == 1
+        if diag.code == "TFD402":
+            assert fixes[0].title.endswith("(unsafe)") and not fixes[0].is_preferred
+        else:
+            assert fixes[0].is_preferred
+        text = _apply(text, fixes[0].edit.changes[uri])
+    assert text == fix_source(str(Path("train.py")), SOURCE, unsafe=True).fixed_text
+    cst.parse_module(text)
+
+
+async def test_fix_all_applies_safe_fixes_only(client: LanguageClient):
+    uri, _ = await _open(client, "train.py", SOURCE)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+            context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.distfix"]),
+        )
+    )
+    assert [a.kind for a in actions] == ["source.fixAll.distfix"]
+    fixed = _apply(SOURCE, actions[0].edit.changes[uri])
+    assert fixed == fix_source("train.py", SOURCE, unsafe=False).fixed_text
+    assert "@tf.function\ndef eager_step" not in fixed
+
+
+async def test_ignore_action_inserts_the_suppression(client: LanguageClient):
+    uri, diagnostics = await _open(client, "train.py", SOURCE)
+    diag = next(d for d in diagnostics if d.code == "TFD402")
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=diag.range,
+            context=types.CodeActionContext(diagnostics=[diag]),
+        )
+    )
+    ignore = next(a for a in actions if a.title == "Ignore TFD402 on this line")
+    text = _apply(SOURCE, ignore.edit.changes[uri])
+    assert "    return strategy.run(replica_fn, args=(batch,))  # distfix: ignore[TFD402]\n" in text
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2), [types.TextDocumentContentChangeWholeDocument(text)]
+        )
+    )
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert sorted(d.code for d in params.diagnostics) == ["TFD401", "TFD401"]
+
+
+async def test_incremental_change_and_syntax_error_mid_edit(client: LanguageClient):
+    uri, diagnostics = await _open(client, "train.py", SOURCE)
+    assert len(diagnostics) == 3
+    line = SOURCE.splitlines()[3]
+    start = line.index("experimental_distribute")
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [types.TextDocumentContentChangePartial(range=types.Range(types.Position(3, start), types.Position(3, start + len("experimental_"))), text="")],
+        )
+    )
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert sorted(d.code for d in params.diagnostics) == ["TFD401", "TFD402"]
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+            [types.TextDocumentContentChangePartial(range=types.Range(types.Position(8, 0), types.Position(8, 0)), text="    return strategy.run(\n")],
+        )
+    )
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert [d.code for d in params.diagnostics] == ["TFD000"]
+    assert params.diagnostics[0].severity == types.DiagnosticSeverity.Error
+
+
+async def test_hover_shows_the_rule_explanation(client: LanguageClient):
+    uri, diagnostics = await _open(client, "train.py", SOURCE)
+    diag = next(d for d in diagnostics if d.code == "TFD402")
+    result = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), diag.range.start)
+    )
+    assert result.contents.value.startswith("# TFD402 strategy-run-outside-tf-function")
+    assert "## Fix safety" in result.contents.value
+
+
+async def test_configuration_change_is_picked_up(client: LanguageClient):
+    uri, diagnostics = await _open(client, "train.py", SOURCE)
+    assert len(diagnostics) == 3
+    pyproject = client.root / "pyproject.toml"
+    pyproject.write_text('[tool.distfix]\nignore = ["TFD4"]\n')
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams([types.FileEvent(pyproject.as_uri(), types.FileChangeType.Created)])
+    )
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert list(params.diagnostics) == []
+
+
+async def test_a_broken_request_gets_an_error_and_the_server_keeps_serving(client: LanguageClient):
+    with pytest.raises(Exception):
+        await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier("file:///never/opened.py"), types.Position(0, 0))
+        )
+    uri, diagnostics = await _open(client, "after_error.py", SOURCE)
+    assert len(diagnostics) == 3
