@@ -1,4 +1,7 @@
-"""``distfix doctor``: the command-line front of the cluster preflight."""
+"""``distfix doctor``: the command-line front of the cluster preflight.
+
+This process never imports TensorFlow: fingerprints and probes run it in child processes.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ import typer
 from fixer.clusterspec import parse_tf_config
 from fixer.doctor.report import DoctorReport, Problem
 
+EXIT_ERROR = 2
+
 
 class DoctorFormat(str, enum.Enum):
     """Output formats of ``distfix doctor``."""
@@ -21,14 +26,22 @@ class DoctorFormat(str, enum.Enum):
     json = "json"
 
 
+class Device(str, enum.Enum):
+    """Devices a probe may use."""
+
+    cpu = "cpu"
+    gpu = "gpu"
+
+
 def _tf_config_text(tf_config: str | None, tf_config_file: Path | None, report: DoctorReport) -> str | None:
     if tf_config is not None:
         return tf_config
     if tf_config_file is not None:
         try:
             return tf_config_file.read_text(encoding="utf-8")
-        except OSError as exc:
-            report.failed_to_run = f"cannot read {tf_config_file}: {exc.strerror or exc}"
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            report.failed_to_run = f"cannot read {tf_config_file}: {reason}"
             return None
     if "TF_CONFIG" in os.environ:
         return os.environ["TF_CONFIG"]
@@ -37,24 +50,39 @@ def _tf_config_text(tf_config: str | None, tf_config_file: Path | None, report: 
 
 
 def check_config(text: str, network: bool, timeout: float) -> DoctorReport:
-    """Static checks (TFD602/TFD603) and, when they pass and ``network``, the live checks."""
+    """Static checks (TFD602/TFD603) and, when they find no error and ``network``, the live checks."""
     from fixer.doctor.network import live_checks
 
     report = DoctorReport()
     config, problems = parse_tf_config(text)
     for problem in problems:
         severity = "warning" if problem.code == "TFD602" else "error"
-        report.problems.append(Problem(severity, f"tf-config {problem.code}", problem.message))
+        where = f" at {problem.path}" if problem.path else ""
+        report.problems.append(Problem(severity, f"{problem.code} {problem.kind}", f"{problem.message}{where}"))
     if config is None:
         return report
     if not problems:
-        workers = sum(len(v) for v in config["cluster"].values())
-        report.notes.append(f"TF_CONFIG is well formed ({workers} task(s); this is {config['task']['type']} {config['task']['index']})")
+        tasks = sum(len(v) for v in config["cluster"].values())
+        report.notes.append(f"TF_CONFIG is well formed ({tasks} task(s); this is {config['task']['type']} {config['task']['index']})")
     if network and not any(p.severity == "error" for p in report.problems):
         live, passed = live_checks(config, timeout)
         report.problems.extend(live)
         report.notes.extend(passed)
     return report
+
+
+def _usage(fingerprint: bool, output: Path | None, compare: bool, files: list[Path] | None, probe: bool, local: int | None) -> str | None:
+    """The first misuse of the options, or None."""
+    modes = [name for name, on in (("--fingerprint", fingerprint), ("--compare", compare), ("--probe", probe)) if on]
+    if len(modes) > 1:
+        return f"{' and '.join(modes)} cannot be used together"
+    if output is not None and not fingerprint:
+        return "-o/--output is for --fingerprint"
+    if local is not None and not probe:
+        return "--local is for --probe"
+    if files and not compare:
+        return "fingerprint files are only read with --compare"
+    return None
 
 
 def register(app: typer.Typer) -> None:
@@ -65,40 +93,55 @@ def register(app: typer.Typer) -> None:
         tf_config: Optional[str] = typer.Option(None, "--tf-config", help="The TF_CONFIG JSON to check (default: $TF_CONFIG)."),
         tf_config_file: Optional[Path] = typer.Option(None, "--tf-config-file", help="Read the TF_CONFIG JSON from a file."),
         no_network: bool = typer.Option(False, "--no-network", help="Only check the TF_CONFIG itself; contact nothing."),
-        connect_timeout: float = typer.Option(2.0, "--connect-timeout", min=0.1, help="Seconds to wait for each address."),
-        fingerprint: bool = typer.Option(False, "--fingerprint", help="Write this worker's environment as JSON."),
+        connect_timeout: float = typer.Option(2.0, "--connect-timeout", min=0.1, help="Seconds to wait to resolve or connect to each address."),
+        fingerprint: bool = typer.Option(False, "--fingerprint", help="Print (or write with -o) this worker's environment as JSON."),
         output: Optional[Path] = typer.Option(None, "--output", "-o", help="With --fingerprint: the file to write."),
         compare: bool = typer.Option(False, "--compare", help="Compare the fingerprint FILES of several workers."),
         files: Optional[list[Path]] = typer.Argument(None, help="With --compare: fingerprint files written by --fingerprint -o."),
         probe: bool = typer.Option(False, "--probe", help="Form the cluster for real and all-reduce once."),
-        local: Optional[int] = typer.Option(None, "--local", min=1, help="With --probe: start this many local workers on 127.0.0.1."),
-        timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="With --probe: seconds before a hung worker is killed."),
+        local: Optional[int] = typer.Option(None, "--local", min=1, max=16, help="With --probe: start this many workers on 127.0.0.1."),
+        device: Optional[Device] = typer.Option(None, "--device", help="With --probe: cpu hides the GPUs (default cpu with --local, else what is visible)."),
+        timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="With --probe: seconds before the workers are killed."),
         output_format: DoctorFormat = typer.Option(DoctorFormat.text, "--format", help="Output format."),
     ) -> None:
         """Check a cluster before launch. Exit 0: all good; 1: problems found; 2: could not run."""
+        misuse = _usage(fingerprint, output, compare, files, probe, local)
+        if misuse is not None:
+            typer.echo(f"distfix: error: {misuse}", err=True)
+            raise typer.Exit(EXIT_ERROR)
         if fingerprint:
             _fingerprint(output)
             return
         report = DoctorReport()
+        cpu_only = device is Device.cpu or (device is None and local is not None)
         if compare:
             _compare(files or [], report)
         elif probe and local:
             from fixer.doctor.probe import probe_local
 
-            problems, passed = probe_local(local, timeout)
-            report.problems, report.notes = problems, passed
+            report.problems, report.notes = probe_local(local, timeout, cpu_only)
         else:
             text = _tf_config_text(tf_config, tf_config_file, report)
             if text is not None:
+                # A probing peer listens only once its own probe runs, so its port is not checked first.
                 report = check_config(text, network=not no_network and not probe, timeout=connect_timeout)
                 if probe and report.exit_code == 0:
                     from fixer.doctor.probe import probe_this_worker
 
-                    problems, passed = probe_this_worker(text, timeout)
+                    problems, passed = probe_this_worker(text, timeout, cpu_only)
                     report.problems += problems
                     report.notes += passed
-        typer.echo(report.json() if output_format is DoctorFormat.json else report.text())
+        _print(report, output_format)
         raise typer.Exit(report.exit_code)
+
+
+def _print(report: DoctorReport, output_format: DoctorFormat) -> None:
+    if output_format is DoctorFormat.json:
+        typer.echo(report.json())
+    elif report.failed_to_run is not None:
+        typer.echo(f"distfix: error: {report.failed_to_run}", err=True)
+    else:
+        typer.echo(report.text())
 
 
 def _fingerprint(output: Path | None) -> None:
@@ -108,7 +151,7 @@ def _fingerprint(output: Path | None) -> None:
         data = take_fingerprint()
     except FingerprintError as exc:
         typer.echo(f"distfix: error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(EXIT_ERROR) from None
     text = json.dumps(data, indent=2, sort_keys=True)
     if output is None:
         typer.echo(text)
@@ -117,7 +160,7 @@ def _fingerprint(output: Path | None) -> None:
         output.write_text(text + "\n", encoding="utf-8")
     except OSError as exc:
         typer.echo(f"distfix: error: cannot write {output}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(EXIT_ERROR) from None
     typer.echo(f"Wrote the fingerprint of {data.get('hostname')} to {output}", err=True)
 
 
@@ -133,5 +176,5 @@ def _compare(files: list[Path], report: DoctorReport) -> None:
         report.failed_to_run = str(exc)
         return
     report.problems = compare(prints)
-    if not report.problems:
-        report.notes.append(f"{len(files)} fingerprints match")
+    if not any(p.severity in ("error", "warning") for p in report.problems):
+        report.notes.append(f"{len(files)} fingerprints agree on everything that matters to collectives")

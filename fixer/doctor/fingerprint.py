@@ -44,24 +44,31 @@ def _minor(version: str | None) -> str | None:
     return ".".join(version.split(".")[:2]) if version else version
 
 
-# (key, severity, normaliser, why a mismatch matters)
+# (key, severity, normaliser, why a mismatch matters and what to do)
 _FIELDS = (
-    ("tensorflow", "error", lambda v: v, "collective ops and their wire format differ between TensorFlow versions"),
-    ("python", "error", _minor, "pickled state and TensorFlow builds differ between Python minor versions"),
-    ("cuda", "error", lambda v: v, "NCCL all-reduce needs the same CUDA on every worker"),
-    ("cudnn", "error", lambda v: v, "kernels differ between cuDNN versions, so replicas diverge"),
-    ("keras", "error", lambda v: (v or "").split(".")[0] or None, "Keras 2 and Keras 3 distribute differently"),
-    ("nccl", "warning", lambda v: v, "workers without NCCL fall back to slower ring collectives"),
+    ("tensorflow", "error", lambda v: v, "collective ops and their wire format differ between versions; install one TensorFlow version everywhere"),
+    ("python", "error", _minor, "TensorFlow wheels and pickled state differ between Python minor versions; use one Python minor version"),
+    ("cuda", "error", lambda v: v, "TensorFlow builds for different CUDA versions do not mix in one NCCL all-reduce; install the same TensorFlow build"),
+    ("cudnn", "error", lambda v: v, "kernels differ between cuDNN versions, so replicas drift apart; install the same TensorFlow build"),
+    ("keras", "error", lambda v: (v or "").split(".")[0] or None, "Keras 2 (tf-keras) and Keras 3 distribute differently; set TF_USE_LEGACY_KERAS the same way everywhere"),
+    ("nccl", "warning", lambda v: v, "a worker without NCCL makes the GPU all-reduce fall back or fail; install nvidia-nccl on every GPU worker"),
     ("gpus", "warning", lambda v: len(v or []), "a different number of GPUs gives a different number of replicas per worker"),
     ("platform", "warning", lambda v: v, "different operating systems or architectures can behave differently"),
     ("hostname", "info", lambda v: v, "two fingerprints with the same hostname may be the same machine twice"),
 )
 
 
+def _shown(key: str, value: object) -> object:
+    return f"{len(value or [])} GPU(s)" if key == "gpus" else value
+
+
 def compare(fingerprints: dict[str, dict]) -> list[Problem]:
     """Every field whose value differs between workers, with its severity and why it matters."""
     problems: list[Problem] = []
     names = list(fingerprints)
+    for name in names:
+        if fingerprints[name].get("error"):
+            problems.append(Problem("error", "fingerprint", f"{name}: {fingerprints[name]['error']}"))
     for key, severity, normalise, why in _FIELDS:
         values = {name: normalise(fingerprints[name].get(key)) for name in names}
         if key == "hostname":
@@ -70,6 +77,6 @@ def compare(fingerprints: dict[str, dict]) -> list[Problem]:
                 problems.append(Problem("info", "fingerprint", f"hostname {sorted(duplicates)[0]!r} appears more than once: {why}"))
             continue
         if len(set(map(str, values.values()))) > 1:
-            detail = ", ".join(f"{name}: {fingerprints[name].get(key)}" for name in names)
+            detail = ", ".join(f"{name}: {_shown(key, fingerprints[name].get(key))}" for name in names)
             problems.append(Problem(severity, "fingerprint", f"{key} differs ({detail}): {why}"))
     return problems

@@ -1,7 +1,8 @@
 """``distfix doctor --probe``: really form the cluster and all-reduce once, with a bounded wait.
 
 A worker whose peers are missing hangs forever and ignores SIGTERM (measured), so each worker is
-started in its own session and its whole process group is killed with SIGKILL at the timeout.
+started in its own session and its whole process group is killed with SIGKILL at the timeout,
+and on any way out of the parent (including Ctrl-C).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,22 +21,28 @@ from pathlib import Path
 from fixer.doctor.report import Problem
 
 CHILD = Path(__file__).with_name("probe_child.py")
+_WHERE = {
+    "start": "before importing TensorFlow",
+    "import": "while importing TensorFlow",
+    "strategy": "while forming the cluster (a peer is missing, unreachable or has another TF_CONFIG)",
+    "allreduce": "in the first all-reduce",
+}
 
 
 @dataclass
 class WorkerOutcome:
     """What one probing worker reached."""
 
-    index: int
+    name: str
     stage: str
     result: float | None
     replicas: int | None
-    output: str
+    failure: str | None
     timed_out: bool
 
 
 def free_ports(count: int) -> list[int]:
-    """Ports on 127.0.0.1 that were free a moment ago (bound to port 0, then released)."""
+    """Ports on 127.0.0.1 that were free a moment ago (all bound to port 0 at once, then released)."""
     sockets = []
     try:
         for _ in range(count):
@@ -47,78 +55,109 @@ def free_ports(count: int) -> list[int]:
             sock.close()
 
 
-def _start(tf_config: str) -> subprocess.Popen:
+def _start(tf_config: str, cpu_only: bool, log) -> subprocess.Popen:
     env = {**os.environ, "TF_CONFIG": tf_config, "TF_CPP_MIN_LOG_LEVEL": "2"}
+    if cpu_only:
+        env["CUDA_VISIBLE_DEVICES"] = ""  # local workers must not share one GPU
     return subprocess.Popen(
         [sys.executable, str(CHILD)],
-        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        stdout=log,  # a file, not a pipe: a chatty worker can never block on a full pipe
         stderr=subprocess.STDOUT,
-        text=True,
         env=env,
         start_new_session=True,
     )
 
 
-def _collect(processes: list[subprocess.Popen], timeout: float) -> list[WorkerOutcome]:
-    deadline = time.monotonic() + timeout
-    outcomes = []
-    for index, process in enumerate(processes):
-        timed_out = False
+def _kill(process: subprocess.Popen) -> None:
+    if process.poll() is None:
         try:
-            output, _ = process.communicate(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            timed_out = True
             os.killpg(process.pid, signal.SIGKILL)
-            output, _ = process.communicate()
-        stages = [line.split(" ", 1)[1] for line in output.splitlines() if line.startswith("STAGE ")]
-        result = next((line.split() for line in output.splitlines() if line.startswith("RESULT ")), None)
-        outcomes.append(
-            WorkerOutcome(
-                index=index,
-                stage=stages[-1] if stages else "start",
-                result=float(result[1]) if result else None,
-                replicas=int(result[2]) if result else None,
-                output=output,
-                timed_out=timed_out,
-            )
-        )
-    for process in processes:  # never leave a hung worker behind
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-    return outcomes
+        except ProcessLookupError:
+            pass
+        process.wait()
 
 
-def _problems(outcomes: list[WorkerOutcome], expected: float) -> tuple[list[Problem], list[str]]:
+def _outcome(name: str, output: str, timed_out: bool) -> WorkerOutcome:
+    lines = output.splitlines()
+    stages = [line.split(" ", 1)[1].strip() for line in lines if line.startswith("STAGE ")]
+    result = next((line.split() for line in lines if line.startswith("RESULT ")), None)
+    failure = next((line[len("FAILED "):] for line in lines if line.startswith("FAILED ")), None)
+    if failure is None and not timed_out and result is None:
+        failure = next((line.strip() for line in reversed(lines) if line.strip()), "exited without output")
+    return WorkerOutcome(
+        name=name,
+        stage=stages[-1] if stages else "start",
+        result=float(result[1]) if result else None,
+        replicas=int(result[2]) if result else None,
+        failure=failure,
+        timed_out=timed_out,
+    )
+
+
+def run_workers(tf_configs: dict[str, str], timeout: float, cpu_only: bool) -> list[WorkerOutcome]:
+    """Start one probe child per TF_CONFIG, wait at most ``timeout`` seconds in all, kill the rest."""
+    with tempfile.TemporaryDirectory(prefix="distfix-probe-") as folder:
+        logs = {name: open(Path(folder) / f"{index}.log", "w+", encoding="utf-8") for index, name in enumerate(tf_configs)}
+        processes: dict[str, subprocess.Popen] = {}
+        timed_out: set[str] = set()
+        try:
+            for name, config in tf_configs.items():
+                processes[name] = _start(config, cpu_only, logs[name])
+            deadline = time.monotonic() + timeout
+            for name, process in processes.items():
+                try:
+                    process.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    timed_out.add(name)
+                    _kill(process)
+        finally:
+            for process in processes.values():  # never leave a hung worker behind
+                _kill(process)
+        outcomes = []
+        for name, log in logs.items():
+            log.seek(0)
+            outcomes.append(_outcome(name, log.read(), name in timed_out))
+            log.close()
+        return outcomes
+
+
+def judge(outcomes: list[WorkerOutcome], expected_replicas: int | None) -> tuple[list[Problem], list[str]]:
+    """Problems and passed checks: every worker must all-reduce R(R+1)/2 over R replicas."""
     problems, passed = [], []
     for outcome in outcomes:
-        name = f"worker {outcome.index}"
-        if outcome.result is not None and abs(outcome.result - expected) < 1e-6:
-            passed.append(f"{name} formed the cluster and all-reduced {outcome.result:g} over {outcome.replicas} replicas")
+        replicas = outcome.replicas
+        if outcome.result is not None and replicas is not None:
+            expected = replicas * (replicas + 1) / 2
+            if abs(outcome.result - expected) > 1e-6:
+                problems.append(
+                    Problem("error", "probe", f"{outcome.name} all-reduced {outcome.result:g}, expected {expected:g} over {replicas} replicas")
+                )
+            elif expected_replicas is not None and replicas != expected_replicas:
+                problems.append(
+                    Problem("error", "probe", f"{outcome.name} formed a cluster of {replicas} replicas, expected {expected_replicas}")
+                )
+            else:
+                passed.append(f"{outcome.name} formed the cluster and all-reduced {outcome.result:g} over {replicas} replicas")
         elif outcome.timed_out:
-            where = {"strategy": "while forming the cluster (a peer is missing or unreachable)", "allreduce": "in the first all-reduce"}.get(
-                outcome.stage, f"at stage {outcome.stage}"
-            )
-            problems.append(Problem("error", "probe", f"{name} hung {where}; killed at the timeout"))
+            problems.append(Problem("error", "probe", f"{outcome.name} hung {_WHERE[outcome.stage]}; killed at the timeout"))
         else:
-            last = [line for line in outcome.output.strip().splitlines() if line.strip()][-1:] or ["no output"]
-            problems.append(Problem("error", "probe", f"{name} failed at stage {outcome.stage}: {last[0][:300]}"))
+            where = _WHERE.get(outcome.stage, f"at stage {outcome.stage}")
+            problems.append(Problem("error", "probe", f"{outcome.name} failed {where}: {(outcome.failure or '')[:300]}"))
     return problems, passed
 
 
-def probe_local(workers: int, timeout: float) -> tuple[list[Problem], list[str]]:
+def probe_local(workers: int, timeout: float, cpu_only: bool = True) -> tuple[list[Problem], list[str]]:
     """Start ``workers`` local workers on free 127.0.0.1 ports and all-reduce once."""
-    ports = free_ports(workers)
-    cluster = {"worker": [f"127.0.0.1:{port}" for port in ports]}
-    processes = [
-        _start(json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}})) for index in range(workers)
-    ]
-    return _problems(_collect(processes, timeout), float(workers))
+    cluster = {"worker": [f"127.0.0.1:{port}" for port in free_ports(workers)]}
+    configs = {
+        f"worker {index}": json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}}) for index in range(workers)
+    }
+    return judge(run_workers(configs, timeout, cpu_only), workers if cpu_only else None)
 
 
-def probe_this_worker(tf_config: str, timeout: float) -> tuple[list[Problem], list[str]]:
+def probe_this_worker(tf_config: str, timeout: float, cpu_only: bool = False) -> tuple[list[Problem], list[str]]:
     """Run this worker's part of the probe with the user's TF_CONFIG (its peers run theirs)."""
-    config = json.loads(tf_config)
-    total = sum(len(v) for k, v in config.get("cluster", {}).items() if k in ("chief", "worker"))
-    outcomes = _collect([_start(tf_config)], timeout)
-    return _problems(outcomes, float(total))
+    task = json.loads(tf_config).get("task", {})
+    name = f"{task.get('type')} {task.get('index')}"
+    return judge(run_workers({name: tf_config}, timeout, cpu_only), None)

@@ -1,7 +1,10 @@
 """Run as a script in a child process: form the cluster from TF_CONFIG and all-reduce once.
 
-Prints `STAGE <name>` as it goes, so the parent can say where a hang or failure happened, and
-`RESULT <value> <replicas>` at the end.
+Prints ``STAGE <name>`` as it goes (import, strategy, allreduce), so the parent can say where a
+hang or failure happened, and ``RESULT <value> <replicas>`` at the end. Each replica contributes
+``replica_id + 1``, so the sum is R(R+1)/2 only when every replica of every worker took part.
+Nothing touches the devices before the strategy exists: listing logical devices first makes
+MultiWorkerMirroredStrategy fail with "Collective ops must be configured at program startup".
 """
 
 import os
@@ -11,6 +14,16 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
 def main() -> int:
+    """Form the cluster and print the stages and the all-reduce result (or FAILED and one line)."""
+    try:
+        return _probe()
+    except Exception as exc:  # the parent reports it as one line, with the stage it happened in
+        first = (str(exc).strip().splitlines() or [""])[0]
+        print(f"FAILED {type(exc).__name__}: {first}", flush=True)
+        return 1
+
+
+def _probe() -> int:
     print("STAGE import", flush=True)
     import tensorflow as tf
 
@@ -20,10 +33,13 @@ def main() -> int:
     )
     print("STAGE allreduce", flush=True)
 
+    def contribution():
+        replica = tf.distribute.get_replica_context().replica_id_in_sync_group
+        return tf.cast(replica, tf.float32) + 1.0
+
     @tf.function
     def all_reduce():
-        value = strategy.run(lambda: tf.constant(1.0))
-        return strategy.reduce(tf.distribute.ReduceOp.SUM, value, axis=None)
+        return strategy.reduce(tf.distribute.ReduceOp.SUM, strategy.run(contribution), axis=None)
 
     total = float(all_reduce())
     print(f"RESULT {total} {strategy.num_replicas_in_sync}", flush=True)

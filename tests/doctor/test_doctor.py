@@ -50,11 +50,33 @@ def test_no_network_contacts_nothing(distfix):
 
 
 def test_wrong_index_points_at_another_machine(distfix, listening):
-    # 192.0.2.1 is a documentation address: it is this task's own entry, so it is never contacted.
-    config = _config([f"127.0.0.1:{listening}", "192.0.2.1:2222"], index=1)
+    # 203.0.113.7 is a documentation address: it is this task's own entry, so it is never contacted.
+    config = _config([f"127.0.0.1:{listening}", "203.0.113.7:2222"], index=1)
     result = distfix("doctor", "--tf-config", config)
     assert result.returncode == 1
-    assert "worker[1] 192.0.2.1:2222 is this task's address, but it resolves to 192.0.2.1, not to this machine" in result.stdout
+    assert (
+        "error: [own-address] worker[1] 203.0.113.7:2222 is this task's address, but it resolves to 203.0.113.7, "
+        "which is not this machine" in result.stdout
+    )
+
+
+def test_own_entry_by_hostname_is_this_machine(distfix):
+    config = _config([f"{socket.gethostname()}:{_free_port()}"])
+    result = distfix("doctor", "--tf-config", config)
+    assert result.returncode == 0, result.stdout
+    assert f"ok: worker[0] {socket.gethostname()}:" in result.stdout and "is this machine (this task)" in result.stdout
+
+
+def test_own_port_already_in_use(distfix, listening):
+    result = distfix("doctor", "--tf-config", _config([f"127.0.0.1:{listening}"]))
+    assert result.returncode == 1
+    assert f"error: [own-port] worker[0] 127.0.0.1:{listening}: port {listening} is already in use on this machine" in result.stdout
+
+
+def test_unresolvable_host(distfix):
+    result = distfix("doctor", "--connect-timeout", "3", "--tf-config", _config([f"127.0.0.1:{_free_port()}", "no-such-host.invalid:2222"]))
+    assert result.returncode == 1
+    assert "error: [resolve] worker[1] no-such-host.invalid:2222: host 'no-such-host.invalid' does not resolve" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -85,7 +107,8 @@ def test_tf_config_from_the_environment_and_files(distfix, tmp_path: Path):
     (tmp_path / "tf.json").write_text(_config(["a:1", "a:1"]))
     assert distfix("doctor", "--no-network", "--tf-config-file", str(tmp_path / "tf.json")).returncode == 1
     missing = distfix("doctor", "--tf-config-file", str(tmp_path / "nope.json"))
-    assert missing.returncode == 2 and "cannot read" in missing.stdout
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == f"distfix: error: cannot read {tmp_path / 'nope.json'}: No such file or directory"
 
 
 def test_unset_tf_config_cannot_run(distfix):
@@ -97,7 +120,7 @@ def test_unset_tf_config_cannot_run(distfix):
 
     result = subprocess.run([sys.executable, "-m", "fixer", "doctor"], capture_output=True, text=True, env=env, timeout=60)
     assert result.returncode == 2
-    assert "TF_CONFIG is not set" in result.stdout
+    assert "distfix: error: TF_CONFIG is not set" in result.stderr
 
 
 def test_json_format(distfix):
@@ -133,19 +156,77 @@ def test_real_fingerprint(distfix, tmp_path: Path):
     data = json.loads(target.read_text())
     assert data["tensorflow"].startswith("2.") and data["python"].count(".") == 2
     assert data["gpus"] == [] and data["hostname"] == socket.gethostname()
+    assert data["keras"].split(".")[0] in ("2", "3") and data["cuda_build"] in (True, False)
+    assert set(data) >= {"cuda", "cudnn", "nccl", "platform", "python"}
 
 
 @pytest.mark.tensorflow
 def test_real_two_worker_probe(distfix):
     result = distfix("doctor", "--probe", "--local", "2", "--timeout", "120", timeout=200)
     assert result.returncode == 0, result.stdout
-    assert "ok: worker 0 formed the cluster and all-reduced 2 over 2 replicas" in result.stdout
-    assert "ok: worker 1 formed the cluster and all-reduced 2 over 2 replicas" in result.stdout
+    # Replica r contributes r + 1, so 3 = 1 + 2 proves that both workers took part.
+    assert "ok: worker 0 formed the cluster and all-reduced 3 over 2 replicas" in result.stdout
+    assert "ok: worker 1 formed the cluster and all-reduced 3 over 2 replicas" in result.stdout
+    assert result.stdout.strip().endswith("All checks passed.")
 
 
 @pytest.mark.tensorflow
 def test_probe_of_a_missing_peer_is_bounded(distfix):
     config = _config([f"127.0.0.1:{_free_port()}", f"127.0.0.1:{_free_port()}"])
-    result = distfix("doctor", "--probe", "--timeout", "20", "--tf-config", config, timeout=120)
+    result = distfix("doctor", "--probe", "--timeout", "15", "--tf-config", config, timeout=120)
     assert result.returncode == 1
-    assert "worker 0 hung while forming the cluster (a peer is missing or unreachable); killed at the timeout" in result.stdout
+    assert "error: [probe] worker 0 hung while forming the cluster (a peer is missing" in result.stdout
+    assert "killed at the timeout" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--local", "2"], "--local is for --probe"),
+        (["--fingerprint", "--probe"], "--fingerprint and --probe cannot be used together"),
+        (["-o", "x.json"], "-o/--output is for --fingerprint"),
+        (["a.json", "b.json"], "fingerprint files are only read with --compare"),
+        (["--compare", "a.json"], "--compare needs at least two fingerprint files"),
+    ],
+)
+def test_misused_options_cannot_run(distfix, args, message):
+    result = distfix("doctor", *args, env={"TF_CONFIG": _config(["a:1"])})
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"distfix: error: {message}"
+
+
+def test_compare_of_unreadable_files_cannot_run(distfix, tmp_path: Path):
+    (tmp_path / "a.json").write_text("{not json")
+    (tmp_path / "b.json").write_text("{}")
+    result = distfix("doctor", "--compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert result.returncode == 2 and "not a fingerprint file" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_compare_severities(distfix, tmp_path: Path):
+    base = {"python": "3.11.7", "tensorflow": "2.21.0", "keras": "3.15.1", "cuda": "12.5.1", "cudnn": "9",
+            "gpus": [], "nccl": None, "platform": "Linux x86_64", "hostname": "a"}
+    other = {**base, "python": "3.12.1", "keras": "2.21.0", "gpus": ["/physical_device:GPU:0"], "platform": "Darwin arm64",
+             "hostname": "b"}
+    patch = {**base, "python": "3.11.9", "keras": "3.14.0", "hostname": "c"}  # only patch levels differ: fine
+    for name, data in (("a", base), ("b", other), ("c", patch)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(data))
+    result = distfix("doctor", "--format", "json", "--compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    found = {p["message"].split(" differs")[0]: p["severity"] for p in json.loads(result.stdout)["problems"]}
+    assert found == {"python": "error", "keras": "error", "gpus": "warning", "platform": "warning"}
+    assert distfix("doctor", "--compare", str(tmp_path / "a.json"), str(tmp_path / "c.json")).returncode == 0
+
+
+@pytest.mark.tensorflow
+def test_fingerprint_keeps_tensorflow_out_of_the_parent(tmp_path: Path):
+    import subprocess
+    import sys
+
+    target = tmp_path / "fp.json"
+    code = (
+        "import sys; from typer.testing import CliRunner; from fixer.cli import app; "
+        f"r = CliRunner().invoke(app, ['doctor', '--fingerprint', '-o', {str(target)!r}]); "
+        "print(r.exit_code, 'tensorflow' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180)
+    assert out.stdout.split() == ["0", "False"], out.stderr
+    assert json.loads(target.read_text())["tensorflow"].startswith("2.")
