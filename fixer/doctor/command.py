@@ -49,8 +49,9 @@ def _tf_config_text(tf_config: str | None, tf_config_file: Path | None, report: 
     return None
 
 
-def check_config(text: str, network: bool, timeout: float) -> DoctorReport:
-    """Static checks (TFD602/TFD603) and, when they find no error and ``network``, the live checks."""
+def check_config(text: str, network: bool, timeout: float, peers: bool = True) -> DoctorReport:
+    """Static checks (TFD602/TFD603) and, when they find no error and ``network``, the live checks
+    (``peers``: also connect to the other tasks' ports)."""
     from fixer.doctor.network import live_checks
 
     report = DoctorReport()
@@ -65,7 +66,7 @@ def check_config(text: str, network: bool, timeout: float) -> DoctorReport:
         tasks = sum(len(v) for v in config["cluster"].values())
         report.notes.append(f"TF_CONFIG is well formed ({tasks} task(s); this is {config['task']['type']} {config['task']['index']})")
     if network and not any(p.severity == "error" for p in report.problems):
-        live, passed = live_checks(config, timeout)
+        live, passed = live_checks(config, timeout, peers)
         report.problems.extend(live)
         report.notes.extend(passed)
     return report
@@ -124,7 +125,7 @@ def register(app: typer.Typer) -> None:
             text = _tf_config_text(tf_config, tf_config_file, report)
             if text is not None:
                 # A probing peer listens only once its own probe runs, so its port is not checked first.
-                report = check_config(text, network=not no_network and not probe, timeout=connect_timeout)
+                report = check_config(text, network=not no_network, timeout=connect_timeout, peers=not probe)
                 if probe and report.exit_code == 0:
                     from fixer.doctor.probe import probe_this_worker
 

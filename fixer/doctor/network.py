@@ -88,13 +88,15 @@ def _check_own(name: str, host: str, port: str | None, resolved: set[str]) -> tu
     return [], passed
 
 
-def _check_one(name: str, address: str, own: bool, timeout: float) -> tuple[list[Problem], list[str]]:
+def _check_one(name: str, address: str, own: bool, timeout: float, peers: bool) -> tuple[list[Problem], list[str]]:
     host, port = split_address(address)
     resolved = resolve(host, timeout)
     if resolved is None:
         return [Problem("error", "resolve", f"{name}: host {host!r} does not resolve; fix the name or use an IP address")], []
     if own:
         return _check_own(name, host, port, resolved)
+    if not peers:
+        return [], [f"{name} resolves"]
     if port is None or not port.isdigit():
         return [], []  # reported by the static checks
     if port_accepts(host, int(port), timeout):
@@ -106,8 +108,11 @@ def _check_one(name: str, address: str, own: bool, timeout: float) -> tuple[list
     return [Problem("warning", "port", message)], []
 
 
-def live_checks(config: dict, timeout: float) -> tuple[list[Problem], list[str]]:
-    """Problems and passed checks for the addresses of a parsed, well-formed TF_CONFIG."""
+def live_checks(config: dict, timeout: float, peers: bool = True) -> tuple[list[Problem], list[str]]:
+    """Problems and passed checks for the addresses of a parsed, well-formed TF_CONFIG.
+
+    With ``peers`` False the other tasks' ports are not connected to (a probe starts them later).
+    """
     task = config.get("task", {})
     own = (task.get("type"), task.get("index"))
     jobs = []
@@ -118,7 +123,7 @@ def live_checks(config: dict, timeout: float) -> tuple[list[Problem], list[str]]
     problems: list[Problem] = []
     passed: list[str] = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=min(PARALLEL, max(1, len(jobs)))) as pool:
-        for found, ok in pool.map(lambda job: _check_one(job[0], job[1], job[2], timeout), jobs):
+        for found, ok in pool.map(lambda job: _check_one(job[0], job[1], job[2], timeout, peers), jobs):
             problems.extend(found)
             passed.extend(ok)
     return problems, passed

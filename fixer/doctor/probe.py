@@ -24,8 +24,14 @@ CHILD = Path(__file__).with_name("probe_child.py")
 _WHERE = {
     "start": "before importing TensorFlow",
     "import": "while importing TensorFlow",
-    "strategy": "while forming the cluster (a peer is missing, unreachable or has another TF_CONFIG)",
+    "strategy": "while forming the cluster",
     "allreduce": "in the first all-reduce",
+}
+# Why a worker hangs at a stage, and what known failure messages mean.
+_HANG_REASON = {"strategy": " (a peer is missing, unreachable, or has another cluster in its TF_CONFIG)"}
+_FAILURE_HINTS = {
+    "Could not start gRPC server": "this task's port is already in use",
+    "exceeds the maximum id": "the task index is larger than its job",
 }
 
 
@@ -140,10 +146,12 @@ def judge(outcomes: list[WorkerOutcome], expected_replicas: int | None) -> tuple
             else:
                 passed.append(f"{outcome.name} formed the cluster and all-reduced {outcome.result:g} over {replicas} replicas")
         elif outcome.timed_out:
-            problems.append(Problem("error", "probe", f"{outcome.name} hung {_WHERE[outcome.stage]}; killed at the timeout"))
+            reason = _HANG_REASON.get(outcome.stage, "")
+            problems.append(Problem("error", "probe", f"{outcome.name} hung {_WHERE[outcome.stage]}{reason}; killed at the timeout"))
         else:
-            where = _WHERE.get(outcome.stage, f"at stage {outcome.stage}")
-            problems.append(Problem("error", "probe", f"{outcome.name} failed {where}: {(outcome.failure or '')[:300]}"))
+            failure = (outcome.failure or "")[:300]
+            hint = next((f" ({hint})" for text, hint in _FAILURE_HINTS.items() if text in failure), "")
+            problems.append(Problem("error", "probe", f"{outcome.name} failed {_WHERE[outcome.stage]}: {failure}{hint}"))
     return problems, passed
 
 

@@ -230,3 +230,23 @@ def test_fingerprint_keeps_tensorflow_out_of_the_parent(tmp_path: Path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180)
     assert out.stdout.split() == ["0", "False"], out.stderr
     assert json.loads(target.read_text())["tensorflow"].startswith("2.")
+
+
+def test_probe_checks_its_own_port_before_starting_tensorflow(distfix, listening):
+    config = _config([f"127.0.0.1:{listening}", f"127.0.0.1:{_free_port()}"])
+    result = distfix("doctor", "--probe", "--tf-config", config)
+    assert result.returncode == 1
+    assert "[own-port]" in result.stdout and "[probe]" not in result.stdout
+    assert "ok: worker[1] 127.0.0.1:" in result.stdout and "resolves" in result.stdout  # peers are not connected to
+
+
+@pytest.mark.tensorflow
+def test_probe_reports_the_stage_a_worker_failed_in(listening):
+    from fixer.doctor.probe import probe_this_worker
+
+    config = _config([f"127.0.0.1:{listening}", f"127.0.0.1:{_free_port()}"])
+    problems, passed = probe_this_worker(config, timeout=60, cpu_only=True)
+    assert passed == []
+    assert [p.message for p in problems] == [
+        "worker 0 failed while forming the cluster: UnknownError: Could not start gRPC server (this task's port is already in use)"
+    ]
