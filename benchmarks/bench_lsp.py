@@ -1,0 +1,107 @@
+"""Benchmark the language server: latency from didChange to publishDiagnostics.
+
+Opens a generated 2,000-line distributed training file in `distfix lsp` (over stdio, with a
+small JSON-RPC client written here), makes 50 one-character edits, and reports the p50 and p95
+of the time between sending each didChange and receiving its diagnostics.
+
+    python benchmarks/bench_lsp.py [--lines 2000] [--edits 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BLOCK = (ROOT / "corpus" / "reduction" / "tfd303_mean_loss" / "before.py").read_text(encoding="utf-8")
+
+
+def training_file(lines: int) -> str:
+    """A long file of distributed training code, with findings, about ``lines`` lines."""
+    parts, number = [], 0
+    while sum(p.count("\n") for p in parts) < lines:
+        block = BLOCK
+        for name in ("replica_step", "train_step", "loss_fn"):
+            block = block.replace(name, f"{name}_{number}")
+        parts.append(block)
+        number += 1
+    return "".join(parts)
+
+
+class Client:
+    """Just enough JSON-RPC over stdio to talk to the server."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "fixer", "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT
+        )
+        self.next_id = 0
+
+    def send(self, method: str, params: dict, request: bool = False) -> int | None:
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        if request:
+            self.next_id += 1
+            message["id"] = self.next_id
+        body = json.dumps(message).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+        return message.get("id")
+
+    def receive(self) -> dict:
+        length = 0
+        while True:
+            line = self.process.stdout.readline().strip()
+            if not line:
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        return json.loads(self.process.stdout.read(length))
+
+    def wait_for(self, predicate) -> dict:
+        while True:
+            message = self.receive()
+            if predicate(message):
+                return message
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=2000)
+    parser.add_argument("--edits", type=int, default=50)
+    args = parser.parse_args()
+    text = training_file(args.lines)
+    uri = (ROOT / "bench_lsp_document.py").as_uri()
+    client = Client()
+    request = client.send("initialize", {"processId": None, "rootUri": ROOT.as_uri(), "capabilities": {}}, request=True)
+    client.wait_for(lambda m: m.get("id") == request)
+    client.send("initialized", {})
+    client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
+    first = client.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+    latencies = []
+    for version in range(2, args.edits + 2):
+        if version % 2 == 0:
+            change = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "# edit\n"}
+        else:
+            change = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "text": ""}
+        start = time.perf_counter()
+        client.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]})
+        client.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"].get("version") == version)
+        latencies.append((time.perf_counter() - start) * 1000)
+        time.sleep(0.1)  # a person types; the debounce is not what is measured
+    request = client.send("shutdown", None, request=True)
+    client.wait_for(lambda m: m.get("id") == request)
+    client.send("exit", None)
+    client.process.wait(timeout=10)
+    latencies.sort()
+    p95 = latencies[max(0, int(round(0.95 * len(latencies))) - 1)]
+    print(f"document: {text.count(chr(10))} lines, {len(first['params']['diagnostics'])} diagnostics; {args.edits} edits")
+    print(f"didChange -> publishDiagnostics: p50 {statistics.median(latencies):.0f} ms, p95 {p95:.0f} ms, max {latencies[-1]:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
