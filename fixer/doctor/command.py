@@ -58,8 +58,7 @@ def check_config(text: str, network: bool, timeout: float, peers: bool = True) -
     config, problems = parse_tf_config(text)
     for problem in problems:
         severity = "warning" if problem.code == "TFD602" else "error"
-        where = f" at {problem.path}" if problem.path else ""
-        report.problems.append(Problem(severity, f"{problem.code} {problem.kind}", f"{problem.message}{where}"))
+        report.problems.append(Problem(severity, f"{problem.code} {problem.kind}", problem.message, problem.path))
     if config is None:
         return report
     if not problems:

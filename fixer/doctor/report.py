@@ -13,8 +13,9 @@ class Problem:
     """One finding of the doctor."""
 
     severity: str  # error | warning | info
-    check: str  # e.g. tf-config, resolve, port, fingerprint, probe
+    check: str  # e.g. "TFD603 missing-port", resolve, port, own-address, fingerprint, probe
     message: str
+    path: str = ""  # where in the TF_CONFIG, as a JSON path (cluster.worker[1], task.index)
 
 
 @dataclass

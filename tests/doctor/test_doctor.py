@@ -128,6 +128,7 @@ def test_json_format(distfix):
     data = json.loads(result.stdout)
     assert data["ok"] is False
     assert data["problems"][0]["severity"] == "error" and "repeats" in data["problems"][0]["message"]
+    assert data["problems"][0]["check"] == "TFD603 duplicate-address" and data["problems"][0]["path"] == "cluster.worker[1]"
 
 
 def test_fingerprints_that_differ_in_tensorflow_and_cuda(distfix, tmp_path: Path):
