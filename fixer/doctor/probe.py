@@ -27,8 +27,13 @@ _WHERE = {
     "strategy": "while forming the cluster",
     "allreduce": "in the first all-reduce",
 }
-# Why a worker hangs at a stage, and what known failure messages mean.
-_HANG_REASON = {"strategy": " (a peer is missing, unreachable, or has another cluster in its TF_CONFIG)"}
+# What a worker still busy at the timeout was doing, why it is stuck there, and what known failures mean.
+_ACTIVITY = {"start": "starting", "import": "importing TensorFlow", "strategy": "forming the cluster", "allreduce": "in the first all-reduce"}
+_HANG_REASON = {
+    "start": " (raise --timeout on a slow machine)",
+    "import": " (raise --timeout on a slow machine)",
+    "strategy": " (a peer is missing, unreachable, or has another cluster in its TF_CONFIG)",
+}
 _FAILURE_HINTS = {
     "Could not start gRPC server": "this task's port is already in use",
     "exceeds the maximum id": "the task index is larger than its job",
@@ -147,7 +152,8 @@ def judge(outcomes: list[WorkerOutcome], expected_replicas: int | None) -> tuple
                 passed.append(f"{outcome.name} formed the cluster and all-reduced {outcome.result:g} over {replicas} replicas")
         elif outcome.timed_out:
             reason = _HANG_REASON.get(outcome.stage, "")
-            problems.append(Problem("error", "probe", f"{outcome.name} hung {_WHERE[outcome.stage]}{reason}; killed at the timeout"))
+            message = f"{outcome.name} was still {_ACTIVITY[outcome.stage]} at the timeout{reason}; killed it"
+            problems.append(Problem("error", "probe", message))
         else:
             failure = (outcome.failure or "")[:300]
             hint = next((f" ({hint})" for text, hint in _FAILURE_HINTS.items() if text in failure), "")

@@ -176,8 +176,10 @@ def test_probe_of_a_missing_peer_is_bounded(distfix):
     config = _config([f"127.0.0.1:{_free_port()}", f"127.0.0.1:{_free_port()}"])
     result = distfix("doctor", "--probe", "--timeout", "15", "--tf-config", config, timeout=120)
     assert result.returncode == 1
-    assert "error: [probe] worker 0 hung while forming the cluster (a peer is missing" in result.stdout
-    assert "killed at the timeout" in result.stdout
+    assert (
+        "error: [probe] worker 0 was still forming the cluster at the timeout (a peer is missing, unreachable, or has "
+        "another cluster in its TF_CONFIG); killed it" in result.stdout
+    )
 
 
 @pytest.mark.parametrize(
@@ -251,3 +253,16 @@ def test_probe_reports_the_stage_a_worker_failed_in(listening):
     assert [p.message for p in problems] == [
         "worker 0 failed while forming the cluster: UnknownError: Could not start gRPC server (this task's port is already in use)"
     ]
+
+
+@pytest.mark.tensorflow
+def test_a_short_timeout_kills_every_worker(distfix):
+    import re
+    import subprocess
+
+    result = distfix("doctor", "--probe", "--local", "2", "--timeout", "1", timeout=60)
+    assert result.returncode == 1
+    stuck = re.findall(r"^error: \[probe\] worker (\d) was still (?:starting|importing TensorFlow) at the timeout", result.stdout, re.M)
+    assert stuck == ["0", "1"], result.stdout
+    left = subprocess.run(["pgrep", "-f", "fixer/doctor/probe_child.py"], capture_output=True, text=True)
+    assert left.stdout == "", "a probe worker outlived the timeout"
