@@ -29,12 +29,11 @@ class Scaling(enum.Enum):
 
 def last_assignment(ctx: RuleContext, func: FunctionLike, name: str, before: cst.CSTNode) -> cst.BaseExpression | None:
     """The value last assigned to ``name`` in ``func`` before ``before`` (by position)."""
-    limit = ctx.span(before)[0]
     found: cst.BaseExpression | None = None
     for assign in ctx.index.assigns:
         if not isinstance(assign, cst.Assign) or ctx.index.enclosing_function(assign) is not func:
             continue
-        if ctx.span(assign)[0] >= limit:
+        if not ctx.index.before(assign, before):
             continue
         if any(isinstance(t.target, cst.Name) and t.target.value == name for t in assign.targets):
             found = assign.value

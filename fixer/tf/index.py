@@ -18,6 +18,7 @@ class ModuleIndex(cst.CSTVisitor):
 
     def __init__(self) -> None:
         self.parent: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.order: dict[cst.CSTNode, int] = {}  # pre-order number: source order without positions
         self.calls: list[cst.Call] = []
         self.functions: list[cst.FunctionDef] = []
         self.functions_by_name: dict[str, list[cst.FunctionDef]] = defaultdict(list)
@@ -40,6 +41,7 @@ class ModuleIndex(cst.CSTVisitor):
         return index
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        self.order[node] = len(self.order)
         if self._stack:
             self.parent[node] = self._stack[-1]
         self._stack.append(node)
@@ -106,6 +108,10 @@ class ModuleIndex(cst.CSTVisitor):
         if current is None:
             raise ValueError("node is not inside a statement")
         return current  # type: ignore[return-value]
+
+    def before(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+        """True when ``first`` starts before ``second`` in the source (no positions needed)."""
+        return self.order[first] < self.order[second]
 
     def is_within(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
         """True when ``container`` is ``node`` or one of its ancestors."""
