@@ -50,6 +50,7 @@ class WorkerOutcome:
     replicas: int | None
     failure: str | None
     timed_out: bool
+    seconds: dict[str, float]  # when each stage began, and "done", in seconds since the worker started
 
 
 def free_ports(count: int) -> list[int]:
@@ -91,18 +92,22 @@ def _kill(process: subprocess.Popen) -> None:
 
 def _outcome(name: str, output: str, timed_out: bool) -> WorkerOutcome:
     lines = output.splitlines()
-    stages = [line.split(" ", 1)[1].strip() for line in lines if line.startswith("STAGE ")]
-    result = next((line.split() for line in lines if line.startswith("RESULT ")), None)
+    stages = [line.split()[1:] for line in lines if line.startswith("STAGE ") and len(line.split()) == 3]
+    result = next((line.split() for line in lines if line.startswith("RESULT ") and len(line.split()) == 4), None)
+    seconds = {stage: float(at) for stage, at in stages}
+    if result:
+        seconds["done"] = float(result[3])
     failure = next((line[len("FAILED "):] for line in lines if line.startswith("FAILED ")), None)
     if failure is None and not timed_out and result is None:
         failure = next((line.strip() for line in reversed(lines) if line.strip()), "exited without output")
     return WorkerOutcome(
         name=name,
-        stage=stages[-1] if stages else "start",
+        stage=stages[-1][0] if stages else "start",
         result=float(result[1]) if result else None,
         replicas=int(result[2]) if result else None,
         failure=failure,
         timed_out=timed_out,
+        seconds=seconds,
     )
 
 
@@ -133,6 +138,16 @@ def run_workers(tf_configs: dict[str, str], timeout: float, cpu_only: bool) -> l
         return outcomes
 
 
+def _timings(outcome: WorkerOutcome) -> str:
+    at = outcome.seconds
+    if not all(stage in at for stage in ("strategy", "allreduce", "done")):
+        return ""
+    return (
+        f" (TensorFlow import {at['strategy']:.1f} s, cluster {at['allreduce'] - at['strategy']:.1f} s, "
+        f"all-reduce {at['done'] - at['allreduce']:.2f} s)"
+    )
+
+
 def judge(outcomes: list[WorkerOutcome], expected_replicas: int | None) -> tuple[list[Problem], list[str]]:
     """Problems and passed checks: every worker must all-reduce R(R+1)/2 over R replicas."""
     problems, passed = [], []
@@ -149,7 +164,9 @@ def judge(outcomes: list[WorkerOutcome], expected_replicas: int | None) -> tuple
                     Problem("error", "probe", f"{outcome.name} formed a cluster of {replicas} replicas, expected {expected_replicas}")
                 )
             else:
-                passed.append(f"{outcome.name} formed the cluster and all-reduced {outcome.result:g} over {replicas} replicas")
+                passed.append(
+                    f"{outcome.name} formed the cluster and all-reduced {outcome.result:g} over {replicas} replicas{_timings(outcome)}"
+                )
         elif outcome.timed_out:
             reason = _HANG_REASON.get(outcome.stage, "")
             message = f"{outcome.name} was still {_ACTIVITY[outcome.stage]} at the timeout{reason}; killed it"

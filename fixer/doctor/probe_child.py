@@ -1,14 +1,18 @@
 """Run as a script in a child process: form the cluster from TF_CONFIG and all-reduce once.
 
-Prints ``STAGE <name>`` as it goes (import, strategy, allreduce), so the parent can say where a
-hang or failure happened, and ``RESULT <value> <replicas>`` at the end. Each replica contributes
-``replica_id + 1``, so the sum is R(R+1)/2 only when every replica of every worker took part.
+Prints ``STAGE <name> <seconds since start>`` as it goes (import, strategy, allreduce), so the
+parent can say where a hang or failure happened, and ``RESULT <value> <replicas> <seconds>`` at
+the end. Each replica contributes ``replica_id + 1``, so the sum is R(R+1)/2 only when every
+replica of every worker took part.
 Nothing touches the devices before the strategy exists: listing logical devices first makes
 MultiWorkerMirroredStrategy fail with "Collective ops must be configured at program startup".
 """
 
 import os
 import sys
+import time
+
+START = time.monotonic()
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -23,15 +27,19 @@ def main() -> int:
         return 1
 
 
+def _stage(name: str) -> None:
+    print(f"STAGE {name} {time.monotonic() - START:.3f}", flush=True)
+
+
 def _probe() -> int:
-    print("STAGE import", flush=True)
+    _stage("import")
     import tensorflow as tf
 
-    print("STAGE strategy", flush=True)
+    _stage("strategy")
     strategy = tf.distribute.MultiWorkerMirroredStrategy(
         cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver()
     )
-    print("STAGE allreduce", flush=True)
+    _stage("allreduce")
 
     def contribution():
         replica = tf.distribute.get_replica_context().replica_id_in_sync_group
@@ -42,7 +50,7 @@ def _probe() -> int:
         return strategy.reduce(tf.distribute.ReduceOp.SUM, strategy.run(contribution), axis=None)
 
     total = float(all_reduce())
-    print(f"RESULT {total} {strategy.num_replicas_in_sync}", flush=True)
+    print(f"RESULT {total} {strategy.num_replicas_in_sync} {time.monotonic() - START:.3f}", flush=True)
     return 0
 
 
