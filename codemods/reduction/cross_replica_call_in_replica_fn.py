@@ -237,6 +237,53 @@ class CrossReplicaCallInReplicaFn(Rule):
             """,
             note="nested replica fn with strategy parameter and positional axis",
         ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            with strategy.scope():
+                mirrored_var = tf.Variable(tf.ones([1]))
+
+                def train_step(data):
+                    with tf.GradientTape() as tape:
+                        loss = compute_loss(mirrored_var, data)
+                    gradients = tape.gradient(loss, mirrored_var)
+                    aggregated_gradients = strategy.reduce(tf.distribute.ReduceOp.MEAN, gradients, axis=None)
+                    mirrored_var.assign_sub(aggregated_gradients)
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            with strategy.scope():
+                mirrored_var = tf.Variable(tf.ones([1]))
+
+                def train_step(data):
+                    with tf.GradientTape() as tape:
+                        loss = compute_loss(mirrored_var, data)
+                    gradients = tape.gradient(loss, mirrored_var)
+                    aggregated_gradients = tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.MEAN, gradients)
+                    mirrored_var.assign_sub(aggregated_gradients)
+            """,
+            note="seed 001 example 3 step written for strategy.run",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            with strategy.scope():
+                def summarize(values):
+                    return strategy.reduce("SUM", values, axis=None)
+
+            print(summarize(strategy.run(lambda: 1.0)))
+            """,
+            note="helper defined in the scope but called from cross-replica code",
+        ),
         Valid(
             """
             import tensorflow as tf
@@ -356,7 +403,9 @@ class CrossReplicaCallInReplicaFn(Rule):
             func = call.func
             if not isinstance(func, cst.Attribute) or func.attr.value not in _CROSS_REPLICA:
                 continue
-            if not strategies.is_strategy(func.value) or not replica.in_replica_context(call):
+            if not strategies.is_strategy(func.value):
+                continue
+            if not replica.in_replica_context(call) and ctx.index.enclosing_function(call) not in replica.probable_replica_functions:
                 continue
             method = func.attr.value
             if method in ("run", "experimental_run_v2"):

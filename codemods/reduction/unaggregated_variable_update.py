@@ -65,7 +65,7 @@ class UnaggregatedVariableUpdate(Rule):
     message = "variable updated from un-aggregated per-replica gradients"
     fix_title = "All-reduce the gradients before the update"
     applicability = Applicability.UNSAFE
-    triggers = (".run(", "experimental_run_v2", "call_for_each_replica")
+    triggers = (".run(", "experimental_run_v2", "call_for_each_replica", "scope(")
 
     examples = (
         Invalid(
@@ -304,6 +304,56 @@ class UnaggregatedVariableUpdate(Rule):
             """,
             note="compat v2 alias",
         ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            with strategy.scope():
+                mirrored_var = tf.Variable(tf.ones([1]))
+
+                def train_step(data):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(mirrored_var * data)
+                    gradients = tape.gradient(loss, mirrored_var)
+                    mirrored_var.assign_sub(gradients)
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            with strategy.scope():
+                mirrored_var = tf.Variable(tf.ones([1]))
+
+                def train_step(data):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(mirrored_var * data)
+                    gradients = tape.gradient(loss, mirrored_var)
+                    gradients = tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.MEAN, gradients)
+                    mirrored_var.assign_sub(gradients)
+            """,
+            note="seed 001 example 2 step written for strategy.run",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            with strategy.scope():
+                w = tf.Variable(1.0)
+
+                def warm_start(data):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(w * data)
+                    w.assign_sub(tape.gradient(loss, w))
+
+            warm_start(first_batch)
+            """,
+            note="a step defined in the scope but called directly is not a replica function",
+        ),
         Valid(
             """
             import tensorflow as tf
@@ -438,7 +488,7 @@ class UnaggregatedVariableUpdate(Rule):
 
     def check(self, ctx: RuleContext) -> None:
         replica = ctx.tf.replica
-        for func in replica.direct_replica_functions | replica.replica_functions:
+        for func in replica.probable_replica_functions:
             for gradient in gradient_calls(ctx, func):
                 self._check_gradient(ctx, func, gradient)
 

@@ -104,6 +104,25 @@ class ReplicaModel:
         return frozenset(seen)
 
     @cached_property
+    def probable_replica_functions(self) -> frozenset[FunctionLike]:
+        """Replica functions, plus steps written for `strategy.run` whose call is not in the file.
+
+        A function defined inside `with strategy.scope():` that nothing in the module calls or
+        passes anywhere is, by the usual convention, the step the elided loop runs on every
+        replica (the seed articles show exactly that).
+        """
+        scope_blocks = [w for w, _ in self.strategies.scope_blocks]
+        extra = set()
+        for func in self.index.functions:
+            if func in self.replica_functions or not any(self.index.is_within(func, w) for w in scope_blocks):
+                continue
+            if self.index.enclosing_function(func) is not None:
+                continue
+            if len(self.index.names.get(func.name.value, [])) == 1:  # only its own definition
+                extra.add(func)
+        return self.replica_functions | frozenset(extra)
+
+    @cached_property
     def direct_replica_functions(self) -> frozenset[FunctionLike]:
         """Only the functions given to `strategy.run` themselves."""
         return frozenset(t for run in self.run_calls for t in run.targets)
