@@ -111,8 +111,24 @@ def _outcome(name: str, output: str, timed_out: bool) -> WorkerOutcome:
     )
 
 
+def _exit_on_sigterm(signum, frame) -> None:
+    raise SystemExit(128 + signum)  # unwinds through the `finally` that kills the workers
+
+
 def run_workers(tf_configs: dict[str, str], timeout: float, cpu_only: bool) -> list[WorkerOutcome]:
     """Start one probe child per TF_CONFIG, wait at most ``timeout`` seconds in all, kill the rest."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    except ValueError:  # not the main thread: the caller owns signal handling
+        previous = None
+    try:
+        return _run_workers(tf_configs, timeout, cpu_only)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run_workers(tf_configs: dict[str, str], timeout: float, cpu_only: bool) -> list[WorkerOutcome]:
     with tempfile.TemporaryDirectory(prefix="distfix-probe-") as folder:
         logs = {name: open(Path(folder) / f"{index}.log", "w+", encoding="utf-8") for index, name in enumerate(tf_configs)}
         processes: dict[str, subprocess.Popen] = {}

@@ -266,3 +266,38 @@ def test_a_short_timeout_kills_every_worker(distfix):
     assert stuck == ["0", "1"], result.stdout
     left = subprocess.run(["pgrep", "-f", "fixer/doctor/probe_child.py"], capture_output=True, text=True)
     assert left.stdout == "", "a probe worker outlived the timeout"
+
+
+@pytest.mark.tensorflow
+def test_terminating_the_doctor_kills_its_probe_workers():
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    config = _config([f"127.0.0.1:{_free_port()}", f"127.0.0.1:{_free_port()}"])  # worker 1 never comes: a hang
+    doctor = subprocess.Popen(
+        [sys.executable, "-m", "fixer", "doctor", "--probe", "--timeout", "300", "--tf-config", config],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        workers = ""
+        for _ in range(600):  # wait for the worker to start (bounded)
+            workers = subprocess.run(["pgrep", "-f", "fixer/doctor/probe_child.py"], capture_output=True, text=True).stdout
+            if workers:
+                break
+            time.sleep(0.05)
+        assert workers, "the probe worker never started"
+        doctor.send_signal(signal.SIGTERM)
+        assert doctor.wait(timeout=30) == 128 + signal.SIGTERM
+        left = subprocess.run(["pgrep", "-f", "fixer/doctor/probe_child.py"], capture_output=True, text=True).stdout
+        assert left == "", "a probe worker outlived the doctor"
+    finally:
+        if doctor.poll() is None:
+            doctor.send_signal(signal.SIGTERM)  # lets the doctor kill its worker first
+            try:
+                doctor.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(doctor.pid, signal.SIGKILL)
+                doctor.wait()
