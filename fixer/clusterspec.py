@@ -109,8 +109,9 @@ def _address_problems(where: str, address: object) -> tuple[list[ClusterProblem]
     return [], host, port
 
 
-def check_cluster(cluster: object, prefix: str = "cluster") -> list[ClusterProblem]:
+def check_cluster(cluster: object) -> list[ClusterProblem]:
     """Defects of a cluster dict ``{"worker": ["host:port", ...], ...}`` (a ``tf.train.ClusterSpec`` argument)."""
+    prefix = "cluster"
     if not isinstance(cluster, dict) or not cluster:
         return [_malformed("missing-cluster", "the cluster spec must be a non-empty object mapping task types to \"host:port\" lists", prefix)]
     problems: list[ClusterProblem] = []

@@ -57,7 +57,8 @@ def check_config(text: str, network: bool, timeout: float, peers: bool = True) -
     report = DoctorReport()
     config, problems = parse_tf_config(text)
     for problem in problems:
-        severity = "warning" if problem.code == "TFD602" else "error"
+        # Loopback entries mixed with other hosts can still work when they all are this machine.
+        severity = "warning" if problem.kind == "loopback-mixed" else "error"
         report.problems.append(Problem(severity, f"{problem.code} {problem.kind}", problem.message, problem.path))
     if config is None:
         return report
@@ -71,7 +72,9 @@ def check_config(text: str, network: bool, timeout: float, peers: bool = True) -
     return report
 
 
-def _usage(fingerprint: bool, output: Path | None, compare: bool, files: list[Path] | None, probe: bool, local: int | None) -> str | None:
+def _usage(
+    fingerprint: bool, output: Path | None, compare: bool, files: list[Path] | None, probe: bool, local: int | None, given_config: bool
+) -> str | None:
     """The first misuse of the options, or None."""
     modes = [name for name, on in (("--fingerprint", fingerprint), ("--compare", compare), ("--probe", probe)) if on]
     if len(modes) > 1:
@@ -80,6 +83,8 @@ def _usage(fingerprint: bool, output: Path | None, compare: bool, files: list[Pa
         return "-o/--output is for --fingerprint"
     if local is not None and not probe:
         return "--local is for --probe"
+    if local is not None and given_config:
+        return "--probe --local makes its own TF_CONFIG; drop --tf-config/--tf-config-file"
     if files and not compare:
         return "fingerprint files are only read with --compare"
     return None
@@ -105,7 +110,8 @@ def register(app: typer.Typer) -> None:
         output_format: DoctorFormat = typer.Option(DoctorFormat.text, "--format", help="Output format."),
     ) -> None:
         """Check a cluster before launch. Exit 0: all good; 1: problems found; 2: could not run."""
-        misuse = _usage(fingerprint, output, compare, files, probe, local)
+        given_config = tf_config is not None or tf_config_file is not None
+        misuse = _usage(fingerprint, output, compare, files, probe, local, given_config)
         if misuse is not None:
             typer.echo(f"distfix: error: {misuse}", err=True)
             raise typer.Exit(EXIT_ERROR)

@@ -123,6 +123,13 @@ def test_unset_tf_config_cannot_run(distfix):
     assert "distfix: error: TF_CONFIG is not set" in result.stderr
 
 
+def test_loopback_severities(distfix):
+    mixed = distfix("doctor", "--no-network", "--tf-config", _config(["localhost:1", "10.1.2.3:1"]))
+    assert mixed.returncode == 1 and "warning: [TFD602 loopback-mixed]" in mixed.stdout
+    same = distfix("doctor", "--no-network", "--tf-config", _config(["localhost:1", "127.0.0.1:1"]))
+    assert same.returncode == 1 and "error: [TFD602 loopback-same-port]" in same.stdout
+
+
 def test_json_format(distfix):
     result = distfix("doctor", "--no-network", "--format", "json", "--tf-config", _config(["a:1", "a:1"]))
     data = json.loads(result.stdout)
@@ -186,6 +193,7 @@ def test_probe_of_a_missing_peer_is_bounded(distfix):
     ("args", "message"),
     [
         (["--local", "2"], "--local is for --probe"),
+        (["--probe", "--local", "2", "--tf-config", "{}"], "--probe --local makes its own TF_CONFIG; drop --tf-config/--tf-config-file"),
         (["--fingerprint", "--probe"], "--fingerprint and --probe cannot be used together"),
         (["-o", "x.json"], "-o/--output is for --fingerprint"),
         (["a.json", "b.json"], "fingerprint files are only read with --compare"),
