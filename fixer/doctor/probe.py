@@ -49,7 +49,7 @@ class WorkerOutcome:
     result: float | None
     replicas: int | None
     failure: str | None
-    timed_out: bool
+    cut_short: str | None  # killed: "timeout", or the name of the peer that failed first
     seconds: dict[str, float]  # when each stage began, and "done", in seconds since the worker started
 
 
@@ -90,7 +90,7 @@ def _kill(process: subprocess.Popen) -> None:
         process.wait()
 
 
-def _outcome(name: str, output: str, timed_out: bool) -> WorkerOutcome:
+def _outcome(name: str, output: str, cut_short: str | None) -> WorkerOutcome:
     lines = output.splitlines()
     stages = [line.split()[1:] for line in lines if line.startswith("STAGE ") and len(line.split()) == 3]
     result = next((line.split() for line in lines if line.startswith("RESULT ") and len(line.split()) == 4), None)
@@ -98,7 +98,7 @@ def _outcome(name: str, output: str, timed_out: bool) -> WorkerOutcome:
     if result:
         seconds["done"] = float(result[3])
     failure = next((line[len("FAILED "):] for line in lines if line.startswith("FAILED ")), None)
-    if failure is None and not timed_out and result is None:
+    if failure is None and cut_short is None and result is None:
         failure = next((line.strip() for line in reversed(lines) if line.strip()), "exited without output")
     return WorkerOutcome(
         name=name,
@@ -106,7 +106,7 @@ def _outcome(name: str, output: str, timed_out: bool) -> WorkerOutcome:
         result=float(result[1]) if result else None,
         replicas=int(result[2]) if result else None,
         failure=failure,
-        timed_out=timed_out,
+        cut_short=cut_short,
         seconds=seconds,
     )
 
@@ -128,28 +128,42 @@ def run_workers(tf_configs: dict[str, str], timeout: float, cpu_only: bool) -> l
             signal.signal(signal.SIGTERM, previous)
 
 
+def _wait(processes: dict[str, subprocess.Popen], timeout: float) -> dict[str, str]:
+    """Wait until every worker is done, one fails, or the timeout; kill the rest and say why."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        failed = next((name for name, p in processes.items() if p.poll() not in (None, 0)), None)
+        running = [name for name, p in processes.items() if p.poll() is None]
+        if not running:
+            return {}
+        if failed is not None:
+            # Its peers would only wait for it until the timeout: stop them now.
+            for name in running:
+                _kill(processes[name])
+            return {name: failed for name in running}
+        time.sleep(0.05)
+    running = [name for name, p in processes.items() if p.poll() is None]
+    for name in running:
+        _kill(processes[name])
+    return {name: "timeout" for name in running}
+
+
 def _run_workers(tf_configs: dict[str, str], timeout: float, cpu_only: bool) -> list[WorkerOutcome]:
     with tempfile.TemporaryDirectory(prefix="distfix-probe-") as folder:
         logs = {name: open(Path(folder) / f"{index}.log", "w+", encoding="utf-8") for index, name in enumerate(tf_configs)}
         processes: dict[str, subprocess.Popen] = {}
-        timed_out: set[str] = set()
+        cut_short: dict[str, str] = {}  # worker -> why it was killed: "timeout" or the failed peer
         try:
             for name, config in tf_configs.items():
                 processes[name] = _start(config, cpu_only, logs[name])
-            deadline = time.monotonic() + timeout
-            for name, process in processes.items():
-                try:
-                    process.wait(timeout=max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    timed_out.add(name)
-                    _kill(process)
+            cut_short = _wait(processes, timeout)
         finally:
             for process in processes.values():  # never leave a hung worker behind
                 _kill(process)
         outcomes = []
         for name, log in logs.items():
             log.seek(0)
-            outcomes.append(_outcome(name, log.read(), name in timed_out))
+            outcomes.append(_outcome(name, log.read(), cut_short.get(name)))
             log.close()
         return outcomes
 
@@ -183,9 +197,12 @@ def judge(outcomes: list[WorkerOutcome], expected_replicas: int | None) -> tuple
                 passed.append(
                     f"{outcome.name} formed the cluster and all-reduced {outcome.result:g} over {replicas} replicas{_timings(outcome)}"
                 )
-        elif outcome.timed_out:
+        elif outcome.cut_short == "timeout":
             reason = _HANG_REASON.get(outcome.stage, "")
             message = f"{outcome.name} was still {_ACTIVITY[outcome.stage]} at the timeout{reason}; killed it"
+            problems.append(Problem("error", "probe", message))
+        elif outcome.cut_short is not None:
+            message = f"{outcome.name} was stopped while {_ACTIVITY[outcome.stage]} because {outcome.cut_short} failed"
             problems.append(Problem("error", "probe", message))
         else:
             failure = (outcome.failure or "")[:300]

@@ -252,15 +252,20 @@ def test_probe_checks_its_own_port_before_starting_tensorflow(distfix, listening
 
 
 @pytest.mark.tensorflow
-def test_probe_reports_the_stage_a_worker_failed_in(listening):
-    from fixer.doctor.probe import probe_this_worker
+def test_probe_reports_the_stage_a_worker_failed_in_and_stops_its_peers(listening):
+    import re
 
-    config = _config([f"127.0.0.1:{listening}", f"127.0.0.1:{_free_port()}"])
-    problems, passed = probe_this_worker(config, timeout=60, cpu_only=True)
+    from fixer.doctor.probe import judge, run_workers
+
+    cluster = [f"127.0.0.1:{listening}", f"127.0.0.1:{_free_port()}"]  # worker 0's port is taken
+    configs = {f"worker {i}": _config(cluster, index=i) for i in range(2)}
+    problems, passed = judge(run_workers(configs, timeout=120, cpu_only=True), expected_replicas=2)
     assert passed == []
-    assert [p.message for p in problems] == [
+    assert problems[0].message == (
         "worker 0 failed while forming the cluster: UnknownError: Could not start gRPC server (this task's port is already in use)"
-    ]
+    )
+    # worker 1 would wait for worker 0 until the timeout; it is stopped as soon as worker 0 fails.
+    assert re.fullmatch(r"worker 1 was stopped while (importing TensorFlow|forming the cluster) because worker 0 failed", problems[1].message)
 
 
 @pytest.mark.tensorflow
