@@ -222,9 +222,17 @@ def _interactive(paths: list[str], select: list[str] | None, ignore: list[str] |
 
 
 @app.command()
-def explain(code: str = typer.Argument(..., help="A rule code, e.g. TFD101, or a rule name.")) -> None:
+def explain(
+    code: Optional[str] = typer.Argument(None, help="A rule code, e.g. TFD101, or a rule name."),
+    all_rules: bool = typer.Option(False, "--all", help="Every rule's documentation, one after another."),
+) -> None:
     """Show a rule's documentation."""
     registry = default_registry()
+    if all_rules:
+        typer.echo("\n".join(render_explanation(rule) for rule in registry.rules), nl=False)
+        return
+    if code is None:
+        raise _fail("give a rule code (or --all)")
     rule = registry.get(code) or next((r for r in registry.rules if r.name == code.lower()), None)
     if rule is None:
         raise _fail(f"unknown rule {code!r}; `distfix rules` lists them")

@@ -5,12 +5,13 @@ from __future__ import annotations
 from fixer.report import render
 from fixer.rule import Invalid, Rule, dedent_example
 
-DOCS_URL = "https://github.com/distfix/distfix/blob/main/docs/rules.md#{code}"
+# docs/rules.md is `distfix explain --all`; each rule is a heading "# TFDnnn name".
+DOCS_URL = "https://github.com/distfix/distfix/blob/main/docs/rules.md#{code}-{name}"
 
 
-def docs_url(code: str) -> str:
-    """Where a rule's documentation lives online (used for LSP ``codeDescription``)."""
-    return DOCS_URL.format(code=code.lower())
+def docs_url(code: str, name: str) -> str:
+    """Where a rule's documentation lives online (LSP ``codeDescription``, SARIF ``helpUri``)."""
+    return DOCS_URL.format(code=code.lower(), name=name)
 
 
 def render_explanation(rule: type[Rule], fmt: str = "markdown") -> str:
@@ -29,7 +30,7 @@ def render_explanation(rule: type[Rule], fmt: str = "markdown") -> str:
         example=dedent_example(example.code) if example else None,
         fixed=dedent_example(example.after) if example and example.after else None,
         fence="```" if fmt == "markdown" else "",
-        url=docs_url(rule.code),
+        url=docs_url(rule.code, rule.name),
     )
 
 

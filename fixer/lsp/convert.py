@@ -58,7 +58,7 @@ def diagnostic(finding: Finding, textmap: TextMap) -> types.Diagnostic:
         message=f"{finding.message} ({finding.name})",
         severity=types.DiagnosticSeverity.Error if finding.code == "TFD000" else types.DiagnosticSeverity.Warning,
         code=finding.code,
-        code_description=types.CodeDescription(href=docs_url(finding.code)),
+        code_description=types.CodeDescription(href=docs_url(finding.code, finding.name)),
         source=SOURCE,
         data=data,
     )

@@ -78,7 +78,7 @@ def render(results: list[FileResult]) -> str:
             "name": rule.name,
             "shortDescription": {"text": rule.message},
             "fullDescription": {"text": rule.doc_sections().get("What it does", rule.message)},
-            "helpUri": docs_url(rule.code),
+            "helpUri": docs_url(rule.code, rule.name),
             "properties": {"family": rule.family(), "fix": rule.applicability.label},
         }
         for rule in rules
