@@ -1,5 +1,5 @@
 # Two commands for a fresh machine with only Python 3.11, git and make:
-#   make demo   sets everything up and runs `distfix fix --diff` over corpus/
+#   make demo   sets everything up and runs `distfix fix --diff --unsafe-fixes` over corpus/ (writes nothing)
 #   make test   sets everything up and runs the whole test suite
 PYTHON ?= python3
 VENV := .venv
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 
 # `fix --diff` exits 1 when it has changes to show; that is the expected outcome here.
 demo: venv
-	$(BIN)/distfix fix --diff corpus/ ; status=$$?; [ $$status -le 1 ]
+	$(BIN)/distfix fix --diff --unsafe-fixes corpus/ ; status=$$?; [ $$status -le 1 ]
 
 test: venv
 	$(BIN)/python -m pytest
