@@ -269,6 +269,37 @@ class Keras3FitUnderMultiworker(Rule):
             """,
             note="legacy Keras requested",
         ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            def build_and_compile_cnn_model():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+                model.compile(loss="mse", optimizer="sgd")
+                return model
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            with strategy.scope():
+                multi_worker_model = build_and_compile_cnn_model()
+            multi_worker_model.fit(dataset, epochs=3, steps_per_epoch=70)
+            """,
+            after="""
+            import os
+            os.environ["TF_USE_LEGACY_KERAS"] = "1"
+            import tensorflow as tf
+
+            def build_and_compile_cnn_model():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+                model.compile(loss="mse", optimizer="sgd")
+                return model
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            with strategy.scope():
+                multi_worker_model = build_and_compile_cnn_model()
+            multi_worker_model.fit(dataset, epochs=3, steps_per_epoch=70)
+            """,
+            note="the multi-worker Keras tutorial's model factory",
+        ),
         Valid(
             """
             import tf_keras
@@ -386,14 +417,26 @@ class Keras3FitUnderMultiworker(Rule):
                 )
 
     def _model_keys(self, ctx: RuleContext) -> set[str]:
+        factories = self._model_factories(ctx)
         keys: set[str] = set()
         for assign in ctx.index.assigns:
             if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call):
                 callee = ctx.tf.names.callee(assign.value) or ""
-                factory = isinstance(assign.value.func, cst.Name) and ctx.tf.names.qualified(assign.value.func) is None
-                if callee.startswith(_MODELS) or (factory and self._compiled(ctx, assign)):
+                func = assign.value.func
+                local = isinstance(func, cst.Name) and ctx.tf.names.qualified(func) is None
+                if callee.startswith(_MODELS) or (local and (func.value in factories or self._compiled(ctx, assign))):
                     keys.update(ctx.source(t.target) for t in assign.targets)
         return keys
+
+    def _model_factories(self, ctx: RuleContext) -> set[str]:
+        """Functions of the module that build a Keras model (the usual `build_and_compile_model`)."""
+        names = set()
+        for call in ctx.index.calls:
+            callee = ctx.tf.names.callee(call) or ""
+            func = ctx.index.enclosing_function(call)
+            if isinstance(func, cst.FunctionDef) and callee.startswith(_MODELS):
+                names.add(func.name.value)
+        return names
 
     def _compiled(self, ctx: RuleContext, assign: cst.Assign) -> bool:
         targets = {ctx.source(t.target) for t in assign.targets}
