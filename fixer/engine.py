@@ -332,6 +332,12 @@ def _non_overlapping(findings: list[Finding]) -> list[Finding]:
 def _overlaps(a: Edit, b: Edit) -> bool:
     if a.start == a.end == b.start == b.end:
         return a.content != b.content  # two insertions at one point: order would be ambiguous
+    # An insertion touching a replaced range belongs either inside or outside it: let the next
+    # pass, which sees the replaced text, decide.
+    if a.start == a.end:
+        return b.start <= a.start <= b.end
+    if b.start == b.end:
+        return a.start <= b.start <= a.end
     return a.start < b.end and b.start < a.end
 
 
