@@ -131,6 +131,33 @@ def _limit_distributed_iteration(tf):
         setattr(strategy_class, name, wrap(getattr(strategy_class, name)))
 
 
+def _limit_keras_fit(tf):
+    """Keras `fit` trains at most max_steps batches (one epoch of that many steps)."""
+    limit = SETTINGS["max_steps"]
+    classes = []
+    for name in ("keras", "tf_keras"):
+        try:
+            classes.append(__import__(name).Model)
+        except Exception:  # that flavour of Keras is not installed
+            continue
+    try:
+        classes.append(tf.keras.Model)
+    except Exception:
+        pass
+    for model_class in {id(c): c for c in classes}.values():
+        original = model_class.fit
+        if getattr(original, "_distfix_limited", False):
+            continue
+
+        def fit(self, *args, _original=original, **kwargs):
+            kwargs["epochs"] = 1
+            kwargs["steps_per_epoch"] = min(kwargs.get("steps_per_epoch") or limit, limit)
+            return _original(self, *args, **kwargs)
+
+        fit._distfix_limited = True
+        model_class.fit = fit
+
+
 def _synthetic_datasets():
     import numpy as np
 
@@ -228,6 +255,7 @@ def main():
 
     _set_up_devices(tf)
     _limit_distributed_iteration(tf)
+    _limit_keras_fit(tf)
     if SETTINGS.get("synthetic_data"):
         _patch_datasets(tf)
     namespace = {}

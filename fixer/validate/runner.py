@@ -23,7 +23,10 @@ from fixer.doctor.probe import free_ports
 from fixer.launcher import hardcoded_tf_configs
 
 BOOTSTRAP = Path(__file__).with_name("bootstrap.py")
-_IGNORED = shutil.ignore_patterns(".git", ".venv", "venv", "__pycache__", ".distfix_cache", "*.ipynb_checkpoints")
+_JUNK = {".git", ".venv", "venv", "__pycache__", ".distfix_cache", ".ipynb_checkpoints", "node_modules", ".pytest_cache"}
+# A script's folder is copied whole (it may read data files next to it) unless it is this big.
+MAX_COPY_FILES = 2000
+MAX_COPY_BYTES = 200 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ def run_script(script: Path, text: str, spec: RunSpec, replicas: int | None = No
     temp = Path(tempfile.mkdtemp(prefix="distfix-validate-"))
     try:
         folder = temp / "src"
-        shutil.copytree(script.parent, folder, ignore=_IGNORED, symlinks=True)
+        copy_script_folder(script.parent, folder, temp)
         target = folder / script.name
         target.write_text(text, encoding="utf-8")
         addresses = _addresses(str(script), text)
@@ -113,6 +116,37 @@ def run_script(script: Path, text: str, spec: RunSpec, replicas: int | None = No
     finally:
         if not spec.keep_temp:
             shutil.rmtree(temp, ignore_errors=True)
+
+
+def copy_script_folder(source: Path, destination: Path, temp: Path) -> None:
+    """Copy the script's folder (small ones whole, without junk and without ``temp`` itself).
+
+    A folder too big to copy quickly (a home or /tmp) gives an empty copy: only the script runs.
+    """
+    files, size = 0, 0
+    for dirpath, dirnames, filenames in os.walk(source):
+        dirnames[:] = [d for d in dirnames if d not in _JUNK and Path(dirpath, d) != temp]
+        files += len(filenames)
+        size += sum(_size(Path(dirpath, name)) for name in filenames)
+        if files > MAX_COPY_FILES or size > MAX_COPY_BYTES:
+            destination.mkdir(parents=True)
+            return
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        return {n for n in names if n in _JUNK or Path(directory, n) == temp}
+
+    try:
+        shutil.copytree(source, destination, ignore=ignore, symlinks=True)
+    except (shutil.Error, OSError):
+        shutil.rmtree(destination, ignore_errors=True)
+        destination.mkdir(parents=True)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.lstat().st_size
+    except OSError:
+        return 0
 
 
 def _finish(process: subprocess.Popen, index: int, temp: Path, deadline: float, started: float) -> WorkerDump:

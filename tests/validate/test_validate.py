@@ -115,3 +115,54 @@ def test_gpu_path():
         pytest.skip("no GPU on this machine: the GPU device split runs only where TensorFlow sees a GPU")
     report = validate(CORPUS / "reduction" / "tfd301_manual_update" / "before.py", RunSpec(replicas=2, device="gpu"))
     assert report.verdict == "pass"
+
+
+FIT = """\
+import numpy as np
+import tensorflow as tf
+
+
+class Count(tf.keras.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.batches = 0
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.batches += 1
+
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.Input(shape=(4,)), tf.keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+counter = Count()
+x = np.ones((4096, 4), "float32")
+model.fit(x, x[:, :1], batch_size=8, epochs=50, callbacks=[counter], verbose=0)
+assert counter.batches == 3, counter.batches
+"""
+
+
+@pytest.mark.tensorflow
+def test_keras_fit_stops_after_max_steps(tmp_path: Path):
+    script = tmp_path / "fit.py"
+    script.write_text(FIT)
+    report = validate(script, RunSpec(replicas=2, device="cpu", max_steps=3), compare=False)
+    assert report.variants["original"].checks[0].result == "pass", report.table()
+
+
+def test_script_folder_copy_skips_its_own_temp_dir_and_huge_folders(tmp_path: Path, monkeypatch):
+    from fixer.validate import runner
+
+    source = tmp_path / "project"
+    (source / "data").mkdir(parents=True)
+    (source / "data" / "rows.csv").write_text("1,2\n")
+    (source / ".git").mkdir()
+    temp = source / "inside-temp"
+    temp.mkdir()
+    (temp / "x").write_text("")
+    runner.copy_script_folder(source, tmp_path / "copy", temp)
+    assert (tmp_path / "copy" / "data" / "rows.csv").read_text() == "1,2\n"
+    assert not (tmp_path / "copy" / ".git").exists() and not (tmp_path / "copy" / "inside-temp").exists()
+    monkeypatch.setattr(runner, "MAX_COPY_FILES", 1)
+    runner.copy_script_folder(source, tmp_path / "small", temp)
+    assert list((tmp_path / "small").iterdir()) == []
