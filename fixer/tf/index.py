@@ -45,30 +45,18 @@ class ModuleIndex(cst.CSTVisitor):
         if self._stack:
             self.parent[node] = self._stack[-1]
         self._stack.append(node)
-        if isinstance(node, cst.Call):
-            self.calls.append(node)
-        elif isinstance(node, cst.Name):
-            self.names[node.value].append(node)
-        elif isinstance(node, cst.Attribute):
-            self.attributes.append(node)
-        elif isinstance(node, cst.FunctionDef):
-            self.functions.append(node)
-            self.functions_by_name[node.name.value].append(node)
-        elif isinstance(node, cst.Lambda):
-            self.lambdas.append(node)
-        elif isinstance(node, cst.ClassDef):
-            self.classes.append(node)
-        elif isinstance(node, cst.With):
-            self.withs.append(node)
-        elif isinstance(node, cst.If):
-            self.ifs.append(node)
-        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-            self.assigns.append(node)
-        elif isinstance(node, (cst.Import, cst.ImportFrom)):
-            self.imports.append(node)
-        elif isinstance(node, cst.Return):
-            self.returns.append(node)
+        # Dispatch on the exact class: isinstance on libcst's ABC-based nodes is slow, and this
+        # runs for every node of every parsed file.
+        record = _RECORDERS.get(type(node))
+        if record is not None:
+            record(self, node)
         return True
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        """Not needed: skipping libcst's per-attribute hooks saves a call per child."""
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        """Not needed (see on_visit_attribute)."""
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self._stack.pop()
@@ -125,3 +113,26 @@ class ModuleIndex(cst.CSTVisitor):
             if isinstance(grand, cst.ClassDef):
                 return grand
         return None
+
+
+def _record_function(index: ModuleIndex, node: cst.FunctionDef) -> None:
+    index.functions.append(node)
+    index.functions_by_name[node.name.value].append(node)
+
+
+_RECORDERS = {
+    cst.Call: lambda index, node: index.calls.append(node),
+    cst.Name: lambda index, node: index.names[node.value].append(node),
+    cst.Attribute: lambda index, node: index.attributes.append(node),
+    cst.FunctionDef: _record_function,
+    cst.Lambda: lambda index, node: index.lambdas.append(node),
+    cst.ClassDef: lambda index, node: index.classes.append(node),
+    cst.With: lambda index, node: index.withs.append(node),
+    cst.If: lambda index, node: index.ifs.append(node),
+    cst.Assign: lambda index, node: index.assigns.append(node),
+    cst.AnnAssign: lambda index, node: index.assigns.append(node),
+    cst.AugAssign: lambda index, node: index.assigns.append(node),
+    cst.Import: lambda index, node: index.imports.append(node),
+    cst.ImportFrom: lambda index, node: index.imports.append(node),
+    cst.Return: lambda index, node: index.returns.append(node),
+}
