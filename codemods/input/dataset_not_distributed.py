@@ -347,7 +347,7 @@ class DatasetNotDistributed(Rule):
             return
         datasets = DatasetModel(ctx)
         steps = {f.name.value: f for f in replica.steps() if isinstance(f, cst.FunctionDef)}
-        for loop in (n for n in ctx.index.parent if isinstance(n, cst.For)):
+        for loop in ctx.index.fors:
             if not datasets.is_dataset(loop.iter):
                 continue
             targets = names_in(loop.target)

@@ -17,7 +17,10 @@ _AGGREGATING = frozenset({"all_reduce", "reduce", "apply_gradients", "merge_call
 def _derivednames_in(ctx: RuleContext, func, name: str) -> set[str]:
     """``name`` plus the loop variables and locals computed from it inside ``func``."""
     derived = {name}
-    nodes = [n for n in ctx.index.parent if isinstance(n, (cst.For, cst.Assign)) and ctx.index.enclosing_function(n) is func]
+    nodes = [
+        n for n in [*ctx.index.fors, *ctx.index.assigns]
+        if isinstance(n, (cst.For, cst.Assign)) and ctx.index.enclosing_function(n) is func
+    ]
     for _ in range(3):
         for node in nodes:
             source = node.iter if isinstance(node, cst.For) else node.value

@@ -26,12 +26,14 @@ class ModuleIndex(cst.CSTVisitor):
         self.classes: list[cst.ClassDef] = []
         self.withs: list[cst.With] = []
         self.ifs: list[cst.If] = []
+        self.fors: list[cst.For] = []
         self.assigns: list[cst.Assign | cst.AnnAssign | cst.AugAssign] = []
         self.imports: list[cst.Import | cst.ImportFrom] = []
         self.returns: list[cst.Return] = []
         self.names: dict[str, list[cst.Name]] = defaultdict(list)
         self.attributes: list[cst.Attribute] = []
         self._stack: list[cst.CSTNode] = []
+        self._enclosing: dict[cst.CSTNode, FunctionLike | None] = {}
 
     @classmethod
     def build(cls, module: cst.Module) -> "ModuleIndex":
@@ -71,11 +73,16 @@ class ModuleIndex(cst.CSTVisitor):
             current = self.parent.get(current)
 
     def enclosing_function(self, node: cst.CSTNode) -> FunctionLike | None:
-        """The nearest function or lambda whose body holds ``node``."""
+        """The nearest function or lambda whose body holds ``node`` (memoised: rules ask often)."""
+        if node in self._enclosing:
+            return self._enclosing[node]
+        found = None
         for ancestor in self.ancestors(node):
             if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
-                return ancestor
-        return None
+                found = ancestor
+                break
+        self._enclosing[node] = found
+        return found
 
     def enclosing_class(self, node: cst.CSTNode) -> cst.ClassDef | None:
         """The class ``node`` is directly defined in (for methods), or None."""
@@ -129,6 +136,7 @@ _RECORDERS = {
     cst.ClassDef: lambda index, node: index.classes.append(node),
     cst.With: lambda index, node: index.withs.append(node),
     cst.If: lambda index, node: index.ifs.append(node),
+    cst.For: lambda index, node: index.fors.append(node),
     cst.Assign: lambda index, node: index.assigns.append(node),
     cst.AnnAssign: lambda index, node: index.assigns.append(node),
     cst.AugAssign: lambda index, node: index.assigns.append(node),
