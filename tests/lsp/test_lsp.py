@@ -11,6 +11,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from pygls.exceptions import JsonRpcException
+
 from fixer.engine import fix_source
 
 SOURCE = """\
@@ -184,9 +186,65 @@ async def test_configuration_change_is_picked_up(client: LanguageClient):
 
 
 async def test_a_broken_request_gets_an_error_and_the_server_keeps_serving(client: LanguageClient):
-    with pytest.raises(Exception):
+    with pytest.raises(JsonRpcException):
         await client.text_document_hover_async(
             types.HoverParams(types.TextDocumentIdentifier("file:///never/opened.py"), types.Position(0, 0))
         )
     uri, diagnostics = await _open(client, "after_error.py", SOURCE)
     assert len(diagnostics) == 3
+
+
+WIDE = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+pair = ("é😀", strategy.experimental_distribute_datasets_from_function(make_dataset))
+"""
+
+
+async def test_positions_count_utf16_units_before_the_finding(client: LanguageClient):
+    uri, diagnostics = await _open(client, "wide.py", WIDE)
+    [diag] = diagnostics
+    line = WIDE.splitlines()[3]
+    prefix = line[: line.index("experimental_")]
+    # The emoji is one character but two UTF-16 units, so the two counts must differ here.
+    assert len(prefix.encode("utf-16-le")) // 2 == len(prefix) + 1
+    assert (diag.range.start.line, diag.range.start.character) == (3, len(prefix) + 1)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=diag.range,
+            context=types.CodeActionContext(diagnostics=[diag], only=[types.CodeActionKind.QuickFix]),
+        )
+    )
+    fix = next(a for a in actions if a.is_preferred)
+    fixed = _apply(WIDE, fix.edit.changes[uri])
+    assert fixed == fix_source("wide.py", WIDE).fixed_text
+    ignore = next(a for a in actions if a.title == "Ignore TFD401 on this line")
+    assert _apply(WIDE, ignore.edit.changes[uri]).splitlines()[3] == line + "  # distfix: ignore[TFD401]"
+
+
+async def test_ignore_action_extends_an_existing_comment(client: LanguageClient):
+    text = WIDE.replace("(make_dataset))\n", "(make_dataset))  # distfix: ignore[TFD999]\n")
+    uri, [diag] = await _open(client, "extend.py", text)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=diag.range,
+            context=types.CodeActionContext(diagnostics=[diag]),
+        )
+    )
+    ignore = next(a for a in actions if a.title == "Ignore TFD401 on this line")
+    assert _apply(text, ignore.edit.changes[uri]).splitlines()[3].endswith(
+        "(make_dataset))  # distfix: ignore[TFD999, TFD401]"
+    )
+
+
+async def test_saving_pyproject_reloads_the_configuration(client: LanguageClient):
+    uri, diagnostics = await _open(client, "saved.py", SOURCE)
+    assert len(diagnostics) == 3
+    pyproject = client.root / "pyproject.toml"
+    pyproject.write_text('[tool.distfix]\nignore = ["TFD402"]\n')
+    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(pyproject.as_uri())))
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert sorted(d.code for d in params.diagnostics) == ["TFD401", "TFD401"]
