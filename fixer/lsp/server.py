@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcContentModified as ContentModified
 from pygls.lsp.server import LanguageServer
 
 from fixer import __version__
@@ -20,9 +21,11 @@ from fixer.explain import render_explanation
 from fixer.lsp.convert import SOURCE, character_column, diagnostic, range_from_json
 from fixer.registry import default_registry
 from fixer.textmap import TextMap
+from fixer.types import Finding
 
 DEBOUNCE_SECONDS = 0.05
 FIX_ALL_KIND = "source.fixAll.distfix"
+FIX_ALL_TITLE = "distfix: apply all safe fixes"
 _IGNORE = re.compile(r"#\s*distfix:\s*ignore\[(?P<codes>[^\]]*)\]")
 
 
@@ -33,6 +36,9 @@ class DistfixServer(LanguageServer):
         super().__init__("distfix", __version__)
         self.configs: dict[Path, Config] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
+        # The findings last published per document, with the version they were computed for,
+        # so hover reuses them instead of analysing again.
+        self.published: dict[str, tuple[int | None, list[Finding]]] = {}
 
     def config_for(self, path: Path) -> Config:
         folder = path.parent
@@ -53,8 +59,12 @@ def _path(uri: str) -> Path:
     return Path(unquote(parsed.path)) if parsed.scheme == "file" else Path(uri)
 
 
-def _analyse(uri: str) -> tuple[str, list]:
+def _analyse(uri: str) -> tuple[str, list[Finding]]:
+    """The document's text and findings, reusing the published ones while the version matches."""
     document = server.workspace.get_text_document(uri)
+    cached = server.published.get(uri)
+    if cached is not None and document.version is not None and cached[0] == document.version:
+        return document.source, cached[1]
     path = _path(uri)
     result = check_source(str(path), document.source, server.config_for(path))
     return document.source, result.findings
@@ -64,9 +74,11 @@ def publish(uri: str) -> None:
     """Check the document and publish its diagnostics."""
     if not uri.endswith(".py") and not uri.endswith(".pyi"):
         return
+    server.published.pop(uri, None)
     text, findings = _analyse(uri)
     textmap = TextMap(text)
     document = server.workspace.get_text_document(uri)
+    server.published[uri] = (document.version, findings)
     server.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=uri, version=document.version, diagnostics=[diagnostic(f, textmap) for f in findings])
     )
@@ -101,6 +113,7 @@ def did_save(ls: DistfixServer, params: types.DidSaveTextDocumentParams) -> None
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: DistfixServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.published.pop(params.text_document.uri, None)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
 
@@ -113,13 +126,14 @@ def did_change_watched_files(ls: DistfixServer, params: types.DidChangeWatchedFi
 def _reload() -> None:
     """Forget every configuration and check the open documents again."""
     server.configs.clear()
+    server.published.clear()
     for uri in list(server.workspace.text_documents):
         publish(uri)
 
 
 @server.feature(
     types.TEXT_DOCUMENT_CODE_ACTION,
-    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]),
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=True),
 )
 def code_action(ls: DistfixServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
@@ -131,11 +145,43 @@ def code_action(ls: DistfixServer, params: types.CodeActionParams) -> list[types
             if diag.source != SOURCE:
                 continue
             actions.extend(_quick_fixes(uri, document.lines, diag))
-    if not wanted or FIX_ALL_KIND in wanted or types.CodeActionKind.SourceFixAll in wanted:
+    if wanted and (FIX_ALL_KIND in wanted or types.CodeActionKind.SourceFixAll in wanted):
+        fix_all = _fix_all(uri, document.source)
+        if fix_all is not None:
+            actions.append(fix_all)
+    elif not wanted and _can_resolve_edits(ls):
+        # Light-bulb requests come on every cursor move: offer fix-all, compute it on resolve.
+        actions.append(
+            types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, data={"uri": uri, "version": document.version})
+        )
+    elif not wanted:
         fix_all = _fix_all(uri, document.source)
         if fix_all is not None:
             actions.append(fix_all)
     return actions
+
+
+def _can_resolve_edits(ls: DistfixServer) -> bool:
+    """True when the client fills in a code action's edit through ``codeAction/resolve``."""
+    capabilities = ls.client_capabilities.text_document
+    code_action = capabilities.code_action if capabilities else None
+    support = code_action.resolve_support if code_action else None
+    return support is not None and "edit" in support.properties
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+def resolve_code_action(ls: DistfixServer, action: types.CodeAction) -> types.CodeAction:
+    """Fill in the fix-all edit for the document the action was offered for."""
+    data = action.data if isinstance(action.data, dict) else {}
+    uri = data.get("uri")
+    if action.kind != FIX_ALL_KIND or not isinstance(uri, str):
+        return action
+    document = ls.workspace.get_text_document(uri)
+    if data.get("version") != document.version:
+        raise ContentModified("the document changed since the action was offered")
+    fix_all = _fix_all(uri, document.source)
+    action.edit = fix_all.edit if fix_all is not None else types.WorkspaceEdit(changes={uri: []})
+    return action
 
 
 def _quick_fixes(uri: str, lines: list[str], diag: types.Diagnostic) -> list[types.CodeAction]:
@@ -188,7 +234,7 @@ def _fix_all(uri: str, text: str) -> types.CodeAction | None:
         end = types.Position(last - 1, 0)
     edit = types.TextEdit(range=types.Range(types.Position(0, 0), end), new_text=result.fixed_text)
     return types.CodeAction(
-        title="distfix: apply all safe fixes",
+        title=FIX_ALL_TITLE,
         kind=FIX_ALL_KIND,
         edit=types.WorkspaceEdit(changes={uri: [edit]}),
     )

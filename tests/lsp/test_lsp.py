@@ -248,3 +248,18 @@ async def test_saving_pyproject_reloads_the_configuration(client: LanguageClient
     client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(pyproject.as_uri())))
     params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert sorted(d.code for d in params.diagnostics) == ["TFD401", "TFD401"]
+
+
+async def test_light_bulb_fix_all_is_computed_on_resolve(client: LanguageClient):
+    uri, diagnostics = await _open(client, "lazy.py", SOURCE)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=diagnostics[0].range,
+            context=types.CodeActionContext(diagnostics=[diagnostics[0]]),
+        )
+    )
+    [lazy] = [a for a in actions if a.kind == "source.fixAll.distfix"]
+    assert lazy.edit is None
+    resolved = await client.code_action_resolve_async(lazy)
+    assert _apply(SOURCE, resolved.edit.changes[uri]) == fix_source("lazy.py", SOURCE).fixed_text
