@@ -131,7 +131,7 @@ def _limit_distributed_iteration(tf):
         setattr(strategy_class, name, wrap(getattr(strategy_class, name)))
 
 
-def _limit_keras_fit(tf):
+def _limit_keras_fit():
     """Keras `fit` trains at most max_steps batches (one epoch of that many steps)."""
     limit = SETTINGS["max_steps"]
     classes = []
@@ -140,10 +140,8 @@ def _limit_keras_fit(tf):
             classes.append(__import__(name).Model)
         except Exception:  # that flavour of Keras is not installed
             continue
-    try:
-        classes.append(tf.keras.Model)
-    except Exception:
-        pass
+    # Never touch `tf.keras` here: it resolves once, and the script may still ask for tf-keras
+    # (TF_USE_LEGACY_KERAS) after this point. `keras` and `tf_keras` cover both flavours.
     for model_class in {id(c): c for c in classes}.values():
         original = model_class.fit
         if getattr(original, "_distfix_limited", False):
@@ -255,7 +253,7 @@ def main():
 
     _set_up_devices(tf)
     _limit_distributed_iteration(tf)
-    _limit_keras_fit(tf)
+    _limit_keras_fit()
     if SETTINGS.get("synthetic_data"):
         _patch_datasets(tf)
     namespace = {}
