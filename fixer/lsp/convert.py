@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from fixer.engine import PARSE_ERROR_CODE
 from fixer.explain import docs_url
 from fixer.textmap import TextMap
 from fixer.types import Applicability, Finding
@@ -56,7 +57,7 @@ def diagnostic(finding: Finding, textmap: TextMap) -> types.Diagnostic:
             lsp_position(textmap, finding.end.line, finding.end.column),
         ),
         message=f"{finding.message} ({finding.name})",
-        severity=types.DiagnosticSeverity.Error if finding.code == "TFD000" else types.DiagnosticSeverity.Warning,
+        severity=types.DiagnosticSeverity.Error if finding.code == PARSE_ERROR_CODE else types.DiagnosticSeverity.Warning,
         code=finding.code,
         code_description=types.CodeDescription(href=docs_url(finding.code, finding.name)),
         source=SOURCE,

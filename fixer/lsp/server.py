@@ -16,7 +16,7 @@ from pygls.lsp.server import LanguageServer
 
 from fixer import __version__
 from fixer.config import Config, ConfigError, load_config
-from fixer.engine import check_source, fix_source
+from fixer.engine import PARSE_ERROR_CODE, check_source, fix_source
 from fixer.explain import render_explanation
 from fixer.lsp.convert import SOURCE, character_column, diagnostic, range_from_json
 from fixer.registry import default_registry
@@ -199,7 +199,8 @@ def _quick_fixes(uri: str, lines: list[str], diag: types.Diagnostic) -> list[typ
                 edit=types.WorkspaceEdit(changes={uri: edits}),
             )
         )
-    actions.append(_ignore_action(uri, lines, diag))
+    if diag.code != PARSE_ERROR_CODE:  # a comment cannot silence a syntax error
+        actions.append(_ignore_action(uri, lines, diag))
     return actions
 
 

@@ -13,7 +13,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from pygls.exceptions import JsonRpcException
 
-from fixer.engine import fix_source
+from fixer.engine import check_source, fix_source
 
 SOURCE = """\
 import tensorflow as tf
@@ -161,6 +161,18 @@ async def test_incremental_change_and_syntax_error_mid_edit(client: LanguageClie
     params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert [d.code for d in params.diagnostics] == ["TFD000"]
     assert params.diagnostics[0].severity == types.DiagnosticSeverity.Error
+    broken = SOURCE.splitlines(keepends=True)
+    broken.insert(8, "    return strategy.run(\n")
+    [engine_finding] = check_source("train.py", "".join(broken)).findings
+    assert params.diagnostics[0].range.start.line == engine_finding.start.line - 1
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=params.diagnostics[0].range,
+            context=types.CodeActionContext(diagnostics=list(params.diagnostics), only=[types.CodeActionKind.QuickFix]),
+        )
+    )
+    assert list(actions) == []
 
 
 async def test_hover_shows_the_rule_explanation(client: LanguageClient):
