@@ -101,11 +101,6 @@ class RuleContext:
         start, end = self.span(node)
         return Edit(start, end, content)
 
-    def insert_before(self, node: cst.CSTNode, content: str) -> Edit:
-        """An edit inserting ``content`` right before ``node``."""
-        start, _ = self.span(node)
-        return Edit(start, start, content)
-
     def insert_after(self, node: cst.CSTNode, content: str) -> Edit:
         """An edit inserting ``content`` right after ``node``."""
         _, end = self.span(node)

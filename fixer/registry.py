@@ -28,15 +28,6 @@ class Registry:
         """The rule with exactly this code (case-insensitive), or None."""
         return self._by_code.get(code.upper())
 
-    def matching(self, prefixes: tuple[str, ...]) -> list[type[Rule]]:
-        """Rules whose code starts with any of ``prefixes``."""
-        return [rule for rule in self.rules if any(rule.code.startswith(p) for p in prefixes)]
-
-    @property
-    def triggers(self) -> frozenset[str]:
-        """Every text some rule needs to find in a file before it could fire."""
-        return frozenset(t for rule in self.rules for t in rule.triggers)
-
     @cached_property
     def fingerprint(self) -> str:
         """A digest of every rule module's source and the engine's, for cache keys."""

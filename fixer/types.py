@@ -69,11 +69,6 @@ class Finding:
     applicability: Applicability | None = None
     cell: int | None = None  # notebook cell number (1-based) when the source is a notebook
 
-    @property
-    def fixable(self) -> bool:
-        """True when the finding carries an edit (safe or unsafe), not only advice."""
-        return self.fix is not None and self.fix.applicability is not Applicability.DISPLAY_ONLY
-
 
 @dataclass
 class FileResult:

@@ -84,15 +84,6 @@ class ModuleIndex(cst.CSTVisitor):
         self._enclosing[node] = found
         return found
 
-    def enclosing_class(self, node: cst.CSTNode) -> cst.ClassDef | None:
-        """The class ``node`` is directly defined in (for methods), or None."""
-        for ancestor in self.ancestors(node):
-            if isinstance(ancestor, cst.ClassDef):
-                return ancestor
-            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)) and ancestor is not node:
-                return None
-        return None
-
     def statement_of(self, node: cst.CSTNode) -> cst.BaseStatement:
         """The statement (simple line or compound) that holds ``node``."""
         current: cst.CSTNode | None = node

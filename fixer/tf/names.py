@@ -136,11 +136,6 @@ class NameResolver:
                 return local + qualified[len(bound):]
         return None
 
-    @property
-    def uses_tensorflow(self) -> bool:
-        """True when the module imports TensorFlow or Keras in any form."""
-        return any(_is_tf_family(canonical(b)) for b in self._bindings.values())
-
 
 def _is_tf_family(qualified: str) -> bool:
     return qualified.split(".")[0] in {"tensorflow", "keras"}

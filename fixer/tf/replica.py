@@ -123,11 +123,6 @@ class ReplicaModel:
         return self.replica_functions | frozenset(extra)
 
     @cached_property
-    def direct_replica_functions(self) -> frozenset[FunctionLike]:
-        """Only the functions given to `strategy.run` themselves."""
-        return frozenset(t for run in self.run_calls for t in run.targets)
-
-    @cached_property
     def _calls_by_function(self) -> dict[FunctionLike | None, list[cst.Call]]:
         grouped: dict[FunctionLike | None, list[cst.Call]] = {}
         for call in self.index.calls:
@@ -147,11 +142,6 @@ class ReplicaModel:
             # A nested def that is not itself called by name still runs only if its parent runs it.
             func = self.index.enclosing_function(func) if isinstance(func, cst.Lambda) else None
         return False
-
-    def replica_function_of(self, node: cst.CSTNode) -> FunctionLike | None:
-        """The replica function whose body holds ``node``, or None."""
-        func = self.index.enclosing_function(node)
-        return func if func in self.replica_functions else None
 
     def steps(self) -> list[FunctionLike]:
         """Functions that call `strategy.run` (the distributed steps)."""
