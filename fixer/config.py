@@ -6,7 +6,7 @@ import fnmatch
 import hashlib
 import json
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 if sys.version_info >= (3, 11):

@@ -7,7 +7,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from fixer.config import Config, ConfigError, load_config
+from fixer.config import ConfigError, load_config
 from fixer.engine import RuleContext, check_source, fix_source
 from fixer.registry import Registry, default_registry
 from fixer.rule import Rule

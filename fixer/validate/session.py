@@ -10,7 +10,7 @@ from pathlib import Path
 from fixer.engine import check_source, fix_source
 from fixer.sources import SourceError, read_source
 from fixer.validate import checks
-from fixer.validate.runner import RunSpec, WorkerDump, run_script
+from fixer.validate.runner import RunSpec, run_script
 
 
 class CannotValidate(Exception):
