@@ -93,6 +93,27 @@ def schedule(uri: str) -> None:
     server.pending[uri] = loop.call_later(DEBOUNCE_SECONDS, publish, uri)
 
 
+@server.feature(types.INITIALIZED)
+def initialized(ls: DistfixServer, params: types.InitializedParams) -> None:
+    """Ask the client to report pyproject.toml changes, where the configuration comes from."""
+    workspace = ls.client_capabilities.workspace
+    watched = workspace.did_change_watched_files if workspace else None
+    if watched is None or not watched.dynamic_registration:
+        return
+    watcher = types.FileSystemWatcher(glob_pattern="**/pyproject.toml")
+    ls.client_register_capability(
+        types.RegistrationParams(
+            [
+                types.Registration(
+                    id="distfix-pyproject",
+                    method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[watcher]),
+                )
+            ]
+        )
+    )
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: DistfixServer, params: types.DidOpenTextDocumentParams) -> None:
     publish(params.text_document.uri)

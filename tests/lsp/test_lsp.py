@@ -35,6 +35,12 @@ def eager_step(batch):
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "fixer", "lsp"]))
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     root = tmp_path_factory.mktemp("workspace")
+    lsp_client.registrations = []
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        lsp_client.registrations.extend(params.registrations)
+
     await lsp_client.initialize_session(
         types.InitializeParams(capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=root.as_uri())
     )
@@ -187,6 +193,10 @@ async def test_hover_shows_the_rule_explanation(client: LanguageClient):
 
 async def test_configuration_change_is_picked_up(client: LanguageClient):
     uri, diagnostics = await _open(client, "train.py", SOURCE)
+    # The server asked to be told about pyproject.toml changes (VS Code only sends what was asked).
+    [registration] = client.registrations
+    assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    assert [w["globPattern"] for w in registration.register_options["watchers"]] == ["**/pyproject.toml"]
     assert len(diagnostics) == 3
     pyproject = client.root / "pyproject.toml"
     pyproject.write_text('[tool.distfix]\nignore = ["TFD4"]\n')
