@@ -135,6 +135,9 @@ def did_save(ls: DistfixServer, params: types.DidSaveTextDocumentParams) -> None
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: DistfixServer, params: types.DidCloseTextDocumentParams) -> None:
     ls.published.pop(params.text_document.uri, None)
+    timer = ls.pending.pop(params.text_document.uri, None)
+    if timer is not None:  # a closed document is not checked any more
+        timer.cancel()
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
 
