@@ -6,6 +6,7 @@ and validate all call them. Neither raises for a bad file: problems become TFD00
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -191,6 +192,14 @@ def _parse(path: str, text: str) -> cst.Module | Finding:
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
+        # libcst's native parser often places the error a line off; Python's own parser knows
+        # exactly where it is and says it in the words users know.
+        try:
+            ast.parse(text)
+        except SyntaxError as precise:
+            return parse_error_finding(path, f"syntax error: {precise.msg}", precise.lineno or 1, precise.offset or 1)
+        except (ValueError, RecursionError, MemoryError):
+            pass
         reason = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
         return parse_error_finding(path, f"syntax error: {reason}", exc.raw_line, exc.raw_column + 1)
     except (RecursionError, MemoryError):

@@ -35,8 +35,10 @@ def summary(results: list[FileResult]) -> str:
     safe = sum(1 for f in findings if f.fix and f.fix.applicability is Applicability.SAFE)
     unsafe = sum(1 for f in findings if f.fix and f.fix.applicability is Applicability.UNSAFE)
     files = len(results)
-    if not findings:
+    if not findings and not errors:
         text = f"All checks passed: {files} file{'s' * (files != 1)} checked."
+    elif not findings:
+        text = f"No findings in the files that could be checked ({files - errors} of {files})."
     else:
         text = f"Found {len(findings)} finding{'s' * (len(findings) != 1)} in {files} file{'s' * (files != 1)}."
         if safe:
