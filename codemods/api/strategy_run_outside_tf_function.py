@@ -6,7 +6,7 @@ import libcst as cst
 
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
-from fixer.tf.names import dotted_name
+from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.types import Applicability, Edit
 
 _PARAMETER_SERVER = "tensorflow.distribute.experimental.ParameterServerStrategy"
@@ -525,7 +525,7 @@ class StrategyRunOutsideTfFunction(Rule):
             f"`strategy.run` in `{func.name.value}`, which is not a `tf.function`: replicas run one after "
             "another; compile the step with `@tf.function`"
         )
-        builds = optimizer_builds(ctx, call)
+        builds = ready_for_compiled_step(ctx, ctx.tf.replica.replica_functions)
         if builds is None:
             ctx.report(
                 call,
@@ -550,157 +550,3 @@ class StrategyRunOutsideTfFunction(Rule):
             if ancestor is func:
                 return
             yield ancestor
-
-
-
-def optimizer_builds(ctx: RuleContext, run_call: cst.Call) -> list[Edit] | None:
-    """Edits that build, right after their creation, the Keras optimizers the step applies.
-
-    Keras 3 creates an optimizer's variables on its first `apply_gradients`; inside a
-    `tf.function` under a strategy that first step fails (measured on TensorFlow 2.21 with Adam,
-    and with the optimizer of a model compiled with `optimizer="adam"`: `You must feed a value
-    for placeholder tensor 'cond/else/_1/cond/Placeholder'`), while an optimizer built beforehand
-    works. Plain SGD keeps no state and needs nothing. Returns None when a needed build cannot be
-    placed, or when it cannot be told whether one is needed (the caller then gives advice).
-    """
-    run = next((r for r in ctx.tf.replica.run_calls if r.call is run_call), None)
-    if run is None:
-        return []
-    return optimizer_builds_for(ctx, ctx.tf.replica.replica_functions)
-
-
-def optimizer_builds_for(ctx: RuleContext, functions) -> list[Edit] | None:
-    """:func:`optimizer_builds` for the optimizers applied in ``functions`` (a step about to be
-    compiled, or every replica function)."""
-    edits: list[Edit] = []
-    for call in ctx.index.calls:
-        func = call.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value in ("apply_gradients", "minimize")):
-            continue
-        if ctx.index.enclosing_function(call) not in functions:
-            continue
-        receiver = ctx.source(func.value)
-        if any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "build" and ctx.source(c.func.value) == receiver for c in ctx.index.calls):
-            continue
-        key = dotted_name(func.value)
-        creation = _optimizer_creation(ctx, key) if key is not None else None
-        if creation == _STATELESS:
-            continue
-        if not isinstance(creation, cst.Call) or not isinstance(func.value, cst.Name):
-            return None  # an optimizer of unknown kind (a parameter, `model.optimizer`): maybe unbuilt
-        variables = _variables_of(call)
-        if variables is None:
-            return None
-        statement = ctx.index.statement_of(creation)
-        if not _bound_before(ctx, variables, statement) or not _built_before(ctx, variables, statement):
-            return None
-        insert_at = ctx.textmap.line_end(ctx.range(statement).end.line)
-        line = f"{ctx.indentation(statement)}{receiver}.build({ctx.source(variables)}){ctx.newline}"
-        edit = Edit(insert_at, insert_at, line)
-        if edit not in edits:
-            edits.append(edit)
-    return edits
-
-
-_STATELESS = "stateless"
-
-
-def _optimizer_creation(ctx: RuleContext, key: str) -> cst.Call | str | None:
-    """The Keras optimizer constructor bound to ``key``; ``_STATELESS`` for plain SGD; else None."""
-    for assign in ctx.index.assigns:
-        if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
-            continue
-        if not any(dotted_name(t.target) == key for t in assign.targets):
-            continue
-        callee = ctx.tf.names.callee(assign.value) or ""
-        if not callee.startswith("keras.optimizers."):
-            continue
-        args = assign.value.args
-        plain_sgd = (
-            callee.endswith(".SGD")
-            and not any(a.keyword is not None and a.keyword.value == "momentum" for a in args)
-            and len([a for a in args if a.keyword is None]) < 2
-        )
-        return _STATELESS if plain_sgd else assign.value
-    return None
-
-
-def _variables_of(apply_call: cst.Call) -> cst.BaseExpression | None:
-    """``model.trainable_variables`` in ``apply_gradients(zip(grads, model.trainable_variables))``."""
-    if not apply_call.args:
-        return None
-    pairs = apply_call.args[0].value
-    if isinstance(pairs, cst.Call) and isinstance(pairs.func, cst.Name) and pairs.func.value == "zip" and len(pairs.args) == 2:
-        return pairs.args[1].value
-    return None
-
-
-def _bound_before(ctx: RuleContext, expr: cst.BaseExpression, statement: cst.CSTNode) -> bool:
-    root = expr
-    while isinstance(root, (cst.Attribute, cst.Subscript)):
-        root = root.value
-    if not isinstance(root, cst.Name):
-        return False
-    limit = ctx.span(statement)[0]
-    return any(
-        isinstance(a, cst.Assign)
-        and ctx.span(a)[0] < limit
-        and any(isinstance(t.target, cst.Name) and t.target.value == root.value for t in a.targets)
-        for a in ctx.index.assigns
-    )
-
-
-_SHAPE_KEYWORDS = frozenset({"input_shape", "input_dim", "batch_input_shape"})
-_INPUTS = frozenset({"keras.Input", "keras.layers.Input", "keras.layers.InputLayer"})
-_FUNCTIONAL = frozenset({"keras.Model", "keras.models.Model"})
-
-
-def _built_before(ctx: RuleContext, variables: cst.BaseExpression, statement: cst.CSTNode) -> bool:
-    """True when the variables ``optimizer.build(...)`` would get exist at ``statement``.
-
-    A Keras model has no weights until it is built: `Sequential([Dense(10)])` gives an empty
-    `trainable_variables`, and an optimizer built on that list raises at `apply_gradients`
-    (Keras 3). Known built: an explicit list of variables, a model whose constructor names its
-    input (an `Input` layer, `input_shape=`, a functional `Model(inputs, outputs)`, a
-    `keras.applications` model), or one that was built or called before ``statement``.
-    """
-    if isinstance(variables, (cst.List, cst.Tuple)):
-        return True
-    root = variables
-    while isinstance(root, (cst.Attribute, cst.Subscript)):
-        root = root.value
-    if not isinstance(root, cst.Name) or root is variables:
-        return False
-    name = root.value
-    limit = ctx.span(statement)[0]
-    names = ctx.tf.names
-    for assign in ctx.index.assigns:
-        if not isinstance(assign, cst.Assign) or ctx.span(assign)[0] >= limit:
-            continue
-        if not any(isinstance(t.target, cst.Name) and t.target.value == name for t in assign.targets):
-            continue
-        value = assign.value
-        if isinstance(value, cst.Call):
-            callee = names.callee(value) or ""
-            if callee in _FUNCTIONAL and (len(value.args) >= 2 or any(a.keyword and a.keyword.value == "inputs" for a in value.args)):
-                return True
-            if callee.startswith("keras.applications."):
-                return True
-            if callee in ("keras.Sequential", "keras.models.Sequential") and value.args:
-                layers = value.args[0].value
-                if isinstance(layers, (cst.List, cst.Tuple)) and layers.elements:
-                    first = layers.elements[0].value
-                    if isinstance(first, cst.Call) and (
-                        names.callee(first) in _INPUTS
-                        or any(a.keyword is not None and a.keyword.value in _SHAPE_KEYWORDS for a in first.args)
-                    ):
-                        return True
-    for call in ctx.index.calls:
-        if ctx.span(call)[0] >= limit:
-            continue
-        func = call.func
-        if isinstance(func, cst.Name) and func.value == name and call.args:
-            return True  # model(x): called once, so built
-        if isinstance(func, cst.Attribute) and func.attr.value == "build" and isinstance(func.value, cst.Name) and func.value.value == name:
-            return True
-    return False

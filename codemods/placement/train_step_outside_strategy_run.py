@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.api.strategy_run_outside_tf_function import optimizer_builds_for
 from codemods.input.datasets import DISTRIBUTED, PLAIN, DatasetModel
 from codemods.reduction.loss_scaling import Scaling, classify, gradient_calls, loss_origin, only_reduce_means
 from fixer.engine import RuleContext
 from fixer.tf.dataflow import names_in
 from fixer.tf.names import dotted_name
+from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.tf.strategies import Membership, visible_defs
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.reach import strategy_in_reach
@@ -864,7 +864,7 @@ class TrainStepOutsideStrategyRun(Rule):
             # `strategy.run` of a compiled step (or from one): a Keras optimizer with state must
             # be built first (measured: Adam otherwise fails with `You must feed a value for
             # placeholder tensor 'cond/Placeholder'`).
-            builds = optimizer_builds_for(ctx, self._step_parts(ctx, func))
+            builds = ready_for_compiled_step(ctx, self._step_parts(ctx, func))
             if builds is None:
                 ctx.report(
                     site,
@@ -959,7 +959,7 @@ class TrainStepOutsideStrategyRun(Rule):
         owner = ctx.index.enclosing_function(func)
         if owner is not here and strategy_in_reach(ctx, func) != strategy:
             return None  # the strategy is not visible where the step would be defined
-        builds = optimizer_builds_for(ctx, self._step_parts(ctx, func))
+        builds = ready_for_compiled_step(ctx, self._step_parts(ctx, func))
         if builds is None:
             return None
         taken = set(ctx.index.names) | set(ctx.index.functions_by_name)

@@ -1,0 +1,444 @@
+"""Make a Keras optimizer ready for a compiled distributed step: which optimizers need it, and the
+statements (`model.build(shape)`, `optimizer.build(variables)`) that do it.
+
+Measured on TensorFlow 2.21 with Keras 3.15.1, 2 logical CPUs, `MirroredStrategy`
+(`benchmarks/probe_unbuilt_optimizer.py`): a Keras 3 optimizer creates its variables on its first
+`apply_gradients`; when that first call runs inside a `tf.function` that calls `strategy.run` with
+2 replicas, the step fails with `InvalidArgumentError: You must feed a value for placeholder tensor
+'cond/else/_1/cond/Placeholder_1'`. It does so for Adam, AdamW, RMSprop (with and without
+momentum), Adagrad, Adadelta, Adamax, Nadam, Ftrl, Lion, Adafactor, Lamb and SGD with momentum;
+plain SGD runs. Every one of them runs once `optimizer.build(model.trainable_variables)` was
+called in the scope. With tf-keras (`TF_USE_LEGACY_KERAS=1`) none fails, built or not.
+
+TFD101, TFD103, TFD402 and TFD109 all use this module, so that every fix that creates, moves or
+compiles around an optimizer leaves a script that runs.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+import libcst as cst
+
+from fixer.tf.index import FunctionLike
+from fixer.tf.names import dotted_name
+from fixer.types import Edit
+
+if TYPE_CHECKING:
+    from fixer.engine import RuleContext
+
+_OPTIMIZERS = "keras.optimizers."
+# Measured failing unbuilt (see the module docstring); SGD is decided by its momentum.
+STATEFUL_CLASSES = frozenset(
+    {"Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam", "Ftrl", "Lion", "Adafactor", "Lamb"}
+)
+_NOT_CLASSES = frozenset({"get", "serialize", "deserialize", "Optimizer"})
+APPLY_METHODS = frozenset({"apply_gradients", "apply", "minimize"})
+_TRAINABLE = frozenset({"trainable_variables", "trainable_weights"})
+
+
+class State(enum.Enum):
+    """Whether an optimizer creates variables on its first update."""
+
+    STATEFUL = "stateful"  # measured: fails unbuilt in a compiled distributed step
+    STATELESS = "stateless"  # plain SGD: nothing to create
+    UNKNOWN = "unknown"  # an optimizer class that was not measured (LossScaleOptimizer, Muon, ...)
+
+
+@dataclass(frozen=True)
+class OptimizerCreation:
+    """``name = keras.optimizers.X(...)``: the statement, the constructor call and its class."""
+
+    statement: cst.SimpleStatementLine
+    call: cst.Call
+    class_name: str
+    state: State
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    """What makes one optimizer ready: ``lines`` go right after ``anchor`` (same indentation).
+
+    ``anchor`` is None when they cannot be placed; ``advice`` then says what to add by hand.
+    """
+
+    lines: tuple[str, ...]
+    anchor: cst.SimpleStatementLine | None
+    advice: str
+
+    def edits(self, ctx: "RuleContext") -> list[Edit] | None:
+        """The insertion, or None when the plan cannot be placed."""
+        if self.anchor is None:
+            return None
+        insert_at = ctx.textmap.line_end(ctx.range(self.anchor).end.line)
+        indent = ctx.indentation(self.anchor)
+        return [Edit(insert_at, insert_at, "".join(f"{indent}{line}{ctx.newline}" for line in self.lines))]
+
+
+def optimizer_state(ctx: "RuleContext", call: cst.Call) -> tuple[str, State] | None:
+    """The class name and state of a Keras optimizer constructor call; None for anything else."""
+    callee = ctx.tf.names.callee(call) or ""
+    if not callee.startswith(_OPTIMIZERS):
+        return None
+    path = callee[len(_OPTIMIZERS):]
+    if path.startswith(("legacy.", "schedules.")):
+        return None  # Keras 2 optimizers kept for old code; learning-rate schedules
+    name = path.rsplit(".", 1)[-1]
+    if name in _NOT_CLASSES or not name[:1].isupper():
+        return None
+    if name in STATEFUL_CLASSES:
+        return name, State.STATEFUL
+    if name == "SGD":
+        momentum = _argument(call, 1, "momentum")
+        if momentum is None or _is_zero(momentum):
+            return name, State.STATELESS
+        # A literal momentum > 0 keeps a slot per variable; one read from a config most likely
+        # does too, and building a plain SGD changes nothing.
+        return name, State.STATEFUL
+    return name, State.UNKNOWN
+
+
+def apply_calls(ctx: "RuleContext", functions: Iterable[FunctionLike]) -> list[cst.Call]:
+    """``x.apply_gradients(...)`` / ``x.apply(...)`` / ``x.minimize(...)`` calls in ``functions``."""
+    wanted = set(functions)
+    return [
+        call
+        for call in ctx.index.calls
+        if isinstance(call.func, cst.Attribute)
+        and call.func.attr.value in APPLY_METHODS
+        and ctx.index.enclosing_function(call) in wanted
+    ]
+
+
+def optimizer_creation(ctx: "RuleContext", receiver: cst.BaseExpression) -> OptimizerCreation | None:
+    """The single statement binding ``receiver`` (``opt``, ``self.opt``) to a Keras optimizer."""
+    key = dotted_name(receiver)
+    if key is None:
+        return None
+    found = []
+    for assign in ctx.index.assigns:
+        if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
+            continue
+        if not any(dotted_name(t.target) == key for t in assign.targets):
+            continue
+        kind = optimizer_state(ctx, assign.value)
+        if kind is None:
+            return None  # bound to something else too: cannot tell which reaches the step
+        statement = ctx.index.statement_of(assign)
+        if isinstance(statement, cst.SimpleStatementLine):
+            found.append(OptimizerCreation(statement, assign.value, *kind))
+    return found[0] if len(found) == 1 else None
+
+
+def is_built(ctx: "RuleContext", receiver: cst.BaseExpression) -> bool:
+    """True when the program calls ``<receiver>.build(...)`` somewhere."""
+    text = ctx.source(receiver)
+    return any(
+        isinstance(c.func, cst.Attribute) and c.func.attr.value == "build" and ctx.source(c.func.value) == text
+        for c in ctx.index.calls
+    )
+
+
+def trained_variables(apply_call: cst.Call) -> cst.BaseExpression | None:
+    """The variables an update trains: ``V`` in ``apply_gradients(zip(grads, V))``,
+    ``apply(grads, V)`` and ``minimize(loss, V)``."""
+    method = apply_call.func.attr.value if isinstance(apply_call.func, cst.Attribute) else ""
+    if method == "apply_gradients":
+        pairs = _argument(apply_call, 0, "grads_and_vars")
+        if isinstance(pairs, cst.Call) and isinstance(pairs.func, cst.Name) and pairs.func.value == "zip" and len(pairs.args) == 2:
+            return pairs.args[1].value
+        return None
+    if method == "apply":
+        return _argument(apply_call, 1, "trainable_variables")
+    if method == "minimize":
+        return _argument(apply_call, 1, "var_list")
+    return None
+
+
+def plan_build(
+    ctx: "RuleContext",
+    apply_call: cst.Call,
+    creation: OptimizerCreation,
+    at: int | None = None,
+) -> BuildPlan:
+    """The statements that build the optimizer of ``apply_call`` before any step runs.
+
+    They go right after ``creation`` (or after the model's own statement when the model is made
+    later in the same block). ``at`` checks instead what is bound and built at that offset: where
+    a fix moves the creation to (TFD101); the lines then go after the moved text. A model that
+    has no weights yet is built first with ``model.build(input_shape)`` when the input shape is
+    written in the file (a dataset of literal tensors, tensors given to the step); otherwise the
+    plan is advice, because an optimizer built on an empty variable list fails at its first
+    update.
+    """
+    receiver = ctx.source(apply_call.func.value)  # type: ignore[attr-defined]
+    variables = trained_variables(apply_call)
+    generic = (
+        f"build it in the scope right after it is created: `{receiver}.build(<the variables it trains>)`"
+    )
+    if variables is None or not _on_own_line(ctx, creation.statement):
+        return BuildPlan((), None, generic)
+    build_optimizer = f"{receiver}.build({ctx.source(variables)})"
+    if isinstance(variables, (cst.List, cst.Tuple)):
+        names = [e.value for e in variables.elements]
+        if not all(_bound_before(ctx, n, at if at is not None else ctx.span(creation.statement)[0]) for n in names):
+            return BuildPlan((), None, f"build it once its variables exist: `{build_optimizer}`")
+        return BuildPlan((build_optimizer,), creation.statement, "")
+    model = _model_of(variables)
+    if model is None:
+        return BuildPlan((), None, generic)
+    anchor = creation.statement
+    limit = at if at is not None else ctx.span(anchor)[0]
+    if not _bound_before(ctx, model, limit):
+        later = _later_binding_in_block(ctx, model, anchor) if at is None else None
+        if later is None:
+            return BuildPlan((), None, f"build it once `{ctx.source(model)}` exists: `{build_optimizer}`")
+        anchor, limit = later, ctx.span(later)[1]
+    if _built_before(ctx, model, limit):
+        return BuildPlan((build_optimizer,), anchor, "")
+    model_text = ctx.source(model)
+    shape = known_input_shape(ctx, model)
+    if shape is None:
+        return BuildPlan(
+            (),
+            None,
+            f"`{model_text}` has no weights yet: give it an input shape (a `keras.Input(shape=...)` first layer, "
+            f"or `{model_text}.build((None, ...))` in the scope), then `{build_optimizer}` right after "
+            f"`{receiver}` is created",
+        )
+    return BuildPlan((f"{model_text}.build({shape})", build_optimizer), anchor, "")
+
+
+def ready_for_compiled_step(ctx: "RuleContext", functions: Iterable[FunctionLike]) -> list[Edit] | None:
+    """Edits that build every stateful Keras optimizer the ``functions`` apply, right after it
+    is created: for a step that is (or is about to be) compiled and run through `strategy.run`.
+
+    ``[]`` when nothing is needed; None when a needed build cannot be placed, or it cannot be told
+    whether one is needed (an optimizer of unknown kind, a parameter, `model.optimizer`): the
+    caller then gives advice.
+    """
+    edits: list[Edit] = []
+    for call in apply_calls(ctx, functions):
+        receiver = call.func.value  # type: ignore[attr-defined]
+        if is_built(ctx, receiver):
+            continue
+        creation = optimizer_creation(ctx, receiver)
+        if creation is not None and creation.state is State.STATELESS:
+            continue
+        if creation is None or creation.state is State.UNKNOWN or not isinstance(receiver, cst.Name):
+            return None
+        placed = plan_build(ctx, call, creation).edits(ctx)
+        if placed is None:
+            return None
+        edits.extend(e for e in placed if e not in edits)
+    return edits
+
+
+# Shapes ----------------------------------------------------------------------------------------
+
+_SHAPE_FIRST = frozenset(
+    {
+        "tensorflow.random.normal",
+        "tensorflow.random.uniform",
+        "tensorflow.random.truncated_normal",
+        "tensorflow.zeros",
+        "tensorflow.ones",
+        "tensorflow.fill",
+        "numpy.zeros",
+        "numpy.ones",
+        "numpy.empty",
+        "numpy.full",
+        "numpy.random.random",
+        "numpy.random.random_sample",
+    }
+)
+_SHAPE_SIZE = frozenset({"numpy.random.normal", "numpy.random.uniform", "numpy.random.randint"})
+_SHAPE_VARARGS = frozenset({"numpy.random.rand", "numpy.random.randn"})
+_LITERAL_ARRAYS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tensor", "numpy.array", "numpy.asarray"})
+_SLICES = frozenset({"tensorflow.data.Dataset.from_tensor_slices"})
+
+
+def known_input_shape(ctx: "RuleContext", model: cst.BaseExpression) -> str | None:
+    """``(None, 784)``: the input shape of ``model`` when the file writes it down in one way.
+
+    Read from the features of every `Dataset.from_tensor_slices(features | (features, labels))`
+    and every tensor given as first argument to the step that calls `strategy.run`, when these are
+    tensors of a literal shape (`tf.random.normal((64, 784))`, `np.zeros((n, 28, 28))` with a
+    literal size, `tf.constant([[1.0, 2.0], ...])`). They must all agree: the batch dimension is
+    dropped and left open.
+    """
+    shapes: set[tuple[int, ...]] = set()
+    for call in ctx.index.calls:
+        if ctx.tf.names.callee(call) in _SLICES and call.args:
+            data = call.args[0].value
+            if isinstance(data, cst.Tuple) and data.elements:
+                data = data.elements[0].value
+            shapes.add(_literal_shape(ctx, data) or ())
+    steps = ctx.tf.replica.steps()
+    for call in ctx.index.calls:
+        if isinstance(call.func, cst.Name) and call.args and any(
+            isinstance(s, cst.FunctionDef) and s.name.value == call.func.value for s in steps
+        ):
+            shapes.add(_literal_shape(ctx, call.args[0].value) or ())
+    shapes.discard(())
+    if len(shapes) != 1:
+        return None
+    dims = next(iter(shapes))[1:]
+    if not dims:
+        return None
+    return "(None, " + ", ".join(str(d) for d in dims) + ")"
+
+
+def _literal_shape(ctx: "RuleContext", node: cst.BaseExpression, depth: int = 0) -> tuple[int, ...] | None:
+    """The shape of a tensor made with a literal shape, following one module-level name."""
+    if isinstance(node, cst.Name) and depth == 0:
+        values = [
+            a.value
+            for a in ctx.index.assigns
+            if isinstance(a, cst.Assign)
+            and ctx.index.enclosing_function(a) is None
+            and any(isinstance(t.target, cst.Name) and t.target.value == node.value for t in a.targets)
+        ]
+        return _literal_shape(ctx, values[0], depth + 1) if len(values) == 1 else None
+    if not isinstance(node, cst.Call):
+        return None
+    callee = ctx.tf.names.callee(node) or ""
+    if callee in _SHAPE_FIRST:
+        return _int_tuple(_argument(node, 0, "shape"))
+    if callee in _SHAPE_SIZE:
+        return _int_tuple(_argument(node, 2, "size"))
+    if callee in _SHAPE_VARARGS:
+        dims = [_int(a.value) for a in node.args if a.keyword is None]
+        return tuple(dims) if dims and all(d is not None for d in dims) else None  # type: ignore[arg-type]
+    if callee in _LITERAL_ARRAYS and node.args:
+        return _nested_list_shape(node.args[0].value)
+    return None
+
+
+def _nested_list_shape(node: cst.BaseExpression) -> tuple[int, ...] | None:
+    """(4, 2) for ``[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]`` (rectangular only)."""
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        return ()
+    inner = {_nested_list_shape(e.value) for e in node.elements}
+    if len(inner) != 1 or None in inner:
+        return None
+    return (len(node.elements), *next(iter(inner)))  # type: ignore[misc]
+
+
+def _int_tuple(node: cst.BaseExpression | None) -> tuple[int, ...] | None:
+    if isinstance(node, (cst.Tuple, cst.List)):
+        dims = [_int(e.value) for e in node.elements]
+        return tuple(dims) if dims and all(d is not None for d in dims) else None  # type: ignore[arg-type]
+    single = _int(node) if node is not None else None
+    return (single,) if single is not None else None
+
+
+def _int(node: cst.BaseExpression) -> int | None:
+    return int(node.value) if isinstance(node, cst.Integer) else None
+
+
+# Models ----------------------------------------------------------------------------------------
+
+_SHAPE_KEYWORDS = frozenset({"input_shape", "input_dim", "batch_input_shape"})
+_INPUTS = frozenset({"keras.Input", "keras.layers.Input", "keras.layers.InputLayer"})
+_FUNCTIONAL = frozenset({"keras.Model", "keras.models.Model"})
+_SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
+
+
+def _model_of(variables: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``model`` for ``model.trainable_variables`` (``self.model`` for ``self.model.trainable_weights``)."""
+    if isinstance(variables, cst.Attribute) and variables.attr.value in _TRAINABLE and dotted_name(variables.value):
+        return variables.value
+    return None
+
+
+def _bindings(ctx: "RuleContext", target: cst.BaseExpression) -> list[cst.Assign]:
+    key = dotted_name(target)
+    return [
+        a
+        for a in ctx.index.assigns
+        if isinstance(a, cst.Assign) and key is not None and any(dotted_name(t.target) == key for t in a.targets)
+    ]
+
+
+def _bound_before(ctx: "RuleContext", expr: cst.BaseExpression, limit: int) -> bool:
+    """Some assignment of ``expr`` (a name or ``self.x``) ends before ``limit``."""
+    return any(ctx.span(a)[1] <= limit for a in _bindings(ctx, expr))
+
+
+def _later_binding_in_block(ctx: "RuleContext", model: cst.BaseExpression, anchor: cst.CSTNode) -> cst.SimpleStatementLine | None:
+    """The statement of the same block, after ``anchor``, that binds ``model`` (model made after its optimizer)."""
+    block = ctx.index.parent.get(anchor)
+    for assign in _bindings(ctx, model):
+        statement = ctx.index.statement_of(assign)
+        if ctx.index.parent.get(statement) is block and ctx.index.before(anchor, statement) and _on_own_line(ctx, statement):
+            return statement  # type: ignore[return-value]
+    return None
+
+
+def _built_before(ctx: "RuleContext", model: cst.BaseExpression, limit: int) -> bool:
+    """True when ``model``'s weights exist at offset ``limit``.
+
+    A Keras model has no weights until it is built: `Sequential([Dense(10)])` gives an empty
+    `trainable_variables`. Known built: a model whose constructor names its input (an `Input`
+    layer, `input_shape=`, a functional `Model(inputs, outputs)`, a `keras.applications` model),
+    or one that was built or called before ``limit``.
+    """
+    names = ctx.tf.names
+    key = dotted_name(model)
+    for assign in _bindings(ctx, model):
+        if ctx.span(assign)[0] >= limit or not isinstance(assign.value, cst.Call):
+            continue
+        value = assign.value
+        callee = names.callee(value) or ""
+        if callee in _FUNCTIONAL and (len(value.args) >= 2 or any(a.keyword and a.keyword.value == "inputs" for a in value.args)):
+            return True
+        if callee.startswith("keras.applications."):
+            return True
+        if callee in _SEQUENTIAL and value.args:
+            layers = value.args[0].value
+            if isinstance(layers, (cst.List, cst.Tuple)) and layers.elements:
+                first = layers.elements[0].value
+                if isinstance(first, cst.Call) and (
+                    names.callee(first) in _INPUTS
+                    or any(a.keyword is not None and a.keyword.value in _SHAPE_KEYWORDS for a in first.args)
+                ):
+                    return True
+    for call in ctx.index.calls:
+        if ctx.span(call)[0] >= limit:
+            continue
+        func = call.func
+        if dotted_name(func) == key and call.args:
+            return True  # model(x): called once, so built
+        if isinstance(func, cst.Attribute) and func.attr.value == "build" and dotted_name(func.value) == key:
+            return True
+    return False
+
+
+# Small helpers ---------------------------------------------------------------------------------
+
+
+def _on_own_line(ctx: "RuleContext", statement: cst.CSTNode) -> bool:
+    """A one-statement line in an indented block or the module: lines can go right after it."""
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(ctx.index.parent.get(statement), (cst.IndentedBlock, cst.Module))
+    )
+
+
+def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    """The argument a call gives for a parameter, by keyword or by position."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [arg for arg in call.args if arg.keyword is None]
+    if any(arg.star for arg in positional[: position + 1]):
+        return None
+    return positional[position].value if len(positional) > position else None
+
+
+def _is_zero(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.Integer, cst.Float)) and float(node.value) == 0.0
