@@ -304,6 +304,8 @@ def _literal_shape(ctx: "RuleContext", node: cst.BaseExpression, depth: int = 0)
         return _literal_shape(ctx, values[0], depth + 1) if len(values) == 1 else None
     if not isinstance(node, cst.Call):
         return None
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype":
+        return _literal_shape(ctx, node.func.value, depth)  # `np.random.random(shape).astype("float32")`
     callee = ctx.tf.names.callee(node) or ""
     if callee in _SHAPE_FIRST:
         return _int_tuple(_argument(node, 0, "shape"))
