@@ -9,6 +9,7 @@ import libcst as cst
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import independent
+from fixer.tf.optimizers import build_lines_after_move
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
@@ -61,7 +62,10 @@ class CreatedOutsideStrategyScope(Rule):
     comments, but only when no statement in between reads or writes a name they use; otherwise
     they are wrapped in a new `with <strategy>.scope():` where they stand, if the strategy exists
     there. Moving code changes when it runs, so review the diff. When neither is possible the
-    finding explains what to move.
+    finding explains what to move. A moved Keras optimizer with state that a compiled
+    distributed step applies is built right after it (`optimizer.build(model.trainable_variables)`,
+    see TFD109): once in the scope, an unbuilt one makes that step fail with 2 replicas. When the
+    model is not built at that point, TFD109 reports what is left.
 
     ## Runtime evidence
     `distfix validate` shows the original crashing (check `runs`: bare `AssertionError` from
@@ -282,6 +286,95 @@ class CreatedOutsideStrategyScope(Rule):
                 return strategy.run(step_fn, args=(x, y))
             """,
             note="optimizer after the block used in replica fn",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.Adam()
+
+
+            def replica_step(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+
+            @tf.function
+            def train_step(x):
+                strategy.run(replica_step, args=(x,))
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1)])
+                optimizer = tf.keras.optimizers.Adam()
+                optimizer.build(model.trainable_variables)
+
+
+            def replica_step(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+
+            @tf.function
+            def train_step(x):
+                strategy.run(replica_step, args=(x,))
+            """,
+            note="a moved Adam is built for the compiled step",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                w = tf.Variable([1.0, 2.0])
+
+
+            def replica_step(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(w * x)
+                optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+
+
+            @tf.function
+            def train_step(x):
+                strategy.run(replica_step, args=(x,))
+
+
+            optimizer = tf.keras.optimizers.RMSprop()
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                w = tf.Variable([1.0, 2.0])
+
+
+            def replica_step(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(w * x)
+                optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+
+
+            @tf.function
+            def train_step(x):
+                strategy.run(replica_step, args=(x,))
+
+
+            with strategy.scope():
+                optimizer = tf.keras.optimizers.RMSprop()
+                optimizer.build([w])
+            """,
+            note="a wrapped RMSprop over plain variables is built (seed 002 shape)",
         ),
         Invalid(
             """
@@ -995,7 +1088,8 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
                 target = candidate.body.body[0]
                 indent = ctx.indentation(target)
                 insert_at = ctx.statement_block([target])[0]
-                return [removal, Edit(insert_at, insert_at, _reindent(ctx, run, indent))], None
+                moved_text = _reindent(ctx, run, indent) + _ready_lines(ctx, run, insert_at, indent)
+                return [removal, Edit(insert_at, insert_at, moved_text)], None
             break
     # Into the previous scope block of this block, at its end.
     for position in range(first - 1, -1, -1):
@@ -1005,7 +1099,8 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
                 last_inner = candidate.body.body[-1]
                 indent = ctx.indentation(last_inner)
                 insert_at = ctx.textmap.line_end(ctx.range(last_inner).end.line)
-                return [removal, Edit(insert_at, insert_at, _reindent(ctx, run, indent))], None
+                moved_text = _reindent(ctx, run, indent) + _ready_lines(ctx, run, insert_at, indent)
+                return [removal, Edit(insert_at, insert_at, moved_text)], None
             break
     # Wrap in place with the program's strategy, if it is bound before the statements.
     strategy = strategy_in_reach(ctx, run[0].statement)
@@ -1014,8 +1109,22 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
     indent = ctx.indentation(run[0].statement)
     header = f"{indent}with {strategy}.scope():{ctx.newline}"
     block_start = ctx.statement_block(moved)[0]
-    wrapped = header + _reindent(ctx, run, indent + ctx.indent_unit)
+    inner = indent + ctx.indent_unit
+    wrapped = header + _reindent(ctx, run, inner) + _ready_lines(ctx, run, end, inner)
     return [Edit(block_start, end, wrapped)], None
+
+
+def _ready_lines(ctx: RuleContext, run: list[Creation], at: int, indent: str) -> str:
+    """The statements that build a moved Keras optimizer with state, when a compiled distributed
+    step applies it: once in the scope, an unbuilt one makes that step fail with 2 replicas
+    (TFD109). Empty when nothing is needed or the model is not ready at ``at``."""
+    lines = [
+        line
+        for creation in run
+        if creation.kind == "optimizer"
+        for line in build_lines_after_move(ctx, creation.call, at)
+    ]
+    return "".join(f"{indent}{line}{ctx.newline}" for line in lines)
 
 
 def _swallow_blank_line(ctx: RuleContext, start: int, end: int) -> int:

@@ -9,32 +9,11 @@ import libcst as cst
 from codemods.multiworker.keras3_fit_under_multiworker import keras_flavour, keras_module, legacy_keras
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
-from fixer.tf.index import FunctionLike
-from fixer.tf.optimizers import State, apply_calls, is_built, optimizer_creation, plan_build
+from fixer.tf.optimizers import State, apply_calls, compiled_replica_functions, is_built, optimizer_creation, plan_build
 from fixer.tf.project import pinned_below
-from fixer.tf.replica import RunCall
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability
 
-_DISTRIBUTE = "tensorflow.distribute."
-# Strategies not reported: one replica, variables not mirrored like MirroredStrategy's (not
-# measured), and MultiWorkerMirroredStrategy, measured running with an unbuilt Adam in a compiled
-# step (2 workers on CPU, one replica each: TensorFlow 2.21, Keras 3.15.1).
-_NOT_MIRRORED = frozenset(
-    _DISTRIBUTE + name
-    for name in (
-        "MultiWorkerMirroredStrategy",
-        "experimental.MultiWorkerMirroredStrategy",
-        "OneDeviceStrategy",
-        "TPUStrategy",
-        "experimental.TPUStrategy",
-        "ParameterServerStrategy",
-        "experimental.ParameterServerStrategy",
-        "CentralStorageStrategy",
-        "experimental.CentralStorageStrategy",
-        "get_strategy",
-    )
-)
 _KERAS3_UPDATES = frozenset({"apply_gradients", "apply"})  # Keras 3 optimizers have no `minimize`
 
 
@@ -762,7 +741,7 @@ class UnbuiltOptimizerInCompiledStep(Rule):
         strategies = ctx.tf.strategies
         if strategies.single_replica or _imports_tf_keras(ctx):
             return
-        functions = _compiled_replica_functions(ctx)
+        functions = compiled_replica_functions(ctx)
         if not functions:
             return
         legacy = legacy_keras(ctx)
@@ -800,51 +779,3 @@ def _imports_tf_keras(ctx: RuleContext) -> bool:
         elif node.module is not None and not node.relative and ctx.source(node.module).split(".")[0] == "tf_keras":
             return True
     return False
-
-
-def _compiled_replica_functions(ctx: RuleContext) -> dict[FunctionLike, str]:
-    """Replica functions (and what they call) run by `strategy.run` from a `tf.function` step,
-    under a strategy that may have several replicas, with the name of that step."""
-    replica = ctx.tf.replica
-    found: dict[FunctionLike, str] = {}
-    for run in replica.run_calls:
-        step = ctx.index.enclosing_function(run.call)
-        if not isinstance(step, cst.FunctionDef) or not _may_have_replicas(ctx, run):
-            continue
-        if not (replica.is_tf_function(step) or _only_called_from_graphs(ctx, step)):
-            continue
-        pending = list(run.targets)
-        while pending:
-            func = pending.pop()
-            if func in found:
-                continue
-            found[func] = step.name.value
-            for inner in replica.calls_in(func):
-                pending.extend(replica.resolve_callable(inner.func, inner))
-    return found
-
-
-def _only_called_from_graphs(ctx: RuleContext, func: cst.FunctionDef) -> bool:
-    sites = ctx.tf.strategies.call_sites(func)
-    return bool(sites) and all(
-        (caller := ctx.index.enclosing_function(site)) is not None and ctx.tf.replica.is_tf_function(caller)
-        for site in sites
-    )
-
-
-def _may_have_replicas(ctx: RuleContext, run: RunCall) -> bool:
-    """Not a strategy of one replica or of another kind than MirroredStrategy (not measured)."""
-    kinds = ctx.tf.strategies.kinds(run.strategy) - {_DISTRIBUTE + "Strategy"}  # "some strategy": unknown
-    if kinds and kinds <= _NOT_MIRRORED:
-        return False
-    key = ctx.source(run.strategy)
-    for assign in ctx.index.assigns:
-        if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call) and any(
-            ctx.source(t.target) == key for t in assign.targets
-        ):
-            devices = next(
-                (a.value for a in assign.value.args if a.keyword is None or a.keyword.value == "devices"), None
-            )
-            if isinstance(devices, (cst.List, cst.Tuple)) and len(devices.elements) == 1:
-                return False
-    return True

@@ -28,6 +28,7 @@ from fixer.types import Edit
 
 if TYPE_CHECKING:
     from fixer.engine import RuleContext
+    from fixer.tf.replica import RunCall
 
 _OPTIMIZERS = "keras.optimizers."
 # Measured failing unbuilt (see the module docstring); SGD is decided by its momentum.
@@ -37,6 +38,25 @@ STATEFUL_CLASSES = frozenset(
 _NOT_CLASSES = frozenset({"get", "serialize", "deserialize", "Optimizer"})
 APPLY_METHODS = frozenset({"apply_gradients", "apply", "minimize"})
 _TRAINABLE = frozenset({"trainable_variables", "trainable_weights"})
+_DISTRIBUTE = "tensorflow.distribute."
+# Strategies under which an unbuilt optimizer is not a problem, or not measured: one replica,
+# variables not mirrored like MirroredStrategy's, and MultiWorkerMirroredStrategy, measured
+# running with an unbuilt Adam in a compiled step (2 workers on CPU, one replica each).
+_NOT_MIRRORED = frozenset(
+    _DISTRIBUTE + name
+    for name in (
+        "MultiWorkerMirroredStrategy",
+        "experimental.MultiWorkerMirroredStrategy",
+        "OneDeviceStrategy",
+        "TPUStrategy",
+        "experimental.TPUStrategy",
+        "ParameterServerStrategy",
+        "experimental.ParameterServerStrategy",
+        "CentralStorageStrategy",
+        "experimental.CentralStorageStrategy",
+        "get_strategy",
+    )
+)
 
 
 class State(enum.Enum):
@@ -234,6 +254,71 @@ def ready_for_compiled_step(ctx: "RuleContext", functions: Iterable[FunctionLike
             return None
         edits.extend(e for e in placed if e not in edits)
     return edits
+
+
+def compiled_replica_functions(ctx: "RuleContext") -> dict[FunctionLike, str]:
+    """Replica functions (and what they call) that `strategy.run` runs from a `tf.function` step,
+    under a strategy that may have several replicas in one process, with the name of that step."""
+    replica = ctx.tf.replica
+    found: dict[FunctionLike, str] = {}
+    for run in replica.run_calls:
+        step = ctx.index.enclosing_function(run.call)
+        if not isinstance(step, cst.FunctionDef) or not _may_have_replicas(ctx, run):
+            continue
+        if not (replica.is_tf_function(step) or _only_called_from_graphs(ctx, step)):
+            continue
+        pending = list(run.targets)
+        while pending:
+            func = pending.pop()
+            if func in found:
+                continue
+            found[func] = step.name.value
+            for inner in replica.calls_in(func):
+                pending.extend(replica.resolve_callable(inner.func, inner))
+    return found
+
+
+def build_lines_after_move(ctx: "RuleContext", creation_call: cst.Call, at: int) -> tuple[str, ...]:
+    """What to write after an optimizer creation that a fix moves to offset ``at`` (TFD101), so
+    that the compiled distributed step it serves runs: ``()`` when nothing is needed, or when
+    the model is not bound and built there (TFD109 then reports what is left)."""
+    functions = compiled_replica_functions(ctx)
+    for call in apply_calls(ctx, functions):
+        receiver = call.func.value  # type: ignore[attr-defined]
+        creation = optimizer_creation(ctx, receiver)
+        if creation is None or creation.call is not creation_call:
+            continue
+        if creation.state is not State.STATEFUL or is_built(ctx, receiver):
+            return ()
+        plan = plan_build(ctx, call, creation, at=at)
+        return plan.lines if plan.anchor is not None else ()
+    return ()
+
+
+def _only_called_from_graphs(ctx: "RuleContext", func: cst.FunctionDef) -> bool:
+    sites = ctx.tf.strategies.call_sites(func)
+    return bool(sites) and all(
+        (caller := ctx.index.enclosing_function(site)) is not None and ctx.tf.replica.is_tf_function(caller)
+        for site in sites
+    )
+
+
+def _may_have_replicas(ctx: "RuleContext", run: "RunCall") -> bool:
+    """Not a strategy of one replica per process, nor of a kind that was not measured."""
+    kinds = ctx.tf.strategies.kinds(run.strategy) - {_DISTRIBUTE + "Strategy"}  # "some strategy": unknown
+    if kinds and kinds <= _NOT_MIRRORED:
+        return False
+    key = ctx.source(run.strategy)
+    for assign in ctx.index.assigns:
+        if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call) and any(
+            ctx.source(t.target) == key for t in assign.targets
+        ):
+            devices = next(
+                (a.value for a in assign.value.args if a.keyword is None or a.keyword.value == "devices"), None
+            )
+            if isinstance(devices, (cst.List, cst.Tuple)) and len(devices.elements) == 1:
+                return False  # MirroredStrategy(["/gpu:0"]): one replica
+    return True
 
 
 # Shapes ----------------------------------------------------------------------------------------
