@@ -34,7 +34,9 @@ OPTIMIZERS = (
 )
 
 
-def _run_case(tf, strategy, make_optimizer, *, build: bool, compiled: bool, use_apply: bool, with_input: bool) -> str:
+def _run_case(
+    tf, strategy, make_optimizer, *, build: bool, compiled: bool, use_apply: bool, with_input: bool, build_optimizer: bool = True
+) -> str:
     """One training run of two steps; returns "runs" or the error's class and first line."""
     with strategy.scope():
         if with_input:
@@ -43,13 +45,15 @@ def _run_case(tf, strategy, make_optimizer, *, build: bool, compiled: bool, use_
             model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
             if build:
                 model.build((None, 2))
-        optimizer = make_optimizer()
-        if build:
+        optimizer = make_optimizer() if make_optimizer is not None else None
+        if build and build_optimizer and optimizer is not None:
             optimizer.build(model.trainable_variables)
 
     def replica_step(x, y):
         with tf.GradientTape() as tape:
             loss = tf.reduce_mean(tf.square(model(x) - y))
+        if optimizer is None:
+            return loss  # forward pass only: the model's own variables
         grads = tape.gradient(loss, model.trainable_variables)
         if use_apply:
             optimizer.apply(grads, model.trainable_variables)
@@ -105,9 +109,20 @@ def child(flavour: str) -> None:
         "Adam compiled, no Input, unbuilt": dict(strategy=two, build=False, compiled=True, use_apply=False, with_input=False),
         "Adam compiled, no Input, model.build+build": dict(strategy=two, build=True, compiled=True, use_apply=False, with_input=False),
     }
+    sgd = tf.keras.optimizers.SGD
+    variants.update(
+        {
+            "SGD compiled, no Input, unbuilt": dict(strategy=two, build=False, compiled=True, use_apply=False, with_input=False),
+            "SGD compiled, no Input, model.build+build": dict(strategy=two, build=True, compiled=True, use_apply=False, with_input=False),
+            "SGD compiled, no Input, model.build only": dict(strategy=two, build=True, compiled=True, use_apply=False, with_input=False, build_optimizer=False),
+            "Adam compiled, no Input, model.build only": dict(strategy=two, build=True, compiled=True, use_apply=False, with_input=False, build_optimizer=False),
+            "no optimizer, no Input, unbuilt (forward only)": dict(strategy=two, build=False, compiled=True, use_apply=False, with_input=False),
+        }
+    )
     for label, options in variants.items():
         strategy = options.pop("strategy")
-        print(f"{label:45} {_run_case(tf, strategy, adam, **options)}")
+        make = {"SGD": sgd, "no ": None}.get(label[:3], adam)
+        print(f"{label:45} {_run_case(tf, strategy, make, **options)}")
 
 
 def main() -> None:

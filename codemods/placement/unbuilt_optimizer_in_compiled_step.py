@@ -9,7 +9,15 @@ import libcst as cst
 from codemods.multiworker.keras3_fit_under_multiworker import keras_flavour, keras_module, legacy_keras
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
-from fixer.tf.optimizers import State, apply_calls, compiled_replica_functions, is_built, optimizer_creation, plan_build
+from fixer.tf.optimizers import (
+    State,
+    apply_calls,
+    compiled_replica_functions,
+    is_built,
+    needs_ready,
+    optimizer_creation,
+    plan_build,
+)
 from fixer.tf.project import pinned_below
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability
@@ -21,13 +29,15 @@ class UnbuiltOptimizerInCompiledStep(Rule):
     """
     ## What it does
     Finds a Keras 3 optimizer with state (Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam,
-    Ftrl, Lion, Adafactor, Lamb, SGD with momentum) created in `strategy.scope()` whose first
-    `apply_gradients` (or `apply`) runs in a replica function that a `tf.function` step runs with
-    `strategy.run`, under a strategy that can have more than one replica per process
-    (`MirroredStrategy`, or a strategy the file does not construct), and that is never built with `optimizer.build(...)`
-    before. Not reported: tf-keras (`TF_USE_LEGACY_KERAS=1` set in the file for `tf.keras`, or
-    `import tf_keras`), a project that pins TensorFlow below 2.16 (Keras 2), plain SGD, an
-    optimizer created outside the scope (TFD101), and an eager `strategy.run` (TFD402).
+    Ftrl, Lion, Adafactor, Lamb, SGD with momentum; plain SGD too when the model it trains has no
+    weights before the step) created in `strategy.scope()` whose first `apply_gradients` (or
+    `apply`) runs in a replica function that a `tf.function` step runs with `strategy.run`, under a
+    strategy that can have more than one replica per process (`MirroredStrategy`, or a strategy the
+    file does not construct), and that is never built with `optimizer.build(...)` before. Not
+    reported: tf-keras (`TF_USE_LEGACY_KERAS=1` set in the file for `tf.keras`, or `import
+    tf_keras`), a project that pins TensorFlow below 2.16 (Keras 2), plain SGD on a model that has
+    its weights, an optimizer created outside the scope (TFD101), and an eager `strategy.run`
+    (TFD402).
 
     ## Why is this bad in distributed training?
     A Keras 3 optimizer creates its variables (the iteration counter, one or two slots per
@@ -43,7 +53,8 @@ class UnbuiltOptimizerInCompiledStep(Rule):
 
     | optimizer | Keras 3, unbuilt | Keras 3, built in the scope | tf-keras, unbuilt |
     |---|---|---|---|
-    | SGD (no momentum) | runs | runs | runs |
+    | SGD (no momentum), built model | runs | runs | runs |
+    | SGD (no momentum), model built by the step | fails | runs (model and SGD built) | runs |
     | SGD(momentum=0.9) | fails | runs | runs |
     | Adam, AdamW, Adamax, Nadam | fails | runs | runs |
     | RMSprop (with and without momentum) | fails | runs | runs |
@@ -53,7 +64,8 @@ class UnbuiltOptimizerInCompiledStep(Rule):
 
     With Adam: an eager `strategy.run` with 2 replicas runs, a compiled step with 1 replica runs,
     Keras 3's `optimizer.apply(grads, vars)` fails like `apply_gradients`, a model without `Input`
-    fails unbuilt and runs after `model.build(input_shape)` and `optimizer.build(...)`.
+    fails unbuilt and runs after `model.build(input_shape)` and `optimizer.build(...)`; the same
+    unbuilt model in a compiled step without any optimizer (forward pass only) runs.
     Optimizer classes not in the table (LossScaleOptimizer, Muon, your own) are not reported.
     `MultiWorkerMirroredStrategy` with 2 workers of one replica each (CPU) runs an unbuilt Adam:
     it is not reported.
@@ -68,7 +80,8 @@ class UnbuiltOptimizerInCompiledStep(Rule):
     step. When the shape is not written in the file (data loaded at run time) or the trained
     variables are not a model's `trainable_variables` or a list of variables, the finding says
     exactly what to add: building the optimizer on an empty variable list makes its first update
-    fail. A built optimizer behaves exactly as one built by its first update.
+    fail. Building early creates the same variables, with the same initial values, that the
+    first update would create.
 
     ## Runtime evidence
     `distfix validate` (2 replicas) shows the original failing check `runs` with the placeholder
@@ -499,6 +512,57 @@ class UnbuiltOptimizerInCompiledStep(Rule):
             """,
             note="strategy parameter, functional model, Keras 3 apply",
         ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            features = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                optimizer = tf.keras.optimizers.SGD(0.01)
+
+
+            def replica_step(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+
+            @tf.function
+            def step(x):
+                strategy.run(replica_step, args=(x,))
+
+
+            step(features)
+            """,
+            after="""
+            import tensorflow as tf
+
+            features = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                optimizer = tf.keras.optimizers.SGD(0.01)
+                model.build((None, 2))
+                optimizer.build(model.trainable_variables)
+
+
+            def replica_step(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+
+            @tf.function
+            def step(x):
+                strategy.run(replica_step, args=(x,))
+
+
+            step(features)
+            """,
+            note="plain SGD on a model the step would build; shape from the step's tensor",
+        ),
         Valid(
             """
             import tensorflow as tf
@@ -752,7 +816,7 @@ class UnbuiltOptimizerInCompiledStep(Rule):
                 continue
             receiver = call.func.value  # type: ignore[attr-defined]
             creation = optimizer_creation(ctx, receiver)
-            if creation is None or creation.state is not State.STATEFUL or id(creation.call) in reported:
+            if creation is None or id(creation.call) in reported or not needs_ready(ctx, call, creation):
                 continue
             if is_built(ctx, receiver) or strategies.membership(creation.statement) is not Membership.INSIDE:
                 continue
@@ -760,13 +824,23 @@ class UnbuiltOptimizerInCompiledStep(Rule):
                 continue
             reported.add(id(creation.call))
             plan = plan_build(ctx, call, creation)
+            what = (
+                f"Keras 3 `{creation.class_name}` creates its variables on its first update"
+                if creation.state is State.STATEFUL
+                else f"Keras 3 `{creation.class_name}` and the model it trains create their variables on the first step"
+            )
             message = (
-                f"Keras 3 `{creation.class_name}` creates its variables on its first update, inside the compiled step "
-                f"`{functions[ctx.index.enclosing_function(call)]}`: with more than one replica that step fails "
-                "(`You must feed a value for placeholder tensor 'cond/else/_1/cond/Placeholder'`); "
+                f"{what}, inside the compiled step `{functions[ctx.index.enclosing_function(call)]}`: with more than "
+                "one replica that step fails (`You must feed a value for placeholder tensor "
+                "'cond/else/_1/cond/Placeholder'`); "
             )
             edits = plan.edits(ctx)
-            message += "build it in the scope right after creating it" if edits is not None else plan.advice
+            if edits is None:
+                message += plan.advice
+            elif len(plan.lines) > 1:
+                message += "build the model and then the optimizer in the scope, right after they are created"
+            else:
+                message += "build it in the scope right after creating it"
             ctx.report(creation.call, message, edits=edits)
 
 

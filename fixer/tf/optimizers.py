@@ -6,9 +6,12 @@ Measured on TensorFlow 2.21 with Keras 3.15.1, 2 logical CPUs, `MirroredStrategy
 `apply_gradients`; when that first call runs inside a `tf.function` that calls `strategy.run` with
 2 replicas, the step fails with `InvalidArgumentError: You must feed a value for placeholder tensor
 'cond/else/_1/cond/Placeholder_1'`. It does so for Adam, AdamW, RMSprop (with and without
-momentum), Adagrad, Adadelta, Adamax, Nadam, Ftrl, Lion, Adafactor, Lamb and SGD with momentum;
-plain SGD runs. Every one of them runs once `optimizer.build(model.trainable_variables)` was
-called in the scope. With tf-keras (`TF_USE_LEGACY_KERAS=1`) none fails, built or not.
+momentum), Adagrad, Adadelta, Adamax, Nadam, Ftrl, Lion, Adafactor, Lamb and SGD with momentum.
+Plain SGD runs on a model that already has its weights, and fails the same way when the step's
+forward pass is what builds the model (the forward pass alone runs). Every one of them runs once
+`model.build(input_shape)` (for a model without an input shape) and
+`optimizer.build(model.trainable_variables)` were called in the scope. With tf-keras
+(`TF_USE_LEGACY_KERAS=1`) none fails, built or not.
 
 TFD101, TFD103, TFD402 and TFD109 all use this module, so that every fix that creates, moves or
 compiles around an optimizer leaves a script that runs.
@@ -118,6 +121,20 @@ def optimizer_state(ctx: "RuleContext", call: cst.Call) -> tuple[str, State] | N
         # does too, and building a plain SGD changes nothing.
         return name, State.STATEFUL
     return name, State.UNKNOWN
+
+
+def needs_ready(ctx: "RuleContext", apply_call: cst.Call, creation: OptimizerCreation) -> bool:
+    """True when the first update of ``creation``'s optimizer, in a compiled distributed step,
+    fails unless built first: an optimizer with state always; plain SGD when the model it trains
+    has no weights before the step either (measured: plain SGD runs unbuilt on a built model, and
+    fails on a model built by the step's forward pass; the forward pass alone runs)."""
+    if creation.state is State.STATEFUL:
+        return True
+    if creation.state is not State.STATELESS:
+        return False
+    variables = trained_variables(apply_call)
+    model = _model_of(variables) if variables is not None else None
+    return model is not None and not _built_before(ctx, model, len(ctx.text))
 
 
 def apply_calls(ctx: "RuleContext", functions: Iterable[FunctionLike]) -> list[cst.Call]:
@@ -245,7 +262,7 @@ def ready_for_compiled_step(ctx: "RuleContext", functions: Iterable[FunctionLike
         if is_built(ctx, receiver):
             continue
         creation = optimizer_creation(ctx, receiver)
-        if creation is not None and creation.state is State.STATELESS:
+        if creation is not None and creation.state is State.STATELESS and not needs_ready(ctx, call, creation):
             continue
         if creation is None or creation.state is State.UNKNOWN or not isinstance(receiver, cst.Name):
             return None
@@ -288,7 +305,7 @@ def build_lines_after_move(ctx: "RuleContext", creation_call: cst.Call, at: int)
         creation = optimizer_creation(ctx, receiver)
         if creation is None or creation.call is not creation_call:
             continue
-        if creation.state is not State.STATEFUL or is_built(ctx, receiver):
+        if not needs_ready(ctx, call, creation) or is_built(ctx, receiver):
             return ()
         plan = plan_build(ctx, call, creation, at=at)
         return plan.lines if plan.anchor is not None else ()
@@ -328,6 +345,8 @@ _SHAPE_FIRST = frozenset(
         "tensorflow.random.normal",
         "tensorflow.random.uniform",
         "tensorflow.random.truncated_normal",
+        "tensorflow.random.stateless_normal",
+        "tensorflow.random.stateless_uniform",
         "tensorflow.zeros",
         "tensorflow.ones",
         "tensorflow.fill",
@@ -377,13 +396,15 @@ def known_input_shape(ctx: "RuleContext", model: cst.BaseExpression) -> str | No
 
 
 def _literal_shape(ctx: "RuleContext", node: cst.BaseExpression, depth: int = 0) -> tuple[int, ...] | None:
-    """The shape of a tensor made with a literal shape, following one module-level name."""
+    """The shape of a tensor made with a literal shape, following one name bound once in the
+    function that uses it (or at module level)."""
     if isinstance(node, cst.Name) and depth == 0:
+        owner = ctx.index.enclosing_function(node)
         values = [
             a.value
             for a in ctx.index.assigns
             if isinstance(a, cst.Assign)
-            and ctx.index.enclosing_function(a) is None
+            and ctx.index.enclosing_function(a) in (owner, None)
             and any(isinstance(t.target, cst.Name) and t.target.value == node.value for t in a.targets)
         ]
         return _literal_shape(ctx, values[0], depth + 1) if len(values) == 1 else None
@@ -471,7 +492,8 @@ def _built_before(ctx: "RuleContext", model: cst.BaseExpression, limit: int) -> 
     A Keras model has no weights until it is built: `Sequential([Dense(10)])` gives an empty
     `trainable_variables`. Known built: a model whose constructor names its input (an `Input`
     layer, `input_shape=`, a functional `Model(inputs, outputs)`, a `keras.applications` model),
-    or one that was built or called before ``limit``.
+    or one that was built, or called outside a replica function, before ``limit`` (a call in the
+    step builds it inside the step, which is what fails).
     """
     names = ctx.tf.names
     key = dotted_name(model)
@@ -493,12 +515,13 @@ def _built_before(ctx: "RuleContext", model: cst.BaseExpression, limit: int) -> 
                     or any(a.keyword is not None and a.keyword.value in _SHAPE_KEYWORDS for a in first.args)
                 ):
                     return True
+    in_step = ctx.tf.replica.replica_functions
     for call in ctx.index.calls:
         if ctx.span(call)[0] >= limit:
             continue
         func = call.func
-        if dotted_name(func) == key and call.args:
-            return True  # model(x): called once, so built
+        if dotted_name(func) == key and call.args and ctx.index.enclosing_function(call) not in in_step:
+            return True  # model(x) outside the step: called once, so built before it
         if isinstance(func, cst.Attribute) and func.attr.value == "build" and dotted_name(func.value) == key:
             return True
     return False

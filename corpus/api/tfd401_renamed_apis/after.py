@@ -9,6 +9,8 @@ strategy = tf.distribute.MirroredStrategy()
 with strategy.scope():
     model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
     optimizer = tf.keras.optimizers.SGD(0.01)
+    model.build((None, 4))
+    optimizer.build(model.trainable_variables)
 
 
 def make_dataset(ctx):

@@ -7,7 +7,7 @@ GLOBAL_BATCH = 8
 strategy = tf.distribute.MirroredStrategy()
 
 with strategy.scope():
-    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    model = tf.keras.Sequential([tf.keras.Input(shape=(4,)), tf.keras.layers.Dense(1)])
     optimizer = tf.keras.optimizers.SGD(0.01)
 
 
