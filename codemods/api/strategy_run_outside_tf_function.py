@@ -32,15 +32,17 @@ class StrategyRunOutsideTfFunction(Rule):
     Python side effects (a `print` runs once per trace, Python lists are captured), so review
     the step. When the call sits in a Python loop or at module level, the finding only says what
     to do: move the `strategy.run` call into a separate step function decorated with
-    `@tf.function` and call that from the loop. Keras 3 optimizers with state (Adam, SGD with
-    momentum) create their variables on the first `apply_gradients`, which fails inside a
-    compiled step under a strategy (measured on TensorFlow 2.21: `You must feed a value for
-    placeholder tensor 'cond/else/_1/cond/Placeholder'`); the fix therefore also adds
-    `optimizer.build(model.trainable_variables)` right after the optimizer is created — only
-    when the model's weights exist by then (an `Input` layer or `input_shape`, a functional
-    model, a `keras.applications` model, or a `build`/call before). Otherwise (an unbuilt model,
-    an optimizer of unknown kind such as `model.optimizer` after `compile(optimizer="adam")`),
-    the finding is advice: building on an empty variable list makes `apply_gradients` raise.
+    `@tf.function` and call that from the loop. A Keras 3 optimizer with state (Adam, RMSprop,
+    SGD with momentum...) creates its variables on its first `apply_gradients`, which fails
+    inside a compiled step with 2 replicas (measured on TensorFlow 2.21: `You must feed a value
+    for placeholder tensor 'cond/else/_1/cond/Placeholder'`; plain SGD fails the same way when
+    the step is also what builds the model). The fix therefore makes the optimizer ready as
+    TFD109 does (`fixer/tf/optimizers.py`): `optimizer.build(model.trainable_variables)` right
+    after the optimizer is created, preceded by `model.build((None, ...))` when the model has no
+    weights yet and the file writes its input shape down. Otherwise (the shape is only known at
+    run time, an optimizer of unknown kind such as `model.optimizer` after
+    `compile(optimizer="adam")`), the finding is advice: building on an empty variable list
+    makes `apply_gradients` raise.
 
     ## Runtime evidence
     None: the results are the same, only slower. `distfix validate` runs both variants.

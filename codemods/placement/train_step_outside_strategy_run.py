@@ -53,10 +53,11 @@ class TrainStepOutsideStrategyRun(Rule):
     `strategy.run`, and the loop calls that; the step itself is unchanged. A compiled step (that
     one, or a step that is a `tf.function` already) cannot create a Keras optimizer's state under
     the strategy (measured on TensorFlow 2.21 with Adam: `You must feed a value for placeholder
-    tensor 'cond/Placeholder'`), so optimizers with state are built right after their creation,
-    as TFD402 does. When that cannot be done (a model that may be unbuilt, an optimizer of
-    unknown kind), a loop call is rewritten in place, eager (TFD402 explains the rest), and a
-    `tf.function` step gets advice.
+    tensor 'cond/Placeholder'`), so the optimizer is made ready right after its creation, as
+    TFD402 and TFD109 do (`fixer/tf/optimizers.py`: the model built when the file writes its
+    input shape, then the optimizer). When that cannot be done (a model whose input shape is
+    only known at run time, an optimizer of unknown kind), a loop call is rewritten in place,
+    eager (TFD402 explains the rest), and a `tf.function` step gets advice.
 
     ## Runtime evidence
     `distfix validate` shows the original failing check `runs` (the `ValueError` above) when the
