@@ -77,7 +77,7 @@ class UnbuiltOptimizerInCompiledStep(Rule):
     functional inputs, `build` or call before), `model.build((None, ...))` goes first, with the
     input shape the file writes down: the features of a `Dataset.from_tensor_slices` of literal
     tensors (`tf.random.normal((64, 784))`, `tf.constant([[...]])`) or the tensors given to the
-    step. When the shape is not written in the file (data loaded at run time) or the trained
+    step, when the model is called on them unchanged (`model(x)`, not `model(x[0])`). When the shape is not written in the file (data loaded at run time) or the trained
     variables are not a model's `trainable_variables` or a list of variables, the finding says
     exactly what to add: building the optimizer on an empty variable list makes its first update
     fail. Building early creates the same variables, with the same initial values, that the
@@ -221,6 +221,32 @@ class UnbuiltOptimizerInCompiledStep(Rule):
                 strategy.run(train_step, args=(x, y))
             """,
             note="shape loaded at run time: advice",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            images = tf.random.normal((64, 28, 28))
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3), tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+                optimizer = tf.keras.optimizers.Adam()
+
+
+            def replica_step(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(tf.expand_dims(x, -1)))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+
+            @tf.function
+            def step(x):
+                strategy.run(replica_step, args=(x,))
+
+
+            step(images)
+            """,
+            note="input reshaped before the model: its shape is not the data's, advice",
         ),
         Invalid(
             """

@@ -5,7 +5,7 @@ Measured on TensorFlow 2.21 with Keras 3.15.1, 2 logical CPUs, `MirroredStrategy
 (`benchmarks/probe_unbuilt_optimizer.py`): a Keras 3 optimizer creates its variables on its first
 `apply_gradients`; when that first call runs inside a `tf.function` that calls `strategy.run` with
 2 replicas, the step fails with `InvalidArgumentError: You must feed a value for placeholder tensor
-'cond/else/_1/cond/Placeholder_1'`. It does so for Adam, AdamW, RMSprop (with and without
+'cond/else/_1/cond/Placeholder'` (or `Placeholder_1`). It does so for Adam, AdamW, RMSprop (with and without
 momentum), Adagrad, Adadelta, Adamax, Nadam, Ftrl, Lion, Adafactor, Lamb and SGD with momentum.
 Plain SGD runs on a model that already has its weights, and fails the same way when the step's
 forward pass is what builds the model (the forward pass alone runs). Every one of them runs once
@@ -371,8 +371,14 @@ def known_input_shape(ctx: "RuleContext", model: cst.BaseExpression) -> str | No
     and every tensor given as first argument to the step that calls `strategy.run`, when these are
     tensors of a literal shape (`tf.random.normal((64, 784))`, `np.zeros((n, 28, 28))` with a
     literal size, `tf.constant([[1.0, 2.0], ...])`). They must all agree: the batch dimension is
-    dropped and left open.
+    dropped and left open. The model must be called on plain names only (`model(x)`): an input
+    that is reshaped or indexed first (`model(inputs[0])`, `model(tf.expand_dims(x, -1))`) has
+    another shape than the data.
     """
+    key = dotted_name(model)
+    model_calls = [c for c in ctx.index.calls if key is not None and dotted_name(c.func) == key]
+    if not model_calls or not all(c.args and isinstance(c.args[0].value, cst.Name) for c in model_calls):
+        return None
     shapes: set[tuple[int, ...]] = set()
     for call in ctx.index.calls:
         if ctx.tf.names.callee(call) in _SLICES and call.args:
