@@ -49,10 +49,10 @@ class Provenance:
         if kinds - {_GENERIC}:
             return True
         key = dotted_name(node)
-        return bool(kinds) and key is not None and (key in self._used_as_strategy or key in self._annotated)
+        return bool(kinds) and key is not None and (key in self._used_as_strategy or key in self.annotated_strategies)
 
     @cached_property
-    def _annotated(self) -> frozenset[str]:
+    def annotated_strategies(self) -> frozenset[str]:
         """Parameters annotated with a `tf.distribute` strategy class."""
         names = self.strategies.names
         found = set()
@@ -65,6 +65,12 @@ class Provenance:
                 if qualified.startswith("tensorflow.distribute.") and qualified.endswith("Strategy"):
                     found.add(param.name.value)
         return frozenset(found)
+
+    @cached_property
+    def module_has_strategy(self) -> bool:
+        """True when the module builds a strategy or uses a proven one."""
+        keys = set(self.strategies.strategy_keys)
+        return bool(self.strategies.constructions or self.annotated_strategies or keys & self._used_as_strategy)
 
     @cached_property
     def run_calls(self) -> list[RunCall]:
