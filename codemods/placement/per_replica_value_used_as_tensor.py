@@ -280,6 +280,22 @@ class PerReplicaValueUsedAsTensor(Rule):
             """,
             note="a step that returns run on one path only",
         ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def train_step(x):
+                return strategy.run(replica_step, args=(x,))
+
+            def train_step(x):
+                return strategy.reduce("SUM", strategy.run(replica_step, args=(x,)), axis=None)
+
+            print(float(train_step(x)))
+            """,
+            note="step redefined later (notebook cells) to reduce",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:
@@ -355,7 +371,11 @@ class _PerReplicaSources:
         if isinstance(node, cst.Subscript):
             return self.is_per_replica(node.value, depth + 1)
         if isinstance(node, cst.Call):
-            return id(node) in self.runs or any(f in self._run_returning for f in self._callees(node))
+            if id(node) in self.runs:
+                return True
+            # Every def the name may call returns a run result (a notebook may redefine the step).
+            callees = self._callees(node)
+            return bool(callees) and all(f in self._run_returning for f in callees)
         if isinstance(node, cst.Name):
             value = self._reaching_value(node)
             return value is not None and self.is_per_replica(value, depth + 1)
