@@ -65,9 +65,11 @@ class SeveralStrategies(Rule):
     error on the second iteration.
 
     Not reported, because it works (measured): two strategies that each build and train their own
-    model, a strategy built per loop iteration with a new model each time, several strategies in
-    separate test functions, alternative branches, and `tf.distribute.get_strategy()` (it returns
-    the current strategy, it does not create one).
+    model, and a strategy built per loop iteration with a new model each time. Hence several
+    strategies in separate test functions (each with its own objects) and alternative branches
+    are not findings either, nor is `tf.distribute.get_strategy()` (it returns the current
+    strategy, it does not create one). A second `MultiWorkerMirroredStrategy()` in one local
+    process also works (with a warning that collective ops were not configured at startup).
 
     ## Fix safety
     Display-only: build the strategy once, before the objects it distributes, and reuse it (or
