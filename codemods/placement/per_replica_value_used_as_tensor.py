@@ -9,7 +9,6 @@ import libcst as cst
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.index import FunctionLike
-from fixer.tf.strategies import visible_defs
 from fixer.types import Applicability
 
 _PYTHON_NUMBERS = frozenset({"float", "int"})
@@ -168,6 +167,21 @@ class PerReplicaValueUsedAsTensor(Rule):
                     scores = outputs[0].numpy()
             """,
             note="an element of the result",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+
+            def distributed_step(x):
+                return strategy.run(replica_step, args=(x,))
+
+            train_step = tf.function(distributed_step)
+            for x in dist_dataset:
+                print(train_step(x).numpy())
+            """,
+            note="step compiled by a tf.function call",
         ),
         Valid(
             """
@@ -382,12 +396,10 @@ class _PerReplicaSources:
         return False
 
     def _callees(self, call: cst.Call) -> list[FunctionLike]:
-        func = call.func
-        if isinstance(func, cst.Name):
-            return list(visible_defs(self.ctx.index, func.value, call))
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
-            return [f for f in self.ctx.index.functions_by_name.get(func.attr.value, []) if self.ctx.index.method_class(f)]
-        return []
+        """The functions of this module the call may run (``step = tf.function(fn)`` followed)."""
+        if self.ctx.tf.names.qualified(call.func) is not None:
+            return []
+        return self.ctx.tf.replica.resolve_callable(call.func, call)
 
     @cached_property
     def _run_returning(self) -> frozenset[cst.FunctionDef]:

@@ -193,6 +193,30 @@ class Decorated(tf.keras.Model):
         return {"loss": loss}
 
 
+class DecoratedTestStep(tf.keras.Model):
+    """A model whose overridden test_step is wrapped in tf.function (metrics only, no optimizer)."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(1, kernel_initializer="ones")
+
+    def call(self, inputs):
+        return self.dense(inputs)
+
+    @tf.function
+    def test_step(self, data):
+        x, y = data
+        return {"loss": tf.reduce_mean(tf.square(self(x, training=False) - y))}
+
+
+def decorated_test_step():
+    strategy = tf.distribute.MirroredStrategy(DEVICES)
+    with strategy.scope():
+        model = DecoratedTestStep()
+        model.compile(optimizer="sgd", loss="mse")
+    return model.evaluate(X, Y, batch_size=4, verbose=0)
+
+
 class Plain(Decorated):
     """The same train_step without the decorator."""
 
@@ -246,6 +270,7 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["train_step"]:
         for replicas in (2, 1, 0):
             attempt(f"107 fit, @tf.function train_step (sgd), {replicas or 'no strategy'} replicas", lambda: decorated_train_step(Decorated, "sgd", replicas))
+        attempt("107 evaluate, @tf.function test_step, 2 replicas", decorated_test_step)
         sys.exit(0)
     print("keras", tf.keras.__name__, getattr(tf.keras, "__version__", "?"), flush=True)
     attempt("104 two Mirrored, each its own model", two_mirrored_each_own_model)
