@@ -36,7 +36,8 @@ class NestedTfFunctionInReplicaFn(Rule):
     `train_step` under Keras 3 (identical weights to the undecorated one, 2 replicas, SGD and
     Adam), and a replica function decorated with `@tf.function` given to `strategy.run` (eager or
     compiled outer step; forward pass, `apply_gradients` with SGD and a built Adam, an
-    `all_reduce`, a mirrored `assign_add`), under Keras 3 and tf-keras alike.
+    `all_reduce`, a mirrored `assign_add`), under Keras 3 and tf-keras alike; and a decorated
+    `test_step` that updates no variable through the optimizer (`evaluate` ran with tf-keras).
 
     ## Fix safety
     Unsafe: the decorator is removed. Keras compiles `train_step` itself (unless
