@@ -9,6 +9,7 @@ import libcst as cst
 
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.dataflow import names_in
 from fixer.tf.index import FunctionLike
 from fixer.tf.names import dotted_name
 from fixer.tf.strategies import visible_defs
@@ -51,7 +52,8 @@ class SeveralStrategies(Rule):
     - two strategies built one after the other on one program path (not in alternative branches
       such as `if gpus: MirroredStrategy() else: OneDeviceStrategy()`), where something created in
       the first one's scope is used in the second one's scope;
-    - a strategy built inside a loop whose scope uses an object made before the loop;
+    - a strategy built inside a loop whose scope uses an object made before the loop, or made in
+      the loop only once (`if model is None: model = ...`);
     - a function that builds a strategy and uses, in its scope, an object it is given or reads
       from outside, when that function is called in a loop or more than once.
 
@@ -132,6 +134,21 @@ class SeveralStrategies(Rule):
                     model.fit(folds[fold])
             """,
             note="strategy per iteration, model from before the loop",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            model = None
+            for fold in range(5):
+                strategy = tf.distribute.MirroredStrategy()
+                with strategy.scope():
+                    if model is None:
+                        model = make_model()
+                    model.compile(optimizer="adam", loss="mse")
+                model.fit(folds[fold])
+            """,
+            note="model made on the first iteration only (measured)",
         ),
         Invalid(
             """
@@ -277,6 +294,22 @@ class SeveralStrategies(Rule):
             """
             import tensorflow as tf
 
+            for fold in range(5):
+                strategy = tf.distribute.MirroredStrategy()
+                with strategy.scope():
+                    if pretrained:
+                        model = load_model(path)
+                    else:
+                        model = make_model()
+                    model.compile(optimizer="adam", loss="mse")
+                model.fit(folds[fold])
+            """,
+            note="a new model per iteration from either branch",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
             strategy = tf.distribute.MirroredStrategy()
             with strategy.scope():
                 model = make_model()
@@ -351,7 +384,7 @@ class SeveralStrategies(Rule):
             if reported:
                 continue
             if later.loop is not None:
-                outside = _bound_outside(ctx, later.loop, later.owner)
+                outside = _kept_across_iterations(ctx, later.loop, later.owner)
                 crossing = _crossing_use(ctx, outside, later.blocks)
                 if crossing is not None:
                     ctx.report(later.call, _message(crossing, "the previous loop iteration's strategy"))
@@ -435,20 +468,31 @@ def _created_in(ctx: RuleContext, blocks: tuple[cst.With, ...]) -> set[str]:
     return names
 
 
-def _bound_outside(ctx: RuleContext, loop: cst.CSTNode, owner: FunctionLike | None) -> set[str]:
-    """Names the function (or module) binds before ``loop`` and never inside it."""
-    before, inside = set(), set()
+def _kept_across_iterations(ctx: RuleContext, loop: cst.CSTNode, owner: FunctionLike | None) -> set[str]:
+    """Names whose object outlives one iteration of ``loop``: bound before the loop and never in
+    it, or bound in it only under an `if` that tests the name itself (``if model is None:``)."""
+    before, fresh, once = set(), set(), set()
     for assign in ctx.index.in_function("assigns", owner):
         bound = {n for t in _targets(assign) for n in _names(t)}
-        if ctx.index.is_within(assign, loop):
-            inside |= bound
-        elif ctx.index.before(assign, loop):
-            before |= bound
-    return before - inside
+        if not ctx.index.is_within(assign, loop):
+            if ctx.index.before(assign, loop):
+                before |= bound
+            continue
+        for name in bound:
+            guard = next(
+                (
+                    a
+                    for a in ctx.index.ancestors(assign)
+                    if isinstance(a, cst.If) and ctx.index.is_within(a, loop) and name in names_in(a.test)
+                ),
+                None,
+            )
+            (once if guard is not None else fresh).add(name)
+    return (before | once) - fresh
 
 
 def _crossing_use(
-    ctx: RuleContext, names: set[str] | None, blocks: tuple[cst.With, ...], exclude: set[str] = frozenset()
+    ctx: RuleContext, names: set[str] | None, blocks: tuple[cst.With, ...], exclude: frozenset[str] | set[str] = frozenset()
 ) -> str | None:
     """The first name of ``names`` (None: any name not in ``exclude``) whose variables a call in
     ``blocks`` creates or updates (``name.compile(...)``, ``name.fit(...)``...)."""
