@@ -386,3 +386,43 @@ def test_arguments_of_a_helper_at_its_call_sites():
     assert [arg is None for _, arg in replica.arguments_for(functions["helper"], "scale")] == [True, False]
     assert replica.arguments_for(functions["replica_fn"], "x") is None  # run by strategy.run
     assert replica.arguments_for(functions["used_as_value"], "x") is None  # also passed as a value
+
+
+@pytest.mark.parametrize(
+    ("source", "proven"),
+    [
+        ("import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\ns.run(f, args=(1,))", True),
+        ("import tensorflow as tf\ndef f(s: tf.distribute.Strategy):\n    s.run(g, args=(1,))", True),
+        ("def f(s):\n    with s.scope():\n        pass\n    s.run(g, args=(1,))", True),
+        ("def f(s):\n    n = s.num_replicas_in_sync\n    s.run(g, args=(1,))", True),
+        ("import ray\nexecutor = ray.train.Executor()\nexecutor.run(train_fn, args=[1])", False),
+        ("def f(pool):\n    pool.run(g, args=(1,))", False),
+    ],
+)
+def test_a_strategy_is_proven_by_construction_or_strategy_only_use(source, proven):
+    model = _model(source)
+    runs = model.replica.run_calls
+    assert len(runs) == 1  # the signature alone makes it a candidate
+    assert model.provenance.is_proven_strategy(runs[0].strategy) is proven
+    assert bool(model.provenance.run_calls) is proven
+    assert bool(model.provenance.replica_functions) is False  # g, f-targets are not defined here
+
+
+def test_proven_replica_functions_follow_helpers():
+    model = _model(
+        """
+        import tensorflow as tf
+        strategy = tf.distribute.MirroredStrategy()
+        def helper(x):
+            return x
+        def replica_fn(x):
+            return helper(x)
+        def unrelated(x):
+            return x
+        strategy.run(replica_fn, args=(1,))
+        """
+    )
+    names = {f.name.value for f in model.provenance.replica_functions}
+    assert names == {"replica_fn", "helper"}
+    inner = next(c for c in model.index.calls if isinstance(c.func, cst.Name) and c.func.value == "helper")
+    assert model.provenance.in_replica_context(inner)

@@ -1,0 +1,534 @@
+"""TFD104: an object created under one strategy used in the scope of another one (a second
+strategy on the same program path, a strategy built again on every loop iteration or call)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from fixer.engine import RuleContext
+from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.dataflow import names_in
+from fixer.tf.index import FunctionLike
+from fixer.tf.names import dotted_name
+from fixer.tf.strategies import visible_defs
+from fixer.types import Applicability
+
+# Methods that create or update an object's variables, or run it, under the current strategy.
+_STATEFUL_USES = frozenset(
+    {
+        "compile",
+        "fit",
+        "evaluate",
+        "predict",
+        "train_on_batch",
+        "test_on_batch",
+        "apply_gradients",
+        "minimize",
+        "build",
+        "assign",
+        "assign_add",
+        "assign_sub",
+    }
+)
+
+
+@dataclass(frozen=True)
+class _Built:
+    """One strategy construction, the key it is bound to, and the scope blocks that enter it."""
+
+    call: cst.Call
+    owner: FunctionLike | None
+    loop: cst.CSTNode | None
+    blocks: tuple[cst.With, ...]
+
+
+class SeveralStrategies(Rule):
+    """
+    ## What it does
+    Finds a model, optimizer or variable created under one strategy and then compiled, trained or
+    updated in the scope of another strategy object:
+    - two strategies built one after the other on one program path (not in alternative branches
+      such as `if gpus: MirroredStrategy() else: OneDeviceStrategy()`), where something created in
+      the first one's scope is used in the second one's scope;
+    - a strategy built inside a loop whose scope uses an object made before the loop, or made in
+      the loop only once (`if model is None: model = ...`);
+    - a function that builds a strategy and uses, in its scope, an object it is given or reads
+      from outside, when that function is called in a loop or more than once.
+
+    ## Why is this bad in distributed training?
+    Every variable belongs to the strategy it was created under. Measured on TensorFlow 2.21 with
+    two replicas, under Keras 3 and tf-keras alike: `fit` of a model built in the first
+    strategy's scope, inside the second one's scope, raises `RuntimeError: Mixing different
+    tf.distribute.Strategy objects: <MirroredStrategy ...> is not <MirroredStrategy ...>`;
+    so do `compile` with the second strategy and a `strategy.run` of the second that updates a
+    variable of the first. A new strategy per loop iteration that keeps the model raises the same
+    error on the second iteration.
+
+    Not reported, because it works (measured): two strategies that each build and train their own
+    model, and a strategy built per loop iteration with a new model each time. Hence several
+    strategies in separate test functions (each with its own objects) and alternative branches
+    are not findings either, nor is `tf.distribute.get_strategy()` (it returns the current
+    strategy, it does not create one). A second `MultiWorkerMirroredStrategy()` in one local
+    process also works (with a warning that collective ops were not configured at startup).
+
+    ## Fix safety
+    Display-only: build the strategy once, before the objects it distributes, and reuse it (or
+    rebuild the model in the new strategy's scope). Which one is right depends on the program.
+
+    ## Runtime evidence
+    `distfix validate` shows the `runs` check failing with the `Mixing different
+    tf.distribute.Strategy objects` error.
+
+    ## References
+    - https://www.tensorflow.org/guide/distributed_training
+    - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#scope
+    """
+
+    code = "TFD104"
+    name = "several-strategies"
+    message = "an object of one strategy used in the scope of another strategy"
+    applicability = Applicability.DISPLAY_ONLY
+    triggers = ("Strategy(",)
+
+    examples = (
+        Invalid(
+            """
+            import tensorflow as tf
+
+            first = tf.distribute.MirroredStrategy()
+            with first.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+            second = tf.distribute.MirroredStrategy()
+            with second.scope():
+                model.compile(optimizer="adam", loss="mse")
+            model.fit(x, y)
+            """,
+            note="model of the first compiled in the second",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = build_model()
+                model.compile(optimizer="sgd", loss="mse")
+
+            strategy = tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1"])
+            with strategy.scope():
+                model.fit(x, y)
+            """,
+            note="name rebound to a second strategy",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            model = make_model()
+            for fold in range(5):
+                strategy = tf.distribute.MirroredStrategy()
+                with strategy.scope():
+                    model.fit(folds[fold])
+            """,
+            note="strategy per iteration, model from before the loop",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            model = None
+            for fold in range(5):
+                strategy = tf.distribute.MirroredStrategy()
+                with strategy.scope():
+                    if model is None:
+                        model = make_model()
+                    model.compile(optimizer="adam", loss="mse")
+                model.fit(folds[fold])
+            """,
+            note="model made on the first iteration only (measured)",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            with tf.distribute.MirroredStrategy().scope():
+                model = make_model()
+
+            def main():
+                pass
+
+            while True:
+                strategy = tf.distribute.MirroredStrategy()
+                with strategy.scope():
+                    model.compile(optimizer="adam")
+                break
+            """,
+            note="while loop",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            def train(model, data):
+                strategy = tf.distribute.MirroredStrategy()
+                with strategy.scope():
+                    model.compile(optimizer="adam", loss="mse")
+                model.fit(data)
+
+            model = make_model()
+            for data in folds:
+                train(model, data)
+            """,
+            note="a function building a strategy called in a loop",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            def fine_tune(lr):
+                strategy = tf.distribute.MirroredStrategy()
+                with strategy.scope():
+                    optimizer.build(model.trainable_variables)
+                    model.compile(optimizer=optimizer)
+
+            fine_tune(1e-3)
+            fine_tune(1e-4)
+            """,
+            note="a function called twice using globals",
+        ),
+        Invalid(
+            """
+            from tensorflow.distribute import MirroredStrategy, OneDeviceStrategy
+
+            def run():
+                single = OneDeviceStrategy("/cpu:0")
+                with single.scope():
+                    weights = tf.Variable(1.0)
+                multi = MirroredStrategy()
+                with multi.scope():
+                    weights.assign_add(1.0)
+            """,
+            note="two strategies in one function",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            scope = strategy.scope()
+            with scope:
+                optimizer = tf.keras.optimizers.Adam()
+
+            other = tf.distribute.MultiWorkerMirroredStrategy()
+            with other.scope():
+                optimizer.apply_gradients(zip(grads, variables))
+            """,
+            note="scope object and optimizer",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            if len(tf.config.list_physical_devices("GPU")) > 1:
+                strategy = tf.distribute.MirroredStrategy()
+            else:
+                strategy = tf.distribute.OneDeviceStrategy("/gpu:0")
+            with strategy.scope():
+                model = make_model()
+                model.compile(optimizer="adam")
+            """,
+            note="alternative branches",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            def test_mirrored():
+                strategy = tf.distribute.MirroredStrategy()
+                with strategy.scope():
+                    model = make_model()
+                model.fit(x, y)
+
+            def test_one_device():
+                strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+                with strategy.scope():
+                    model = make_model()
+                model.fit(x, y)
+            """,
+            note="separate test functions",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            single = tf.distribute.OneDeviceStrategy("/cpu:0")
+            with single.scope():
+                baseline = make_model()
+                baseline.compile(optimizer="sgd", loss="mse")
+            multi = tf.distribute.MirroredStrategy()
+            with multi.scope():
+                model = make_model()
+                model.compile(optimizer="sgd", loss="mse")
+            baseline.fit(x, y)
+            model.fit(x, y)
+            """,
+            note="each strategy with its own model",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            for replicas in (1, 2, 4):
+                strategy = tf.distribute.MirroredStrategy(devices[:replicas])
+                with strategy.scope():
+                    model = make_model()
+                    model.compile(optimizer="adam", loss="mse")
+                model.fit(x, y)
+            """,
+            note="a new model per iteration",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            for fold in range(5):
+                strategy = tf.distribute.MirroredStrategy()
+                with strategy.scope():
+                    if pretrained:
+                        model = load_model(path)
+                    else:
+                        model = make_model()
+                    model.compile(optimizer="adam", loss="mse")
+                model.fit(folds[fold])
+            """,
+            note="a new model per iteration from either branch",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = make_model()
+            current = tf.distribute.get_strategy()
+            with current.scope():
+                model.compile(optimizer="adam")
+            """,
+            note="get_strategy returns the current one",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            def make_strategy():
+                return tf.distribute.MirroredStrategy()
+
+            def main():
+                strategy = make_strategy()
+                with strategy.scope():
+                    model = make_model()
+                    model.compile(optimizer="adam")
+                model.fit(x, y)
+
+            main()
+            """,
+            note="one strategy from a factory",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            def train(config):
+                strategy = tf.distribute.MirroredStrategy()
+                with strategy.scope():
+                    model = make_model(config)
+                    model.compile(optimizer=config.optimizer)
+                model.fit(config.data)
+
+            for config in configs:
+                train(config)
+            """,
+            note="called in a loop, builds its own model",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            try:
+                resolver = tf.distribute.cluster_resolver.TPUClusterResolver()
+                strategy = tf.distribute.TPUStrategy(resolver)
+            except ValueError:
+                strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = make_model()
+                model.compile(optimizer="adam")
+            """,
+            note="try/except fallback",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        built = [self._built(ctx, call) for call, _ in ctx.tf.strategies.constructions]
+        for number, later in enumerate(built):
+            reported = False
+            for earlier in built[:number]:
+                if earlier.owner is later.owner and not _exclusive(ctx, earlier.call, later.call):
+                    crossing = _crossing_use(ctx, _created_in(ctx, earlier.blocks), later.blocks)
+                    if crossing is not None:
+                        ctx.report(later.call, _message(crossing, "a strategy built earlier on this path"))
+                        reported = True
+                        break
+            if reported:
+                continue
+            if later.loop is not None:
+                outside = _kept_across_iterations(ctx, later.loop, later.owner)
+                crossing = _crossing_use(ctx, outside, later.blocks)
+                if crossing is not None:
+                    ctx.report(later.call, _message(crossing, "the previous loop iteration's strategy"))
+                    continue
+            if isinstance(later.owner, cst.FunctionDef) and _runs_repeatedly(ctx, later.owner):
+                local = {n for a in ctx.index.in_function("assigns", later.owner) for t in _targets(a) for n in _names(t)}
+                crossing = _crossing_use(ctx, None, later.blocks, exclude=local)
+                if crossing is not None:
+                    ctx.report(later.call, _message(crossing, "the strategy of the previous call"))
+
+    def _built(self, ctx: RuleContext, call: cst.Call) -> _Built:
+        owner = ctx.index.enclosing_function(call)
+        loop = None
+        for ancestor in ctx.index.ancestors(call):
+            if ancestor is owner:
+                break
+            if isinstance(ancestor, (cst.For, cst.While)):
+                loop = ancestor
+                break
+        return _Built(call=call, owner=owner, loop=loop, blocks=tuple(_blocks_of(ctx, call, owner)))
+
+
+def _message(name: str, previous: str) -> str:
+    return (
+        f"`{name}` belongs to {previous}, and is used in the scope of this new strategy: TensorFlow raises "
+        "`Mixing different tf.distribute.Strategy objects`; build the strategy once and reuse it, or rebuild "
+        f"`{name}` in this scope"
+    )
+
+
+def _blocks_of(ctx: RuleContext, call: cst.Call, owner: FunctionLike | None) -> list[cst.With]:
+    """The scope blocks that enter the strategy ``call`` builds: those of the name it is bound to,
+    in the same function, after it and before that name is bound to another strategy."""
+    key = _bound_key(ctx, call)
+    rebinds = [
+        other
+        for other, _ in ctx.tf.strategies.constructions
+        if other is not call and ctx.index.enclosing_function(other) is owner and ctx.index.before(call, other)
+        and _bound_key(ctx, other) == key
+    ]
+    end = rebinds[0] if rebinds else None
+    blocks = []
+    for with_node, strategy in ctx.tf.strategies.scope_blocks:
+        if strategy is call:
+            blocks.append(with_node)
+            continue
+        if key is None or dotted_name(strategy) != key or ctx.index.enclosing_function(with_node) is not owner:
+            continue
+        if ctx.index.before(call, with_node) and (end is None or ctx.index.before(with_node, end)):
+            blocks.append(with_node)
+    return blocks
+
+
+def _bound_key(ctx: RuleContext, call: cst.Call) -> str | None:
+    parent = ctx.index.parent.get(call)
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+        return dotted_name(parent.targets[0].target)
+    return None
+
+
+def _exclusive(ctx: RuleContext, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+    """True when the two nodes are in alternative branches of one `if` or `try`."""
+    first_chain = [first, *ctx.index.ancestors(first)]
+    second_chain = set(map(id, [second, *ctx.index.ancestors(second)]))
+    for position, ancestor in enumerate(first_chain):
+        if id(ancestor) in second_chain:
+            if isinstance(ancestor, (cst.If, cst.Try)) and position > 0:
+                branch = first_chain[position - 1]
+                return not ctx.index.is_within(second, branch)
+            return False
+    return False
+
+
+def _created_in(ctx: RuleContext, blocks: tuple[cst.With, ...]) -> set[str]:
+    """Names assigned inside the given scope blocks."""
+    names: set[str] = set()
+    for assign in ctx.index.assigns:
+        if any(ctx.index.is_within(assign, block) for block in blocks):
+            for target in _targets(assign):
+                names |= _names(target)
+    return names
+
+
+def _kept_across_iterations(ctx: RuleContext, loop: cst.CSTNode, owner: FunctionLike | None) -> set[str]:
+    """Names whose object outlives one iteration of ``loop``: bound before the loop and never in
+    it, or bound in it only under an `if` that tests the name itself (``if model is None:``)."""
+    before, fresh, once = set(), set(), set()
+    for assign in ctx.index.in_function("assigns", owner):
+        bound = {n for t in _targets(assign) for n in _names(t)}
+        if not ctx.index.is_within(assign, loop):
+            if ctx.index.before(assign, loop):
+                before |= bound
+            continue
+        for name in bound:
+            guard = next(
+                (
+                    a
+                    for a in ctx.index.ancestors(assign)
+                    if isinstance(a, cst.If) and ctx.index.is_within(a, loop) and name in names_in(a.test)
+                ),
+                None,
+            )
+            (once if guard is not None else fresh).add(name)
+    return (before | once) - fresh
+
+
+def _crossing_use(
+    ctx: RuleContext, names: set[str] | None, blocks: tuple[cst.With, ...], exclude: frozenset[str] | set[str] = frozenset()
+) -> str | None:
+    """The first name of ``names`` (None: any name not in ``exclude``) whose variables a call in
+    ``blocks`` creates or updates (``name.compile(...)``, ``name.fit(...)``...)."""
+    for call in ctx.index.calls:
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in _STATEFUL_USES and isinstance(func.value, cst.Name)):
+            continue
+        name = func.value.value
+        if name in exclude or (names is not None and name not in names) or ctx.tf.names.qualified(func.value):
+            continue
+        if any(ctx.index.is_within(call, block) for block in blocks):
+            return name
+    return None
+
+
+def _runs_repeatedly(ctx: RuleContext, func: cst.FunctionDef) -> bool:
+    """True when ``func`` has several call sites in the module, or one inside a loop."""
+    sites = [
+        call
+        for call in ctx.index.calls
+        if isinstance(call.func, cst.Name) and func in visible_defs(ctx.index, call.func.value, call)
+    ]
+    if len(sites) > 1:
+        return True
+    return any(isinstance(a, (cst.For, cst.While)) for site in sites for a in ctx.index.ancestors(site))
+
+
+def _targets(assign: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
+    if isinstance(assign, cst.Assign):
+        return [t.target for t in assign.targets]
+    return [assign.target]
+
+
+def _names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_names(e.value) for e in target.elements)) if target.elements else set()
+    return set()
