@@ -329,12 +329,30 @@ class BatchSizeNotGlobal(Rule):
             """,
             note="per worker on one machine is the global batch",
         ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            mirrored_strategy = tf.distribute.MirroredStrategy()
+
+            def dataset_fn(input_context):
+                batch_size = input_context.get_per_replica_batch_size(global_batch_size)
+                dataset = tf.data.Dataset.from_tensors(([1.], [1.])).repeat(64).batch(16)
+                dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+                dataset = dataset.batch(batch_size)
+                return dataset.prefetch(2)
+
+            dist_dataset = mirrored_strategy.distribute_datasets_from_function(dataset_fn)
+            """,
+            note="input tutorial: batches of batches, the last by the per-replica size",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies
         if strategies.single_replica:
             return
+        dataset_fns: set = set()
         for call in ctx.index.calls:
             func = call.func
             if not isinstance(func, cst.Attribute) or not call.args or not strategies.is_strategy(func.value):
@@ -342,8 +360,9 @@ class BatchSizeNotGlobal(Rule):
             if func.attr.value == "experimental_distribute_dataset":
                 self._distributed(ctx, call, func.value)
             elif func.attr.value in _FROM_FUNCTION:
-                for fn in ctx.tf.replica.resolve_callable(call.args[0].value, call):
-                    self._dataset_fn(ctx, fn)
+                dataset_fns.update(_dataset_fns(ctx, call))
+        for fn in sorted(dataset_fns, key=ctx.index.order.__getitem__):
+            self._dataset_fn(ctx, fn)
         if strategies.uses_multi_worker:
             self._string_worker_counts(ctx)
 
@@ -374,14 +393,18 @@ class BatchSizeNotGlobal(Rule):
             return
         context = params[0].name.value
         per_replica = _per_replica_names(ctx, fn, context)
-        for call in ctx.index.calls:
-            if not ctx.index.is_within(call, fn) or not isinstance(call.func, cst.Attribute) or call.func.attr.value not in _BATCHES:
-                continue
-            size = _batch_size(call)
+        batches = [
+            (call, _batch_size(call))
+            for call in ctx.index.calls
+            if ctx.index.is_within(call, fn) and isinstance(call.func, cst.Attribute) and call.func.attr.value in _BATCHES
+        ]
+        # A per-replica size that some batch uses is not ignored (other batches may batch batches).
+        ignored = bool(per_replica) and not any(size is not None and names_in(size) & per_replica for _, size in batches)
+        for call, size in batches:
             if size is None or _uses_context(ctx, size, context, per_replica):
                 continue
             shown = ctx.source(size)
-            if per_replica:
+            if ignored:
                 ctx.report(
                     size,
                     f"this `dataset_fn` computes the per-replica batch size (`{sorted(per_replica)[0]}`) but batches "
@@ -418,6 +441,17 @@ class BatchSizeNotGlobal(Rule):
                     "`int(...)`"
                 )
             ctx.report(size, f"the global batch size is computed from a worker count that is not a number: {detail}")
+
+
+def _dataset_fns(ctx: RuleContext, call: cst.Call) -> list:
+    """The ``dataset_fn`` a ``distribute_datasets_from_function`` call runs: of several defs of that
+    name (notebook cells that redefine it), the last one before the call."""
+    found = ctx.tf.replica.resolve_callable(call.args[0].value, call)
+    defs = [f for f in found if isinstance(f, cst.FunctionDef)]
+    if len(defs) > 1:
+        earlier = [f for f in defs if ctx.index.before(f, call)]
+        return earlier[-1:] if earlier else defs[-1:]
+    return found
 
 
 def _last_batch(methods: tuple[cst.Call, ...]) -> cst.Call | None:

@@ -427,6 +427,20 @@ class ShuffleSeedDiffersBeforeShard(Rule):
             """,
             note="keras.utils.set_random_seed with one constant seeds TensorFlow too",
         ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.experimental.ParameterServerStrategy(cluster_resolver)
+            dataset = tf.data.Dataset.from_tensor_slices((features, labels)).shuffle(10).repeat().batch(64)
+            with strategy.scope():
+                model = tf.keras.models.Sequential([tf.keras.layers.Dense(1)])
+                model.compile("adagrad", "mse")
+            model.fit(dataset, epochs=5, steps_per_epoch=10)
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            """,
+            note="fit under a ParameterServerStrategy in a notebook that later builds MWMS",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:
@@ -506,14 +520,20 @@ class ShuffleSeedDiffersBeforeShard(Rule):
 
     @staticmethod
     def _multi_worker_call(ctx: RuleContext, call: cst.Call) -> bool:
-        """The call distributes across workers: a MultiWorkerMirroredStrategy's
-        `experimental_distribute_dataset` (or a strategy of unknown class in a multi-worker
-        module), or Keras `fit`/`evaluate` in a module that builds one."""
+        """The call distributes across the workers of a MultiWorkerMirroredStrategy: its
+        `experimental_distribute_dataset` (a strategy of unknown class counts when every strategy
+        the module builds is one), or Keras `fit`/`evaluate` in a module whose strategies are all
+        MultiWorkerMirroredStrategy (a ParameterServerStrategy's workers do not shard by data)."""
+        strategies = ctx.tf.strategies
+        built = {kind for _, kind in strategies.constructions}
+        only_multi_worker = bool(built) and built <= MULTI_WORKER_CLASSES
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value == "experimental_distribute_dataset":
-            kinds = ctx.tf.strategies.kinds(func.value)
-            return bool(kinds & MULTI_WORKER_CLASSES) or kinds <= {_GENERIC_STRATEGY}
-        return True
+            kinds = strategies.kinds(func.value)
+            if kinds == {_GENERIC_STRATEGY}:
+                return only_multi_worker
+            return bool(kinds) and kinds <= MULTI_WORKER_CLASSES
+        return only_multi_worker
 
     @staticmethod
     def _seed(ctx: RuleContext, shuffle: cst.Call, seed: cst.BaseExpression | None) -> list[Edit] | None:
