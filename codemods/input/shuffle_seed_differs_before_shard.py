@@ -529,10 +529,8 @@ class ShuffleSeedDiffersBeforeShard(Rule):
         only_multi_worker = bool(built) and built <= MULTI_WORKER_CLASSES
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value == "experimental_distribute_dataset":
-            kinds = strategies.kinds(func.value)
-            if kinds == {_GENERIC_STRATEGY}:
-                return only_multi_worker
-            return bool(kinds) and kinds <= MULTI_WORKER_CLASSES
+            known = strategies.kinds(func.value) - {_GENERIC_STRATEGY}  # the class, where it is known
+            return known <= MULTI_WORKER_CLASSES if known else only_multi_worker
         return only_multi_worker
 
     @staticmethod
