@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 
 WORKER = r"""
@@ -56,6 +57,15 @@ def from_function(make):
     return seen
 
 
+PATTERN = os.path.join(os.environ["PROBE_FILES"], "part-*.tfrecord")
+
+
+def records(files):
+    # 8 files of 2 records each: file f holds 2f and 2f + 1.
+    parse = lambda r: tf.io.parse_tensor(r, tf.int64)
+    return files.interleave(tf.data.TFRecordDataset, cycle_length=1).map(parse).batch(4)
+
+
 def variant(name, global_seed, build):
     tf.random.set_seed(global_seed)
     return name, build()
@@ -81,6 +91,12 @@ results = dict(
             "dataset_fn: unseeded shuffle then shard(ctx)",
             None,
             lambda: from_function(lambda ctx: source().shuffle(N).shard(ctx.num_input_pipelines, ctx.input_pipeline_id).batch(2)),
+        ),
+        variant("AUTO over 8 TFRecord files, list_files' default (unseeded) shuffle", None, lambda: distributed(records(tf.data.Dataset.list_files(PATTERN)))),
+        variant(
+            "AUTO over 8 TFRecord files, unseeded .shuffle(8) of the file names",
+            None,
+            lambda: distributed(records(tf.data.Dataset.list_files(PATTERN, shuffle=False).shuffle(8))),
         ),
         variant(
             "dataset_fn: shard(ctx) then unseeded shuffle",
@@ -110,7 +126,17 @@ def _free_ports(count: int) -> list[int]:
     return ports
 
 
-def _cluster(legacy: str, timeout: float = 180.0) -> list[dict]:
+WRITE_FILES = r"""
+import os, sys
+import tensorflow as tf
+for f in range(8):
+    with tf.io.TFRecordWriter(os.path.join(sys.argv[1], f"part-{f}.tfrecord")) as writer:
+        for r in range(2):
+            writer.write(tf.io.serialize_tensor(tf.constant(2 * f + r, tf.int64)).numpy())
+"""
+
+
+def _cluster(legacy: str, files: str, timeout: float = 180.0) -> list[dict]:
     """Run the worker script on 2 local workers; their RESULT lines, by task."""
     ports = _free_ports(2)
     cluster = {"worker": [f"127.0.0.1:{p}" for p in ports]}
@@ -121,6 +147,7 @@ def _cluster(legacy: str, timeout: float = 180.0) -> list[dict]:
             os.environ,
             TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}}),
             TF_USE_LEGACY_KERAS=legacy,
+            PROBE_FILES=files,
             TF_CPP_MIN_LOG_LEVEL="2",
             CUDA_VISIBLE_DEVICES="",
         )
@@ -142,21 +169,27 @@ def _cluster(legacy: str, timeout: float = 180.0) -> list[dict]:
 
 
 def main() -> None:
-    for label, legacy in (("Keras 3", "0"), ("tf-keras (TF_USE_LEGACY_KERAS=1)", "1")):
-        runs = [_cluster(legacy), _cluster(legacy)]
-        sys.stdout.write(f"## {label} (tf.keras is {runs[0][0]['keras']})\n")
-        for name in runs[0][0]["results"]:
-            cells = []
-            epochs = 2 if "2 epochs" in name else 1
-            for run in runs:
-                counts = Counter(x for worker in run for x in worker["results"][name])
-                duplicated = sum(1 for x in range(16) if counts[x] > epochs)
-                dropped = sum(1 for x in range(16) if counts[x] < epochs)
-                cells.append(
-                    f"w0 {run[0]['results'][name]} w1 {run[1]['results'][name]}: "
-                    f"{duplicated} of 16 read more than {epochs}x, {dropped} fewer"
-                )
-            sys.stdout.write(f"- {name}\n  run 1: {cells[0]}\n  run 2: {cells[1]}\n")
+    with tempfile.TemporaryDirectory() as files:
+        subprocess.run([sys.executable, "-c", WRITE_FILES, files], check=True, capture_output=True, timeout=300)
+        for label, legacy in (("Keras 3", "0"), ("tf-keras (TF_USE_LEGACY_KERAS=1)", "1")):
+            _report(label, [_cluster(legacy, files), _cluster(legacy, files)])
+
+
+def _report(label: str, runs: list[list[dict]]) -> None:
+    """Per variant: what each worker read, and how many examples were duplicated or dropped."""
+    sys.stdout.write(f"## {label} (tf.keras is {runs[0][0]['keras']})\n")
+    for name in runs[0][0]["results"]:
+        cells = []
+        epochs = 2 if "2 epochs" in name else 1
+        for run in runs:
+            counts = Counter(x for worker in run for x in worker["results"][name])
+            duplicated = sum(1 for x in range(16) if counts[x] > epochs)
+            dropped = sum(1 for x in range(16) if counts[x] < epochs)
+            cells.append(
+                f"w0 {run[0]['results'][name]} w1 {run[1]['results'][name]}: "
+                f"{duplicated} of 16 read more than {epochs}x, {dropped} fewer"
+            )
+        sys.stdout.write(f"- {name}\n  run 1: {cells[0]}\n  run 2: {cells[1]}\n")
 
 
 if __name__ == "__main__":

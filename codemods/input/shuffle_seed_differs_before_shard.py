@@ -55,7 +55,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
 
     Not reported: a shuffle after the shard point (`ds.shard(n, i).shuffle(...)`: each worker
     shuffles its own examples, as intended); a shuffle with a constant seed, or an unseeded one
-    when one constant global seed is set on every worker (measured: identical on every worker);
+    when a global seed not taken from the task is set (measured: identical on every worker);
     pipelines sharded by file (AUTO over `TFRecordDataset`/`list_files`..., or
     `AutoShardPolicy.FILE`), where each worker reads its own files; auto-sharding turned off
     (TFD202's case); a shard whose index does not come from the task (`ds.shard(10, 0)` to hold
@@ -69,12 +69,15 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     each worker takes its slice of a different permutation, so the workers train on overlapping
     examples and never see others, silently, every epoch. Measured on TensorFlow 2.21 with two
     workers and `Dataset.range(16).shuffle(16).batch(4)` distributed by the strategy: in each of
-    four runs (two under Keras 3, two under tf-keras) 3 to 5 of the 16 examples were read by both workers and as many by neither
-    (2 to 6 with `AutoShardPolicy.DATA`, `shuffle(16, seed=task_id)`, `.shuffle(16).shard(2, task)`
-    or a `dataset_fn` that shuffles before `shard(ctx...)`; the same under Keras 3 and tf-keras:
-    `benchmarks/probe_shuffle_before_shard.py`). With `shuffle(16, seed=7)`, or an
-    unseeded shuffle after `tf.random.set_seed(42)` on every worker, the workers' examples were
-    disjoint and covered all 16.
+    four runs (two under Keras 3, two under tf-keras) 3 to 5 of the 16 examples were read by
+    both workers and as many by neither; 2 to 6 with `AutoShardPolicy.DATA`,
+    `shuffle(16, seed=task_id)`, `.shuffle(16).shard(2, task)` or a `dataset_fn` that shuffles
+    before `shard(ctx...)` (`benchmarks/probe_shuffle_before_shard.py`). With
+    `shuffle(16, seed=7)`, or an unseeded shuffle after `tf.random.set_seed(42)` on every worker,
+    the workers' examples were disjoint and covered all 16. Sharding by file is not affected:
+    over 8 TFRecord files, `list_files`' default (unseeded) shuffle and an unseeded `.shuffle`
+    of the file names before the reader still gave each worker its own 4 files, because
+    auto-sharding splits the file list at its source.
 
     ## Fix safety
     Unsafe: the shuffle gets one constant seed, `seed=42` (a seed taken from the task index is
