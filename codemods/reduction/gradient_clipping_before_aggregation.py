@@ -13,8 +13,9 @@ _CLIPS = frozenset(
     {"tensorflow.clip_by_global_norm", "tensorflow.clip_by_norm", "tensorflow.math.clip_by_norm", "keras.ops.clip_by_norm"}
 )
 _GRADIENTS = frozenset({"tensorflow.gradients"})
-# Calls that hand their first argument's gradients through unchanged in kind.
+# Calls that hand their arguments' gradients through unchanged in kind.
 _PASS_THROUGH = frozenset({"zip", "list", "tuple"})
+_PASS_THROUGH_METHODS = frozenset({"get_unscaled_gradients"})  # a LossScaleOptimizer's unscaling
 _COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.SetComp)
 
 
@@ -234,6 +235,26 @@ class GradientClippingBeforeAggregation(Rule):
             """,
             note="clip inline in apply_gradients, nested replica function",
         ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                optimizer = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.Adam())
+
+            def train_step(x):
+                with tf.GradientTape() as tape:
+                    scaled_loss = optimizer.get_scaled_loss(model(x))
+                scaled = tape.gradient(scaled_loss, model.trainable_variables)
+                grads = optimizer.get_unscaled_gradients(scaled)
+                grads, _ = tf.clip_by_global_norm(grads, 1.0)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            strategy.run(train_step, args=(x,))
+            """,
+            note="unscaled mixed-precision gradients",
+        ),
         Valid(
             """
             import tensorflow as tf
@@ -429,7 +450,8 @@ def _from_local_gradients(ctx: RuleContext, expr: cst.BaseExpression, at: cst.CS
             return True
         if ctx.tf.names.callee(expr) in _GRADIENTS:
             return True
-        if isinstance(expr.func, cst.Name) and expr.func.value in _PASS_THROUGH:
+        through = isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _PASS_THROUGH_METHODS
+        if through or (isinstance(expr.func, cst.Name) and expr.func.value in _PASS_THROUGH):
             return any(_from_local_gradients(ctx, arg.value, at, depth + 1) for arg in expr.args)
         return False
     if isinstance(expr, cst.Subscript):
