@@ -59,7 +59,7 @@ class BatchSizeNotGlobal(Rule):
     (`compute_average_loss(..., global_batch_size=...)`) and the steps per epoch are then all
     off by N. With `num_workers = os.environ["NUM_WORKERS"]`, `4 * num_workers` is the string
     `'2222'` and `.batch` raises `TypeError: Cannot convert '2222' to EagerTensor of dtype int64`
-    (`benchmarks/probe_batch_size.py`).
+    (`benchmarks/probe_batch_size.py`, output in `docs/probes.md`).
 
     ## Fix safety
     Display-only: whether the size was meant per replica or global is a decision about the

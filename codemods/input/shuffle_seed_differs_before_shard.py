@@ -69,10 +69,10 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     each worker takes its slice of a different permutation, so the workers train on overlapping
     examples and never see others, silently, every epoch. Measured on TensorFlow 2.21 with two
     workers and `Dataset.range(16).shuffle(16).batch(4)` distributed by the strategy: in each of
-    four runs (two under Keras 3, two under tf-keras) 3 to 5 of the 16 examples were read by
-    both workers and as many by neither; 2 to 6 with `AutoShardPolicy.DATA`,
+    four runs (two under Keras 3, two under tf-keras) 3 to 6 of the 16 examples were read by
+    both workers and as many by neither; 2 to 5 with `AutoShardPolicy.DATA`,
     `shuffle(16, seed=task_id)`, `.shuffle(16).shard(2, task)` or a `dataset_fn` that shuffles
-    before `shard(ctx...)` (`benchmarks/probe_shuffle_before_shard.py`). With
+    before `shard(ctx...)` (`benchmarks/probe_shuffle_before_shard.py`, output in `docs/probes.md`). With
     `shuffle(16, seed=7)`, or an unseeded shuffle after `tf.random.set_seed(42)` on every worker,
     the workers' examples were disjoint and covered all 16. Sharding by file is not affected:
     over 8 TFRecord files, `list_files`' default (unseeded) shuffle and an unseeded `.shuffle`
@@ -475,7 +475,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
             cause = "is unseeded" if seed is None else "is seeded by the task index"
             message = (
                 f"this shuffle {where} and {cause}: every worker shuffles differently, so the workers train on "
-                "overlapping examples and skip others (measured on two workers: 3 to 5 of 16 examples read twice per epoch "
+                "overlapping examples and skip others (measured on two workers: 2 to 6 of 16 examples read twice per epoch "
                 "and as many never); "
             )
             edits = self._seed(ctx, shuffle, seed)

@@ -51,7 +51,7 @@ class GradientClippingBeforeAggregation(Rule):
     in `apply` before `apply_gradients` all-reduces) and `[0.93579, 0.92334]` under tf-keras
     (which aggregates first). All-reducing the gradients (SUM), clipping, and dividing by
     `num_replicas_in_sync` before `apply_gradients` gives `[0.93579, 0.92334]` under both
-    (`benchmarks/probe_gradient_clipping.py`).
+    (`benchmarks/probe_gradient_clipping.py`, output in `docs/probes.md`).
 
     ## Fix safety
     Display-only: whether per-replica clipping was intended cannot be told from the code, and
