@@ -5,6 +5,8 @@ On 2 logical CPU devices under `MirroredStrategy`, `Dataset.range(64)`:
 - batched with a per-replica size (4) and given to `experimental_distribute_dataset`;
 - batched with the global size (8) inside a `dataset_fn` given to `distribute_datasets_from_function`,
   and, as a control, with `input_context.get_per_replica_batch_size(8)`;
+- batched with the per-replica size and given to Keras `fit` (a `train_step` override prints what each
+  replica receives);
 - batched with `4 * num_workers` where `num_workers` was read from the environment without `int()`.
 
 Prints the size of each replica's first batch. Runs once under Keras 3 and once under tf-keras
@@ -21,6 +23,7 @@ import sys
 
 CHILD = r"""
 import os
+import sys
 import tensorflow as tf
 
 cpu = tf.config.list_physical_devices("CPU")[0]
@@ -51,6 +54,26 @@ report(
 )
 os.environ["NUM_WORKERS"] = "2"
 num_workers = os.environ["NUM_WORKERS"]
+
+
+class Probe(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(1)
+
+    def call(self, x):
+        return self.dense(x)
+
+    def train_step(self, data):
+        x, _ = data
+        tf.print("Keras fit(ds.batch(PER_REPLICA)): a replica's train_step got", tf.shape(x)[0], "examples", output_stream=sys.stdout)
+        return {"n": tf.cast(tf.shape(x)[0], tf.float32)}
+
+
+with strategy.scope():
+    probe = Probe()
+    probe.compile(optimizer="sgd", loss="mse")
+probe.fit(tf.data.Dataset.from_tensor_slices((tf.ones([64, 2]), tf.ones([64, 1]))).batch(PER_REPLICA), epochs=1, steps_per_epoch=1, verbose=0)
 report(f"batch(PER_REPLICA * num_workers) with num_workers = os.environ[...] ({PER_REPLICA * num_workers!r})", lambda: sizes(strategy.experimental_distribute_dataset(source.batch(PER_REPLICA * num_workers))))
 
 """

@@ -31,7 +31,8 @@ class BatchSizeNotGlobal(Rule):
     - `strategy.experimental_distribute_dataset(ds)` where `ds` is batched with a name that says
       it is one replica's share (`BATCH_SIZE_PER_REPLICA`, `per_gpu_batch`, `args.per_device_batch_size`;
       under `MultiWorkerMirroredStrategy` also `per_worker_batch_size`), used as it is.
-      `experimental_distribute_dataset` expects the global batch and splits it.
+      `experimental_distribute_dataset` expects the global batch and splits it; so does Keras
+      `fit(ds)` of a model built in `strategy.scope()` (measured).
     - a `dataset_fn` given to `distribute_datasets_from_function` that batches with the global
       size: a name that says so (`GLOBAL_BATCH_SIZE`), a size computed as
       `... * strategy.num_replicas_in_sync`, or any size other than the
@@ -51,7 +52,8 @@ class BatchSizeNotGlobal(Rule):
     `experimental_distribute_dataset` and Keras `fit` treat each batch as the global batch and
     give each of the N replicas 1/N of it; a `dataset_fn` batch goes whole to one replica.
     Measured on TensorFlow 2.21 with 2 replicas (Keras 3 and tf-keras alike):
-    `experimental_distribute_dataset(ds.batch(4))` gives each replica 2 examples;
+    `experimental_distribute_dataset(ds.batch(4))` gives each replica 2 examples, and so does
+    `fit` on `ds.batch(4)` (each replica's `train_step` receives 2);
     a `dataset_fn` batching the global size 8 gives each replica 8 (a global batch of 16),
     and with `ctx.get_per_replica_batch_size(8)` each replica gets 4. So a per-replica size
     used as the global one shrinks every replica's batch N times, and a global size in a
@@ -87,6 +89,7 @@ class BatchSizeNotGlobal(Rule):
         "experimental_distribute_dataset",
         "distribute_datasets_from_function",
         "MultiWorkerMirroredStrategy",
+        ".scope()",  # a model built in a strategy's scope, then `fit`
     )
 
     examples = (
@@ -207,6 +210,20 @@ class BatchSizeNotGlobal(Rule):
             model.fit(dataset, epochs=2)
             """,
             note="worker count as the length of the TF_CONFIG text",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            BATCH_SIZE_PER_REPLICA = 32
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+                model.compile(optimizer="adam", loss="mse")
+            train = tf.data.Dataset.from_tensor_slices((x, y)).batch(BATCH_SIZE_PER_REPLICA)
+            model.fit(train, epochs=2)
+            """,
+            note="fit of a model built in the scope",
         ),
         Valid(
             """
@@ -346,6 +363,19 @@ class BatchSizeNotGlobal(Rule):
             """,
             note="input tutorial: batches of batches, the last by the per-replica size",
         ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+            probe = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            probe.compile(optimizer="sgd", loss="mse")
+            probe.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(per_replica_batch), epochs=1)
+            """,
+            note="fit of a model built outside any scope",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:
@@ -355,10 +385,17 @@ class BatchSizeNotGlobal(Rule):
         dataset_fns: set = set()
         for call in ctx.index.calls:
             func = call.func
-            if not isinstance(func, cst.Attribute) or not call.args or not strategies.is_strategy(func.value):
+            if not isinstance(func, cst.Attribute) or not call.args:
+                continue
+            if func.attr.value == "fit":
+                strategy = _fit_strategy(ctx, func.value, call)
+                if strategy is not None:
+                    self._distributed(ctx, call, strategy, "Keras `fit` under the strategy")
+                continue
+            if not strategies.is_strategy(func.value):
                 continue
             if func.attr.value == "experimental_distribute_dataset":
-                self._distributed(ctx, call, func.value)
+                self._distributed(ctx, call, func.value, "`experimental_distribute_dataset`")
             elif func.attr.value in _FROM_FUNCTION:
                 dataset_fns.update(_dataset_fns(ctx, call))
         for fn in sorted(dataset_fns, key=ctx.index.order.__getitem__):
@@ -366,8 +403,9 @@ class BatchSizeNotGlobal(Rule):
         if strategies.uses_multi_worker:
             self._string_worker_counts(ctx)
 
-    def _distributed(self, ctx: RuleContext, call: cst.Call, strategy: cst.BaseExpression) -> None:
-        """`experimental_distribute_dataset(ds)` with ``ds`` batched by a per-replica size."""
+    def _distributed(self, ctx: RuleContext, call: cst.Call, strategy: cst.BaseExpression, splitter: str) -> None:
+        """`experimental_distribute_dataset(ds)` (or a `fit(ds)` of a model built in the scope) with
+        ``ds`` batched by a per-replica size."""
         found = pipeline(ctx, call.args[0].value, call)
         batch = _last_batch(found.methods) if found is not None else None
         size = _batch_size(batch) if batch is not None else None
@@ -381,7 +419,7 @@ class BatchSizeNotGlobal(Rule):
             return
         ctx.report(
             size,
-            f"`{name}` reads as one replica's batch, but `experimental_distribute_dataset` splits each batch between "
+            f"`{name}` reads as one replica's batch, but {splitter} splits each batch between "
             f"the replicas: each gets 1/{_replicas(ctx, strategy)} of it; batch with the global size "
             f"(`{name} * {ctx.source(strategy)}.num_replicas_in_sync`) if the per-replica size was meant",
         )
@@ -452,6 +490,20 @@ def _dataset_fns(ctx: RuleContext, call: cst.Call) -> list:
         earlier = [f for f in defs if ctx.index.before(f, call)]
         return earlier[-1:] if earlier else defs[-1:]
     return found
+
+
+def _fit_strategy(ctx: RuleContext, model: cst.BaseExpression, call: cst.Call) -> cst.BaseExpression | None:
+    """The strategy whose scope the model of ``model.fit(...)`` was built in: the last binding of
+    the name before the call is lexically inside one `with <strategy>.scope():` block."""
+    if not isinstance(model, cst.Name):
+        return None
+    bound = binding(ctx, model.value, call)
+    if bound is None:
+        return None
+    block = ctx.tf.strategies.lexical_scope_block(bound[1])
+    if block is None:
+        return None
+    return next((strategy for with_node, strategy in ctx.tf.strategies.scope_blocks if with_node is block), None)
 
 
 def _last_batch(methods: tuple[cst.Call, ...]) -> cst.Call | None:
