@@ -126,3 +126,55 @@ def test_both_fixes_never_leave_a_per_worker_seed_before_a_shard(source: str):
     assert all(f.fix is None for f in remaining)
     if "_worker_seed(" in fixed and "_worker_seed(" not in source:
         assert remaining == []
+
+
+RUNNABLE_BOTH = """\
+import tensorflow as tf
+
+tf.random.set_seed(7)
+resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver)
+with strategy.scope():
+    w = tf.Variable([0.0])
+    optimizer = tf.keras.optimizers.SGD(0.01)
+
+dataset = tf.data.Dataset.range(20).map(lambda i: tf.cast(i, tf.float32))
+dataset = dataset.shuffle(20, seed=resolver.task_id).batch(2)
+
+
+def replica_fn(batch):
+    with tf.GradientTape() as tape:
+        noisy = batch + tf.random.uniform([1], maxval=0.01)
+        loss = tf.nn.compute_average_loss(tf.square(noisy * w - 1.0), global_batch_size=2)
+    optimizer.apply_gradients([(tape.gradient(loss, w), w)])
+    return loss
+
+
+@tf.function
+def train_step(batch):
+    return strategy.run(replica_fn, args=(batch,))
+
+
+for batch in strategy.experimental_distribute_dataset(dataset):
+    train_step(batch)
+"""
+
+
+@pytest.mark.tensorflow
+def test_both_fixes_applied_give_two_workers_disjoint_examples(tmp_path):
+    """Run on 2 local workers: with per-worker shuffle seeds the workers read overlapping examples
+    (one example per worker batch, so `inputs-distinct` sees it); after every fix distfix makes
+    (TFD204 seeds the shuffle with 42, TFD501 only explains), they read disjoint ones."""
+    from fixer.validate.runner import RunSpec
+    from fixer.validate.session import validate
+
+    assert [f.fix is not None for f in _findings(RUNNABLE_BOTH, "TFD204")] == [True]
+    assert [f.fix for f in _findings(RUNNABLE_BOTH, "TFD501")] == [None]
+    script = tmp_path / "both.py"
+    script.write_text(RUNNABLE_BOTH)
+    report = validate(script, RunSpec(workers=2, device="cpu", max_steps=10, timeout=120))
+    original = {c.name: c for c in report.variants["original"].checks}
+    fixed = {c.name: c for c in report.variants["fixed"].checks}
+    assert original["inputs-distinct"].result == "fail", report.table()
+    assert fixed["inputs-distinct"].result == "pass", report.table()
+    assert report.variants["fixed"].status == "passed", report.table()
