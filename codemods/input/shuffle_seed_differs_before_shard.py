@@ -49,7 +49,9 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     `.shard(num_workers, task_index)` (also `.shard(ctx.num_input_pipelines,
     ctx.input_pipeline_id)` in a `dataset_fn`). Auto-sharding by data happens when the pipeline
     is given to `strategy.experimental_distribute_dataset` or to Keras `fit`/`evaluate` (which
-    distribute it the same way) and either sets `AutoShardPolicy.DATA`, or keeps the default
+    distribute it the same way; counted only when every strategy the module builds is a
+    `MultiWorkerMirroredStrategy`, and under Keras 3 such a `fit` fails first, see TFD504) and
+    either sets `AutoShardPolicy.DATA`, or keeps the default
     policy (AUTO) over a source not read from files (`range`, `from_tensor_slices`,
     `from_generator`...), where sharding by file fails and TensorFlow falls back to data.
 
