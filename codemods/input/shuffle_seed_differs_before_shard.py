@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from codemods.multiworker.pipelines import (
@@ -28,14 +26,6 @@ _GLOBAL_SEEDERS = frozenset(
     }
 )
 _GENERIC_STRATEGY = "tensorflow.distribute.Strategy"
-
-
-@dataclass(frozen=True)
-class _ShardPoint:
-    """Where the data is split between workers, after a shuffle."""
-
-    node: cst.CSTNode
-    what: str  # for the message: "auto-sharding by data at line 12" / "`.shard(...)` at line 9"
 
 
 class ShuffleSeedDiffersBeforeShard(Rule):
@@ -457,7 +447,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
             if shuffle in reported:
                 continue
             seed = seed_argument(shuffle)
-            where = f"runs before {point.what}"
+            where = f"runs before {point}"
             if per_worker_seed is not None:
                 reported.add(shuffle)
                 line = ctx.range(per_worker_seed).start.line
@@ -499,9 +489,10 @@ class ShuffleSeedDiffersBeforeShard(Rule):
                 constant = True
         return per_worker, constant
 
-    def _shuffles_before_shard(self, ctx: RuleContext) -> list[tuple[cst.Call, _ShardPoint]]:
-        """Every dataset ``shuffle`` with a shard point by worker after it, in source order."""
-        found: list[tuple[cst.Call, _ShardPoint]] = []
+    def _shuffles_before_shard(self, ctx: RuleContext) -> list[tuple[cst.Call, str]]:
+        """Every dataset ``shuffle`` with a shard point by worker after it (described for the
+        message), in source order."""
+        found: list[tuple[cst.Call, str]] = []
         for call in ctx.index.calls:
             func = call.func
             if not (isinstance(func, cst.Attribute) and func.attr.value == "shard" and len(call.args) >= 2):
@@ -510,7 +501,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
                 continue  # not a dataset method, or a held-out split (`shard(10, 0)`) rather than a worker's part
             upstream = pipeline(ctx, func.value)
             if upstream is not None:
-                point = _ShardPoint(call, f"`.shard(...)` at line {ctx.range(call).start.line}")
+                point = f"`.shard(...)` at line {ctx.range(call).start.line}"
                 found.extend((shuffle, point) for shuffle in _unsharded_shuffles(upstream))
         for call, dataset in distributed_inputs(ctx):
             if not self._multi_worker_call(ctx, call):
@@ -519,7 +510,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
             if distributed is None or not data_sharded(ctx, distributed):
                 continue
             line = ctx.range(call).start.line
-            point = _ShardPoint(call, f"auto-sharding by data (line {line})")
+            point = f"auto-sharding by data (line {line})"
             found.extend((shuffle, point) for shuffle in _unsharded_shuffles(distributed))
         return sorted(found, key=lambda pair: ctx.index.order[pair[0]])
 
