@@ -286,6 +286,23 @@ class ShuffleSeedDiffersBeforeShard(Rule):
         Invalid(
             """
             import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            ds = tf.data.Dataset.range(64).shuffle(64, seed=None).batch(8)
+            dist = strategy.experimental_distribute_dataset(ds)
+            """,
+            after="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            ds = tf.data.Dataset.range(64).shuffle(64, seed=42).batch(8)
+            dist = strategy.experimental_distribute_dataset(ds)
+            """,
+            note="seed=None is unseeded",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
             from tensorflow.distribute import MultiWorkerMirroredStrategy
 
             def main():
@@ -459,12 +476,13 @@ class ShuffleSeedDiffersBeforeShard(Rule):
                     "shard, or set one global seed on every worker",
                 )
                 continue
-            if seed is None and constant_seed:
+            unseeded = seed is None or (isinstance(seed, cst.Name) and seed.value == "None")
+            if unseeded and constant_seed:
                 continue  # one global seed on every worker: the shuffle is identical (measured)
-            if seed is not None and not task_dependent(ctx, seed):
+            if not unseeded and not task_dependent(ctx, seed):
                 continue
             reported.add(shuffle)
-            cause = "is unseeded" if seed is None else "is seeded by the task index"
+            cause = "is unseeded" if unseeded else "is seeded by the task index"
             message = (
                 f"this shuffle {where} and {cause}: every worker shuffles differently, so the workers train on "
                 "overlapping examples and skip others (measured on two workers: 2 to 6 of 16 examples read twice per epoch "
