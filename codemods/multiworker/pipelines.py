@@ -216,7 +216,8 @@ _FILE_READERS = (
 )
 
 
-def _seed_argument(call: cst.Call) -> cst.BaseExpression | None:
+def seed_argument(call: cst.Call) -> cst.BaseExpression | None:
+    """The ``seed`` given to a ``shuffle`` call (keyword or second positional), or None."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == "seed":
             return arg.value
@@ -238,7 +239,7 @@ def seed_shuffles(ctx: RuleContext, found: Pipeline) -> list[Edit] | None:
             return None
     edits = []
     for shuffle in shuffles:
-        seed = _seed_argument(shuffle)
+        seed = seed_argument(shuffle)
         if seed is not None:
             if task_dependent(ctx, seed):
                 return None
@@ -283,3 +284,72 @@ def _calls_reader(ctx: RuleContext, node: cst.CSTNode) -> bool:
     return any(
         (ctx.tf.names.callee(c) or "").startswith(_FILE_READERS) for c in ctx.index.calls if ctx.index.is_within(c, node)
     )
+
+
+# Which datasets a strategy auto-shards ----------------------------------------------------
+
+_KERAS_LOOPS = frozenset({"fit", "evaluate"})
+
+
+def distributed_inputs(ctx: RuleContext) -> list[tuple[cst.Call, cst.BaseExpression]]:
+    """The datasets a strategy distributes with auto-sharding, and the calls that do it:
+    ``strategy.experimental_distribute_dataset(ds)``, and ``model.fit(ds)``/``evaluate(ds)``
+    (also ``validation_data=ds``), which distribute their dataset the same way under the
+    strategy (`experimental_distribute_dataset`, AUTO policy)."""
+    found = []
+    for call in ctx.index.calls:
+        func = call.func
+        if not isinstance(func, cst.Attribute) or not call.args:
+            continue
+        if func.attr.value == "experimental_distribute_dataset":
+            if ctx.tf.strategies.is_strategy(func.value):
+                found.append((call, call.args[0].value))
+        elif func.attr.value in _KERAS_LOOPS:
+            for position, arg in enumerate(call.args):
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                if (keyword is None and position == 0) or keyword in ("x", "validation_data"):
+                    found.append((call, arg.value))
+    return found
+
+
+FILE_SOURCES = (
+    "tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset", "tensorflow.data.FixedLengthRecordDataset",
+    "tensorflow.data.Dataset.list_files", "tensorflow.data.experimental.make_",
+)
+
+
+def auto_shard_policy(ctx: RuleContext, found: Pipeline) -> str | None:
+    """The auto-shard policy set on the options a pipeline applies (``with_options(opts)``):
+    ``"OFF"``, ``"DATA"``, ``"FILE"``, ``"AUTO"``, or None when it sets none that can be read."""
+    for method in found.methods:
+        if not (isinstance(method.func, cst.Attribute) and method.func.attr.value == "with_options" and method.args):
+            continue
+        options = method.args[0].value
+        if not isinstance(options, cst.Name):
+            return "unknown"
+        for assign in ctx.index.assigns:
+            if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+                continue
+            target = assign.targets[0].target
+            root = target
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if isinstance(target, cst.Attribute) and target.attr.value == "auto_shard_policy" and isinstance(root, cst.Name) and root.value == options.value:
+                value = ctx.tf.names.qualified(assign.value) or ""
+                return value.rsplit(".", 1)[-1] if "AutoShardPolicy." in value else "unknown"
+    return None
+
+
+def data_sharded(ctx: RuleContext, found: Pipeline) -> bool:
+    """True when auto-sharding splits ``found`` by data: `AutoShardPolicy.DATA`, or the default
+    policy (AUTO) over a source that is not read from files, where sharding by file fails and
+    TensorFlow falls back to data (ground truth G2/G3). Each worker then reads the whole pipeline
+    and keeps its slice of every global batch."""
+    if found.sharded:
+        return False  # sharded by hand: the explicit `.shard` is the shard point
+    policy = auto_shard_policy(ctx, found)
+    if policy == "DATA":
+        return True
+    if policy is not None and policy != "AUTO":
+        return False
+    return found.source is not None and not (ctx.tf.names.callee(found.source) or "").startswith(FILE_SOURCES)

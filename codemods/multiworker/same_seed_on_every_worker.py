@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.multiworker.pipelines import add_helper, after_shard, pipeline
+from codemods.multiworker.pipelines import FILE_SOURCES, add_helper, after_shard, auto_shard_policy, distributed_inputs, pipeline
 from fixer.engine import RuleContext
 from fixer.tf.strategies import Membership
 from fixer.rule import Invalid, Rule, Valid
@@ -959,14 +959,14 @@ def _maps_before_data_sharding(ctx: RuleContext) -> set[cst.Call]:
     `AutoShardPolicy.DATA`, no `.shard` before the map). Each example is then augmented once, by
     the same draws on every worker, exactly as on one machine: one seed is right there."""
     found: set[cst.Call] = set()
-    for call, dataset in _distributed_inputs(ctx):
+    for call, dataset in distributed_inputs(ctx):
         distributed = pipeline(ctx, dataset, call)
         if distributed is None:
             continue
-        policy = _policy(ctx, distributed)
+        policy = auto_shard_policy(ctx, distributed)
         if policy == "OFF" or policy == "FILE":
             continue
-        if policy != "DATA" and (distributed.source is None or (ctx.tf.names.callee(distributed.source) or "").startswith(_FILE_SOURCES)):
+        if policy != "DATA" and (distributed.source is None or (ctx.tf.names.callee(distributed.source) or "").startswith(FILE_SOURCES)):
             continue  # AUTO over files shards by file: each worker maps its own files
         methods = list(reversed(distributed.methods))  # in the order they run
         for method in methods:
@@ -976,55 +976,3 @@ def _maps_before_data_sharding(ctx: RuleContext) -> set[cst.Call]:
             if name == "map":
                 found.add(method)
     return found
-
-
-_KERAS_LOOPS = frozenset({"fit", "evaluate"})
-
-
-def _distributed_inputs(ctx: RuleContext) -> list[tuple[cst.Call, cst.BaseExpression]]:
-    """The datasets a strategy distributes with auto-sharding, and the calls that do it:
-    ``strategy.experimental_distribute_dataset(ds)``, and ``model.fit(ds)``/``evaluate(ds)``
-    (also ``validation_data=ds``), which distribute their dataset the same way under the
-    strategy (`experimental_distribute_dataset`, AUTO policy)."""
-    found = []
-    for call in ctx.index.calls:
-        func = call.func
-        if not isinstance(func, cst.Attribute) or not call.args:
-            continue
-        if func.attr.value == "experimental_distribute_dataset":
-            if ctx.tf.strategies.is_strategy(func.value):
-                found.append((call, call.args[0].value))
-        elif func.attr.value in _KERAS_LOOPS:
-            for position, arg in enumerate(call.args):
-                keyword = arg.keyword.value if arg.keyword is not None else None
-                if (keyword is None and position == 0) or keyword in ("x", "validation_data"):
-                    found.append((call, arg.value))
-    return found
-
-
-_FILE_SOURCES = (
-    "tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset", "tensorflow.data.FixedLengthRecordDataset",
-    "tensorflow.data.Dataset.list_files", "tensorflow.data.experimental.make_",
-)
-
-
-def _policy(ctx: RuleContext, found) -> str | None:
-    """The auto-shard policy set on the options a pipeline applies (``with_options(opts)``):
-    ``"OFF"``, ``"DATA"``, ``"FILE"``, ``"AUTO"``, or None when it sets none that can be read."""
-    for method in found.methods:
-        if not (isinstance(method.func, cst.Attribute) and method.func.attr.value == "with_options" and method.args):
-            continue
-        options = method.args[0].value
-        if not isinstance(options, cst.Name):
-            return "unknown"
-        for assign in ctx.index.assigns:
-            if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
-                continue
-            target = assign.targets[0].target
-            root = target
-            while isinstance(root, cst.Attribute):
-                root = root.value
-            if isinstance(target, cst.Attribute) and target.attr.value == "auto_shard_policy" and isinstance(root, cst.Name) and root.value == options.value:
-                value = ctx.tf.names.qualified(assign.value) or ""
-                return value.rsplit(".", 1)[-1] if "AutoShardPolicy." in value else "unknown"
-    return None

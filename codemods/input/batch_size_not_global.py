@@ -1,0 +1,638 @@
+"""TFD203: a distributed dataset batched with a size that ignores how many replicas share it."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.multiworker.pipelines import binding, pipeline
+from fixer.engine import RuleContext
+from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.dataflow import names_in
+from fixer.tf.names import dotted_name
+from fixer.tf.strategies import MULTI_WORKER_CLASSES
+from fixer.types import Applicability
+
+_BATCHES = frozenset({"batch", "padded_batch", "ragged_batch"})
+_FROM_FUNCTION = frozenset({"distribute_datasets_from_function", "experimental_distribute_datasets_from_function"})
+# Words that say a size is one replica's share (``per_worker`` only under MultiWorkerMirroredStrategy,
+# where a worker has one replica on CPU and usually one per GPU it owns).
+_PER_REPLICA_WORDS = ("per_replica", "perreplica", "per_gpu", "per_device", "per_core", "per_tpu")
+_PER_WORKER_WORDS = ("per_worker",)
+_ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv"})
+_COUNT_WORDS = ("worker", "world", "replica", "node", "host")
+
+
+class BatchSizeNotGlobal(Rule):
+    """
+    ## What it does
+    Finds a dataset that a strategy splits between replicas batched with a size that, by what
+    the code itself says, is not the size the API expects:
+
+    - `strategy.experimental_distribute_dataset(ds)` where `ds` is batched with a name that says
+      it is one replica's share (`BATCH_SIZE_PER_REPLICA`, `per_gpu_batch`, `args.per_device_batch_size`;
+      under `MultiWorkerMirroredStrategy` also `per_worker_batch_size`), used as it is.
+      `experimental_distribute_dataset` expects the global batch and splits it; so does Keras
+      `fit(ds)` of a model built in `strategy.scope()` (measured).
+    - a `dataset_fn` given to `distribute_datasets_from_function` that batches with the global
+      size: a name that says so (`GLOBAL_BATCH_SIZE`), a size computed as
+      `... * strategy.num_replicas_in_sync`, or any size other than the
+      `input_context.get_per_replica_batch_size(...)` the function computes itself. Each
+      `dataset_fn` batch is what one replica receives.
+    - a global batch computed from a worker count that is a string: read from the environment
+      without `int()` (`num_workers = os.environ["NUM_WORKERS"]`), or the length of the
+      `TF_CONFIG` text (`len(os.environ["TF_CONFIG"])`) instead of its list of workers.
+
+    Not reported, because the intent cannot be read from the code: a literal or a neutral name
+    (`.batch(64)`, `.batch(BATCH_SIZE)`, `.batch(args.batch_size)`, a parameter), which may well
+    be meant as the global batch; a per-replica name multiplied by anything; a `dataset_fn`
+    batch that uses its input context or divides; programs whose only strategy is
+    `OneDeviceStrategy`.
+
+    ## Why is this bad in distributed training?
+    `experimental_distribute_dataset` and Keras `fit` treat each batch as the global batch and
+    give each of the N replicas 1/N of it; a `dataset_fn` batch goes whole to one replica.
+    Measured on TensorFlow 2.21 with 2 replicas (Keras 3 and tf-keras alike):
+    `experimental_distribute_dataset(ds.batch(4))` gives each replica 2 examples, and so does
+    `fit` on `ds.batch(4)` (each replica's `train_step` receives 2);
+    a `dataset_fn` batching the global size 8 gives each replica 8 (a global batch of 16),
+    and with `ctx.get_per_replica_batch_size(8)` each replica gets 4. So a per-replica size
+    used as the global one shrinks every replica's batch N times, and a global size in a
+    `dataset_fn` grows the global batch N times; the learning rate, the loss scaling
+    (`compute_average_loss(..., global_batch_size=...)`) and the steps per epoch are then all
+    off by N. With `num_workers = os.environ["NUM_WORKERS"]`, `4 * num_workers` is the string
+    `'2222'` and `.batch` raises `TypeError: Cannot convert '2222' to EagerTensor of dtype int64`
+    (`benchmarks/probe_batch_size.py`, output in `docs/probes.md`).
+
+    ## Fix safety
+    Display-only: whether the size was meant per replica or global is a decision about the
+    training recipe. Use a global batch for `experimental_distribute_dataset`
+    (`per_replica * strategy.num_replicas_in_sync`), `input_context.get_per_replica_batch_size(global)`
+    in a `dataset_fn`, and `int(...)` or the length of the parsed cluster's worker list for a
+    worker count.
+
+    ## Runtime evidence
+    `distfix validate` shows a changed batch only through its consequences (the
+    `replica-count-invariant` check when the loss is scaled by a global batch that no longer
+    matches); the string worker count fails the `runs` check with the `TypeError` above.
+
+    ## References
+    - https://www.tensorflow.org/tutorials/distribute/input#batching
+    - https://www.tensorflow.org/api_docs/python/tf/distribute/InputContext#get_per_replica_batch_size
+    - https://www.tensorflow.org/tutorials/distribute/multi_worker_with_keras#dataset_sharding
+    """
+
+    code = "TFD203"
+    name = "batch-size-not-global"
+    message = "the batch size ignores how many replicas share the batch"
+    applicability = Applicability.DISPLAY_ONLY
+    triggers = (
+        "experimental_distribute_dataset",
+        "distribute_datasets_from_function",
+        "MultiWorkerMirroredStrategy",
+        ".scope()",  # a model built in a strategy's scope, then `fit`
+    )
+
+    examples = (
+        Invalid(
+            """
+            import tensorflow as tf
+
+            BATCH_SIZE_PER_REPLICA = 64
+            strategy = tf.distribute.MirroredStrategy()
+            GLOBAL_BATCH_SIZE = BATCH_SIZE_PER_REPLICA * strategy.num_replicas_in_sync
+            dataset = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000).batch(BATCH_SIZE_PER_REPLICA)
+            dist = strategy.experimental_distribute_dataset(dataset)
+            """,
+            note="the per-replica size where the global one is expected",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            ds = tf.data.TFRecordDataset(files).map(parse)
+            ds = ds.batch(args.per_device_batch_size, drop_remainder=True)
+            train = strategy.experimental_distribute_dataset(ds)
+            """,
+            note="a config field named per device",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            def make(strategy, per_gpu_batch):
+                ds = tf.data.Dataset.range(100)
+                ds = ds.padded_batch(per_gpu_batch)
+                return strategy.experimental_distribute_dataset(ds)
+
+            make(tf.distribute.MirroredStrategy(), 16)
+            """,
+            note="padded_batch with a per-GPU parameter",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            per_worker_batch_size = 64
+            dataset = tf.data.Dataset.from_tensor_slices(data).batch(per_worker_batch_size)
+            dist = strategy.experimental_distribute_dataset(dataset)
+            """,
+            note="per-worker size under MultiWorkerMirroredStrategy",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            GLOBAL_BATCH = 256
+            strategy = tf.distribute.MirroredStrategy()
+
+            def dataset_fn(input_context):
+                batch_size = input_context.get_per_replica_batch_size(GLOBAL_BATCH)
+                ds = tf.data.Dataset.from_tensor_slices(data)
+                ds = ds.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+                return ds.batch(GLOBAL_BATCH)
+
+            dist = strategy.distribute_datasets_from_function(dataset_fn)
+            """,
+            note="computes the per-replica size and batches with the global one",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            GLOBAL_BATCH_SIZE = 128
+            strategy = tf.distribute.MirroredStrategy()
+            dist = strategy.distribute_datasets_from_function(
+                lambda ctx: tf.data.Dataset.range(1000).shard(ctx.num_input_pipelines, ctx.input_pipeline_id).batch(GLOBAL_BATCH_SIZE)
+            )
+            """,
+            note="a lambda dataset_fn batching the global size",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            batch_size = 32 * strategy.num_replicas_in_sync
+
+            def input_fn(ctx):
+                ds = tf.data.Dataset.from_tensor_slices(images)
+                return ds.shard(ctx.num_input_pipelines, ctx.input_pipeline_id).batch(batch_size)
+
+            train = strategy.experimental_distribute_datasets_from_function(input_fn)
+            """,
+            note="dataset_fn batching a size multiplied by the replicas",
+        ),
+        Invalid(
+            """
+            import os
+
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            num_workers = os.environ.get("NUM_WORKERS", "1")
+            global_batch = 64 * num_workers
+            dataset = tf.data.Dataset.from_tensor_slices(data).batch(global_batch)
+            dist = strategy.experimental_distribute_dataset(dataset)
+            """,
+            note="worker count read as a string",
+        ),
+        Invalid(
+            """
+            import os
+
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            num_workers = len(os.environ["TF_CONFIG"])
+            dataset = tf.data.Dataset.from_tensor_slices(data).batch(64 * num_workers)
+            model.fit(dataset, epochs=2)
+            """,
+            note="worker count as the length of the TF_CONFIG text",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            BATCH_SIZE_PER_REPLICA = 32
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+                model.compile(optimizer="adam", loss="mse")
+            train = tf.data.Dataset.from_tensor_slices((x, y)).batch(BATCH_SIZE_PER_REPLICA)
+            model.fit(train, epochs=2)
+            """,
+            note="fit of a model built in the scope",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            BATCH_SIZE_PER_REPLICA = 64
+            strategy = tf.distribute.MirroredStrategy()
+            GLOBAL_BATCH_SIZE = BATCH_SIZE_PER_REPLICA * strategy.num_replicas_in_sync
+            dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(GLOBAL_BATCH_SIZE)
+            dist = strategy.experimental_distribute_dataset(dataset)
+            """,
+            note="the global size",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            dataset = tf.data.Dataset.range(64).batch(PER_REPLICA * strategy.num_replicas_in_sync)
+            dist = strategy.experimental_distribute_dataset(dataset)
+            """,
+            note="per-replica size multiplied by the replicas",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            dataset = tf.data.Dataset.range(64).batch(BATCH_SIZE)
+            dist = strategy.experimental_distribute_dataset(dataset)
+            """,
+            note="a neutral name: intent unknown",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            dist = strategy.experimental_distribute_dataset(tf.data.Dataset.range(64).batch(args.batch_size))
+            """,
+            note="a config value of unknown meaning",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            GLOBAL_BATCH_SIZE = 64
+            strategy = tf.distribute.MirroredStrategy()
+
+            def dataset_fn(input_context):
+                batch_size = input_context.get_per_replica_batch_size(GLOBAL_BATCH_SIZE)
+                ds = tf.data.Dataset.range(100).shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+                return ds.batch(batch_size)
+
+            dist = strategy.distribute_datasets_from_function(dataset_fn)
+            """,
+            note="the documented dataset_fn",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            GLOBAL_BATCH_SIZE = 64
+            strategy = tf.distribute.MirroredStrategy()
+            dist = strategy.distribute_datasets_from_function(
+                lambda ctx: tf.data.Dataset.range(100).batch(GLOBAL_BATCH_SIZE // ctx.num_replicas_in_sync)
+            )
+            """,
+            note="global size divided by the context's replicas",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.OneDeviceStrategy("/gpu:0")
+            dataset = tf.data.Dataset.range(64).batch(BATCH_SIZE_PER_REPLICA)
+            dist = strategy.experimental_distribute_dataset(dataset)
+            """,
+            note="one replica",
+        ),
+        Valid(
+            """
+            import os
+
+            import tensorflow as tf
+
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            num_workers = int(os.environ["NUM_WORKERS"])
+            dataset = tf.data.Dataset.from_tensor_slices(data).batch(64 * num_workers)
+            dist = strategy.experimental_distribute_dataset(dataset)
+            """,
+            note="worker count converted with int",
+        ),
+        Valid(
+            """
+            import json
+            import os
+
+            import tensorflow as tf
+
+            tf_config = json.loads(os.environ["TF_CONFIG"])
+            num_workers = len(tf_config["cluster"]["worker"])
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            per_worker_batch_size = 64
+            global_batch_size = per_worker_batch_size * num_workers
+            with strategy.scope():
+                model = build_and_compile_model()
+            model.fit(make_dataset(global_batch_size), epochs=3)
+            """,
+            note="the multi-worker Keras tutorial",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            per_worker_batch = 64
+            dataset = tf.data.Dataset.range(640).batch(per_worker_batch)
+            dist = strategy.experimental_distribute_dataset(dataset)
+            """,
+            note="per worker on one machine is the global batch",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            mirrored_strategy = tf.distribute.MirroredStrategy()
+
+            def dataset_fn(input_context):
+                batch_size = input_context.get_per_replica_batch_size(global_batch_size)
+                dataset = tf.data.Dataset.from_tensors(([1.], [1.])).repeat(64).batch(16)
+                dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+                dataset = dataset.batch(batch_size)
+                return dataset.prefetch(2)
+
+            dist_dataset = mirrored_strategy.distribute_datasets_from_function(dataset_fn)
+            """,
+            note="input tutorial: batches of batches, the last by the per-replica size",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+            probe = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            probe.compile(optimizer="sgd", loss="mse")
+            probe.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(per_replica_batch), epochs=1)
+            """,
+            note="fit of a model built outside any scope",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        strategies = ctx.tf.strategies
+        if strategies.single_replica:
+            return
+        dataset_fns: set = set()
+        for call in ctx.index.calls:
+            func = call.func
+            if not isinstance(func, cst.Attribute) or not call.args:
+                continue
+            if func.attr.value == "fit":
+                strategy = _fit_strategy(ctx, func.value, call)
+                if strategy is not None:
+                    self._distributed(ctx, call, strategy, "Keras `fit` under the strategy")
+                continue
+            if not strategies.is_strategy(func.value):
+                continue
+            if func.attr.value == "experimental_distribute_dataset":
+                self._distributed(ctx, call, func.value, "`experimental_distribute_dataset`")
+            elif func.attr.value in _FROM_FUNCTION:
+                dataset_fns.update(_dataset_fns(ctx, call))
+        for fn in sorted(dataset_fns, key=ctx.index.order.__getitem__):
+            self._dataset_fn(ctx, fn)
+        if strategies.uses_multi_worker:
+            self._string_worker_counts(ctx)
+
+    def _distributed(self, ctx: RuleContext, call: cst.Call, strategy: cst.BaseExpression, splitter: str) -> None:
+        """`experimental_distribute_dataset(ds)` (or a `fit(ds)` of a model built in the scope) with
+        ``ds`` batched by a per-replica size."""
+        found = pipeline(ctx, call.args[0].value, call)
+        batch = _last_batch(found.methods) if found is not None else None
+        size = _batch_size(batch) if batch is not None else None
+        if size is None:
+            return
+        words = _PER_REPLICA_WORDS
+        if ctx.tf.strategies.kinds(strategy) & MULTI_WORKER_CLASSES:
+            words += _PER_WORKER_WORDS
+        name = dotted_name(size)
+        if name is None or not any(word in name.rsplit(".", 1)[-1].lower() for word in words):
+            return
+        ctx.report(
+            size,
+            f"`{name}` reads as one replica's batch, but {splitter} splits each batch between "
+            f"the replicas: each gets 1/{_replicas(ctx, strategy)} of it; batch with the global size "
+            f"(`{name} * {ctx.source(strategy)}.num_replicas_in_sync`) if the per-replica size was meant",
+        )
+
+    def _dataset_fn(self, ctx: RuleContext, fn) -> None:
+        """A ``dataset_fn`` whose batches (each one replica's) use the global size."""
+        params = [*fn.params.posonly_params, *fn.params.params]
+        if not params:
+            return
+        context = params[0].name.value
+        per_replica = _per_replica_names(ctx, fn, context)
+        batches = [
+            (call, _batch_size(call))
+            for call in ctx.index.calls
+            if ctx.index.is_within(call, fn) and isinstance(call.func, cst.Attribute) and call.func.attr.value in _BATCHES
+        ]
+        # A per-replica size that some batch uses is not ignored (other batches may batch batches).
+        ignored = bool(per_replica) and not any(size is not None and names_in(size) & per_replica for _, size in batches)
+        for call, size in batches:
+            if size is None or _uses_context(ctx, size, context, per_replica):
+                continue
+            shown = ctx.source(size)
+            if ignored:
+                ctx.report(
+                    size,
+                    f"this `dataset_fn` computes the per-replica batch size (`{sorted(per_replica)[0]}`) but batches "
+                    f"with `{shown}`: each `dataset_fn` batch goes whole to one replica; batch with the per-replica size",
+                )
+            elif _global_size(ctx, size, call):
+                ctx.report(
+                    size,
+                    f"`{shown}` is the global batch size, but each `dataset_fn` batch goes whole to one replica, so the "
+                    f"global batch becomes N times larger; batch with `{context}.get_per_replica_batch_size({shown})`",
+                )
+
+    def _string_worker_counts(self, ctx: RuleContext) -> None:
+        """A batch size computed from a worker count that is a string (or the length of one)."""
+        for call in ctx.index.calls:
+            if ctx.tf.names.callee(call) is not None or not isinstance(call.func, cst.Attribute) or call.func.attr.value not in _BATCHES:
+                continue
+            size = _batch_size(call)
+            if size is None:
+                continue
+            found = _string_count(ctx, size, call)
+            if found is None:
+                continue
+            name, kind = found
+            if kind == "length":
+                detail = (
+                    f"`{name}` is the length of the TF_CONFIG text (its characters), not the number of workers; count "
+                    '`len(json.loads(os.environ["TF_CONFIG"])["cluster"]["worker"])`'
+                )
+            else:
+                detail = (
+                    f"`{name}` is read from the environment as a string, so multiplying by it repeats text and "
+                    "`.batch` raises `TypeError: Cannot convert ... to EagerTensor of dtype int64`; convert it with "
+                    "`int(...)`"
+                )
+            ctx.report(size, f"the global batch size is computed from a worker count that is not a number: {detail}")
+
+
+def _dataset_fns(ctx: RuleContext, call: cst.Call) -> list:
+    """The ``dataset_fn`` a ``distribute_datasets_from_function`` call runs: of several defs of that
+    name (notebook cells that redefine it), the last one before the call."""
+    found = ctx.tf.replica.resolve_callable(call.args[0].value, call)
+    defs = [f for f in found if isinstance(f, cst.FunctionDef)]
+    if len(defs) > 1:
+        earlier = [f for f in defs if ctx.index.before(f, call)]
+        return earlier[-1:] if earlier else defs[-1:]
+    return found
+
+
+def _fit_strategy(ctx: RuleContext, model: cst.BaseExpression, call: cst.Call) -> cst.BaseExpression | None:
+    """The strategy whose scope the model of ``model.fit(...)`` was built in: the last binding of
+    the name before the call is lexically inside one `with <strategy>.scope():` block."""
+    if not isinstance(model, cst.Name):
+        return None
+    bound = binding(ctx, model.value, call)
+    if bound is None:
+        return None
+    block = ctx.tf.strategies.lexical_scope_block(bound[1])
+    if block is None:
+        return None
+    return next((strategy for with_node, strategy in ctx.tf.strategies.scope_blocks if with_node is block), None)
+
+
+def _last_batch(methods: tuple[cst.Call, ...]) -> cst.Call | None:
+    """The batching call applied last in a pipeline (methods are listed last applied first)."""
+    for method in methods:
+        if isinstance(method.func, cst.Attribute):
+            if method.func.attr.value in _BATCHES:
+                return method
+            if method.func.attr.value in ("unbatch", "rebatch"):
+                return None
+    return None
+
+
+def _batch_size(call: cst.Call) -> cst.BaseExpression | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "batch_size":
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return positional[0].value if positional else None
+
+
+def _replicas(ctx: RuleContext, strategy: cst.BaseExpression) -> str:
+    return f"`{ctx.source(strategy)}.num_replicas_in_sync`"
+
+
+def _per_replica_names(ctx: RuleContext, fn, context: str) -> set[str]:
+    """Names bound in ``fn`` to ``<context>.get_per_replica_batch_size(...)``."""
+    names = set()
+    for assign in ctx.index.in_function("assigns", fn):
+        if isinstance(assign, cst.Assign) and _asks_context(assign.value, context):
+            for target in assign.targets:
+                names |= names_in(target.target)
+    return names
+
+
+def _asks_context(expr: cst.BaseExpression, context: str) -> bool:
+    return (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value == "get_per_replica_batch_size"
+        and isinstance(expr.func.value, cst.Name)
+        and expr.func.value.value == context
+    )
+
+
+def _uses_context(ctx: RuleContext, size: cst.BaseExpression, context: str, per_replica: set[str]) -> bool:
+    """The size is derived from the input context, the per-replica size, or divided by something."""
+    mentioned = names_in(size)
+    if context in mentioned or mentioned & per_replica:
+        return True
+    return _divides(size)
+
+
+def _divides(expr: cst.BaseExpression) -> bool:
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            nonlocal found
+            found = found or isinstance(node.operator, (cst.Divide, cst.FloorDivide))
+
+    expr.visit(_Find())
+    return found
+
+
+def _global_size(ctx: RuleContext, size: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> bool:
+    """A size that says it is global: named so, or multiplied by ``num_replicas_in_sync``
+    (directly or through the names it is computed from)."""
+    name = dotted_name(size)
+    if name is not None and "global" in name.rsplit(".", 1)[-1].lower():
+        return True
+    if _multiplies_replicas(size):
+        return True
+    if isinstance(size, cst.Name) and depth < 3:
+        bound = binding(ctx, size.value, at)
+        if bound is not None and not _divides(bound[0]):
+            return _global_size(ctx, bound[0], bound[1], depth + 1)
+    return False
+
+
+def _multiplies_replicas(expr: cst.BaseExpression) -> bool:
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            nonlocal found
+            if isinstance(node.operator, cst.Multiply):
+                for side in (node.left, node.right):
+                    if isinstance(side, cst.Attribute) and side.attr.value == "num_replicas_in_sync":
+                        found = True
+
+    expr.visit(_Find())
+    return found
+
+
+def _string_count(ctx: RuleContext, size: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> tuple[str, str] | None:
+    """A name looking like a worker count in ``size`` (or in what its names are computed from)
+    that holds a string read from the environment (``"string"``) or the length of one
+    (``"length"``), with that name."""
+    if depth > 3:
+        return None
+    for name in sorted(names_in(size)):
+        use = next((n for n in ctx.index.names.get(name, []) if ctx.index.is_within(n, size)), None)
+        bound = binding(ctx, name, use if use is not None else at)
+        if bound is None:
+            continue
+        value, assign = bound
+        if any(word in name.lower() for word in _COUNT_WORDS):
+            if _environment_read(ctx, value):
+                return name, "string"
+            if (
+                isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Name)
+                and value.func.value == "len"
+                and value.args
+                and _environment_read(ctx, value.args[0].value)
+            ):
+                return name, "length"
+        if isinstance(value, cst.BinaryOperation):
+            inner = _string_count(ctx, value, assign, depth + 1)
+            if inner is not None:
+                return inner
+    return None
+
+
+def _environment_read(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
+    """``os.environ[...]``, ``os.environ.get(...)`` or ``os.getenv(...)``: a string."""
+    if isinstance(expr, cst.Subscript):
+        return ctx.tf.names.qualified(expr.value) == "os.environ"
+    if isinstance(expr, cst.Call):
+        return ctx.tf.names.callee(expr) in _ENVIRONMENT_READS
+    return False
