@@ -162,9 +162,10 @@ def source_line(tree: Path, path: str, cell: int | None, line: int) -> str:
         return ""
 
 
-def check_tree(repo: str, tree: Path) -> list[WildFinding]:
+def check_tree(repo: str, tree: Path, select: list[str] = ()) -> list[WildFinding]:
     """Every finding of ``distfix check`` on a materialised tree, paths relative to the tree."""
-    result = _distfix(["check", "--format", "json", "--exit-zero", "--no-cache", "."], tree)
+    selection = [option for code in select for option in ("--select", code)]
+    result = _distfix(["check", "--format", "json", "--exit-zero", "--no-cache", *selection, "."], tree)
     # Exit 2 means a file error (a TFD000 finding, an unreadable file); the other files are reported.
     if result.returncode not in (0, 2) or not result.stdout.strip():
         raise RuntimeError(f"distfix check failed on {repo} (exit {result.returncode}): {result.stderr.strip()}")
@@ -322,6 +323,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--work", type=Path, help="where to materialise the trees (default: a temporary folder)")
     parser.add_argument("--only", action="append", help="check only this owner/name (repeatable)")
+    parser.add_argument("--select", action="append", default=[], help="rule codes or prefixes, as for check")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a finding has no verdict")
     parser.add_argument("--emit-new", type=Path, help="append ledger stubs for findings without a verdict")
     parser.add_argument("--fix-diffs", type=Path, help="write `fix --diff --unsafe-fixes` of each tree here")
@@ -350,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
             missing = materialise(spec, git_dir, tree)
             if missing:
                 print(f"note {spec.name}: {len(missing)} file(s) absent from the mirror: {', '.join(missing[:5])}")
-            found = check_tree(spec.name, tree)
+            found = check_tree(spec.name, tree, args.select)
             print(f"{spec.name}: {len(found)} finding(s)")
             findings.extend(found)
             checked.add(spec.name)
