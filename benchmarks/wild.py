@@ -5,16 +5,18 @@ local git mirrors (``<mirrors>/<owner>+<repo>/repo``, as the ``fetch`` tool lays
 network. Each finding of ``distfix check`` is matched with a line of ``benchmarks/wild-verdicts.jsonl``:
 
     {"repo": "owner/name", "path": "a/b.py", "cell": null, "line": 12, "code": "TFD101",
-     "text": "model = build()", "verdict": "tp", "reason": "one line"}
+     "fingerprint": "3f2a9c01d4e7", "verdict": "tp", "reason": "one line"}
 
 ``verdict`` is ``tp`` (a real problem an expert would want fixed), ``fp`` (wrong), ``noise``
 (true but not worth reporting) or ``fix-wrong`` (the finding's unsafe fix rewrites the code wrongly;
 an extra line beside the finding's own verdict). ``cell`` is the 1-based notebook cell (null for a
-``.py`` file); ``text`` is the finding's source line with its whitespace collapsed.
+``.py`` file); ``fingerprint`` is a short hash of the finding's source line with its whitespace
+collapsed (a hash, so that the ledger holds no code of the public trees).
 
 Matching (so that small edits above a finding do not orphan its verdict): a finding and a verdict
-belong together when repository, path, cell, code and ``text`` are equal; several candidates pair by
-the nearest line. A verdict whose text no finding has any more falls back to the exact line.
+belong together when repository, path, cell, code and fingerprint are equal; several candidates
+pair by the nearest line. A verdict whose line text no finding has any more falls back to the exact
+line number.
 
     python benchmarks/wild.py [--mirrors DIR] [--work DIR] [--strict] [--emit-new FILE]
     python benchmarks/wild.py --fix-diffs DIR      # also write every `fix --diff --unsafe-fixes`
@@ -26,6 +28,7 @@ verdicts whose finding vanished. Exit 1 with ``--strict`` when a finding has no 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -70,7 +73,7 @@ class WildFinding:
     code: str
     text: str
     message: str = ""
-    applicability: str | None = None
+    fix: str | None = None  # the applicability of the finding's fix ("safe", "unsafe"), None without one
 
 
 @dataclass
@@ -81,6 +84,11 @@ class Comparison:
     fix_wrong: list[tuple[WildFinding, dict]] = field(default_factory=list)
     new: list[WildFinding] = field(default_factory=list)
     vanished: list[dict] = field(default_factory=list)
+
+
+def fingerprint(text: str) -> str:
+    """The ledger's key for a source line: 12 hex digits of the SHA-1 of its collapsed text."""
+    return hashlib.sha1(" ".join(text.split()).encode("utf-8")).hexdigest()[:12]
 
 
 def load_repos(path: Path) -> list[RepoSpec]:
@@ -181,7 +189,7 @@ def check_tree(repo: str, tree: Path, select: list[str] = ()) -> list[WildFindin
                 code=item["code"],
                 text=source_line(tree, path, item.get("cell"), item["line"]),
                 message=item.get("message", ""),
-                applicability=item.get("applicability"),
+                fix=(item.get("fix") or {}).get("applicability"),
             )
         )
     return findings
@@ -208,7 +216,7 @@ def _pair(findings: list[WildFinding], entries: list[dict]) -> tuple[list[tuple[
     free_findings = list(findings)
     free_entries = list(entries)
     for same in (
-        lambda f, e: e.get("text") is not None and f.text == e["text"],
+        lambda f, e: e.get("fingerprint") is not None and fingerprint(f.text) == e["fingerprint"],
         lambda f, e: f.line == e["line"],
     ):
         candidates = sorted(
@@ -279,18 +287,27 @@ def ledger_stub(finding: WildFinding) -> dict:
     """A ledger line for a finding without a verdict (verdict and reason to be filled in)."""
     return {
         "repo": finding.repo, "path": finding.path, "cell": finding.cell, "line": finding.line,
-        "code": finding.code, "text": finding.text, "verdict": "", "reason": finding.message,
+        "code": finding.code, "fingerprint": fingerprint(finding.text), "verdict": "",
+        "reason": f"{finding.message} | {finding.text}",
     }
 
 
-def format_report(comparison: Comparison, unsafe_fixes: int) -> str:
+def fix_counts(findings: list[WildFinding], comparison: Comparison) -> str:
+    """How many fixes are offered per applicability, and how many of them the ledger calls wrong."""
+    offered = Counter(f.fix for f in findings if f.fix)
+    wrong = Counter(f.fix for f, _ in comparison.fix_wrong)
+    parts = [f"{kind} {offered[kind]} (wrong: {wrong[kind]})" for kind in sorted(offered)]
+    return "fixes offered: " + (", ".join(parts) if parts else "none")
+
+
+def format_report(comparison: Comparison, fixes: str) -> str:
     """The human-readable summary printed by the script."""
     out = ["rule     tp   fp noise precision"]
     for code, counts in precision_table(comparison):
         value = precision(counts)
         shown = f"{value:9.2f}" if value is not None else "        -"
         out.append(f"{code:7} {counts['tp']:4} {counts['fp']:4} {counts['noise']:5} {shown}")
-    out.append(f"unsafe fixes offered: {unsafe_fixes}; recorded as wrong (fix-wrong): {len(comparison.fix_wrong)}")
+    out.append(fixes)
     out.append(f"findings without a verdict: {len(comparison.new)}")
     for f in comparison.new:
         where = f"{f.path}" + (f":cell {f.cell}" if f.cell is not None else "")
@@ -298,7 +315,7 @@ def format_report(comparison: Comparison, unsafe_fixes: int) -> str:
     out.append(f"verdicts whose finding vanished: {len(comparison.vanished)}")
     for e in comparison.vanished:
         where = f"{e['path']}" + (f":cell {e['cell']}" if e.get("cell") is not None else "")
-        out.append(f"  GONE {e['repo']} {where}:{e['line']} {e['code']} [{e['verdict']}] | {e.get('text', '')}")
+        out.append(f"  GONE {e['repo']} {where}:{e['line']} {e['code']} [{e['verdict']}] {e['reason']}")
     return "\n".join(out)
 
 
@@ -363,8 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     comparison = compare(findings, load_ledger(args.ledger), repos=checked)
-    unsafe = sum(1 for f in findings if f.applicability == "unsafe")
-    print(format_report(comparison, unsafe))
+    print(format_report(comparison, fix_counts(findings, comparison)))
     if args.emit_new and comparison.new:
         with args.emit_new.open("a", encoding="utf-8") as stream:
             for finding in comparison.new:

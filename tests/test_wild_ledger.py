@@ -23,7 +23,7 @@ def _finding(line: int, text: str, code: str = "TFD101", path: str = "train.py")
 def _verdict(line: int, text: str | None, verdict: str = "tp", code: str = "TFD101") -> dict:
     entry = {"repo": "o/r", "path": "train.py", "cell": None, "line": line, "code": code, "verdict": verdict, "reason": "r"}
     if text is not None:
-        entry["text"] = text
+        entry["fingerprint"] = wild.fingerprint(text)
     return entry
 
 
@@ -79,6 +79,11 @@ def test_an_unknown_verdict_is_rejected(tmp_path):
         wild.load_ledger(ledger)
 
 
+def test_the_fingerprint_ignores_whitespace_only():
+    assert wild.fingerprint("  model  =\tbuild() ") == wild.fingerprint("model = build()")
+    assert wild.fingerprint("model = build(1)") != wild.fingerprint("model = build()")
+
+
 def test_source_line_reads_notebook_cells_by_their_number(tmp_path):
     notebook = {"cells": [{"cell_type": "markdown", "source": ["# t"]},
                           {"cell_type": "code", "source": ["a = 1\n", "model  =   build()\n"]}]}
@@ -116,7 +121,7 @@ def test_end_to_end_on_a_local_mirror(tmp_path, capsys):
                      f'[[repo]]\nname = "no/clone"\ncommit = "{commit}"\nfolders = []\n')
     ledger = tmp_path / "ledger.jsonl"
     ledger.write_text(json.dumps({"repo": "o/r", "path": "keep/train.py", "cell": None, "line": 3, "code": "TFD401",
-                                  "text": "strategy.experimental_run_v2(lambda: 1)", "verdict": "tp", "reason": "r"}) + "\n")
+                                  "fingerprint": wild.fingerprint("strategy.experimental_run_v2(lambda: 1)"), "verdict": "tp", "reason": "r"}) + "\n")
     stubs = tmp_path / "stubs.jsonl"
     argv = ["--repos", str(repos), "--ledger", str(ledger), "--mirrors", str(tmp_path / "mirrors"),
             "--work", str(tmp_path / "work"), "--select", "TFD401", "--strict", "--emit-new", str(stubs)]
