@@ -35,10 +35,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import tomllib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent
