@@ -1,0 +1,133 @@
+"""The ecosystem check's bookkeeping (benchmarks/wild.py) on a tiny tree written here: no clones, no network."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+_SPEC = importlib.util.spec_from_file_location("wild", Path(__file__).resolve().parent.parent / "benchmarks" / "wild.py")
+wild = importlib.util.module_from_spec(_SPEC)
+sys.modules["wild"] = wild  # dataclasses resolve their module by name
+_SPEC.loader.exec_module(wild)
+
+
+def _finding(line: int, text: str, code: str = "TFD101", path: str = "train.py") -> object:
+    return wild.WildFinding(repo="o/r", path=path, cell=None, line=line, code=code, text=text)
+
+
+def _verdict(line: int, text: str | None, verdict: str = "tp", code: str = "TFD101") -> dict:
+    entry = {"repo": "o/r", "path": "train.py", "cell": None, "line": line, "code": code, "verdict": verdict, "reason": "r"}
+    if text is not None:
+        entry["fingerprint"] = wild.fingerprint(text)
+    return entry
+
+
+def test_a_verdict_follows_its_line_when_code_above_it_moves():
+    comparison = wild.compare([_finding(14, "model = build()")], [_verdict(12, "model = build()")])
+    assert [(f.line, e["line"]) for f, e in comparison.verdicts] == [(14, 12)]
+    assert comparison.new == [] and comparison.vanished == []
+
+
+def test_identical_lines_pair_with_the_nearest_verdict():
+    findings = [_finding(10, "opt = Adam()"), _finding(40, "opt = Adam()")]
+    ledger = [_verdict(41, "opt = Adam()", "fp"), _verdict(11, "opt = Adam()", "tp")]
+    pairs = sorted((f.line, e["verdict"]) for f, e in wild.compare(findings, ledger).verdicts)
+    assert pairs == [(10, "tp"), (40, "fp")]
+
+
+def test_changed_text_falls_back_to_the_same_line_and_otherwise_is_new_and_vanished():
+    findings = [_finding(5, "model = build(1)"), _finding(30, "other()")]
+    ledger = [_verdict(5, "model = build()"), _verdict(7, "gone()", "fp")]
+    comparison = wild.compare(findings, ledger)
+    assert [(f.line, e["line"]) for f, e in comparison.verdicts] == [(5, 5)]
+    assert [f.line for f in comparison.new] == [30]
+    assert [e["line"] for e in comparison.vanished] == [7]
+
+
+def test_codes_and_cells_never_cross():
+    notebook = wild.WildFinding(repo="o/r", path="train.py", cell=3, line=5, code="TFD101", text="x")
+    comparison = wild.compare([notebook, _finding(5, "x", code="TFD402")], [_verdict(5, "x")])
+    assert comparison.verdicts == [] and len(comparison.new) == 2 and len(comparison.vanished) == 1
+
+
+def test_fix_wrong_is_counted_beside_the_finding_verdict_not_in_precision():
+    findings = [_finding(3, "a()"), _finding(4, "b()", code="TFD402")]
+    ledger = [_verdict(3, "a()", "tp"), _verdict(3, "a()", "fix-wrong"), _verdict(4, "b()", "noise", code="TFD402")]
+    comparison = wild.compare(findings, ledger)
+    assert len(comparison.fix_wrong) == 1 and comparison.new == []
+    table = dict(wild.precision_table(comparison))
+    assert wild.precision(table["TFD101"]) == 1.0
+    assert wild.precision(table["TFD402"]) == 0.0
+    assert wild.precision(table["all"]) == 0.5
+
+
+def test_verdicts_of_repos_not_checked_do_not_vanish():
+    other = dict(_verdict(1, "x"), repo="absent/repo")
+    assert wild.compare([], [other], repos={"o/r"}).vanished == []
+    assert wild.compare([], [other]).vanished == [other]
+
+
+def test_an_unknown_verdict_is_rejected(tmp_path):
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text(json.dumps(_verdict(1, "x", "maybe")) + "\n")
+    with pytest.raises(ValueError, match="maybe"):
+        wild.load_ledger(ledger)
+
+
+def test_the_fingerprint_ignores_whitespace_only():
+    assert wild.fingerprint("  model  =\tbuild() ") == wild.fingerprint("model = build()")
+    assert wild.fingerprint("model = build(1)") != wild.fingerprint("model = build()")
+
+
+def test_source_line_reads_notebook_cells_by_their_number(tmp_path):
+    notebook = {"cells": [{"cell_type": "markdown", "source": ["# t"]},
+                          {"cell_type": "code", "source": ["a = 1\n", "model  =   build()\n"]}]}
+    (tmp_path / "n.ipynb").write_text(json.dumps(notebook))
+    assert wild.source_line(tmp_path, "n.ipynb", 2, 2) == "model = build()"
+    assert wild.source_line(tmp_path, "n.ipynb", 9, 1) == ""
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_end_to_end_on_a_local_mirror(tmp_path, capsys):
+    """A mirror made here, one finding with a verdict, one new: --strict fails and names the new one."""
+    source = tmp_path / "src"
+    (source / "keep").mkdir(parents=True)
+    (source / "keep" / "train.py").write_text(
+        "import tensorflow as tf\n"
+        "strategy = tf.distribute.MirroredStrategy()\n"
+        "strategy.experimental_run_v2(lambda: 1)\n"
+        "strategy.experimental_run_v2(lambda: 2)\n"
+    )
+    (source / "skip").mkdir()
+    (source / "skip" / "other.py").write_text("import tensorflow as tf\ntf.distribute.experimental.TPUStrategy\n")
+    _git(source, "init", "-q")
+    _git(source, "add", "-A")
+    _git(source, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    commit = _git(source, "rev-parse", "HEAD")
+    mirrors = tmp_path / "mirrors" / "o+r"
+    mirrors.mkdir(parents=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(source), str(mirrors / "repo")], check=True)
+    repos = tmp_path / "repos.toml"
+    repos.write_text(f'[[repo]]\nname = "o/r"\ncommit = "{commit}"\nfolders = ["keep"]\n'
+                     f'[[repo]]\nname = "no/clone"\ncommit = "{commit}"\nfolders = []\n')
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text(json.dumps({"repo": "o/r", "path": "keep/train.py", "cell": None, "line": 3, "code": "TFD401",
+                                  "fingerprint": wild.fingerprint("strategy.experimental_run_v2(lambda: 1)"), "verdict": "tp", "reason": "r"}) + "\n")
+    stubs = tmp_path / "stubs.jsonl"
+    argv = ["--repos", str(repos), "--ledger", str(ledger), "--mirrors", str(tmp_path / "mirrors"),
+            "--work", str(tmp_path / "work"), "--select", "TFD401", "--strict", "--emit-new", str(stubs)]
+    assert wild.main(argv) == 1
+    out = capsys.readouterr().out
+    assert "skip no/clone: no mirror" in out
+    assert "NEW o/r keep/train.py:4 TFD401 | strategy.experimental_run_v2(lambda: 2)" in out
+    assert [json.loads(line)["line"] for line in stubs.read_text().splitlines()] == [4]
+    assert not (tmp_path / "work" / "o+r" / "skip").exists()
