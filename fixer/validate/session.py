@@ -49,7 +49,12 @@ def _evaluate(script: Path, text: str, spec: RunSpec, folder: Path) -> VariantRe
     results += [checks.replicas_consistent(main), checks.workers_consistent(main), checks.inputs_distinct(main)]
     if spec.workers == 1 and spec.replicas > 1:
         with ThreadPoolExecutor(max_workers=2) as pool:
-            one, again = pool.map(lambda name: run_script(script, text, spec, folder.with_name(f"{folder.name}-1replica-{name}"), replicas=1), "ab")
+            one, again = pool.map(
+                lambda name: run_script(
+                    script, text, spec, folder.with_name(f"{folder.name}-1replica-{name}"), replicas=1, claim_replicas=spec.replicas
+                ),
+                "ab",
+            )
         results.append(checks.replica_count_invariant(main, one, again, spec.replicas))
     else:
         results.append(checks.CheckResult("replica-count-invariant", "inconclusive", "needs one worker and several replicas"))

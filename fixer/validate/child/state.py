@@ -22,6 +22,10 @@ DUMP: dict = {
     "nonfinite": None,
     "values_checked": 0,
     "addresses": {},
+    "feed": [],  # per batch drawn: [rows in the global batch, digest of its rows in any order]
+    "gradients": [],  # per optimizer update: global norm of the all-reduced gradients
+    "claimed": [],  # lines where the script read the claimed replica count (see claim.py)
+    "topology": None,  # what ran: device kind, replicas in sync, workers
 }
 
 
