@@ -63,7 +63,8 @@ class WorkerDump:
     feed: list[list] = field(default_factory=list)  # per batch drawn: [global rows, digest of the rows]
     gradients: list[float] = field(default_factory=list)  # per optimizer update: norm of the summed gradients
     claimed: list[int | None] = field(default_factory=list)  # script lines that read the claimed replica count
-    topology: dict | None = None  # what ran: {"device", "in_sync", "local"} of the first strategy
+    topology: dict | None = None  # what ran: {"in_sync", "local"} of the first strategy the script made
+    devices: str | None = None  # GPU, logical GPU, logical CPU or CPU
     output: str = ""
 
 

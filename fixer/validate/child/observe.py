@@ -203,8 +203,7 @@ def record_batch_in_graph(strategy, element) -> None:
 
 
 def record_strategy(strategy) -> None:
-    """What ran: the device kind and the replica count of the first strategy the script makes."""
+    """What ran: the replicas in sync and the local devices of the first strategy the script makes."""
     if DUMP["topology"] is None:
         devices = list(strategy.extended.worker_devices)
-        kind = "gpu" if any("GPU" in d.upper() for d in devices) else "cpu"
-        DUMP["topology"] = {"device": kind, "in_sync": int(strategy.extended._num_replicas_in_sync), "local": len(devices)}
+        DUMP["topology"] = {"in_sync": int(strategy.extended._num_replicas_in_sync), "local": len(devices)}

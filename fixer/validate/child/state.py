@@ -25,7 +25,8 @@ DUMP: dict = {
     "feed": [],  # per batch drawn: [rows in the global batch, digest of its rows in any order]
     "gradients": [],  # per optimizer update: global norm of the all-reduced gradients
     "claimed": [],  # lines where the script read the claimed replica count (see claim.py)
-    "topology": None,  # what ran: device kind, replicas in sync, workers
+    "topology": None,  # what ran: the first strategy's replicas in sync and local devices
+    "devices": None,  # the devices the replicas were given: GPU, logical GPU, logical CPU or CPU
 }
 
 
