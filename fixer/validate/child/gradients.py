@@ -11,7 +11,7 @@ Keras of TensorFlow 2.16+).
 
 from __future__ import annotations
 
-from .state import DUMP
+from .state import DUMP, compiled_with_xla
 
 MAX_UPDATES = 50
 
@@ -33,8 +33,8 @@ def install(tf) -> None:
         reduced = original(self, grads_and_vars)
         context = tf.distribute.get_replica_context()
         dense = [tf.convert_to_tensor(g) for g, _ in reduced if g is not None]
-        if context is None or not dense:
-            return reduced
+        if context is None or not dense or (tf.inside_function() and compiled_with_xla()):
+            return reduced  # nothing to measure, or an XLA step (jit_compile) that cannot call back
         norm = tf.linalg.global_norm([tf.cast(g, tf.float64) for g in dense])
         replica = tf.convert_to_tensor(context.replica_id_in_sync_group)
         if tf.inside_function():

@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from .state import DUMP, SETTINGS
+from .state import DUMP, SETTINGS, compiled_with_xla
 
 MAX_VARIABLES = 2000
 MAX_HISTORY = 50
@@ -193,6 +193,8 @@ def record_batch_in_graph(strategy, element) -> None:
     """Record a batch drawn inside a ``tf.function``, each time the function runs."""
     import tensorflow as tf
 
+    if compiled_with_xla():  # a numpy_function cannot run in an XLA cluster: the batch is not recorded
+        return
     parts = _local_parts(strategy, element)
     width = len(parts[0]) if parts else 0
 

@@ -69,3 +69,11 @@ def keras_on_stack() -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+def compiled_with_xla() -> bool:
+    """Whether the function being traced is compiled with XLA, where a ``numpy_function`` cannot run."""
+    from tensorflow.python.framework import ops
+    from tensorflow.python.ops import control_flow_util
+
+    return bool(control_flow_util.GraphOrParentsInXlaContext(ops.get_default_graph()))
