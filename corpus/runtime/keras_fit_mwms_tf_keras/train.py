@@ -8,8 +8,8 @@ import os
 
 os.environ["TF_USE_LEGACY_KERAS"] = "1"
 
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
+import numpy as np
+import tensorflow as tf
 
 strategy = tf.distribute.MultiWorkerMirroredStrategy()
 GLOBAL_BATCH_SIZE = 16 * strategy.num_replicas_in_sync

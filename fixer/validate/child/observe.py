@@ -54,8 +54,8 @@ def track_strategies() -> None:
         original(self, extended)
         try:
             record_strategy(self)
-        except Exception:  # a strategy without worker devices (e.g. the default one) tells nothing
-            pass
+        except (RuntimeError, NotImplementedError, AttributeError):  # the default strategy has no worker devices
+            return
 
     distribute_lib.StrategyBase.__init__ = init
 
