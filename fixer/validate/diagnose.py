@@ -49,6 +49,16 @@ KNOWN_ERRORS = (
         "the training step is called directly instead of through `strategy.run`",
     ),
     KnownError(
+        ("TFD105",),
+        re.compile(r"Collective ops must be configured at program startup"),
+        "MultiWorkerMirroredStrategy is created after TensorFlow ran ops",
+    ),
+    KnownError(
+        ("TFD302",),
+        re.compile(r"Method requires being in cross-replica context"),
+        "a cross-replica call (`strategy.reduce`, ...) inside a replica function",
+    ),
+    KnownError(
         ("TFD601", "TFD603"),
         re.compile(r"Could not start gRPC server"),
         "several processes claim the same task of the cluster (a hard-coded or malformed TF_CONFIG)",
