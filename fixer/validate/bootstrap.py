@@ -22,7 +22,7 @@ def _load_child_package():
 
 
 _load_child_package()
-from _distfix_child import cluster, data, devices, errors, observe, state, steps  # noqa: E402
+from _distfix_child import claim, cluster, data, devices, errors, gradients, observe, state, steps  # noqa: E402
 
 
 def _run_script(script: str) -> dict | None:
@@ -53,6 +53,9 @@ def main() -> None:
     devices.seed(tf, devices.set_up_devices(tf))
     cluster.guard_cluster_specs()
     observe.track_variables()
+    observe.track_strategies()
+    claim.install(tf)
+    gradients.install(tf)
     steps.install(tf)
     if settings.get("synthetic_data"):
         data.patch_datasets()

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from fixer.validate import checks
-from fixer.validate.runner import RunSpec
+from fixer.validate.runner import RunSpec, WorkerDump
 
 OUTPUT_LINES = 20
 # TensorFlow's C++ info and warning lines, and its complaint that there is no GPU.
@@ -33,10 +33,14 @@ class VariantReport:
     error: str | None = None
     output: list[str] = field(default_factory=list)  # the tail of each worker's output
     addresses: dict[str, str] = field(default_factory=dict)  # script address -> 127.0.0.1 port
+    ran: str | None = None  # what ran, from the strategy the script made (see topology())
+    diagnoses: list[str] = field(default_factory=list)  # the rules that explain the error (see diagnose.py)
 
     def as_dict(self) -> dict:
         return {
             "status": self.status,
+            "ran": self.ran,
+            "diagnoses": self.diagnoses,
             "checks": [{"name": c.name, "result": c.result, "detail": c.detail} for c in self.checks],
             "error": self.error,
             "output": self.output,
@@ -71,6 +75,7 @@ class ValidationReport:
             "workers": self.spec.workers,
             "device": self.spec.device,
             "max_steps": self.spec.max_steps,
+            "ran": self.header(),
             "variants": {name: v.as_dict() for name, v in self.variants.items()},
             "notes": self.notes,
             "temp": self.temp,
@@ -87,7 +92,7 @@ class ValidationReport:
             rows.append((check, *[next((c.result for c in self.variants[n].checks if c.name == check), "-") for n in names]))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = [
-            f"distfix validate {self.script}: {self.spec.replicas} replica(s) x {self.spec.workers} worker(s), device {self.spec.device}",
+            f"distfix validate {self.script}: {self.header()}",
             "",
             *("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows),
         ]
@@ -102,16 +107,34 @@ class ValidationReport:
         lines += ["", f"verdict: {self.verdict} ({self.validated_name} script)"]
         return "\n".join(lines)
 
+    def header(self) -> str:
+        """What ran (the replicas the script's strategy really had), then what was asked for."""
+        asked = f"asked --replicas {self.spec.replicas} --workers {self.spec.workers} --device {self.spec.device}"
+        ran = self.variants[self.validated_name].ran or self.variants["original"].ran
+        return f"{ran}; {asked}" if ran else f"{asked} (no distribution strategy was created)"
+
     def _distinct_variants(self) -> list[str]:
         names = list(self.variants)
         return names[:1] if len(names) == 2 and self.variants[names[0]] is self.variants[names[1]] else names
 
     def _evidence(self) -> list[str]:
         shown = [f"{name} / {c.name}: {c.detail}" for name in self._distinct_variants() for c in self.variants[name].checks if c.result == "fail"]
+        shown += [f"{name} / runs: {diagnosis}" for name in self._distinct_variants() for diagnosis in self.variants[name].diagnoses]
         if self.verdict == "inconclusive":
             validated = self.variants[self.validated_name]
             shown += [f"{self.validated_name} / {c.name}: inconclusive: {c.detail}" for c in validated.checks if c.name in checks.CONSISTENCY]
         return shown
+
+
+def topology(dumps: list[WorkerDump]) -> str | None:
+    """What ran, e.g. "2 replicas on 2 logical CPU devices, 1 worker" or "2 workers x 1 replica (CPU) = 2 replicas in sync"."""
+    known = next((d for d in dumps if d.topology), None)
+    if known is None:
+        return None
+    in_sync, local, devices = known.topology["in_sync"], known.topology["local"], known.devices or "unknown"
+    if len(dumps) == 1:
+        return f"{in_sync} replica(s) on {local} {devices} device(s), 1 worker"
+    return f"{len(dumps)} workers x {local} replica(s) ({devices}) = {in_sync} replicas in sync"
 
 
 def _section(title: str, lines: list[str]) -> list[str]:

@@ -60,6 +60,11 @@ class WorkerDump:
     nonfinite: dict | None = None
     values_checked: int = 0
     addresses: dict[str, str] = field(default_factory=dict)
+    feed: list[list] = field(default_factory=list)  # per batch drawn: [global rows, digest of the rows]
+    gradients: list[float] = field(default_factory=list)  # per optimizer update: norm of the summed gradients
+    claimed: list[int | None] = field(default_factory=list)  # script lines that read the claimed replica count
+    topology: dict | None = None  # what ran: {"in_sync", "local"} of the first strategy the script made
+    devices: str | None = None  # GPU, logical GPU, logical CPU or CPU
     output: str = ""
 
 
@@ -73,8 +78,14 @@ def _addresses(path: str, text: str) -> list[str]:
     return found
 
 
-def run_script(script: Path, text: str, spec: RunSpec, folder: Path, replicas: int | None = None) -> list[WorkerDump]:
-    """Run ``text`` as ``script`` in ``folder`` (``replicas`` overrides spec.replicas); one dump per worker."""
+def run_script(
+    script: Path, text: str, spec: RunSpec, folder: Path, replicas: int | None = None, claim_replicas: int | None = None
+) -> list[WorkerDump]:
+    """Run ``text`` as ``script`` in ``folder``; one dump per worker.
+
+    ``replicas`` overrides spec.replicas; ``claim_replicas`` is the replica count the script's
+    set-up code is told (the 1-replica reference run, see ``child/claim.py``).
+    """
     folder.mkdir(parents=True, exist_ok=True)
     source = folder / "src"
     copy_script_folder(script.parent, source, {folder, folder.parent})
@@ -94,6 +105,7 @@ def run_script(script: Path, text: str, spec: RunSpec, folder: Path, replicas: i
             "device": spec.device,
             "max_steps": spec.max_steps,
             "synthetic_data": spec.synthetic_data,
+            "claim_replicas": claim_replicas,
             "tolerance": TOLERANCE,
             "address_map": {address: f"127.0.0.1:{port}" for address, port in zip(addresses, mapped)},
             "spare_ports": ports[spec.workers + len(addresses) :],

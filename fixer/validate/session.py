@@ -9,8 +9,8 @@ from pathlib import Path
 
 from fixer.engine import check_source, fix_source
 from fixer.sources import SourceError, read_source
-from fixer.validate import checks
-from fixer.validate.report import ValidationReport, VariantReport, tail
+from fixer.validate import checks, diagnose
+from fixer.validate.report import ValidationReport, VariantReport, tail, topology
 from fixer.validate.runner import RunSpec, WorkerDump, run_script
 
 _ENDINGS = {"stopped": "(killed: another worker had failed)", "timeout": "(killed at the timeout)"}
@@ -45,11 +45,18 @@ def _evaluate(script: Path, text: str, spec: RunSpec, folder: Path) -> VariantRe
     results = [runs]
     if runs.result != "pass":
         results += [checks.CheckResult(name, "inconclusive", "the run did not finish") for name in (*checks.CONSISTENCY, "finite")]
-        return VariantReport("failed", results, runs.detail, output, addresses)
+        error = next((d.error for d in main if d.error), None)
+        diagnoses = diagnose.explain(error, check_source(str(script), text).findings) if error else []
+        return VariantReport("failed", results, runs.detail, output, addresses, topology(main), diagnoses)
     results += [checks.replicas_consistent(main), checks.workers_consistent(main), checks.inputs_distinct(main)]
     if spec.workers == 1 and spec.replicas > 1:
         with ThreadPoolExecutor(max_workers=2) as pool:
-            one, again = pool.map(lambda name: run_script(script, text, spec, folder.with_name(f"{folder.name}-1replica-{name}"), replicas=1), "ab")
+            one, again = pool.map(
+                lambda name: run_script(
+                    script, text, spec, folder.with_name(f"{folder.name}-1replica-{name}"), replicas=1, claim_replicas=spec.replicas
+                ),
+                "ab",
+            )
         results.append(checks.replica_count_invariant(main, one, again, spec.replicas))
     else:
         results.append(checks.CheckResult("replica-count-invariant", "inconclusive", "needs one worker and several replicas"))
@@ -60,7 +67,7 @@ def _evaluate(script: Path, text: str, spec: RunSpec, folder: Path) -> VariantRe
         status = "inconclusive"
     else:
         status = "passed"
-    return VariantReport(status, results, None, output, addresses)
+    return VariantReport(status, results, None, output, addresses, topology(main))
 
 
 def validate(path: Path, spec: RunSpec, compare: bool = True) -> ValidationReport:

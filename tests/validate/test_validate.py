@@ -36,6 +36,9 @@ def test_original_fails_and_fixed_passes(case: Path):
     fixed = {c.name: c for c in report.variants["fixed"].checks}
     assert original[check].result == "fail", original[check]
     assert fixed[check].result == "pass", fixed[check]
+    if check == "runs":  # the crash is one a rule explains: the report names it
+        named = [line.split(" ", 1)[0] for line in report.variants["original"].diagnoses]
+        assert set(named) & set(tomllib.loads((case / "case.toml").read_text())["codes"]), report.table()
     assert report.variants["fixed"].status == "passed", report.table()
     assert report.verdict == "pass"
 
@@ -107,14 +110,18 @@ def test_exception_line_is_reported(tmp_path: Path):
     assert runs.result == "fail" and runs.detail == "ValueError: boom in the script (line 4)"
 
 
+@pytest.mark.tensorflow
 def test_gpu_path():
     import subprocess
 
     probe = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True) if Path("/usr/bin/nvidia-smi").exists() else None
     if probe is None or probe.returncode != 0:
-        pytest.skip("no GPU on this machine: the GPU device split runs only where TensorFlow sees a GPU")
+        pytest.skip("no GPU on this machine: replicas on real GPUs (or one GPU split into logical GPUs) run only where TensorFlow sees a GPU")
+    gpus = sum(1 for line in probe.stdout.splitlines() if line.startswith("GPU "))
     report = validate(CORPUS / "reduction" / "tfd301_manual_update" / "before.py", RunSpec(replicas=2, device="gpu"))
-    assert report.verdict == "pass"
+    assert report.verdict == "pass", report.table()
+    kind = "GPU" if gpus >= 2 else "logical GPU"
+    assert report.header().startswith(f"2 replica(s) on 2 {kind} device(s), 1 worker"), report.header()
 
 
 FIT = """\

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .state import SETTINGS
+from .state import DUMP, SETTINGS
 
 SEED = 1234
 
@@ -16,12 +16,15 @@ def set_up_devices(tf) -> str:
             raise RuntimeError("--device gpu was asked for, but TensorFlow sees no GPU")
         if len(gpus) >= replicas:
             tf.config.set_visible_devices(gpus[:replicas], "GPU")
+            DUMP["devices"] = "GPU"
         else:  # split one GPU into logical GPUs
+            DUMP["devices"] = "logical GPU"
             memory = SETTINGS.get("gpu_memory_mb", 1024)
             tf.config.set_logical_device_configuration(
                 gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=memory)] * replicas
             )
         return "gpu"
+    DUMP["devices"] = "logical CPU" if SETTINGS["workers"] == 1 and replicas > 1 else "CPU"
     if SETTINGS["workers"] == 1:
         # Before any op; on CPU a multi-worker worker has one replica whatever the split.
         cpu = tf.config.list_physical_devices("CPU")[0]

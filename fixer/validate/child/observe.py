@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from .state import DUMP, SETTINGS
+from .state import DUMP, SETTINGS, compiled_with_xla
 
 MAX_VARIABLES = 2000
 MAX_HISTORY = 50
@@ -42,6 +42,22 @@ def track_variables() -> None:
         return variable
 
     mirrored_strategy.MirroredExtended._create_variable = create
+
+
+def track_strategies() -> None:
+    """Record what ran (device kind, replicas in sync) when the script creates its first strategy."""
+    from tensorflow.python.distribute import distribute_lib
+
+    original = distribute_lib.StrategyBase.__init__
+
+    def init(self, extended):
+        original(self, extended)
+        try:
+            record_strategy(self)
+        except (RuntimeError, NotImplementedError, AttributeError):  # the default strategy has no worker devices
+            return
+
+    distribute_lib.StrategyBase.__init__ = init
 
 
 def _assigned_name() -> str | None:
@@ -141,23 +157,55 @@ def _digest(arrays) -> str:
     return hashlib.sha1(b"|".join(parts)).hexdigest()
 
 
-def _flat_batch(strategy, element) -> list:
+def _global_rows(locals_: list[list[np.ndarray]]) -> tuple[int, str]:
+    """The global batch (every replica's part) as [rows, digest of its rows in any order].
+
+    The N-replica run sees a global batch as N parts, the 1-replica reference as one; the
+    digest of the sorted row digests is the same for both when they hold the same examples.
+    """
+    leaves = [np.concatenate([np.asarray(part[i]) for part in locals_]) if np.ndim(locals_[0][i]) else None for i in range(len(locals_[0]))]
+    sizes = {len(leaf) for leaf in leaves if leaf is not None}
+    if len(sizes) != 1:  # no common batch dimension: the whole structure, in order
+        return 0, _digest([a for part in locals_ for a in part])
+    rows = sizes.pop()
+    row_digests = sorted(_digest([leaf[r] for leaf in leaves if leaf is not None]) for r in range(rows))
+    return rows, hashlib.sha1("".join(row_digests).encode()).hexdigest()
+
+
+def _record(locals_: list[list[np.ndarray]]) -> None:
+    DUMP["inputs"].append(_digest([a for part in locals_ for a in part]))
+    if len(DUMP["feed"]) < MAX_HISTORY and locals_ and locals_[0]:
+        DUMP["feed"].append(list(_global_rows(locals_)))
+
+
+def _local_parts(strategy, element) -> list[list]:
     import tensorflow as tf
 
-    return [t for local in strategy.experimental_local_results(element) for t in tf.nest.flatten(local, expand_composites=True)]
+    return [tf.nest.flatten(local, expand_composites=True) for local in strategy.experimental_local_results(element)]
 
 
 def record_batch(strategy, element) -> None:
-    """Record the digest of a batch drawn eagerly."""
-    DUMP["inputs"].append(_digest(_flat_batch(strategy, element)))
-
-
-def _record_arrays(*arrays) -> None:
-    DUMP["inputs"].append(_digest(arrays))
+    """Record a batch drawn eagerly: its digest (inputs-distinct) and its global rows (the feed)."""
+    _record([[np.asarray(t) for t in part] for part in _local_parts(strategy, element)])
 
 
 def record_batch_in_graph(strategy, element) -> None:
-    """Record the digest of a batch drawn inside a ``tf.function``, each time the function runs."""
+    """Record a batch drawn inside a ``tf.function``, each time the function runs."""
     import tensorflow as tf
 
-    tf.numpy_function(_record_arrays, _flat_batch(strategy, element), Tout=[], stateful=True)
+    if compiled_with_xla():  # a numpy_function cannot run in an XLA cluster: the batch is not recorded
+        return
+    parts = _local_parts(strategy, element)
+    width = len(parts[0]) if parts else 0
+
+    def record(*arrays):
+        _record([list(arrays[i : i + width]) for i in range(0, len(arrays), width)] if width else [])
+
+    tf.numpy_function(record, [t for part in parts for t in part], Tout=[], stateful=True)
+
+
+def record_strategy(strategy) -> None:
+    """What ran: the replicas in sync and the local devices of the first strategy the script makes."""
+    if DUMP["topology"] is None:
+        devices = list(strategy.extended.worker_devices)
+        DUMP["topology"] = {"in_sync": int(strategy.extended._num_replicas_in_sync), "local": len(devices)}

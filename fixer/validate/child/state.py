@@ -22,6 +22,11 @@ DUMP: dict = {
     "nonfinite": None,
     "values_checked": 0,
     "addresses": {},
+    "feed": [],  # per batch drawn: [rows in the global batch, digest of its rows in any order]
+    "gradients": [],  # per optimizer update: global norm of the all-reduced gradients
+    "claimed": [],  # lines where the script read the claimed replica count (see claim.py)
+    "topology": None,  # what ran: the first strategy's replicas in sync and local devices
+    "devices": None,  # the devices the replicas were given: GPU, logical GPU, logical CPU or CPU
 }
 
 
@@ -64,3 +69,11 @@ def keras_on_stack() -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+def compiled_with_xla() -> bool:
+    """Whether the function being traced is compiled with XLA, where a ``numpy_function`` cannot run."""
+    from tensorflow.python.framework import ops
+    from tensorflow.python.ops import control_flow_util
+
+    return bool(control_flow_util.GraphOrParentsInXlaContext(ops.get_default_graph()))

@@ -90,9 +90,9 @@ def _limit_iterators(tf) -> None:
     get_next, get_next_as_optional = iterator_class.get_next, iterator_class.get_next_as_optional
 
     def patched_get_next(self, name=None):
-        if keras_on_stack():
+        if keras_on_stack() and not tf.inside_function():
             return get_next(self, name)
-        if tf.inside_function():
+        if tf.inside_function():  # the script's compiled step, or Keras' train function
             element = get_next(self, name)
             observe.record_batch_in_graph(self._strategy, element)
             return element

@@ -1,0 +1,117 @@
+"""Name the rule that explains a run's error: the crashes distfix knows by their message.
+
+One table maps what TensorFlow or Keras says to the rule (or rules) whose mistake produces it.
+The report then names the rule, the script's line, and whether ``distfix fix`` has a fix: from
+the static check of the same script when it finds that rule there, else from the rule itself.
+A code the rule registry does not know (a rule added later, or not installed) is still named,
+with the table's own description.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from fixer.registry import default_registry
+from fixer.types import Applicability, Finding
+
+
+@dataclass(frozen=True)
+class KnownError:
+    """An error message that one of the rules explains."""
+
+    codes: tuple[str, ...]
+    pattern: re.Pattern[str]
+    what: str  # the mistake, for codes the registry does not know
+    error_type: str | None = None  # the exception type, when the message alone is not enough
+
+
+KNOWN_ERRORS = (
+    KnownError(
+        ("TFD109",),
+        re.compile(r"You must feed a value for placeholder tensor '[^']*cond/Placeholder"),
+        "a Keras 3 optimizer with state is not built before the first compiled step with several replicas",
+    ),
+    KnownError(
+        ("TFD104",),
+        re.compile(r"Mixing different tf\.distribute\.Strategy objects"),
+        "objects made under one strategy are used under another (several strategies, or one made outside the scope)",
+    ),
+    KnownError(
+        ("TFD101",),
+        re.compile(r"^\(no message\) raised at (optimizer|mirrored_strategy|mirrored_run|values|distribute_lib|distribute_utils|cross_device_ops)\.py:"),
+        "a variable created outside `strategy.scope()` is used by distributed code",
+        error_type="AssertionError",
+    ),
+    KnownError(
+        ("TFD103",),
+        re.compile(r"DistributedVariable\.handle is not available outside the replica context"),
+        "the training step is called directly instead of through `strategy.run`",
+    ),
+    KnownError(
+        ("TFD105",),
+        re.compile(r"Collective ops must be configured at program startup"),
+        "MultiWorkerMirroredStrategy is created after TensorFlow ran ops",
+    ),
+    KnownError(
+        ("TFD302",),
+        re.compile(r"Method requires being in cross-replica context"),
+        "a cross-replica call (`strategy.reduce`, ...) inside a replica function",
+    ),
+    KnownError(
+        ("TFD601", "TFD603"),
+        re.compile(r"Could not start gRPC server"),
+        "several processes claim the same task of the cluster (a hard-coded or malformed TF_CONFIG)",
+    ),
+    KnownError(
+        ("TFD504",),
+        re.compile(r"Attempt to convert a value \(PerReplica:|PerReplica.*unsupported type"),
+        "Keras 3 `fit` under MultiWorkerMirroredStrategy",
+    ),
+)
+
+
+def known_error(error: dict, table: tuple[KnownError, ...] = KNOWN_ERRORS) -> KnownError | None:
+    """The table's entry for a run's error record (``child/errors.py``), if any."""
+    message = error.get("message") or ""
+    for entry in table:
+        if entry.error_type not in (None, error.get("type")):
+            continue
+        if entry.pattern.search(message):
+            return entry
+    return None
+
+
+def _fix_text(finding: Finding) -> str:
+    applicability = finding.fix.applicability if finding.fix is not None else None
+    if applicability in (None, Applicability.DISPLAY_ONLY):
+        return "distfix has no automatic fix for it (advice)"
+    if applicability is Applicability.SAFE:
+        return "`distfix fix` fixes it"
+    return "`distfix fix --unsafe-fixes` fixes it"
+
+
+def _rule_text(code: str, entry: KnownError) -> str:
+    rule = default_registry().get(code)
+    if rule is None:
+        return f"{code} ({entry.what}; this distfix does not have that rule yet)"
+    return f"{code} {rule.name}"
+
+
+def explain(error: dict, findings: list[Finding], table: tuple[KnownError, ...] = KNOWN_ERRORS) -> list[str]:
+    """One line per rule that explains ``error``: the rule, the lines, and what ``distfix fix`` can do."""
+    entry = known_error(error, table)
+    if entry is None:
+        return []
+    where = f" (error at line {error['line']})" if error.get("line") else ""
+    lines = []
+    for code in entry.codes:
+        found = [f for f in findings if f.code == code]
+        if found:
+            at = ", ".join(str(f.start.line) for f in found)
+            lines.append(f"{_rule_text(code, entry)} explains this error{where}: distfix check finds it at line {at}; {_fix_text(found[0])}")
+            continue
+        rule = default_registry().get(code)
+        fix = "" if rule is None else f"; the rule's fix is {rule.applicability.label}" if rule.has_fix() else "; the rule has no automatic fix"
+        lines.append(f"{_rule_text(code, entry)} explains this error{where}, but distfix check does not find it in this script{fix}")
+    return lines

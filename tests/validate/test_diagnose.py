@@ -1,0 +1,68 @@
+"""``validate`` names the rule that explains a run's error (no TensorFlow: error records as the child writes them)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fixer.engine import check_source
+from fixer.validate.diagnose import KNOWN_ERRORS, KnownError, explain, known_error
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+
+# Messages as `distfix validate` reported them on TensorFlow 2.21 (first informative line).
+MESSAGES = [
+    ("InvalidArgumentError", "You must feed a value for placeholder tensor 'cond/else/_1/cond/Placeholder_1' with dtype int32", ("TFD109",)),
+    ("RuntimeError", "Mixing different tf.distribute.Strategy objects: <MirroredStrategy object at 0x7f> is not <MirroredStrategy object at 0x7e>", ("TFD104",)),
+    ("AssertionError", "(no message) raised at optimizer.py:134 `distribution.extended.update(`", ("TFD101",)),
+    ("ValueError", "DistributedVariable.handle is not available outside the replica context or a `tf.distribute.Strategy.update()` call.", ("TFD103",)),
+    ("UnknownError", "Could not start gRPC server", ("TFD601", "TFD603")),
+    ("ValueError", "Attempt to convert a value (PerReplica:{", ("TFD504",)),
+    ("RuntimeError", "Collective ops must be configured at program startup", ("TFD105",)),
+    ("RuntimeError", "Method requires being in cross-replica context, use get_replica_context().merge_call()", ("TFD302",)),
+]
+
+
+@pytest.mark.parametrize(("kind", "message", "codes"), MESSAGES, ids=[m[2][0] for m in MESSAGES])
+def test_each_known_error_names_its_rules(kind: str, message: str, codes: tuple[str, ...]):
+    lines = explain({"type": kind, "message": message, "line": 12}, [])
+    assert [line.split(" ", 1)[0] for line in lines] == list(codes)
+    assert all("(error at line 12)" in line for line in lines)
+
+
+def test_an_unrelated_error_names_no_rule():
+    assert explain({"type": "ValueError", "message": "boom in the script", "line": 4}, []) == []
+    # A bare AssertionError raised by the script itself is not the TFD101 one.
+    assert known_error({"type": "AssertionError", "message": "(no message) raised at train.py:3 `assert x`"}) is None
+
+
+def test_a_finding_in_the_script_gives_its_line_and_fix():
+    path = CORPUS / "placement" / "tfd103_step_called_directly" / "before.py"
+    findings = check_source(str(path), path.read_text()).findings
+    error = {"type": "ValueError", "message": "DistributedVariable.handle is not available outside the replica context", "line": 17}
+    [line] = explain(error, findings)
+    at = [f.start.line for f in findings if f.code == "TFD103"]
+    assert line == (
+        f"TFD103 train-step-outside-strategy-run explains this error (error at line 17): "
+        f"distfix check finds it at line {', '.join(map(str, at))}; `distfix fix --unsafe-fixes` fixes it"
+    )
+
+
+def test_a_rule_not_found_in_the_script_says_what_its_fix_is():
+    [line] = explain({"type": "ValueError", "message": "Attempt to convert a value (PerReplica:{", "line": None}, [])
+    assert line == "TFD504 keras3-fit-under-multiworker explains this error, but distfix check does not find it in this script; the rule's fix is unsafe"
+
+
+def test_a_code_the_registry_does_not_know_is_still_named():
+    table = (KnownError(("TFD999",), re.compile("future error"), "a mistake a later rule will know"),)
+    [line] = explain({"type": "RuntimeError", "message": "a future error", "line": 3}, [], table)
+    assert line == (
+        "TFD999 (a mistake a later rule will know; this distfix does not have that rule yet) explains this error "
+        "(error at line 3), but distfix check does not find it in this script"
+    )
+
+
+def test_the_table_has_one_entry_per_pattern():
+    assert len({e.pattern.pattern for e in KNOWN_ERRORS}) == len(KNOWN_ERRORS)
