@@ -342,6 +342,8 @@ def test_a_scope_entered_through_a_variable_is_a_scope_block():
             def build(self):
                 with self.scope:
                     return tf.Variable(5.0)
+
+        T(mirrored)
         """
     )
     strategies = model.strategies

@@ -9,6 +9,7 @@ import libcst as cst
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import independent
+from fixer.tf.paths import exclusive
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
@@ -723,6 +724,8 @@ class CreatedOutsideStrategyScope(Rule):
         finder = _Finder(ctx)
         groups: dict[int, list[Creation]] = {}
         for creation in finder.creations():
+            if finder.on_a_path_without_strategy(creation):
+                continue
             if finder.used_by_distributed_code(creation):
                 groups.setdefault(id(ctx.index.parent.get(creation.statement)), []).append(creation)
         for group in groups.values():
@@ -869,7 +872,7 @@ class _Finder:
 
     def used_by_distributed_code(self, creation: Creation) -> bool:
         if creation.kind == "compile":
-            return True
+            return self._compiles_a_distributed_model(creation)
         # A local name is only used inside its own function: a single-device baseline that builds
         # `model` in one function is not the distributed `model` of another.
         scope = self.index.enclosing_function(creation.statement)
@@ -891,11 +894,46 @@ class _Finder:
                 and isinstance(parent, cst.Attribute)
                 and parent.attr.value in ("fit", "compile")
                 and self.strategies.constructions
+                and not self.strategies.scope_blocks
             ):
+                # A strategy built and never entered: the scope was forgotten. When the program
+                # does enter one, a model trained wholly outside it is a single-device model.
                 return True
         # Seed 000: a variable made before the strategy, never used, in a program training under
         # the scope — the article's "it will be used in training" case.
         return not uses and creation.kind == "variable" and bool(self.strategies.scope_blocks)
+
+    def on_a_path_without_strategy(self, creation: Creation) -> bool:
+        """The creation runs in an if/else arm other than every one that builds or enters a strategy.
+
+        `if use_multi_gpu: strategy = ...; with strategy.scope(): ... else: model = build()`:
+        the `else` arm is the deliberate single-device path.
+        """
+        places = [w for w, _ in self.strategies.scope_blocks] + [call for call, _ in self.strategies.constructions]
+        return bool(places) and all(exclusive(self.index, creation.statement, place) for place in places)
+
+    def _compiles_a_distributed_model(self, creation: Creation) -> bool:
+        """The compiled model is one this program distributes: built in a strategy scope.
+
+        A program that builds a strategy and never enters its scope forgot it; otherwise a
+        model built outside every scope (a baseline, or one under another object's
+        ``scope()``) is deliberately single-device and compiling it outside is right.
+        """
+        if not self.strategies.scope_blocks:
+            return True
+        model = creation.call.func.value  # type: ignore[attr-defined]
+        func = self.index.enclosing_function(creation.statement)
+        for assign in self.index.assigns:
+            if not isinstance(assign, cst.Assign) or not any(
+                isinstance(t.target, cst.Name) and t.target.value == model.value for t in assign.targets
+            ):
+                continue
+            owner = self.index.enclosing_function(assign)
+            if owner is not func and owner is not None:
+                continue
+            if self.strategies.membership(assign) is Membership.INSIDE:
+                return True
+        return False
 
     def _uses(self, name: str) -> list[cst.CSTNode]:
         if "." in name:

@@ -1,0 +1,148 @@
+"""Regression tests for the wrong findings and rewrites seen on public TensorFlow code (issue 14).
+
+Each test is a minimal program in the shape real code has, written for this suite, and says
+what TensorFlow does with it.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from fixer.engine import check_source, fix_source
+
+
+def _findings(source: str, path: str = "train.py"):
+    return check_source(path, textwrap.dedent(source)).findings
+
+
+def _codes(source: str, path: str = "train.py") -> list[str]:
+    return [f.code for f in _findings(source, path)]
+
+
+def _fixed(source: str, path: str = "train.py") -> str:
+    result = fix_source(path, textwrap.dedent(source), unsafe=True)
+    return result.fixed_text or textwrap.dedent(source)
+
+
+# 1. Only a strategy's scope() is a strategy scope ------------------------------------------
+
+def test_a_test_tool_scope_is_not_a_strategy_scope():
+    # DeterministicRandomTestTool.scope() seeds random ops; nothing is distributed in it, so
+    # the model trained in it is a single-device model and there is no strategy to enter.
+    source = """
+        import tensorflow as tf
+
+        def run(tool, features, labels):
+            with tool.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile(optimizer="adam", loss="mse")
+            model.fit(features, labels)
+
+        run(tf.compat.v1.keras.utils.DeterministicRandomTestTool(), x, y)
+        """
+    assert _codes(source) == []
+
+
+def test_a_user_object_with_a_scope_method_is_not_a_strategy():
+    source = """
+        import tensorflow as tf
+
+        class Recorder:
+            def scope(self):
+                return open("log.txt", "w")
+
+        recorder = Recorder()
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile(optimizer="adam", loss="mse")
+        with recorder.scope():
+            baseline = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            baseline.compile(optimizer="adam", loss="mse")
+            baseline.fit(x, y)
+        model.fit(x, y)
+        """
+    assert _codes(source) == []
+    assert "recorder.scope" not in _fixed(source).replace("with recorder.scope():", "")
+
+
+# 2. Strategy use is per object ---------------------------------------------------------------
+
+def test_a_single_device_baseline_next_to_a_distributed_model_is_not_tfd101():
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile(optimizer="adam", loss="mse")
+        model.fit(x, y)
+
+        # The same network on one device, to compare step times.
+        baseline = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        baseline.compile(optimizer="adam", loss="mse")
+        baseline.fit(x, y)
+        """
+    assert _codes(source) == []
+
+
+def test_a_strategy_built_and_never_entered_still_reports_the_model():
+    # The other side of the previous test: the scope was forgotten altogether.
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(x, y)
+        """
+    assert "TFD101" in _codes(source)
+
+
+# 3. Branches ---------------------------------------------------------------------------------
+
+BRANCHES = """
+    import tensorflow as tf
+
+    def build():
+        return tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+    if use_multi_gpu:
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = build()
+            optimizer = tf.keras.optimizers.Adam()
+    else:
+        model = build()
+        optimizer = tf.keras.optimizers.Adam()
+    model.compile(optimizer=optimizer, loss="mse")
+    model.fit(x, y)
+    """
+
+
+def test_the_single_device_arm_of_an_if_is_not_flagged():
+    lines = [f.start.line for f in _findings(BRANCHES)]
+    assert 13 not in lines and 14 not in lines  # the else arm
+
+
+def test_no_fix_writes_a_strategy_unbound_on_the_single_device_path():
+    assert "with strategy.scope()" not in _fixed(BRANCHES).split("else:")[1]
+    for finding in _findings(BRANCHES):
+        assert finding.fix is None
+
+
+def test_a_none_guarded_strategy_is_not_written_by_a_fix():
+    source = """
+        import tensorflow as tf
+
+        strategy = None
+        if multi:
+            strategy = tf.distribute.MirroredStrategy()
+        if strategy:
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.optimizers.Adam()
+        model.compile(optimizer=optimizer, loss="mse")
+        """
+    for finding in _findings(source):
+        assert finding.fix is None or "strategy.scope()" not in "".join(e.content for e in finding.fix.edits)

@@ -1,0 +1,119 @@
+"""Unit tests of the semantic layer's answers: which objects are strategies, which paths bind a name."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from fixer.tf.index import ModuleIndex
+from fixer.tf.model import TFModel
+from fixer.tf.paths import bound_on_every_path, exclusive
+
+
+def _model(source: str) -> TFModel:
+    module = cst.parse_module(textwrap.dedent(source))
+    return TFModel(module, ModuleIndex.build(module))
+
+
+def _expr(text: str) -> cst.BaseExpression:
+    return cst.parse_expression(text)
+
+
+def _call_named(model: TFModel, name: str) -> cst.Call:
+    return next(c for c in model.index.calls if isinstance(c.func, cst.Name) and c.func.value == name)
+
+
+# Strategy identity -------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("source", "name", "expected"),
+    [
+        # Objects of known other classes, entered as `with x.scope():`.
+        ("tool = tf.compat.v1.keras.utils.DeterministicRandomTestTool()\nwith tool.scope():\n    pass", "tool", False),
+        ("layout_map = tf.keras.dtensor.experimental.LayoutMap(mesh)\nwith layout_map.scope():\n    pass", "layout_map", False),
+        ("class R:\n    def scope(self): ...\nr = R()\nwith r.scope():\n    pass", "r", False),
+        # An unknown parameter entered as a scope: only a strategy-like name says what it is...
+        ("def f(tool):\n    with tool.scope():\n        pass", "tool", False),
+        ("def f(strategy):\n    with strategy.scope():\n        pass", "strategy", True),
+        ("def f(self):\n    with self._dist_strat.scope():\n        pass", "self._dist_strat", True),
+        # ...or a call site that passes a strategy to it.
+        ("def f(s):\n    with s.scope():\n        pass\nf(tf.distribute.MirroredStrategy())", "s", True),
+        # Strategy-only attributes are evidence on their own.
+        ("def f(s):\n    n = s.num_replicas_in_sync", "s", True),
+        # `.run(fn, args=)` and `.scope()` together.
+        ("def f(s, g):\n    with s.scope():\n        pass\n    s.run(g, args=(1,))", "s", True),
+    ],
+)
+def test_what_is_a_strategy(source, name, expected):
+    model = _model("import tensorflow as tf\n" + source)
+    assert model.strategies.is_strategy(_expr(name)) is expected
+
+
+def test_run_with_args_in_a_file_without_tensorflow_is_not_a_strategy():
+    # Ray, Spark and Horovod executors have the same `run(fn, args=...)` signature.
+    model = _model("import ray\nexecutor = make()\nexecutor.run(train_fn, args=[1])\n")
+    assert not model.strategies.is_strategy(_expr("executor"))
+    assert model.replica.run_calls == []
+
+
+def test_a_non_strategy_scope_is_not_a_scope_block():
+    model = _model(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        tool = tf.compat.v1.keras.utils.DeterministicRandomTestTool()
+        with tool.scope():
+            v = tf.Variable(1.0)
+        with strategy.scope():
+            w = tf.Variable(1.0)
+        """
+    )
+    assert [cst.Module([]).code_for_node(s) for _, s in model.strategies.scope_blocks] == ["strategy"]
+
+
+# Paths -------------------------------------------------------------------------------------
+
+def test_exclusive_arms_of_if_elif_else():
+    model = _model(
+        """
+        if a:
+            first()
+        elif b:
+            second()
+        else:
+            third()
+        after()
+        """
+    )
+    first, second, third, after = (_call_named(model, n) for n in ("first", "second", "third", "after"))
+    assert exclusive(model.index, first, second)
+    assert exclusive(model.index, second, third)
+    assert exclusive(model.index, third, first)
+    assert not exclusive(model.index, first, after)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("strategy = make()\nuse()", True),
+        ("use()\nstrategy = make()", False),  # bound later: NameError here
+        ("if a:\n    strategy = make()\nuse()", False),
+        ("if a:\n    strategy = make()\nelse:\n    strategy = other()\nuse()", True),
+        ("if a:\n    strategy = make()\nelse:\n    raise SystemExit\nuse()", True),  # the else arm never reaches use
+        ("try:\n    strategy = make()\nexcept ValueError:\n    pass\nuse()", False),
+        ("try:\n    strategy = make()\nexcept ValueError:\n    strategy = other()\nuse()", True),
+        ("for i in x:\n    strategy = make()\nuse()", False),  # zero iterations
+        ("with a:\n    strategy = make()\nuse()", True),
+        ("strategy = None\nif a:\n    strategy = make()\nuse()", False),  # None-guarded
+        ("def f(strategy):\n    use()", True),
+        ("def f():\n    use()\nstrategy = make()", True),  # a function runs after the module bound it
+        ("def f():\n    use()\n    strategy = 1\nstrategy = make()", False),  # a local, read too early
+        ("if a:\n    strategy = make()\n    use()", True),
+    ],
+)
+def test_bound_on_every_path(source, expected):
+    model = _model(source)
+    assert bound_on_every_path(model.index, "strategy", _call_named(model, "use")) is expected
