@@ -21,6 +21,7 @@ from fixer.suppress import Suppressions
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.index import ModuleIndex
 from fixer.tf.model import TFModel
+from fixer.tf.validity import fix_failure
 from fixer.types import Applicability, Edit, FileResult, Finding, Fix, Position
 
 PARSE_ERROR_CODE = "TFD000"
@@ -160,6 +161,12 @@ class RuleContext:
         code_range = self.range(node)
         level = applicability or rule.applicability
         fix: Fix | None = None
+        if edits:
+            reason = fix_failure(self.text, self.tf.names, edits)
+            if reason is not None:
+                # A fix that would break this program is not offered: the finding stays, as advice.
+                edits = None
+                message = f"{message or rule.message} (no automatic fix: {reason})"
         if edits:
             fix = make_fix(fix_title or rule.fix_title or rule.message, edits, level)
         else:

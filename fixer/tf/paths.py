@@ -82,7 +82,7 @@ def binds_on_every_path(statement: cst.CSTNode, name: str) -> bool:
     if isinstance(statement, cst.FunctionDef | cst.ClassDef):
         return statement.name.value == name
     if isinstance(statement, cst.With):
-        return block_binds(statement.body, name)
+        return name in _compound_binds(statement, statement.body) or block_binds(statement.body, name)
     if isinstance(statement, cst.If):
         if statement.orelse is None:
             return False
@@ -139,10 +139,14 @@ def bound_on_every_path(index: ModuleIndex, name: str, at: cst.CSTNode) -> bool:
     if _assigned_none(index, name, index.enclosing_function(at)):
         return False
     current: cst.CSTNode = index.statement_of(at) if not isinstance(at, cst.BaseStatement) else at
+    if any(name in _expression_binds(a) for a in _ancestors_until(index, at, current)):
+        return True  # a lambda parameter or a comprehension target
     while True:
         parent = index.parent.get(current)
         if parent is None:
             return False
+        if name in _compound_binds(parent, current):
+            return True
         if isinstance(parent, cst.IndentedBlock | cst.Module):
             for sibling in parent.body:
                 if sibling is current:
@@ -165,6 +169,43 @@ def bound_on_every_path(index: ModuleIndex, name: str, at: cst.CSTNode) -> bool:
         current = parent
 
 
+def _ancestors_until(index: ModuleIndex, node: cst.CSTNode, stop: cst.CSTNode) -> list[cst.CSTNode]:
+    found = []
+    for ancestor in index.ancestors(node):
+        if ancestor is stop:
+            break
+        found.append(ancestor)
+    return found
+
+
+def _expression_binds(node: cst.CSTNode) -> set[str]:
+    """Names an expression binds for its inner parts: lambda parameters, comprehension targets."""
+    if isinstance(node, cst.Lambda):
+        params = node.params
+        return {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    if isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
+        names: set[str] = set()
+        comp: cst.CompFor | None = node.for_in
+        while comp is not None:
+            names |= _target_names(comp.target)
+            comp = comp.inner_for_in
+        return names
+    return set()
+
+
+def _compound_binds(parent: cst.CSTNode, child: cst.CSTNode) -> set[str]:
+    """Names a compound statement binds for the body ``child`` (loop target, `as` names)."""
+    if isinstance(parent, cst.For) and child is parent.body:
+        return _target_names(parent.target)
+    if isinstance(parent, cst.With) and child is parent.body:
+        return set().union(
+            set(), *(_target_names(i.asname.name) for i in parent.items if i.asname is not None)
+        )
+    if isinstance(parent, cst.ExceptHandler) and child is parent.body and parent.name is not None:
+        return _target_names(parent.name.name)
+    return set()
+
+
 def _module_binds(index: ModuleIndex, name: str) -> bool:
     module_assigns = index.in_function("assigns", None)
     if any(_small_binds(a, name) for a in module_assigns if isinstance(a, cst.Assign | cst.AnnAssign)):
@@ -173,8 +214,11 @@ def _module_binds(index: ModuleIndex, name: str) -> bool:
 
 
 def _assigned_none(index: ModuleIndex, name: str, func: cst.CSTNode | None) -> bool:
-    for assign in index.in_function("assigns", func):
-        if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Name) and assign.value.value == "None":
-            if any(name in _target_names(t.target) for t in assign.targets):
-                return True
-    return False
+    """True when ``func`` (None: module level) assigns ``None`` to ``name`` somewhere."""
+    return any(
+        isinstance(assign, cst.Assign)
+        and isinstance(assign.value, cst.Name)
+        and assign.value.value == "None"
+        and any(name in _target_names(t.target) for t in assign.targets)
+        for assign in index.in_function("assigns", func)
+    )

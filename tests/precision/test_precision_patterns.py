@@ -146,3 +146,62 @@ def test_a_none_guarded_strategy_is_not_written_by_a_fix():
         """
     for finding in _findings(source):
         assert finding.fix is None or "strategy.scope()" not in "".join(e.content for e in finding.fix.edits)
+
+
+# 4. A reused name is not one object; a fix never uses a name bound later ---------------------
+
+def test_a_fix_never_writes_a_strategy_first_bound_in_a_later_cell():
+    # Notebook order: the cell that builds the strategy comes after the loop. Writing
+    # `strategy.experimental_distribute_dataset(ds)` into the loop raises NameError there.
+    source = """
+        import tensorflow as tf
+
+        def step(x):
+            return x * 2
+
+        ds = tf.data.Dataset.range(8).batch(4)
+        for x in ds:
+            strategy.run(step, args=(x,))
+
+        strategy = tf.distribute.MirroredStrategy()
+        """
+    tfd201 = [f for f in _findings(source) if f.code == "TFD201"]
+    assert len(tfd201) == 1 and tfd201[0].fix is None
+    assert "`strategy` is not bound on every path" in tfd201[0].message
+    assert _fixed(source) == textwrap.dedent(source)
+
+
+# 6. obj.run(f, args=...) is strategy.run only on a strategy ----------------------------------
+
+def test_an_executor_run_in_a_file_without_tensorflow_is_not_strategy_run():
+    source = """
+        import ray
+
+        def train_fn(config):
+            return config
+
+        executor = ray.train.Executor()
+        for epoch in range(10):
+            executor.run(train_fn, args=[epoch])
+        """
+    assert _codes(source) == []
+    assert "tensorflow" not in _fixed(source)
+
+
+def test_a_horovod_style_runner_next_to_tensorflow_is_not_strategy_run():
+    source = """
+        import tensorflow as tf
+        from horovod.runner import run
+
+        class Runner:
+            def run(self, fn, args=()):
+                return fn(*args)
+
+        def train(lr):
+            return tf.constant(lr)
+
+        runner = Runner()
+        for lr in (0.1, 0.01):
+            runner.run(train, args=(lr,))
+        """
+    assert _codes(source) == []
