@@ -242,6 +242,36 @@ class StrategyModel:
         key = expression_key(node)
         return frozenset(self._kinds.get(key, ())) if key else frozenset()
 
+    def kinds_at(self, node: cst.BaseExpression, where: cst.CSTNode) -> frozenset[str]:
+        """The strategy classes ``node`` holds at ``where``: its reaching binding's, when one is known.
+
+        A name reused for two strategies (`strategy = MirroredStrategy()` in one function,
+        `strategy = MultiWorkerMirroredStrategy()` in another) is two objects: the binding in
+        the function of ``where`` (the last one before it), else the module's, decides.
+        """
+        if isinstance(node, cst.Name):
+            func = self.index.enclosing_function(where)
+            for scope in (func, None) if func is not None else (None,):
+                bindings = [
+                    a
+                    for a in self.index.in_function("assigns", scope)
+                    if a.value is not None
+                    and any(expression_key(t) == node.value for t in _assign_targets(a))
+                    and (scope is None or self.index.before(a, where))
+                ]
+                if bindings:
+                    kind = self.constructor_kind(bindings[-1].value)  # type: ignore[arg-type]
+                    return frozenset({kind}) if kind is not None else self.kinds(node)
+        return self.kinds(node)
+
+    def scope_kinds(self, node: cst.CSTNode) -> frozenset[str] | None:
+        """The strategy classes of the scope block lexically around ``node``; None outside any."""
+        block = self.lexical_scope_block(node)
+        if block is None:
+            return None
+        strategy = next(s for w, s in self.scope_blocks if w is block)
+        return self.kinds_at(strategy, block)
+
     @property
     def strategy_keys(self) -> dict[str, frozenset[str]]:
         """Every strategy expression key of the module with the classes it may hold."""

@@ -99,6 +99,62 @@ def test_a_strategy_built_and_never_entered_still_reports_the_model():
     assert "TFD101" in _codes(source)
 
 
+def test_a_mirrored_model_is_not_tfd504_because_of_a_multi_worker_strategy_elsewhere():
+    # TFD504 (Keras 3 fit under MultiWorkerMirroredStrategy) is about the model's own strategy.
+    source = """
+        import tensorflow as tf
+
+        def single_machine(x, y):
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                model.compile(optimizer="adam", loss="mse")
+            model.fit(x, y)
+
+        def multi_worker():
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            return model
+        """
+    assert "TFD504" not in _codes(source)
+
+
+def test_the_multi_worker_model_itself_is_still_tfd504():
+    source = """
+        import tensorflow as tf
+
+        def multi_worker(x, y):
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                model.compile(optimizer="adam", loss="mse")
+            model.fit(x, y)
+
+        def single_machine():
+            strategy = tf.distribute.MirroredStrategy()
+            return strategy
+        """
+    assert _codes(source) == ["TFD504"]
+
+
+def test_a_model_distributed_by_an_estimator_run_config_is_not_tfd101():
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        config = tf.estimator.RunConfig(train_distribute=strategy)
+
+        def model_fn(features, labels, mode):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.Adam()
+            return model(features)
+
+        estimator = tf.estimator.Estimator(model_fn=model_fn, config=config)
+        """
+    assert _codes(source) == []
+
+
 # 3. Branches ---------------------------------------------------------------------------------
 
 BRANCHES = """
