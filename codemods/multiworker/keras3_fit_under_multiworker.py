@@ -9,8 +9,8 @@ import libcst as cst
 
 from codemods.cluster.tf_config_sources import NOT_LITERAL, env_setters, literal_value
 from fixer.engine import RuleContext
-from fixer.tf.names import dotted_name
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.names import dotted_name
 from fixer.tf.project import pinned_below
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Applicability, Edit

@@ -261,3 +261,79 @@ def test_a_horovod_style_runner_next_to_tensorflow_is_not_strategy_run():
             runner.run(train, args=(lr,))
         """
     assert _codes(source) == []
+
+
+# 9. A launcher sets the TF_CONFIG of the workers it starts -----------------------------------
+
+def test_a_script_that_starts_its_workers_with_popen_is_a_launcher():
+    source = """
+        import json
+        import os
+        import subprocess
+
+        import tensorflow as tf
+
+        os.environ["TF_CONFIG"] = json.dumps(
+            {"cluster": {"worker": ["localhost:1", "localhost:2"]}, "task": {"type": "worker", "index": 0}}
+        )
+        first = subprocess.Popen(["python", "worker.py"])
+        os.environ["TF_CONFIG"] = json.dumps(
+            {"cluster": {"worker": ["localhost:1", "localhost:2"]}, "task": {"type": "worker", "index": 1}}
+        )
+        subprocess.run(["python", "worker.py"], check=True)
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        """
+    assert "TFD601" not in _codes(source)
+    assert 'os.environ["TF_CONFIG"]' in _fixed(source)
+
+
+def test_a_script_that_forks_workers_with_multiprocessing_is_a_launcher():
+    source = """
+        import json
+        import multiprocessing
+        import os
+
+        import tensorflow as tf
+
+        def worker():
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+        os.environ["TF_CONFIG"] = json.dumps(
+            {"cluster": {"worker": ["localhost:1", "localhost:2"]}, "task": {"type": "worker", "index": 0}}
+        )
+        multiprocessing.Process(target=worker).start()
+        """
+    assert "TFD601" not in _codes(source)
+
+
+def test_a_notebook_that_starts_workers_from_a_bash_cell_is_a_launcher():
+    from fixer.notebook import combine_cells
+
+    notebook = combine_cells(
+        [
+            (1, "import json, os\nimport tensorflow as tf\n"),
+            (
+                2,
+                'os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["localhost:1", "localhost:2"]},'
+                ' "task": {"type": "worker", "index": 0}})\n',
+            ),
+            (3, "%%bash --bg\npython main.py &> job_0.log\n"),
+            (4, "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"),
+        ]
+    )
+    assert "TFD601" not in [f.code for f in check_source("tutorial.ipynb", notebook.combined).findings]
+
+
+def test_a_worker_that_hard_codes_its_tf_config_is_still_tfd601():
+    source = """
+        import json
+        import os
+
+        import tensorflow as tf
+
+        os.environ["TF_CONFIG"] = json.dumps(
+            {"cluster": {"worker": ["host1:2222", "host2:2222"]}, "task": {"type": "worker", "index": 0}}
+        )
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        """
+    assert _codes(source) == ["TFD601"]
