@@ -314,8 +314,10 @@ def test_a_notebook_that_starts_workers_from_a_bash_cell_is_a_launcher():
             (1, "import json, os\nimport tensorflow as tf\n"),
             (
                 2,
-                'os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["localhost:1", "localhost:2"]},'
-                ' "task": {"type": "worker", "index": 0}})\n',
+                (
+                    'os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["localhost:1", "localhost:2"]},'
+                    ' "task": {"type": "worker", "index": 0}})\n'
+                ),
             ),
             (3, "%%bash --bg\npython main.py &> job_0.log\n"),
             (4, "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"),
@@ -337,3 +339,138 @@ def test_a_worker_that_hard_codes_its_tf_config_is_still_tfd601():
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """
     assert _codes(source) == ["TFD601"]
+
+
+# 7. TF1 graph code gets no eager-mode findings ------------------------------------------------
+
+def test_strategy_run_in_a_tf1_session_program_is_not_tfd402():
+    source = """
+        import tensorflow as tf
+
+        tf.compat.v1.disable_eager_execution()
+        strategy = tf.distribute.MirroredStrategy()
+
+        def step(x):
+            return x * 2.0
+
+        with tf.compat.v1.Session() as session:
+            for _ in range(10):
+                session.run(strategy.run(step, args=(1.0,)))
+        """
+    assert "TFD402" not in _codes(source)
+
+
+# 10. Versions ---------------------------------------------------------------------------------
+
+def test_experimental_run_v2_is_reported_as_removed():
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+
+        @tf.function
+        def step(x):
+            return strategy.experimental_run_v2(lambda v: v * 2.0, args=(x,))
+        """
+    (finding,) = _findings(source)
+    assert finding.code == "TFD401"
+    assert "removed" in finding.message and "AttributeError" in finding.message
+
+
+def test_a_type_test_against_both_tpu_strategy_classes_is_left_alone():
+    # Two different classes in TensorFlow 2.21: renaming one would test the same class twice
+    # and stop matching objects of the experimental class.
+    source = """
+        import tensorflow as tf
+
+        def on_tpu(strategy):
+            return isinstance(strategy, (tf.distribute.experimental.TPUStrategy, tf.distribute.TPUStrategy))
+        """
+    assert _codes(source) == []
+    assert _fixed(source) == textwrap.dedent(source)
+
+
+# 11. Noise ------------------------------------------------------------------------------------
+
+def test_a_getattr_fallback_for_old_tensorflow_is_not_tfd401():
+    source = """
+        import tensorflow as tf
+
+        def distribute(strategy, dataset_fn):
+            fn = getattr(strategy, "distribute_datasets_from_function", None) or (
+                strategy.experimental_distribute_datasets_from_function
+            )
+            return fn(dataset_fn)
+        """
+    assert _codes(source) == []
+
+
+def test_a_try_except_attribute_error_fallback_is_not_tfd401():
+    source = """
+        import tensorflow as tf
+
+        def distribute(strategy, dataset_fn):
+            try:
+                return strategy.distribute_datasets_from_function(dataset_fn)
+            except AttributeError:
+                return strategy.experimental_distribute_datasets_from_function(dataset_fn)
+        """
+    assert _codes(source) == []
+
+
+def test_a_version_checked_fallback_is_not_tfd401():
+    source = """
+        import tensorflow as tf
+
+        def distribute(strategy, dataset_fn):
+            if tf.__version__ < "2.4":
+                return strategy.experimental_distribute_datasets_from_function(dataset_fn)
+            return strategy.distribute_datasets_from_function(dataset_fn)
+        """
+    assert _codes(source) == []
+
+
+def test_the_deprecated_name_used_plainly_is_still_tfd401():
+    source = """
+        import tensorflow as tf
+
+        def distribute(strategy, dataset_fn):
+            return strategy.experimental_distribute_datasets_from_function(dataset_fn)
+        """
+    assert _codes(source) == ["TFD401"]
+
+
+def test_a_one_shot_eager_strategy_run_is_not_tfd402():
+    # Initialising per-replica state once costs one eager call: not a slow training step.
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+
+        def init_replica():
+            return tf.zeros([4])
+
+        def setup():
+            return strategy.run(init_replica, args=())
+
+        state = setup()
+        """
+    assert "TFD402" not in _codes(source)
+
+
+def test_an_eager_strategy_run_in_a_training_loop_is_still_tfd402():
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+
+        def replica_step(x):
+            return x * 2.0
+
+        def train_step(x):
+            return strategy.run(replica_step, args=(x,))
+
+        for x in range(10):
+            train_step(x)
+        """
+    assert "TFD402" in _codes(source)

@@ -117,3 +117,99 @@ def test_exclusive_arms_of_if_elif_else():
 def test_bound_on_every_path(source, expected):
     model = _model(source)
     assert bound_on_every_path(model.index, "strategy", _call_named(model, "use")) is expected
+
+
+# Version fallbacks, TF1 graphs, repeated runs, process starts -------------------------------
+
+from fixer.tf.compat import (
+    is_compat_fallback,
+    is_type_check_argument,
+    runs_repeatedly,
+    runs_tf1_graphs,
+)
+from fixer.tf.processes import shell_start_lines, starts_processes_after
+
+
+def _attribute(model: TFModel, attr: str) -> cst.Attribute:
+    return next(a for a in model.index.attributes if a.attr.value == attr)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("f = getattr(s, 'new', None) or s.old", True),
+        ("f = s.old or getattr(s, 'new', None)", False),
+        ("try:\n    f = s.new\nexcept AttributeError:\n    f = s.old", True),
+        ("try:\n    f = s.old\nexcept (ValueError, AttributeError):\n    pass", True),
+        ("try:\n    f = s.old\nexcept ValueError:\n    pass", False),
+        ("if tf.__version__ < '2.4':\n    f = s.old", True),
+        ("f = s.old if not hasattr(s, 'new') else s.new", True),
+        ("if ready:\n    f = s.old", False),
+    ],
+)
+def test_compat_fallbacks(source, expected):
+    model = _model("import tensorflow as tf\n" + source)
+    assert is_compat_fallback(model.index, _attribute(model, "old")) is expected
+
+
+def test_type_check_arguments():
+    model = _model("import tensorflow as tf\nok = isinstance(s, (tf.A, tf.B))\nx = make(tf.C)\n")
+    assert is_type_check_argument(model.index, _attribute(model, "A"))
+    assert is_type_check_argument(model.index, _attribute(model, "B"))
+    assert not is_type_check_argument(model.index, _attribute(model, "C"))
+
+
+def test_tf1_graph_programs():
+    assert runs_tf1_graphs(*_index_and_names("import tensorflow as tf\ntf.compat.v1.disable_eager_execution()\n"))
+    assert runs_tf1_graphs(*_index_and_names("import tensorflow.compat.v1 as tf\nwith tf.Session() as s:\n    pass\n"))
+    assert not runs_tf1_graphs(*_index_and_names("import tensorflow as tf\ntf.function(f)\n"))
+
+
+def _index_and_names(source: str):
+    model = _model(source)
+    return model.index, model.names
+
+
+def test_runs_repeatedly_follows_loops_and_call_sites():
+    model = _model(
+        """
+        import tensorflow as tf
+
+        def once():
+            a()
+
+        def looped():
+            b()
+
+        def orphan():
+            c()
+
+        once()
+        for _ in range(3):
+            looped()
+        d()
+        """
+    )
+    expected = {"a": False, "b": True, "c": True, "d": False}
+    for name, repeated in expected.items():
+        assert runs_repeatedly(model.index, model.strategies, _call_named(model, name)) is repeated, name
+
+
+def test_process_starts_after_a_statement():
+    model = _model(
+        """
+        import os, subprocess
+        os.environ["A"] = "1"
+        subprocess.Popen(["python", "w.py"])
+        os.environ["B"] = "1"
+        """
+    )
+    first, last = (a for a in model.index.assigns)
+    assert starts_processes_after(model.index, model.names, first)
+    assert not starts_processes_after(model.index, model.names, last)
+
+
+def test_masked_shell_cells_of_a_notebook_start_processes():
+    text = "# distfix-cell 1\n\nx = 1\n# distfix-cell 2\n\n#%bash --bg\n#ython main.py &> job.log\n"
+    assert shell_start_lines(text) == [6, 7]
+    assert shell_start_lines("#%bash\n") == []  # not a notebook: a comment
