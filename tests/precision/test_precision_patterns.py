@@ -474,3 +474,44 @@ def test_an_eager_strategy_run_in_a_training_loop_is_still_tfd402():
             train_step(x)
         """
     assert "TFD402" in _codes(source)
+
+
+# 8. What starts the runtime (TFD105) ----------------------------------------------------------
+
+def test_calls_that_do_not_configure_the_runtime_are_not_tfd105():
+    # Measured: a MultiWorkerMirroredStrategy created after each of these works.
+    source = """
+        import tensorflow as tf
+
+        tf.compat.v1.disable_eager_execution()
+        tf.debugging.disable_traceback_filtering()
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        """
+    assert _codes(source) == []
+
+
+def test_a_reset_context_clears_what_ran_before_it_and_is_never_jumped_over():
+    source = """
+        import tensorflow as tf
+        from tensorflow.python.eager import context
+
+        warmup = tf.constant(1.0)
+        context._reset_context()
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        """
+    assert _codes(source) == []
+    assert _fixed(source) == textwrap.dedent(source)
+
+
+def test_ops_after_the_reset_still_count():
+    source = """
+        import tensorflow as tf
+        from tensorflow.python.eager import context
+
+        context._reset_context()
+        warmup = tf.constant(1.0)
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        """
+    assert _codes(source) == ["TFD105"]
+    fixed = _fixed(source)
+    assert fixed.index("_reset_context()") < fixed.index("MultiWorkerMirroredStrategy()") < fixed.index("tf.constant")
