@@ -8,6 +8,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from fixer.tf.classes import resolve_method
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import NameResolver, dotted_name
 
@@ -451,7 +452,9 @@ class StrategyModel:
                 if func in visible_defs(self.index, name, call):
                     sites.append(call)
             elif owner is not None and isinstance(target, cst.Attribute) and target.attr.value == name:
-                sites.append(call)
+                resolved = resolve_method(self.index, target, call)
+                if resolved is None or func in resolved:
+                    sites.append(call)
             elif (
                 owner is not None
                 and name == "__init__"

@@ -515,3 +515,27 @@ def test_ops_after_the_reset_still_count():
     assert _codes(source) == ["TFD105"]
     fixed = _fixed(source)
     assert fixed.index("_reset_context()") < fixed.index("MultiWorkerMirroredStrategy()") < fixed.index("tf.constant")
+
+
+# 5. super().m resolves by the class bases ----------------------------------------------------
+
+def test_super_method_run_on_replicas_is_not_the_overriding_method():
+    # `super()._forward` is Base._forward: Child._forward (which calls strategy.run and then
+    # strategy.reduce in cross-replica context) is not a replica function.
+    source = """
+        import tensorflow as tf
+
+        class Base:
+            def _forward(self, x):
+                return x * 2.0
+
+        class Child(Base):
+            def __init__(self):
+                self._strategy = tf.distribute.MirroredStrategy()
+
+            @tf.function
+            def _forward(self, x):
+                per_replica = self._strategy.run(super()._forward, args=(x,))
+                return self._strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
+        """
+    assert _codes(source) == []

@@ -213,3 +213,44 @@ def test_masked_shell_cells_of_a_notebook_start_processes():
     text = "# distfix-cell 1\n\nx = 1\n# distfix-cell 2\n\n#%bash --bg\n#ython main.py &> job.log\n"
     assert shell_start_lines(text) == [6, 7]
     assert shell_start_lines("#%bash\n") == []  # not a notebook: a comment
+
+
+# Method resolution ----------------------------------------------------------------------------
+
+from fixer.tf.classes import bases_in_module, resolve_method
+
+
+def test_super_and_self_methods_resolve_through_the_module_classes():
+    model = _model(
+        """
+        class Base:
+            def step(self):
+                pass
+
+        class Middle(Base):
+            pass
+
+        class Child(Middle):
+            def step(self):
+                super().step()
+                self.step()
+
+        class Other:
+            def step(self):
+                pass
+        """
+    )
+    index = model.index
+    base, middle, child, _ = index.classes
+    assert bases_in_module(index, child) == [middle, base]
+    calls = [c for c in index.calls if isinstance(c.func, cst.Attribute)]
+    super_call, self_call = calls
+    base_step, child_step, _ = index.functions_by_name["step"]
+    assert resolve_method(index, super_call.func, super_call) == [base_step]
+    assert resolve_method(index, self_call.func, self_call) == [child_step]
+
+
+def test_super_of_a_library_class_resolves_to_nothing_here():
+    model = _model("import tensorflow as tf\nclass M(tf.keras.Model):\n    def call(self, x):\n        return super().call(x)\n")
+    call = next(c for c in model.index.calls if isinstance(c.func, cst.Attribute))
+    assert resolve_method(model.index, call.func, call) == []
