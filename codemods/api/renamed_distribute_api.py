@@ -337,10 +337,7 @@ class RenamedDistributeApi(Rule):
                 continue  # kept on purpose for older TensorFlow releases
             message = f"`{attribute.attr.value}` is deprecated; use `{new}`"
             if attribute.attr.value in _REMOVED:
-                message = (
-                    f"`{attribute.attr.value}` was removed: TensorFlow 2.21 strategies have no such attribute "
-                    f"(`AttributeError`); use `{new}`"
-                )
+                message = f"`{attribute.attr.value}` is removed in TensorFlow 2.21 (`AttributeError`); use `{new}`"
             ctx.report(attribute.attr, message, edits=[ctx.replace(attribute.attr, new)])
 
     def _check_qualified_attributes(self, ctx: RuleContext) -> None:

@@ -539,3 +539,69 @@ def test_super_method_run_on_replicas_is_not_the_overriding_method():
                 return self._strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
         """
     assert _codes(source) == []
+
+
+# 12. Parse failures that are not errors --------------------------------------------------------
+
+NOT_SCALED = """\
+import tensorflow as tf
+strategy = tf.distribute.MirroredStrategy()
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+with strategy.scope():
+    model.compile(optimizer="adam", loss="mse")
+"""
+
+
+def _notebook_codes(cells: list[str]) -> list[str]:
+    from fixer.notebook import cell_errors, combine_cells
+
+    notebook = combine_cells(list(enumerate(cells, start=1)))
+    findings = cell_errors(notebook, "n.ipynb") + check_source("n.ipynb", notebook.combined).findings
+    return [f.code for f in findings]
+
+
+def test_a_cell_with_leading_indentation_parses_as_ipython_runs_it():
+    assert _notebook_codes(["  import os\n  x = 1\n", NOT_SCALED]) == ["TFD101"]
+
+
+def test_a_shell_line_continued_with_a_backslash_is_masked_whole():
+    assert _notebook_codes(["!pip install tensorflow \\\n    tf-keras\n", NOT_SCALED]) == ["TFD101"]
+
+
+def test_a_block_whose_body_is_only_a_shell_line_parses():
+    assert _notebook_codes(["import sys\nif 'google.colab' in sys.modules:\n    !pip install tf-keras\n", NOT_SCALED]) == [
+        "TFD101"
+    ]
+
+
+def test_one_broken_cell_does_not_silence_the_others():
+    codes = _notebook_codes(["def broken(:\n    pass\n", NOT_SCALED])
+    assert sorted(codes) == ["TFD000", "TFD101"]
+
+
+def test_a_notebook_fix_leaves_the_indented_cell_and_its_magic_as_they_were(tmp_path):
+    import json
+
+    from fixer.config import Config
+    from fixer.notebook import process_notebook
+    from fixer.runner import Job
+
+    first = ["  import os\n", "  !pip install tf-keras"]
+    cells = [
+        {"cell_type": "code", "metadata": {}, "source": first, "outputs": [], "execution_count": None},
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "source": NOT_SCALED.splitlines(keepends=True),
+            "outputs": [],
+            "execution_count": None,
+        },
+    ]
+    path = tmp_path / "n.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n")
+    result = process_notebook(path, Job(fix=True, unsafe=True), Config())
+    assert result.error is None
+    assert result.fixed_text is not None
+    fixed = json.loads(result.fixed_text)["cells"]
+    assert fixed[0]["source"] == first
+    assert "with strategy.scope():" in "".join(fixed[1]["source"])
