@@ -133,7 +133,7 @@ def dedent_cell(source: str) -> tuple[str, dict[str, str]]:
         return source, {}
     out, originals = [], {}
     for line in lines:
-        new = line[len(prefix) :] if line.startswith(prefix) else line
+        new = line.removeprefix(prefix)
         if new != line:
             originals[new] = line
         out.append(new)
