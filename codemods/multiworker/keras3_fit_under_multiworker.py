@@ -11,7 +11,7 @@ from codemods.cluster.tf_config_sources import NOT_LITERAL, env_setters, literal
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.names import dotted_name
-from fixer.tf.project import pinned_below
+from fixer.tf.project import pinned_below, project_facts
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Applicability, Edit
 
@@ -576,6 +576,16 @@ class Keras3FitUnderMultiworker(Rule):
                     "convert a value (PerReplica...)`); standalone `import keras` is Keras 3 whatever "
                     "TF_USE_LEGACY_KERAS says: build the model with tf-keras (`import tf_keras as keras`, "
                     "`pip install tf-keras`) or use a custom training loop with `strategy.run`",
+                )
+                continue
+            facts = project_facts(Path(ctx.path).resolve().parent)
+            if facts.declares_tensorflow and not facts.declares_tf_keras:
+                # The switch alone makes `tf.keras` fail to import where tf-keras is not installed.
+                ctx.report(
+                    call,
+                    "Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy (TensorFlow 2.21: `Attempt "
+                    "to convert a value (PerReplica...)`); use tf-keras: add `tf-keras` to the project's "
+                    "dependencies (they do not list it), then set TF_USE_LEGACY_KERAS=1 before importing TensorFlow",
                 )
                 continue
             ctx.report(

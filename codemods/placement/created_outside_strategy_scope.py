@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import libcst as cst
 
+from codemods.multiworker.keras3_fit_under_multiworker import (
+    keras_flavour,
+    keras_module,
+    legacy_keras,
+)
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import independent
 from fixer.tf.paths import exclusive
+from fixer.tf.project import project_facts
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
@@ -844,10 +851,18 @@ class _Finder:
                 continue
             if not self.runs_outside(statement):
                 continue
+            if kind == "optimizer" and self._keras2(call):
+                continue  # tf-keras (Keras 2) takes an optimizer created outside the scope (measured)
             if self.replica.in_replica_context(statement):
                 continue
             found.append(Creation(statement, call, kind, names))
         return found
+
+    def _keras2(self, call: cst.Call) -> bool:
+        """The Keras that ``call`` constructs from is Keras 2: tf-keras, or TensorFlow pinned below 2.16."""
+        keras2 = project_facts(Path(self.ctx.path).resolve().parent).keras2
+        flavour = keras_flavour(keras_module(self.ctx, call.func), legacy_keras(self.ctx), keras2)
+        return flavour == 2
 
     def _model_names(self) -> set[str]:
         """Names bound to a Keras model anywhere in the module."""

@@ -605,3 +605,62 @@ def test_a_notebook_fix_leaves_the_indented_cell_and_its_magic_as_they_were(tmp_
     fixed = json.loads(result.fixed_text)["cells"]
     assert fixed[0]["source"] == first
     assert "with strategy.scope():" in "".join(fixed[1]["source"])
+
+
+# 10. Versions: the Keras the project runs -------------------------------------------------------
+
+OPTIMIZER_OUTSIDE = """\
+import os
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+optimizer = tf.keras.optimizers.Adagrad()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])
+    model.compile(optimizer=optimizer, loss="mse")
+model.fit(x, y)
+"""
+
+
+def test_tf_keras_takes_an_optimizer_created_outside_the_scope():
+    # Measured: with tf-keras this trains; Keras 3 raises `Mixing different tf.distribute.Strategy objects`.
+    assert "TFD101" not in [f.code for f in check_source("train.py", OPTIMIZER_OUTSIDE).findings]
+
+
+def test_keras_3_still_reports_the_optimizer_created_outside_the_scope():
+    source = OPTIMIZER_OUTSIDE.replace('os.environ["TF_USE_LEGACY_KERAS"] = "1"\n', "")
+    assert "TFD101" in [f.code for f in check_source("train.py", source).findings]
+
+
+def test_a_project_pinned_below_2_16_takes_the_optimizer_outside_the_scope(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("tensorflow==2.2.0\n")
+    source = OPTIMIZER_OUTSIDE.replace('os.environ["TF_USE_LEGACY_KERAS"] = "1"\n', "")
+    assert "TFD101" not in [f.code for f in check_source(str(tmp_path / "train.py"), source).findings]
+
+
+MULTI_WORKER_FIT = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+model.fit(x, y)
+"""
+
+
+def test_tfd504_does_not_switch_to_tf_keras_in_a_project_without_it(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("tensorflow>=2.16\nnumpy\n")
+    (finding,) = check_source(str(tmp_path / "train.py"), MULTI_WORKER_FIT).findings
+    assert finding.code == "TFD504" and finding.fix is None
+    assert "add `tf-keras` to the project's dependencies" in finding.message
+
+
+def test_tfd504_switches_to_tf_keras_when_the_project_lists_it(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("tensorflow>=2.16\ntf-keras>=2.16\n")
+    (finding,) = check_source(str(tmp_path / "train.py"), MULTI_WORKER_FIT).findings
+    assert finding.fix is not None and "TF_USE_LEGACY_KERAS" in finding.fix.edits[0].content

@@ -254,3 +254,26 @@ def test_super_of_a_library_class_resolves_to_nothing_here():
     model = _model("import tensorflow as tf\nclass M(tf.keras.Model):\n    def call(self, x):\n        return super().call(x)\n")
     call = next(c for c in model.index.calls if isinstance(c.func, cst.Attribute))
     assert resolve_method(model.index, call.func, call) == []
+
+
+# Project facts --------------------------------------------------------------------------------
+
+from fixer.tf.project import project_facts
+
+
+@pytest.mark.parametrize(
+    ("files", "declares", "keras2", "tf_keras"),
+    [
+        ({}, False, False, False),
+        ({"requirements.txt": "tensorflow==2.2.0\n"}, True, True, False),
+        ({"requirements.txt": "tensorflow>=2.16\ntf-keras\n"}, True, False, True),
+        ({"pyproject.toml": '[project]\ndependencies = ["tensorflow~=2.15.0", "tf_keras==2.15.1"]\n'}, True, True, True),
+        ({"environment.yml": "dependencies:\n  - tensorflow=2.17\n  # - tf-keras\n"}, True, False, False),
+    ],
+)
+def test_project_facts(tmp_path, files, declares, keras2, tf_keras):
+    (tmp_path / ".git").mkdir()
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    facts = project_facts(tmp_path.resolve())
+    assert (facts.declares_tensorflow, facts.keras2, facts.declares_tf_keras) == (declares, keras2, tf_keras)
