@@ -483,12 +483,28 @@ def visible_defs(index: ModuleIndex, name: str, near: cst.CSTNode | None) -> lis
     by_scope: dict[FunctionLike | None, list[cst.FunctionDef]] = defaultdict(list)
     for f in defs:
         by_scope[index.enclosing_function(f)].append(f)
-    scope = index.enclosing_function(near)
+    here = index.enclosing_function(near)
+    scope = here
     while scope is not None:
         if scope in by_scope:
-            return by_scope[scope]
+            return _reaching(index, by_scope[scope], near, same_scope=scope is here)
         scope = index.enclosing_function(scope)
-    return by_scope.get(None, [])
+    return _reaching(index, by_scope.get(None, []), near, same_scope=here is None)
+
+
+def _reaching(
+    index: ModuleIndex, defs: list[cst.FunctionDef], near: cst.CSTNode, same_scope: bool
+) -> list[cst.FunctionDef]:
+    """Of several defs of one name, the one a use runs with when it runs in the defs' own scope.
+
+    A name redefined later (a notebook cell reusing `step`) is another function: code that runs
+    in the same scope, in source order, sees the last def before it. Code in a nested function
+    runs later, when any of them may be bound: all count.
+    """
+    if not same_scope or len(defs) < 2:
+        return defs
+    before = [f for f in defs if index.before(f, near)]
+    return before[-1:] or defs
 
 
 def _is_scope_call(node: cst.BaseExpression) -> bool:

@@ -664,3 +664,25 @@ def test_tfd504_switches_to_tf_keras_when_the_project_lists_it(tmp_path):
     (tmp_path / "requirements.txt").write_text("tensorflow>=2.16\ntf-keras>=2.16\n")
     (finding,) = check_source(str(tmp_path / "train.py"), MULTI_WORKER_FIT).findings
     assert finding.fix is not None and "TF_USE_LEGACY_KERAS" in finding.fix.edits[0].content
+
+
+def test_a_step_redefined_in_a_later_cell_is_another_function():
+    # The loop runs the first `step` on every replica; the later cell's `step` is called
+    # directly, in cross-replica context, where `strategy.reduce` belongs.
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+
+        def step(x):
+            return x * 2.0
+
+        for x in batches:
+            per_replica = strategy.run(step, args=(x,))
+
+        def step(values):
+            return strategy.reduce(tf.distribute.ReduceOp.SUM, values, axis=None)
+
+        total = step(per_replica)
+        """
+    assert "TFD302" not in _codes(source)
