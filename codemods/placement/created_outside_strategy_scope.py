@@ -908,8 +908,7 @@ class _Finder:
                 creation.kind == "model"
                 and isinstance(parent, cst.Attribute)
                 and parent.attr.value in ("fit", "compile")
-                and self.strategies.constructions
-                and not self.strategies.scope_blocks
+                and self._scope_forgotten()
             ):
                 # A strategy built and never entered: the scope was forgotten. When the program
                 # does enter one, a model trained wholly outside it is a single-device model.
@@ -927,6 +926,12 @@ class _Finder:
         places = [w for w, _ in self.strategies.scope_blocks] + [call for call, _ in self.strategies.constructions]
         return bool(places) and all(exclusive(self.index, creation.statement, place) for place in places)
 
+    def _scope_forgotten(self) -> bool:
+        """The program builds a strategy, never enters its scope, and hands it to nothing else
+        (an Estimator's RunConfig distributes by itself)."""
+        strategies = self.strategies
+        return bool(strategies.constructions) and not strategies.scope_blocks and not strategies.handed_over
+
     def _compiles_a_distributed_model(self, creation: Creation) -> bool:
         """The compiled model is one this program distributes: built in a strategy scope.
 
@@ -934,8 +939,10 @@ class _Finder:
         model built outside every scope (a baseline, or one under another object's
         ``scope()``) is deliberately single-device and compiling it outside is right.
         """
-        if not self.strategies.scope_blocks:
+        if self._scope_forgotten():
             return True
+        if not self.strategies.scope_blocks:
+            return False
         model = creation.call.func.value  # type: ignore[attr-defined]
         func = self.index.enclosing_function(creation.statement)
         for assign in self.index.assigns:

@@ -300,6 +300,22 @@ class StrategyModel:
         known = {k for kinds in self._kinds.values() for k in kinds if k != _DISTRIBUTE + "Strategy"}
         return built == {_ONE_DEVICE} and known <= {_ONE_DEVICE}
 
+    @cached_property
+    def handed_over(self) -> bool:
+        """Some strategy of the module is given to other code: a call argument
+        (`tf.estimator.RunConfig(train_distribute=strategy)`, `train(strategy)`) or `.run`.
+
+        Then the program distributes through that code, not (only) through scopes of its own.
+        """
+        for call in self.index.calls:
+            if any(self.is_strategy(arg.value) for arg in call.args):
+                return True
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ("run", "experimental_run_v2"):
+                if self.is_strategy(func.value):
+                    return True
+        return False
+
     @property
     def uses_multi_worker(self) -> bool:
         """True when the module builds (or is typed with) a MultiWorkerMirroredStrategy."""

@@ -155,6 +155,22 @@ def test_a_model_distributed_by_an_estimator_run_config_is_not_tfd101():
     assert _codes(source) == []
 
 
+def test_a_keras_model_next_to_an_estimator_strategy_is_not_tfd101():
+    # The strategy goes to an Estimator through RunConfig; the Keras model is another program.
+    source = """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(x, y)
+
+        strategy = tf.distribute.MirroredStrategy()
+        config = tf.estimator.RunConfig(train_distribute=strategy)
+        regressor = tf.estimator.LinearRegressor(feature_columns=columns, config=config)
+        """
+    assert _codes(source) == []
+
+
 # 3. Branches ---------------------------------------------------------------------------------
 
 BRANCHES = """
