@@ -311,9 +311,12 @@ class StrategyModel:
             if any(self.is_strategy(arg.value) for arg in call.args):
                 return True
             func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value in ("run", "experimental_run_v2"):
-                if self.is_strategy(func.value):
-                    return True
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in ("run", "experimental_run_v2")
+                and self.is_strategy(func.value)
+            ):
+                return True
         return False
 
     @property
