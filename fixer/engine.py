@@ -162,7 +162,7 @@ class RuleContext:
         level = applicability or rule.applicability
         fix: Fix | None = None
         if edits:
-            reason = fix_failure(self.text, self.tf.names, edits)
+            reason = fix_failure(self.text, self.tf.names, edits, self.module)
             if reason is not None:
                 # A fix that would break this program is not offered: the finding stays, as advice.
                 edits = None

@@ -32,11 +32,17 @@ _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "self
 _TF_IMPORT_HEADS = ("import tensorflow", "from tensorflow", "import keras", "from keras", "import tf_keras")
 
 
-def fix_failure(text: str, names: NameResolver, edits: Sequence[Edit]) -> str | None:
-    """Why applying ``edits`` to ``text`` would make the program worse, or None when it would not."""
+def fix_failure(
+    text: str, names: NameResolver, edits: Sequence[Edit], module: cst.Module | None = None
+) -> str | None:
+    """Why applying ``edits`` to ``text`` would make the program worse, or None when it would not.
+
+    ``module`` (the parsed ``text``) lets the cheap pre-checks skip names the module binds at
+    top level, so most fixes are judged without parsing the fixed text.
+    """
     return (
         inserts_tensorflow_import(names, edits)
-        or unbound_inserted_names(text, edits)
+        or unbound_inserted_names(text, edits, module)
         or removes_what_is_read(text, edits)
     )
 
@@ -51,13 +57,17 @@ def inserts_tensorflow_import(names: NameResolver, edits: Sequence[Edit]) -> str
     return None
 
 
-def candidate_reads(content: str) -> set[str]:
+def candidate_reads(content: str, after_dot: bool = False) -> set[str]:
     """Plain names inserted text may read: identifiers not after a dot, minus keywords and builtins.
 
     A cheap over-approximation (no parse): it only decides whether the precise check, which
-    parses the fixed text, is needed at all.
+    parses the fixed text, is needed at all. ``after_dot``: the text is inserted right after a
+    dot, so its first identifier is an attribute (a renamed method).
     """
-    found = {m.group(1) for m in _IDENTIFIER.finditer(_STRING.sub("''", content))}
+    code = _STRING.sub("''", content)
+    if after_dot:
+        code = re.sub(r"^[A-Za-z_]\w*", "", code)
+    found = {m.group(1) for m in _IDENTIFIER.finditer(code)}
     return {n for n in found if not keyword.iskeyword(n)} - _BUILTINS
 
 
@@ -65,7 +75,7 @@ _STRING = re.compile(r"(?s)(\"\"\".*?\"\"\"|\'\'\'.*?\'\'\'|\"(?:\\.|[^\"\\\n])*
 _IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
 
 
-def unbound_inserted_names(text: str, edits: Sequence[Edit]) -> str | None:
+def unbound_inserted_names(text: str, edits: Sequence[Edit], original: cst.Module | None = None) -> str | None:
     """Every name the fix inserts must be bound on every path to where it is inserted.
 
     The edits are applied and the result parsed; each name the inserted text reads is looked
@@ -73,7 +83,9 @@ def unbound_inserted_names(text: str, edits: Sequence[Edit]) -> str | None:
     in reach of code that runs after the module loaded.
     """
     inserted = [e for e in edits if e.content.strip()]
-    wanted = set().union(set(), *(candidate_reads(e.content) for e in inserted))
+    wanted = set().union(set(), *(candidate_reads(e.content, after_dot=text[e.start - 1 : e.start] == ".") for e in inserted))
+    if wanted and original is not None:
+        wanted -= _always_bound(original)
     if not wanted:
         return None
     fixed = apply_edits(text, list(edits))

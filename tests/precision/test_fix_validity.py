@@ -121,3 +121,8 @@ def test_moving_a_binding_is_not_removing_it():
     edits = [_remove_line(text, "model = build()"), _insert_before(text, "    pass", "    model = build()\n")]
     assert removes_what_is_read(text, edits) is None
     assert fix_failure(text, _names(text), edits) is None
+
+
+def test_a_renamed_attribute_is_not_a_read():
+    assert candidate_reads("run", after_dot=True) == set()
+    assert candidate_reads("run(step)", after_dot=True) == {"step"}
