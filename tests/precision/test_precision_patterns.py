@@ -702,3 +702,22 @@ def test_a_step_redefined_in_a_later_cell_is_another_function():
         total = step(per_replica)
         """
     assert "TFD302" not in _codes(source)
+
+
+def test_tabs_and_spaces_mixed_the_way_cpython_accepts_are_not_tfd000():
+    # CPython counts a tab to the next multiple of 8: `\t    pass` is deeper than `    if y:`.
+    source = (
+        "import tensorflow as tf\n"
+        "strategy = tf.distribute.MirroredStrategy()\n"
+        "if train:\n"
+        "    if y:\n"
+        "\t    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+        "\t    model.compile(optimizer='adam', loss='mse')\n"
+        "\t    model.fit(x, y)\n"
+    )
+    compile(source, "train.py", "exec")  # CPython accepts it
+    findings = check_source("train.py", source).findings
+    assert "TFD000" not in [f.code for f in findings]
+    assert "TFD101" in [f.code for f in findings]
+    assert all(f.fix is None for f in findings)  # positions come from the expanded text: advice only
+    assert fix_source("train.py", source, unsafe=True).fixed_text is None
