@@ -7,7 +7,7 @@ and validate all call them. Neither raises for a bad file: problems become TFD00
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Callable, Mapping
 
@@ -21,6 +21,7 @@ from fixer.suppress import Suppressions
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.index import ModuleIndex
 from fixer.tf.model import TFModel
+from fixer.tf.validity import fix_failure
 from fixer.types import Applicability, Edit, FileResult, Finding, Fix, Position
 
 PARSE_ERROR_CODE = "TFD000"
@@ -161,6 +162,12 @@ class RuleContext:
         level = applicability or rule.applicability
         fix: Fix | None = None
         if edits:
+            reason = fix_failure(self.text, self.tf.names, edits, self.module)
+            if reason is not None:
+                # A fix that would break this program is not offered: the finding stays, as advice.
+                edits = None
+                message = f"{message or rule.message} (no automatic fix: {reason})"
+        if edits:
             fix = make_fix(fix_title or rule.fix_title or rule.message, edits, level)
         else:
             level = Applicability.DISPLAY_ONLY if level is not None else None
@@ -190,7 +197,8 @@ def parse_error_finding(path: str, message: str, line: int = 1, column: int = 1)
     )
 
 
-def _parse(path: str, text: str) -> cst.Module | Finding:
+def _parse(path: str, text: str) -> tuple[cst.Module, str | None] | Finding:
+    """The module, with the text it was parsed from when that is not ``text``; or TFD000."""
     # Python's own parser goes first: it is 15 times faster, places and words errors the way
     # users know, and refuses nesting deep enough to crash libcst's native parser.
     try:
@@ -202,8 +210,16 @@ def _parse(path: str, text: str) -> cst.Module | Finding:
     except ValueError as exc:  # e.g. a NUL character
         return parse_error_finding(path, f"could not parse: {exc}")
     try:
-        return cst.parse_module(text)
+        return cst.parse_module(text), None
     except cst.ParserSyntaxError as exc:
+        expanded = expand_leading_tabs(text)
+        if expanded != text:
+            # CPython accepted it: tabs and spaces mixed in a way libcst's tokenizer refuses
+            # (a tab counts to the next multiple of 8 for CPython). Read it with the tabs expanded.
+            try:
+                return cst.parse_module(expanded), expanded
+            except cst.ParserSyntaxError:
+                pass
         reason = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
         return parse_error_finding(path, f"syntax error: {reason}", exc.raw_line, exc.raw_column + 1)
     except (RecursionError, MemoryError):
@@ -212,13 +228,29 @@ def _parse(path: str, text: str) -> cst.Module | Finding:
         return parse_error_finding(path, f"could not parse: {type(exc).__name__}: {exc}")
 
 
+def expand_leading_tabs(text: str) -> str:
+    """``text`` with the tabs in each line's indentation expanded as CPython counts them (to 8)."""
+    lines = text.splitlines(keepends=True)
+    out = []
+    for line in lines:
+        body = line.lstrip(" \t")
+        indent = line[: len(line) - len(body)]
+        out.append(indent.expandtabs(8) + body if "\t" in indent else line)
+    return "".join(out)
+
+
 @dataclass(frozen=True)
 class ParsedSource:
-    """A parsed file with its index, and its positions when the parser already knows them."""
+    """A parsed file with its index, and its positions when the parser already knows them.
+
+    ``text`` is set when the module was parsed from another text than the file's (tabs in the
+    indentation expanded): positions refer to it, so fixes are not offered.
+    """
 
     module: cst.Module
     index: ModuleIndex
     positions: Mapping[cst.CSTNode, CodeRange] | None = None
+    text: str | None = None
 
 
 Parser = Callable[[str, str], "ParsedSource | Finding"]
@@ -229,8 +261,9 @@ def parse_source(path: str, text: str) -> ParsedSource | Finding:
     parsed = _parse(path, text)
     if isinstance(parsed, Finding):
         return parsed
+    module, parsed_text = parsed
     try:
-        return ParsedSource(parsed, ModuleIndex.build(parsed))
+        return ParsedSource(module, ModuleIndex.build(module), text=parsed_text)
     except RecursionError:  # the index visit is recursive too
         return parse_error_finding(path, "file is too deeply nested to analyse")
 
@@ -295,7 +328,7 @@ def check_source(
         result.error = parsed.message
         result.findings.append(parsed)
         return result
-    ctx = _context(path, text, parsed, config)
+    ctx = _context(path, parsed.text or text, parsed, config)
     for rule_class in rules:
         ctx.rule = rule_class()
         try:
@@ -303,6 +336,9 @@ def check_source(
         except Exception as exc:  # a rule bug must cost one rule on one file, not the run
             result.error = f"internal error in {rule_class.code} ({type(exc).__name__}: {exc}); please report it"
     ctx.rule = None
+    if parsed.text is not None:
+        # Edits were computed on the tab-expanded text: offering them would shift code.
+        ctx.findings = [replace(f, fix=None, applicability=Applicability.DISPLAY_ONLY) for f in ctx.findings]
     result.findings = sorted(
         (f for f in ctx.findings if not suppressions.suppresses(f.code, f.start.line)),
         key=lambda f: (f.start, f.code, f.end),

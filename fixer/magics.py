@@ -84,14 +84,64 @@ def mask_cell(source: str) -> tuple[str, dict[str, str]]:
     whole_cell = first.startswith("%%") and (first[2:].split() or [""])[0] not in PYTHON_CELL_MAGICS
     scanner = _Scanner()
     out = []
+    continued_magic = False  # the previous line was IPython syntax ending in a backslash
+    opens_block = False  # the previous code line ends with `:` (an `if x:` whose body may be a magic)
     for position, line in enumerate(lines):
-        magic = whole_cell or (position == 0 and first.startswith("%%"))
+        magic = whole_cell or (position == 0 and first.startswith("%%")) or continued_magic
         magic = magic or (scanner.at_statement_start and is_magic(line))
         if magic and line.strip():
-            replacement = line if line.startswith("#") else "#" + line[1:]
+            replacement = _block_body(line) if opens_block and not whole_cell else _comment(line)
             masked[replacement] = line
             out.append(replacement)
+            continued_magic = _ends_with_escape(line.rstrip("\r"))
+            opens_block = False
         else:
+            continued_magic = False
             scanner.feed(line)
             out.append(line)
+            code = line.split("#", 1)[0].rstrip()
+            if code:
+                opens_block = code.endswith(":") and scanner.at_statement_start
     return "\n".join(out), masked
+
+
+def _comment(line: str) -> str:
+    """The line as a comment of the same length."""
+    return line if line.startswith("#") else "#" + line[1:]
+
+
+def _block_body(line: str) -> str:
+    """A magic that is a block's body (`if x:` + `!pip install y`) as `0#...`, same length.
+
+    A comment alone would leave the block empty (`expected an indented block`); the constant
+    expression `0` is a statement that does nothing.
+    """
+    indent = line[: len(line) - len(line.lstrip())]
+    body = line[len(indent) :]
+    return indent + ("0#" + body[2:] if len(body) >= 2 else "0")
+
+
+def dedent_cell(source: str) -> tuple[str, dict[str, str]]:
+    """IPython's leading-indent rule: the first line's indentation is removed from every line.
+
+    Returns the dedented source and a map from each changed line back to its original.
+    """
+    lines = source.split("\n")
+    first = next((line for line in lines if line.strip()), "")
+    prefix = first[: len(first) - len(first.lstrip())]
+    if not prefix:
+        return source, {}
+    out, originals = [], {}
+    for line in lines:
+        new = line.removeprefix(prefix)
+        if new != line:
+            originals[new] = line
+        out.append(new)
+    return "\n".join(out), originals
+
+
+def quarantine_cell(source: str) -> tuple[str, dict[str, str]]:
+    """Every line of a cell that does not parse, as a comment of the same length (and the map back)."""
+    lines = source.split("\n")
+    masked = {_comment(line): line for line in lines if line.strip()}
+    return "\n".join(_comment(line) if line.strip() else line for line in lines), masked

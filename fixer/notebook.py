@@ -9,6 +9,7 @@ Masking is in :mod:`fixer.magics`.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from fixer.config import Config
 from fixer.engine import check_source, fix_source, parse_error_finding
-from fixer.magics import mask_cell
+from fixer.magics import dedent_cell, mask_cell, quarantine_cell
 from fixer.output.diff import unified_diff
 from fixer.sources import SourceError, read_source, write_atomically
 from fixer.types import FileResult, Finding, Fix, Position
@@ -43,6 +44,7 @@ class Cell:
     original: str
     masked: str
     masked_lines: dict[str, str] = field(default_factory=dict)  # masked line -> original line
+    error: tuple[str, int, int] | None = None  # (message, line, column) when it does not parse alone
 
 
 @dataclass
@@ -89,13 +91,16 @@ def combine_cells(sources: list[tuple[int, str]], data: dict | None = None) -> N
     Used for notebook files (:func:`load_notebook`) and for the language server's notebook
     documents, whose cells arrive one text document each.
     """
-    cells: list[Cell] = []
+    cells = [_masked_cell(number, source) for number, source in sources]
+    if not _parses("".join(c.masked + "\n" for c in cells)):
+        # One cell that does not parse must not hide the findings of the others: it is left
+        # out (commented) and reported on its own.
+        cells = [_quarantined(cell) for cell in cells]
     parts: list[str] = []
     starts: list[int] = []
     line = 1
-    for number, source in sources:
-        masked, masked_lines = mask_cell(source)
-        cells.append(Cell(number, source, masked, masked_lines))
+    for cell in cells:
+        number, masked = cell.number, cell.masked
         parts.append(_BOUNDARY.format(number=number))
         line += 2
         starts.append(line)
@@ -103,6 +108,47 @@ def combine_cells(sources: list[tuple[int, str]], data: dict | None = None) -> N
         parts.append(body)
         line += body.count("\n")
     return Notebook(data=data if data is not None else {}, cells=cells, combined="".join(parts), starts=starts)
+
+
+def _masked_cell(number: int, source: str) -> Cell:
+    dedented, originals = dedent_cell(source)
+    masked, masked_lines = mask_cell(dedented)
+    # A masked line maps to the dedented line, which maps to the original.
+    restore = {**originals, **{k: originals.get(v, v) for k, v in masked_lines.items()}}
+    return Cell(number, source, masked, restore)
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _quarantined(cell: Cell) -> Cell:
+    """The cell commented out, with the error it has on its own, when it does not parse."""
+    try:
+        ast.parse(cell.masked)
+    except SyntaxError as exc:
+        masked, lines = quarantine_cell(cell.masked)
+        restore = {k: cell.masked_lines.get(v, v) for k, v in lines.items()}
+        error = (f"syntax error: {exc.msg}", exc.lineno or 1, exc.offset or 1)
+        return replace(cell, masked=masked, masked_lines=restore, error=error)
+    except (ValueError, RecursionError, MemoryError):
+        masked, lines = quarantine_cell(cell.masked)
+        restore = {k: cell.masked_lines.get(v, v) for k, v in lines.items()}
+        return replace(cell, masked=masked, masked_lines=restore, error=("could not parse", 1, 1))
+    return cell
+
+
+def cell_errors(notebook: Notebook, path: str) -> list[Finding]:
+    """A TFD000 finding for each cell left out because it does not parse on its own."""
+    return [
+        replace(parse_error_finding(path, cell.error[0], cell.error[1], cell.error[2]), cell=cell.number)
+        for cell in notebook.cells
+        if cell.error is not None
+    ]
 
 
 def _locate(notebook: Notebook, line: int) -> tuple[int, int]:
@@ -204,7 +250,7 @@ def process_notebook(path: Path, job: "Job", config: Config) -> FileResult:
         result = check_source(name, notebook.combined, config)
     else:
         result = fix_source(name, notebook.combined, config, unsafe=job.unsafe)
-    findings = [to_cell(notebook, f) for f in result.findings]
+    findings = cell_errors(notebook, name) + [to_cell(notebook, f) for f in result.findings]
     out = FileResult(path=name, source=text, findings=findings, error=result.error)
     out.applied = [to_cell(notebook, f) for f in result.applied]
     out.held_back_unsafe = result.held_back_unsafe

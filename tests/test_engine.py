@@ -114,9 +114,18 @@ def test_a_fix_that_removes_every_trigger_is_still_parsed():
 
 def test_import_is_added_once_after_docstring_and_imports():
     registry = Registry([_NeedsTF])
-    source = '"""Doc."""\nimport os\n\na = todo\nb = todo\n'
+    source = '"""Doc."""\nimport os\nimport keras\n\na = todo\nb = todo\n'
     result = fix_source("x.py", source, registry=registry)
-    assert result.fixed_text == '"""Doc."""\nimport os\nimport tensorflow as tf\n\na = tf.constant(0)\nb = tf.constant(0)\n'
+    assert result.fixed_text == (
+        '"""Doc."""\nimport os\nimport keras\nimport tensorflow as tf\n\na = tf.constant(0)\nb = tf.constant(0)\n'
+    )
+
+
+def test_a_fix_never_brings_tensorflow_into_a_file_without_it():
+    result = fix_source("x.py", "import os\na = todo\n", registry=Registry([_NeedsTF]))
+    assert result.fixed_text is None
+    assert [f.fix for f in result.findings] == [None]
+    assert "no automatic fix: the file does not import TensorFlow" in result.findings[0].message
 
 
 def test_existing_alias_is_reused():

@@ -94,17 +94,17 @@ def test_question_marks_in_strings_and_comments_keep_the_code(tmp_path, distfix)
     cells = [
         _code("c1", ['"""Why?\n', "!this line is documentation\n", '"""\n', "import tensorflow as tf\n",
                      "strategy = tf.distribute.MirroredStrategy()  # which one?"]),
-        _code("c2", ["tf.distribute?\n", "strategy.experimental_run_v2(step)"]),
+        _code("c2", ["tf.distribute?\n", "for _ in range(3):\n", "    strategy.experimental_run_v2(step)"]),
     ]
     path = _write(tmp_path, _notebook(cells))
     result = distfix("check", str(path))
     found = re.findall(r"^.*train\.ipynb:(cell \d+:\d+:\d+): (TFD\d+)", result.stdout, re.MULTILINE)
     # TFD402 needs `strategy` to be known: the line ending in "# which one?" was analysed.
-    assert found == [("cell 2:2:1", "TFD402"), ("cell 2:2:10", "TFD401")], result.stdout
+    assert found == [("cell 2:3:5", "TFD402"), ("cell 2:3:14", "TFD401")], result.stdout
     assert distfix("fix", "--write", str(path)).returncode == 1, "TFD402 has no safe fix"
     written = json.loads(path.read_text(encoding="utf-8"))["cells"]
     assert written[0]["source"] == cells[0]["source"]
-    assert written[1]["source"] == ["tf.distribute?\n", "strategy.run(step)"]
+    assert written[1]["source"] == ["tf.distribute?\n", "for _ in range(3):\n", "    strategy.run(step)"]
 
 
 def test_cells_are_analysed_together():
@@ -117,7 +117,7 @@ def test_check_reports_cell_line_and_column(tmp_path, distfix):
     path = _write(tmp_path, _notebook(CELLS))
     result = distfix("check", str(path))
     assert result.returncode == 1, result.stderr
-    assert f"{path}:cell 3:4:21: TFD401 [*] `experimental_run_v2` is deprecated; use `run`" in result.stdout
+    assert f"{path}:cell 3:4:21: TFD401 [*] `experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`); use `run`" in result.stdout
     assert "cell 4" not in result.stdout, "a %%bash cell is not Python"
 
 

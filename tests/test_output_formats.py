@@ -107,7 +107,7 @@ def test_github_annotations_of_notebooks_point_into_the_ipynb_json(tmp_path, dis
     assert lines[start - 1].lstrip().startswith('"print('), "the JSON line that holds cell 3's line 2"
     assert _marked(notebook, start, column, end_column) == "experimental_run_v2"
     assert properties["endLine"] == str(start)
-    assert line.endswith("::cell 3, line 2: `experimental_run_v2` is deprecated; use `run`")
+    assert line.endswith("::cell 3, line 2: `experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`); use `run`")
 
 
 def test_sarif_of_notebooks_points_into_the_ipynb_json_and_names_the_cell(tmp_path, distfix):
@@ -122,21 +122,24 @@ def test_sarif_of_notebooks_points_into_the_ipynb_json_and_names_the_cell(tmp_pa
     assert _marked(notebook, region["startLine"], region["startColumn"], region["endColumn"]) == "experimental_run_v2"
     assert region["endLine"] == region["startLine"]
     assert location["logicalLocations"] == [{"name": "cell 3"}]
-    assert finding["message"]["text"] == "cell 3, line 2: `experimental_run_v2` is deprecated; use `run`"
+    assert finding["message"]["text"] == "cell 3, line 2: `experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`); use `run`"
     assert finding["properties"] == {"cell": 3, "cellLine": 2, "cellColumn": 34}
     assert "fixes" not in finding  # the edits are in the combined module, not in the file
 
 
 def test_notebook_with_one_string_source_and_a_finding_across_lines(tmp_path, distfix):
-    source = "import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\nstrategy.experimental_run_v2(\n    fn)\n"
+    source = (
+        "import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\n"
+        "for _ in range(3):\n    strategy.experimental_run_v2(\n        fn)\n"
+    )
     notebook = _notebook(tmp_path, [source])  # type: ignore[list-item]
     result = distfix("check", "--format", "sarif", "--select", "TFD402", str(notebook))
     (finding,) = json.loads(result.stdout)["runs"][0]["results"]
     region = finding["locations"][0]["physicalLocation"]["region"]
-    assert finding["properties"] == {"cell": 2, "cellLine": 3, "cellColumn": 1}
+    assert finding["properties"] == {"cell": 2, "cellLine": 4, "cellColumn": 5}
     # The whole cell is one JSON string on one line: the region covers the call with its escaped newline.
     assert region["endLine"] == region["startLine"]
-    assert _marked(notebook, region["startLine"], region["startColumn"], region["endColumn"]) == "strategy.experimental_run_v2(\\n    fn)"
+    assert _marked(notebook, region["startLine"], region["startColumn"], region["endColumn"]) == "strategy.experimental_run_v2(\\n        fn)"
 
 
 @pytest.mark.parametrize("output_format", ["text", "concise", "json", "sarif", "github", "junit"])

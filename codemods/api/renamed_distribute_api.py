@@ -6,6 +6,7 @@ import libcst as cst
 
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.compat import is_compat_fallback, is_type_check_argument
 from fixer.tf.names import dotted_name
 from fixer.types import Applicability
 
@@ -36,6 +37,8 @@ _CLASSES: dict[str, tuple[str, frozenset[str], int]] = {
     ),
 }
 _EXPERIMENTAL_MODULE = "tensorflow.distribute.experimental"
+# Gone from TensorFlow 2.21 (measured: AttributeError), not only deprecated.
+_REMOVED = frozenset({"experimental_run_v2"})
 
 
 class RenamedDistributeApi(Rule):
@@ -330,16 +333,21 @@ class RenamedDistributeApi(Rule):
             new = _METHODS.get(attribute.attr.value)
             if new is None or not ctx.tf.strategies.is_strategy(attribute.value):
                 continue
-            ctx.report(
-                attribute.attr,
-                f"`{attribute.attr.value}` is deprecated; use `{new}`",
-                edits=[ctx.replace(attribute.attr, new)],
-            )
+            if is_compat_fallback(ctx.index, attribute):
+                continue  # kept on purpose for older TensorFlow releases
+            message = f"`{attribute.attr.value}` is deprecated; use `{new}`"
+            if attribute.attr.value in _REMOVED:
+                message = f"`{attribute.attr.value}` is removed in TensorFlow 2.21 (`AttributeError`); use `{new}`"
+            ctx.report(attribute.attr, message, edits=[ctx.replace(attribute.attr, new)])
 
     def _check_qualified_attributes(self, ctx: RuleContext) -> None:
         for attribute in ctx.index.attributes:
             qualified = ctx.tf.names.qualified(attribute)
             if qualified not in _CLASSES:
+                continue
+            if is_compat_fallback(ctx.index, attribute) or is_type_check_argument(ctx.index, attribute):
+                # Older releases on purpose, or a type test that must match the old class too
+                # (the experimental and current TPUStrategy are different classes).
                 continue
             new, blocked, positional = _CLASSES[qualified]
             old_text = dotted_name(attribute) or qualified

@@ -6,6 +6,8 @@ import libcst as cst
 
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.compat import runs_repeatedly, runs_tf1_graphs
+from fixer.tf.names import dotted_name
 from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.types import Applicability, Edit
 
@@ -485,6 +487,8 @@ class StrategyRunOutsideTfFunction(Rule):
         replica = ctx.tf.replica
         if ctx.tf.strategies.single_replica:
             return  # OneDeviceStrategy: one replica, nothing runs "one after another"
+        if runs_tf1_graphs(ctx.index, ctx.tf.names):
+            return  # TF1 graphs: `strategy.run` adds ops that a session runs, nothing is eager
         seen: set[int] = set()
         for run in replica.run_calls:
             if ctx.tf.strategies.kinds(run.strategy) & {_PARAMETER_SERVER}:
@@ -498,6 +502,8 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue
             if func is not None and (replica.is_tf_function(func) or self._only_called_from_graphs(ctx, func)):
                 continue
+            if not runs_repeatedly(ctx.index, ctx.tf.strategies, run.call):
+                continue  # one call (an initialisation): its eager cost is paid once
             if func is not None:
                 seen.add(id(func))
             self._report(ctx, run.call, func)

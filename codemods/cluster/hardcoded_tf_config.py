@@ -18,6 +18,7 @@ from codemods.cluster.tf_config_sources import (
 from fixer.clusterspec import launcher_problem
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.processes import shell_start_lines, starts_processes_after
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Applicability, Edit
 
@@ -550,7 +551,11 @@ class HardcodedTfConfig(Rule):
 
     def check(self, ctx: RuleContext) -> None:
         setters = tf_config_setters(ctx)
+        shell_starts = shell_start_lines(ctx.text)
         for setter in setters:
+            line = ctx.range(setter.node).start.line
+            if starts_processes_after(ctx.index, ctx.tf.names, setter.node) or any(s > line for s in shell_starts):
+                continue  # a launcher: the TF_CONFIG it sets is what the workers it starts read
             config = tf_config_of(ctx, setter)
             if config is NOT_LITERAL:
                 continue

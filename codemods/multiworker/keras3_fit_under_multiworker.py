@@ -9,9 +9,10 @@ import libcst as cst
 
 from codemods.cluster.tf_config_sources import NOT_LITERAL, env_setters, literal_value
 from fixer.engine import RuleContext
-from fixer.tf.names import dotted_name
 from fixer.rule import Invalid, Rule, Valid
-from fixer.tf.project import pinned_below
+from fixer.tf.names import dotted_name
+from fixer.tf.project import pinned_below, project_facts
+from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Applicability, Edit
 
 _TRAINING = frozenset({"fit", "evaluate"})
@@ -563,6 +564,8 @@ class Keras3FitUnderMultiworker(Rule):
         pinned_keras2 = pinned_below(Path(ctx.path).resolve().parent, (2, 16))
         legacy = legacy_keras(ctx)
         for call, module in calls:
+            if not self._may_be_multi_worker(ctx, call):
+                continue
             flavour = keras_flavour(module, legacy, pinned_keras2)
             if flavour != 3:
                 continue
@@ -575,6 +578,16 @@ class Keras3FitUnderMultiworker(Rule):
                     "`pip install tf-keras`) or use a custom training loop with `strategy.run`",
                 )
                 continue
+            facts = project_facts(Path(ctx.path).resolve().parent)
+            if facts.declares_tensorflow and not facts.declares_tf_keras:
+                # The switch alone makes `tf.keras` fail to import where tf-keras is not installed.
+                ctx.report(
+                    call,
+                    "Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy (TensorFlow 2.21: `Attempt "
+                    "to convert a value (PerReplica...)`); use tf-keras: add `tf-keras` to the project's "
+                    "dependencies (they do not list it), then set TF_USE_LEGACY_KERAS=1 before importing TensorFlow",
+                )
+                continue
             ctx.report(
                 call,
                 "Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy (TensorFlow 2.21: `Attempt to "
@@ -582,6 +595,34 @@ class Keras3FitUnderMultiworker(Rule):
                 "TensorFlow and `pip install tf-keras`",
                 edits=self._legacy_switch(ctx, legacy),
             )
+
+    def _may_be_multi_worker(self, ctx: RuleContext, call: cst.Call) -> bool:
+        """The model trained by ``call`` may be under a MultiWorkerMirroredStrategy.
+
+        Decided per object: the scopes its creation, `compile` and this call run in. A model
+        built in a MirroredStrategy scope is not affected by a MultiWorkerMirroredStrategy
+        elsewhere in the file; a model whose scopes are unknown keeps the file-level answer.
+        """
+        strategies = ctx.tf.strategies
+        key = ctx.source(call.func.value)  # type: ignore[attr-defined]
+        places: list[cst.CSTNode] = [call]
+        places += [a for a in ctx.index.assigns if any(ctx.source(t) == key for t in _targets(a))]
+        places += [
+            c
+            for c in ctx.index.calls
+            if isinstance(c.func, cst.Attribute) and c.func.attr.value == "compile" and ctx.source(c.func.value) == key
+        ]
+        here = ctx.index.enclosing_function(call)
+        kinds: set[str] = set()
+        for place in places:
+            # A plain local name in another function is another object.
+            owner = ctx.index.enclosing_function(place)
+            if "." not in key and owner is not here and owner is not None:
+                continue
+            kinds |= strategies.scope_kinds(place) or set()
+        if not kinds:
+            return True
+        return bool(kinds & MULTI_WORKER_CLASSES) or any(k.endswith(".Strategy") for k in kinds)
 
     def _models(self, ctx: RuleContext) -> dict[str, str]:
         """Names bound to Keras models, and the Keras their class comes from (`keras_module`)."""
@@ -676,6 +717,10 @@ class Keras3FitUnderMultiworker(Rule):
             return [Edit(offset, offset, f'os.environ["TF_USE_LEGACY_KERAS"] = "1"{newline}')]
         offset = ctx.textmap.line_starts[ctx.range(statement).start.line - 1]
         return [Edit(offset, offset, f'import os{newline}os.environ["TF_USE_LEGACY_KERAS"] = "1"{newline}')]
+
+
+def _targets(assign: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
+    return [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
 
 
 def _own_method(ctx: RuleContext, func: cst.BaseExpression) -> str | None:

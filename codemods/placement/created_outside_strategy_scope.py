@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import libcst as cst
 
+from codemods.multiworker.keras3_fit_under_multiworker import (
+    keras_flavour,
+    keras_module,
+    legacy_keras,
+)
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import independent
 from fixer.tf.optimizers import build_lines_after_move
+from fixer.tf.paths import exclusive
+from fixer.tf.project import project_facts
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
@@ -816,6 +824,8 @@ class CreatedOutsideStrategyScope(Rule):
         finder = _Finder(ctx)
         groups: dict[int, list[Creation]] = {}
         for creation in finder.creations():
+            if finder.on_a_path_without_strategy(creation):
+                continue
             if finder.used_by_distributed_code(creation):
                 groups.setdefault(id(ctx.index.parent.get(creation.statement)), []).append(creation)
         for group in groups.values():
@@ -934,10 +944,18 @@ class _Finder:
                 continue
             if not self.runs_outside(statement):
                 continue
+            if kind == "optimizer" and self._keras2(call):
+                continue  # tf-keras (Keras 2) takes an optimizer created outside the scope (measured)
             if self.replica.in_replica_context(statement):
                 continue
             found.append(Creation(statement, call, kind, names))
         return found
+
+    def _keras2(self, call: cst.Call) -> bool:
+        """The Keras that ``call`` constructs from is Keras 2: tf-keras, or TensorFlow pinned below 2.16."""
+        keras2 = project_facts(Path(self.ctx.path).resolve().parent).keras2
+        flavour = keras_flavour(keras_module(self.ctx, call.func), legacy_keras(self.ctx), keras2)
+        return flavour == 2
 
     def _model_names(self) -> set[str]:
         """Names bound to a Keras model anywhere in the module."""
@@ -962,7 +980,7 @@ class _Finder:
 
     def used_by_distributed_code(self, creation: Creation) -> bool:
         if creation.kind == "compile":
-            return True
+            return self._compiles_a_distributed_model(creation)
         # A local name is only used inside its own function: a single-device baseline that builds
         # `model` in one function is not the distributed `model` of another.
         scope = self.index.enclosing_function(creation.statement)
@@ -983,12 +1001,54 @@ class _Finder:
                 creation.kind == "model"
                 and isinstance(parent, cst.Attribute)
                 and parent.attr.value in ("fit", "compile")
-                and self.strategies.constructions
+                and self._scope_forgotten()
             ):
+                # A strategy built and never entered: the scope was forgotten. When the program
+                # does enter one, a model trained wholly outside it is a single-device model.
                 return True
         # Seed 000: a variable made before the strategy, never used, in a program training under
         # the scope — the article's "it will be used in training" case.
         return not uses and creation.kind == "variable" and bool(self.strategies.scope_blocks)
+
+    def on_a_path_without_strategy(self, creation: Creation) -> bool:
+        """The creation runs in an if/else arm other than every one that builds or enters a strategy.
+
+        `if use_multi_gpu: strategy = ...; with strategy.scope(): ... else: model = build()`:
+        the `else` arm is the deliberate single-device path.
+        """
+        places = [w for w, _ in self.strategies.scope_blocks] + [call for call, _ in self.strategies.constructions]
+        return bool(places) and all(exclusive(self.index, creation.statement, place) for place in places)
+
+    def _scope_forgotten(self) -> bool:
+        """The program builds a strategy, never enters its scope, and hands it to nothing else
+        (an Estimator's RunConfig distributes by itself)."""
+        strategies = self.strategies
+        return bool(strategies.constructions) and not strategies.scope_blocks and not strategies.handed_over
+
+    def _compiles_a_distributed_model(self, creation: Creation) -> bool:
+        """The compiled model is one this program distributes: built in a strategy scope.
+
+        A program that builds a strategy and never enters its scope forgot it; otherwise a
+        model built outside every scope (a baseline, or one under another object's
+        ``scope()``) is deliberately single-device and compiling it outside is right.
+        """
+        if self._scope_forgotten():
+            return True
+        if not self.strategies.scope_blocks:
+            return False
+        model = creation.call.func.value  # type: ignore[attr-defined]
+        func = self.index.enclosing_function(creation.statement)
+        for assign in self.index.assigns:
+            if not isinstance(assign, cst.Assign) or not any(
+                isinstance(t.target, cst.Name) and t.target.value == model.value for t in assign.targets
+            ):
+                continue
+            owner = self.index.enclosing_function(assign)
+            if owner is not func and owner is not None:
+                continue
+            if self.strategies.membership(assign) is Membership.INSIDE:
+                return True
+        return False
 
     def _uses(self, name: str) -> list[cst.CSTNode]:
         if "." in name:

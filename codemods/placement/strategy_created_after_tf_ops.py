@@ -71,7 +71,13 @@ _CONFIGURATION = (
     "keras.backend.set_floatx",
     "keras.backend.clear_session",
     "tensorflow.Module",
+    # Measured (ground truth, addendum 2): a MultiWorkerMirroredStrategy created after these works.
+    "tensorflow.compat.v1.disable_eager_execution",
+    "tensorflow.debugging.disable_traceback_filtering",
 )
+# `context._reset_context()` clears the eager context: what ran before it no longer counts,
+# and it is itself the workaround, so a strategy must never be moved above it.
+_RESETS_CONTEXT = frozenset({"tensorflow.python.eager.context._reset_context"})
 # Descriptions that hold no tensor: namedtuples and option/spec objects. Measured one by one
 # (all configuration): tf.io.FixedLenFeature, VarLenFeature, FixedLenSequenceFeature,
 # SparseFeature, RaggedFeature (and RaggedFeature.RowLengths...), tf.RaggedTensorSpec,
@@ -563,8 +569,13 @@ class StrategyCreatedAfterTfOps(Rule):
                 "be configured at program startup`; create it first"
             )
             position = body.index(statement)
-            first_op = next((i for i, s in enumerate(body[:position]) if self._runs_tf_on_the_way(ctx, s)), None)
+            start_at = self._after_last_reset(ctx, body[:position])
+            first_op = next(
+                (i for i, s in enumerate(body[:position]) if i >= start_at and self._runs_tf_on_the_way(ctx, s)), None
+            )
             if first_op is None:
+                if start_at > 0 or self._resets_before(ctx, statement):
+                    continue  # the context was reset after anything that ran before
                 earlier = self._earlier_op(ctx, statement)
                 if earlier is not None:
                     line = ctx.range(earlier).start.line
@@ -577,6 +588,22 @@ class StrategyCreatedAfterTfOps(Rule):
             start, end = ctx.statement_block([statement])
             target = ctx.statement_block([body[first_op]])[0]
             ctx.report(call, message, edits=[Edit(start, end, ""), Edit(target, target, ctx.text[start:end])])
+
+    def _after_last_reset(self, ctx: RuleContext, statements: list[cst.CSTNode]) -> int:
+        """The index after the last statement that resets the eager context (0 when none does)."""
+        last = 0
+        for position, statement in enumerate(statements):
+            if any(
+                ctx.tf.names.callee(c) in _RESETS_CONTEXT for c in ctx.index.calls if ctx.index.is_within(c, statement)
+            ):
+                last = position + 1
+        return last
+
+    def _resets_before(self, ctx: RuleContext, statement: cst.CSTNode) -> bool:
+        """Some call earlier in the source resets the eager context."""
+        return any(
+            ctx.tf.names.callee(c) in _RESETS_CONTEXT and ctx.index.before(c, statement) for c in ctx.index.calls
+        )
 
     def _earlier_op(self, ctx: RuleContext, statement: cst.CSTNode) -> cst.CSTNode | None:
         """A statement that runs TensorFlow before the block holding ``statement`` is entered: in an

@@ -25,7 +25,7 @@ from lsprotocol import types
 from fixer.engine import check_source, fix_source
 from fixer.incremental import DocumentParser
 from fixer.lsp.convert import diagnostic, lsp_range_of_offsets, range_json, uri_path
-from fixer.notebook import Notebook, NotebookError, combine_cells, split_cells, to_cell
+from fixer.notebook import Notebook, NotebookError, cell_errors, combine_cells, split_cells, to_cell
 from fixer.textmap import TextMap, apply_edits
 from fixer.types import Applicability, Finding
 
@@ -122,6 +122,10 @@ def analyse(ls: DistfixServer, notebook: types.NotebookDocument) -> Analysis:
     result = check_source(str(path), combined.combined, ls.config_for(path), parser=parser.parse)
     analysis = Analysis(notebook.version, {uri: [] for uri in uris.values()}, {uri: [] for uri in uris.values()})
     textmaps = {cell.number: TextMap(cell.original) for cell in combined.cells}
+    for in_cell in cell_errors(combined, str(path)):  # cells left out because they do not parse
+        uri = uris[in_cell.cell]  # type: ignore[index]
+        analysis.findings[uri].append(in_cell)
+        analysis.diagnostics[uri].append(diagnostic(in_cell, textmaps[in_cell.cell]))  # type: ignore[index]
     for finding in result.findings:
         in_cell = to_cell(combined, finding)
         uri = uris[in_cell.cell]  # type: ignore[index]

@@ -136,6 +136,11 @@ class NameResolver:
         """The canonical qualified name of what ``call`` calls, or None."""
         return self.qualified(call.func)
 
+    @property
+    def imports_tensorflow(self) -> bool:
+        """True when the module imports TensorFlow or Keras in any form."""
+        return any(_is_tf_family(canonical(bound)) for bound in self._bindings.values())
+
     def local_name_for(self, qualified: str) -> str | None:
         """The local spelling that reaches ``qualified`` (e.g. ``tf`` for ``tensorflow``), or None."""
         for local, bound in sorted(self._bindings.items()):

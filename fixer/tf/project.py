@@ -9,6 +9,7 @@ Requirement specifiers are parsed as whole sets (PEP 440 ``>=2.12,<2.16``, ``~=2
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -147,3 +148,45 @@ def pinned_below(folder: Path, version: tuple[int, int]) -> bool:
         if found or (candidate / ".git").exists():
             return False  # the project root: stop looking further up
     return False
+
+
+# tf-keras as a requirement: `tf-keras`, `tf_keras==2.15.1`, conda's `- tf-keras`.
+_TF_KERAS = re.compile(r"(?<![\w.-])tf[-_]keras(?![\w.-])")
+
+
+@dataclass(frozen=True)
+class ProjectFacts:
+    """What the dependency files of the project around a file say about TensorFlow and Keras.
+
+    ``declares_tensorflow`` False means no dependency file was found that names TensorFlow:
+    then nothing is known, and rules assume the installed, current TensorFlow (2.21, Keras 3).
+    """
+
+    declares_tensorflow: bool
+    keras2: bool  # TensorFlow pinned below 2.16: every Keras spelling is Keras 2
+    declares_tf_keras: bool
+
+
+@lru_cache(maxsize=256)
+def project_facts(folder: Path) -> ProjectFacts:
+    """The facts of the nearest project around ``folder`` (its root: the first folder with a
+    dependency file naming TensorFlow, or with `.git`)."""
+    for candidate in [folder, *folder.parents]:
+        texts = []
+        files = [candidate / name for name in DEPENDENCY_FILES] + sorted(candidate.glob("requirements*.txt"))
+        for path in dict.fromkeys(files):
+            if path.is_file():
+                try:
+                    texts.append(re.sub(r"(?m)(^|\s)#.*$", r"\1", path.read_text(encoding="utf-8", errors="replace")))
+                except OSError:
+                    continue
+        ranges = [r for text in texts for r in tensorflow_ranges(text)]
+        if ranges:
+            return ProjectFacts(
+                declares_tensorflow=True,
+                keras2=any(not r.allows_at_least((2, 16)) for r in ranges),
+                declares_tf_keras=any(_TF_KERAS.search(text) for text in texts),
+            )
+        if (candidate / ".git").exists():
+            break
+    return ProjectFacts(declares_tensorflow=False, keras2=False, declares_tf_keras=False)

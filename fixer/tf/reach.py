@@ -6,12 +6,19 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.tf.paths import bound_on_every_path
+
 if TYPE_CHECKING:
     from fixer.engine import RuleContext
 
 
 def strategy_in_reach(ctx: "RuleContext", statement: cst.CSTNode) -> str | None:
-    """The strategy to enter at ``statement``: the one every scope block uses, bound before it."""
+    """The strategy to enter at ``statement``: the one every scope block uses, bound before it.
+
+    A plain name must be bound on every path to ``statement`` (not only in the `if` arm that
+    builds the strategy, and not `None` on the others): a fix must never make a script raise
+    `NameError` or `AttributeError` where it ran before.
+    """
     strategies = ctx.tf.strategies
     keys = {ctx.source(s) for _, s in strategies.scope_blocks}
     if not keys:
@@ -19,6 +26,8 @@ def strategy_in_reach(ctx: "RuleContext", statement: cst.CSTNode) -> str | None:
     if len(keys) != 1:
         return None
     key = next(iter(keys))
+    if "." not in key and not bound_on_every_path(ctx.index, key, statement):
+        return None
     offset = ctx.span(statement)[0]
     func = ctx.index.enclosing_function(statement)
     for assign in ctx.index.assigns:

@@ -7,6 +7,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from fixer.tf.classes import resolve_method
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import NameResolver, dotted_name
 from fixer.tf.strategies import StrategyModel, visible_defs
@@ -96,6 +97,9 @@ class ReplicaModel:
                 return []
             return self._follow_binding(node, near, _depth)
         if isinstance(node, cst.Attribute):
+            resolved = resolve_method(self.index, node, near) if near is not None else None
+            if resolved is not None:
+                return list(resolved)
             methods = [
                 f
                 for f in self.index.functions_by_name.get(node.attr.value, [])

@@ -8,6 +8,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from fixer.tf.classes import resolve_method
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import NameResolver, dotted_name
 
@@ -132,38 +133,100 @@ class StrategyModel:
                     self._kinds[param.name.value].add(qualified)
 
     def _find_strategies_by_use(self) -> None:
-        """Parameters and attributes used as strategies (`with s.scope()`, `s.num_replicas_in_sync`)."""
+        """Parameters and attributes used as strategies.
+
+        Only strategy-only attributes (`s.num_replicas_in_sync`) are evidence on their own.
+        `with s.scope():` and `s.run(fn, args=...)` are shapes other objects share
+        (DeterministicRandomTestTool, DTensor LayoutMap, Ray/Spark executors): they count only
+        in a module that imports TensorFlow, for an object not bound to something else, that is
+        named like a strategy or used both ways.
+        """
         for attribute in self.index.attributes:
             key = expression_key(attribute.value)
             if key is None or key in self._kinds or self.names.qualified(attribute.value):
                 continue
             if attribute.attr.value in STRATEGY_ONLY_ATTRIBUTES:
                 self._kinds[key].add(_DISTRIBUTE + "Strategy")
-        for call in self.index.calls:
-            # `x.run(fn, args=...)`: the signature of Strategy.run (a session's run takes no fn).
-            func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "run" and call.args:
-                key = expression_key(func.value)
-                if key is None or key in self._kinds or self.names.qualified(func.value):
-                    continue
-                first = call.args[0]
-                takes_args = any(a.keyword is not None and a.keyword.value == "args" for a in call.args)
-                if takes_args and first.keyword is None and isinstance(first.value, (cst.Name, cst.Attribute, cst.Lambda)):
-                    self._kinds[key].add(_DISTRIBUTE + "Strategy")
+        if not self.names.imports_tensorflow:
+            return
+        scoped = self._scoped_keys()
+        run_with_fn = self._run_with_fn_keys()
+        passed = self._parameters_passed_a_strategy()
+        for key in scoped | run_with_fn:
+            if key in self._kinds or self._bound_to_other_object(key):
+                continue
+            if looks_like_strategy_name(key) or key in passed or (key in scoped and key in run_with_fn):
+                self._kinds[key].add(_DISTRIBUTE + "Strategy")
+
+    def _parameters_passed_a_strategy(self) -> set[str]:
+        """Parameter names that some call site of their function gives a known strategy."""
+        found = set()
+        for func in self.index.functions:
+            params = [p.name.value for p in _all_params(func)]
+            owner = self.index.method_class(func)
+            calls = list(self._calls_by_callee.get(func.name.value, []))
+            if owner is not None:
+                params = params[1:]  # self / cls
+                if func.name.value == "__init__":
+                    calls += self._calls_by_callee.get(owner.name.value, [])
+            for call in calls:
+                for position, arg in enumerate(call.args):
+                    if arg.star:
+                        break
+                    name = arg.keyword.value if arg.keyword is not None else (
+                        params[position] if position < len(params) else None
+                    )
+                    if name is not None and self.is_strategy(arg.value):
+                        found.add(name)
+        return found
+
+    def _scoped_keys(self) -> set[str]:
+        """Keys of the unimported objects entered as ``with <x>.scope():``."""
+        keys = set()
         for with_node in self.index.withs:
             for item in with_node.items:
                 call = item.item
                 if isinstance(call, (cst.Name, cst.Attribute)):
                     call = self.scope_object_value(call, with_node)
-                if (
-                    isinstance(call, cst.Call)
-                    and isinstance(call.func, cst.Attribute)
-                    and call.func.attr.value == "scope"
-                    and not call.args
-                ):
-                    key = expression_key(call.func.value)
-                    if key is not None and not self.names.qualified(call.func.value):
-                        self._kinds[key].add(_DISTRIBUTE + "Strategy")
+                if call is not None and _is_scope_call(call):
+                    key = expression_key(call.func.value)  # type: ignore[union-attr]
+                    if key is not None and not self.names.qualified(call.func.value):  # type: ignore[union-attr]
+                        keys.add(key)
+        return keys
+
+    def _run_with_fn_keys(self) -> set[str]:
+        """Keys of the unimported objects called as ``x.run(fn, args=...)`` (Strategy.run's signature)."""
+        keys = set()
+        for call in self.index.calls:
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value == "run" and call.args):
+                continue
+            key = expression_key(func.value)
+            if key is None or self.names.qualified(func.value):
+                continue
+            first = call.args[0]
+            takes_args = any(a.keyword is not None and a.keyword.value == "args" for a in call.args)
+            if takes_args and first.keyword is None and isinstance(first.value, (cst.Name, cst.Attribute, cst.Lambda)):
+                keys.add(key)
+        return keys
+
+    def _bound_to_other_object(self, key: str) -> bool:
+        """True when ``key`` is assigned an instance of a known class that is not a strategy.
+
+        ``tool = tf.compat.v1.keras.utils.DeterministicRandomTestTool()``, ``layout_map =
+        keras.distribution.LayoutMap(mesh)``, ``runner = MyRunner()`` (a class of this module).
+        """
+        local_classes = {cls.name.value for cls in self.index.classes}
+        for assign in self.index.assigns:
+            value = assign.value
+            if not isinstance(value, cst.Call) or not any(expression_key(t) == key for t in _assign_targets(assign)):
+                continue
+            callee = self.names.callee(value)
+            if callee is not None and callee not in STRATEGY_CLASSES:
+                return True
+            if isinstance(value.func, cst.Name) and value.func.value in local_classes:
+                return True
+        return False
 
     def is_strategy(self, node: cst.BaseExpression) -> bool:
         """True when ``node`` evaluates to a tf.distribute strategy."""
@@ -179,6 +242,36 @@ class StrategyModel:
             return frozenset({kind})
         key = expression_key(node)
         return frozenset(self._kinds.get(key, ())) if key else frozenset()
+
+    def kinds_at(self, node: cst.BaseExpression, where: cst.CSTNode) -> frozenset[str]:
+        """The strategy classes ``node`` holds at ``where``: its reaching binding's, when one is known.
+
+        A name reused for two strategies (`strategy = MirroredStrategy()` in one function,
+        `strategy = MultiWorkerMirroredStrategy()` in another) is two objects: the binding in
+        the function of ``where`` (the last one before it), else the module's, decides.
+        """
+        if isinstance(node, cst.Name):
+            func = self.index.enclosing_function(where)
+            for scope in (func, None) if func is not None else (None,):
+                bindings = [
+                    a
+                    for a in self.index.in_function("assigns", scope)
+                    if a.value is not None
+                    and any(expression_key(t) == node.value for t in _assign_targets(a))
+                    and (scope is None or self.index.before(a, where))
+                ]
+                if bindings:
+                    kind = self.constructor_kind(bindings[-1].value)  # type: ignore[arg-type]
+                    return frozenset({kind}) if kind is not None else self.kinds(node)
+        return self.kinds(node)
+
+    def scope_kinds(self, node: cst.CSTNode) -> frozenset[str] | None:
+        """The strategy classes of the scope block lexically around ``node``; None outside any."""
+        block = self.lexical_scope_block(node)
+        if block is None:
+            return None
+        strategy = next(s for w, s in self.scope_blocks if w is block)
+        return self.kinds_at(strategy, block)
 
     @property
     def strategy_keys(self) -> dict[str, frozenset[str]]:
@@ -206,6 +299,25 @@ class StrategyModel:
         built = {kind for _, kind in self.constructions}
         known = {k for kinds in self._kinds.values() for k in kinds if k != _DISTRIBUTE + "Strategy"}
         return built == {_ONE_DEVICE} and known <= {_ONE_DEVICE}
+
+    @cached_property
+    def handed_over(self) -> bool:
+        """Some strategy of the module is given to other code: a call argument
+        (`tf.estimator.RunConfig(train_distribute=strategy)`, `train(strategy)`) or `.run`.
+
+        Then the program distributes through that code, not (only) through scopes of its own.
+        """
+        for call in self.index.calls:
+            if any(self.is_strategy(arg.value) for arg in call.args):
+                return True
+            func = call.func
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in ("run", "experimental_run_v2")
+                and self.is_strategy(func.value)
+            ):
+                return True
+        return False
 
     @property
     def uses_multi_worker(self) -> bool:
@@ -359,7 +471,9 @@ class StrategyModel:
                 if func in visible_defs(self.index, name, call):
                     sites.append(call)
             elif owner is not None and isinstance(target, cst.Attribute) and target.attr.value == name:
-                sites.append(call)
+                resolved = resolve_method(self.index, target, call)
+                if resolved is None or func in resolved:
+                    sites.append(call)
             elif (
                 owner is not None
                 and name == "__init__"
@@ -368,6 +482,12 @@ class StrategyModel:
             ):
                 sites.append(call)
         return sites
+
+
+def looks_like_strategy_name(key: str) -> bool:
+    """``strategy``, ``self._strategy``, ``dist_strat``, ``distribution``: names code gives strategies."""
+    last = key.rsplit(".", 1)[-1].lower()
+    return "strateg" in last or last.strip("_") in {"strat", "distribution"} or last.endswith("_strat")
 
 
 def visible_defs(index: ModuleIndex, name: str, near: cst.CSTNode | None) -> list[cst.FunctionDef]:
@@ -382,12 +502,28 @@ def visible_defs(index: ModuleIndex, name: str, near: cst.CSTNode | None) -> lis
     by_scope: dict[FunctionLike | None, list[cst.FunctionDef]] = defaultdict(list)
     for f in defs:
         by_scope[index.enclosing_function(f)].append(f)
-    scope = index.enclosing_function(near)
+    here = index.enclosing_function(near)
+    scope = here
     while scope is not None:
         if scope in by_scope:
-            return by_scope[scope]
+            return _reaching(index, by_scope[scope], near, same_scope=scope is here)
         scope = index.enclosing_function(scope)
-    return by_scope.get(None, [])
+    return _reaching(index, by_scope.get(None, []), near, same_scope=here is None)
+
+
+def _reaching(
+    index: ModuleIndex, defs: list[cst.FunctionDef], near: cst.CSTNode, same_scope: bool
+) -> list[cst.FunctionDef]:
+    """Of several defs of one name, the one a use runs with when it runs in the defs' own scope.
+
+    A name redefined later (a notebook cell reusing `step`) is another function: code that runs
+    in the same scope, in source order, sees the last def before it. Code in a nested function
+    runs later, when any of them may be bound: all count.
+    """
+    if not same_scope or len(defs) < 2:
+        return defs
+    before = [f for f in defs if index.before(f, near)]
+    return before[-1:] or defs
 
 
 def _is_scope_call(node: cst.BaseExpression) -> bool:

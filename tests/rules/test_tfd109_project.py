@@ -74,7 +74,8 @@ def step(x):
     strategy.run(replica_step, args=(x,))
 
 
-step(features)
+for _ in range(10):
+    step(features)
 """
     fixed = fix_source("eager.py", source, Config(select=("TFD402",)), unsafe=True).fixed_text
     assert "    optimizer = tf.keras.optimizers.SGD(0.1)\n    model.build((None, 3))\n    optimizer.build(model.trainable_variables)\n" in fixed

@@ -1,0 +1,105 @@
+"""Method resolution by the classes of the module: `self.m` and `super().m` are not every `m`.
+
+Inside `Child._forward`, `super()._forward` is `Base._forward` (the bases, in order, as the
+module defines them), never `Child._forward` itself; `self.m` is a method of the class, of one
+of its bases, or of a subclass that overrides it.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import libcst as cst
+
+from fixer.tf.index import ModuleIndex
+
+# Per index: class name -> classes, and class -> its bases (rules ask for every method call).
+_TABLES: weakref.WeakKeyDictionary[ModuleIndex, dict[str, list[cst.ClassDef]]] = weakref.WeakKeyDictionary()
+_BASES: weakref.WeakKeyDictionary[ModuleIndex, dict[cst.ClassDef, list[cst.ClassDef]]] = weakref.WeakKeyDictionary()
+
+
+def _classes_by_name(index: ModuleIndex) -> dict[str, list[cst.ClassDef]]:
+    table = _TABLES.get(index)
+    if table is None:
+        table = _TABLES[index] = {}
+        for cls in index.classes:
+            table.setdefault(cls.name.value, []).append(cls)
+    return table
+
+
+def bases_in_module(index: ModuleIndex, cls: cst.ClassDef) -> list[cst.ClassDef]:
+    """The base classes of ``cls`` the module defines, nearest first (depth-first, as an MRO would)."""
+    memo = _BASES.setdefault(index, {})
+    if cls not in memo:
+        memo[cls] = _find_bases(index, cls)
+    return memo[cls]
+
+
+def _find_bases(index: ModuleIndex, cls: cst.ClassDef) -> list[cst.ClassDef]:
+    table = _classes_by_name(index)
+    found: list[cst.ClassDef] = []
+    pending = [cls]
+    while pending:
+        current = pending.pop(0)
+        for base in current.bases:
+            if isinstance(base.value, cst.Name):
+                for candidate in table.get(base.value.value, []):
+                    if candidate is not cls and candidate not in found:
+                        found.append(candidate)
+                        pending.append(candidate)
+    return found
+
+
+def subclasses_in_module(index: ModuleIndex, cls: cst.ClassDef) -> list[cst.ClassDef]:
+    """The classes of the module that derive from ``cls``, directly or not."""
+    return [other for other in index.classes if cls in bases_in_module(index, other)]
+
+
+def enclosing_class(index: ModuleIndex, node: cst.CSTNode) -> cst.ClassDef | None:
+    """The class whose method (directly, or through nested functions) holds ``node``."""
+    func = index.enclosing_function(node)
+    while func is not None:
+        if isinstance(func, cst.FunctionDef):
+            owner = index.method_class(func)
+            if owner is not None:
+                return owner
+        func = index.enclosing_function(func)
+    return None
+
+
+def is_super_call(node: cst.BaseExpression) -> bool:
+    """``super()`` or ``super(Class, self)``."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
+
+
+def _methods_named(index: ModuleIndex, cls: cst.ClassDef, name: str) -> list[cst.FunctionDef]:
+    return [f for f in index.functions_by_name.get(name, []) if index.method_class(f) is cls]
+
+
+def resolve_method(index: ModuleIndex, attribute: cst.Attribute, near: cst.CSTNode) -> list[cst.FunctionDef] | None:
+    """The methods ``attribute`` (``super().m``, ``self.m``) may call, or None when it cannot be told.
+
+    ``super().m``: the first base (in the module) that defines ``m``; [] when no base here does
+    (it is a library's method). ``self.m``: the class's own or inherited ``m`` plus overrides in
+    subclasses. Other receivers: None (the caller decides).
+    """
+    owner = enclosing_class(index, near)
+    if owner is None:
+        return None
+    name = attribute.attr.value
+    if is_super_call(attribute.value):
+        for base in bases_in_module(index, owner):
+            methods = _methods_named(index, base, name)
+            if methods:
+                return methods
+        return []
+    if isinstance(attribute.value, cst.Name) and attribute.value.value in ("self", "cls"):
+        found: list[cst.FunctionDef] = []
+        for cls in [owner, *bases_in_module(index, owner)]:
+            found = _methods_named(index, cls, name)
+            if found:
+                break
+        for sub in subclasses_in_module(index, owner):
+            found += [f for f in _methods_named(index, sub, name) if f not in found]
+        return found or None
+    return None

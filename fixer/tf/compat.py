@@ -1,0 +1,155 @@
+"""Code written for several TensorFlow versions: fallbacks and version checks are not mistakes.
+
+`getattr(s, "distribute_datasets_from_function", None) or s.experimental_distribute_datasets_from_function`,
+the old name in a `try`/`except AttributeError`, or one arm of `if tf.__version__ < ...`: the
+deprecated spelling is there on purpose, for the old releases the project still supports.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from fixer.tf.dataflow import names_in
+from fixer.tf.index import ModuleIndex
+from fixer.tf.names import dotted_name
+
+# Exceptions a missing API raises: catching one around a name means "it may not exist here".
+_MISSING_API = frozenset({"AttributeError", "ImportError", "ModuleNotFoundError", "NotImplementedError"})
+# Names whose presence in an `if` test makes it a version or feature check.
+_VERSION_WORDS = ("version", "VERSION", "hasattr", "LooseVersion", "parse_version")
+
+
+def is_compat_fallback(index: ModuleIndex, node: cst.CSTNode) -> bool:
+    """True when ``node`` is a deliberate fallback for another TensorFlow version."""
+    previous: cst.CSTNode = node
+    for ancestor in index.ancestors(node):
+        if isinstance(ancestor, cst.BooleanOperation) and previous is ancestor.right and _probes(ancestor.left):
+            return True
+        if isinstance(ancestor, cst.Try) and _catches_missing_api(ancestor):
+            return True
+        if isinstance(ancestor, cst.If | cst.IfExp) and previous is not ancestor.test and _is_version_check(ancestor.test):
+            return True
+        if isinstance(ancestor, cst.FunctionDef | cst.ClassDef):
+            return False
+        previous = ancestor
+    return False
+
+
+def _probes(node: cst.BaseExpression) -> bool:
+    """``getattr(x, "name", None)`` or ``hasattr(...)``: the other operand is the fallback."""
+    for call in _calls(node):
+        if isinstance(call.func, cst.Name) and call.func.value in ("getattr", "hasattr"):
+            return True
+    return False
+
+
+def _calls(node: cst.CSTNode) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_Collect())
+    return found
+
+
+def _catches_missing_api(node: cst.Try) -> bool:
+    for handler in node.handlers:
+        if handler.type is None:
+            return True  # a bare except around an API call is a fallback too
+        caught = {(dotted_name(n) or "").rsplit(".", 1)[-1] for n in _exception_names(handler.type)}
+        if caught & _MISSING_API:
+            return True
+    return False
+
+
+def _exception_names(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.Tuple):
+        return [e.value for e in node.elements]
+    return [node]
+
+
+def _is_version_check(test: cst.BaseExpression) -> bool:
+    mentioned = names_in(test)
+    attributes = {a for a in _attribute_names(test)}
+    return any(word in name for name in mentioned | attributes for word in _VERSION_WORDS)
+
+
+def _attribute_names(node: cst.CSTNode) -> set[str]:
+    found: set[str] = set()
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> None:
+            found.add(attribute.attr.value)
+
+    node.visit(_Collect())
+    return found
+
+
+def is_type_check_argument(index: ModuleIndex, node: cst.CSTNode) -> bool:
+    """True when ``node`` is a class tested by ``isinstance``/``issubclass`` (alone or in a tuple).
+
+    Renaming a class there changes which objects match: `tf.distribute.experimental.TPUStrategy`
+    and `tf.distribute.TPUStrategy` are different classes in TensorFlow 2.21.
+    """
+    parent = index.parent.get(node)
+    if isinstance(parent, cst.Element):
+        parent = index.parent.get(index.parent.get(parent) or parent)
+    if not isinstance(parent, cst.Arg):
+        return False
+    call = index.parent.get(parent)
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value in ("isinstance", "issubclass")
+        and len(call.args) == 2
+        and call.args[1] is parent
+    )
+
+
+# Calls that make a program run TensorFlow 1 graphs: nothing runs eagerly after them.
+_GRAPH_MODE_CALLS = frozenset(
+    {
+        f"tensorflow.{prefix}{name}"
+        for prefix in ("", "compat.v1.")
+        for name in (
+            "disable_eager_execution",
+            "disable_v2_behavior",
+            "Session",
+            "InteractiveSession",
+            "train.MonitoredTrainingSession",
+            "train.MonitoredSession",
+        )
+    }
+    | {"tensorflow.train.MonitoredTrainingSession", "tensorflow.train.MonitoredSession"}
+)
+
+
+def runs_tf1_graphs(index: ModuleIndex, names) -> bool:
+    """True when the module runs TensorFlow 1 graphs (eager execution disabled, or a `Session`).
+
+    There, `strategy.run` builds graph ops that a session runs: TF2 eager-mode advice
+    (compile the step with `tf.function`) does not apply.
+    """
+    return any(names.callee(call) in _GRAPH_MODE_CALLS for call in index.calls)
+
+
+def runs_repeatedly(index: ModuleIndex, strategies, node: cst.CSTNode, _depth: int = 0) -> bool:
+    """True when ``node`` may run many times: in a loop, or in a function called from one.
+
+    A function with no call site in the module is taken to run repeatedly (a step called by
+    code elsewhere); a module-level statement outside loops runs once.
+    """
+    func = index.enclosing_function(node)
+    for ancestor in index.ancestors(node):
+        if ancestor is func:
+            break
+        if isinstance(ancestor, cst.For | cst.While):
+            return True
+    if func is None:
+        return False
+    sites = strategies.call_sites(func)
+    if not sites or _depth > 8:
+        return True
+    return any(runs_repeatedly(index, strategies, site, _depth + 1) for site in sites)

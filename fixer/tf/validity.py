@@ -1,0 +1,301 @@
+"""Checks a fix must pass before it is offered: the fixed program reads no name it lost or never had.
+
+A rewrite that is right in general can still break the program it is applied to: a
+`with strategy.scope():` written on the path where `strategy` was never bound, a TF_CONFIG
+assignment removed while the same script reads it back, `import tensorflow` added to a Ray
+script. Each check returns the reason a fix fails (a short sentence for the user) or None; the
+engine then reports the finding as advice with that reason instead of offering the edits.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+from collections.abc import Sequence
+
+import libcst as cst
+from libcst.metadata import (
+    ExpressionContext,
+    ExpressionContextProvider,
+    MetadataWrapper,
+    PositionProvider,
+)
+
+from fixer.textmap import TextMap, apply_edits
+from fixer.tf.index import ModuleIndex
+from fixer.tf.names import NameResolver
+from fixer.tf.paths import bound_on_every_path
+from fixer.types import Edit
+
+_BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "self", "cls"}
+_TF_IMPORT_HEADS = ("import tensorflow", "from tensorflow", "import keras", "from keras", "import tf_keras")
+
+
+def fix_failure(
+    text: str, names: NameResolver, edits: Sequence[Edit], module: cst.Module | None = None
+) -> str | None:
+    """Why applying ``edits`` to ``text`` would make the program worse, or None when it would not.
+
+    ``module`` (the parsed ``text``) lets the cheap pre-checks skip names the module binds at
+    top level, so most fixes are judged without parsing the fixed text.
+    """
+    return (
+        inserts_tensorflow_import(names, edits)
+        or unbound_inserted_names(text, edits, module)
+        or removes_what_is_read(text, edits)
+    )
+
+
+def inserts_tensorflow_import(names: NameResolver, edits: Sequence[Edit]) -> str | None:
+    """A fix may not make a file that never imports TensorFlow start importing it."""
+    if names.imports_tensorflow:
+        return None
+    for edit in edits:
+        if any(line.strip().startswith(_TF_IMPORT_HEADS) for line in edit.content.splitlines()):
+            return "the file does not import TensorFlow"
+    return None
+
+
+def candidate_reads(content: str, after_dot: bool = False) -> set[str]:
+    """Plain names inserted text may read: identifiers not after a dot, minus keywords and builtins.
+
+    A cheap over-approximation (no parse): it only decides whether the precise check, which
+    parses the fixed text, is needed at all. ``after_dot``: the text is inserted right after a
+    dot, so its first identifier is an attribute (a renamed method).
+    """
+    code = _STRING.sub("''", content)
+    if after_dot:
+        code = re.sub(r"^[A-Za-z_]\w*", "", code)
+    found = {m.group(1) for m in _IDENTIFIER.finditer(code)}
+    return {n for n in found if not keyword.iskeyword(n)} - _BUILTINS
+
+
+_STRING = re.compile(r"(?s)(\"\"\".*?\"\"\"|\'\'\'.*?\'\'\'|\"(?:\\.|[^\"\\\n])*\"|\'(?:\\.|[^\'\\\n])*\'|#[^\n]*)")
+_IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
+
+
+def unbound_inserted_names(text: str, edits: Sequence[Edit], original: cst.Module | None = None) -> str | None:
+    """Every name the fix inserts must be bound on every path to where it is inserted.
+
+    The edits are applied and the result parsed; each name the inserted text reads is looked
+    up where it now stands. Names bound at module level by an import, def or class are always
+    in reach of code that runs after the module loaded.
+    """
+    inserted = [e for e in edits if e.content.strip()]
+    wanted = set().union(set(), *(candidate_reads(e.content, after_dot=text[e.start - 1 : e.start] == ".") for e in inserted))
+    if wanted and original is not None:
+        wanted -= _always_bound(original)
+    if not wanted:
+        return None
+    fixed = apply_edits(text, list(edits))
+    try:
+        module = cst.parse_module(fixed)
+    except cst.ParserSyntaxError:
+        return None  # the engine rejects unparsable fixes on its own
+    index = ModuleIndex.build(module)
+    wanted -= _always_bound(module)
+    if not wanted:
+        return None
+    regions = _inserted_regions(text, edits)
+    textmap = TextMap(fixed)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    contexts = wrapper.resolve(ExpressionContextProvider)
+    for name in sorted(wanted):
+        if not _bound_somewhere(index, contexts, name):
+            continue  # a name the file never binds (a star import, a notebook's earlier kernel): not ours to judge
+        for node in index.names.get(name, []):
+            if contexts.get(node) is not ExpressionContext.LOAD or not _reads(index, node):
+                continue
+            start = positions[node].start
+            offset = textmap.offset(start.line, start.column + 1)
+            if not any(low <= offset < high for low, high in regions):
+                continue
+            if not bound_on_every_path(index, name, node):
+                return f"`{name}` is not bound on every path to where the fix would use it"
+    return None
+
+
+def _bound_somewhere(index: ModuleIndex, contexts, name: str) -> bool:
+    """True when the module binds ``name`` anywhere: an assignment target, a def, a parameter."""
+    if index.functions_by_name.get(name):
+        return True
+    for node in index.names.get(name, []):
+        if contexts.get(node) is ExpressionContext.STORE or isinstance(index.parent.get(node), cst.Param):
+            return True
+    return False
+
+
+def _reads(index: ModuleIndex, node: cst.Name) -> bool:
+    """A name that reads a variable (not an attribute's name or a keyword argument's)."""
+    parent = index.parent.get(node)
+    if isinstance(parent, cst.Attribute) and parent.attr is node:
+        return False
+    return not (isinstance(parent, cst.Arg) and parent.keyword is node)
+
+
+def _always_bound(module: cst.Module) -> set[str]:
+    """Names the module binds at top level by import, def or class (in reach of any later call)."""
+    found: set[str] = set()
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef | cst.ClassDef):
+            found.add(statement.name.value)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Import | cst.ImportFrom) and not isinstance(
+                    getattr(small, "names", None), cst.ImportStar
+                ):
+                    for alias in small.names:  # type: ignore[union-attr]
+                        target = alias.asname.name if alias.asname else alias.name
+                        head = target
+                        while isinstance(head, cst.Attribute):
+                            head = head.value
+                        if isinstance(head, cst.Name):
+                            found.add(head.value)
+    return found
+
+
+def _inserted_regions(text: str, edits: Sequence[Edit]) -> list[tuple[int, int]]:
+    """Where each edit's content lands in the fixed text (edits applied in order)."""
+    regions = []
+    shift = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        start = edit.start + shift
+        regions.append((start, start + len(edit.content)))
+        shift += len(edit.content) - (edit.end - edit.start)
+    return regions
+
+
+def removes_what_is_read(text: str, edits: Sequence[Edit]) -> str | None:
+    """A fix may not remove the last binding of a name (or environment key) that code after it reads.
+
+    TF_CONFIG set and then read back by the same script, a dict built once and used again:
+    removing the binding turns those reads into `NameError`/`KeyError`. Reads before the removed
+    code (a `pop` of an earlier value) do not depend on it.
+    """
+    if not any(e.end > e.start for e in edits):
+        return None
+    removed = set().union(set(), *(_assigned_in(text[e.start : e.end]) for e in edits))
+    reinserted = set().union(set(), *(_assigned_in(e.content) for e in edits))
+    if not removed - reinserted:
+        return None  # nothing assigned is removed, or the fix moves it (checked by the binding check)
+    fixed = apply_edits(text, list(edits))
+    try:
+        before = cst.parse_module(text)
+        after = cst.parse_module(fixed)
+    except cst.ParserSyntaxError:
+        return None
+    old_bound, _, old_targets = _bindings_and_reads(before)
+    new_bound, new_reads, _ = _bindings_and_reads(after)
+    lost = old_bound - new_bound
+    if not lost:
+        return None
+    # Where the last removed binding of each lost key stood, in the fixed text's offsets.
+    old_positions = MetadataWrapper(before, unsafe_skip_copy=True).resolve(PositionProvider)
+    old_map = TextMap(text)
+    removed_at: dict[str, int] = {}
+    for key, node in old_targets:
+        if key in lost:
+            end = old_positions[node].end
+            offset = old_map.offset(end.line, end.column + 1)
+            removed_at[key] = max(removed_at.get(key, 0), _shifted(offset, edits))
+    textmap = TextMap(fixed)
+    positions = MetadataWrapper(after, unsafe_skip_copy=True).resolve(PositionProvider)
+    for key, node in new_reads:
+        if key not in removed_at:
+            continue
+        start = positions[node].start
+        if textmap.offset(start.line, start.column + 1) >= removed_at[key]:
+            what = f"the environment variable {key[len(_ENV):]}" if key.startswith(_ENV) else f"`{key}`"
+            return f"it removes {what}, which the program still reads"
+    return None
+
+
+def _shifted(offset: int, edits: Sequence[Edit]) -> int:
+    """``offset`` of the original text, moved by the edits before it (inside a removal: its start)."""
+    shift = 0
+    for edit in edits:
+        if edit.end <= offset:
+            shift += len(edit.content) - (edit.end - edit.start)
+        elif edit.start < offset:
+            offset = edit.start
+    return offset + shift
+
+
+_ENV = "environ:"
+_ASSIGNED = re.compile(r"""(?m)^\s*([\w.\[\]"']+)\s*(?::[^=\n]*)?=(?!=)""")
+
+
+def _assigned_in(text: str) -> set[str]:
+    """Cheap: the targets of line-leading assignments in ``text`` (``x``, ``os.environ["K"]``)."""
+    return {m.group(1) for m in _ASSIGNED.finditer(text)}
+
+
+def _bindings_and_reads(
+    module: cst.Module,
+) -> tuple[set[str], list[tuple[str, cst.CSTNode]], list[tuple[str, cst.CSTNode]]]:
+    """Names (and ``environ:KEY`` entries) the module assigns, the nodes reading them, and the targets."""
+    bound: set[str] = set()
+    reads: list[tuple[str, cst.CSTNode]] = []
+    assigned: list[tuple[str, cst.CSTNode]] = []
+    targets: set[int] = set()
+
+    class _Visit(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            target = node.target
+            targets.add(id(target))
+            if isinstance(target, cst.Name):
+                bound.add(target.value)
+                assigned.append((target.value, target))
+            key = _environ_key(target)
+            if key is not None:
+                bound.add(_ENV + key)
+                assigned.append((_ENV + key, target))
+
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            key = _environ_key(node)
+            if key is not None and id(node) not in targets:
+                reads.append((_ENV + key, node))
+
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else None
+            if name in ("get", "getenv", "setdefault", "pop") and node.args:
+                key = _string(node.args[0].value)
+                if key is not None and _mentions_environ(func):
+                    if name == "setdefault":
+                        bound.add(_ENV + key)
+                    else:
+                        reads.append((_ENV + key, node))
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if id(node) not in targets:
+                reads.append((node.value, node))
+
+    module.visit(_Visit())
+    return bound, reads, assigned
+
+
+def _environ_key(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Subscript) and _mentions_environ(node.value) and len(node.slice) == 1:
+        element = node.slice[0].slice
+        if isinstance(element, cst.Index):
+            return _string(element.value)
+    return None
+
+
+def _mentions_environ(node: cst.BaseExpression) -> bool:
+    current = node
+    while isinstance(current, cst.Attribute):
+        if current.attr.value in ("environ", "getenv"):
+            return True
+        current = current.value
+    return isinstance(current, cst.Name) and current.value in ("environ", "getenv")
+
+
+def _string(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
