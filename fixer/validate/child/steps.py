@@ -116,8 +116,25 @@ def _limit_iterators(tf) -> None:
     iterator_class.get_next_as_optional = patched_get_next_as_optional
 
 
+def _fit_observer(callbacks, limit: int):
+    """A callback of this Keras flavour: observes after each batch, ends ``fit`` after ``limit`` batches."""
+
+    class Observer(callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            observe.after_step(logs)
+            if batch + 1 >= limit:  # `batch` is the last batch trained in the one epoch fit runs
+                self.model.stop_training = True
+
+    return Observer()
+
+
 def _limit_keras_fit() -> None:
-    """Keras ``fit`` trains at most max_steps batches (one epoch), observed after each batch."""
+    """Keras ``fit`` trains at most max_steps batches (one epoch), observed after each batch.
+
+    ``fit`` is stopped by a callback, never by raising ``steps_per_epoch`` to the limit: past the
+    end of a short dataset, tf-keras runs one more step that raises ``OutOfRange`` after some
+    replicas have incremented the optimizer's ``iteration`` and not others.
+    """
     limit = SETTINGS["max_steps"]
     for name in ("keras", "tf_keras"):
         try:
@@ -132,9 +149,7 @@ def _limit_keras_fit() -> None:
 
         def fit(self, *args, _original=original, _callbacks=module.callbacks, **kwargs):
             kwargs["epochs"] = 1
-            kwargs["steps_per_epoch"] = min(kwargs.get("steps_per_epoch") or limit, limit)
-            observer = _callbacks.LambdaCallback(on_batch_end=lambda batch, logs: observe.after_step(logs))
-            kwargs["callbacks"] = [*(kwargs.get("callbacks") or []), observer]
+            kwargs["callbacks"] = [*(kwargs.get("callbacks") or []), _fit_observer(_callbacks, limit)]
             return _original(self, *args, **kwargs)
 
         fit._distfix_limited = True
