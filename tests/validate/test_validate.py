@@ -151,7 +151,9 @@ def test_keras_fit_stops_after_max_steps(tmp_path: Path):
     script = tmp_path / "fit.py"
     script.write_text(FIT)
     report = validate(script, RunSpec(replicas=2, device="cpu", max_steps=3), compare=False)
-    assert report.variants["original"].checks[0].result == "pass", report.table()
+    runs = report.variants["original"].checks[0]
+    assert runs.result == "pass", report.table()
+    assert runs.detail == "1 process(es) stopped cleanly after 3 step(s), 3 batch(es) (--max-steps)"
 
 
 def test_script_folder_copy_skips_its_own_temp_dir_and_huge_folders(tmp_path: Path, monkeypatch):
@@ -211,6 +213,7 @@ def test_tf_keras_fit_on_fewer_batches_than_max_steps_passes(tmp_path: Path):
     report = validate(script, RunSpec(replicas=2, device="cpu", max_steps=3))
     checks = {c.name: c for c in report.variants["original"].checks}
     assert checks["runs"].result == "pass", report.table()
+    assert checks["runs"].detail == "1 process(es) finished after 2 step(s), 2 batch(es)"
     assert checks["replicas-consistent"].result == "pass", checks["replicas-consistent"]
     assert checks["replica-count-invariant"].result == "pass", checks["replica-count-invariant"]
     assert report.verdict == "pass", report.table()
