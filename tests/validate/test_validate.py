@@ -154,7 +154,9 @@ def test_keras_fit_stops_after_max_steps(tmp_path: Path):
     script = tmp_path / "fit.py"
     script.write_text(FIT)
     report = validate(script, RunSpec(replicas=2, device="cpu", max_steps=3), compare=False)
-    assert report.variants["original"].checks[0].result == "pass", report.table()
+    runs = report.variants["original"].checks[0]
+    assert runs.result == "pass", report.table()
+    assert runs.detail == "1 process(es) stopped cleanly after 3 step(s), 3 batch(es) (--max-steps)"
 
 
 def test_script_folder_copy_skips_its_own_temp_dir_and_huge_folders(tmp_path: Path, monkeypatch):
@@ -173,3 +175,48 @@ def test_script_folder_copy_skips_its_own_temp_dir_and_huge_folders(tmp_path: Pa
     monkeypatch.setattr(runner, "MAX_COPY_FILES", 0)
     runner.copy_script_folder(source, tmp_path / "small", {temp})
     assert list((tmp_path / "small").iterdir()) == []
+
+
+SHORT_FIT = """\
+import os
+
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+import numpy as np
+import tensorflow as tf
+
+
+class Started(tf.keras.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.batches = 0
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self.batches += 1
+
+
+strategy = tf.distribute.MirroredStrategy()
+x = np.random.default_rng(0).normal(size=(16, 2)).astype("float32")
+dataset = tf.data.Dataset.from_tensor_slices((x, x.sum(axis=1, keepdims=True))).batch(8)
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+started = Started()
+model.fit(dataset, epochs=1, callbacks=[started], verbose=0)
+assert started.batches == 2, started.batches
+assert {int(copy) for copy in model.optimizer.iterations.values} == {2}, model.optimizer.iterations.values
+"""
+
+
+@pytest.mark.tensorflow
+def test_tf_keras_fit_on_fewer_batches_than_max_steps_passes(tmp_path: Path):
+    # Stopping fit after --max-steps must not make it run past the end of its data: tf-keras then
+    # starts one more step, which leaves the optimizer's `iteration` different between replicas.
+    script = tmp_path / "short_fit.py"
+    script.write_text(SHORT_FIT)
+    report = validate(script, RunSpec(replicas=2, device="cpu", max_steps=3))
+    checks = {c.name: c for c in report.variants["original"].checks}
+    assert checks["runs"].result == "pass", report.table()
+    assert checks["runs"].detail == "1 process(es) finished after 2 step(s), 2 batch(es)"
+    assert checks["replicas-consistent"].result == "pass", checks["replicas-consistent"]
+    assert checks["replica-count-invariant"].result == "pass", checks["replica-count-invariant"]
+    assert report.verdict == "pass", report.table()

@@ -4,8 +4,8 @@ A step is a call of a ``tf.function`` that runs ``strategy.run``, an eager ``str
 a batch the script draws in Python from a distributed dataset (``for x in dist_ds``,
 ``next(it)``, ``it.get_next()``, ``it.get_next_as_optional()``). The real iterators are kept, so
 they still work inside a ``tf.function``, where the batches they yield are recorded as the
-function runs. What Keras and TensorFlow call themselves is not a step of the script; Keras
-``fit`` trains at most ``--max-steps`` batches.
+function runs. What Keras and TensorFlow call themselves is not a step of the script, except
+that every batch Keras ``fit`` trains is a step.
 """
 
 from __future__ import annotations
@@ -116,9 +116,28 @@ def _limit_iterators(tf) -> None:
     iterator_class.get_next_as_optional = patched_get_next_as_optional
 
 
+def _fit_observer(callbacks):
+    """A callback of this Keras flavour: each batch is a step, observed; ``fit`` ends at the step limit."""
+
+    class Observer(callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            DUMP["steps"] += 1
+            observe.after_step(logs)
+            if DUMP["steps"] >= SETTINGS["max_steps"]:
+                self.model.stop_training = True
+                # `batch` is the last batch trained in the one epoch fit runs; `steps` is None when unknown
+                DUMP["stopped"] = self.params.get("steps") is None or batch + 1 < self.params["steps"]
+
+    return Observer()
+
+
 def _limit_keras_fit() -> None:
-    """Keras ``fit`` trains at most max_steps batches (one epoch), observed after each batch."""
-    limit = SETTINGS["max_steps"]
+    """Keras ``fit`` trains one epoch; its batches are steps, observed after each; it ends at the step limit.
+
+    ``fit`` is stopped by a callback, never by raising ``steps_per_epoch`` to the limit: past the
+    end of a short dataset, tf-keras runs one more step that raises ``OutOfRange`` after some
+    replicas have incremented the optimizer's ``iteration`` and not others.
+    """
     for name in ("keras", "tf_keras"):
         try:
             module = __import__(name)
@@ -131,10 +150,11 @@ def _limit_keras_fit() -> None:
             continue
 
         def fit(self, *args, _original=original, _callbacks=module.callbacks, **kwargs):
+            if DUMP["steps"] >= SETTINGS["max_steps"]:  # the limit was reached before this fit
+                DUMP["stopped"] = True
+                raise StopRun
             kwargs["epochs"] = 1
-            kwargs["steps_per_epoch"] = min(kwargs.get("steps_per_epoch") or limit, limit)
-            observer = _callbacks.LambdaCallback(on_batch_end=lambda batch, logs: observe.after_step(logs))
-            kwargs["callbacks"] = [*(kwargs.get("callbacks") or []), observer]
+            kwargs["callbacks"] = [*(kwargs.get("callbacks") or []), _fit_observer(_callbacks)]
             return _original(self, *args, **kwargs)
 
         fit._distfix_limited = True
