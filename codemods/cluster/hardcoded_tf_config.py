@@ -12,6 +12,7 @@ from codemods.cluster.tf_config_sources import (
     environ_item,
     is_environ,
     is_key,
+    qualified,
     tf_config_of,
     tf_config_setters,
 )
@@ -31,13 +32,19 @@ class HardcodedTfConfig(Rule):
     `os.putenv`; `dict(cluster=..., task=...)` counts as a literal. A TF_CONFIG built from
     command-line flags or environment variables is not reported, nor is a literal dict that is
     later changed from them (`cfg["task"]["index"] = flags.task_index`, `cfg.update(...)`, or
-    handed to a function that may fill it).
+    handed to a function that may fill it). A dict name is followed to the binding the write
+    sees, so re-binding it afterwards (the tutorial's `tf_config = json.loads(os.environ[...])`)
+    does not hide it; when the binding depends on a branch it is not followed. `os` and `json`
+    used without an import (a notebook cell, a snippet) are the standard modules, unless the
+    file binds those names some other way.
 
     ## Why is this bad in distributed training?
-    Every worker runs the same script, so every worker claims the same task index. Measured on
+    When every worker runs the same script, every worker claims the same task index. Measured on
     TensorFlow 2.21 with two processes: the second fails with `UnknownError: Could not start gRPC
     server` (the port is taken) and the first hangs forever waiting for its peer, ignoring
-    SIGTERM. Addresses baked into the code also break as soon as the job moves to other hosts.
+    SIGTERM. Addresses baked into the code also break as soon as the job moves to other hosts; a
+    copy of the script per task (`worker0.py`, `worker1.py`, each with its own index) avoids the
+    clash but still has to be edited by hand for every cluster, which is what a launcher does.
 
     ## Fix safety
     Unsafe. The setting is removed: only its key when an `os.environ.update(...)` also sets other
@@ -554,7 +561,13 @@ class HardcodedTfConfig(Rule):
             config = tf_config_of(ctx, setter)
             if config is NOT_LITERAL:
                 continue
-            message = "TF_CONFIG is hard-coded: every worker runs this script and claims the same task"
+            # Not "every worker claims the same task": one file per task (`worker0.py`,
+            # `worker1.py`) each with its own index is common, and the result cache shares
+            # findings between files of equal bytes, so the message cannot depend on the name.
+            message = (
+                "TF_CONFIG is hard-coded: its addresses and task index are fixed in code "
+                "(when every worker runs this file, all claim the same task)"
+            )
             spec = _summary(config)
             if spec:
                 message += f" ({spec})"
@@ -637,7 +650,7 @@ def _clearers(ctx: RuleContext, setter: TfConfigSetter) -> list[cst.CSTNode]:
         func = call.func
         if not call.args or not is_key(ctx, call.args[0].value, "TF_CONFIG"):
             continue
-        if ctx.tf.names.callee(call) == "os.unsetenv" or (
+        if qualified(ctx, call.func) == "os.unsetenv" or (
             isinstance(func, cst.Attribute) and func.attr.value == "pop" and is_environ(ctx, func.value)
         ):
             candidates.append(call)

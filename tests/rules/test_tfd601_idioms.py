@@ -1,0 +1,108 @@
+"""TFD601 on the ways people really write TF_CONFIG: the tutorial's dump-then-reload, notebook
+fragments that never import `os`/`json`, and one hard-coded file per task."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from fixer.engine import check_source, fix_source
+
+
+def tfd601(source: str, path: str = "train.py") -> list:
+    return [f for f in check_source(path, textwrap.dedent(source)).findings if f.code == "TFD601"]
+
+
+FOUND = {
+    "tutorial dump then reload": """
+        import json
+        import os
+        import tensorflow as tf
+
+        tf_config = {
+            'cluster': {'worker': ['localhost:12345', 'localhost:23456']},
+            'task': {'type': 'worker', 'index': 0}
+        }
+        os.environ['TF_CONFIG'] = json.dumps(tf_config)
+        tf_config = json.loads(os.environ['TF_CONFIG'])
+        num_workers = len(tf_config['cluster']['worker'])
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    """,
+    "notebook cell without imports": """
+        os.environ["TF_CONFIG"] = json.dumps({
+            "cluster": {"worker": ["10.1.0.4:2222", "10.1.0.5:2222"]},
+            "task": {"type": "worker", "index": 0},
+        })
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    """,
+    "snippet with update and no import": """
+        import tensorflow as tf
+        os.environ.update({"TF_CONFIG": '{"cluster": {"worker": ["gpu1:9000", "gpu2:9000"]}, "task": {"type": "worker", "index": 1}}'})
+        mw = tf.distribute.MultiWorkerMirroredStrategy()
+    """,
+    "re-bound to a literal before the write": """
+        import json, os
+        config = {"cluster": {"worker": ["a:1"]}}
+        config = {"cluster": {"worker": ["h1:2000", "h2:2000"]}, "task": {"type": "worker", "index": 0}}
+        os.environ["TF_CONFIG"] = json.dumps(config)
+    """,
+}
+
+NOT_FOUND = {
+    "chosen in a branch from flags": """
+        import json, os, sys
+        if sys.argv[1] == "0":
+            cfg = {"cluster": {"worker": ["h1:2000", "h2:2000"]}, "task": {"type": "worker", "index": 0}}
+        else:
+            cfg = {"cluster": {"worker": ["h1:2000", "h2:2000"]}, "task": {"type": "worker", "index": 1}}
+        os.environ["TF_CONFIG"] = json.dumps(cfg)
+    """,
+    "a literal placeholder replaced from flags": """
+        import json, os
+        cfg = {"cluster": {}, "task": {}}
+        cfg = make_cluster(FLAGS.hosts, FLAGS.task_index)
+        os.environ["TF_CONFIG"] = json.dumps(cfg)
+        cfg = json.loads(os.environ["TF_CONFIG"])
+    """,
+    "notebook cell that only reads it": """
+        tf_config = json.loads(os.environ.get("TF_CONFIG", "{}"))
+        print(tf_config.get("task"))
+    """,
+    "os is a local object here": """
+        import json
+
+        def configure(os, spec):
+            os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": 0}})
+    """,
+}
+
+
+@pytest.mark.parametrize("source", FOUND.values(), ids=FOUND.keys())
+def test_hard_coded_tf_config_is_found(source):
+    assert len(tfd601(source)) == 1
+
+
+@pytest.mark.parametrize("source", NOT_FOUND.values(), ids=NOT_FOUND.keys())
+def test_tf_config_not_from_literals_is_not_reported(source):
+    assert tfd601(source) == []
+
+
+def test_per_task_file_is_not_told_that_all_workers_collide():
+    source = """
+        import json, os
+        import tensorflow as tf
+        os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["n0:2222", "n1:2222"]}, "task": {"type": "worker", "index": 1}})
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    """
+    (finding,) = tfd601(source, "worker1.py")
+    assert "every worker runs this script" not in finding.message
+    assert "task index are fixed in code" in finding.message
+
+
+def test_fix_of_the_tutorial_idiom_keeps_the_reload():
+    source = textwrap.dedent(FOUND["tutorial dump then reload"])
+    fixed = fix_source("train.py", source, unsafe=True).fixed_text
+    assert "os.environ['TF_CONFIG'] = json.dumps" not in fixed
+    assert "tf_config = json.loads(os.environ['TF_CONFIG'])" in fixed
+    assert "TFConfigClusterResolver()" in fixed
