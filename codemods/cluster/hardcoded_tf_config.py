@@ -36,7 +36,8 @@ class HardcodedTfConfig(Rule):
     sees, so re-binding it afterwards (the tutorial's `tf_config = json.loads(os.environ[...])`)
     does not hide it; when the binding depends on a branch it is not followed. `os` and `json`
     used without an import (a notebook cell, a snippet) are the standard modules, unless the
-    file binds those names some other way.
+    file binds those names some other way. A TF_CONFIG deleted again in the same code before
+    any strategy or cluster resolver is built (a notebook showing the format) is not reported.
 
     ## Why is this bad in distributed training?
     When every worker runs the same script, every worker claims the same task index. Measured on
@@ -559,7 +560,7 @@ class HardcodedTfConfig(Rule):
         setters = tf_config_setters(ctx)
         for setter in setters:
             config = tf_config_of(ctx, setter)
-            if config is NOT_LITERAL:
+            if config is NOT_LITERAL or _removed_unread(ctx, setter):
                 continue
             # Not "every worker claims the same task": one file per task (`worker0.py`,
             # `worker1.py`) each with its own index is common, and the result cache shares
@@ -645,17 +646,7 @@ def _clearers(ctx: RuleContext, setter: TfConfigSetter) -> list[cst.CSTNode]:
     value, and once it is gone they would erase the TF_CONFIG the launcher gives."""
     owner = ctx.index.enclosing_function(setter.statement)
     found: list[cst.CSTNode] = []
-    candidates: list[cst.CSTNode] = []
-    for call in ctx.index.calls:
-        func = call.func
-        if not call.args or not is_key(ctx, call.args[0].value, "TF_CONFIG"):
-            continue
-        if qualified(ctx, call.func) == "os.unsetenv" or (
-            isinstance(func, cst.Attribute) and func.attr.value == "pop" and is_environ(ctx, func.value)
-        ):
-            candidates.append(call)
-    candidates += _deletions(ctx)
-    for node in candidates:
+    for node in _pops(ctx) + _deletions(ctx):
         statement = ctx.index.statement_of(node)
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
             continue
@@ -678,6 +669,38 @@ def _clearers(ctx: RuleContext, setter: TfConfigSetter) -> list[cst.CSTNode]:
         ):
             statement = guard
         found.append(statement)
+    return found
+
+
+def _removed_unread(ctx: RuleContext, setter: TfConfigSetter) -> bool:
+    """TF_CONFIG is deleted again (``del os.environ["TF_CONFIG"]``, ``os.environ.pop(...)``,
+    ``os.unsetenv``) in the same code before any strategy or cluster resolver is built: a
+    notebook showing the format, not a cluster anything joins."""
+    owner = ctx.index.enclosing_function(setter.statement)
+    removals = [
+        node for node in _deletions(ctx) + _pops(ctx)
+        if ctx.index.before(setter.statement, node) and ctx.index.enclosing_function(node) is owner
+    ]
+    if not removals:
+        return False
+    first = min(removals, key=lambda node: ctx.index.order[node])
+    readers = [call for call, _ in ctx.tf.strategies.constructions] + [
+        call for call in ctx.index.calls if (ctx.tf.names.callee(call) or "").endswith("ClusterResolver")
+    ]
+    return not any(ctx.index.before(setter.statement, r) and ctx.index.before(r, first) for r in readers)
+
+
+def _pops(ctx: RuleContext) -> list[cst.CSTNode]:
+    """``os.environ.pop("TF_CONFIG", ...)`` and ``os.unsetenv("TF_CONFIG")`` calls."""
+    found: list[cst.CSTNode] = []
+    for call in ctx.index.calls:
+        if not call.args or not is_key(ctx, call.args[0].value, "TF_CONFIG"):
+            continue
+        func = call.func
+        if qualified(ctx, func) == "os.unsetenv" or (
+            isinstance(func, cst.Attribute) and func.attr.value == "pop" and is_environ(ctx, func.value)
+        ):
+            found.append(call)
     return found
 
 

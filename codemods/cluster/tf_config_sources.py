@@ -141,8 +141,10 @@ def _name_value(ctx: RuleContext, name_node: cst.Name, depth: int) -> object:
     if value is NOT_LITERAL:
         return NOT_LITERAL
     for use in ctx.index.names.get(name, []):
-        if not ctx.index.before(binding, use) or (following is not None and not ctx.index.before(use, following)):
-            continue  # the uses of another binding of the name
+        if len(bindings) > 1 and ctx.index.enclosing_function(use) is ctx.index.enclosing_function(binding) and (
+            not ctx.index.before(binding, use) or (following is not None and not ctx.index.before(use, following))
+        ):
+            continue  # in the same code, before this binding or after the next one: another value
         parent = ctx.index.parent.get(use)
         if any(t.target is use for t in binding.targets):
             continue

@@ -106,3 +106,45 @@ def test_fix_of_the_tutorial_idiom_keeps_the_reload():
     assert "os.environ['TF_CONFIG'] = json.dumps" not in fixed
     assert "tf_config = json.loads(os.environ['TF_CONFIG'])" in fixed
     assert "TFConfigClusterResolver()" in fixed
+
+
+def test_a_function_defined_earlier_that_changes_the_dict_still_counts():
+    source = """
+        import json, os, sys
+
+        def set_index(i):
+            CFG["task"]["index"] = i
+
+        CFG = {"cluster": {"worker": ["h1:2000", "h2:2000"]}, "task": {"type": "worker", "index": 0}}
+        set_index(int(sys.argv[1]))
+        os.environ["TF_CONFIG"] = json.dumps(CFG)
+    """
+    assert tfd601(source) == []
+
+
+def test_a_format_shown_then_deleted_before_any_strategy_is_not_reported():
+    shown = """
+        import json
+        import os
+
+        tf_config = {"cluster": {"chief": ["localhost:11111"], "worker": ["localhost:12345"]}, "task": {"type": "chief", "index": 0}}
+        os.environ["TF_CONFIG"] = json.dumps(tf_config)
+        print(os.environ["TF_CONFIG"])
+        del os.environ["TF_CONFIG"]
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    """
+    assert tfd601(shown) == []
+
+
+def test_deleted_after_the_strategy_read_it_is_still_reported():
+    used = """
+        import json
+        import os
+        import tensorflow as tf
+
+        os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["n1:2222", "n2:2222"]}, "task": {"type": "worker", "index": 0}})
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        train(strategy)
+        os.environ.pop("TF_CONFIG", None)
+    """
+    assert len(tfd601(used)) == 1
