@@ -33,9 +33,10 @@ class LossNotScaledToGlobalBatch(Rule):
     method called on `self`, or a lambda bound to a name) whose one `return` gives it, also
     when the helper's result is summed with other terms (`get_loss(y, p) + sum(model.losses) +
     AUX_WEIGHT * aux`, a weight being a number or a module-level name bound to one). A
-    per-example vector divided by `num_replicas_in_sync` is still a vector and is reported; a
-    `tf.reduce_sum(...)` divided by anything but a count taken on the replica is taken as
-    divided by the global batch (not checked). Not reported: a mean loss whose gradients are all-reduced with MEAN (that is the single-device
+    per-example vector divided by `num_replicas_in_sync` is still a vector and is reported, and
+    so is a `tf.reduce_sum(...)` divided by `num_replicas_in_sync` alone (the batch size is
+    missing); a `tf.reduce_sum(...)` divided by anything else but a count taken on the replica is
+    taken as divided by the global batch (not checked). Not reported: a mean loss whose gradients are all-reduced with MEAN (that is the single-device
     gradient), a manual update without any aggregation (TFD301's finding; its fix picks MEAN
     for a mean loss), programs whose only strategy is `OneDeviceStrategy`, and a Keras 3 loss
     object with its default reduction: in a replica context it already divides by the number
@@ -59,7 +60,8 @@ class LossNotScaledToGlobalBatch(Rule):
     `tf.nn.scale_regularization_loss(...)` instead, which divides it by the replicas too. A
     per-example vector is wrapped in `tf.nn.compute_average_loss(...)`, which divides by the
     global batch (measured equal to single-device training); one divided by
-    `num_replicas_in_sync` is averaged that way instead of being divided. A helper is edited where it returns
+    `num_replicas_in_sync` is averaged that way instead of being divided; a sum divided by the
+    replicas gets advice (which tensor is per-example is not known). A helper is edited where it returns
     the loss when every call of it is in a training replica function; a helper also used
     elsewhere (evaluation, cross-replica code, where `get_replica_context()` may be None) keeps
     its meaning, and the loss is scaled where the training step calls it. A mean the fix cannot
@@ -982,6 +984,14 @@ class LossNotScaledToGlobalBatch(Rule):
                 "the loss is a per-replica mean, but gradients are summed across replicas: the step is "
                 "N times too large with N replicas; divide by the number of replicas",
                 edits=[*imports, edit, *reduces],
+            )
+        elif scaling is Scaling.REPLICA_SUM:
+            ctx.report(
+                origin,
+                "the loss is the replica's sum divided by `num_replicas_in_sync`: the batch size is missing from "
+                "the divisor, so the step grows with the per-replica batch; average the per-example losses over "
+                "the global batch with `tf.nn.compute_average_loss(per_example_loss)` (or divide the sum by the "
+                "global batch size)",
             )
         elif scaling is Scaling.PER_EXAMPLE and _divided_by_replicas(origin):
             # `per_example / num_replicas_in_sync`: the vector itself is averaged instead, or the

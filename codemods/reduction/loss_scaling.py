@@ -25,6 +25,7 @@ class Scaling(enum.Enum):
     GLOBAL = "divided by the global batch"  # compute_average_loss, reduce_sum / GLOBAL
     MEAN = "a per-replica mean"  # tf.reduce_mean, keras.ops.mean
     PER_EXAMPLE = "a per-example vector"  # keras.losses.mse(...), reduction NONE
+    REPLICA_SUM = "a per-replica sum over the replicas"  # reduce_sum(x) / num_replicas_in_sync
     UNKNOWN = "unknown"
 
 
@@ -128,6 +129,9 @@ def classify(ctx: RuleContext, expr: cst.BaseExpression | None, func: FunctionLi
             # per-replica (weighted) mean. Divided by anything else: taken as the global batch.
             if isinstance(right, cst.Call) and names.callee(right) in _PER_REPLICA_COUNTS:
                 return Scaling.MEAN
+            if _only_replica_count(ctx, right):
+                # The replica's batch size is missing: the step grows with it.
+                return Scaling.REPLICA_SUM
             return Scaling.GLOBAL
         if mentions_replicas(expr.right):
             inner = classify(ctx, left, func, _depth + 1)
@@ -250,6 +254,17 @@ def is_regularization(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
     return callee in ("sum", "tensorflow.add_n", "tensorflow.math.add_n") and (
         isinstance(argument, cst.Attribute) and argument.attr.value == "losses"
     )
+
+
+def _only_replica_count(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
+    """``<x>.num_replicas_in_sync`` alone, or converted (``tf.cast(..., tf.float32)``, ``float(...)``)."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value == "num_replicas_in_sync"
+    if isinstance(expr, cst.Call) and expr.args:
+        callee = ctx.tf.names.callee(expr) or (expr.func.value if isinstance(expr.func, cst.Name) else "")
+        if callee in ("float", "tensorflow.cast", "tensorflow.dtypes.cast", "tensorflow.constant", "tensorflow.convert_to_tensor"):
+            return _only_replica_count(ctx, expr.args[0].value)
+    return False
 
 
 def mentions_replicas(expr: cst.BaseExpression) -> bool:

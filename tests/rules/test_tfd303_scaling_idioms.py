@@ -83,6 +83,15 @@ FOUND = {
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
             return total
     """,
+    "replica sum over the replica count": """
+        def train_step(features, labels):
+            with tf.GradientTape() as tape:
+                per_token = tf.keras.losses.sparse_categorical_crossentropy(labels, model(features), from_logits=True)
+                loss = tf.reduce_sum(per_token) / tf.cast(strategy.num_replicas_in_sync, tf.float32)
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+    """,
 }
 
 NOT_FOUND = {
@@ -125,6 +134,26 @@ NOT_FOUND = {
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
             return loss
     """,
+    "replica sum over the global batch": """
+        GLOBAL_BATCH_SIZE = 64 * strategy.num_replicas_in_sync
+
+        def train_step(features, labels):
+            with tf.GradientTape() as tape:
+                per_example = tf.keras.losses.mse(labels, model(features))
+                loss = tf.reduce_sum(per_example) / GLOBAL_BATCH_SIZE
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+    """,
+    "replica sum over the replica count times the batch": """
+        def train_step(features, labels):
+            with tf.GradientTape() as tape:
+                per_example = tf.keras.losses.mse(labels, model(features))
+                loss = tf.reduce_sum(per_example) / (64 * strategy.num_replicas_in_sync)
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+    """,
     "weight that is a tensor": """
         def train_step(features, labels, sample_weight):
             with tf.GradientTape() as tape:
@@ -162,3 +191,9 @@ def test_helper_sum_is_divided_term_by_term():
     )
     assert expected in fixed
     assert "return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))\n" in fixed
+
+
+def test_replica_sum_over_replicas_gets_advice_naming_the_missing_batch():
+    (finding,) = tfd303(FOUND["replica sum over the replica count"])
+    assert "batch size is missing" in finding.message
+    assert finding.fix is None or not finding.fix.edits
