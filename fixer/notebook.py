@@ -251,6 +251,10 @@ def process_notebook(path: Path, job: "Job", config: Config) -> FileResult:
     else:
         result = fix_source(name, notebook.combined, config, unsafe=job.unsafe)
     findings = cell_errors(notebook, name) + [to_cell(notebook, f) for f in result.findings]
+    # Imported here: that module builds on this one. Its findings are advice (no edits).
+    from fixer.written_modules import check_written_modules
+
+    findings += check_written_modules(name, notebook.data, config)
     out = FileResult(path=name, source=text, findings=findings, error=result.error)
     out.applied = [to_cell(notebook, f) for f in result.applied]
     out.held_back_unsafe = result.held_back_unsafe

@@ -12,6 +12,7 @@ from codemods.cluster.tf_config_sources import (
     environ_item,
     is_environ,
     is_key,
+    qualified,
     tf_config_of,
     tf_config_setters,
 )
@@ -32,13 +33,20 @@ class HardcodedTfConfig(Rule):
     `os.putenv`; `dict(cluster=..., task=...)` counts as a literal. A TF_CONFIG built from
     command-line flags or environment variables is not reported, nor is a literal dict that is
     later changed from them (`cfg["task"]["index"] = flags.task_index`, `cfg.update(...)`, or
-    handed to a function that may fill it).
+    handed to a function that may fill it). A dict name is followed to the binding the write
+    sees, so re-binding it afterwards (the tutorial's `tf_config = json.loads(os.environ[...])`)
+    does not hide it; when the binding depends on a branch it is not followed. `os` and `json`
+    used without an import (a notebook cell, a snippet) are the standard modules, unless the
+    file binds those names some other way. A TF_CONFIG deleted again in the same code before
+    any strategy or cluster resolver is built (a notebook showing the format) is not reported.
 
     ## Why is this bad in distributed training?
-    Every worker runs the same script, so every worker claims the same task index. Measured on
+    When every worker runs the same script, every worker claims the same task index. Measured on
     TensorFlow 2.21 with two processes: the second fails with `UnknownError: Could not start gRPC
     server` (the port is taken) and the first hangs forever waiting for its peer, ignoring
-    SIGTERM. Addresses baked into the code also break as soon as the job moves to other hosts.
+    SIGTERM. Addresses baked into the code also break as soon as the job moves to other hosts; a
+    copy of the script per task (`worker0.py`, `worker1.py`, each with its own index) avoids the
+    clash but still has to be edited by hand for every cluster, which is what a launcher does.
 
     ## Fix safety
     Unsafe. The setting is removed: only its key when an `os.environ.update(...)` also sets other
@@ -557,9 +565,15 @@ class HardcodedTfConfig(Rule):
             if starts_processes_after(ctx.index, ctx.tf.names, setter.node) or any(s > line for s in shell_starts):
                 continue  # a launcher: the TF_CONFIG it sets is what the workers it starts read
             config = tf_config_of(ctx, setter)
-            if config is NOT_LITERAL:
+            if config is NOT_LITERAL or _removed_unread(ctx, setter):
                 continue
-            message = "TF_CONFIG is hard-coded: every worker runs this script and claims the same task"
+            # Not "every worker claims the same task": one file per task (`worker0.py`,
+            # `worker1.py`) each with its own index is common, and the result cache shares
+            # findings between files of equal bytes, so the message cannot depend on the name.
+            message = (
+                "TF_CONFIG is hard-coded: its addresses and task index are fixed in code "
+                "(when every worker runs this file, all claim the same task)"
+            )
             spec = _summary(config)
             if spec:
                 message += f" ({spec})"
@@ -637,17 +651,7 @@ def _clearers(ctx: RuleContext, setter: TfConfigSetter) -> list[cst.CSTNode]:
     value, and once it is gone they would erase the TF_CONFIG the launcher gives."""
     owner = ctx.index.enclosing_function(setter.statement)
     found: list[cst.CSTNode] = []
-    candidates: list[cst.CSTNode] = []
-    for call in ctx.index.calls:
-        func = call.func
-        if not call.args or not is_key(ctx, call.args[0].value, "TF_CONFIG"):
-            continue
-        if ctx.tf.names.callee(call) == "os.unsetenv" or (
-            isinstance(func, cst.Attribute) and func.attr.value == "pop" and is_environ(ctx, func.value)
-        ):
-            candidates.append(call)
-    candidates += _deletions(ctx)
-    for node in candidates:
+    for node in _pops(ctx) + _deletions(ctx):
         statement = ctx.index.statement_of(node)
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
             continue
@@ -670,6 +674,38 @@ def _clearers(ctx: RuleContext, setter: TfConfigSetter) -> list[cst.CSTNode]:
         ):
             statement = guard
         found.append(statement)
+    return found
+
+
+def _removed_unread(ctx: RuleContext, setter: TfConfigSetter) -> bool:
+    """TF_CONFIG is deleted again (``del os.environ["TF_CONFIG"]``, ``os.environ.pop(...)``,
+    ``os.unsetenv``) in the same code before any strategy or cluster resolver is built: a
+    notebook showing the format, not a cluster anything joins."""
+    owner = ctx.index.enclosing_function(setter.statement)
+    removals = [
+        node for node in _deletions(ctx) + _pops(ctx)
+        if ctx.index.before(setter.statement, node) and ctx.index.enclosing_function(node) is owner
+    ]
+    if not removals:
+        return False
+    first = min(removals, key=lambda node: ctx.index.order[node])
+    readers = [call for call, _ in ctx.tf.strategies.constructions] + [
+        call for call in ctx.index.calls if (ctx.tf.names.callee(call) or "").endswith("ClusterResolver")
+    ]
+    return not any(ctx.index.before(setter.statement, r) and ctx.index.before(r, first) for r in readers)
+
+
+def _pops(ctx: RuleContext) -> list[cst.CSTNode]:
+    """``os.environ.pop("TF_CONFIG", ...)`` and ``os.unsetenv("TF_CONFIG")`` calls."""
+    found: list[cst.CSTNode] = []
+    for call in ctx.index.calls:
+        if not call.args or not is_key(ctx, call.args[0].value, "TF_CONFIG"):
+            continue
+        func = call.func
+        if qualified(ctx, func) == "os.unsetenv" or (
+            isinstance(func, cst.Attribute) and func.attr.value == "pop" and is_environ(ctx, func.value)
+        ):
+            found.append(call)
     return found
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from fixer.engine import RuleContext
+from fixer.tf.names import dotted_name
 
 NOT_LITERAL = object()
 _ENVIRON = "os.environ"
@@ -51,7 +52,7 @@ def literal_value(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) ->
     if isinstance(expr, cst.Name):
         if expr.value in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[expr.value]
-        return _name_value(ctx, expr.value, depth)
+        return _name_value(ctx, expr, depth)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
         inner = literal_value(ctx, expr.expression, depth + 1)
         return -inner if isinstance(inner, (int, float)) else NOT_LITERAL
@@ -79,7 +80,7 @@ def literal_value(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) ->
                 return NOT_LITERAL
             parts.append(str(value))
         return "".join(parts).replace("{{", "{").replace("}}", "}")
-    if isinstance(expr, cst.Call) and ctx.tf.names.callee(expr) == "json.dumps" and expr.args:
+    if isinstance(expr, cst.Call) and qualified(ctx, expr.func) == "json.dumps" and expr.args:
         value = literal_value(ctx, expr.args[0].value, depth + 1)
         return NOT_LITERAL if value is NOT_LITERAL else json.dumps(value)
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "dict" and not _rebound(ctx, "dict"):
@@ -116,26 +117,36 @@ def _rebound(ctx: RuleContext, name: str) -> bool:
 _READ_ONLY_CALLS = frozenset({"print", "len", "str", "repr", "dict", "list", "sorted", "isinstance", "bool", "type"})
 
 
-def _name_value(ctx: RuleContext, name: str, depth: int) -> object:
-    """The literal value of a name bound once in the module, after the literal item assignments
-    that follow (``cfg["task"]["index"] = 1``); NOT_LITERAL when it is bound several times or
-    changed from anything else (``cfg["task"]["index"] = flags.task_index``, ``cfg.update(...)``,
-    passed to a function that may change it)."""
+def _name_value(ctx: RuleContext, name_node: cst.Name, depth: int) -> object:
+    """The literal value a name has where ``name_node`` reads it: its binding in the module, after
+    the literal item assignments that follow (``cfg["task"]["index"] = 1``); NOT_LITERAL when that
+    binding is not certain (bound in a branch, augmented) or the value is changed from anything
+    else (``cfg["task"]["index"] = flags.task_index``, ``cfg.update(...)``, passed to a function
+    that may change it). A later re-binding (the tutorial's ``cfg = json.loads(os.environ[...])``)
+    does not matter to a read that comes before it."""
+    name = name_node.value
     bindings = [
         a for a in ctx.index.assigns
         if isinstance(a, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)
     ]
-    if len(bindings) != 1 or any(
+    if any(
         isinstance(a, (cst.AugAssign, cst.AnnAssign)) and isinstance(a.target, cst.Name) and a.target.value == name
         for a in ctx.index.assigns
     ):
         return NOT_LITERAL
-    value = literal_value(ctx, bindings[0].value, depth + 1)
+    binding, following = _reaching_binding(ctx, bindings, name_node)
+    if binding is None:
+        return NOT_LITERAL
+    value = literal_value(ctx, binding.value, depth + 1)
     if value is NOT_LITERAL:
         return NOT_LITERAL
     for use in ctx.index.names.get(name, []):
+        if len(bindings) > 1 and ctx.index.enclosing_function(use) is ctx.index.enclosing_function(binding) and (
+            not ctx.index.before(binding, use) or (following is not None and not ctx.index.before(use, following))
+        ):
+            continue  # in the same code, before this binding or after the next one: another value
         parent = ctx.index.parent.get(use)
-        if any(t.target is use for t in bindings[0].targets):
+        if any(t.target is use for t in binding.targets):
             continue
         if isinstance(parent, cst.Subscript) and parent.value is use:
             if not _apply_item_assignment(ctx, parent, value, depth):
@@ -145,7 +156,7 @@ def _name_value(ctx: RuleContext, name: str, depth: int) -> object:
                 return NOT_LITERAL  # cfg.update(...), cfg.setdefault(...), cfg.pop(...)
         elif isinstance(parent, cst.Arg):
             call = ctx.index.parent.get(parent)
-            callee = ctx.tf.names.callee(call) if isinstance(call, cst.Call) else None
+            callee = qualified(ctx, call.func) if isinstance(call, cst.Call) else None
             read_only = isinstance(call, cst.Call) and (
                 (callee or "").split(".")[0] in ("json", "tensorflow", "keras", "logging")
                 or (isinstance(call.func, cst.Name) and call.func.value in _READ_ONLY_CALLS)
@@ -155,6 +166,28 @@ def _name_value(ctx: RuleContext, name: str, depth: int) -> object:
         elif isinstance(parent, cst.Del):
             return NOT_LITERAL
     return value
+
+
+def _reaching_binding(
+    ctx: RuleContext, bindings: list[cst.Assign], use: cst.Name
+) -> tuple[cst.Assign | None, cst.Assign | None]:
+    """The binding a read of a name certainly sees, and the binding after it (or None).
+
+    A single binding reaches every read. With several, the read sees the last one before it, if
+    that one is not inside a branch or loop the read is outside of (then which one runs is not
+    known from the text); a binding after the read counts only as where its uses end."""
+    if len(bindings) == 1:
+        return bindings[0], None
+    earlier = [b for b in bindings if ctx.index.before(b, use)]
+    if not earlier:
+        return None, None
+    binding = earlier[-1]
+    statement = ctx.index.statement_of(binding)
+    block = ctx.index.parent.get(statement)
+    if ctx.index.enclosing_function(binding) is not ctx.index.enclosing_function(use) or not ctx.index.is_within(use, block):
+        return None, None
+    later = [b for b in bindings if ctx.index.before(binding, b)]
+    return binding, (later[0] if later else None)
 
 
 def _apply_item_assignment(ctx: RuleContext, subscript: cst.Subscript, value: object, depth: int) -> bool:
@@ -200,9 +233,40 @@ def _apply_item_assignment(ctx: RuleContext, subscript: cst.Subscript, value: ob
     return True
 
 
+# Modules a fragment (a notebook cell, a snippet) uses without importing them: when nothing in
+# the file binds the name, ``os.environ`` can only be the standard one.
+_STANDARD_MODULES = frozenset({"os", "json"})
+
+
+def qualified(ctx: RuleContext, expr: cst.BaseExpression) -> str | None:
+    """``ctx.tf.names.qualified``, plus ``os``/``json`` used without an import."""
+    found = ctx.tf.names.qualified(expr)
+    if found is not None:
+        return found
+    dotted = dotted_name(expr)
+    head = (dotted or "").split(".")[0]
+    if head in _STANDARD_MODULES and not _bound_anywhere(ctx, head):
+        return dotted
+    return None
+
+
+def _bound_anywhere(ctx: RuleContext, name: str) -> bool:
+    """True when the module binds ``name`` other than by an import (an assignment, a parameter, a
+    loop or ``with`` target, a function or class): then it is not known to be the module."""
+    for use in ctx.index.names.get(name, []):
+        parent = ctx.index.parent.get(use)
+        if isinstance(parent, (cst.AssignTarget, cst.Param, cst.AsName, cst.For, cst.FunctionDef, cst.ClassDef, cst.NamedExpr, cst.ImportAlias)):
+            return True
+        if isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is use:
+            return True
+        if isinstance(parent, (cst.Tuple, cst.List, cst.Element)):
+            return True  # unpacking targets: rare for these names, so be careful
+    return False
+
+
 def is_environ(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
-    """True for ``os.environ`` however ``os`` was imported."""
-    return ctx.tf.names.qualified(expr) == _ENVIRON
+    """True for ``os.environ`` however ``os`` was imported (or with ``os`` not imported at all)."""
+    return qualified(ctx, expr) == _ENVIRON
 
 
 def is_key(ctx: RuleContext, expr: cst.BaseExpression, key: str) -> bool:
@@ -237,7 +301,7 @@ def env_setters(ctx: RuleContext, key: str, putenv: bool = True) -> list[TfConfi
                 found.append(TfConfigSetter(ctx.index.statement_of(assign), assign, assign.value))
     for call in ctx.index.calls:
         func = call.func
-        callee = ctx.tf.names.callee(call)
+        callee = qualified(ctx, call.func)
         if callee == "os.putenv" and len(call.args) == 2 and is_key(ctx, call.args[0].value, key):
             if putenv:
                 found.append(TfConfigSetter(ctx.index.statement_of(call), call, call.args[1].value))

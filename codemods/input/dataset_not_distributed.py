@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.input.datasets import DatasetModel
+from codemods.input.host_batches import NUMPY, HostBatches, unwrap_enumerate
 from fixer.engine import RuleContext
 from fixer.tf.dataflow import names_in
 from fixer.rule import Invalid, Rule, Valid
@@ -26,15 +27,28 @@ class DatasetNotDistributed(Rule):
     with the distributed one. Programs whose only strategy is `OneDeviceStrategy` are not
     reported.
 
+    Batches made outside tf.data are found too: a slice of a NumPy array (`x[i:i + n]`, from
+    `np.load`/`np.array`/... or `tf.keras.datasets.*.load_data()`), and the loop variable or
+    `next(...)` of an `ImageDataGenerator.flow`/`flow_from_directory`/`flow_from_dataframe`
+    iterator or of a local generator function, when the step passes it on to `strategy.run`
+    unchanged (or unpacked). A whole array is not taken for a batch (it may be a constant every
+    replica needs), nor is a Keras `Sequence` indexed by hand or data from another module.
+
     ## Why is this bad in distributed training?
     A plain batch given to `strategy.run` is not split: every replica receives the whole batch.
     Measured on TensorFlow 2.21 with 2 replicas: both see rows `[1, 3, 5, 7]`, the reported loss
     is `107.0` instead of `53.5` and the weights take a double step. Nothing fails; the model just
-    trains wrong, and the replicas do the same work twice.
+    trains wrong, and the replicas do the same work twice. The same holds for NumPy batches
+    (measured: a 4-row batch reached both replicas with 4 rows, where a distributed dataset gave
+    2 each) and for a Python generator's batches.
 
     ## Fix safety
     Unsafe: the loop (or `iter(...)`) reads `strategy.experimental_distribute_dataset(ds)`
     instead of `ds`, where the strategy can be written there; otherwise the finding is advice.
+    A batch made outside tf.data is advice: NumPy arrays go through
+    `tf.data.Dataset.from_tensor_slices(...).batch(GLOBAL_BATCH)`, generators through
+    `tf.data.Dataset.from_generator(...)` (their batches become global batches), then
+    `strategy.experimental_distribute_dataset(...)`; rebuilding the input is the author's call.
     Each batch is then split across replicas, so batch the dataset with the *global* batch size
     (per-replica size × `strategy.num_replicas_in_sync`) and scale the loss to it.
 
@@ -582,17 +596,31 @@ class DatasetNotDistributed(Rule):
             return  # no replicas, or a single one that rightly gets the whole batch
         datasets = DatasetModel(ctx)
         steps = {f: run for run in replica.run_calls for f in [ctx.index.enclosing_function(run.call)] if f is not None}
+        host = HostBatches(ctx, datasets)
         reported: set[int] = set()
+        host_batches = []  # (call, batch, kind, run): one per call, reported after the loop
         for call in ctx.index.calls:
             run = self._entry(ctx, call, steps)
             if run is None:
                 continue
-            for arg in self._fed_values(ctx, call, run):
+            host_batch = None
+            for position, arg in enumerate(self._fed_values(ctx, call, run)):
                 source = self._source(ctx, datasets, arg, call)
-                if source is None or id(source) in reported or not datasets.is_dataset(source, source):
-                    continue
-                reported.add(id(source))
-                self._report(ctx, source, run)
+                if source is not None and datasets.is_dataset(source, source):
+                    if id(source) not in reported:
+                        reported.add(id(source))
+                        self._report(ctx, source, run)
+                elif host_batch is None and self._reaches_run(ctx, call, run, position):
+                    kind = host.batch_kind(arg, call)
+                    host_batch = (call, arg, kind, run) if kind is not None else None
+            if host_batch is not None:
+                host_batches.append(host_batch)
+        # A step fed host batches is reported where it is called, not again at its `strategy.run`.
+        fed_steps = {ctx.index.enclosing_function(r.call) for c, _, _, r in host_batches if c is not r.call}
+        for call, batch, kind, run in host_batches:
+            if call is run.call and ctx.index.enclosing_function(call) in fed_steps:
+                continue
+            self._report_host(ctx, batch, kind, run)
 
     def _entry(self, ctx: RuleContext, call: cst.Call, steps: dict):
         """The run call that ``call`` feeds: itself, or the one in the step it calls."""
@@ -637,7 +665,7 @@ class DatasetNotDistributed(Rule):
             if ancestor is func:
                 break
             if isinstance(ancestor, cst.For) and name in names_in(ancestor.target):
-                return _unwrap_enumerate(ancestor.iter)
+                return unwrap_enumerate(ancestor.iter)
         for bound, where in datasets.bindings(name, near):
             source = self._source(ctx, datasets, bound, where, depth + 1)
             if source is not None:
@@ -657,6 +685,57 @@ class DatasetNotDistributed(Rule):
                 if source is not None:
                     return source
         return None
+
+    def _reaches_run(self, ctx: RuleContext, call: cst.Call, run, position: int) -> bool:
+        """The value at ``position`` of ``call`` is handed to the replicas as it is: an argument of
+        the run itself, or a parameter of the step that the step passes on in the run's ``args``
+        (a step that builds a distributed dataset from it is not fed batches)."""
+        if run.call is call:
+            return True
+        step = ctx.index.enclosing_function(run.call)
+        argument = call.args[position] if position < len(call.args) else None
+        if not isinstance(step, cst.FunctionDef) or argument is None or argument.star:
+            return False
+        params = [p.name.value for p in (*step.params.posonly_params, *step.params.params)]
+        if params and params[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
+            params = params[1:]
+        if argument.keyword is not None:
+            name = argument.keyword.value
+        elif position < len(params):
+            name = params[position]
+        else:
+            return False
+        fed = run.args
+        if fed is None:
+            return False
+        values = [e.value for e in fed.elements] if isinstance(fed, (cst.Tuple, cst.List)) else [fed]
+        assigns = [a for a in ctx.index.in_function("assigns", step) if isinstance(a, cst.Assign)]
+        if any(name in names_in(t.target) for a in assigns for t in a.targets):
+            return False  # the parameter is replaced before the run
+        passed = {name}
+        for assign in assigns:  # `images, labels = inputs`: its parts are passed on
+            if isinstance(assign.value, cst.Name) and assign.value.value == name:
+                passed |= {n for t in assign.targets for n in names_in(t.target)}
+        return any(isinstance(v, cst.Name) and v.value in passed for v in values)
+
+    def _report_host(self, ctx: RuleContext, batch: cst.BaseExpression, kind: str, run) -> None:
+        """Advice for a batch made on the host: only the input pipeline's author can rebuild it."""
+        strategy = ctx.source(run.strategy)
+        if kind == NUMPY:
+            how = (
+                "build the input with `tf.data.Dataset.from_tensor_slices((x, y)).batch(GLOBAL_BATCH)` and "
+                f"iterate `{strategy}.experimental_distribute_dataset(...)`"
+            )
+        else:
+            how = (
+                "wrap it with `tf.data.Dataset.from_generator(..., output_signature=...)` (its batches "
+                f"become global batches) and iterate `{strategy}.experimental_distribute_dataset(...)`"
+            )
+        ctx.report(
+            batch,
+            f"every replica gets the whole of {kind}: `strategy.run` does not split arrays made outside "
+            f"tf.data (each replica trains on all of its rows); {how}",
+        )
 
     def _report(self, ctx: RuleContext, source: cst.BaseExpression, run) -> None:
         strategy = ctx.source(run.strategy)
@@ -700,8 +779,3 @@ class DatasetNotDistributed(Rule):
             for a in ctx.index.in_function("assigns", None)
         )
 
-
-def _unwrap_enumerate(iterable: cst.BaseExpression) -> cst.BaseExpression:
-    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" and iterable.args:
-        return iterable.args[0].value
-    return iterable

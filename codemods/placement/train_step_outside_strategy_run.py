@@ -28,7 +28,11 @@ class TrainStepOutsideStrategyRun(Rule):
     calls are not reported, nor is a model deliberately trained on one device (its variables
     created outside any scope) or a program whose only strategy is `OneDeviceStrategy`. When the
     step is split across functions (a helper applies the gradients its caller computed, or
-    receives the tape), the call of the whole step is reported.
+    receives the tape), the call of the whole step is reported. A step written inline in a loop
+    over batches (`for x, y in ds:` or a loop reading `next(it)`, with the `GradientTape` and the
+    `apply_gradients` in its body, or `minimize`) is reported at the update, and the function
+    holding that loop is not taken for a step. A `for i in range(k)` loop without `next(...)`
+    (gradient accumulation inside a step) is not an inline loop.
 
     ## Why is this bad in distributed training?
     Measured on TensorFlow 2.21 with Keras 3: called inside `with strategy.scope():`, the step
@@ -57,7 +61,11 @@ class TrainStepOutsideStrategyRun(Rule):
     TFD402 and TFD109 do (`fixer/tf/optimizers.py`: the model built when the file writes its
     input shape, then the optimizer). When that cannot be done (a model whose input shape is
     only known at run time, an optimizer of unknown kind), a loop call is rewritten in place,
-    eager (TFD402 explains the rest), and a `tf.function` step gets advice.
+    eager (TFD402 explains the rest), and a `tf.function` step gets advice. An inline loop gets
+    advice: move its body into `train_step(x, y)` returning the loss, call
+    `strategy.run(train_step, args=(x, y))` from a `@tf.function` for each batch of
+    `strategy.experimental_distribute_dataset(ds)`, reduce the result with `SUM` and scale the
+    loss to the global batch.
 
     ## Runtime evidence
     `distfix validate` shows the original failing check `runs` (the `ValueError` above) when the
@@ -687,6 +695,7 @@ class TrainStepOutsideStrategyRun(Rule):
             return  # OneDeviceStrategy: a direct call trains the one replica there is
         replica = ctx.tf.replica
         excluded = set(replica.replica_functions) | set(replica.steps())
+        self._report_inline_loops(ctx, excluded)
         for step, applies in self._steps(ctx, excluded).items():
             if not any(self._trains_scope_variables(ctx, call) for call in applies):
                 continue  # a model trained on one device on purpose: not this rule's business
@@ -710,7 +719,9 @@ class TrainStepOutsideStrategyRun(Rule):
         steps: dict = {}
         pending = []
         for func in ctx.index.functions:
-            applies = [c for c in replica.calls_in(func) if _is_apply(c)]
+            # An update written inline in a loop over batches makes the loop's function the
+            # whole training run, not a step: it is reported as an inline loop instead.
+            applies = [c for c in replica.calls_in(func) if _is_apply(c) and _inline_loop(ctx, c) is None]
             if applies:
                 pending.append((func, applies, 0))
         while pending:
@@ -744,6 +755,35 @@ class TrainStepOutsideStrategyRun(Rule):
         if takes_tape or (not computes and all(any(_computes_gradients(ctx, c) for c in replica.calls_in(caller)) for caller in callers)):
             return list(dict.fromkeys(callers))
         return []
+
+    def _report_inline_loops(self, ctx: RuleContext, excluded: set) -> None:
+        """Loops over batches whose body computes and applies gradients itself, under a strategy."""
+        replica = ctx.tf.replica
+        seen: set[int] = set()
+        for call in ctx.index.calls:
+            if not _is_apply(call):
+                continue
+            loop = _inline_loop(ctx, call)
+            if loop is None or id(loop) in seen:
+                continue
+            func = ctx.index.enclosing_function(call)
+            if func in excluded or replica.in_replica_context(call) or self._runs_in_keras(ctx, call):
+                continue
+            if not self._trains_scope_variables(ctx, call):
+                continue  # a model trained on one device on purpose
+            seen.add(id(loop))
+            strategy = strategy_in_reach(ctx, ctx.index.statement_of(call)) or "strategy"
+            ctx.report(
+                call,
+                "this loop computes and applies gradients inline, so the strategy never runs the step: it "
+                "trains on one device with the whole batch (inside `strategy.scope()` it raises "
+                "`DistributedVariable.handle is not available outside the replica context`); move the loop "
+                "body into a function `train_step(x, y)` that returns the loss, call "
+                f"`{strategy}.run(train_step, args=(x, y))` from a `@tf.function` for each batch of "
+                f"`{strategy}.experimental_distribute_dataset(ds)`, reduce what it returns with "
+                f"`{strategy}.reduce(SUM, ..., axis=None)` and scale the loss to the global batch "
+                "(`tf.nn.compute_average_loss`)",
+            )
 
     def _keras_method(self, ctx: RuleContext, func) -> bool:
         owner = ctx.index.method_class(func) if isinstance(func, cst.FunctionDef) else None
@@ -1029,6 +1069,34 @@ class TrainStepOutsideStrategyRun(Rule):
                 return "SUM"  # TFD303 divides this mean by the number of replicas
             return None
         return None
+
+
+def _inline_loop(ctx: RuleContext, apply: cst.Call) -> cst.For | cst.While | None:
+    """The loop over batches that ``apply`` is written in, with the forward pass in the same loop
+    body, or None. A loop over batches iterates something other than ``range(...)`` or
+    reads ``next(...)``; a ``for i in range(k)`` around a step's own update (gradient
+    accumulation) is not one."""
+    func = ctx.index.enclosing_function(apply)
+    loop = None
+    for ancestor in ctx.index.ancestors(apply):
+        if ancestor is func:
+            return None
+        if isinstance(ancestor, (cst.For, cst.While)):
+            loop = ancestor
+            break
+    if loop is None:
+        return None
+    inside = [c for c in ctx.index.calls if ctx.index.is_within(c, loop.body) and ctx.index.enclosing_function(c) is func]
+    # The forward pass is in the loop too: a tape opened there (a loop over variable groups that
+    # only calls `tape.gradient` is part of a step), or `minimize`, which runs it.
+    opens_tape = any((ctx.tf.names.callee(c) or "").endswith("GradientTape") for c in inside)
+    if not opens_tape and apply.func.attr.value != "minimize":
+        return None
+    over_range = isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call) and dotted_name(loop.iter.func) == "range"
+    reads_batches = any(isinstance(c.func, cst.Name) and c.func.value == "next" for c in inside)
+    if isinstance(loop, cst.For) and not over_range or reads_batches:
+        return loop
+    return None
 
 
 def _is_apply(call: cst.Call) -> bool:

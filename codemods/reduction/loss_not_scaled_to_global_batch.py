@@ -11,6 +11,7 @@ from codemods.reduction.loss_scaling import (
     is_regularization,
     loss_call,
     loss_origin,
+    mentions_replicas,
     only_reduce_means,
     sum_terms,
 )
@@ -29,8 +30,13 @@ class LossNotScaledToGlobalBatch(Rule):
     `tape.gradient` that is a per-replica mean (`tf.reduce_mean`, or a sum of such terms, plus
     unscaled `model.losses`) or an unreduced per-example vector (`tf.keras.losses.mse(...)`,
     a loss object built with `reduction="none"`), directly or through a helper (a function, a
-    method called on `self`, or a lambda bound to a name) whose one `return` gives it. Not
-    reported: a mean loss whose gradients are all-reduced with MEAN (that is the single-device
+    method called on `self`, or a lambda bound to a name) whose one `return` gives it, also
+    when the helper's result is summed with other terms (`get_loss(y, p) + sum(model.losses) +
+    AUX_WEIGHT * aux`, a weight being a number or a module-level name bound to one). A
+    per-example vector divided by `num_replicas_in_sync` is still a vector and is reported, and
+    so is a `tf.reduce_sum(...)` divided by `num_replicas_in_sync` alone (the batch size is
+    missing); a `tf.reduce_sum(...)` divided by anything else but a count taken on the replica is
+    taken as divided by the global batch (not checked). Not reported: a mean loss whose gradients are all-reduced with MEAN (that is the single-device
     gradient), a manual update without any aggregation (TFD301's finding; its fix picks MEAN
     for a mean loss), programs whose only strategy is `OneDeviceStrategy`, and a Keras 3 loss
     object with its default reduction: in a replica context it already divides by the number
@@ -53,7 +59,9 @@ class LossNotScaledToGlobalBatch(Rule):
     regularization added to it (`tf.add_n(model.losses)`) is wrapped in
     `tf.nn.scale_regularization_loss(...)` instead, which divides it by the replicas too. A
     per-example vector is wrapped in `tf.nn.compute_average_loss(...)`, which divides by the
-    global batch (measured equal to single-device training). A helper is edited where it returns
+    global batch (measured equal to single-device training); one divided by
+    `num_replicas_in_sync` is averaged that way instead of being divided; a sum divided by the
+    replicas gets advice (which tensor is per-example is not known). A helper is edited where it returns
     the loss when every call of it is in a training replica function; a helper also used
     elsewhere (evaluation, cross-replica code, where `get_replica_context()` may be None) keeps
     its meaning, and the loss is scaled where the training step calls it. A mean the fix cannot
@@ -977,6 +985,27 @@ class LossNotScaledToGlobalBatch(Rule):
                 "N times too large with N replicas; divide by the number of replicas",
                 edits=[*imports, edit, *reduces],
             )
+        elif scaling is Scaling.REPLICA_SUM:
+            ctx.report(
+                origin,
+                "the loss is the replica's sum divided by `num_replicas_in_sync`: the batch size is missing from "
+                "the divisor, so the step grows with the per-replica batch; average the per-example losses over "
+                "the global batch with `tf.nn.compute_average_loss(per_example_loss)` (or divide the sum by the "
+                "global batch size)",
+            )
+        elif scaling is Scaling.PER_EXAMPLE and _divided_by_replicas(origin):
+            # `per_example / num_replicas_in_sync`: the vector itself is averaged instead, or the
+            # loss would be divided by the replicas twice.
+            message = (
+                "the loss is a per-example vector divided by `num_replicas_in_sync`: still a vector, its "
+                "gradient is the batch's sum divided by N; average it over the global batch with "
+                "`tf.nn.compute_average_loss` instead of dividing it"
+            )
+            if at_call:
+                ctx.report(origin, message)
+            else:
+                replacement = f"{tf}.nn.compute_average_loss({ctx.source(origin.left)})"
+                ctx.report(origin, message, edits=[*imports, ctx.replace(origin, replacement), *reduces])
         elif scaling is Scaling.PER_EXAMPLE:
             target = call if at_call else origin
             ctx.report(
@@ -992,6 +1021,16 @@ class LossNotScaledToGlobalBatch(Rule):
                 "`num_replicas_in_sync`, or average per-example losses with "
                 "`tf.nn.compute_average_loss(per_example_loss, global_batch_size=GLOBAL_BATCH)`",
             )
+
+
+def _divided_by_replicas(origin: cst.BaseExpression) -> bool:
+    """``<loss> / <something with num_replicas_in_sync>`` (unparenthesised, so it can be replaced)."""
+    return (
+        isinstance(origin, cst.BinaryOperation)
+        and isinstance(origin.operator, cst.Divide)
+        and not origin.lpar
+        and mentions_replicas(origin.right)
+    )
 
 
 def _only_trains(ctx: RuleContext, helper) -> bool:

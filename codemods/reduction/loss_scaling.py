@@ -25,6 +25,7 @@ class Scaling(enum.Enum):
     GLOBAL = "divided by the global batch"  # compute_average_loss, reduce_sum / GLOBAL
     MEAN = "a per-replica mean"  # tf.reduce_mean, keras.ops.mean
     PER_EXAMPLE = "a per-example vector"  # keras.losses.mse(...), reduction NONE
+    REPLICA_SUM = "a per-replica sum over the replicas"  # reduce_sum(x) / num_replicas_in_sync
     UNKNOWN = "unknown"
 
 
@@ -128,9 +129,18 @@ def classify(ctx: RuleContext, expr: cst.BaseExpression | None, func: FunctionLi
             # per-replica (weighted) mean. Divided by anything else: taken as the global batch.
             if isinstance(right, cst.Call) and names.callee(right) in _PER_REPLICA_COUNTS:
                 return Scaling.MEAN
+            if _only_replica_count(ctx, right):
+                # The replica's batch size is missing: the step grows with it.
+                return Scaling.REPLICA_SUM
             return Scaling.GLOBAL
-        if _mentions_replicas(expr.right) and classify(ctx, left, func, _depth + 1) is Scaling.MEAN:
-            return Scaling.GLOBAL
+        if mentions_replicas(expr.right):
+            inner = classify(ctx, left, func, _depth + 1)
+            if inner is Scaling.MEAN:
+                return Scaling.GLOBAL
+            if inner is Scaling.PER_EXAMPLE:
+                # A vector divided by the replicas is still a vector: its gradient is the sum
+                # over the batch divided by N, not by the global batch.
+                return Scaling.PER_EXAMPLE
         return Scaling.UNKNOWN
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
         # A sum of losses is scaled like its terms when they agree (`bce(a) + bce(b)`).
@@ -143,10 +153,10 @@ def classify(ctx: RuleContext, expr: cst.BaseExpression | None, func: FunctionLi
         right = Scaling.MEAN if right_reg else classify(ctx, expr.right, func, _depth + 1)
         return left if left is right and left in (Scaling.MEAN, Scaling.GLOBAL) else Scaling.UNKNOWN
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
-        # A constant weight keeps the scaling (`0.5 * mse`).
-        if isinstance(expr.left, (cst.Integer, cst.Float)):
+        # A constant weight keeps the scaling (`0.5 * mse`, `AUX_WEIGHT * aux`).
+        if is_constant_weight(ctx, expr.left):
             return classify(ctx, expr.right, func, _depth + 1)
-        if isinstance(expr.right, (cst.Integer, cst.Float)):
+        if is_constant_weight(ctx, expr.right):
             return classify(ctx, expr.left, func, _depth + 1)
         return Scaling.UNKNOWN
     if isinstance(expr, cst.Name):
@@ -165,7 +175,34 @@ def classify(ctx: RuleContext, expr: cst.BaseExpression | None, func: FunctionLi
     constructed = loss_object_constructor(ctx, expr)
     if constructed is not None:
         return _object_reduction(ctx, constructed)
+    # A loss helper used inside a larger expression (`get_loss(y, p) + sum(model.losses)`) is
+    # scaled like what it returns.
+    helper = loss_helper(ctx, func, expr)
+    if helper is not None:
+        return classify(ctx, _returned_expression(ctx, helper), helper, _depth + 1)
     return Scaling.UNKNOWN
+
+
+def is_constant_weight(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
+    """A number, or a module-level name bound only to a number (``AUX_WEIGHT = 0.4``): a scalar
+    weight, which keeps a loss's scaling."""
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if not isinstance(expr, cst.Name):
+        return False
+    bindings = [
+        a for a in ctx.index.assigns
+        if any(
+            isinstance(t, cst.Name) and t.value == expr.value
+            for t in ([x.target for x in a.targets] if isinstance(a, cst.Assign) else [a.target])
+        )
+    ]
+    return (
+        len(bindings) == 1
+        and isinstance(bindings[0], cst.Assign)
+        and ctx.index.enclosing_function(bindings[0]) is None
+        and isinstance(bindings[0].value, (cst.Integer, cst.Float))
+    )
 
 
 def loss_object_constructor(ctx: RuleContext, call: cst.Call) -> cst.Call | None:
@@ -219,7 +256,19 @@ def is_regularization(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
     )
 
 
-def _mentions_replicas(expr: cst.BaseExpression) -> bool:
+def _only_replica_count(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
+    """``<x>.num_replicas_in_sync`` alone, or converted (``tf.cast(..., tf.float32)``, ``float(...)``)."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value == "num_replicas_in_sync"
+    if isinstance(expr, cst.Call) and expr.args:
+        callee = ctx.tf.names.callee(expr) or (expr.func.value if isinstance(expr.func, cst.Name) else "")
+        if callee in ("float", "tensorflow.cast", "tensorflow.dtypes.cast", "tensorflow.constant", "tensorflow.convert_to_tensor"):
+            return _only_replica_count(ctx, expr.args[0].value)
+    return False
+
+
+def mentions_replicas(expr: cst.BaseExpression) -> bool:
+    """True when ``expr`` reads ``num_replicas_in_sync`` somewhere."""
     class _Find(cst.CSTVisitor):
         found = False
 
@@ -244,10 +293,14 @@ def only_reduce_means(ctx: RuleContext, expr: cst.BaseExpression, func, depth: i
         if is_regularization(ctx, expr):
             return True
         callee = ctx.tf.names.callee(expr)
+        if callee is None and (helper := loss_helper(ctx, func, expr)) is not None:
+            # `get_loss(y, p) + ...`: a helper returning a mean is divided where it is called.
+            returned = _returned_expression(ctx, helper)
+            return returned is not None and only_reduce_means(ctx, returned, helper, depth + 1)
         return callee is not None and "reduce_mean" in callee or callee == "keras.ops.mean"
     if isinstance(expr, cst.BinaryOperation):
         if isinstance(expr.operator, cst.Multiply):
-            other = expr.right if isinstance(expr.left, (cst.Integer, cst.Float)) else expr.left
+            other = expr.right if is_constant_weight(ctx, expr.left) else expr.left
             return only_reduce_means(ctx, other, func, depth + 1)
         return only_reduce_means(ctx, expr.left, func, depth + 1) and only_reduce_means(ctx, expr.right, func, depth + 1)
     return False
