@@ -217,7 +217,7 @@ def fix(
     if emit_launcher is not None:
         _emit_launchers(results, emit_launcher)
     remaining = [f for r in results for f in r.findings if f.code != "TFD000"]
-    summary = _fix_summary(results, write, len(remaining))
+    summary = _fix_summary(results, write, len(remaining)) + _tf_config_note(results, write, emit_launcher is not None)
     if output_file is not None:
         _emit("".join(patches) + summary, output_file)
     else:
@@ -245,6 +245,19 @@ def _fix_summary(results: list[FileResult], write: bool, remaining: int) -> str:
     if held_back:
         message += f"\n{held_back} unsafe fix{'es' * (held_back != 1)} held back: use --unsafe-fixes to apply."
     return message
+
+
+def _tf_config_note(results: list[FileResult], write: bool, launchers: bool) -> str:
+    """What TFD601 fixes mean for launching, unless launch scripts were written: the cluster is only in a comment now."""
+    files = sum(1 for r in results if any(f.code == "TFD601" for f in r.applied))
+    if not files or launchers:
+        return ""
+    where = f"{files} file{'s' * (files != 1)}"
+    done = "moved" if write else "would move"
+    return (
+        f"\nTFD601 {done} the hard-coded TF_CONFIG of {where} into a comment: each task must now get TF_CONFIG "
+        "from its environment (`--write --emit-launcher DIR` writes one launch script per task)."
+    )
 
 
 def _emit_launchers(results: list[FileResult], out_dir: Path) -> None:

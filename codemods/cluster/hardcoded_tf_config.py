@@ -18,7 +18,6 @@ from codemods.cluster.tf_config_sources import (
 from fixer.clusterspec import launcher_problem
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
-from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Applicability, Edit
 
 
@@ -47,12 +46,13 @@ class HardcodedTfConfig(Rule):
     `del os.environ["TF_CONFIG"]`, alone or under `if "TF_CONFIG" in os.environ:`,
     `os.unsetenv`) go too, since they would erase the launcher's TF_CONFIG; a pop whose value is
     kept becomes `os.environ.get(...)`. Implicitly concatenated string literals count as one
-    literal. Every `MultiWorkerMirroredStrategy()` gets
-    `cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver()`, so the cluster
-    comes from the launcher. The script then needs TF_CONFIG from its environment:
-    `distfix fix --emit-launcher DIR` writes one launch script per task holding the removed
-    spec with that task's index. A TF_CONFIG whose cluster no launcher could carry (not valid
-    JSON, no `cluster`, a TFD603 defect in the cluster) is reported but kept, so nothing is lost.
+    literal. A comment takes the setting's place and keeps the removed cluster, so no address is
+    lost. `MultiWorkerMirroredStrategy()` already reads TF_CONFIG from the environment (through
+    `TFConfigClusterResolver`, its default), so the strategy is left as it is. The script then
+    needs TF_CONFIG from its environment: `distfix fix --write --emit-launcher DIR` writes one
+    launch script per task holding the removed spec with that task's index. A TF_CONFIG whose
+    cluster no launcher could carry (not valid JSON, no `cluster`, a TFD603 defect in the
+    cluster) is reported but kept, so nothing is lost.
 
     ## Runtime evidence
     `distfix validate --workers 2` maps every address the script names to free 127.0.0.1 ports
@@ -91,7 +91,9 @@ class HardcodedTfConfig(Rule):
             import os
             import tensorflow as tf
 
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["10.0.0.1:2222", "10.0.0.2:2222"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="seed 004 triple-quoted string",
         ),
@@ -110,7 +112,9 @@ class HardcodedTfConfig(Rule):
             import os
             import tensorflow as tf
 
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["host1:2222", "host2:2222"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="json.dumps of a named dict",
         ),
@@ -128,7 +132,9 @@ class HardcodedTfConfig(Rule):
             from os import environ
             import tensorflow as tf
 
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options, cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["a:1", "b:1"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
             """,
             note="environ imported, strategy with options",
         ),
@@ -146,7 +152,9 @@ class HardcodedTfConfig(Rule):
             import tensorflow as tf
 
             PORT = 2222
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["w0:2222", "w1:2222"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="update with an f-string of literals",
         ),
@@ -162,7 +170,9 @@ class HardcodedTfConfig(Rule):
             import os
             import tensorflow as tf
 
-            strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["w0:1", "w1:1"]}
+            strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
             """,
             note="setdefault with the experimental class",
         ),
@@ -177,6 +187,8 @@ class HardcodedTfConfig(Rule):
             import os
             import tensorflow as tf
 
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["w0:1"]}
             """,
             note="putenv without a strategy",
         ),
@@ -195,6 +207,8 @@ class HardcodedTfConfig(Rule):
             import tensorflow as tf
 
             def main():
+                # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+                # {"worker": ["w0:1", "w1:1"]}
                 resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
                 strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver)
             """,
@@ -301,7 +315,9 @@ class HardcodedTfConfig(Rule):
 
             import tensorflow as tf
 
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["n1:2222", "n2:2222"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='json.dumps of dict(...) calls',
         ),
@@ -324,10 +340,12 @@ class HardcodedTfConfig(Rule):
 
             import tensorflow as tf
 
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["g1:4000", "g2:4000"]}
             os.environ.update({
                 "TF_CPP_MIN_LOG_LEVEL": "2",
             })
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='update() with another variable: only the TF_CONFIG key goes',
         ),
@@ -345,8 +363,10 @@ class HardcodedTfConfig(Rule):
 
             import tensorflow as tf
 
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["n1:1", "n2:1"]}
             os.environ.update(NCCL_DEBUG="WARN")
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='update() keywords: only TF_CONFIG goes',
         ),
@@ -374,11 +394,13 @@ class HardcodedTfConfig(Rule):
 
 
             def configure():
+                # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+                # {"worker": ["a.example:2222", "b.example:2222"]}
                 pass  # TF_CONFIG comes from the launcher
 
 
             configure()
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='the only statement of a function: pass remains',
         ),
@@ -414,7 +436,9 @@ class HardcodedTfConfig(Rule):
 
             cfg = {"cluster": {"worker": ["n1:2222", "n2:2222"]}, "task": {"type": "worker", "index": 0}}
             cfg["task"]["index"] = 1
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["n1:2222", "n2:2222"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='a literal changed by a literal item assignment',
         ),
@@ -469,7 +493,9 @@ class HardcodedTfConfig(Rule):
             import os
             import tensorflow as tf
 
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["node-a:2000", "node-b:2000"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="setdefault with implicitly concatenated strings over several lines",
         ),
@@ -487,7 +513,9 @@ class HardcodedTfConfig(Rule):
             import os
             import tensorflow as tf
 
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"chief": ["c0:3000"], "worker": ["w0:3000"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="a pop that made room for it would erase the launcher's TF_CONFIG: removed too",
         ),
@@ -517,11 +545,13 @@ class HardcodedTfConfig(Rule):
 
             def configure():
                 previous = os.environ.get("TF_CONFIG", None)
+                # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+                # {"worker": ["p:1", "q:1"]}
                 return previous
 
 
             configure()
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="a guarded del goes; a pop whose value is kept reads instead of deleting",
         ),
@@ -571,18 +601,29 @@ class HardcodedTfConfig(Rule):
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 ctx.report(setter.node, message + "; set it in the launcher instead")
                 continue
-            edits = _removal(ctx, setter)
+            edits = _removal(ctx, setter, _removed_cluster_note(ctx, setter.statement, config))
             if edits is None:
                 ctx.report(setter.node, message + "; set it in the launcher instead")
                 continue
-            edits += _resolver_edits(ctx)
             ctx.report(setter.node, message + "; the launcher sets it (see `distfix fix --emit-launcher`)", edits=edits)
 
 
-def _removal(ctx: RuleContext, setter: TfConfigSetter) -> list[Edit] | None:
+def _removed_cluster_note(ctx: RuleContext, statement: cst.CSTNode, config: str) -> str:
+    """Comment lines that keep the removed cluster in the script, so no address is lost silently."""
+    cluster = json.dumps(json.loads(config)["cluster"])
+    indent = ctx.indentation(statement)
+    return (
+        f"{indent}# distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was{ctx.newline}"
+        f"{indent}# {cluster}{ctx.newline}"
+    )
+
+
+def _removal(ctx: RuleContext, setter: TfConfigSetter, note: str) -> list[Edit] | None:
     """Edits that take the setting out: only its key from an `os.environ.update(...)` that sets
     other variables too, else the statement (and the literal dict it used, if nothing else does);
-    a block left empty gets `pass`."""
+    a block left empty gets `pass`. ``note`` (comment lines) goes where the setting was."""
+    line_start = ctx.textmap.line_starts[ctx.range(setter.statement).start.line - 1]
+    note_edit = Edit(line_start, line_start, note)
     if setter.element is not None:
         call = setter.node
         assert isinstance(call, cst.Call)
@@ -593,6 +634,7 @@ def _removal(ctx: RuleContext, setter: TfConfigSetter) -> list[Edit] | None:
                 if not others:
                     return None  # `update({"TF_CONFIG": ...}, OTHER=...)`: rare, explain only
                 return [
+                    note_edit,
                     ctx.replace(container, ctx.module.code_for_node(container.with_changes(elements=_recomma(container.elements, others)))),
                     *_remove_statements(ctx, _clearers(ctx, setter)),
                 ]
@@ -600,13 +642,16 @@ def _removal(ctx: RuleContext, setter: TfConfigSetter) -> list[Edit] | None:
             others = [a for a in call.args if a is not setter.element]
             if others:
                 new_call = call.with_changes(args=_recomma(call.args, others))
-                return [ctx.replace(call, ctx.module.code_for_node(new_call)), *_remove_statements(ctx, _clearers(ctx, setter))]
-    return _remove_statements(ctx, [setter.statement, *_literal_binding(ctx, setter.value), *_clearers(ctx, setter)])
+                return [note_edit, ctx.replace(call, ctx.module.code_for_node(new_call)), *_remove_statements(ctx, _clearers(ctx, setter))]
+    removed = [setter.statement, *_literal_binding(ctx, setter.value), *_clearers(ctx, setter)]
+    return _remove_statements(ctx, removed, {setter.statement: note})
 
 
-def _remove_statements(ctx: RuleContext, statements: list[cst.CSTNode]) -> list[Edit]:
+def _remove_statements(ctx: RuleContext, statements: list[cst.CSTNode], notes: dict | None = None) -> list[Edit]:
     """Edits removing whole statements; a block they would leave empty gets `pass`. A
-    ``os.environ.pop(...)`` call among them whose value is used becomes ``os.environ.get(...)``."""
+    ``os.environ.pop(...)`` call among them whose value is used becomes ``os.environ.get(...)``.
+    ``notes`` maps a statement to the comment lines that take its place."""
+    notes = notes or {}
     edits = []
     for node in statements:
         if isinstance(node, cst.Call):
@@ -615,13 +660,15 @@ def _remove_statements(ctx: RuleContext, statements: list[cst.CSTNode]) -> list[
     for statement in statements:
         block = ctx.index.parent.get(statement)
         body = list(getattr(block, "body", ()))
-        if isinstance(block, cst.IndentedBlock) and all(s in statements for s in body) and statement is body[0]:
+        if isinstance(block, cst.IndentedBlock) and all(s in statements for s in body) and statement is body[-1]:
             start = ctx.textmap.line_starts[ctx.range(statement).start.line - 1]
             end = ctx.textmap.line_end(ctx.range(statement).end.line)
             newline = ctx.newline if ctx.text[:end].endswith(("\n", "\r")) else ""
-            edits.append(Edit(start, end, f"{ctx.indentation(statement)}pass  # TF_CONFIG comes from the launcher{newline}"))
+            pass_line = f"{ctx.indentation(statement)}pass  # TF_CONFIG comes from the launcher{newline}"
+            edits.append(Edit(start, end, notes.get(statement, "") + pass_line))
         else:
-            edits.append(_remove_statement(ctx, statement))
+            edit = _remove_statement(ctx, statement)
+            edits.append(Edit(edit.start, edit.end, notes.get(statement, "")))
     return edits
 
 
@@ -722,20 +769,3 @@ def _literal_binding(ctx: RuleContext, value: cst.BaseExpression) -> list[cst.Ba
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return []
     return [statement]
-
-
-def _resolver_edits(ctx: RuleContext) -> list[Edit]:
-    """Give every MultiWorkerMirroredStrategy() without a resolver the TF_CONFIG resolver."""
-    edits = []
-    for call, kind in ctx.tf.strategies.constructions:
-        if kind not in MULTI_WORKER_CLASSES:
-            continue
-        if any(a.keyword is not None and a.keyword.value == "cluster_resolver" for a in call.args):
-            continue
-        tf, imports = ctx.import_module("tensorflow", "tf")
-        resolver = f"cluster_resolver={tf}.distribute.cluster_resolver.TFConfigClusterResolver()"
-        inner = ctx.source(call)[len(ctx.source(call.func)):]
-        arguments = inner[1:-1].strip().rstrip(",")
-        replacement = f"{ctx.source(call.func)}({arguments + ', ' if arguments else ''}{resolver})"
-        edits += [*imports, ctx.replace(call, replacement)]
-    return edits
