@@ -93,7 +93,6 @@ class ReplicaZeroOnlyAssignment(Rule):
             strategy = tf.distribute.MirroredStrategy()
 
             def initialize_var(var):
-                # Only chief worker
                 var.assign(tf.constant([1.0]))
 
             with strategy.scope():
@@ -710,10 +709,8 @@ class ReplicaZeroOnlyAssignment(Rule):
         inner = ctx.text[start:end]
         inner_indent = ctx.indentation(body[0])
         lines = [indent + line[len(inner_indent):] if line.startswith(inner_indent) else line for line in inner.splitlines(keepends=True)]
+        # The guard line goes with its comment (`# Only chief worker`): it describes the guard.
         if_start = ctx.textmap.line_starts[ctx.range(node).start.line - 1]
-        header_comment = node.body.header.comment if isinstance(node.body, cst.IndentedBlock) else None
-        if header_comment is not None:  # keep the guard line's comment above the assignments
-            lines.insert(0, f"{indent}{header_comment.value}{ctx.newline}")
         ctx.report(
             node.test,
             "only replica 0 assigns, so the other copies keep their old value; every replica should assign "
