@@ -96,6 +96,8 @@ class HardcodedTfConfig(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="seed 004 triple-quoted string",
+            range="4:1-11:4",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -117,6 +119,8 @@ class HardcodedTfConfig(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="json.dumps of a named dict",
+            range="6:1-6:48",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -137,6 +141,8 @@ class HardcodedTfConfig(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
             """,
             note="environ imported, strategy with options",
+            range="5:1-5:115",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -157,6 +163,8 @@ class HardcodedTfConfig(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="update with an f-string of literals",
+            range="5:1-5:149",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -175,6 +183,8 @@ class HardcodedTfConfig(Rule):
             strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
             """,
             note="setdefault with the experimental class",
+            range="4:1-4:120",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -191,6 +201,8 @@ class HardcodedTfConfig(Rule):
             # {"worker": ["w0:1"]}
             """,
             note="putenv without a strategy",
+            range="4:1-4:100",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -213,6 +225,8 @@ class HardcodedTfConfig(Rule):
                 strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver)
             """,
             note="in a function, resolver already given",
+            range="5:5-5:114",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -223,6 +237,8 @@ class HardcodedTfConfig(Rule):
             """,
             after=None,
             note="on a compound line: advice",
+            range="4:10-4:111",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Valid(
             """
@@ -320,6 +336,8 @@ class HardcodedTfConfig(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='json.dumps of dict(...) calls',
+            range="6:1-6:123",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             '''
@@ -348,6 +366,8 @@ class HardcodedTfConfig(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='update() with another variable: only the TF_CONFIG key goes',
+            range="6:1-9:3",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             '''
@@ -369,6 +389,8 @@ class HardcodedTfConfig(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='update() keywords: only TF_CONFIG goes',
+            range="5:1-5:132",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             '''
@@ -403,6 +425,8 @@ class HardcodedTfConfig(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='the only statement of a function: pass remains',
+            range="9:5-9:47",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             '''
@@ -415,6 +439,8 @@ class HardcodedTfConfig(Rule):
             ''',
             after=None,
             note='a cluster no launcher can carry is kept: advice',
+            range="5:1-5:111",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             '''
@@ -441,6 +467,8 @@ class HardcodedTfConfig(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='a literal changed by a literal item assignment',
+            range="8:1-8:42",
+            applicability=Applicability.UNSAFE,
         ),
         Valid(
             '''
@@ -498,6 +526,8 @@ class HardcodedTfConfig(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="setdefault with implicitly concatenated strings over several lines",
+            range="4:1-8:2",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -518,6 +548,8 @@ class HardcodedTfConfig(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="a pop that made room for it would erase the launcher's TF_CONFIG: removed too",
+            range="5:1-6:69",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -554,6 +586,8 @@ class HardcodedTfConfig(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="a guarded del goes; a pop whose value is kept reads instead of deleting",
+            range="10:5-10:122",
+            applicability=Applicability.UNSAFE,
         ),
         Valid(
             """
@@ -575,6 +609,8 @@ class HardcodedTfConfig(Rule):
             """,
             after=None,
             note="a duplicate loopback address is a TFD603 defect: kept, advice",
+            range="4:1-4:130",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
     )
 

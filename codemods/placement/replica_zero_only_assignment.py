@@ -100,6 +100,8 @@ class ReplicaZeroOnlyAssignment(Rule):
                 strategy.run(initialize_var, args=(mirrored_var,))
             """,
             note="seed 001 guard dropped",
+            range="6:8-6:73",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -130,6 +132,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             strategy.run(replica_fn, args=(v,))
             """,
             note="replica id through locals",
+            range="8:8-8:16",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -147,6 +151,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="other code under the guard: advice",
+            range="8:12-8:77",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             """
@@ -165,6 +171,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="guard with else",
+            range="7:8-7:41",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             """
@@ -189,6 +197,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             strategy.run(replica_fn, args=(v,))
             """,
             note="task id of the chief worker",
+            range="6:8-6:46",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -223,6 +233,8 @@ class ReplicaZeroOnlyAssignment(Rule):
                     self.strategy.run(self.init_fn, args=())
             """,
             note="chief flag in a method",
+            range="10:12-10:25",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -259,6 +271,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             strategy.run(replica_fn, args=(v,))
             """,
             note="helper called by the replica fn, module-level constant value",
+            range="8:8-8:73",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -281,6 +295,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="the value differs per replica: dropping the guard would be wrong, advice",
+            range="8:8-8:73",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             """
@@ -301,6 +317,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="tf.cond on the replica id: advice",
+            range="7:5-11:6",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             """
@@ -314,6 +332,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="conditional expression in a lambda",
+            range="5:15-5:104",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Valid(
             """
@@ -481,6 +501,8 @@ class ReplicaZeroOnlyAssignment(Rule):
                 return strategy.run(replica_fn, args=(batch,))
             """,
             note="conditional expression statement with a constant: the guard is dropped",
+            range="9:5-9:76",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -496,6 +518,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="conditional expression assigning a per-replica value: advice",
+            range="6:5-6:106",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             """
@@ -512,6 +536,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="`rid == 0 and v.assign_add(...)`: advice",
+            range="7:9-7:40",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             """
@@ -558,6 +584,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             strategy.run(replica_init)
             """,
             note="a helper's parameter given a module-level tensor at every call: same on every replica",
+            range="9:8-9:73",
+            applicability=Applicability.UNSAFE,
         ),
     )
 
