@@ -84,18 +84,14 @@ class _NeedsTF(Rule):
             ctx.report(name, edits=[*edits, ctx.replace(name, f"{alias}.constant(0)")])
 
 
-class _Crash(Rule):
-    """A rule with a bug: it reports one finding, then raises on every file that calls ``foo``."""
+class _Crash(_RenameFoo):
+    """A rule with a bug: it reports its findings, then raises on every file that calls ``foo``."""
 
     code = "TFD995"
     name = "test-crash"
-    message = "never seen"
-    applicability = Applicability.SAFE
-    triggers = ("foo",)
 
     def check(self, ctx: RuleContext) -> None:
-        for call in ctx.index.calls:
-            ctx.report(call, edits=[ctx.replace(call, "half_built()")])
+        super().check(ctx)  # findings reported before the crash must not survive it
         raise RuntimeError("rule bug")
 
 
