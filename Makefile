@@ -1,12 +1,13 @@
 # Two commands for a fresh machine with only Python 3.11, git and make:
-#   make demo   sets everything up and runs `distfix fix --diff --unsafe-fixes` over corpus/ (writes nothing)
-#   make test   sets everything up and runs the whole test suite
+#   make demo       sets everything up and runs `distfix fix --diff --unsafe-fixes` over corpus/ (writes nothing)
+#   make test       sets everything up and runs the whole test suite
+#   make test-fast  the same without the tests that start TensorFlow (marker `tensorflow`)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.distfix-installed
 
-.PHONY: venv demo test clean
+.PHONY: venv demo test test-fast clean
 
 venv: $(STAMP)
 
@@ -22,6 +23,11 @@ demo: venv
 
 test: venv
 	$(BIN)/python -m pytest
+
+# A stand-in `tensorflow` that refuses to import comes first on the path (of the test
+# subprocesses too), so a test that starts TensorFlow without the marker fails here.
+test-fast: venv
+	PYTHONPATH=$(CURDIR)/tests/no_tensorflow $(BIN)/python -m pytest -m "not tensorflow"
 
 clean:
 	rm -rf $(VENV) .distfix_cache .pytest_cache

@@ -10,9 +10,10 @@ from typing import Optional
 
 import typer
 
+from fixer import __version__
 from fixer.config import ConfigError, load_config
 from fixer.engine import PARSE_ERROR_CODE
-from fixer.explain import render_explanation, rule_summary, rules_markdown
+from fixer.explain import PARSE_ERROR_EXPLANATION, render_explanation, rule_summary, rules_markdown
 from fixer.output import diff as diff_output
 from fixer.output import github, json_format, junit, sarif, text
 from fixer.registry import default_registry
@@ -26,10 +27,25 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help: the rich tables print a type for every option, `<bool>` for each flag.
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _show_version(requested: bool) -> None:
+    if requested:
+        typer.echo(f"distfix {__version__}")
+        raise typer.Exit(EXIT_CLEAN)
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_show_version, help="Show the version and exit."),
+) -> None:
+    """Find and fix the known mistakes in TensorFlow distributed-training scripts."""
 
 
 class CheckFormat(str, enum.Enum):
@@ -51,12 +67,12 @@ class ListFormat(str, enum.Enum):
     markdown = "markdown"
 
 
-PathsArgument = typer.Argument(..., help="Files or folders to check (folders are searched for .py and .ipynb).")
-SelectOption = typer.Option(None, "--select", help="Only these codes or prefixes (TFD, TFD1, TFD101); comma-separated or repeated.")
-IgnoreOption = typer.Option(None, "--ignore", help="Skip these codes or prefixes.")
-JobsOption = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: all cores).")
+PathsArgument = typer.Argument(..., metavar="PATH", help="Files or folders to check (folders are searched for .py and .ipynb).")
+SelectOption = typer.Option(None, "--select", metavar="CODES", help="Only these codes or prefixes (TFD, TFD1, TFD101); comma-separated or repeated.")
+IgnoreOption = typer.Option(None, "--ignore", metavar="CODES", help="Skip these codes or prefixes.")
+JobsOption = typer.Option(None, "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: all cores).")
 ExitZeroOption = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings (advisory CI runs).")
-OutputFileOption = typer.Option(None, "--output-file", "-o", help="Write the report to this file instead of stdout.")
+OutputFileOption = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the report to this file instead of stdout.")
 
 
 def _fail(message: str) -> typer.Exit:
@@ -162,7 +178,7 @@ def fix(
     unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that can change behaviour."),
     select: Optional[list[str]] = SelectOption,
     ignore: Optional[list[str]] = IgnoreOption,
-    emit_launcher: Optional[Path] = typer.Option(None, "--emit-launcher", help="Write one launch script per task for each hard-coded TF_CONFIG that TFD601 removes."),
+    emit_launcher: Optional[Path] = typer.Option(None, "--emit-launcher", metavar="DIR", help="Write one launch script per task for each hard-coded TF_CONFIG that TFD601 removes."),
     interactive: bool = typer.Option(
         False, "--interactive", "-i",
         help="Review each fix as a diff and choose: apply, skip, apply or skip the whole rule, quit. Writes the fixes you apply; "
@@ -170,7 +186,7 @@ def fix(
     ),
     jobs: Optional[int] = JobsOption,
     exit_zero: bool = ExitZeroOption,
-    output_file: Optional[Path] = typer.Option(None, "--output-file", "-o", help="Write the diff and the summary to this file instead of stdout and stderr."),
+    output_file: Optional[Path] = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the diff and the summary to this file instead of stdout and stderr."),
 ) -> None:
     """Show (default) or apply fixes. Exit 0: nothing to change; 1: changes or findings remain; 2: errors."""
     if diff and write:
@@ -201,7 +217,7 @@ def fix(
     if emit_launcher is not None:
         _emit_launchers(results, emit_launcher)
     remaining = [f for r in results for f in r.findings if f.code != "TFD000"]
-    summary = _fix_summary(results, write, len(remaining))
+    summary = _fix_summary(results, write, len(remaining)) + _tf_config_note(results, write, emit_launcher is not None)
     if output_file is not None:
         _emit("".join(patches) + summary, output_file)
     else:
@@ -214,17 +230,34 @@ def fix(
 
 
 def _fix_summary(results: list[FileResult], write: bool, remaining: int) -> str:
-    """``Would fix N findings in M files; K remaining.`` and the unsafe fixes held back."""
+    """``Would fix N findings in M files; K findings remain.`` and the unsafe fixes held back."""
     applied = sum(len(r.applied) for r in results)
     changed = sum(1 for r in results if r.changed)
     held_back = sum(r.held_back_unsafe for r in results)
-    verb = "Fixed" if write else "Would fix"
-    message = f"{verb} {applied} finding{'s' * (applied != 1)} in {changed} file{'s' * (changed != 1)}"
-    message += f"; {remaining} remaining" if remaining else ""
+    if applied:
+        verb = "Fixed" if write else "Would fix"
+        message = f"{verb} {applied} finding{'s' * (applied != 1)} in {changed} file{'s' * (changed != 1)}"
+    else:
+        message = "Nothing to fix"
+    if remaining:
+        message += f"; {remaining} finding{'s remain' if remaining != 1 else ' remains'} (`distfix check` lists {'them' if remaining != 1 else 'it'})"
     message += "."
     if held_back:
         message += f"\n{held_back} unsafe fix{'es' * (held_back != 1)} held back: use --unsafe-fixes to apply."
     return message
+
+
+def _tf_config_note(results: list[FileResult], write: bool, launchers: bool) -> str:
+    """What TFD601 fixes mean for launching, unless launch scripts were written: the cluster is only in a comment now."""
+    files = sum(1 for r in results if any(f.code == "TFD601" for f in r.applied))
+    if not files or launchers:
+        return ""
+    where = f"{files} file{'s' * (files != 1)}"
+    done = "moved" if write else "would move"
+    return (
+        f"\nTFD601 {done} the hard-coded TF_CONFIG of {where} into a comment: each task must now get TF_CONFIG "
+        "from its environment (`--write --emit-launcher DIR` writes one launch script per task)."
+    )
 
 
 def _emit_launchers(results: list[FileResult], out_dir: Path) -> None:
@@ -292,6 +325,9 @@ def explain(
         return
     if code is None:
         raise _fail("give a rule code (or --all)")
+    if code.upper() == PARSE_ERROR_CODE or code.lower() == "parse-error":
+        typer.echo(PARSE_ERROR_EXPLANATION, nl=False)
+        return
     rule = registry.get(code) or next((r for r in registry.rules if r.name == code.lower()), None)
     if rule is None:
         raise _fail(f"unknown rule {code!r}; `distfix rules` lists them")

@@ -26,6 +26,7 @@ from fixer.types import Applicability, Edit, FileResult, Finding, Fix, Position
 
 PARSE_ERROR_CODE = "TFD000"
 PARSE_ERROR_NAME = "parse-error"
+INTERNAL_ERROR_NAME = "internal-error"
 MAX_FIX_PASSES = 10
 
 
@@ -197,6 +198,23 @@ def parse_error_finding(path: str, message: str, line: int = 1, column: int = 1)
     )
 
 
+def internal_error_finding(path: str, code: str, exc: Exception) -> Finding:
+    """The finding that stands for a rule that crashed on this file (its other findings are lost)."""
+    return Finding(
+        path=path,
+        code=code,
+        name=INTERNAL_ERROR_NAME,
+        message=f"internal error in {code} ({type(exc).__name__}: {exc}); please report it",
+        start=Position(1, 1),
+        end=Position(1, 1),
+    )
+
+
+def could_not_parse(result: FileResult) -> bool:
+    """True when the file could not be read or parsed, so no rule looked at it."""
+    return any(f.code == PARSE_ERROR_CODE for f in result.findings)
+
+
 def _parse(path: str, text: str) -> tuple[cst.Module, str | None] | Finding:
     """The module, with the text it was parsed from when that is not ``text``; or TFD000."""
     # Python's own parser goes first: it is 15 times faster, places and words errors the way
@@ -329,20 +347,23 @@ def check_source(
         result.findings.append(parsed)
         return result
     ctx = _context(path, parsed.text or text, parsed, config)
+    crashes: list[Finding] = []
     for rule_class in rules:
         ctx.rule = rule_class()
+        reported = len(ctx.findings)
         try:
             ctx.rule.check(ctx)
-        except Exception as exc:  # a rule bug must cost one rule on one file, not the run
-            result.error = f"internal error in {rule_class.code} ({type(exc).__name__}: {exc}); please report it"
+        except Exception as exc:  # a rule bug must cost one rule on one file, not the other rules
+            del ctx.findings[reported:]  # what it reported before crashing may be half-built
+            crashes.append(internal_error_finding(path, rule_class.code, exc))
     ctx.rule = None
     if parsed.text is not None:
         # Edits were computed on the tab-expanded text: offering them would shift code.
         ctx.findings = [replace(f, fix=None, applicability=Applicability.DISPLAY_ONLY) for f in ctx.findings]
-    result.findings = sorted(
-        (f for f in ctx.findings if not suppressions.suppresses(f.code, f.start.line)),
-        key=lambda f: (f.start, f.code, f.end),
-    )
+    if crashes:
+        result.error = "; ".join(crash.message for crash in crashes)
+    kept = [f for f in ctx.findings if not suppressions.suppresses(f.code, f.start.line)]
+    result.findings = sorted(kept + crashes, key=lambda f: (f.start, f.code, f.end))
     return result
 
 
@@ -358,7 +379,8 @@ def fix_source(
 
     Safe fixes always apply; unsafe ones only with ``unsafe``. Overlapping fixes wait for the
     next pass, which re-checks the new text. A pass whose result does not parse is reverted and
-    reported in ``FileResult.reverted``.
+    reported in ``FileResult.reverted``. A rule that crashes costs only its own findings (an
+    internal-error finding stands for them): the other rules' fixes still apply.
     """
     config = config or Config()
     threshold = Applicability.UNSAFE if unsafe or config.unsafe_fixes else Applicability.SAFE
@@ -367,7 +389,7 @@ def fix_source(
     reverted: str | None = None
     result = check_source(path, current, config, registry)
     for _ in range(MAX_FIX_PASSES):
-        if result.error is not None:
+        if could_not_parse(result):
             break
         chosen = _non_overlapping(
             [f for f in result.findings if f.fix is not None and f.fix.applicability >= threshold]
@@ -380,7 +402,7 @@ def fix_source(
             break
         # Without the pre-filter: a fix that removed every trigger text must still be parsed.
         after = check_source(path, candidate, config, registry, prefilter=False)
-        if after.error is not None:
+        if could_not_parse(after):  # a rule crashing on the new text does not make the fix wrong
             reverted = f"fixes {', '.join(sorted({f.code for f in chosen}))} produced invalid code ({after.error}); not applied"
             break
         applied.extend(chosen)

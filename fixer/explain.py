@@ -9,6 +9,24 @@ from fixer.rule import Invalid, Rule, dedent_example
 DOCS_URL = "https://github.com/distfix/distfix/blob/main/docs/rules.md#{code}-{name}"
 
 
+# TFD000 is not a rule (no module, no examples): what the engine reports for a file it could not read.
+PARSE_ERROR_EXPLANATION = """\
+# TFD000 parse-error
+
+*Family:* none · *Fix:* none (fix the file)
+
+## What it does
+Reports a file distfix could not read or parse, with the reason and, for a syntax error, the
+parser's line and column: a syntax error, a file too deeply nested to parse, an undecodable or
+binary file, a file over 10 MB, or a malformed notebook. No rule looked at that file.
+
+## What to do
+Fix the file (Python reports the same syntax error) and run distfix again. It is reported
+whatever `--select` says, since a file that cannot be read was not checked. Files that hold
+none of the texts any rule needs are skipped before parsing, so they never get TFD000.
+"""
+
+
 def docs_url(code: str, name: str) -> str:
     """Where a rule's documentation lives online (LSP ``codeDescription``, SARIF ``helpUri``)."""
     return DOCS_URL.format(code=code.lower(), name=name)

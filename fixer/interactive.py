@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from fixer.config import Config
-from fixer.engine import check_source
+from fixer.engine import check_source, could_not_parse
 from fixer.output.diff import colourise, unified_diff
 from fixer.registry import default_registry
 from fixer.sources import SourceError, encode_source, read_source, write_atomically
@@ -101,7 +101,7 @@ def review_file(path: Path, config: Config, review: Review, terminal: Terminal) 
     text = decoded.text
     result = check_source(str(path), text, config)
     skipped: set[tuple[str, str, str]] = set()
-    while result.error is None and not review.quit:
+    while not could_not_parse(result) and not review.quit:
         textmap = TextMap(text)
         pending = [
             f
@@ -121,7 +121,7 @@ def review_file(path: Path, config: Config, review: Review, terminal: Terminal) 
             continue
         candidate = apply_edits(text, list(finding.fix.edits))  # type: ignore[union-attr]
         checked = check_source(str(path), candidate, config)
-        if checked.error is not None:
+        if could_not_parse(checked):
             terminal.say(f"{finding.code}: this fix does not produce valid code here; skipped")
             skipped.add(_key(finding, textmap))
             continue
@@ -151,10 +151,9 @@ def _tally(path: Path, findings: list[Finding], error: str | None, review: Revie
 
 def _report_notebook(path: Path, config: Config, review: Review, terminal: Terminal) -> None:
     """Notebooks are checked, not reviewed: their findings are counted and the user is told."""
-    from fixer.notebook import process_notebook
-    from fixer.runner import Job
+    from fixer.runner import Job, process_with_config
 
-    result = process_notebook(path, Job(), config)
+    result = process_with_config(path, Job(), config)
     _tally(path, result.findings, result.error, review, terminal)
     found = sum(1 for f in result.findings if f.code != "TFD000")
     if found:

@@ -13,6 +13,7 @@ a TF_CONFIG in the script, so nothing is lost); a loopback address mixed with ot
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,6 +84,9 @@ def emit_launchers(script: Path, config: dict, out_dir: Path, python: str | None
     if problem is not None:
         raise ValueError(f"cannot write launch scripts: {problem}")
     out_dir.mkdir(parents=True, exist_ok=True)
+    # Relative to the launchers' folder, so the scripts keep working when the project is copied
+    # to the hosts (or anywhere else) with the same layout.
+    relative = os.path.relpath(script.resolve(), out_dir.resolve())
     cluster = config["cluster"]
     written = []
     for task_type, addresses in cluster.items():
@@ -92,8 +96,8 @@ def emit_launchers(script: Path, config: dict, out_dir: Path, python: str | None
             target.write_text(
                 render(
                     "launcher/launch.sh.j2",
-                    script=str(script.resolve()),
-                    script_quoted=shlex.quote(str(script.resolve())),
+                    script=relative,
+                    script_quoted=shlex.quote(relative),
                     task_type=task_type,
                     index=index,
                     address=address,

@@ -13,18 +13,12 @@ import ast
 import json
 import re
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from fixer.config import Config
 from fixer.engine import check_source, fix_source, parse_error_finding
 from fixer.magics import dedent_cell, mask_cell, quarantine_cell
 from fixer.output.diff import unified_diff
-from fixer.sources import SourceError, read_source, write_atomically
 from fixer.types import FileResult, Finding, Fix, Position
-
-if TYPE_CHECKING:
-    from fixer.runner import Job
 
 # The blank line after the mark keeps it apart from the cell's first statement: fixes that move
 # a statement with the comments just above it must not carry the cell boundary along.
@@ -238,35 +232,34 @@ def _set_source(cell: dict, source: str) -> None:
         cell["source"] = source
 
 
-def process_notebook(path: Path, job: "Job", config: Config) -> FileResult:
-    """Check or fix one notebook; a malformed one gives a one-line error."""
-    name = str(path)
+def analyse_notebook(path: str, text: str, config: Config, *, fix: bool, unsafe: bool, prefilter: bool = True) -> FileResult:
+    """Check or fix a notebook's JSON text; a malformed one gives a one-line error.
+
+    Findings are in cell coordinates; ``fixed_text`` is the rewritten notebook JSON. Reading,
+    caching and writing are the runner's, as for ``.py`` files.
+    """
     try:
-        text = read_source(path).text
         notebook = load_notebook(text)
-    except (SourceError, NotebookError) as exc:
-        return FileResult(path=name, error=str(exc), findings=[parse_error_finding(name, str(exc))])
-    if not job.fix:
-        result = check_source(name, notebook.combined, config)
+    except NotebookError as exc:
+        return FileResult(path=path, error=str(exc), findings=[parse_error_finding(path, str(exc))])
+    if fix:
+        result = fix_source(path, notebook.combined, config, unsafe=unsafe)
     else:
-        result = fix_source(name, notebook.combined, config, unsafe=job.unsafe)
-    findings = cell_errors(notebook, name) + [to_cell(notebook, f) for f in result.findings]
+        result = check_source(path, notebook.combined, config, prefilter=prefilter)
+    findings = cell_errors(notebook, path) + [to_cell(notebook, f) for f in result.findings]
     # Imported here: that module builds on this one. Its findings are advice (no edits).
     from fixer.written_modules import check_written_modules
 
-    findings += check_written_modules(name, notebook.data, config)
-    out = FileResult(path=name, source=text, findings=findings, error=result.error)
+    findings += check_written_modules(path, notebook.data, config)
+    out = FileResult(path=path, source=text, findings=findings, error=result.error)
     out.applied = [to_cell(notebook, f) for f in result.applied]
     out.held_back_unsafe = result.held_back_unsafe
     out.reverted = result.reverted
-    if job.fix and result.fixed_text is not None:
+    if fix and result.fixed_text is not None:
         try:
             out.fixed_text = _rewrite(text, notebook, result.fixed_text)
         except NotebookError as exc:
             out.error = str(exc)
-            return out
-        if job.write and out.changed:
-            write_atomically(path, out.fixed_text.encode("utf-8"))
     return out
 
 

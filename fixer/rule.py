@@ -26,14 +26,20 @@ class Valid:
 class Invalid:
     """Code the rule must flag; ``after`` is the expected text after its fixes (None: no edit).
 
-    ``codes`` lists every finding the rule reports on this code (default: one finding);
-    ``unsafe`` says whether ``after`` needs ``--unsafe-fixes``.
+    ``count`` is how many findings the rule reports on this code (default: one). The first
+    finding (in source order) can be pinned down further, as Fixit's ``Invalid(range=...,
+    expected_message=...)`` does: ``range`` is where it is reported, ``"LINE:COL-LINE:COL"``
+    as ``distfix check`` prints positions (1-based; the end is exclusive), ``message`` its exact
+    message, and ``applicability`` the applicability it is reported with.
     """
 
     code: str
     after: str | None = None
     count: int = 1
     note: str = ""
+    range: str | None = None
+    message: str | None = None
+    applicability: Applicability | None = None
 
 
 class Rule:

@@ -56,23 +56,30 @@ def _error_result(path: str, message: str) -> FileResult:
 
 def process_file(path: Path, job: Job) -> FileResult:
     """Check or fix one file; any problem becomes a FileResult with ``error`` set."""
-    name = str(path)
     try:
         config = config_for(path, job.overrides)
     except ConfigError as exc:
-        return _error_result(name, str(exc))
-    if path.suffix == ".ipynb":
-        from fixer.notebook import process_notebook
+        return _error_result(str(path), str(exc))
+    return process_with_config(path, job, config)
 
-        return process_notebook(path, job, config)
+
+def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
+    """:func:`process_file` with the file's configuration already known.
+
+    ``.py`` files and notebooks take the same path: pre-filter on the bytes, cache, decode,
+    analyse, write atomically; only the analysis differs.
+    """
+    name = str(path)
+    notebook = path.suffix == ".ipynb"
     try:
         data = read_bytes(path)
     except SourceError as exc:
         return _error_result(name, str(exc))
+    # Lossless for notebooks too: no trigger text holds a character JSON would escape.
     if job.prefilter and not may_have_findings(data, config, name):
         return FileResult(path=name)
     cache = ResultCache() if job.use_cache and not job.fix else None
-    key = cache_key(data, config, job.mode, name) if cache else ""
+    key = cache_key(data, config, f"{job.mode},notebook={notebook}", name) if cache else ""
     if cache is not None:
         cached = cache.load(key, name)
         if cached is not None:
@@ -81,19 +88,27 @@ def process_file(path: Path, job: Job) -> FileResult:
         decoded = decode_source(data)
     except SourceError as exc:
         return _error_result(name, str(exc))
-    if not job.fix:
+    if notebook:
+        from fixer.notebook import analyse_notebook
+
+        result = analyse_notebook(name, decoded.text, config, fix=job.fix, unsafe=job.unsafe, prefilter=job.prefilter)
+    elif job.fix:
+        result = fix_source(name, decoded.text, config, unsafe=job.unsafe)
+    else:
         result = check_source(name, decoded.text, config, prefilter=job.prefilter)
+    if not job.fix:
         if not result.findings:
             result.source = None  # nothing refers to it; keep results small across processes
         if cache is not None:
             cache.store(key, result)
         return result
-    result = fix_source(name, decoded.text, config, unsafe=job.unsafe)
     if job.write and result.changed and result.fixed_text is not None:
         try:
             write_atomically(path, encode_source(result.fixed_text, decoded))
-        except (OSError, UnicodeEncodeError) as exc:
-            result.error = f"could not write: {exc}"
+        except OSError as exc:
+            result.error = f"could not write: {exc.strerror or exc}"
+        except UnicodeEncodeError as exc:
+            result.error = f"could not write: the fixed text cannot be encoded as {decoded.encoding} ({exc.reason})"
     return result
 
 

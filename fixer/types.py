@@ -74,7 +74,8 @@ class Finding:
 class FileResult:
     """Everything the engine learned about one file.
 
-    ``error`` is set (and a TFD000 finding added) when the file could not be read or parsed.
+    ``error`` is set when the file could not be read or parsed (with a TFD000 finding) or when a
+    rule crashed on it (with an internal-error finding naming the rule; the other rules still ran).
     ``fixed_text`` is the text after the fixes that were applied, or None when nothing changed.
     """
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -155,3 +157,42 @@ def test_write_through_a_symlink_changes_the_target_and_keeps_the_link(tmp_path,
     assert result.returncode == 0, result.stdout + result.stderr
     assert link.is_symlink()
     assert "distribute_datasets_from_function(f)" in real.read_text() and "experimental_" not in real.read_text()
+
+
+@contextlib.contextmanager
+def _unwritable(folder: Path):
+    """``folder`` with no new file allowed in it (chmod, or for root the immutable attribute); skip if neither works."""
+    folder.chmod(0o555)
+    immutable = False
+    try:
+        probe = folder / ".probe"
+        try:
+            probe.touch()
+        except PermissionError:
+            pass
+        else:
+            probe.unlink()
+            immutable = subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode == 0
+            if not immutable:
+                pytest.skip("cannot make a folder unwritable here (root without chattr)")
+        yield folder
+    finally:
+        if immutable:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+        folder.chmod(0o755)
+
+
+@pytest.mark.parametrize("name", ["train.py", "train.ipynb"])
+def test_a_file_that_cannot_be_written_gets_one_line(tmp_path, distfix, name):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    source = GOOD
+    if name.endswith(".ipynb"):
+        cell = {"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {}, "outputs": [], "source": GOOD}
+        source = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+    (folder / name).write_text(source)
+    with _unwritable(folder):
+        result = distfix("fix", "--write", str(folder / name))
+    assert result.returncode == 2
+    _assert_one_line_error(result, name, "could not write: ")
+    assert (folder / name).read_text() == source

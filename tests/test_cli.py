@@ -37,6 +37,27 @@ def test_check_text_reports_location_code_marker_and_summary(tmp_path, distfix):
     assert "1 fixable with `distfix fix --write`" in result.stdout
 
 
+def test_summaries_say_how_many_files_have_findings_and_what_remains(tmp_path, distfix):
+    _write(tmp_path, "train.py", RENAMED)
+    _write(tmp_path, "ok.py", CLEAN)
+    assert "\nFound 1 finding in 1 of 2 files.\n" in distfix("check", str(tmp_path)).stdout
+    advice = "import tensorflow as tf\nstrategy = tf.distribute.MultiWorkerMirroredStrategy()\nx = tf.constant(1)\nstrategy = tf.distribute.MultiWorkerMirroredStrategy()\n"
+    _write(tmp_path, "ok.py", advice)
+    fixed = distfix("fix", "--select", "TFD105", str(tmp_path / "ok.py"))
+    assert fixed.stderr.startswith("Nothing to fix; 1 finding remains (`distfix check` lists it)."), fixed.stderr
+
+
+def test_version_help_and_explain_tfd000(distfix):
+    from fixer import __version__
+
+    assert distfix("--version").stdout == f"distfix {__version__}\n"
+    helped = distfix("fix", "-h")
+    assert helped.returncode == 0 and "--write" in helped.stdout and "<bool>" not in helped.stdout
+    assert "--select CODES" in helped.stdout and "--emit-launcher DIR" in helped.stdout
+    explained = distfix("explain", "TFD000")
+    assert explained.returncode == 0 and explained.stdout.startswith("# TFD000 parse-error\n")
+
+
 def test_check_clean_file_exits_zero(tmp_path, distfix):
     script = _write(tmp_path, "ok.py", CLEAN)
     result = distfix("check", str(script))
@@ -109,7 +130,7 @@ def test_fix_write_applies_atomically_and_is_idempotent(tmp_path, distfix):
     again = distfix("fix", "--write", str(script))
     assert again.returncode == 0
     assert script.read_text() == fixed
-    assert "Fixed 0 findings in 0 files." in again.stderr
+    assert again.stderr == "Nothing to fix.\n"
 
 
 def test_fix_never_touches_files_not_named(tmp_path, distfix):

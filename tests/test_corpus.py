@@ -37,7 +37,6 @@ def test_corpus_case(case: Path):
     assert fixed.reverted is None
     expected = (case / "after.py").read_text(encoding="utf-8")
     assert (fixed.fixed_text or original) == expected  # advice-only cases keep the text
-    cst.parse_module(expected)
     assert fix_source("after.py", expected, unsafe=True).fixed_text is None
     assert _codes(case / "after.py") == sorted(spec.get("after_codes", []))
     assert _codes(case / "clean.py") == []
@@ -60,7 +59,7 @@ def test_fix_write_over_the_corpus_is_idempotent(tmp_path: Path, distfix):
     for path, data in snapshot.items():
         cst.parse_module(data.decode("utf-8"))
     second = distfix("fix", "--write", "--unsafe-fixes", str(copy))
-    assert second.stderr.startswith("Fixed 0 findings in 0 files")
+    assert second.stderr.startswith("Nothing to fix")
     assert {p: p.read_bytes() for p in copy.rglob("*.py")} == snapshot
 
 

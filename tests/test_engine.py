@@ -72,7 +72,7 @@ class _WrapInList(Rule):
 class _NeedsTF(Rule):
     """A fix that needs `tensorflow` imported."""
 
-    code = "TFD993"
+    code = "TFD994"
     name = "test-import"
     message = "use tf"
     applicability = Applicability.SAFE
@@ -82,6 +82,51 @@ class _NeedsTF(Rule):
         for name in ctx.index.names.get("todo", []):
             alias, edits = ctx.import_module("tensorflow", "tf")
             ctx.report(name, edits=[*edits, ctx.replace(name, f"{alias}.constant(0)")])
+
+
+class _Crash(_RenameFoo):
+    """A rule with a bug: it reports its findings, then raises on every file that calls ``foo``."""
+
+    code = "TFD995"
+    name = "test-crash"
+
+    def check(self, ctx: RuleContext) -> None:
+        super().check(ctx)  # findings reported before the crash must not survive it
+        raise RuntimeError("rule bug")
+
+
+class _CrashOnBar(Rule):
+    """A rule with a bug that only shows on the text another rule's fix produced."""
+
+    code = "TFD996"
+    name = "test-crash-later"
+    message = "never seen"
+    triggers = ("(",)
+
+    def check(self, ctx: RuleContext) -> None:
+        if ctx.index.names.get("bar"):
+            raise KeyError("bar")
+
+
+def test_a_crashing_rule_becomes_one_finding_and_the_other_rules_still_report():
+    result = check_source("x.py", "foo(1)\n", registry=Registry([_RenameFoo, _Crash]))
+    assert [(f.code, f.name) for f in result.findings] == [("TFD990", "test-rename"), ("TFD995", "internal-error")]
+    crash = result.findings[1]
+    assert crash.message == "internal error in TFD995 (RuntimeError: rule bug); please report it" and crash.fix is None
+    assert result.error == crash.message
+
+
+def test_a_crashing_rule_does_not_stop_the_other_rules_fixes():
+    result = fix_source("x.py", "foo(1)\n", registry=Registry([_RenameFoo, _Crash]))
+    assert result.fixed_text == "bar(1)\n"
+    assert [f.code for f in result.applied] == ["TFD990"] and result.reverted is None
+
+
+def test_a_rule_crashing_on_the_fixed_text_does_not_revert_a_valid_fix():
+    result = fix_source("x.py", "foo(1)\n", registry=Registry([_RenameFoo, _CrashOnBar]))
+    assert result.fixed_text == "bar(1)\n" and result.reverted is None
+    assert [(f.code, f.name) for f in result.findings] == [("TFD996", "internal-error")]
+    assert result.error == "internal error in TFD996 (KeyError: 'bar'); please report it"
 
 
 def test_safe_fix_applies_and_unsafe_is_held_back():
@@ -177,7 +222,7 @@ def test_unknown_configuration_key_is_rejected(tmp_path: Path):
         load_config(tmp_path)
 
 
-def test_config_exclude_and_unsafe_fixes_from_the_cli(tmp_path: Path, distfix):
+def test_config_exclude_skips_a_folder(tmp_path: Path, distfix):
     (tmp_path / "pyproject.toml").write_text('[tool.distfix]\nexclude = ["vendored/"]\n')
     (tmp_path / "vendored").mkdir()
     source = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\ns.experimental_run_v2(f)\n"

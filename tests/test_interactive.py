@@ -26,7 +26,7 @@ PROMPT = r"\[q\]uit\? "
 
 def _spawn(*args: str, cwd: Path) -> pexpect.spawn:
     return pexpect.spawn(
-        sys.executable, ["-m", "fixer", "fix", "--interactive", *args], cwd=str(cwd), encoding="utf-8", timeout=60
+        sys.executable, ["-m", "fixer", "fix", "--interactive", *args], cwd=str(cwd), encoding="utf-8", timeout=120
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -47,7 +48,8 @@ def test_emitted_launchers_form_the_cluster(tmp_path: Path, distfix):
     result = distfix("fix", "--write", "--unsafe-fixes", "--emit-launcher", str(out), str(script))
     assert result.returncode in (0, 1), result.stderr
     fixed = script.read_text()
-    assert 'os.environ["TF_CONFIG"]' not in fixed and "TFConfigClusterResolver()" in fixed
+    assert 'os.environ["TF_CONFIG"]' not in fixed and '# {"worker": ["127.0.0.1:' in fixed
+    assert "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n" in fixed  # its default resolver reads TF_CONFIG
     launchers = sorted((out / "train").glob("launch_*.sh"))
     assert [p.name for p in launchers] == ["launch_worker_0.sh", "launch_worker_1.sh"]
     config = json.loads(launchers[1].read_text().split("export TF_CONFIG='")[1].split("'\n")[0])
@@ -135,3 +137,34 @@ def test_emit_launcher_needs_write(tmp_path, distfix):
     result = distfix("fix", "--unsafe-fixes", "--emit-launcher", str(tmp_path / "launch"), str(script))
     assert result.returncode == 2 and "use it with --write" in result.stderr
     assert not (tmp_path / "launch").exists()
+
+
+def test_launchers_name_the_script_relative_to_their_folder(tmp_path: Path):
+    from fixer.launcher import emit_launchers
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "t.py").write_text("import os, sys\nprint(os.environ['TF_CONFIG']); print(sys.argv[1:])\n")
+    (launcher,) = emit_launchers(project / "t.py", {"cluster": {"worker": ["a:1"]}}, project / "launch" / "t")
+    assert str(tmp_path) not in launcher.read_text()
+    moved = shutil.move(str(project), str(tmp_path / "elsewhere"))  # as when the project is copied to a host
+    ran = subprocess.run(
+        ["bash", str(Path(moved) / "launch" / "t" / launcher.name), "--flag"], cwd=tmp_path,
+        capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHON": sys.executable},
+    )
+    assert ran.returncode == 0, ran.stderr
+    config, arguments = ran.stdout.splitlines()
+    assert json.loads(config)["task"] == {"type": "worker", "index": 0} and arguments == "['--flag']"
+
+
+def test_without_launchers_the_summary_says_where_the_cluster_went(tmp_path: Path, distfix):
+    script = tmp_path / "train.py"
+    config = '{"cluster": {"worker": ["w0:1", "w1:1"]}, "task": {"type": "worker", "index": 0}}'
+    script.write_text(BROKEN.format(config=config))
+    shown = distfix("fix", "--unsafe-fixes", "--select", "TFD601", str(script))
+    assert "+# {\"worker\": [\"w0:1\", \"w1:1\"]}\n" in shown.stdout
+    assert "TFD601 would move the hard-coded TF_CONFIG of 1 file into a comment" in shown.stderr
+    written = distfix("fix", "--write", "--unsafe-fixes", "--select", "TFD601", str(script))
+    assert "TFD601 moved the hard-coded TF_CONFIG of 1 file into a comment" in written.stderr
+    assert "`--write --emit-launcher DIR` writes one launch script per task" in written.stderr
+    assert '# {"worker": ["w0:1", "w1:1"]}' in script.read_text()

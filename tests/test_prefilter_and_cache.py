@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 from dataclasses import replace
 from pathlib import Path
 
@@ -78,18 +79,44 @@ def test_cache_returns_the_stored_result_and_misses_on_any_change(tmp_path):
     assert cache.load(cache_key(BAD.encode(), config, "fix", "a.py"), "a.py") is None
 
 
+def _mark_cache_entries(cache_dir: Path, message: str) -> int:
+    """Rewrite every stored result so that its findings say ``message``: a run that shows it read the cache."""
+    entries = [p for p in cache_dir.rglob("*") if p.is_file() and p.name != ".gitignore"]
+    for entry in entries:
+        stored = pickle.loads(entry.read_bytes())
+        stored.findings = [replace(f, message=message) for f in stored.findings]
+        entry.write_bytes(pickle.dumps(stored))
+    return len(entries)
+
+
 def test_cli_warm_run_reads_the_cache(tmp_path, distfix):
     script = tmp_path / "train.py"
     script.write_text(BAD)
     cache_dir = tmp_path / "cache"
     env = {"DISTFIX_CACHE_DIR": str(cache_dir)}
-    first = distfix("check", str(script), env=env)
-    entries = [p for p in cache_dir.rglob("*") if p.is_file() and p.name != ".gitignore"]
-    assert len(entries) == 1
-    second = distfix("check", str(script), env=env)
-    assert second.stdout == first.stdout
-    uncached = distfix("check", "--no-cache", str(script), env={"DISTFIX_CACHE_DIR": str(tmp_path / "other")})
+    first = distfix("check", "--select", "TFD401", str(script), env=env)
+    assert "TFD401 [*] `experimental_run_v2` is removed" in first.stdout
+    assert _mark_cache_entries(cache_dir, "read from the cache") == 1
+    second = distfix("check", "--select", "TFD401", str(script), env=env)
+    assert second.stdout == first.stdout.replace("`experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`); use `run`", "read from the cache")
+    uncached = distfix("check", "--select", "TFD401", "--no-cache", str(script), env={"DISTFIX_CACHE_DIR": str(tmp_path / "other")})
     assert uncached.stdout == first.stdout and not (tmp_path / "other").exists()
+
+
+def test_notebooks_use_the_cache_and_the_prefilter(tmp_path, distfix):
+    source = BAD.splitlines(keepends=True)
+    cells = [{"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {}, "outputs": [], "source": source}]
+    (tmp_path / "train.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    # Malformed, but holds no rule's trigger text: skipped unparsed, like such a .py file.
+    (tmp_path / "notes.ipynb").write_text('{"cells": [')
+    cache_dir = tmp_path / "cache"
+    env = {"DISTFIX_CACHE_DIR": str(cache_dir)}
+    first = distfix("check", str(tmp_path), env=env)
+    assert first.returncode == 1, first.stderr
+    assert "train.ipynb:cell 1:3:3: TFD401 [*] `experimental_run_v2` is removed" in first.stdout
+    assert "notes.ipynb" not in first.stdout + first.stderr
+    assert _mark_cache_entries(cache_dir, "read from the cache") == 1
+    assert "train.ipynb:cell 1:3:3: TFD401 [*] read from the cache" in distfix("check", str(tmp_path), env=env).stdout
 
 
 def test_cache_respects_per_file_ignores(tmp_path, distfix):

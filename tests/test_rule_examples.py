@@ -3,13 +3,13 @@ and exactly the expected fixed text, which parses and is a fixed point)."""
 
 from __future__ import annotations
 
-import libcst as cst
 import pytest
 
 from fixer.config import Config
 from fixer.engine import check_source, fix_source
 from fixer.registry import default_registry
 from fixer.rule import Invalid, Rule, Valid, dedent_example
+from fixer.types import Applicability, Finding
 
 MIN_EXAMPLES = 8
 
@@ -38,6 +38,7 @@ def test_example(rule: type[Rule], example: Valid | Invalid) -> None:
         assert codes == [], f"unexpected findings: {[(f.start, f.message) for f in result.findings]}"
         return
     assert codes == [rule.code] * example.count, [(f.start, f.message) for f in result.findings]
+    _assert_first_finding(example, result.findings[0])
     fixed = fix_source(f"{rule.code.lower()}_example.py", source, _only(rule), unsafe=True)
     assert fixed.reverted is None, fixed.reverted
     if example.after is None:
@@ -45,9 +46,30 @@ def test_example(rule: type[Rule], example: Valid | Invalid) -> None:
         return
     expected = dedent_example(example.after)
     assert fixed.fixed_text == expected
-    cst.parse_module(expected)
     again = fix_source("again.py", expected, _only(rule), unsafe=True)
     assert again.fixed_text is None, "the fix is not idempotent"
+
+
+def _assert_first_finding(example: Invalid, finding: Finding) -> None:
+    """Where, with which message and at which applicability the example says its first finding is reported."""
+    if example.range is not None:
+        reported = f"{finding.start.line}:{finding.start.column}-{finding.end.line}:{finding.end.column}"
+        assert reported == example.range, f"reported at {reported}, expected {example.range}"
+    if example.message is not None:
+        assert finding.message == example.message
+    if example.applicability is not None:
+        assert finding.applicability is example.applicability
+
+
+def test_the_example_harness_checks_range_message_and_applicability() -> None:
+    """The optional expectations of an Invalid example can fail."""
+    source = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\ns.experimental_run_v2(f)\n"
+    (finding,) = check_source("x.py", source, Config(select=("TFD401",))).findings
+    right = Invalid("", range="3:3-3:22", message=finding.message, applicability=Applicability.SAFE)
+    _assert_first_finding(right, finding)
+    for wrong in (Invalid("", range="3:1-3:25"), Invalid("", message="other"), Invalid("", applicability=Applicability.UNSAFE)):
+        with pytest.raises(AssertionError):
+            _assert_first_finding(wrong, finding)
 
 
 @pytest.mark.parametrize("rule", default_registry().rules, ids=lambda r: r.code)

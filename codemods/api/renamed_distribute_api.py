@@ -105,6 +105,9 @@ class RenamedDistributeApi(Rule):
                 return strategy.run(replica_fn, args=(batch,))
             """,
             note="experimental_run_v2",
+            range="7:21-7:40",
+            message="`experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`); use `run`",
+            applicability=Applicability.SAFE,
         ),
         Invalid(
             """
@@ -120,6 +123,8 @@ class RenamedDistributeApi(Rule):
             dist = strategy.distribute_datasets_from_function(make_dataset)
             """,
             note="datasets from function",
+            range="4:17-4:63",
+            applicability=Applicability.SAFE,
         ),
         Invalid(
             """
@@ -133,6 +138,8 @@ class RenamedDistributeApi(Rule):
             strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="experimental MWMS",
+            range="3:12-3:66",
+            applicability=Applicability.SAFE,
         ),
         Invalid(
             """
@@ -148,6 +155,8 @@ class RenamedDistributeApi(Rule):
             strategy = tf2.distribute.TPUStrategy(resolver)
             """,
             note="compat v2 alias TPUStrategy",
+            range="4:12-4:51",
+            applicability=Applicability.SAFE,
         ),
         Invalid(
             """
@@ -161,6 +170,8 @@ class RenamedDistributeApi(Rule):
             strategy = MultiWorkerMirroredStrategy()
             """,
             note="from import",
+            range="1:6-1:40",
+            applicability=Applicability.SAFE,
         ),
         Invalid(
             """
@@ -184,6 +195,8 @@ class RenamedDistributeApi(Rule):
                     return self.strategy.run(self.step_fn, args=(batch,))
             """,
             note="strategy held on self",
+            range="8:30-8:49",
+            applicability=Applicability.SAFE,
         ),
         Invalid(
             """
@@ -201,6 +214,8 @@ class RenamedDistributeApi(Rule):
             )
             """,
             note="CollectiveCommunication",
+            range="4:20-4:70",
+            applicability=Applicability.SAFE,
         ),
         Invalid(
             """
@@ -212,6 +227,8 @@ class RenamedDistributeApi(Rule):
             """,
             after=None,
             note="keyword only the experimental class takes",
+            range="3:12-3:66",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             """
@@ -221,6 +238,8 @@ class RenamedDistributeApi(Rule):
             """,
             after=None,
             note="module alias without a current spelling",
+            range="3:12-3:42",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Valid(
             """
@@ -320,6 +339,8 @@ class RenamedDistributeApi(Rule):
             """,
             count=2,
             note="positional communication: the class is not renamed, its argument is",
+            range="3:12-3:66",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
     )
 

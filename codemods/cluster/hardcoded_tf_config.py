@@ -20,7 +20,6 @@ from fixer.clusterspec import launcher_problem
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.processes import shell_start_lines, starts_processes_after
-from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Applicability, Edit
 
 
@@ -56,12 +55,13 @@ class HardcodedTfConfig(Rule):
     `del os.environ["TF_CONFIG"]`, alone or under `if "TF_CONFIG" in os.environ:`,
     `os.unsetenv`) go too, since they would erase the launcher's TF_CONFIG; a pop whose value is
     kept becomes `os.environ.get(...)`. Implicitly concatenated string literals count as one
-    literal. Every `MultiWorkerMirroredStrategy()` gets
-    `cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver()`, so the cluster
-    comes from the launcher. The script then needs TF_CONFIG from its environment:
-    `distfix fix --emit-launcher DIR` writes one launch script per task holding the removed
-    spec with that task's index. A TF_CONFIG whose cluster no launcher could carry (not valid
-    JSON, no `cluster`, a TFD603 defect in the cluster) is reported but kept, so nothing is lost.
+    literal. A comment takes the setting's place and keeps the removed cluster, so no address is
+    lost. `MultiWorkerMirroredStrategy()` already reads TF_CONFIG from the environment (through
+    `TFConfigClusterResolver`, its default), so the strategy is left as it is. The script then
+    needs TF_CONFIG from its environment: `distfix fix --write --emit-launcher DIR` writes one
+    launch script per task holding the removed spec with that task's index. A TF_CONFIG whose
+    cluster no launcher could carry (not valid JSON, no `cluster`, a TFD603 defect in the
+    cluster) is reported but kept, so nothing is lost.
 
     ## Runtime evidence
     `distfix validate --workers 2` maps every address the script names to free 127.0.0.1 ports
@@ -100,9 +100,13 @@ class HardcodedTfConfig(Rule):
             import os
             import tensorflow as tf
 
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["10.0.0.1:2222", "10.0.0.2:2222"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="seed 004 triple-quoted string",
+            range="4:1-11:4",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -119,9 +123,13 @@ class HardcodedTfConfig(Rule):
             import os
             import tensorflow as tf
 
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["host1:2222", "host2:2222"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="json.dumps of a named dict",
+            range="6:1-6:48",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -137,9 +145,13 @@ class HardcodedTfConfig(Rule):
             from os import environ
             import tensorflow as tf
 
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options, cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["a:1", "b:1"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
             """,
             note="environ imported, strategy with options",
+            range="5:1-5:115",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -155,9 +167,13 @@ class HardcodedTfConfig(Rule):
             import tensorflow as tf
 
             PORT = 2222
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["w0:2222", "w1:2222"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="update with an f-string of literals",
+            range="5:1-5:149",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -171,9 +187,13 @@ class HardcodedTfConfig(Rule):
             import os
             import tensorflow as tf
 
-            strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["w0:1", "w1:1"]}
+            strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
             """,
             note="setdefault with the experimental class",
+            range="4:1-4:120",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -186,8 +206,12 @@ class HardcodedTfConfig(Rule):
             import os
             import tensorflow as tf
 
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["w0:1"]}
             """,
             note="putenv without a strategy",
+            range="4:1-4:100",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -204,10 +228,14 @@ class HardcodedTfConfig(Rule):
             import tensorflow as tf
 
             def main():
+                # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+                # {"worker": ["w0:1", "w1:1"]}
                 resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
                 strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver)
             """,
             note="in a function, resolver already given",
+            range="5:5-5:114",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -218,6 +246,8 @@ class HardcodedTfConfig(Rule):
             """,
             after=None,
             note="on a compound line: advice",
+            range="4:10-4:111",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Valid(
             """
@@ -310,9 +340,13 @@ class HardcodedTfConfig(Rule):
 
             import tensorflow as tf
 
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["n1:2222", "n2:2222"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='json.dumps of dict(...) calls',
+            range="6:1-6:123",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             '''
@@ -333,12 +367,16 @@ class HardcodedTfConfig(Rule):
 
             import tensorflow as tf
 
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["g1:4000", "g2:4000"]}
             os.environ.update({
                 "TF_CPP_MIN_LOG_LEVEL": "2",
             })
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='update() with another variable: only the TF_CONFIG key goes',
+            range="6:1-9:3",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             '''
@@ -354,10 +392,14 @@ class HardcodedTfConfig(Rule):
 
             import tensorflow as tf
 
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["n1:1", "n2:1"]}
             os.environ.update(NCCL_DEBUG="WARN")
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='update() keywords: only TF_CONFIG goes',
+            range="5:1-5:132",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             '''
@@ -383,13 +425,17 @@ class HardcodedTfConfig(Rule):
 
 
             def configure():
+                # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+                # {"worker": ["a.example:2222", "b.example:2222"]}
                 pass  # TF_CONFIG comes from the launcher
 
 
             configure()
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='the only statement of a function: pass remains',
+            range="9:5-9:47",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             '''
@@ -402,6 +448,8 @@ class HardcodedTfConfig(Rule):
             ''',
             after=None,
             note='a cluster no launcher can carry is kept: advice',
+            range="5:1-5:111",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             '''
@@ -423,9 +471,13 @@ class HardcodedTfConfig(Rule):
 
             cfg = {"cluster": {"worker": ["n1:2222", "n2:2222"]}, "task": {"type": "worker", "index": 0}}
             cfg["task"]["index"] = 1
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["n1:2222", "n2:2222"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             ''',
             note='a literal changed by a literal item assignment',
+            range="8:1-8:42",
+            applicability=Applicability.UNSAFE,
         ),
         Valid(
             '''
@@ -478,9 +530,13 @@ class HardcodedTfConfig(Rule):
             import os
             import tensorflow as tf
 
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"worker": ["node-a:2000", "node-b:2000"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="setdefault with implicitly concatenated strings over several lines",
+            range="4:1-8:2",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -496,9 +552,13 @@ class HardcodedTfConfig(Rule):
             import os
             import tensorflow as tf
 
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+            # {"chief": ["c0:3000"], "worker": ["w0:3000"]}
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="a pop that made room for it would erase the launcher's TF_CONFIG: removed too",
+            range="5:1-6:69",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -526,13 +586,17 @@ class HardcodedTfConfig(Rule):
 
             def configure():
                 previous = os.environ.get("TF_CONFIG", None)
+                # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+                # {"worker": ["p:1", "q:1"]}
                 return previous
 
 
             configure()
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
             """,
             note="a guarded del goes; a pop whose value is kept reads instead of deleting",
+            range="10:5-10:122",
+            applicability=Applicability.UNSAFE,
         ),
         Valid(
             """
@@ -554,6 +618,8 @@ class HardcodedTfConfig(Rule):
             """,
             after=None,
             note="a duplicate loopback address is a TFD603 defect: kept, advice",
+            range="4:1-4:130",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
     )
 
@@ -590,18 +656,29 @@ class HardcodedTfConfig(Rule):
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 ctx.report(setter.node, message + "; set it in the launcher instead")
                 continue
-            edits = _removal(ctx, setter)
+            edits = _removal(ctx, setter, _removed_cluster_note(ctx, setter.statement, config))
             if edits is None:
                 ctx.report(setter.node, message + "; set it in the launcher instead")
                 continue
-            edits += _resolver_edits(ctx)
             ctx.report(setter.node, message + "; the launcher sets it (see `distfix fix --emit-launcher`)", edits=edits)
 
 
-def _removal(ctx: RuleContext, setter: TfConfigSetter) -> list[Edit] | None:
+def _removed_cluster_note(ctx: RuleContext, statement: cst.CSTNode, config: str) -> str:
+    """Comment lines that keep the removed cluster in the script, so no address is lost silently."""
+    cluster = json.dumps(json.loads(config)["cluster"])
+    indent = ctx.indentation(statement)
+    return (
+        f"{indent}# distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was{ctx.newline}"
+        f"{indent}# {cluster}{ctx.newline}"
+    )
+
+
+def _removal(ctx: RuleContext, setter: TfConfigSetter, note: str) -> list[Edit] | None:
     """Edits that take the setting out: only its key from an `os.environ.update(...)` that sets
     other variables too, else the statement (and the literal dict it used, if nothing else does);
-    a block left empty gets `pass`."""
+    a block left empty gets `pass`. ``note`` (comment lines) goes where the setting was."""
+    line_start = ctx.textmap.line_starts[ctx.range(setter.statement).start.line - 1]
+    note_edit = Edit(line_start, line_start, note)
     if setter.element is not None:
         call = setter.node
         assert isinstance(call, cst.Call)
@@ -612,6 +689,7 @@ def _removal(ctx: RuleContext, setter: TfConfigSetter) -> list[Edit] | None:
                 if not others:
                     return None  # `update({"TF_CONFIG": ...}, OTHER=...)`: rare, explain only
                 return [
+                    note_edit,
                     ctx.replace(container, ctx.module.code_for_node(container.with_changes(elements=_recomma(container.elements, others)))),
                     *_remove_statements(ctx, _clearers(ctx, setter)),
                 ]
@@ -619,13 +697,16 @@ def _removal(ctx: RuleContext, setter: TfConfigSetter) -> list[Edit] | None:
             others = [a for a in call.args if a is not setter.element]
             if others:
                 new_call = call.with_changes(args=_recomma(call.args, others))
-                return [ctx.replace(call, ctx.module.code_for_node(new_call)), *_remove_statements(ctx, _clearers(ctx, setter))]
-    return _remove_statements(ctx, [setter.statement, *_literal_binding(ctx, setter.value), *_clearers(ctx, setter)])
+                return [note_edit, ctx.replace(call, ctx.module.code_for_node(new_call)), *_remove_statements(ctx, _clearers(ctx, setter))]
+    removed = [setter.statement, *_literal_binding(ctx, setter.value), *_clearers(ctx, setter)]
+    return _remove_statements(ctx, removed, {setter.statement: note})
 
 
-def _remove_statements(ctx: RuleContext, statements: list[cst.CSTNode]) -> list[Edit]:
+def _remove_statements(ctx: RuleContext, statements: list[cst.CSTNode], notes: dict | None = None) -> list[Edit]:
     """Edits removing whole statements; a block they would leave empty gets `pass`. A
-    ``os.environ.pop(...)`` call among them whose value is used becomes ``os.environ.get(...)``."""
+    ``os.environ.pop(...)`` call among them whose value is used becomes ``os.environ.get(...)``.
+    ``notes`` maps a statement to the comment lines that take its place."""
+    notes = notes or {}
     edits = []
     for node in statements:
         if isinstance(node, cst.Call):
@@ -634,13 +715,15 @@ def _remove_statements(ctx: RuleContext, statements: list[cst.CSTNode]) -> list[
     for statement in statements:
         block = ctx.index.parent.get(statement)
         body = list(getattr(block, "body", ()))
-        if isinstance(block, cst.IndentedBlock) and all(s in statements for s in body) and statement is body[0]:
+        if isinstance(block, cst.IndentedBlock) and all(s in statements for s in body) and statement is body[-1]:
             start = ctx.textmap.line_starts[ctx.range(statement).start.line - 1]
             end = ctx.textmap.line_end(ctx.range(statement).end.line)
             newline = ctx.newline if ctx.text[:end].endswith(("\n", "\r")) else ""
-            edits.append(Edit(start, end, f"{ctx.indentation(statement)}pass  # TF_CONFIG comes from the launcher{newline}"))
+            pass_line = f"{ctx.indentation(statement)}pass  # TF_CONFIG comes from the launcher{newline}"
+            edits.append(Edit(start, end, notes.get(statement, "") + pass_line))
         else:
-            edits.append(_remove_statement(ctx, statement))
+            edit = _remove_statement(ctx, statement)
+            edits.append(Edit(edit.start, edit.end, notes.get(statement, "")))
     return edits
 
 
@@ -763,20 +846,3 @@ def _literal_binding(ctx: RuleContext, value: cst.BaseExpression) -> list[cst.Ba
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return []
     return [statement]
-
-
-def _resolver_edits(ctx: RuleContext) -> list[Edit]:
-    """Give every MultiWorkerMirroredStrategy() without a resolver the TF_CONFIG resolver."""
-    edits = []
-    for call, kind in ctx.tf.strategies.constructions:
-        if kind not in MULTI_WORKER_CLASSES:
-            continue
-        if any(a.keyword is not None and a.keyword.value == "cluster_resolver" for a in call.args):
-            continue
-        tf, imports = ctx.import_module("tensorflow", "tf")
-        resolver = f"cluster_resolver={tf}.distribute.cluster_resolver.TFConfigClusterResolver()"
-        inner = ctx.source(call)[len(ctx.source(call.func)):]
-        arguments = inner[1:-1].strip().rstrip(",")
-        replacement = f"{ctx.source(call.func)}({arguments + ', ' if arguments else ''}{resolver})"
-        edits += [*imports, ctx.replace(call, replacement)]
-    return edits

@@ -93,7 +93,6 @@ class ReplicaZeroOnlyAssignment(Rule):
             strategy = tf.distribute.MirroredStrategy()
 
             def initialize_var(var):
-                # Only chief worker
                 var.assign(tf.constant([1.0]))
 
             with strategy.scope():
@@ -101,6 +100,8 @@ class ReplicaZeroOnlyAssignment(Rule):
                 strategy.run(initialize_var, args=(mirrored_var,))
             """,
             note="seed 001 guard dropped",
+            range="6:8-6:73",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -131,6 +132,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             strategy.run(replica_fn, args=(v,))
             """,
             note="replica id through locals",
+            range="8:8-8:16",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -148,6 +151,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="other code under the guard: advice",
+            range="8:12-8:77",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             """
@@ -166,6 +171,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="guard with else",
+            range="7:8-7:41",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             """
@@ -190,6 +197,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             strategy.run(replica_fn, args=(v,))
             """,
             note="task id of the chief worker",
+            range="6:8-6:46",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -224,6 +233,8 @@ class ReplicaZeroOnlyAssignment(Rule):
                     self.strategy.run(self.init_fn, args=())
             """,
             note="chief flag in a method",
+            range="10:12-10:25",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -260,6 +271,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             strategy.run(replica_fn, args=(v,))
             """,
             note="helper called by the replica fn, module-level constant value",
+            range="8:8-8:73",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -282,6 +295,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="the value differs per replica: dropping the guard would be wrong, advice",
+            range="8:8-8:73",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             """
@@ -302,6 +317,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="tf.cond on the replica id: advice",
+            range="7:5-11:6",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             """
@@ -315,6 +332,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="conditional expression in a lambda",
+            range="5:15-5:104",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Valid(
             """
@@ -482,6 +501,8 @@ class ReplicaZeroOnlyAssignment(Rule):
                 return strategy.run(replica_fn, args=(batch,))
             """,
             note="conditional expression statement with a constant: the guard is dropped",
+            range="9:5-9:76",
+            applicability=Applicability.UNSAFE,
         ),
         Invalid(
             """
@@ -497,6 +518,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="conditional expression assigning a per-replica value: advice",
+            range="6:5-6:106",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             """
@@ -513,6 +536,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             """,
             after=None,
             note="`rid == 0 and v.assign_add(...)`: advice",
+            range="7:9-7:40",
+            applicability=Applicability.DISPLAY_ONLY,
         ),
         Invalid(
             """
@@ -559,6 +584,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             strategy.run(replica_init)
             """,
             note="a helper's parameter given a module-level tensor at every call: same on every replica",
+            range="9:8-9:73",
+            applicability=Applicability.UNSAFE,
         ),
     )
 
@@ -710,10 +737,8 @@ class ReplicaZeroOnlyAssignment(Rule):
         inner = ctx.text[start:end]
         inner_indent = ctx.indentation(body[0])
         lines = [indent + line[len(inner_indent):] if line.startswith(inner_indent) else line for line in inner.splitlines(keepends=True)]
+        # The guard line goes with its comment (`# Only chief worker`): it describes the guard.
         if_start = ctx.textmap.line_starts[ctx.range(node).start.line - 1]
-        header_comment = node.body.header.comment if isinstance(node.body, cst.IndentedBlock) else None
-        if header_comment is not None:  # keep the guard line's comment above the assignments
-            lines.insert(0, f"{indent}{header_comment.value}{ctx.newline}")
         ctx.report(
             node.test,
             "only replica 0 assigns, so the other copies keep their old value; every replica should assign "

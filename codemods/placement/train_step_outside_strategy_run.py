@@ -810,7 +810,6 @@ class TrainStepOutsideStrategyRun(Rule):
             roots.extend(e.value for e in variables.elements)
         elif variables is not None:
             roots.append(variables)
-        near = ctx.index.enclosing_function(apply)
         return any(self._created_in_scope(ctx, _root_key(root), apply, 0) for root in roots if _root_key(root))
 
     def _created_in_scope(self, ctx: RuleContext, key: str | None, near: cst.CSTNode, depth: int) -> bool:
@@ -874,15 +873,9 @@ class TrainStepOutsideStrategyRun(Rule):
 
     def _report(self, ctx: RuleContext, func: cst.FunctionDef, site: cst.Call) -> None:
         strategy = strategy_in_reach(ctx, ctx.index.statement_of(site))
-        message = (
-            f"`{func.name.value}` applies gradients to variables created in the strategy's scope but is called "
-            "directly: inside the scope this raises `DistributedVariable.handle is not available outside the "
-            "replica context`, outside it trains on one device"
-        )
-        advice = (
-            message + "; call it through `strategy.run(step, args=(...))` on the elements of a distributed "
-            "dataset (`strategy.experimental_distribute_dataset`) and reduce what it returns"
-        )
+        # Short messages: why (it raises in the scope, trains on one device outside) is in `explain`.
+        message = f"`{func.name.value}` applies gradients to the strategy's variables but is called directly, not through `strategy.run`"
+        advice = message + "; run it on a distributed dataset's elements and reduce its result (`distfix explain TFD103`)"
         if strategy is None or not isinstance(site.func, cst.Name) or any(a.star for a in site.args):
             ctx.report(site, advice)
             return
@@ -890,8 +883,7 @@ class TrainStepOutsideStrategyRun(Rule):
         if feed is None:
             ctx.report(
                 site,
-                advice + " (its arguments are not batches of a dataset distfix can distribute: every replica "
-                "would get the whole batch)",
+                advice + " (its arguments are not batches of a dataset distfix can distribute)",
             )
             return
         positional = [ctx.source(a.value) for a in site.args if a.keyword is None]
@@ -909,9 +901,7 @@ class TrainStepOutsideStrategyRun(Rule):
             if builds is None:
                 ctx.report(
                     site,
-                    advice + "; build the model and then its Keras optimizer "
-                    "(`optimizer.build(model.trainable_variables)`) first: the compiled step cannot create the "
-                    "optimizer's variables under the strategy",
+                    advice + "; build the Keras optimizer first (`optimizer.build(model.trainable_variables)`)",
                 )
                 return
             feed = [*builds, *feed]
@@ -930,8 +920,7 @@ class TrainStepOutsideStrategyRun(Rule):
         if op is None:
             ctx.report(
                 site,
-                message + "; call it through `strategy.run` and reduce what it returns with `strategy.reduce` "
-                "(SUM once its loss is divided by the global batch)",
+                message + "; reduce its result with `strategy.reduce` (`distfix explain TFD103`)",
             )
             return
         tf, imports = ctx.import_module("tensorflow", "tf")

@@ -122,15 +122,7 @@ def _run_pool(
             while futures:
                 finished, _ = wait(futures, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    name = futures.pop(future)
-                    try:
-                        result = future.result()
-                    except Exception as exc:  # a bug in distfix or a dead worker: report it, go on
-                        result = FileResult(path=name, error=f"internal error: {type(exc).__name__}: {exc}")
-                    result = replace(result, path=name) if result.path != name else result
-                    result.findings = [replace(f, path=name) for f in result.findings]
-                    result.applied = [replace(f, path=name) for f in result.applied]
-                    done[name] = result
+                    result = _record(done, futures.pop(future), future)
                     finished_now += 1
                     findings += _found(result)
                     errors += 1 if result.error else 0
@@ -140,8 +132,26 @@ def _run_pool(
             for future in futures:
                 future.cancel()
             pool.shutdown(wait=True, cancel_futures=True)
+            # Files that were being processed are finished (and written) by now: record them, so
+            # the saved state matches the tree and --resume does not do them again.
+            for future, name in futures.items():
+                if not future.cancelled():
+                    _record(done, name, future)
             return False
     return True
+
+
+def _record(done: dict[str, FileResult], name: str, future: Future) -> FileResult:
+    """Store the finished ``future``'s result for the file ``name`` in ``done``, and return it."""
+    try:
+        result = future.result()
+    except Exception as exc:  # a bug in distfix or a dead worker: report it, go on
+        result = FileResult(path=name, error=f"internal error: {type(exc).__name__}: {exc}")
+    result = replace(result, path=name) if result.path != name else result
+    result.findings = [replace(f, path=name) for f in result.findings]
+    result.applied = [replace(f, path=name) for f in result.applied]
+    done[name] = result
+    return result
 
 
 def _found(result: FileResult) -> int:

@@ -40,7 +40,9 @@ def summary(results: list[FileResult], unusable_paths: int = 0) -> str:
     elif not findings:
         text = f"No findings in the files that could be checked ({files - errors} of {files})."
     else:
-        text = f"Found {len(findings)} finding{'s' * (len(findings) != 1)} in {files} file{'s' * (files != 1)}."
+        flagged = len({r.path for r in results for f in r.findings if f.code != "TFD000"})
+        where = f"{flagged} file{'s' * (flagged != 1)}" if flagged == files else f"{flagged} of {files} files"
+        text = f"Found {len(findings)} finding{'s' * (len(findings) != 1)} in {where}."
         if safe:
             text += f"\n[*] {safe} fixable with `distfix fix --write`."
         if unsafe:

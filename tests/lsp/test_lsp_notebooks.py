@@ -166,7 +166,7 @@ class Notebook:
         return self.path
 
 
-async def published(client: LanguageClient, uris: list[str], timeout: float = 20) -> dict[str, list[types.Diagnostic]]:
+async def published(client: LanguageClient, uris: list[str], timeout: float = 120) -> dict[str, list[types.Diagnostic]]:
     """Wait until diagnostics arrived for every URI (published since the last call), and return them."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

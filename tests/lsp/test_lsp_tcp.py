@@ -21,7 +21,8 @@ def _free_port() -> int:
 
 def _connect(port: int, process: subprocess.Popen) -> socket.socket:
     """Connect once the server listens (it first has to import the engine and pygls)."""
-    for _ in range(300):
+    deadline = time.monotonic() + 120  # generous: the import is slow on a loaded machine
+    while time.monotonic() < deadline:
         if process.poll() is not None:
             pytest.fail(f"server exited with {process.returncode}")
         try:

@@ -160,9 +160,10 @@ def test_interrupted_run_resumes_without_half_written_files(tmp_path):
     reference = tmp_path / "reference"
     shutil.copytree(tree, reference)
     state = tmp_path / "state.json"
+    inodes = {path: path.stat().st_ino for path in tree.iterdir()}
     command = [sys.executable, "-m", "fixer", "migrate", str(tree), "--write", "--jobs", "1", "--state-file", str(state)]
     process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3.0)
+    _wait_until_a_file_is_written(inodes, process)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)
     if process.returncode != 2 or not state.exists():
@@ -183,6 +184,18 @@ def test_interrupted_run_resumes_without_half_written_files(tmp_path):
     assert full.returncode == 0
     for path in reference.iterdir():
         assert (tree / path.name).read_text() == path.read_text()
+
+
+def _wait_until_a_file_is_written(inodes: dict, process: subprocess.Popen) -> None:
+    """Return once the run has replaced its first file (an event, however slow the machine), or it ended.
+
+    Writes are a rename of a temporary file, so a written file has a new inode."""
+    deadline = time.monotonic() + 240
+    while process.poll() is None:
+        if any(path.stat().st_ino != inode for path, inode in inodes.items()):
+            return
+        assert time.monotonic() < deadline, "the run wrote no file in 240 s"
+        time.sleep(0.05)
 
 
 def _crash_on_boom(path, job):

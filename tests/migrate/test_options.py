@@ -88,7 +88,7 @@ def test_progress_lines_in_a_log_only_when_asked_for(tmp_path, distfix):
 
 def test_progress_bar_is_redrawn_on_a_terminal(tmp_path):
     repo = make_repo(tmp_path / "repo", {"a.py": BAD, "b.py": FIXED})
-    child = pexpect.spawn(sys.executable, ["-m", "fixer", "migrate", str(repo)], cwd=str(tmp_path), encoding="utf-8", timeout=60)
+    child = pexpect.spawn(sys.executable, ["-m", "fixer", "migrate", str(repo)], cwd=str(tmp_path), encoding="utf-8", timeout=120)
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 1

@@ -599,8 +599,7 @@ def test_a_notebook_fix_leaves_the_indented_cell_and_its_magic_as_they_were(tmp_
     import json
 
     from fixer.config import Config
-    from fixer.notebook import process_notebook
-    from fixer.runner import Job
+    from fixer.notebook import analyse_notebook
 
     first = ["  import os\n", "  !pip install tf-keras"]
     cells = [
@@ -613,9 +612,8 @@ def test_a_notebook_fix_leaves_the_indented_cell_and_its_magic_as_they_were(tmp_
             "execution_count": None,
         },
     ]
-    path = tmp_path / "n.ipynb"
-    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n")
-    result = process_notebook(path, Job(fix=True, unsafe=True), Config())
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+    result = analyse_notebook(str(tmp_path / "n.ipynb"), text, Config(), fix=True, unsafe=True)
     assert result.error is None
     assert result.fixed_text is not None
     fixed = json.loads(result.fixed_text)["cells"]

@@ -35,7 +35,7 @@ print("all-reduced", total.numpy()[0])
 def test_a_hardcoded_cluster_spec_is_mapped_to_loopback(tmp_path: Path):
     script = tmp_path / "spec.py"
     script.write_text(HARDCODED_SPEC)
-    report = validate(script, RunSpec(workers=2, device="cpu", timeout=60), compare=False)
+    report = validate(script, RunSpec(workers=2, device="cpu", timeout=300), compare=False)
     variant = report.variants["original"]
     assert variant.checks[0].result == "pass", report.table()  # the cluster formed: on loopback
     assert set(variant.addresses) == {"10.255.255.1:2222", "10.255.255.2:2222"}

@@ -120,7 +120,7 @@ iterator = iter(dist_ds)
 def test_every_way_of_stepping_stops_after_max_steps(tmp_path: Path, loop: str):
     script = tmp_path / "loop.py"
     script.write_text(LOOP_PRELUDE + LOOPS[loop])
-    (dump,) = run_script(script, script.read_text(), RunSpec(replicas=2, device="cpu", max_steps=4, timeout=90), tmp_path / "run")
+    (dump,) = run_script(script, script.read_text(), RunSpec(replicas=2, device="cpu", max_steps=4, timeout=300), tmp_path / "run")
     assert dump.status == "ok" and dump.stopped, (dump.status, dump.error, dump.output[-2000:])
     assert dump.output.count("drew") == 4
     if "dataset" not in loop:
@@ -151,7 +151,7 @@ while True:
 def test_batches_drawn_inside_tf_function_are_compared_across_workers(tmp_path: Path, policy: str, expected: str):
     script = tmp_path / "sharding.py"
     script.write_text(SHARDING.replace("POLICY", policy))
-    dumps = run_script(script, script.read_text(), RunSpec(workers=2, device="cpu", max_steps=3, timeout=60), tmp_path / "run")
+    dumps = run_script(script, script.read_text(), RunSpec(workers=2, device="cpu", max_steps=3, timeout=300), tmp_path / "run")
     assert [d.status for d in dumps] == ["ok", "ok"], [d.error for d in dumps]
     assert all(d.stopped and len(d.inputs) == 3 for d in dumps)
     assert checks.inputs_distinct(dumps).result == expected

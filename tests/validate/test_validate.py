@@ -29,7 +29,7 @@ RUNTIME_CASES = [
 def test_original_fails_and_fixed_passes(case: Path):
     runtime = tomllib.loads((case / "case.toml").read_text())["runtime"]
     workers = runtime.get("workers", 1)
-    spec = RunSpec(replicas=2, workers=workers, device="cpu", max_steps=10, timeout=40 if workers > 1 else 120)
+    spec = RunSpec(replicas=2, workers=workers, device="cpu", max_steps=10, timeout=300)
     report = validate(case / "before.py", spec)
     check = runtime["failing_check"]
     original = {c.name: c for c in report.variants["original"].checks}

@@ -90,7 +90,7 @@ def test_timeout_kills_a_script_that_sleeps_forever(tmp_path: Path, distfix):
     script.write_text("import time\n\nimport tensorflow as tf\n\ntime.sleep(10**6)\n")
     started = time.monotonic()
     result = distfix("validate", "--no-compare", "--device", "cpu", "--timeout", "8", str(script), timeout=120)
-    assert time.monotonic() - started < 40
+    assert time.monotonic() - started < 100  # killed: the script itself would sleep for days
     assert result.returncode == 1, result.stdout + result.stderr
     assert "original / runs: still running after 8 s (killed)" in result.stdout
 
@@ -133,7 +133,7 @@ while True:
 def test_workers_max_steps_and_compare_json(tmp_path: Path, distfix):
     script = tmp_path / "manual.py"
     script.write_text(MANUAL_UPDATE)
-    result = distfix("validate", "--workers", "2", "--max-steps", "3", "--device", "cpu", "--timeout", "60", "--format", "json", str(script), timeout=400)
+    result = distfix("validate", "--workers", "2", "--max-steps", "3", "--device", "cpu", "--timeout", "300", "--format", "json", str(script), timeout=700)
     assert result.returncode == 0, result.stdout + result.stderr
     data = json.loads(result.stdout)
     assert (data["workers"], data["max_steps"], data["verdict"]) == (2, 3, "pass")
@@ -165,6 +165,6 @@ def test_a_failing_worker_stops_the_others_at_once(tmp_path: Path):
     script.write_text(FAILS_AT_ONCE)
     started = time.monotonic()
     dumps = run_script(script, FAILS_AT_ONCE, RunSpec(workers=2, device="cpu", timeout=300), tmp_path / "run")
-    assert time.monotonic() - started < 60
+    assert time.monotonic() - started < 150  # far below the 300 s timeout the other worker would wait
     assert [d.status for d in dumps] == ["stopped", "error"]
     assert checks.runs(dumps, 300).detail == "worker 1: RuntimeError: worker 1 gives up (line 8)"

@@ -9,7 +9,9 @@ import os
 
 import tensorflow as tf
 
-strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver())
+# distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
+# {"worker": ["10.0.0.1:2222", "10.0.0.2:2222"]}
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
 
 with strategy.scope():
     w = tf.Variable([1.0, 1.0])
