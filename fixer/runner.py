@@ -17,6 +17,7 @@ from typing import Iterable
 from fixer.cache import ResultCache, cache_key
 from fixer.config import Config, ConfigError, load_config
 from fixer.engine import check_source, fix_source, parse_error_finding
+from fixer.prefilter import FilterPlan
 from fixer.registry import default_registry
 from fixer.sources import SourceError, decode_source, encode_source, read_bytes, write_atomically
 from fixer.types import FileResult
@@ -98,20 +99,24 @@ def process_file(path: Path, job: Job) -> FileResult:
 
 
 @lru_cache(maxsize=64)
-def _trigger_bytes(config: Config, path_ignores_key: str) -> tuple[bytes, ...]:
-    return tuple(
-        {t.encode() for rule in default_registry().rules if config.is_enabled(rule.code, path_ignores_key or None) for t in rule.triggers}
-    )
+def filter_plan(config: Config, path_ignores_key: str = "") -> FilterPlan:
+    """The pre-filter for the rules ``config`` enables (for ``path_ignores_key`` when it has per-file ignores)."""
+    return FilterPlan(rule for rule in default_registry().rules if config.is_enabled(rule.code, path_ignores_key or None))
+
+
+def filter_stage(data: bytes, config: Config, path: str) -> int:
+    """How far a file gets through the pre-filter: 0 and 1 are skipped at stage 1 or 2, 2 is parsed."""
+    return filter_plan(config, path if config.per_file_ignores else "").stage(data)
 
 
 def may_have_findings(data: bytes, config: Config, path: str) -> bool:
-    """The byte pre-filter: False when the file holds none of the texts any enabled rule needs.
+    """The pre-filter: False when no enabled rule can fire on a file with these bytes.
 
-    Each rule declares its triggers (texts without which it cannot fire), so skipping such a
-    file loses nothing; the test suite checks this on every rule example and corpus case.
+    Each rule declares its triggers and needs (texts and patterns without which it cannot
+    fire; see fixer/prefilter.py), so skipping such a file loses nothing; the test suite checks
+    this on every rule example and corpus case.
     """
-    key = path if config.per_file_ignores else ""
-    return any(trigger in data for trigger in _trigger_bytes(config, key))
+    return filter_stage(data, config, path) == 2
 
 
 def _process_indexed(item: tuple[Path, Job]) -> FileResult:

@@ -13,7 +13,8 @@ from fixer.config import Config
 from fixer.engine import check_source, selected_rules
 from fixer.registry import default_registry
 from fixer.rule import Invalid, dedent_example
-from fixer.runner import Job, may_have_findings, run
+from fixer.prefilter import STRATEGY, rule_may_fire
+from fixer.runner import Job, filter_stage, may_have_findings, run
 from fixer.types import Position
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
@@ -31,6 +32,67 @@ def _invalid_examples():
 def test_prefilter_keeps_every_invalid_example(rule, code):
     assert may_have_findings(code.encode(), Config(), "example.py")
     assert rule in selected_rules("example.py", code, Config(), default_registry())
+    # The rule alone passes both stages too (not just thanks to another rule's trigger).
+    assert rule_may_fire(rule, code) and rule_may_fire(rule, code.encode())
+    only_this_rule = Config(select=(rule.code,))
+    assert filter_stage(code.encode(), only_this_rule, "example.py") == 2
+
+
+@pytest.mark.parametrize(("rule", "code"), list(_invalid_examples()))
+def test_every_invalid_example_reports_with_the_prefilter_as_without(rule, code):
+    only_this_rule = Config(select=(rule.code,))
+    unfiltered = check_source("example.py", code, only_this_rule, prefilter=False)
+    filtered = check_source("example.py", code, only_this_rule)
+    assert [(f.code, f.start) for f in filtered.findings] == [(f.code, f.start) for f in unfiltered.findings]
+    assert unfiltered.findings
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "with strategy.scope():\n    pass\n",
+        "with strategy . scope ( ) :\n    pass\n",
+        "with (strategy.  # the strategy\n      scope()):\n    pass\n",
+        "with strategy.\\\n        scope():\n    pass\n",
+        "s = tf.distribute.MirroredStrategy()\n",
+        "s = tf.distribute.get_strategy()\n",
+        "n = s.num_replicas_in_sync\n",
+        "s.extended.call_for_each_replica(fn)\n",
+        "r = s.cluster_resolver\n",
+        "s.run(step, args=(x,))\n",
+        "s.run(step,  # one step\n      args=(x,))\n",
+        "s.experimental_local_results(v)\n",
+    ],
+)
+def test_strategy_evidence_matches_every_spelling_of_a_strategy_use(text):
+    assert STRATEGY.found_in(text) and STRATEGY.found_in(text.encode())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "with tf.name_scope('x'):\n    pass\n",
+        "with tf.compat.v1.variable_scope('v', reuse=True):\n    pass\n",
+        "sess.run(train_op, feed_dict={x: 1})\n",
+        "opt.apply_gradients(zip(grads, variables))\n",
+        "args = parser.parse_args()\n",
+        "# Licensed ... distributed under the License is distributed\n",
+    ],
+)
+def test_strategy_evidence_ignores_ordinary_tensorflow_code(text):
+    assert not STRATEGY.found_in(text)
+
+
+def test_strategy_evidence_scans_long_comment_runs_in_linear_time():
+    # A pattern that could split a comment in many ways backtracks exponentially on such lines.
+    banner = "x = f(a,  #" + "#" * 5_000 + "\n" + "b)\n"
+    assert not STRATEGY.found_in(banner * 50)
+
+
+def test_name_scope_and_session_run_alone_do_not_pass_the_filter():
+    code = b"import tensorflow as tf\nwith tf.name_scope('a'):\n    y = sess.run(op)\nopt.minimize(loss)\n"
+    assert filter_stage(code, Config(), "a.py") == 1
+    assert not may_have_findings(code, Config(), "a.py")
 
 
 @pytest.mark.parametrize("script", sorted(CORPUS.rglob("*.py")), ids=lambda p: str(p.relative_to(CORPUS)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.names import dotted_name
 from fixer.types import Applicability, Edit
@@ -56,6 +57,7 @@ class StrategyRunOutsideTfFunction(Rule):
     fix_title = "Compile the step with `@tf.function`"
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import independent
 from fixer.tf.reach import strategy_in_reach
@@ -79,6 +80,7 @@ class CreatedOutsideStrategyScope(Rule):
     fix_title = "Move into `with strategy.scope():`"
     applicability = Applicability.UNSAFE
     triggers = ("scope(", "Strategy", ".run(", "experimental_run_v2")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(
