@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from fixer.cache import ResultCache, cache_key
+from fixer.cache import ResultCache, Signature, StatIndex, cache_key, path_context_key, signature
 from fixer.config import Config, ConfigError, load_config
 from fixer.engine import check_source, fix_source, parse_error_finding
 from fixer.prefilter import FilterPlan
@@ -132,8 +132,44 @@ def default_jobs() -> int:
 
 
 def run(paths: Iterable[Path], job: Job, jobs: int | None = None) -> list[FileResult]:
-    """Process ``paths`` with ``jobs`` worker processes; results keep the input order."""
-    items = [(path, job) for path in paths]
+    """Process ``paths`` with ``jobs`` worker processes; results keep the input order.
+
+    When checking with the cache, files whose stat signature is unchanged since a previous run
+    are answered from the stat index without being read (see fixer/cache.py).
+    """
+    paths = list(paths)
+    index = StatIndex() if job.use_cache and not job.fix else None
+    results: list[FileResult | None] = [None] * len(paths)
+    probes: dict[int, tuple[str, Signature | None, str]] = {}
+    if index is not None:
+        for position, path in enumerate(paths):
+            probe = _probe(path, job)
+            if probe is None:
+                continue
+            results[position] = index.lookup(*probe, str(path))
+            probes[position] = probe
+    pending = [position for position, result in enumerate(results) if result is None]
+    for position, result in zip(pending, _run_pool([(paths[p], job) for p in pending], jobs)):
+        results[position] = result
+        if index is not None and position in probes:
+            index.record(*probes[position], result)
+    if index is not None:
+        index.save()
+    return results  # type: ignore[return-value]
+
+
+def _probe(path: Path, job: Job) -> tuple[str, Signature | None, str] | None:
+    """(absolute path, stat signature taken before the file is read, context key), or None."""
+    name = str(path)
+    try:
+        config = config_for(path, job.overrides)
+    except ConfigError:
+        return None
+    # The signature is taken before a worker reads the file: a later change makes it stale.
+    return os.path.abspath(name), signature(name), path_context_key(config, job.mode, name)
+
+
+def _run_pool(items: list[tuple[Path, Job]], jobs: int | None) -> list[FileResult]:
     workers = min(jobs or default_jobs(), len(items))
     # A pool costs ~100 ms to start; it only pays off for more than a handful of files.
     if workers <= 1 or len(items) < 8:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+import fixer.cache
 from fixer.cache import ResultCache, cache_key
 from fixer.config import Config
 from fixer.engine import check_source, selected_rules
@@ -146,7 +149,7 @@ def test_cli_warm_run_reads_the_cache(tmp_path, distfix):
     cache_dir = tmp_path / "cache"
     env = {"DISTFIX_CACHE_DIR": str(cache_dir)}
     first = distfix("check", str(script), env=env)
-    entries = [p for p in cache_dir.rglob("*") if p.is_file() and p.name != ".gitignore"]
+    entries = [p for p in cache_dir.rglob("*") if p.is_file() and p.name not in (".gitignore", "stat-index.pickle")]
     assert len(entries) == 1
     second = distfix("check", str(script), env=env)
     assert second.stdout == first.stdout
@@ -163,3 +166,88 @@ def test_cache_respects_per_file_ignores(tmp_path, distfix):
     assert distfix("check", "a.py", cwd=tmp_path, env=env).returncode == 1
     ignored = distfix("check", "--format", "json", "tests/t.py", cwd=tmp_path, env=env)
     assert [f["code"] for f in json.loads(ignored.stdout) if f["code"].startswith("TFD4")] == []
+
+
+# The stat index ------------------------------------------------------------------------------
+# Same length as BAD, no finding: swapping one for the other keeps the file's size.
+CLEAN = "import tensorflow as tf\n" + "x = 1  #".ljust(len(BAD) - len("import tensorflow as tf\n") - 1, "-") + "\n"
+
+
+def _codes(path: Path, job: Job | None = None) -> list[str]:
+    [result] = run([path], job or Job(), jobs=1)
+    return [f.code for f in result.findings]
+
+
+def _rewrite_in_place(path: Path, text: str, mtime_ns: int) -> None:
+    """New content, same inode, and the modification time we choose."""
+    with open(path, "r+", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.truncate()
+    os.utime(path, ns=(mtime_ns, mtime_ns))
+
+
+@pytest.fixture
+def old_script(tmp_path, monkeypatch):
+    """A script with findings, last modified an hour ago, and an empty cache."""
+    monkeypatch.setenv("DISTFIX_CACHE_DIR", str(tmp_path / "cache"))
+    assert len(CLEAN) == len(BAD)
+    script = tmp_path / "train.py"
+    script.write_text(BAD)
+    hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(script, ns=(hour_ago, hour_ago))
+    return script, hour_ago
+
+
+def test_stat_index_answers_for_a_file_whose_signature_is_unchanged(old_script, tmp_path):
+    script, hour_ago = old_script
+    assert _codes(script)
+    # Same size, same inode, same mtime: the index (like make or ruff) takes the file as unchanged.
+    # This is what spares a warm run from reading files; the tests below show what breaks the match.
+    _rewrite_in_place(script, CLEAN, hour_ago)
+    assert _codes(script)
+    assert not _codes(script, Job(use_cache=False))
+
+
+@pytest.mark.parametrize("change", ["mtime", "size"])
+def test_a_changed_file_is_checked_again(old_script, change):
+    script, hour_ago = old_script
+    assert _codes(script)
+    if change == "mtime":  # same size: only the modification time tells
+        _rewrite_in_place(script, CLEAN, hour_ago + 1)
+    else:  # the same modification time, another size
+        _rewrite_in_place(script, CLEAN + "\n", hour_ago)
+    assert _codes(script) == []
+
+
+def test_a_file_modified_just_before_the_run_is_not_trusted_to_its_signature(old_script, monkeypatch):
+    script, _ = old_script
+    # "Just before" is a window of RACY_SECONDS; widen it so that a slow machine stays inside it.
+    monkeypatch.setattr(fixer.cache, "RACY_SECONDS", 3600.0)
+    minute_ago = time.time_ns() - 60 * 10**9
+    _rewrite_in_place(script, BAD, minute_ago)
+    assert _codes(script)
+    # Modified again within the same mtime tick (same size, same inode): a racily clean file.
+    _rewrite_in_place(script, CLEAN, minute_ago)
+    assert _codes(script) == []
+
+
+def test_another_configuration_is_checked_again(old_script):
+    script, _ = old_script
+    assert _codes(script)
+    assert _codes(script, Job(overrides=(("ignore", ("TFD4",)),))) == [
+        code for code in _codes(script, Job(use_cache=False)) if not code.startswith("TFD4")
+    ]
+
+
+def test_warm_run_over_a_tree_matches_a_cold_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("DISTFIX_CACHE_DIR", str(tmp_path / "cache"))
+    files = sorted(CORPUS.rglob("*.py"))
+    baseline = run(files, Job(use_cache=False), jobs=2)
+    first = run(files, Job(), jobs=2)
+    assert len(list((tmp_path / "cache").rglob("stat-index.pickle"))) == 1
+    second = run(files, Job(), jobs=2)
+
+    def keyed(results):
+        return [(r.path, r.error, [(f.code, f.start, f.message) for f in r.findings]) for r in results]
+
+    assert keyed(first) == keyed(baseline) == keyed(second)
