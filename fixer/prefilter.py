@@ -29,29 +29,37 @@ _GAP = r"(?:[\s\\]|#[^\n]*\n)*"
 
 @dataclass(frozen=True)
 class Evidence:
-    """A text pattern a rule needs in a file before it can report anything there.
+    """Text a rule needs in a file before it can report anything there.
 
-    ``pattern`` is a regular expression over the source text. It must match every file in which
-    the condition named by ``name`` can hold; matching more (comments, strings) only costs a parse.
+    ``alternatives`` are ``(word, pattern)`` pairs: the evidence is found when, for one of them,
+    ``word`` occurs and ``pattern`` (a regular expression, or None for "the word is enough")
+    matches. The word is a fast byte scan that spares most files the regular expression. The
+    evidence must be found in every file in which the condition named by ``name`` can hold;
+    finding it in more (comments, strings) only costs a parse.
     """
 
     name: str
-    pattern: str
-    _text: re.Pattern[str] = field(init=False, repr=False, compare=False)
-    _bytes: re.Pattern[bytes] = field(init=False, repr=False, compare=False)
+    alternatives: tuple[tuple[str, str | None], ...]
+    _text: tuple[tuple[str, re.Pattern[str] | None], ...] = field(init=False, repr=False, compare=False)
+    _bytes: tuple[tuple[bytes, re.Pattern[bytes] | None], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_text", re.compile(self.pattern))
-        object.__setattr__(self, "_bytes", re.compile(self.pattern.encode()))
+        text = tuple((word, re.compile(p) if p else None) for word, p in self.alternatives)
+        raw = tuple((word.encode(), re.compile(p.encode()) if p else None) for word, p in self.alternatives)
+        object.__setattr__(self, "_text", text)
+        object.__setattr__(self, "_bytes", raw)
 
     def found_in(self, source: str | bytes) -> bool:
-        """True when the pattern matches anywhere in ``source`` (text or raw bytes)."""
-        compiled = self._bytes if isinstance(source, bytes) else self._text
-        return compiled.search(source) is not None  # type: ignore[arg-type]
+        """True when one alternative matches ``source`` (text or raw bytes)."""
+        alternatives = self._bytes if isinstance(source, bytes) else self._text
+        return any(
+            word in source and (pattern is None or pattern.search(source) is not None)  # type: ignore[operator, arg-type]
+            for word, pattern in alternatives
+        )
 
 
-def _attribute(*names: str) -> str:
-    return r"\." + _GAP + r"(?:" + "|".join(names) + r")\b"
+def _attribute(name: str) -> tuple[str, str]:
+    return name, r"\." + _GAP + name + r"\b"
 
 
 # Everything fixer.tf.strategies.StrategyModel recognises a strategy by, and nothing narrower:
@@ -62,11 +70,12 @@ def _attribute(*names: str) -> str:
 # context need this evidence too.
 STRATEGY = Evidence(
     "strategy",
-    "|".join(
-        (
-            r"Strategy",
-            r"get_strategy",
-            _attribute(
+    (
+        ("Strategy", None),
+        ("get_strategy", None),
+        *(
+            _attribute(name)
+            for name in (
                 "experimental_run_v2",
                 "experimental_distribute_dataset",
                 "distribute_datasets_from_function",
@@ -75,10 +84,10 @@ STRATEGY = Evidence(
                 "experimental_local_results",
                 "extended",
                 "cluster_resolver",
-            ),
-            _attribute("scope") + _GAP + r"\(",
-            r"[(,]" + _GAP + r"args" + _GAP + r"=",
-        )
+            )
+        ),
+        ("scope", r"\." + _GAP + r"scope" + _GAP + r"\("),
+        ("args", r"[(,]" + _GAP + r"args" + _GAP + r"="),
     ),
 )
 
