@@ -1,8 +1,12 @@
 """A persistent result cache: an unchanged file is re-checked without being parsed.
 
-Entries are keyed on the file's bytes, the distfix version, the rule set and the configuration,
-so any change to one of them is a miss. The cache lives in ``.distfix_cache/`` under the
-current folder (``DISTFIX_CACHE_DIR`` overrides it); it is safe to delete at any time.
+Two layers. :class:`StatIndex`, one file for the whole cache, maps a file's path and ``stat``
+signature (size, modification time, inode) to its last result, so a warm run over unchanged
+files reads neither the files nor one entry per file. When the signature changed, or the file
+is new, :class:`ResultCache` entries keyed on the file's bytes (plus the distfix version, the
+rule set and the configuration) still spare a parse after a mere ``touch`` or checkout.
+The cache lives in ``.distfix_cache/`` under the current folder (``DISTFIX_CACHE_DIR``
+overrides it); it is safe to delete at any time.
 """
 
 from __future__ import annotations
@@ -11,6 +15,9 @@ import hashlib
 import os
 import pickle
 import tempfile
+import time
+from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 from fixer import __version__
@@ -27,18 +34,30 @@ def cache_root() -> Path:
     return Path(override) if override else Path.cwd() / CACHE_DIR_NAME
 
 
-def cache_key(data: bytes, config: Config, mode: str, path: str) -> str:
-    """A digest of everything a result depends on.
+@lru_cache(maxsize=1024)
+def context_key(config: Config, mode: str, path: str = "") -> str:
+    """A digest of everything a result depends on besides the file's bytes.
 
     The path counts only through the codes enabled for it (``per-file-ignores``), so equal
     files in different folders share an entry when the same rules apply to both.
     """
     registry = default_registry()
-    enabled = ",".join(rule.code for rule in registry.rules if config.is_enabled(rule.code, path))
+    enabled = ",".join(rule.code for rule in registry.rules if config.is_enabled(rule.code, path or None))
     digest = hashlib.blake2b(digest_size=20)
     for part in (__version__, registry.fingerprint, config.fingerprint(), mode, enabled):
         digest.update(part.encode())
         digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def path_context_key(config: Config, mode: str, path: str) -> str:
+    """:func:`context_key` for ``path``, shared by every path when there are no per-file ignores."""
+    return context_key(config, mode, path if config.per_file_ignores else "")
+
+
+def cache_key(data: bytes, config: Config, mode: str, path: str) -> str:
+    """A digest of the file's bytes and of everything else a result depends on."""
+    digest = hashlib.blake2b(path_context_key(config, mode, path).encode(), digest_size=20)
     digest.update(data)
     return digest.hexdigest()
 
@@ -59,23 +78,99 @@ class ResultCache:
                 result: FileResult = pickle.load(handle)
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
             return None
-        if result.path != path:
-            from dataclasses import replace
-
-            result.findings = [replace(f, path=path) for f in result.findings]
-            result.path = path
-        return result
+        return relabel(result, path)
 
     def store(self, key: str, result: FileResult) -> None:
         """Save ``result`` atomically; a failure to write is ignored (the cache is optional)."""
         entry = self._entry(key)
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
-            if not (self.root / ".gitignore").exists():
-                (self.root / ".gitignore").write_text("*\n")
+            _write_gitignore(self.root)
             fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
             with os.fdopen(fd, "wb") as handle:
                 pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, entry)
         except OSError:
             pass
+
+
+def relabel(result: FileResult, path: str) -> FileResult:
+    """``result`` as reported for ``path`` (an entry may have been stored under another spelling)."""
+    if result.path != path:
+        result.findings = [replace(f, path=path) for f in result.findings]
+        result.path = path
+    return result
+
+
+Signature = tuple[int, int, int]  # size, modification time (ns), inode
+
+# A file modified less than this long before it was examined may change again within the same
+# modification-time tick without its signature changing (git's "racily clean" files): such a
+# result is not entered in the stat index, only in the content-keyed cache.
+RACY_SECONDS = 2.0
+
+
+def signature(path: str) -> Signature | None:
+    """The stat signature of ``path``, or None if it cannot be stat'ed or was modified just now."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if time.time() - st.st_mtime < RACY_SECONDS:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+class StatIndex:
+    """Results by absolute path, valid while the file's stat signature and context are unchanged.
+
+    Loaded once per run and saved once at its end (atomically: concurrent runs at worst lose
+    each other's new entries). A file whose size, mtime or inode changed is a miss, and the
+    caller re-checks it (through the content-keyed :class:`ResultCache`).
+    """
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.file = (root or cache_root()) / __version__ / "stat-index.pickle"
+        self._entries: dict[str, tuple[Signature, str, FileResult]] = {}
+        self._dirty = False
+        try:
+            with open(self.file, "rb") as handle:
+                loaded = pickle.load(handle)
+            if isinstance(loaded, dict):
+                self._entries = loaded
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError):
+            pass
+
+    def lookup(self, path: str, sig: Signature | None, context: str, name: str) -> FileResult | None:
+        """The stored result for ``path`` if its signature and context still match, labelled ``name``."""
+        entry = self._entries.get(path)
+        if sig is None or entry is None or entry[0] != sig or entry[1] != context:
+            return None
+        return relabel(entry[2], name)
+
+    def record(self, path: str, sig: Signature | None, context: str, result: FileResult) -> None:
+        """Remember ``result`` for ``path`` as it was when ``sig`` was taken (before reading it)."""
+        if sig is None or result.error is not None:
+            return
+        self._entries[path] = (sig, context, result)
+        self._dirty = True
+
+    def save(self) -> None:
+        """Write the index if it changed; a failure to write is ignored (the cache is optional)."""
+        if not self._dirty:
+            return
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            _write_gitignore(self.file.parent.parent)
+            fd, tmp = tempfile.mkstemp(dir=self.file.parent, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as handle:
+                pickle.dump(self._entries, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.file)
+        except OSError:
+            pass
+        self._dirty = False
+
+
+def _write_gitignore(root: Path) -> None:
+    if not (root / ".gitignore").exists():
+        (root / ".gitignore").write_text("*\n")

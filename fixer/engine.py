@@ -15,6 +15,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from fixer.config import Config
+from fixer.prefilter import rule_may_fire
 from fixer.registry import Registry, default_registry
 from fixer.rule import Rule, make_fix
 from fixer.suppress import Suppressions
@@ -304,12 +305,8 @@ def _context(path: str, text: str, parsed: ParsedSource, config: Config) -> Rule
 
 
 def selected_rules(path: str, text: str, config: Config, registry: Registry) -> list[type[Rule]]:
-    """Rules that are enabled for ``path`` and whose trigger texts occur in ``text``."""
-    return [
-        rule
-        for rule in registry.rules
-        if config.is_enabled(rule.code, path) and any(t in text for t in rule.triggers)
-    ]
+    """Rules that are enabled for ``path`` and pass the pre-filter on ``text`` (fixer/prefilter.py)."""
+    return [rule for rule in registry.rules if config.is_enabled(rule.code, path) and rule_may_fire(rule, text)]
 
 
 def check_source(
@@ -323,8 +320,8 @@ def check_source(
 ) -> FileResult:
     """Every finding of the selected rules in one file, suppressions applied, in source order.
 
-    With ``prefilter`` (the default) a rule runs only if one of its trigger texts occurs in the
-    file, and a file no rule can match is not parsed at all. ``parser`` may be an incremental
+    With ``prefilter`` (the default) a rule runs only if its triggers and needs match the text
+    (fixer/prefilter.py), and a file no rule can match is not parsed at all. ``parser`` may be an incremental
     one (:class:`fixer.incremental.DocumentParser`) that gives the same result faster.
     """
     config = config or Config()

@@ -12,6 +12,7 @@ from fixer.types import Applicability, Edit, Fix
 
 if TYPE_CHECKING:
     from fixer.engine import RuleContext
+    from fixer.prefilter import Evidence
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,21 @@ class Rule:
     message: ClassVar[str]
     fix_title: ClassVar[str | None] = None
     applicability: ClassVar[Applicability] = Applicability.UNSAFE
-    # The rule can only fire in a file containing at least one of these texts (pre-filter).
+    # The pre-filter (fixer/prefilter.py) skips a file, or a rule on a file, from its text alone.
+    # A rule declares what it cannot fire without, in two stages:
+    # - ``triggers``: plain texts, at least one of which must occur (stage 1, a byte scan).
+    #   Choose texts every finding's code must contain, as specific as possible: a name the
+    #   rule reports (``"TF_CONFIG"``, ``"ClusterSpec"``), not a fragment ordinary TensorFlow
+    #   code is full of (``"scope("`` also matches every ``tf.name_scope(``).
+    # - ``needs``: fixer.prefilter.Evidence patterns that must all match (stage 2), e.g.
+    #   ``needs = (STRATEGY,)`` for a rule that only reports where a tf.distribute strategy,
+    #   its scope or a replica function is in play. Add an Evidence to fixer/prefilter.py when
+    #   a new rule depends on a different condition (say, a cluster resolver).
+    # Both must over-approximate: tests/test_prefilter_and_cache.py checks that every Invalid
+    # example and corpus finding passes both stages, so declare an example for each way the
+    # rule can fire.
     triggers: ClassVar[tuple[str, ...]]
+    needs: ClassVar[tuple["Evidence", ...]] = ()
     examples: ClassVar[tuple[Valid | Invalid, ...]] = ()
 
     def check(self, ctx: "RuleContext") -> None:

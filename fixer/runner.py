@@ -14,9 +14,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from fixer.cache import ResultCache, cache_key
+from fixer.cache import ResultCache, Signature, StatIndex, cache_key, path_context_key, signature
 from fixer.config import Config, ConfigError, load_config
 from fixer.engine import check_source, fix_source, parse_error_finding
+from fixer.prefilter import FilterPlan
 from fixer.registry import default_registry
 from fixer.sources import SourceError, decode_source, encode_source, read_bytes, write_atomically
 from fixer.types import FileResult
@@ -39,14 +40,16 @@ class Job:
         return f"fix={self.fix},unsafe={self.unsafe},prefilter={self.prefilter}"
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def _folder_config(folder: Path) -> Config:
-    return load_config(folder)
+    # Keyed on the folder as spelled: resolving it (a system call per path component) once per
+    # folder rather than once per file is most of what a warm run spends outside imports.
+    return load_config(folder.resolve())
 
 
 def config_for(path: Path, overrides: tuple[tuple[str, object], ...]) -> Config:
     """The configuration for ``path``: nearest pyproject.toml, then command-line overrides."""
-    base = _folder_config(path.parent.resolve())
+    base = _folder_config(path.parent)
     return base.with_overrides(**dict(overrides)) if overrides else base
 
 
@@ -113,20 +116,24 @@ def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
 
 
 @lru_cache(maxsize=64)
-def _trigger_bytes(config: Config, path_ignores_key: str) -> tuple[bytes, ...]:
-    return tuple(
-        {t.encode() for rule in default_registry().rules if config.is_enabled(rule.code, path_ignores_key or None) for t in rule.triggers}
-    )
+def filter_plan(config: Config, path_ignores_key: str = "") -> FilterPlan:
+    """The pre-filter for the rules ``config`` enables (for ``path_ignores_key`` when it has per-file ignores)."""
+    return FilterPlan(rule for rule in default_registry().rules if config.is_enabled(rule.code, path_ignores_key or None))
+
+
+def filter_stage(data: bytes, config: Config, path: str) -> int:
+    """How far a file gets through the pre-filter: 0 and 1 are skipped at stage 1 or 2, 2 is parsed."""
+    return filter_plan(config, path if config.per_file_ignores else "").stage(data)
 
 
 def may_have_findings(data: bytes, config: Config, path: str) -> bool:
-    """The byte pre-filter: False when the file holds none of the texts any enabled rule needs.
+    """The pre-filter: False when no enabled rule can fire on a file with these bytes.
 
-    Each rule declares its triggers (texts without which it cannot fire), so skipping such a
-    file loses nothing; the test suite checks this on every rule example and corpus case.
+    Each rule declares its triggers and needs (texts and patterns without which it cannot
+    fire; see fixer/prefilter.py), so skipping such a file loses nothing; the test suite checks
+    this on every rule example and corpus case.
     """
-    key = path if config.per_file_ignores else ""
-    return any(trigger in data for trigger in _trigger_bytes(config, key))
+    return filter_stage(data, config, path) == 2
 
 
 def _process_indexed(item: tuple[Path, Job]) -> FileResult:
@@ -142,8 +149,44 @@ def default_jobs() -> int:
 
 
 def run(paths: Iterable[Path], job: Job, jobs: int | None = None) -> list[FileResult]:
-    """Process ``paths`` with ``jobs`` worker processes; results keep the input order."""
-    items = [(path, job) for path in paths]
+    """Process ``paths`` with ``jobs`` worker processes; results keep the input order.
+
+    When checking with the cache, files whose stat signature is unchanged since a previous run
+    are answered from the stat index without being read (see fixer/cache.py).
+    """
+    paths = list(paths)
+    index = StatIndex() if job.use_cache and not job.fix else None
+    results: list[FileResult | None] = [None] * len(paths)
+    probes: dict[int, tuple[str, Signature | None, str]] = {}
+    if index is not None:
+        for position, path in enumerate(paths):
+            probe = _probe(path, job)
+            if probe is None:
+                continue
+            results[position] = index.lookup(*probe, str(path))
+            probes[position] = probe
+    pending = [position for position, result in enumerate(results) if result is None]
+    for position, result in zip(pending, _run_pool([(paths[p], job) for p in pending], jobs)):
+        results[position] = result
+        if index is not None and position in probes:
+            index.record(*probes[position], result)
+    if index is not None:
+        index.save()
+    return results  # type: ignore[return-value]
+
+
+def _probe(path: Path, job: Job) -> tuple[str, Signature | None, str] | None:
+    """(absolute path, stat signature taken before the file is read, context key), or None."""
+    name = str(path)
+    try:
+        config = config_for(path, job.overrides)
+    except ConfigError:
+        return None
+    # The signature is taken before a worker reads the file: a later change makes it stale.
+    return os.path.abspath(name), signature(name), path_context_key(config, job.mode, name)
+
+
+def _run_pool(items: list[tuple[Path, Job]], jobs: int | None) -> list[FileResult]:
     workers = min(jobs or default_jobs(), len(items))
     # A pool costs ~100 ms to start; it only pays off for more than a handful of files.
     if workers <= 1 or len(items) < 8:

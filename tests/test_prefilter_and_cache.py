@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
 import pickle
+import time
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+import fixer.cache
 from fixer.cache import ResultCache, cache_key
 from fixer.config import Config
 from fixer.engine import check_source, selected_rules
 from fixer.registry import default_registry
 from fixer.rule import Invalid, dedent_example
-from fixer.runner import Job, may_have_findings, run
+from fixer.prefilter import STRATEGY, rule_may_fire
+from fixer.runner import Job, filter_stage, may_have_findings, run
 from fixer.types import Position
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
@@ -32,6 +36,67 @@ def _invalid_examples():
 def test_prefilter_keeps_every_invalid_example(rule, code):
     assert may_have_findings(code.encode(), Config(), "example.py")
     assert rule in selected_rules("example.py", code, Config(), default_registry())
+    # The rule alone passes both stages too (not just thanks to another rule's trigger).
+    assert rule_may_fire(rule, code) and rule_may_fire(rule, code.encode())
+    only_this_rule = Config(select=(rule.code,))
+    assert filter_stage(code.encode(), only_this_rule, "example.py") == 2
+
+
+@pytest.mark.parametrize(("rule", "code"), list(_invalid_examples()))
+def test_every_invalid_example_reports_with_the_prefilter_as_without(rule, code):
+    only_this_rule = Config(select=(rule.code,))
+    unfiltered = check_source("example.py", code, only_this_rule, prefilter=False)
+    filtered = check_source("example.py", code, only_this_rule)
+    assert [(f.code, f.start) for f in filtered.findings] == [(f.code, f.start) for f in unfiltered.findings]
+    assert unfiltered.findings
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "with strategy.scope():\n    pass\n",
+        "with strategy . scope ( ) :\n    pass\n",
+        "with (strategy.  # the strategy\n      scope()):\n    pass\n",
+        "with strategy.\\\n        scope():\n    pass\n",
+        "s = tf.distribute.MirroredStrategy()\n",
+        "s = tf.distribute.get_strategy()\n",
+        "n = s.num_replicas_in_sync\n",
+        "s.extended.call_for_each_replica(fn)\n",
+        "r = s.cluster_resolver\n",
+        "s.run(step, args=(x,))\n",
+        "s.run(step,  # one step\n      args=(x,))\n",
+        "s.experimental_local_results(v)\n",
+    ],
+)
+def test_strategy_evidence_matches_every_spelling_of_a_strategy_use(text):
+    assert STRATEGY.found_in(text) and STRATEGY.found_in(text.encode())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "with tf.name_scope('x'):\n    pass\n",
+        "with tf.compat.v1.variable_scope('v', reuse=True):\n    pass\n",
+        "sess.run(train_op, feed_dict={x: 1})\n",
+        "opt.apply_gradients(zip(grads, variables))\n",
+        "args = parser.parse_args()\n",
+        "# Licensed ... distributed under the License is distributed\n",
+    ],
+)
+def test_strategy_evidence_ignores_ordinary_tensorflow_code(text):
+    assert not STRATEGY.found_in(text)
+
+
+def test_strategy_evidence_scans_long_comment_runs_in_linear_time():
+    # A pattern that could split a comment in many ways backtracks exponentially on such lines.
+    banner = "x = f(a,  #" + "#" * 5_000 + "\n" + "b)\n"
+    assert not STRATEGY.found_in(banner * 50)
+
+
+def test_name_scope_and_session_run_alone_do_not_pass_the_filter():
+    code = b"import tensorflow as tf\nwith tf.name_scope('a'):\n    y = sess.run(op)\nopt.minimize(loss)\n"
+    assert filter_stage(code, Config(), "a.py") == 1
+    assert not may_have_findings(code, Config(), "a.py")
 
 
 @pytest.mark.parametrize("script", sorted(CORPUS.rglob("*.py")), ids=lambda p: str(p.relative_to(CORPUS)))
@@ -80,12 +145,18 @@ def test_cache_returns_the_stored_result_and_misses_on_any_change(tmp_path):
 
 
 def _mark_cache_entries(cache_dir: Path, message: str) -> int:
-    """Rewrite every stored result so that its findings say ``message``: a run that shows it read the cache."""
-    entries = [p for p in cache_dir.rglob("*") if p.is_file() and p.name != ".gitignore"]
+    """Rewrite every stored result (content-keyed entries and the stat index) so that its findings
+    say ``message``: a run that shows it read the cache. Returns the number of content entries."""
+    entries = [p for p in cache_dir.rglob("*") if p.is_file() and p.name not in (".gitignore", "stat-index.pickle")]
     for entry in entries:
         stored = pickle.loads(entry.read_bytes())
         stored.findings = [replace(f, message=message) for f in stored.findings]
         entry.write_bytes(pickle.dumps(stored))
+    for index in cache_dir.rglob("stat-index.pickle"):
+        stat_entries = pickle.loads(index.read_bytes())
+        for sig, context, result in stat_entries.values():
+            result.findings = [replace(f, message=message) for f in result.findings]
+        index.write_bytes(pickle.dumps(stat_entries))
     return len(entries)
 
 
@@ -128,3 +199,88 @@ def test_cache_respects_per_file_ignores(tmp_path, distfix):
     assert distfix("check", "a.py", cwd=tmp_path, env=env).returncode == 1
     ignored = distfix("check", "--format", "json", "tests/t.py", cwd=tmp_path, env=env)
     assert [f["code"] for f in json.loads(ignored.stdout) if f["code"].startswith("TFD4")] == []
+
+
+# The stat index ------------------------------------------------------------------------------
+# Same length as BAD, no finding: swapping one for the other keeps the file's size.
+CLEAN = "import tensorflow as tf\n" + "x = 1  #".ljust(len(BAD) - len("import tensorflow as tf\n") - 1, "-") + "\n"
+
+
+def _codes(path: Path, job: Job | None = None) -> list[str]:
+    [result] = run([path], job or Job(), jobs=1)
+    return [f.code for f in result.findings]
+
+
+def _rewrite_in_place(path: Path, text: str, mtime_ns: int) -> None:
+    """New content, same inode, and the modification time we choose."""
+    with open(path, "r+", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.truncate()
+    os.utime(path, ns=(mtime_ns, mtime_ns))
+
+
+@pytest.fixture
+def old_script(tmp_path, monkeypatch):
+    """A script with findings, last modified an hour ago, and an empty cache."""
+    monkeypatch.setenv("DISTFIX_CACHE_DIR", str(tmp_path / "cache"))
+    assert len(CLEAN) == len(BAD)
+    script = tmp_path / "train.py"
+    script.write_text(BAD)
+    hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(script, ns=(hour_ago, hour_ago))
+    return script, hour_ago
+
+
+def test_stat_index_answers_for_a_file_whose_signature_is_unchanged(old_script, tmp_path):
+    script, hour_ago = old_script
+    assert _codes(script)
+    # Same size, same inode, same mtime: the index (like make or ruff) takes the file as unchanged.
+    # This is what spares a warm run from reading files; the tests below show what breaks the match.
+    _rewrite_in_place(script, CLEAN, hour_ago)
+    assert _codes(script)
+    assert not _codes(script, Job(use_cache=False))
+
+
+@pytest.mark.parametrize("change", ["mtime", "size"])
+def test_a_changed_file_is_checked_again(old_script, change):
+    script, hour_ago = old_script
+    assert _codes(script)
+    if change == "mtime":  # same size: only the modification time tells
+        _rewrite_in_place(script, CLEAN, hour_ago + 1)
+    else:  # the same modification time, another size
+        _rewrite_in_place(script, CLEAN + "\n", hour_ago)
+    assert _codes(script) == []
+
+
+def test_a_file_modified_just_before_the_run_is_not_trusted_to_its_signature(old_script, monkeypatch):
+    script, _ = old_script
+    # "Just before" is a window of RACY_SECONDS; widen it so that a slow machine stays inside it.
+    monkeypatch.setattr(fixer.cache, "RACY_SECONDS", 3600.0)
+    minute_ago = time.time_ns() - 60 * 10**9
+    _rewrite_in_place(script, BAD, minute_ago)
+    assert _codes(script)
+    # Modified again within the same mtime tick (same size, same inode): a racily clean file.
+    _rewrite_in_place(script, CLEAN, minute_ago)
+    assert _codes(script) == []
+
+
+def test_another_configuration_is_checked_again(old_script):
+    script, _ = old_script
+    assert _codes(script)
+    assert _codes(script, Job(overrides=(("ignore", ("TFD4",)),))) == [
+        code for code in _codes(script, Job(use_cache=False)) if not code.startswith("TFD4")
+    ]
+
+
+def test_warm_run_over_a_tree_matches_a_cold_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("DISTFIX_CACHE_DIR", str(tmp_path / "cache"))
+    files = sorted(CORPUS.rglob("*.py"))
+    baseline = run(files, Job(use_cache=False), jobs=2)
+    first = run(files, Job(), jobs=2)
+    assert len(list((tmp_path / "cache").rglob("stat-index.pickle"))) == 1
+    second = run(files, Job(), jobs=2)
+
+    def keyed(results):
+        return [(r.path, r.error, [(f.code, f.start, f.message) for f in r.findings]) for r in results]
+
+    assert keyed(first) == keyed(baseline) == keyed(second)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.compat import runs_repeatedly, runs_tf1_graphs
 from fixer.tf.optimizers import ready_for_compiled_step
@@ -59,6 +60,7 @@ class StrategyRunOutsideTfFunction(Rule):
     fix_title = "Compile the step with `@tf.function`"
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(

@@ -7,6 +7,7 @@ import libcst as cst
 from codemods.input.datasets import DatasetModel
 from codemods.input.host_batches import NUMPY, HostBatches, unwrap_enumerate
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.tf.dataflow import names_in
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.names import dotted_name
@@ -67,6 +68,7 @@ class DatasetNotDistributed(Rule):
     fix_title = "Distribute the dataset with the strategy"
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(

@@ -13,6 +13,7 @@ from codemods.multiworker.keras3_fit_under_multiworker import (
     legacy_keras,
 )
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import independent
 from fixer.tf.optimizers import build_lines_after_move
@@ -91,6 +92,7 @@ class CreatedOutsideStrategyScope(Rule):
     fix_title = "Move into `with strategy.scope():`"
     applicability = Applicability.UNSAFE
     triggers = ("scope(", "Strategy", ".run(", "experimental_run_v2")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(

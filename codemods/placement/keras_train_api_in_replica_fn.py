@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability
 
@@ -61,6 +62,7 @@ class KerasTrainApiInReplicaFn(Rule):
     message = "Keras training API called inside a replica function"
     applicability = Applicability.DISPLAY_ONLY
     triggers = (".run(", "experimental_run_v2", "call_for_each_replica")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(

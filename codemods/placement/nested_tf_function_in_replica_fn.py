@@ -8,6 +8,7 @@ import libcst as cst
 
 from codemods.multiworker.keras3_fit_under_multiworker import keras_flavour, keras_module, legacy_keras
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.project import pinned_below
 from fixer.types import Applicability, Edit
@@ -58,6 +59,7 @@ class NestedTfFunctionInReplicaFn(Rule):
     fix_title = "Remove the `@tf.function` decorator (Keras compiles train_step itself)"
     applicability = Applicability.UNSAFE
     triggers = ("train_step",)
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(

@@ -7,6 +7,7 @@ from functools import cached_property
 import libcst as cst
 
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.index import FunctionLike
 from fixer.types import Applicability
@@ -55,6 +56,7 @@ class PerReplicaValueUsedAsTensor(Rule):
     message = "a `strategy.run` result (PerReplica) used as a tensor"
     applicability = Applicability.DISPLAY_ONLY
     triggers = (".run(", "experimental_run_v2")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(

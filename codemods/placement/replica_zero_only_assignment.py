@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability, Edit
 
@@ -71,6 +72,7 @@ class ReplicaZeroOnlyAssignment(Rule):
     fix_title = "Assign on every replica"
     applicability = Applicability.UNSAFE
     triggers = ("replica_id_in_sync_group", "task_id", "is_chief")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(

@@ -7,6 +7,7 @@ import libcst as cst
 from codemods.input.datasets import DISTRIBUTED, PLAIN, DatasetModel
 from codemods.reduction.loss_scaling import Scaling, classify, gradient_calls, loss_origin, only_reduce_means
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.tf.dataflow import names_in
 from fixer.tf.names import dotted_name
 from fixer.tf.optimizers import ready_for_compiled_step
@@ -82,6 +83,7 @@ class TrainStepOutsideStrategyRun(Rule):
     fix_title = "Call the step through `strategy.run`"
     applicability = Applicability.UNSAFE
     triggers = ("apply_gradients", "minimize(")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(

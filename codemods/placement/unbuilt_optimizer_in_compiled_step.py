@@ -21,6 +21,7 @@ from fixer.tf.optimizers import (
 from fixer.tf.project import pinned_below
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability
+from fixer.prefilter import STRATEGY
 
 _KERAS3_UPDATES = frozenset({"apply_gradients", "apply"})  # Keras 3 optimizers have no `minimize`
 
@@ -100,6 +101,7 @@ class UnbuiltOptimizerInCompiledStep(Rule):
     fix_title = "Build the optimizer in the scope"
     applicability = Applicability.UNSAFE
     triggers = ("apply_gradients", ".apply(")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(

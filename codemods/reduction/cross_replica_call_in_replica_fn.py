@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import names_in
 from fixer.types import Applicability
@@ -59,6 +60,7 @@ class CrossReplicaCallInReplicaFn(Rule):
     fix_title = "Use the replica context's collective instead"
     applicability = Applicability.UNSAFE
     triggers = (".reduce(", ".gather(", "experimental_local_results", ".run(", "experimental_run_v2")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(

@@ -6,6 +6,7 @@ import libcst as cst
 
 from codemods.multiworker.pipelines import binding
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability
 
@@ -78,6 +79,7 @@ class GradientClippingBeforeAggregation(Rule):
     message = "gradients are clipped on each replica before they are summed across replicas"
     applicability = Applicability.DISPLAY_ONLY
     triggers = ("clip_by_global_norm", "clip_by_norm")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(

@@ -16,6 +16,7 @@ from codemods.reduction.loss_scaling import (
     sum_terms,
 )
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability, Edit
 
@@ -83,6 +84,7 @@ class LossNotScaledToGlobalBatch(Rule):
     fix_title = "Scale the loss to the global batch"
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2", "call_for_each_replica")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(

@@ -6,6 +6,7 @@ import libcst as cst
 
 from codemods.reduction.loss_scaling import Scaling, classify, gradient_calls, loss_origin
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.tf.dataflow import names_in
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability, Edit
@@ -81,6 +82,7 @@ class UnaggregatedVariableUpdate(Rule):
     fix_title = "All-reduce the gradients before the update"
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2", "call_for_each_replica", "scope(")
+    needs = (STRATEGY,)
 
     examples = (
         Invalid(
