@@ -721,3 +721,67 @@ def test_tabs_and_spaces_mixed_the_way_cpython_accepts_are_not_tfd000():
     assert "TFD101" in [f.code for f in findings]
     assert all(f.fix is None for f in findings)  # positions come from the expanded text: advice only
     assert fix_source("train.py", source, unsafe=True).fixed_text is None
+
+
+# Wild precision, second pass (issue 14) -------------------------------------------------------
+
+def test_a_method_of_an_object_held_on_self_is_not_the_class_own_method():
+    # `self._agent.loss` is the agent's loss; the Learner's own `loss` (which calls a compiled
+    # `strategy.run`) is not what the replicas run, so nothing is nested in a replica function.
+    source = """
+        import tensorflow as tf
+
+        class Learner(tf.Module):
+            def __init__(self, agent, strategy):
+                self._agent = agent
+                self.strategy = strategy
+
+            def loss(self, batch):
+                return self._loss(batch)
+
+            @tf.function
+            def _loss(self, batch):
+                per_replica = self.strategy.run(self._agent.loss, args=(batch,))
+                return self.strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
+        """
+    assert "TFD302" not in _codes(source)
+
+
+def test_a_library_tf_function_wrapper_compiles_the_step():
+    # TF-Agents' `common.function` is tf.function with defaults: the step is already a graph.
+    source = """
+        import tensorflow as tf
+        from tf_agents.utils import common
+
+        class Learner(tf.Module):
+            def __init__(self, agent, strategy):
+                self._agent = agent
+                self.strategy = strategy
+
+            @common.function(autograph=True)
+            def _train(self, batch):
+                return self.strategy.run(self._agent.train, args=(batch,))
+
+            def run(self, batches):
+                for batch in batches:
+                    self._train(batch)
+        """
+    assert "TFD402" not in _codes(source)
+    assert _fixed(source) == textwrap.dedent(source)
+
+
+def test_a_unit_test_method_is_not_a_training_loop_to_compile():
+    # A test calls strategy.run to check what it returns; adding @tf.function to the test method
+    # would change what it exercises (eager execution, mocks, assertions).
+    source = """
+        import tensorflow as tf
+
+        class StepTest(tf.test.TestCase):
+            def test_step_runs(self):
+                strategy = tf.distribute.MirroredStrategy()
+                for _ in range(3):
+                    out = strategy.run(lambda: tf.constant(1.0))
+                self.assertIsNotNone(out)
+        """
+    assert "TFD402" not in _codes(source, "step_test.py")
+    assert _fixed(source, "step_test.py") == textwrap.dedent(source)
