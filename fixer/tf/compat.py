@@ -153,3 +153,48 @@ def runs_repeatedly(index: ModuleIndex, strategies, node: cst.CSTNode, _depth: i
     if not sites or _depth > 8:
         return True
     return any(runs_repeatedly(index, strategies, site, _depth + 1) for site in sites)
+
+
+def _imported_modules(index: ModuleIndex) -> list[str]:
+    """Every module the file imports, dotted (``from a import b`` gives ``a`` and ``a.b``)."""
+    modules: list[str] = []
+    for node in index.imports:
+        if isinstance(node, cst.Import):
+            modules += [dotted_name(alias.name) or "" for alias in node.names]
+        elif node.module is not None:
+            base = dotted_name(node.module) or ""
+            modules.append(base)
+            if not isinstance(node.names, cst.ImportStar):
+                modules += [f"{base}.{alias.name.value}" for alias in node.names if isinstance(alias.name, cst.Name)]
+    return modules
+
+
+def is_tf1_program(index: ModuleIndex, names) -> bool:
+    """True when the file is written for TensorFlow 1.x APIs.
+
+    ``import tensorflow.compat.v1 as tf`` (its ``distribute`` namespace has only the
+    experimental strategy classes), ``tensorflow.contrib`` (gone after 1.15), or graphs run by
+    a session. TF2-only names such as ``tf.distribute.TPUStrategy`` or
+    ``CommunicationImplementation`` (2.4+) are no advice for such a file.
+    """
+    for module in _imported_modules(index):
+        if module == "tensorflow.compat.v1" or module.startswith(("tensorflow.contrib", "tensorflow.compat.v1.")):
+            return True
+    return runs_tf1_graphs(index, names)
+
+
+def is_declaration_only(index: ModuleIndex, node: cst.CSTNode) -> bool:
+    """True when ``node`` names a class without using it: in a type annotation, or as the object
+    whose attribute is assigned (``tf.distribute.experimental.TPUStrategy.x = ...``, a monkey-patch
+    that follows whatever class the program constructs)."""
+    previous: cst.CSTNode = node
+    for ancestor in index.ancestors(node):
+        if isinstance(ancestor, cst.Annotation):
+            return True
+        if isinstance(ancestor, cst.Attribute) and ancestor.value is previous:
+            previous = ancestor
+            continue
+        if isinstance(ancestor, cst.AssignTarget) and previous is not node:
+            return True
+        return False
+    return False

@@ -785,3 +785,39 @@ def test_a_unit_test_method_is_not_a_training_loop_to_compile():
         """
     assert "TFD402" not in _codes(source, "step_test.py")
     assert _fixed(source, "step_test.py") == textwrap.dedent(source)
+
+
+def test_a_tf1_program_gets_no_tf2_class_names():
+    # tf.compat.v1.distribute has only the experimental TPUStrategy: "use tf.distribute.TPUStrategy"
+    # would be an AttributeError under the alias the file uses.
+    source = """
+        import tensorflow.compat.v1 as tf
+
+        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="")
+        strategy = tf.distribute.experimental.TPUStrategy(resolver)
+        """
+    assert "TFD401" not in _codes(source)
+
+
+def test_a_contrib_program_keeps_collective_communication():
+    # CommunicationImplementation appeared in TF 2.4; a tensorflow.contrib program runs on 1.x.
+    source = """
+        import tensorflow as tf
+        from tensorflow.contrib import cluster_resolver
+
+        strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy(
+            communication=tf.distribute.experimental.CollectiveCommunication.NCCL)
+        """
+    assert "TFD401" not in _codes(source)
+
+
+def test_an_annotation_or_a_monkey_patch_of_the_old_class_is_not_a_use():
+    source = """
+        import tensorflow as tf
+
+        def make(resolver) -> tf.distribute.experimental.TPUStrategy:
+            return tf.distribute.TPUStrategy(resolver)
+
+        tf.distribute.experimental.TPUStrategy.extended_input = None
+        """
+    assert "TFD401" not in _codes(source)
