@@ -184,17 +184,38 @@ def is_tf1_program(index: ModuleIndex, names) -> bool:
 
 
 def is_declaration_only(index: ModuleIndex, node: cst.CSTNode) -> bool:
-    """True when ``node`` names a class without using it: in a type annotation, or as the object
-    whose attribute is assigned (``tf.distribute.experimental.TPUStrategy.x = ...``, a monkey-patch
-    that follows whatever class the program constructs)."""
+    """True when ``node`` names a class without using it: in a type annotation, or as a class being
+    monkey-patched (``tf.distribute.experimental.TPUStrategy.x = ...``, or given to a local function
+    that assigns its attributes). Both follow whatever class the program constructs."""
     previous: cst.CSTNode = node
     for ancestor in index.ancestors(node):
         if isinstance(ancestor, cst.Annotation):
             return True
-        if isinstance(ancestor, cst.Attribute) and ancestor.value is previous:
-            previous = ancestor
-            continue
-        if isinstance(ancestor, cst.AssignTarget) and previous is not node:
-            return True
+        if isinstance(ancestor, cst.AssignTarget):
+            return previous is not node and isinstance(previous, cst.Attribute)
+        if isinstance(ancestor, cst.Arg) and previous is node:
+            return _patched_parameter(index, ancestor)
+        if isinstance(ancestor, cst.BaseStatement | cst.BaseSmallStatement):
+            return False
+        previous = ancestor
+    return False
+
+
+def _patched_parameter(index: ModuleIndex, arg: cst.Arg) -> bool:
+    """``arg`` is given positionally to a module function that assigns attributes of that parameter."""
+    call = index.parent.get(arg)
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name) or arg.keyword is not None:
         return False
+    position = [a for a in call.args if a.keyword is None].index(arg)
+    for func in index.functions_by_name.get(call.func.value, []):
+        params = [*func.params.posonly_params, *func.params.params]
+        if position >= len(params):
+            continue
+        name = params[position].name.value
+        for assign in index.in_function("assigns", func):
+            targets = assign.targets if isinstance(assign, cst.Assign) else [assign]
+            for target in targets:
+                expr = getattr(target, "target", None)
+                if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == name:
+                    return True
     return False

@@ -815,9 +815,54 @@ def test_an_annotation_or_a_monkey_patch_of_the_old_class_is_not_a_use():
     source = """
         import tensorflow as tf
 
-        def make(resolver) -> tf.distribute.experimental.TPUStrategy:
+        from typing import Union
+
+        def make(resolver) -> Union[tf.distribute.MirroredStrategy, tf.distribute.experimental.TPUStrategy]:
             return tf.distribute.TPUStrategy(resolver)
 
+        def patch(cls):
+            cls.original_iterator = cls.make_dataset_iterator
+
         tf.distribute.experimental.TPUStrategy.extended_input = None
+        patch(tf.distribute.experimental.MultiWorkerMirroredStrategy)
         """
     assert "TFD401" not in _codes(source)
+
+
+def test_a_multi_worker_strategy_after_deleting_tf_config_is_single_worker():
+    # Without TF_CONFIG the strategy is a single local worker: TensorFlow creates it after other
+    # ops (measured on 2.21), so nothing needs moving.
+    source = """
+        import os
+        import tensorflow as tf
+
+        mirrored = tf.distribute.MirroredStrategy()
+        os.environ.pop("TF_CONFIG", None)
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        """
+    assert "TFD105" not in _codes(source)
+    assert "TFD105" not in _codes(source.replace('os.environ.pop("TF_CONFIG", None)', 'del os.environ["TF_CONFIG"]'))
+
+
+def test_a_worker_script_that_never_sets_tf_config_keeps_the_finding():
+    # A launcher may give this script its TF_CONFIG: then the late strategy raises.
+    source = """
+        import tensorflow as tf
+
+        mirrored = tf.distribute.MirroredStrategy()
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        """
+    assert "TFD105" in _codes(source)
+
+
+def test_listing_local_devices_does_not_start_the_runtime():
+    # device_lib.list_local_devices() leaves the eager context uninitialised (measured).
+    source = """
+        import json, os
+        import tensorflow as tf
+        from tensorflow.python.client import device_lib
+
+        gpus = [d.name for d in device_lib.list_local_devices() if d.device_type == "GPU"]
+        strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+        """
+    assert "TFD105" not in _codes(source)
