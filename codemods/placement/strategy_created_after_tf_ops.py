@@ -129,11 +129,18 @@ class StrategyCreatedAfterTfOps(Rule):
     `get_memory_info` start it. Module functions and classes are followed to what their bodies
     call.
 
+    A strategy with no TF_CONFIG in play is a single local worker, which TensorFlow creates after
+    other ops (measured on 2.21): no finding when the file deletes TF_CONFIG before it
+    (`os.environ.pop("TF_CONFIG")`, `del os.environ["TF_CONFIG"]`), nor in a notebook whose
+    code never names TF_CONFIG (a kernel is not started by a cluster launcher; the ground truth
+    has no notebook run with one). A script that never names TF_CONFIG keeps the finding: a
+    launcher may start it as one worker of a cluster, which is the failing case.
+
     ## Why is this bad in distributed training?
     Collective operations must be configured before the TensorFlow runtime starts. Constructing
     the strategy afterwards raises `RuntimeError: Collective ops must be configured at program
     startup`. Configuration does not start it (measured): `tf.config.set_*`,
-    `list_physical_devices`, seeds, logging, `tf.data.Options`, cluster resolvers,
+    `list_physical_devices`, `device_lib.list_local_devices()`, seeds, logging, `tf.data.Options`, cluster resolvers,
     `CommunicationOptions`, `tf.executing_eagerly()`, `tf.__version__`, `TensorSpec`,
     `tf.function`, `tf.io.gfile`, mixed-precision policies, `keras.Input`, unbuilt layers
     without random state, losses, callbacks, learning-rate schedules, and the whole class of
