@@ -324,7 +324,7 @@ class RenamedDistributeApi(Rule):
     )
 
     def check(self, ctx: RuleContext) -> None:
-        if is_tf1_program(ctx.index, ctx.tf.names):
+        if is_tf1_program(ctx.index):
             return  # TF 1.x APIs: the current names do not exist there (tf.compat.v1.distribute, contrib)
         self._check_methods(ctx)
         self._check_qualified_attributes(ctx)

@@ -6,6 +6,7 @@ import libcst as cst
 
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.compat import runs_on_tf1
 from fixer.tf.dataflow import independent
 from fixer.tf.names import dotted_name
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
@@ -74,6 +75,9 @@ _CONFIGURATION = (
     "tensorflow.Module",
     # Measured on 2.21: lists the devices without creating the eager context (it stays uninitialised).
     "tensorflow.python.client.device_lib.list_local_devices",
+    # Measured on 2.21: the profiler server starts without initialising the context either.
+    "tensorflow.profiler.experimental.server.start",
+    "tensorflow.compat.v1.profiler.experimental.server.start",
     # Measured (ground truth, addendum 2): a MultiWorkerMirroredStrategy created after these works.
     "tensorflow.compat.v1.disable_eager_execution",
     "tensorflow.debugging.disable_traceback_filtering",
@@ -134,13 +138,14 @@ class StrategyCreatedAfterTfOps(Rule):
     (`os.environ.pop("TF_CONFIG")`, `del os.environ["TF_CONFIG"]`), nor in a notebook whose
     code never names TF_CONFIG (a kernel is not started by a cluster launcher; the ground truth
     has no notebook run with one). A script that never names TF_CONFIG keeps the finding: a
-    launcher may start it as one worker of a cluster, which is the failing case.
+    launcher may start it as one worker of a cluster, which is the failing case. A TensorFlow
+    1.x program (it imports `tensorflow.contrib`) runs graphs by default and gets no finding.
 
     ## Why is this bad in distributed training?
     Collective operations must be configured before the TensorFlow runtime starts. Constructing
     the strategy afterwards raises `RuntimeError: Collective ops must be configured at program
     startup`. Configuration does not start it (measured): `tf.config.set_*`,
-    `list_physical_devices`, `device_lib.list_local_devices()`, seeds, logging, `tf.data.Options`, cluster resolvers,
+    `list_physical_devices`, `device_lib.list_local_devices()`, the profiler server, seeds, logging, `tf.data.Options`, cluster resolvers,
     `CommunicationOptions`, `tf.executing_eagerly()`, `tf.__version__`, `TensorSpec`,
     `tf.function`, `tf.io.gfile`, mixed-precision policies, `keras.Input`, unbuilt layers
     without random state, losses, callbacks, learning-rate schedules, and the whole class of
@@ -566,6 +571,8 @@ class StrategyCreatedAfterTfOps(Rule):
     )
 
     def check(self, ctx: RuleContext) -> None:
+        if runs_on_tf1(ctx.index):
+            return  # TensorFlow 1.x (contrib): graph mode by default, no eager context to configure first
         for call, kind in ctx.tf.strategies.constructions:
             if kind not in MULTI_WORKER_CLASSES or self._single_worker(ctx, call):
                 continue

@@ -866,3 +866,31 @@ def test_listing_local_devices_does_not_start_the_runtime():
         strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
         """
     assert "TFD105" not in _codes(source)
+
+
+def test_auto_shard_off_on_a_dataset_nothing_reads_is_not_a_finding():
+    # The tutorial shows how to switch auto-sharding off; the dataset it builds is never iterated,
+    # fitted or distributed, so no worker reads anything twice.
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        options = tf.data.Options()
+        options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
+        dataset = tf.data.Dataset.range(64).batch(8)
+        dataset_no_auto_shard = dataset.with_options(options)
+        """
+    assert "TFD202" not in _codes(source)
+    assert "TFD202" in _codes(source + "model.fit(dataset_no_auto_shard)\n")
+
+
+def test_a_contrib_program_has_no_eager_context_to_configure_first():
+    source = """
+        import tensorflow.compat.v1 as tf
+        from tensorflow.contrib import tpu as contrib_tpu
+
+        def main(port):
+            tf.Session.reset("grpc://10.0.0.1:8470")
+            strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+        """
+    assert "TFD105" not in _codes(source)
