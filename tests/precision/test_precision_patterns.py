@@ -894,3 +894,43 @@ def test_a_contrib_program_has_no_eager_context_to_configure_first():
             strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
         """
     assert "TFD105" not in _codes(source)
+
+
+def test_fit_before_a_later_cell_rebinds_the_model_under_multi_worker_is_not_multi_worker():
+    # The first model trains under ParameterServerStrategy; the MultiWorkerMirroredStrategy and
+    # the model built in its scope come later and are other objects.
+    source = """
+        import os
+        import tensorflow as tf
+
+        ps = tf.distribute.experimental.ParameterServerStrategy(resolver)
+        with ps.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile("adam", "mse")
+        model.fit(dataset, epochs=1, steps_per_epoch=2)
+
+        mwms = tf.distribute.MultiWorkerMirroredStrategy()
+        with mwms.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile("adam", "mse")
+        model.fit(dataset, epochs=1, steps_per_epoch=2)
+        """
+    findings = [f for f in _findings(source) if f.code == "TFD504"]
+    assert [f.start.line for f in findings] == [15]
+
+
+def test_a_model_loaded_outside_any_scope_is_not_trained_under_multi_worker():
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile("adam", "mse")
+        model.fit(dataset, epochs=1)
+        model.save(path)
+        restored = tf.keras.models.load_model(path)
+        restored.fit(dataset, epochs=1)
+        """
+    findings = [f for f in _findings(source) if f.code == "TFD504"]
+    assert [f.start.line for f in findings] == [8]
