@@ -10,6 +10,7 @@ import libcst as cst
 from codemods.cluster.tf_config_sources import NOT_LITERAL, env_setters, literal_value
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.compat import imports_keras2_only_library
 from fixer.tf.names import dotted_name
 from fixer.tf.project import pinned_below, project_facts
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
@@ -789,7 +790,8 @@ def legacy_keras(ctx: RuleContext) -> LegacySetting:
     TensorFlow reads `os.environ`). Comments and docstrings that mention it are not settings."""
     setters = env_setters(ctx, "TF_USE_LEGACY_KERAS", putenv=False)
     if not setters:
-        return LegacySetting(None, None)
+        # A library that imports only under tf-keras (TFRS) means the switch is set outside.
+        return LegacySetting(True if imports_keras2_only_library(ctx.index) else None, None)
     last = setters[-1]
     value = literal_value(ctx, last.value)
     if value is NOT_LITERAL:

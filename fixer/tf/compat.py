@@ -155,7 +155,7 @@ def runs_repeatedly(index: ModuleIndex, strategies, node: cst.CSTNode, _depth: i
     return any(runs_repeatedly(index, strategies, site, _depth + 1) for site in sites)
 
 
-def _imported_modules(index: ModuleIndex) -> list[str]:
+def imported_modules(index: ModuleIndex) -> list[str]:
     """Every module the file imports, dotted (``from a import b`` gives ``a`` and ``a.b``)."""
     modules: list[str] = []
     for node in index.imports:
@@ -180,14 +180,14 @@ def is_tf1_program(index: ModuleIndex) -> bool:
     """
     return any(
         module == "tensorflow.compat.v1" or module.startswith(("tensorflow.contrib", "tensorflow.compat.v1."))
-        for module in _imported_modules(index)
+        for module in imported_modules(index)
     )
 
 
 def runs_on_tf1(index: ModuleIndex) -> bool:
     """True when the file imports ``tensorflow.contrib``, which only TensorFlow 1.x has: eager
     execution is off there by default, so TF2 eager-context failures do not apply."""
-    return any(module.startswith("tensorflow.contrib") for module in _imported_modules(index))
+    return any(module.startswith("tensorflow.contrib") for module in imported_modules(index))
 
 
 def is_declaration_only(index: ModuleIndex, node: cst.CSTNode) -> bool:
@@ -226,3 +226,14 @@ def _patched_parameter(index: ModuleIndex, arg: cst.Arg) -> bool:
                 if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == name:
                     return True
     return False
+
+
+# Libraries that refuse to import unless tf.keras is Keras 2: tensorflow_recommenders raises
+# ImportError at import time when `tf.keras.version()` starts with "3." (its __init__ checks).
+_KERAS2_ONLY = ("tensorflow_recommenders",)
+
+
+def imports_keras2_only_library(index: ModuleIndex) -> bool:
+    """True when the file imports a library that only runs with tf-keras: if it runs at all,
+    TF_USE_LEGACY_KERAS=1 is in effect and `tf.keras` is Keras 2."""
+    return any(module.split(".")[0] in _KERAS2_ONLY for module in imported_modules(index))

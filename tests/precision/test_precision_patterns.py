@@ -934,3 +934,20 @@ def test_a_model_loaded_outside_any_scope_is_not_trained_under_multi_worker():
         """
     findings = [f for f in _findings(source) if f.code == "TFD504"]
     assert [f.start.line for f in findings] == [8]
+
+
+def test_a_tfrs_program_runs_tf_keras_so_an_optimizer_outside_the_scope_is_fine():
+    # tensorflow_recommenders refuses to import under Keras 3, so the notebook runs tf-keras,
+    # which accepts an optimizer created outside the scope and compiled inside it (measured).
+    source = """
+        import tensorflow as tf
+        import tensorflow_recommenders as tfrs
+
+        strategy = tf.distribute.MirroredStrategy()
+        optimizer = tf.keras.optimizers.Adagrad(learning_rate=0.1)
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile(optimizer=optimizer, loss="mse")
+        """
+    assert "TFD101" not in _codes(source)
+    assert "TFD101" in _codes(source.replace("import tensorflow_recommenders as tfrs\n", ""))
