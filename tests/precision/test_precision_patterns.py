@@ -951,3 +951,23 @@ def test_a_tfrs_program_runs_tf_keras_so_an_optimizer_outside_the_scope_is_fine(
         """
     assert "TFD101" not in _codes(source)
     assert "TFD101" in _codes(source.replace("import tensorflow_recommenders as tfrs\n", ""))
+
+
+def test_a_strategy_name_rebound_in_a_later_cell_does_not_change_an_earlier_scope():
+    # Cell order: the scope and fit run under ParameterServerStrategy; `strategy` becomes a
+    # MultiWorkerMirroredStrategy only afterwards.
+    source = """
+        import os
+        import tensorflow as tf
+
+        strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile("adam", "mse")
+        model.fit(dataset, epochs=1, steps_per_epoch=2)
+        model.evaluate(eval_dataset, steps=2)
+
+        del os.environ["TF_CONFIG"]
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        """
+    assert "TFD504" not in _codes(source)
