@@ -16,7 +16,7 @@ from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import independent
 from fixer.tf.optimizers import build_lines_after_move
-from fixer.tf.paths import exclusive
+from fixer.tf.paths import exclusive, rebound_between
 from fixer.tf.project import project_facts
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
@@ -990,6 +990,9 @@ class _Finder:
             for node in self._uses(name)
             if not self.index.is_within(node, creation.statement)
             and ("." in name or scope is None or self.index.is_within(node, scope))
+            # A module-level name bound again before the use (a later notebook cell) is another object.
+            and ("." in name or scope is not None or not rebound_between(self.index, name, creation.statement, node))
+            and not (scope is None and "." not in name and isinstance(self.index.parent.get(node), cst.AssignTarget))
         ]
         for node in uses:
             if self.replica.in_replica_context(node) or self.strategies.lexical_scope_block(node) is not None:

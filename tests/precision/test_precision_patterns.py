@@ -971,3 +971,26 @@ def test_a_strategy_name_rebound_in_a_later_cell_does_not_change_an_earlier_scop
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """
     assert "TFD504" not in _codes(source)
+
+
+def test_a_coordinator_metric_redefined_in_a_later_scope_is_not_the_distributed_one():
+    # The first metric is updated eagerly on the coordinator; the replica function uses the
+    # metric the later cell creates in the scope (the name is rebound before it runs).
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        eval_accuracy = tf.keras.metrics.Accuracy()
+        for features, labels in eval_dataset:
+            eval_accuracy.update_state(labels, model(features))
+
+        with strategy.scope():
+            eval_accuracy = tf.keras.metrics.Accuracy()
+
+        @tf.function
+        def eval_step(features, labels):
+            def replica_fn(features, labels):
+                eval_accuracy.update_state(labels, model(features))
+            strategy.run(replica_fn, args=(features, labels))
+        """
+    assert "TFD101" not in _codes(source)
