@@ -1016,3 +1016,17 @@ def test_a_fix_does_not_move_a_creation_into_an_earlier_notebook_cell():
     cell4 = fixed.split("# distfix-cell 4")[1].split("# distfix-cell 5")[0]
     assert "eval_loss" not in cell2
     assert "with strategy.scope():\n    eval_loss = tf.keras.metrics.Mean()" in cell4
+
+
+def test_a_notebook_that_never_names_tf_config_shows_a_single_worker_strategy():
+    # A guide's kernel is not started by a cluster launcher: with no TF_CONFIG the strategy is one
+    # local worker, which TensorFlow creates after other ops (measured on 2.21).
+    from fixer.notebook import combine_cells
+
+    cells = [
+        (1, "import tensorflow as tf\nmirrored = tf.distribute.MirroredStrategy()\n"),
+        (2, "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"),
+    ]
+    assert "TFD105" not in [f.code for f in check_source("guide.ipynb", combine_cells(cells).combined).findings]
+    with_config = [(0, "import os\nos.environ['TF_CONFIG'] = config\n"), *cells]
+    assert "TFD105" in [f.code for f in check_source("guide.ipynb", combine_cells(with_config).combined).findings]
