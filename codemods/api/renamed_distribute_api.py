@@ -6,7 +6,12 @@ import libcst as cst
 
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
-from fixer.tf.compat import is_compat_fallback, is_declaration_only, is_tf1_program, is_type_check_argument
+from fixer.tf.compat import (
+    is_compat_fallback,
+    is_declaration_only,
+    is_tf1_program,
+    is_type_check_argument,
+)
 from fixer.tf.names import dotted_name
 from fixer.types import Applicability
 

@@ -8,7 +8,6 @@ from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.classes import in_unit_test
 from fixer.tf.compat import runs_repeatedly, runs_tf1_graphs
-from fixer.tf.names import dotted_name
 from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.types import Applicability, Edit
 

@@ -1007,8 +1007,13 @@ def test_a_fix_does_not_move_a_creation_into_an_earlier_notebook_cell():
             (2, "with strategy.scope():\n    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"),
             (3, "print(model)\n"),
             (4, "eval_loss = tf.keras.metrics.Mean()\n"),
-            (5, "@tf.function\ndef step(x):\n    def replica_fn(x):\n        eval_loss.update_state(model(x))\n"
-                "    strategy.run(replica_fn, args=(x,))\n"),
+            (
+                5,
+                (
+                    "@tf.function\ndef step(x):\n    def replica_fn(x):\n        eval_loss.update_state(model(x))\n"
+                    "    strategy.run(replica_fn, args=(x,))\n"
+                ),
+            ),
         ]
     )
     fixed = fix_source("n.ipynb", notebook.combined, unsafe=True).fixed_text or notebook.combined
