@@ -26,6 +26,11 @@ _BOUNDARY = "# distfix-cell {number}\n\n"
 _BOUNDARY_LINE = re.compile(r"^# distfix-cell (\d+)$")
 
 
+def cell_boundaries(text: str) -> int:
+    """How many cell boundaries ``text`` (a slice of a notebook's combined module) holds."""
+    return sum(1 for line in text.splitlines() if _BOUNDARY_LINE.match(line))
+
+
 class NotebookError(Exception):
     """The notebook cannot be read or written; the message is one line for the user."""
 

@@ -144,11 +144,11 @@ def test_two_space_layout_is_kept(tmp_path, distfix):
 
 def test_malformed_notebook_gets_one_line_and_others_go_on(tmp_path, distfix):
     broken = tmp_path / "broken.ipynb"
-    broken.write_text('{"cells": ["strategy.run(step)", ', encoding="utf-8")
+    broken.write_text('{"cells": ["strategy = tf.distribute.MirroredStrategy()", ', encoding="utf-8")
     _write(tmp_path, _notebook(CELLS))
     result = distfix("check", str(tmp_path))
     assert result.returncode == 2
-    assert "broken.ipynb:1:1: TFD000 malformed notebook: invalid JSON at line 1 column 34" in result.stdout
+    assert "broken.ipynb:1:1: TFD000 malformed notebook: invalid JSON at line 1 column 59" in result.stdout
     assert "train.ipynb:cell 3:4:21: TFD401" in result.stdout
     assert "Traceback" not in result.stderr
 

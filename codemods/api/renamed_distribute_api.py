@@ -6,7 +6,12 @@ import libcst as cst
 
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
-from fixer.tf.compat import is_compat_fallback, is_type_check_argument
+from fixer.tf.compat import (
+    is_compat_fallback,
+    is_declaration_only,
+    is_tf1_program,
+    is_type_check_argument,
+)
 from fixer.tf.names import dotted_name
 from fixer.types import Applicability
 
@@ -345,6 +350,8 @@ class RenamedDistributeApi(Rule):
     )
 
     def check(self, ctx: RuleContext) -> None:
+        if is_tf1_program(ctx.index):
+            return  # TF 1.x APIs: the current names do not exist there (tf.compat.v1.distribute, contrib)
         self._check_methods(ctx)
         self._check_qualified_attributes(ctx)
         self._check_imports(ctx)
@@ -366,6 +373,8 @@ class RenamedDistributeApi(Rule):
             qualified = ctx.tf.names.qualified(attribute)
             if qualified not in _CLASSES:
                 continue
+            if is_declaration_only(ctx.index, attribute):
+                continue  # an annotation or a monkey-patch follows the class the program constructs
             if is_compat_fallback(ctx.index, attribute) or is_type_check_argument(ctx.index, attribute):
                 # Older releases on purpose, or a type test that must match the old class too
                 # (the experimental and current TPUStrategy are different classes).

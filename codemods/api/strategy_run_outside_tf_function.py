@@ -7,6 +7,7 @@ import libcst as cst
 from fixer.engine import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.classes import in_unit_test
 from fixer.tf.compat import runs_repeatedly, runs_tf1_graphs
 from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.types import Applicability, Edit
@@ -503,6 +504,8 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue
             if func is not None and (replica.is_tf_function(func) or self._only_called_from_graphs(ctx, func)):
                 continue
+            if in_unit_test(ctx.index, run.call):
+                continue  # a unit test checks behaviour once; compiling it would change what it tests
             if not runs_repeatedly(ctx.index, ctx.tf.strategies, run.call):
                 continue  # one call (an initialisation): its eager cost is paid once
             if func is not None:

@@ -17,7 +17,7 @@ from codemods.multiworker.pipelines import (
     task_dependent,
 )
 from fixer.engine import RuleContext
-from fixer.tf.dataflow import names_in
+from fixer.tf.dataflow import names_in, result_never_read
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import visible_defs
 from fixer.rule import Invalid, Rule, Valid
@@ -884,6 +884,9 @@ class MultiworkerInputNotSharded(Rule):
             value = ctx.tf.names.qualified(assign.value) or ""
             if not value.endswith("AutoShardPolicy.OFF"):
                 continue
+            applications = _options_applications(ctx, assign)
+            if applications and all(result_never_read(ctx.index, call) for call in applications):
+                continue  # the datasets given these options are never iterated, fitted or distributed
             message = "auto-sharding is off and nothing calls `.shard(...)`: every worker reads the whole dataset; "
             if not isinstance(assign.value, cst.Attribute):
                 ctx.report(assign.value, message + "use AutoShardPolicy.DATA (or shard by the task index)")
@@ -1056,8 +1059,18 @@ def _options_root(target: cst.BaseExpression) -> cst.Name | None:
 
 
 def _options_pipelines(ctx: RuleContext, assign: cst.Assign) -> list[Pipeline]:
-    """The pipelines these options are applied to: ``ds.with_options(opts)`` in the same function,
-    or ``ds.with_options(make_options())`` of the function that builds and returns them."""
+    """The pipelines these options are applied to (see :func:`_options_applications`)."""
+    found = []
+    for call in _options_applications(ctx, assign):
+        found_pipeline = pipeline(ctx, call)
+        if found_pipeline is not None:
+            found.append(found_pipeline)
+    return found
+
+
+def _options_applications(ctx: RuleContext, assign: cst.Assign) -> list[cst.Call]:
+    """``ds.with_options(opts)`` calls in the same function, or ``ds.with_options(make_options())``
+    of the function that builds and returns these options."""
     root = _options_root(assign.targets[0].target)
     if root is None:
         return []
@@ -1076,9 +1089,7 @@ def _options_pipelines(ctx: RuleContext, assign: cst.Assign) -> list[Pipeline]:
             and (arg.func.value if isinstance(arg.func, cst.Name) else arg.func.attr.value) == owner.name.value
         )
         if same or built:
-            found_pipeline = pipeline(ctx, call)
-            if found_pipeline is not None:
-                found.append(found_pipeline)
+            found.append(call)
     return found
 
 

@@ -10,6 +10,7 @@ import libcst as cst
 from codemods.cluster.tf_config_sources import NOT_LITERAL, env_setters, literal_value
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.compat import imports_keras2_only_library
 from fixer.tf.names import dotted_name
 from fixer.tf.project import pinned_below, project_facts
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
@@ -605,14 +606,22 @@ class Keras3FitUnderMultiworker(Rule):
         """
         strategies = ctx.tf.strategies
         key = ctx.source(call.func.value)  # type: ignore[attr-defined]
-        places: list[cst.CSTNode] = [call]
-        places += [a for a in ctx.index.assigns if any(ctx.source(t) == key for t in _targets(a))]
-        places += [
+        here = ctx.index.enclosing_function(call)
+        assigns = [a for a in ctx.index.assigns if any(ctx.source(t) == key for t in _targets(a))]
+        compiles = [
             c
             for c in ctx.index.calls
             if isinstance(c.func, cst.Attribute) and c.func.attr.value == "compile" and ctx.source(c.func.value) == key
         ]
-        here = ctx.index.enclosing_function(call)
+        reaching = _reaching_assignment(ctx, assigns, call, here)
+        if reaching is not None:
+            # The model this call trains is the one bound last before it in the same scope (a
+            # notebook cell rebinding `model` later under another strategy trains another model).
+            assigns = [reaching]
+            compiles = [c for c in compiles if ctx.index.before(reaching, c) and ctx.index.before(c, call)]
+            if here is None and _builds_model_outside_scopes(ctx, reaching):
+                return False  # made at top level outside any scope: the default strategy's model
+        places: list[cst.CSTNode] = [call, *assigns, *compiles]
         kinds: set[str] = set()
         for place in places:
             # A plain local name in another function is another object.
@@ -719,6 +728,34 @@ class Keras3FitUnderMultiworker(Rule):
         return [Edit(offset, offset, f'import os{newline}os.environ["TF_USE_LEGACY_KERAS"] = "1"{newline}')]
 
 
+def _reaching_assignment(ctx: RuleContext, assigns: list, call: cst.Call, here) -> cst.CSTNode | None:
+    """The last plain assignment of the model before ``call`` in the same function (or module),
+    when it is not inside a branch or loop of its own (then which one reaches is not told)."""
+    before = [
+        a for a in assigns
+        if ctx.index.before(a, call) and ctx.index.enclosing_function(a) is here and isinstance(a, cst.Assign)
+    ]
+    if not before:
+        return None
+    last = before[-1]
+    statement = ctx.index.statement_of(last)
+    for ancestor in ctx.index.ancestors(statement):
+        if ancestor is here:
+            break
+        if isinstance(ancestor, (cst.If, cst.For, cst.While, cst.Try)):
+            return None
+    return last
+
+
+def _builds_model_outside_scopes(ctx: RuleContext, assign: cst.Assign) -> bool:
+    """``model = tf.keras.models.load_model(...)`` (or a Keras model class) outside any ``with``:
+    nothing puts a strategy around it, so the model belongs to the default strategy."""
+    callee = ctx.tf.names.callee(assign.value) if isinstance(assign.value, cst.Call) else None
+    if not (callee or "").startswith(_MODELS):
+        return False
+    return not any(isinstance(a, cst.With) for a in ctx.index.ancestors(assign))
+
+
 def _targets(assign: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
     return [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
 
@@ -753,7 +790,8 @@ def legacy_keras(ctx: RuleContext) -> LegacySetting:
     TensorFlow reads `os.environ`). Comments and docstrings that mention it are not settings."""
     setters = env_setters(ctx, "TF_USE_LEGACY_KERAS", putenv=False)
     if not setters:
-        return LegacySetting(None, None)
+        # A library that imports only under tf-keras (TFRS) means the switch is set outside.
+        return LegacySetting(True if imports_keras2_only_library(ctx.index) else None, None)
     last = setters[-1]
     value = literal_value(ctx, last.value)
     if value is NOT_LITERAL:

@@ -13,11 +13,12 @@ from codemods.multiworker.keras3_fit_under_multiworker import (
     legacy_keras,
 )
 from fixer.engine import RuleContext
+from fixer.notebook import cell_boundaries
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import independent
 from fixer.tf.optimizers import build_lines_after_move
-from fixer.tf.paths import exclusive
+from fixer.tf.paths import exclusive, rebound_between
 from fixer.tf.project import project_facts
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
@@ -992,6 +993,9 @@ class _Finder:
             for node in self._uses(name)
             if not self.index.is_within(node, creation.statement)
             and ("." in name or scope is None or self.index.is_within(node, scope))
+            # A module-level name bound again before the use (a later notebook cell) is another object.
+            and ("." in name or scope is not None or not rebound_between(self.index, name, creation.statement, node))
+            and not (scope is None and "." not in name and isinstance(self.index.parent.get(node), cst.AssignTarget))
         ]
         for node in uses:
             if self.replica.in_replica_context(node) or self.strategies.lexical_scope_block(node) is not None:
@@ -1157,10 +1161,12 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
     for position in range(first - 1, -1, -1):
         candidate = body[position]
         if id(candidate) in scope_withs and isinstance(candidate, cst.With) and isinstance(candidate.body, cst.IndentedBlock):
+            last_inner = candidate.body.body[-1]
+            insert_at = ctx.textmap.line_end(ctx.range(last_inner).end.line)
+            if _into_a_distant_cell(ctx, run, ctx.text[insert_at:start]):
+                break  # re-running this cell would no longer create what it creates
             if independent(moved, body[position + 1 : first]):
-                last_inner = candidate.body.body[-1]
                 indent = ctx.indentation(last_inner)
-                insert_at = ctx.textmap.line_end(ctx.range(last_inner).end.line)
                 moved_text = _reindent(ctx, run, indent) + _ready_lines(ctx, run, insert_at, indent)
                 return [removal, Edit(insert_at, insert_at, moved_text)], None
             break
@@ -1174,6 +1180,22 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
     inner = indent + ctx.indent_unit
     wrapped = header + _reindent(ctx, run, inner) + _ready_lines(ctx, run, end, inner)
     return [Edit(block_start, end, wrapped)], None
+
+
+def _into_a_distant_cell(ctx: RuleContext, run: list[Creation], skipped: str) -> bool:
+    """A move up over ``skipped`` text goes into a much earlier notebook cell (past a whole cell),
+    or into another cell while the name is bound elsewhere too (a later cell's own object)."""
+    boundaries = cell_boundaries(skipped)
+    if boundaries >= 2:
+        return True
+    if boundaries == 0:
+        return False
+    moved = {id(c.statement) for c in run}
+    for name in {n for c in run for n in c.names if "." not in n}:
+        for node in ctx.index.names.get(name, ()):
+            if isinstance(ctx.index.parent.get(node), cst.AssignTarget) and id(ctx.index.statement_of(node)) not in moved:
+                return True
+    return False
 
 
 def _ready_lines(ctx: RuleContext, run: list[Creation], at: int, indent: str) -> str:

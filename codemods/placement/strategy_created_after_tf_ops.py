@@ -6,7 +6,9 @@ import libcst as cst
 
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.compat import runs_on_tf1
 from fixer.tf.dataflow import independent
+from fixer.tf.names import dotted_name
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Applicability, Edit
 
@@ -71,6 +73,11 @@ _CONFIGURATION = (
     "keras.backend.set_floatx",
     "keras.backend.clear_session",
     "tensorflow.Module",
+    # Measured on 2.21: lists the devices without creating the eager context (it stays uninitialised).
+    "tensorflow.python.client.device_lib.list_local_devices",
+    # Measured on 2.21: the profiler server starts without initialising the context either.
+    "tensorflow.profiler.experimental.server.start",
+    "tensorflow.compat.v1.profiler.experimental.server.start",
     # Measured (ground truth, addendum 2): a MultiWorkerMirroredStrategy created after these works.
     "tensorflow.compat.v1.disable_eager_execution",
     "tensorflow.debugging.disable_traceback_filtering",
@@ -126,11 +133,19 @@ class StrategyCreatedAfterTfOps(Rule):
     `get_memory_info` start it. Module functions and classes are followed to what their bodies
     call.
 
+    A strategy with no TF_CONFIG in play is a single local worker, which TensorFlow creates after
+    other ops (measured on 2.21): no finding when the file deletes TF_CONFIG before it
+    (`os.environ.pop("TF_CONFIG")`, `del os.environ["TF_CONFIG"]`), nor in a notebook whose
+    code never names TF_CONFIG (a kernel is not started by a cluster launcher; the ground truth
+    has no notebook run with one). A script that never names TF_CONFIG keeps the finding: a
+    launcher may start it as one worker of a cluster, which is the failing case. A TensorFlow
+    1.x program (it imports `tensorflow.contrib`) runs graphs by default and gets no finding.
+
     ## Why is this bad in distributed training?
     Collective operations must be configured before the TensorFlow runtime starts. Constructing
     the strategy afterwards raises `RuntimeError: Collective ops must be configured at program
     startup`. Configuration does not start it (measured): `tf.config.set_*`,
-    `list_physical_devices`, seeds, logging, `tf.data.Options`, cluster resolvers,
+    `list_physical_devices`, `device_lib.list_local_devices()`, the profiler server, seeds, logging, `tf.data.Options`, cluster resolvers,
     `CommunicationOptions`, `tf.executing_eagerly()`, `tf.__version__`, `TensorSpec`,
     `tf.function`, `tf.io.gfile`, mixed-precision policies, `keras.Input`, unbuilt layers
     without random state, losses, callbacks, learning-rate schedules, and the whole class of
@@ -556,8 +571,10 @@ class StrategyCreatedAfterTfOps(Rule):
     )
 
     def check(self, ctx: RuleContext) -> None:
+        if runs_on_tf1(ctx.index):
+            return  # TensorFlow 1.x (contrib): graph mode by default, no eager context to configure first
         for call, kind in ctx.tf.strategies.constructions:
-            if kind not in MULTI_WORKER_CLASSES:
+            if kind not in MULTI_WORKER_CLASSES or self._single_worker(ctx, call):
                 continue
             statement = ctx.index.statement_of(call)
             block = ctx.index.parent.get(statement)
@@ -588,6 +605,19 @@ class StrategyCreatedAfterTfOps(Rule):
             start, end = ctx.statement_block([statement])
             target = ctx.statement_block([body[first_op]])[0]
             ctx.report(call, message, edits=[Edit(start, end, ""), Edit(target, target, ctx.text[start:end])])
+
+    def _single_worker(self, ctx: RuleContext, call: cst.Call) -> bool:
+        """No TF_CONFIG can be in play when ``call`` runs: a single-worker strategy, which TensorFlow
+        creates after other ops (measured on 2.21).
+
+        Either the file itself deletes TF_CONFIG before the strategy (``os.environ.pop("TF_CONFIG")``,
+        ``del os.environ["TF_CONFIG"]``), or it is a notebook whose code never names TF_CONFIG: a
+        kernel is not started by a cluster launcher. A script that never names TF_CONFIG may still be
+        launched with one per worker, so it keeps the finding.
+        """
+        if ctx.path.endswith(".ipynb") and "TF_CONFIG" not in ctx.text:
+            return True
+        return any(ctx.index.before(node, call) for node in _tf_config_deletions(ctx))
 
     def _after_last_reset(self, ctx: RuleContext, statements: list[cst.CSTNode]) -> int:
         """The index after the last statement that resets the eager context (0 when none does)."""
@@ -748,3 +778,28 @@ def _description(callee: str) -> bool:
         or callee.startswith(_DESCRIPTION_MODULES)
         or callee in _EXAMPLE_PROTOS
     )
+
+
+def _tf_config_deletions(ctx: RuleContext) -> list[cst.CSTNode]:
+    """``os.environ.pop("TF_CONFIG", ...)`` calls and ``del os.environ["TF_CONFIG"]`` statements."""
+    found: list[cst.CSTNode] = [
+        call for call in ctx.index.calls
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "pop"
+        and (ctx.tf.names.qualified(call.func.value) or dotted_name(call.func.value) or "").endswith("os.environ")
+        and call.args and _names_tf_config(call.args[0].value)
+    ]
+    for attribute in ctx.index.attributes:
+        subscript = ctx.index.parent.get(attribute)
+        if (
+            isinstance(subscript, cst.Subscript) and subscript.value is attribute
+            and isinstance(ctx.index.parent.get(subscript), cst.Del)
+            and (ctx.tf.names.qualified(attribute) or dotted_name(attribute) or "").endswith("os.environ")
+            and len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index)
+            and _names_tf_config(subscript.slice[0].slice.value)
+        ):
+            found.append(attribute)
+    return found
+
+
+def _names_tf_config(key: cst.BaseExpression) -> bool:
+    return isinstance(key, cst.SimpleString) and key.evaluated_value == "TF_CONFIG"

@@ -103,3 +103,48 @@ def resolve_method(index: ModuleIndex, attribute: cst.Attribute, near: cst.CSTNo
             found += [f for f in _methods_named(index, sub, name) if f not in found]
         return found or None
     return None
+
+
+def _rooted_at_self(node: cst.BaseExpression) -> bool:
+    """``self.x``, ``self.x.y`` (an object held on self), not ``self`` itself."""
+    if not isinstance(node, cst.Attribute):
+        return False
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value in ("self", "cls")
+
+
+def methods_of_other_objects(index: ModuleIndex, attribute: cst.Attribute, near: cst.CSTNode | None) -> list[cst.FunctionDef]:
+    """The module's methods named like ``attribute`` that a call on another object may reach.
+
+    ``self._agent.train`` calls a method of the object held in ``self._agent``, never the
+    enclosing class's own ``train``: the class, its bases and its subclasses are left out.
+    """
+    methods = [f for f in index.functions_by_name.get(attribute.attr.value, []) if index.method_class(f) is not None]
+    owner = enclosing_class(index, near) if near is not None and _rooted_at_self(attribute.value) else None
+    if owner is None:
+        return methods
+    family = {owner, *bases_in_module(index, owner), *subclasses_in_module(index, owner)}
+    return [f for f in methods if index.method_class(f) not in family]
+
+
+def _is_test_case(index: ModuleIndex, cls: cst.ClassDef) -> bool:
+    """A unittest class: a base spelled ``...TestCase`` here or on one of its bases in the module."""
+    for candidate in [cls, *bases_in_module(index, cls)]:
+        for base in candidate.bases:
+            name = base.value.attr.value if isinstance(base.value, cst.Attribute) else getattr(base.value, "value", "")
+            if isinstance(name, str) and name.endswith("TestCase"):
+                return True
+    return False
+
+
+def in_unit_test(index: ModuleIndex, node: cst.CSTNode) -> bool:
+    """True when ``node`` sits in a ``test_*`` method of a unittest ``TestCase`` (or a function nested in one)."""
+    func = index.enclosing_function(node)
+    while func is not None:
+        if isinstance(func, cst.FunctionDef) and func.name.value.startswith("test"):
+            owner = index.method_class(func)
+            if owner is not None and _is_test_case(index, owner):
+                return True
+        func = index.enclosing_function(func)
+    return False

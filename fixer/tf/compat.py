@@ -153,3 +153,87 @@ def runs_repeatedly(index: ModuleIndex, strategies, node: cst.CSTNode, _depth: i
     if not sites or _depth > 8:
         return True
     return any(runs_repeatedly(index, strategies, site, _depth + 1) for site in sites)
+
+
+def imported_modules(index: ModuleIndex) -> list[str]:
+    """Every module the file imports, dotted (``from a import b`` gives ``a`` and ``a.b``)."""
+    modules: list[str] = []
+    for node in index.imports:
+        if isinstance(node, cst.Import):
+            modules += [dotted_name(alias.name) or "" for alias in node.names]
+        elif node.module is not None:
+            base = dotted_name(node.module) or ""
+            modules.append(base)
+            if not isinstance(node.names, cst.ImportStar):
+                modules += [f"{base}.{alias.name.value}" for alias in node.names if isinstance(alias.name, cst.Name)]
+    return modules
+
+
+def is_tf1_program(index: ModuleIndex) -> bool:
+    """True when the file is written for TensorFlow 1.x APIs.
+
+    ``import tensorflow.compat.v1 as tf`` (its ``distribute`` namespace has only the
+    experimental strategy classes) or ``tensorflow.contrib`` (gone after 1.15). TF2-only names
+    such as ``tf.distribute.TPUStrategy`` or ``CommunicationImplementation`` (2.4+) are no
+    advice for such a file. Graph mode alone (``disable_eager_execution()`` under
+    ``import tensorflow as tf``) is not: the TF2 names are there.
+    """
+    return any(
+        module == "tensorflow.compat.v1" or module.startswith(("tensorflow.contrib", "tensorflow.compat.v1."))
+        for module in imported_modules(index)
+    )
+
+
+def runs_on_tf1(index: ModuleIndex) -> bool:
+    """True when the file imports ``tensorflow.contrib``, which only TensorFlow 1.x has: eager
+    execution is off there by default, so TF2 eager-context failures do not apply."""
+    return any(module.startswith("tensorflow.contrib") for module in imported_modules(index))
+
+
+def is_declaration_only(index: ModuleIndex, node: cst.CSTNode) -> bool:
+    """True when ``node`` names a class without using it: in a type annotation, or as a class being
+    monkey-patched (``tf.distribute.experimental.TPUStrategy.x = ...``, or given to a local function
+    that assigns its attributes). Both follow whatever class the program constructs."""
+    previous: cst.CSTNode = node
+    for ancestor in index.ancestors(node):
+        if isinstance(ancestor, cst.Annotation):
+            return True
+        if isinstance(ancestor, cst.AssignTarget):
+            return previous is not node and isinstance(previous, cst.Attribute)
+        if isinstance(ancestor, cst.Arg) and previous is node:
+            return _patched_parameter(index, ancestor)
+        if isinstance(ancestor, cst.BaseStatement | cst.BaseSmallStatement):
+            return False
+        previous = ancestor
+    return False
+
+
+def _patched_parameter(index: ModuleIndex, arg: cst.Arg) -> bool:
+    """``arg`` is given positionally to a module function that assigns attributes of that parameter."""
+    call = index.parent.get(arg)
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name) or arg.keyword is not None:
+        return False
+    position = [a for a in call.args if a.keyword is None].index(arg)
+    for func in index.functions_by_name.get(call.func.value, []):
+        params = [*func.params.posonly_params, *func.params.params]
+        if position >= len(params):
+            continue
+        name = params[position].name.value
+        for assign in index.in_function("assigns", func):
+            targets = assign.targets if isinstance(assign, cst.Assign) else [assign]
+            for target in targets:
+                expr = getattr(target, "target", None)
+                if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == name:
+                    return True
+    return False
+
+
+# Libraries that refuse to import unless tf.keras is Keras 2: tensorflow_recommenders raises
+# ImportError at import time when `tf.keras.version()` starts with "3." (its __init__ checks).
+_KERAS2_ONLY = ("tensorflow_recommenders",)
+
+
+def imports_keras2_only_library(index: ModuleIndex) -> bool:
+    """True when the file imports a library that only runs with tf-keras: if it runs at all,
+    TF_USE_LEGACY_KERAS=1 is in effect and `tf.keras` is Keras 2."""
+    return any(module.split(".")[0] in _KERAS2_ONLY for module in imported_modules(index))

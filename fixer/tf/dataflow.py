@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
+
+if TYPE_CHECKING:
+    from fixer.tf.index import ModuleIndex
 
 
 def names_in(node: cst.CSTNode) -> set[str]:
@@ -60,3 +65,18 @@ def independent(moved: list[cst.CSTNode], between: list[cst.CSTNode]) -> bool:
     between_names = set().union(set(), *(names_in(s) for s in between))
     between_bound = set().union(set(), *(bound_in(s) for s in between))
     return not (moved_bound & between_names) and not (moved_names & between_bound)
+
+
+def result_never_read(index: ModuleIndex, value: cst.BaseExpression) -> bool:
+    """True when ``value`` is bound to a name (``ds = value``) that nothing in the module reads.
+
+    A dataset built only to show a setting (a tutorial's `with_options` example) is never
+    iterated, fitted or distributed, so what it would do at run time does not happen.
+    """
+    assign = index.parent.get(value)
+    if not isinstance(assign, cst.Assign) or assign.value is not value or len(assign.targets) != 1:
+        return False
+    target = assign.targets[0].target
+    if not isinstance(target, cst.Name):
+        return False
+    return all(isinstance(index.parent.get(name), cst.AssignTarget) for name in index.names.get(target.value, ()))

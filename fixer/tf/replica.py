@@ -7,7 +7,7 @@ from functools import cached_property
 
 import libcst as cst
 
-from fixer.tf.classes import resolve_method
+from fixer.tf.classes import methods_of_other_objects, resolve_method
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import NameResolver, dotted_name
 from fixer.tf.strategies import StrategyModel, visible_defs
@@ -100,11 +100,7 @@ class ReplicaModel:
             resolved = resolve_method(self.index, node, near) if near is not None else None
             if resolved is not None:
                 return list(resolved)
-            methods = [
-                f
-                for f in self.index.functions_by_name.get(node.attr.value, [])
-                if self.index.method_class(f) is not None
-            ]
+            methods = methods_of_other_objects(self.index, node, near)
             if methods or near is None:
                 return methods
             return self._follow_binding(node, near, _depth)
@@ -262,7 +258,7 @@ class ReplicaModel:
             for decorator in func.decorators:
                 expr = decorator.decorator
                 target = expr.func if isinstance(expr, cst.Call) else expr
-                if self.names.qualified(target) == _TF_FUNCTION:
+                if self.names.qualified(target) == _TF_FUNCTION or _is_function_wrapper(target):
                     return True
             return func.name.value in self._compiled_by_call
         parent = self.index.parent.get(func)
@@ -295,6 +291,15 @@ class ReplicaModel:
 
     def _is_tf_function_call(self, node: cst.CSTNode | None) -> bool:
         return isinstance(node, cst.Call) and self.names.callee(node) == _TF_FUNCTION
+
+
+def _is_function_wrapper(decorator: cst.BaseExpression) -> bool:
+    """A library's own ``tf.function`` wrapper: a decorator named ``<module>.function``.
+
+    TF-Agents' ``@common.function(autograph=True)`` and similar helpers compile what they wrap;
+    no decorator spelled that way runs a step eagerly.
+    """
+    return isinstance(decorator, cst.Attribute) and decorator.attr.value == "function"
 
 
 def _first_argument(call: cst.Call, keyword: str) -> cst.BaseExpression | None:

@@ -248,7 +248,8 @@ class StrategyModel:
 
         A name reused for two strategies (`strategy = MirroredStrategy()` in one function,
         `strategy = MultiWorkerMirroredStrategy()` in another) is two objects: the binding in
-        the function of ``where`` (the last one before it), else the module's, decides.
+        the function of ``where`` (the last one before it), else the module's, decides; at module
+        level only a binding above ``where`` reaches it.
         """
         if isinstance(node, cst.Name):
             func = self.index.enclosing_function(where)
@@ -258,7 +259,9 @@ class StrategyModel:
                     for a in self.index.in_function("assigns", scope)
                     if a.value is not None
                     and any(expression_key(t) == node.value for t in _assign_targets(a))
-                    and (scope is None or self.index.before(a, where))
+                    # Module-level code sees the module's last binding above it (notebook cells
+                    # run in order); a function may run after any of them.
+                    and ((scope is None and func is not None) or self.index.before(a, where))
                 ]
                 if bindings:
                     kind = self.constructor_kind(bindings[-1].value)  # type: ignore[arg-type]

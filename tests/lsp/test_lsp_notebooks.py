@@ -326,7 +326,8 @@ async def test_a_cell_that_does_not_parse_gets_tfd000(client: LanguageClient, di
 
 async def test_a_fix_that_spans_two_cells_edits_both(client: LanguageClient, distfix):
     cells = [
-        ("code", "import tensorflow as tf\nprint(tf.config.list_logical_devices())\n"),
+        # The notebook reads TF_CONFIG: it runs as a worker, so the strategy must come first.
+        ("code", "import os\nimport tensorflow as tf\nprint(os.environ['TF_CONFIG'])\nprint(tf.config.list_logical_devices())\n"),
         ("code", "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"),
     ]
     notebook = Notebook(client, "workers.ipynb", cells)

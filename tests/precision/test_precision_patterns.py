@@ -719,3 +719,317 @@ def test_tabs_and_spaces_mixed_the_way_cpython_accepts_are_not_tfd000():
     assert "TFD101" in [f.code for f in findings]
     assert all(f.fix is None for f in findings)  # positions come from the expanded text: advice only
     assert fix_source("train.py", source, unsafe=True).fixed_text is None
+
+
+# Wild precision, second pass (issue 14) -------------------------------------------------------
+
+def test_a_method_of_an_object_held_on_self_is_not_the_class_own_method():
+    # `self._agent.loss` is the agent's loss; the Learner's own `loss` (which calls a compiled
+    # `strategy.run`) is not what the replicas run, so nothing is nested in a replica function.
+    source = """
+        import tensorflow as tf
+
+        class Learner(tf.Module):
+            def __init__(self, agent, strategy):
+                self._agent = agent
+                self.strategy = strategy
+
+            def loss(self, batch):
+                return self._loss(batch)
+
+            @tf.function
+            def _loss(self, batch):
+                per_replica = self.strategy.run(self._agent.loss, args=(batch,))
+                return self.strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
+        """
+    assert "TFD302" not in _codes(source)
+
+
+def test_a_library_tf_function_wrapper_compiles_the_step():
+    # TF-Agents' `common.function` is tf.function with defaults: the step is already a graph.
+    source = """
+        import tensorflow as tf
+        from tf_agents.utils import common
+
+        class Learner(tf.Module):
+            def __init__(self, agent, strategy):
+                self._agent = agent
+                self.strategy = strategy
+
+            @common.function(autograph=True)
+            def _train(self, batch):
+                return self.strategy.run(self._agent.train, args=(batch,))
+
+            def run(self, batches):
+                for batch in batches:
+                    self._train(batch)
+        """
+    assert "TFD402" not in _codes(source)
+    assert _fixed(source) == textwrap.dedent(source)
+
+
+def test_a_unit_test_method_is_not_a_training_loop_to_compile():
+    # A test calls strategy.run to check what it returns; adding @tf.function to the test method
+    # would change what it exercises (eager execution, mocks, assertions).
+    source = """
+        import tensorflow as tf
+
+        class StepTest(tf.test.TestCase):
+            def test_step_runs(self):
+                strategy = tf.distribute.MirroredStrategy()
+                for _ in range(3):
+                    out = strategy.run(lambda: tf.constant(1.0))
+                self.assertIsNotNone(out)
+        """
+    assert "TFD402" not in _codes(source, "step_test.py")
+    assert _fixed(source, "step_test.py") == textwrap.dedent(source)
+
+
+def test_a_tf1_program_gets_no_tf2_class_names():
+    # tf.compat.v1.distribute has only the experimental TPUStrategy: "use tf.distribute.TPUStrategy"
+    # would be an AttributeError under the alias the file uses.
+    source = """
+        import tensorflow.compat.v1 as tf
+
+        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="")
+        strategy = tf.distribute.experimental.TPUStrategy(resolver)
+        """
+    assert "TFD401" not in _codes(source)
+
+
+def test_a_contrib_program_keeps_collective_communication():
+    # CommunicationImplementation appeared in TF 2.4; a tensorflow.contrib program runs on 1.x.
+    source = """
+        import tensorflow as tf
+        from tensorflow.contrib import cluster_resolver
+
+        strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy(
+            communication=tf.distribute.experimental.CollectiveCommunication.NCCL)
+        """
+    assert "TFD401" not in _codes(source)
+
+
+def test_an_annotation_or_a_monkey_patch_of_the_old_class_is_not_a_use():
+    source = """
+        import tensorflow as tf
+
+        from typing import Union
+
+        def make(resolver) -> Union[tf.distribute.MirroredStrategy, tf.distribute.experimental.TPUStrategy]:
+            return tf.distribute.TPUStrategy(resolver)
+
+        def patch(cls):
+            cls.original_iterator = cls.make_dataset_iterator
+
+        tf.distribute.experimental.TPUStrategy.extended_input = None
+        patch(tf.distribute.experimental.MultiWorkerMirroredStrategy)
+        """
+    assert "TFD401" not in _codes(source)
+
+
+def test_a_multi_worker_strategy_after_deleting_tf_config_is_single_worker():
+    # Without TF_CONFIG the strategy is a single local worker: TensorFlow creates it after other
+    # ops (measured on 2.21), so nothing needs moving.
+    source = """
+        import os
+        import tensorflow as tf
+
+        mirrored = tf.distribute.MirroredStrategy()
+        os.environ.pop("TF_CONFIG", None)
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        """
+    assert "TFD105" not in _codes(source)
+    assert "TFD105" not in _codes(source.replace('os.environ.pop("TF_CONFIG", None)', 'del os.environ["TF_CONFIG"]'))
+
+
+def test_a_worker_script_that_never_sets_tf_config_keeps_the_finding():
+    # A launcher may give this script its TF_CONFIG: then the late strategy raises.
+    source = """
+        import tensorflow as tf
+
+        mirrored = tf.distribute.MirroredStrategy()
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        """
+    assert "TFD105" in _codes(source)
+
+
+def test_listing_local_devices_does_not_start_the_runtime():
+    # device_lib.list_local_devices() leaves the eager context uninitialised (measured).
+    source = """
+        import json, os
+        import tensorflow as tf
+        from tensorflow.python.client import device_lib
+
+        gpus = [d.name for d in device_lib.list_local_devices() if d.device_type == "GPU"]
+        strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+        """
+    assert "TFD105" not in _codes(source)
+
+
+def test_auto_shard_off_on_a_dataset_nothing_reads_is_not_a_finding():
+    # The tutorial shows how to switch auto-sharding off; the dataset it builds is never iterated,
+    # fitted or distributed, so no worker reads anything twice.
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        options = tf.data.Options()
+        options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
+        dataset = tf.data.Dataset.range(64).batch(8)
+        dataset_no_auto_shard = dataset.with_options(options)
+        """
+    assert "TFD202" not in _codes(source)
+    assert "TFD202" in _codes(source + "model.fit(dataset_no_auto_shard)\n")
+
+
+def test_a_contrib_program_has_no_eager_context_to_configure_first():
+    source = """
+        import tensorflow.compat.v1 as tf
+        from tensorflow.contrib import tpu as contrib_tpu
+
+        def main(port):
+            tf.Session.reset("grpc://10.0.0.1:8470")
+            strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+        """
+    assert "TFD105" not in _codes(source)
+
+
+def test_fit_before_a_later_cell_rebinds_the_model_under_multi_worker_is_not_multi_worker():
+    # The first model trains under ParameterServerStrategy; the MultiWorkerMirroredStrategy and
+    # the model built in its scope come later and are other objects.
+    source = """
+        import os
+        import tensorflow as tf
+
+        ps = tf.distribute.experimental.ParameterServerStrategy(resolver)
+        with ps.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile("adam", "mse")
+        model.fit(dataset, epochs=1, steps_per_epoch=2)
+
+        mwms = tf.distribute.MultiWorkerMirroredStrategy()
+        with mwms.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile("adam", "mse")
+        model.fit(dataset, epochs=1, steps_per_epoch=2)
+        """
+    findings = [f for f in _findings(source) if f.code == "TFD504"]
+    assert [f.start.line for f in findings] == [15]
+
+
+def test_a_model_loaded_outside_any_scope_is_not_trained_under_multi_worker():
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile("adam", "mse")
+        model.fit(dataset, epochs=1)
+        model.save(path)
+        restored = tf.keras.models.load_model(path)
+        restored.fit(dataset, epochs=1)
+        """
+    findings = [f for f in _findings(source) if f.code == "TFD504"]
+    assert [f.start.line for f in findings] == [8]
+
+
+def test_a_tfrs_program_runs_tf_keras_so_an_optimizer_outside_the_scope_is_fine():
+    # tensorflow_recommenders refuses to import under Keras 3, so the notebook runs tf-keras,
+    # which accepts an optimizer created outside the scope and compiled inside it (measured).
+    source = """
+        import tensorflow as tf
+        import tensorflow_recommenders as tfrs
+
+        strategy = tf.distribute.MirroredStrategy()
+        optimizer = tf.keras.optimizers.Adagrad(learning_rate=0.1)
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile(optimizer=optimizer, loss="mse")
+        """
+    assert "TFD101" not in _codes(source)
+    assert "TFD101" in _codes(source.replace("import tensorflow_recommenders as tfrs\n", ""))
+
+
+def test_a_strategy_name_rebound_in_a_later_cell_does_not_change_an_earlier_scope():
+    # Cell order: the scope and fit run under ParameterServerStrategy; `strategy` becomes a
+    # MultiWorkerMirroredStrategy only afterwards.
+    source = """
+        import os
+        import tensorflow as tf
+
+        strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile("adam", "mse")
+        model.fit(dataset, epochs=1, steps_per_epoch=2)
+        model.evaluate(eval_dataset, steps=2)
+
+        del os.environ["TF_CONFIG"]
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        """
+    assert "TFD504" not in _codes(source)
+
+
+def test_a_coordinator_metric_redefined_in_a_later_scope_is_not_the_distributed_one():
+    # The first metric is updated eagerly on the coordinator; the replica function uses the
+    # metric the later cell creates in the scope (the name is rebound before it runs).
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        eval_accuracy = tf.keras.metrics.Accuracy()
+        for features, labels in eval_dataset:
+            eval_accuracy.update_state(labels, model(features))
+
+        with strategy.scope():
+            eval_accuracy = tf.keras.metrics.Accuracy()
+
+        @tf.function
+        def eval_step(features, labels):
+            def replica_fn(features, labels):
+                eval_accuracy.update_state(labels, model(features))
+            strategy.run(replica_fn, args=(features, labels))
+        """
+    assert "TFD101" not in _codes(source)
+
+
+def test_a_fix_does_not_move_a_creation_into_an_earlier_notebook_cell():
+    from fixer.notebook import combine_cells
+
+    # Moving `eval_loss = ...` up into cell 2's scope would leave cell 4 without the metric it
+    # creates (re-running it no longer resets it); the fix wraps it in place instead.
+    notebook = combine_cells(
+        [
+            (1, "import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\n"),
+            (2, "with strategy.scope():\n    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"),
+            (3, "print(model)\n"),
+            (4, "eval_loss = tf.keras.metrics.Mean()\n"),
+            (
+                5,
+                (
+                    "@tf.function\ndef step(x):\n    def replica_fn(x):\n        eval_loss.update_state(model(x))\n"
+                    "    strategy.run(replica_fn, args=(x,))\n"
+                ),
+            ),
+        ]
+    )
+    fixed = fix_source("n.ipynb", notebook.combined, unsafe=True).fixed_text or notebook.combined
+    cell2 = fixed.split("# distfix-cell 2")[1].split("# distfix-cell 3")[0]
+    cell4 = fixed.split("# distfix-cell 4")[1].split("# distfix-cell 5")[0]
+    assert "eval_loss" not in cell2
+    assert "with strategy.scope():\n    eval_loss = tf.keras.metrics.Mean()" in cell4
+
+
+def test_a_notebook_that_never_names_tf_config_shows_a_single_worker_strategy():
+    # A guide's kernel is not started by a cluster launcher: with no TF_CONFIG the strategy is one
+    # local worker, which TensorFlow creates after other ops (measured on 2.21).
+    from fixer.notebook import combine_cells
+
+    cells = [
+        (1, "import tensorflow as tf\nmirrored = tf.distribute.MirroredStrategy()\n"),
+        (2, "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"),
+    ]
+    assert "TFD105" not in [f.code for f in check_source("guide.ipynb", combine_cells(cells).combined).findings]
+    with_config = [(0, "import os\nos.environ['TF_CONFIG'] = config\n"), *cells]
+    assert "TFD105" in [f.code for f in check_source("guide.ipynb", combine_cells(with_config).combined).findings]
