@@ -139,7 +139,7 @@ class StrategyRunOutsideTfFunction(Rule):
                     self.strategy = strategy
 
                 def step_fn(self, x):
-                    return x
+                    return self.total.assign_add(x)
 
                 def train_step(self, x):
                     return self.strategy.run(self.step_fn, args=(x,))
@@ -153,7 +153,7 @@ class StrategyRunOutsideTfFunction(Rule):
                     self.strategy = strategy
 
                 def step_fn(self, x):
-                    return x
+                    return self.total.assign_add(x)
 
                 @tf.function
                 def train_step(self, x):
@@ -483,6 +483,21 @@ class StrategyRunOutsideTfFunction(Rule):
             """,
             note="OneDeviceStrategy: one replica",
         ),
+        Valid(
+            """
+            import tensorflow as tf
+
+            strategy = tf.distribute.MirroredStrategy()
+            dist = strategy.experimental_distribute_dataset(dataset)
+
+            def show(x):
+                return 2 * x
+
+            for batch in dist:
+                print(strategy.experimental_local_results(strategy.run(show, args=(batch,))))
+            """,
+            note="an eager loop whose replica function trains nothing (a demo or inference pass)",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:
@@ -508,6 +523,8 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue  # a unit test checks behaviour once; compiling it would change what it tests
             if not runs_repeatedly(ctx.index, ctx.tf.strategies, run.call):
                 continue  # one call (an initialisation): its eager cost is paid once
+            if not replica.trains(run):
+                continue  # an eager loop that only computes values (a demo, inference) trains nothing
             if func is not None:
                 seen.add(id(func))
             self._report(ctx, run.call, func)

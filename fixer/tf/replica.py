@@ -200,6 +200,28 @@ class ReplicaModel:
                 pending.extend(self.resolve_callable(call.func, call))
         return frozenset(seen)
 
+    def trains(self, run: RunCall) -> bool:
+        """True unless every function ``run`` can reach is known and none of them updates state.
+
+        A replica function that only computes and returns values (a demo that prints what each
+        replica sees, an inference pass) is not a training step. Unknown targets count as training.
+        """
+        if not run.targets:
+            return True
+        pending = list(run.targets)
+        seen: set[FunctionLike] = set()
+        while pending:
+            func = pending.pop()
+            if func in seen:
+                continue
+            seen.add(func)
+            for call in self.calls_in(func):
+                name = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", None)
+                if name in _TRAINING_CALLS:
+                    return True
+                pending.extend(self.resolve_callable(call.func, call))
+        return False
+
     @cached_property
     def probable_replica_functions(self) -> frozenset[FunctionLike]:
         """Replica functions, plus steps written for `strategy.run` whose call is not in the file.
@@ -291,6 +313,14 @@ class ReplicaModel:
 
     def _is_tf_function_call(self, node: cst.CSTNode | None) -> bool:
         return isinstance(node, cst.Call) and self.names.callee(node) == _TF_FUNCTION
+
+
+# Calls that make a replica function a training step: gradients, optimizer updates, variable
+# writes, or a method named like a training step on an object this module cannot see into.
+_TRAINING_CALLS = frozenset(
+    {"GradientTape", "gradient", "apply_gradients", "apply", "minimize", "assign", "assign_add", "assign_sub",
+     "train", "train_step", "train_on_batch"}
+)
 
 
 def _is_function_wrapper(decorator: cst.BaseExpression) -> bool:

@@ -480,8 +480,11 @@ def test_an_eager_strategy_run_in_a_training_loop_is_still_tfd402():
 
         strategy = tf.distribute.MirroredStrategy()
 
+        with strategy.scope():
+            total = tf.Variable(0.0)
+
         def replica_step(x):
-            return x * 2.0
+            return total.assign_add(x * 2.0)
 
         def train_step(x):
             return strategy.run(replica_step, args=(x,))
