@@ -1044,17 +1044,17 @@ class _Finder:
             return False
         model = creation.call.func.value  # type: ignore[attr-defined]
         func = self.index.enclosing_function(creation.statement)
-        for assign in self.index.assigns:
-            if not isinstance(assign, cst.Assign) or not any(
-                isinstance(t.target, cst.Name) and t.target.value == model.value for t in assign.targets
-            ):
-                continue
-            owner = self.index.enclosing_function(assign)
-            if owner is not func and owner is not None:
-                continue
-            if self.strategies.membership(assign) is Membership.INSIDE:
-                return True
-        return False
+        bindings = [
+            assign
+            for assign in self.index.assigns
+            if isinstance(assign, cst.Assign)
+            and any(isinstance(t.target, cst.Name) and t.target.value == model.value for t in assign.targets)
+            and self.index.enclosing_function(assign) in (func, None)
+        ]
+        # A model the function builds itself is that local one, not a module-level namesake (a
+        # factory called in the scope binds its result to the same name there).
+        local = [assign for assign in bindings if func is not None and self.index.enclosing_function(assign) is func]
+        return any(self.strategies.membership(assign) is Membership.INSIDE for assign in local or bindings)
 
     def _uses(self, name: str) -> list[cst.CSTNode]:
         if "." in name:

@@ -1036,3 +1036,26 @@ def test_a_notebook_that_never_names_tf_config_shows_a_single_worker_strategy():
     assert "TFD105" not in [f.code for f in check_source("guide.ipynb", combine_cells(cells).combined).findings]
     with_config = [(0, "import os\nos.environ['TF_CONFIG'] = config\n"), *cells]
     assert "TFD105" in [f.code for f in check_source("guide.ipynb", combine_cells(with_config).combined).findings]
+
+
+def test_compile_in_a_factory_called_in_the_scope_and_again_for_a_cpu_copy_is_not_tfd101():
+    """The factory's own local model is what it compiles: the in-scope call compiles inside the
+    scope, and the second call makes a deliberately single-device copy (for export)."""
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+
+        def make_model():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+            model.compile(optimizer="adam", loss="mse")
+            return model
+
+        with strategy.scope():
+            model = make_model()
+
+        model.fit(ds, epochs=2)
+        restored = make_model()
+        restored.set_weights(model.get_weights())
+        """
+    assert "TFD101" not in _codes(source)
