@@ -59,6 +59,12 @@ KNOWN_ERRORS = (
         "a cross-replica call (`strategy.reduce`, ...) inside a replica function",
     ),
     KnownError(
+        ("TFD401",),
+        re.compile(r"has no attribute '(experimental_run_v2|experimental_distribute_datasets_from_function)'"),
+        "a distribution API removed from TensorFlow (`experimental_run_v2` is `run` since 2.2)",
+        error_type="AttributeError",
+    ),
+    KnownError(
         ("TFD601", "TFD603"),
         re.compile(r"Could not start gRPC server"),
         "several processes claim the same task of the cluster (a hard-coded or malformed TF_CONFIG)",

@@ -22,6 +22,7 @@ MESSAGES = [
     ("ValueError", "Attempt to convert a value (PerReplica:{", ("TFD504",)),
     ("RuntimeError", "Collective ops must be configured at program startup", ("TFD105",)),
     ("RuntimeError", "Method requires being in cross-replica context, use get_replica_context().merge_call()", ("TFD302",)),
+    ("AttributeError", "'MirroredStrategy' object has no attribute 'experimental_run_v2'", ("TFD401",)),
 ]
 
 
