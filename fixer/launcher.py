@@ -40,7 +40,7 @@ class LauncherPlan:
 def launcher_plan(path: str, text: str) -> LauncherPlan:
     """Every literal TF_CONFIG the script sets, in source order: the usable ones, and a warning
     (``path:line: ...``) for each one that is refused or has a loopback problem."""
-    from codemods.cluster.tf_config_sources import tf_config_of, tf_config_setters
+    from fixer.tf.tf_config_sources import tf_config_of, tf_config_setters
 
     plan = LauncherPlan()
     try:

@@ -6,7 +6,7 @@ import json
 
 import libcst as cst
 
-from codemods.cluster.tf_config_sources import (
+from fixer.tf.tf_config_sources import (
     NOT_LITERAL,
     TfConfigSetter,
     environ_item,

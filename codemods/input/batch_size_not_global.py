@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.multiworker.pipelines import binding, pipeline
+from fixer.tf.pipelines import binding, pipeline
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import names_in

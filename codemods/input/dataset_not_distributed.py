@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.input.datasets import DatasetModel
-from codemods.input.host_batches import NUMPY, HostBatches, unwrap_enumerate
+from fixer.tf.datasets import DatasetModel
+from fixer.tf.host_batches import NUMPY, HostBatches, unwrap_enumerate
 from fixer.engine import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.tf.dataflow import names_in

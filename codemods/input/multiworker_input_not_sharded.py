@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.input.datasets import DATASET_CONSTRUCTORS
-from codemods.multiworker.pipelines import (
+from fixer.tf.datasets import DATASET_CONSTRUCTORS
+from fixer.tf.pipelines import (
     SHUFFLE_SEED,
     Pipeline,
     add_helper,

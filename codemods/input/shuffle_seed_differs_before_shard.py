@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.multiworker.pipelines import (
+from fixer.tf.pipelines import (
     SHUFFLE_SEED,
     data_sharded,
     distributed_inputs,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.multiworker.checkpoints import chief_guard, per_worker, rewrite_save, save_calls
+from fixer.tf.checkpoints import chief_guard, per_worker, rewrite_save, save_calls
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.multiworker.checkpoint_path_shared_by_workers import _HEADER, _fixed
-from codemods.multiworker.checkpoints import (
+from fixer.tf.checkpoints import (
     ChiefGuard,
     Save,
     chief_guard,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from codemods.cluster.tf_config_sources import NOT_LITERAL, env_setters, literal_value
+from fixer.tf.tf_config_sources import NOT_LITERAL, env_setters, literal_value
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.compat import imports_keras2_only_library

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.multiworker.pipelines import FILE_SOURCES, add_helper, after_shard, auto_shard_policy, distributed_inputs, pipeline
+from fixer.tf.pipelines import FILE_SOURCES, add_helper, after_shard, auto_shard_policy, distributed_inputs, pipeline
 from fixer.engine import RuleContext
 from fixer.tf.strategies import Membership
 from fixer.rule import Invalid, Rule, Valid

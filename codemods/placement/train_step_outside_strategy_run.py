@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.input.datasets import DISTRIBUTED, PLAIN, DatasetModel
-from codemods.reduction.loss_scaling import Scaling, classify, gradient_calls, loss_origin, only_reduce_means
+from fixer.tf.datasets import DISTRIBUTED, PLAIN, DatasetModel
+from fixer.tf.loss_scaling import Scaling, classify, gradient_calls, loss_origin, only_reduce_means
 from fixer.engine import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.tf.dataflow import names_in

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.multiworker.pipelines import binding
+from fixer.tf.pipelines import binding
 from fixer.engine import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid

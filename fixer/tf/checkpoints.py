@@ -326,7 +326,7 @@ def _task_index(node: cst.BaseExpression, ctx: RuleContext | None = None, depth:
     if bool(keys & _INDEX_KEYS) and ("index" not in keys or "task" in keys or keys & {"task_index", "rank"} or len(keys) > 1):
         return True
     if ctx is not None and isinstance(node, cst.Name) and depth < 3:
-        from codemods.multiworker.pipelines import binding
+        from fixer.tf.pipelines import binding
 
         bound = binding(ctx, node.value, node)
         return bound is not None and _task_index(bound[0], ctx, depth + 1)

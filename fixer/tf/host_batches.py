@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.input.datasets import DatasetModel
+from fixer.tf.datasets import DatasetModel
 from fixer.engine import RuleContext
 from fixer.tf.dataflow import names_in
 from fixer.tf.names import dotted_name
