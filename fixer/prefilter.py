@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
+from fixer.tf.strategies import STRATEGY_ONLY_ATTRIBUTES
+
 if TYPE_CHECKING:
     from fixer.rule import Rule
 
@@ -73,19 +75,7 @@ STRATEGY = Evidence(
     (
         ("Strategy", None),
         ("get_strategy", None),
-        *(
-            _attribute(name)
-            for name in (
-                "experimental_run_v2",
-                "experimental_distribute_dataset",
-                "distribute_datasets_from_function",
-                "experimental_distribute_datasets_from_function",
-                "num_replicas_in_sync",
-                "experimental_local_results",
-                "extended",
-                "cluster_resolver",
-            )
-        ),
+        *(_attribute(name) for name in sorted(STRATEGY_ONLY_ATTRIBUTES)),
         ("scope", r"\." + _GAP + r"scope" + _GAP + r"\("),
         ("args", r"[(,]" + _GAP + r"args" + _GAP + r"="),
     ),

@@ -80,16 +80,7 @@ class Provenance:
     @cached_property
     def replica_functions(self) -> frozenset[FunctionLike]:
         """Functions the proven `strategy.run` calls execute, and what they call in this module."""
-        pending = [target for run in self.run_calls for target in run.targets]
-        seen: set[FunctionLike] = set()
-        while pending:
-            func = pending.pop()
-            if func in seen:
-                continue
-            seen.add(func)
-            for call in self.replica.calls_in(func):
-                pending.extend(self.replica.resolve_callable(call.func, call))
-        return frozenset(seen)
+        return self.replica.reachable(target for run in self.run_calls for target in run.targets)
 
     def in_replica_context(self, node: cst.CSTNode) -> bool:
         """True when ``node`` runs inside a proven replica function (or a lambda within one)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -189,7 +190,11 @@ class ReplicaModel:
     @cached_property
     def replica_functions(self) -> frozenset[FunctionLike]:
         """Functions passed to `strategy.run`, plus what they call in this module (transitively)."""
-        pending = [target for run in self.run_calls for target in run.targets]
+        return self.reachable(target for run in self.run_calls for target in run.targets)
+
+    def reachable(self, functions: Iterable[FunctionLike]) -> frozenset[FunctionLike]:
+        """``functions`` and every function of this module they call, transitively."""
+        pending = list(functions)
         seen: set[FunctionLike] = set()
         while pending:
             func = pending.pop()
@@ -208,19 +213,9 @@ class ReplicaModel:
         """
         if not run.targets:
             return True
-        pending = list(run.targets)
-        seen: set[FunctionLike] = set()
-        while pending:
-            func = pending.pop()
-            if func in seen:
-                continue
-            seen.add(func)
-            for call in self.calls_in(func):
-                name = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", None)
-                if name in _TRAINING_CALLS:
-                    return True
-                pending.extend(self.resolve_callable(call.func, call))
-        return False
+        return any(
+            _called_name(call) in _TRAINING_CALLS for func in self.reachable(run.targets) for call in self.calls_in(func)
+        )
 
     @cached_property
     def probable_replica_functions(self) -> frozenset[FunctionLike]:
@@ -321,6 +316,13 @@ _TRAINING_CALLS = frozenset(
     {"GradientTape", "gradient", "apply_gradients", "apply", "minimize", "assign", "assign_add", "assign_sub",
      "train", "train_step", "train_on_batch"}
 )
+
+
+def _called_name(call: cst.Call) -> str | None:
+    """``m`` for ``x.m(...)``, ``f`` for ``f(...)``."""
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value
+    return call.func.value if isinstance(call.func, cst.Name) else None
 
 
 def _is_function_wrapper(decorator: cst.BaseExpression) -> bool:
