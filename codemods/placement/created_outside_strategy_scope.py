@@ -7,16 +7,12 @@ from pathlib import Path
 
 import libcst as cst
 
-from codemods.multiworker.keras3_fit_under_multiworker import (
-    keras_flavour,
-    keras_module,
-    legacy_keras,
-)
 from fixer.engine import RuleContext
 from fixer.notebook import cell_boundaries
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import independent
+from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
 from fixer.tf.optimizers import build_lines_after_move
 from fixer.tf.paths import exclusive, rebound_between
 from fixer.tf.project import project_facts

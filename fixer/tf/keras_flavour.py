@@ -1,0 +1,87 @@
+"""Which Keras a model is: Keras 2 (tf-keras) or Keras 3, from its import and TF_USE_LEGACY_KERAS.
+
+Shared by the rules whose verdict depends on the Keras in use (TFD101, TFD107, TFD109, TFD504).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from fixer.tf.compat import imports_keras2_only_library
+from fixer.tf.names import dotted_name
+from fixer.tf.tf_config_sources import NOT_LITERAL, env_setters, literal_value
+
+if TYPE_CHECKING:
+    from fixer.engine import RuleContext
+
+_LEGACY_TRUE = frozenset({"1", "true", "True"})  # what TensorFlow 2.21 accepts (tensorflow/__init__.py)
+
+
+@dataclass(frozen=True)
+class LegacySetting:
+    """What the script sets TF_USE_LEGACY_KERAS to: True ("1", "true", "True"), False (anything
+    else), None (not set, or not a literal); ``node`` is the value of the last setting."""
+
+    value: bool | None
+    node: cst.BaseExpression | None
+    literal: bool = True
+
+
+def legacy_keras(ctx: RuleContext) -> LegacySetting:
+    """The script's own TF_USE_LEGACY_KERAS setting (the last one; `os.putenv` does not count:
+    TensorFlow reads `os.environ`). Comments and docstrings that mention it are not settings."""
+    setters = env_setters(ctx, "TF_USE_LEGACY_KERAS", putenv=False)
+    if not setters:
+        # A library that imports only under tf-keras (TFRS) means the switch is set outside.
+        return LegacySetting(True if imports_keras2_only_library(ctx.index) else None, None)
+    last = setters[-1]
+    value = literal_value(ctx, last.value)
+    if value is NOT_LITERAL:
+        return LegacySetting(None, last.value, literal=False)
+    return LegacySetting(str(value) in _LEGACY_TRUE, last.value)
+
+
+def keras_module(ctx: RuleContext, func: cst.BaseExpression) -> str:
+    """Which Keras a model class comes from: "tf_keras" (Keras 2), "keras" (standalone: Keras 3
+    from TensorFlow 2.16 on) or "tensorflow" (`tf.keras`: follows TF_USE_LEGACY_KERAS)."""
+    dotted = dotted_name(func) or ""
+    head = dotted.split(".")[0]
+    bound = _raw_binding(ctx, head) or head
+    root = bound.split(".")[0]
+    return root if root in ("tf_keras", "keras") else "tensorflow"
+
+
+def _raw_binding(ctx: RuleContext, local: str) -> str | None:
+    """The module path an imported local name stands for, as written (not canonicalised)."""
+    for node in ctx.index.imports:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                target = dotted_name(alias.name) if isinstance(alias.name, (cst.Name, cst.Attribute)) else None
+                if target is None:
+                    continue
+                name = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else target.split(".")[0]
+                if name == local:
+                    return target
+        elif not node.relative and node.module is not None and not isinstance(node.names, cst.ImportStar):
+            module = dotted_name(node.module)
+            for alias in node.names:
+                if not isinstance(alias.name, cst.Name):
+                    continue
+                name = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else alias.name.value
+                if name == local and module is not None:
+                    return f"{module}.{alias.name.value}"
+    return None
+
+
+def keras_flavour(module: str, legacy: LegacySetting, pinned_keras2: bool) -> int | None:
+    """2 or 3 for a model from ``module`` (see `keras_module`); None when it cannot be told."""
+    if module == "tf_keras" or pinned_keras2:
+        return 2  # below TensorFlow 2.16 every Keras spelling is Keras 2
+    if module == "keras":
+        return 3
+    if legacy.value is None and not legacy.literal:
+        return None  # set from something the script reads: cannot tell
+    return 2 if legacy.value else 3
