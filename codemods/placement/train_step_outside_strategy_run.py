@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import libcst as cst
 
-from fixer.tf.datasets import DISTRIBUTED, PLAIN, DatasetModel
-from fixer.tf.loss_scaling import Scaling, classify, gradient_calls, loss_origin, only_reduce_means
 from fixer.engine import RuleContext
 from fixer.prefilter import STRATEGY
+from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
+from fixer.tf.datasets import DISTRIBUTED, PLAIN, DatasetModel
+from fixer.tf.loss_scaling import (
+    Scaling,
+    classify,
+    gradient_calls,
+    loss_origin,
+    only_reduce_means,
+)
 from fixer.tf.names import dotted_name
 from fixer.tf.optimizers import ready_for_compiled_step
-from fixer.tf.strategies import Membership, visible_defs
-from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.reach import strategy_in_reach
+from fixer.tf.strategies import Membership, visible_defs
 from fixer.types import Applicability, Edit
 
 _APPLIES = frozenset({"apply_gradients", "minimize"})
@@ -839,7 +846,7 @@ class TrainStepOutsideStrategyRun(Rule):
                 if ctx.index.method_class(func) is not None:
                     position -= 1
                 for site in strategies.call_sites(func):
-                    arg = _argument(site, position, key)
+                    arg = argument_value(site, position, key)
                     if arg is not None and self._created_in_scope(ctx, _root_key(arg), site, depth + 1):
                         return True
                 return False
@@ -1106,21 +1113,13 @@ def _applied_variables(call: cst.Call) -> cst.BaseExpression | None:
     if not isinstance(call.func, cst.Attribute):
         return None
     if call.func.attr.value == "minimize":
-        return _argument(call, 1, "var_list")
-    pairs = _argument(call, 0, "grads_and_vars")
+        return argument_value(call, 1, "var_list")
+    pairs = argument_value(call, 0, "grads_and_vars")
     if isinstance(pairs, cst.Call) and isinstance(pairs.func, cst.Name) and pairs.func.value == "zip" and len(pairs.args) == 2:
         return pairs.args[1].value
     return None
 
 
-def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None]
-    if position < 0 or any(a.star for a in positional[: position + 1]):
-        return None
-    return positional[position].value if len(positional) > position else None
 
 
 def _root_key(expr: cst.BaseExpression | None) -> str | None:

@@ -7,18 +7,13 @@ import libcst as cst
 from fixer.engine import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.calls import argument
 from fixer.tf.dataflow import names_in
 from fixer.types import Applicability
 
 _CROSS_REPLICA = frozenset({"reduce", "gather", "experimental_local_results", "run", "experimental_run_v2"})
 
 
-def _argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg
-    positional = [a for a in call.args if a.keyword is None]
-    return positional[position] if len(positional) > position else None
 
 
 class CrossReplicaCallInReplicaFn(Rule):
@@ -511,7 +506,7 @@ class CrossReplicaCallInReplicaFn(Rule):
                 self._gather(ctx, call)
 
     def _reduce(self, ctx: RuleContext, call: cst.Call) -> None:
-        op, value, axis = _argument(call, 0, "reduce_op"), _argument(call, 1, "value"), _argument(call, 2, "axis")
+        op, value, axis = argument(call, 0, "reduce_op"), argument(call, 1, "value"), argument(call, 2, "axis")
         message = "`strategy.reduce` inside a replica function raises `Method requires being in cross-replica context`"
         has_axis = axis is not None and not (isinstance(axis.value, cst.Name) and axis.value.value == "None")
         if op is None or value is None or has_axis:
@@ -530,7 +525,7 @@ class CrossReplicaCallInReplicaFn(Rule):
         ctx.report(call, message + "; use `get_replica_context().all_reduce`", edits=[*edits, ctx.replace(call, replacement)])
 
     def _gather(self, ctx: RuleContext, call: cst.Call) -> None:
-        value, axis = _argument(call, 0, "value"), _argument(call, 1, "axis")
+        value, axis = argument(call, 0, "value"), argument(call, 1, "axis")
         message = "`strategy.gather` inside a replica function raises `Method requires being in cross-replica context`"
         if value is None or axis is None:
             ctx.report(call, message + "; gather in the caller instead")

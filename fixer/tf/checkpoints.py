@@ -11,6 +11,7 @@ import libcst as cst
 
 from fixer.engine import RuleContext
 from fixer.report import render
+from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
 from fixer.tf.reach import strategy_in_reach
 from fixer.types import Edit
@@ -131,7 +132,7 @@ def save_calls(ctx: RuleContext) -> list[Save]:
     found = []
     for call in ctx.index.calls:
         if ctx.tf.names.callee(call) == _MANAGER:
-            path = _argument(call, 1, ("directory",))
+            path = argument_value(call, 1, "directory")
             if path is not None:
                 constructions[call] = Save(call, path, "manager")
                 found.append(constructions[call])
@@ -142,7 +143,7 @@ def save_calls(ctx: RuleContext) -> list[Save]:
         owner = func.value
         inline_checkpoint = isinstance(owner, cst.Call) and ctx.tf.names.callee(owner) == _CHECKPOINT
         if func.attr.value in _SAVES and (ctx.source(owner) in savers or inline_checkpoint):
-            path = _argument(call, 0, ("filepath", "file_prefix"))
+            path = argument_value(call, 0, "filepath", "file_prefix")
             if path is not None:
                 found.append(Save(call, path, "save"))
         elif func.attr.value == "save" and ctx.source(owner) in managers:
@@ -152,12 +153,6 @@ def save_calls(ctx: RuleContext) -> list[Save]:
     return found
 
 
-def _argument(call: cst.Call, position: int, keywords: tuple[str, ...]) -> cst.BaseExpression | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value in keywords:
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    return positional[position].value if len(positional) > position else None
 
 
 # Does a path depend on the task? --------------------------------------------------------------
@@ -292,7 +287,7 @@ def _bindings(ctx: RuleContext, name: str, at: cst.CSTNode) -> list[cst.BaseExpr
                 values.append(params[position].default)
             for site in ctx.tf.strategies.call_sites(func):
                 offset = 1 if ctx.index.method_class(func) is not None else 0
-                argument = _argument(site, position - offset, (name,)) if position >= offset else None
+                argument = argument_value(site, position - offset, name) if position >= offset else None
                 if argument is not None:
                     values.append(argument)
     return values

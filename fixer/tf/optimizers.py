@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Iterable
 
 import libcst as cst
 
+from fixer.tf.calls import argument_value
 from fixer.tf.index import FunctionLike
 from fixer.tf.names import dotted_name
 from fixer.types import Edit
@@ -114,7 +115,7 @@ def optimizer_state(ctx: "RuleContext", call: cst.Call) -> tuple[str, State] | N
     if name in STATEFUL_CLASSES:
         return name, State.STATEFUL
     if name == "SGD":
-        momentum = _argument(call, 1, "momentum")
+        momentum = argument_value(call, 1, "momentum")
         if momentum is None or _is_zero(momentum):
             return name, State.STATELESS
         # A literal momentum > 0 keeps a slot per variable; one read from a config most likely
@@ -183,14 +184,14 @@ def trained_variables(apply_call: cst.Call) -> cst.BaseExpression | None:
     ``apply(grads, V)`` and ``minimize(loss, V)``."""
     method = apply_call.func.attr.value if isinstance(apply_call.func, cst.Attribute) else ""
     if method == "apply_gradients":
-        pairs = _argument(apply_call, 0, "grads_and_vars")
+        pairs = argument_value(apply_call, 0, "grads_and_vars")
         if isinstance(pairs, cst.Call) and isinstance(pairs.func, cst.Name) and pairs.func.value == "zip" and len(pairs.args) == 2:
             return pairs.args[1].value
         return None
     if method == "apply":
-        return _argument(apply_call, 1, "trainable_variables")
+        return argument_value(apply_call, 1, "trainable_variables")
     if method == "minimize":
-        return _argument(apply_call, 1, "var_list")
+        return argument_value(apply_call, 1, "var_list")
     return None
 
 
@@ -420,9 +421,9 @@ def _literal_shape(ctx: "RuleContext", node: cst.BaseExpression, depth: int = 0)
         return _literal_shape(ctx, node.func.value, depth)  # `np.random.random(shape).astype("float32")`
     callee = ctx.tf.names.callee(node) or ""
     if callee in _SHAPE_FIRST:
-        return _int_tuple(_argument(node, 0, "shape"))
+        return _int_tuple(argument_value(node, 0, "shape"))
     if callee in _SHAPE_SIZE:
-        return _int_tuple(_argument(node, 2, "size"))
+        return _int_tuple(argument_value(node, 2, "size"))
     if callee in _SHAPE_VARARGS:
         dims = [_int(a.value) for a in node.args if a.keyword is None]
         return tuple(dims) if dims and all(d is not None for d in dims) else None  # type: ignore[arg-type]
@@ -545,15 +546,6 @@ def _on_own_line(ctx: "RuleContext", statement: cst.CSTNode) -> bool:
     )
 
 
-def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
-    """The argument a call gives for a parameter, by keyword or by position."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    positional = [arg for arg in call.args if arg.keyword is None]
-    if any(arg.star for arg in positional[: position + 1]):
-        return None
-    return positional[position].value if len(positional) > position else None
 
 
 def _is_zero(node: cst.BaseExpression) -> bool:

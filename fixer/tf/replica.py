@@ -8,6 +8,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from fixer.tf.calls import argument_value
 from fixer.tf.classes import methods_of_other_objects, resolve_method
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import NameResolver, dotted_name
@@ -66,7 +67,7 @@ class ReplicaModel:
                 strategy = func.value.value
             if strategy is None:
                 continue
-            fn = _first_argument(call, "fn")
+            fn = argument_value(call, 0, "fn")
             targets = tuple(self.resolve_callable(fn, call)) if fn is not None else ()
             found.append(RunCall(call=call, strategy=strategy, fn=fn, targets=targets))
         return found
@@ -152,7 +153,7 @@ class ReplicaModel:
                 if position is not None:
                     found: list[FunctionLike] = []
                     for site in self.strategies.call_sites(scope):
-                        arg = _argument_for(site, *position)
+                        arg = argument_value(site, *position)
                         if arg is not None:
                             found.extend(self.resolve_callable(arg, site, depth + 1))
                     return found
@@ -178,7 +179,7 @@ class ReplicaModel:
         called = {id(site.func) for site in sites} | {id(site.func.attr) for site in sites if isinstance(site.func, cst.Attribute)}
         if any(id(n) not in called for n in uses):
             return None  # also used as a value (passed to a callback, stored): other callers unknown
-        return [(site, _argument_for(site, *position)) for site in sites]
+        return [(site, argument_value(site, *position)) for site in sites]
 
     def target_is_tf_function(self, run: RunCall) -> bool:
         """True when what ``run`` runs is itself a `tf.function` (``run`` then traces one graph)."""
@@ -334,12 +335,6 @@ def _is_function_wrapper(decorator: cst.BaseExpression) -> bool:
     return isinstance(decorator, cst.Attribute) and decorator.attr.value == "function"
 
 
-def _first_argument(call: cst.Call, keyword: str) -> cst.BaseExpression | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    return positional[0].value if positional else None
 
 
 def _parameter_position(func: cst.FunctionDef, name: str) -> tuple[int | None, str] | None:
@@ -354,15 +349,3 @@ def _parameter_position(func: cst.FunctionDef, name: str) -> tuple[int | None, s
         return None, name
     return None
 
-
-def _argument_for(call: cst.Call, position: int | None, keyword: str) -> cst.BaseExpression | None:
-    """The argument a call gives for a parameter (by keyword, else by position)."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    if position is None or position < 0:
-        return None
-    positional = [arg for arg in call.args if arg.keyword is None]
-    if any(arg.star for arg in positional[: position + 1]):
-        return None
-    return positional[position].value if len(positional) > position else None

@@ -1,0 +1,28 @@
+"""Which argument a call passes for a parameter: one lookup for every rule and analysis."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def argument(call: cst.Call, position: int | None, *keywords: str) -> cst.Arg | None:
+    """The argument ``call`` passes by one of ``keywords``, else the one at ``position``.
+
+    None when there is none, when ``position`` is None or negative, or when a ``*args`` at or
+    before that position hides which argument lands there.
+    """
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in keywords:
+            return arg
+    if position is None or position < 0:
+        return None
+    positional = [arg for arg in call.args if arg.keyword is None and arg.star != "**"]
+    if any(arg.star for arg in positional[: position + 1]):
+        return None
+    return positional[position] if len(positional) > position else None
+
+
+def argument_value(call: cst.Call, position: int | None, *keywords: str) -> cst.BaseExpression | None:
+    """The expression of :func:`argument`, or None."""
+    arg = argument(call, position, *keywords)
+    return arg.value if arg is not None else None
