@@ -4,6 +4,7 @@ strategy on the same program path, a strategy built again on every loop iteratio
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import libcst as cst
 
@@ -372,11 +373,15 @@ class SeveralStrategies(Rule):
 
     def check(self, ctx: RuleContext) -> None:
         built = [self._built(ctx, call) for call, _ in ctx.tf.strategies.constructions]
+        withs = _EnclosingWiths(ctx)
+        created: dict[int, set[str]] = {}
         for number, later in enumerate(built):
             reported = False
             for earlier in built[:number]:
                 if earlier.owner is later.owner and not _exclusive(ctx, earlier.call, later.call):
-                    crossing = _crossing_use(ctx, _created_in(ctx, earlier.blocks), later.blocks)
+                    if id(earlier) not in created:
+                        created[id(earlier)] = _created_in(ctx, withs, earlier.blocks)
+                    crossing = _crossing_use(ctx, withs, created[id(earlier)], later.blocks)
                     if crossing is not None:
                         ctx.report(later.call, _message(crossing, "a strategy built earlier on this path"))
                         reported = True
@@ -385,13 +390,13 @@ class SeveralStrategies(Rule):
                 continue
             if later.loop is not None:
                 outside = _kept_across_iterations(ctx, later.loop, later.owner)
-                crossing = _crossing_use(ctx, outside, later.blocks)
+                crossing = _crossing_use(ctx, withs, outside, later.blocks)
                 if crossing is not None:
                     ctx.report(later.call, _message(crossing, "the previous loop iteration's strategy"))
                     continue
             if isinstance(later.owner, cst.FunctionDef) and _runs_repeatedly(ctx, later.owner):
                 local = {n for a in ctx.index.in_function("assigns", later.owner) for t in _targets(a) for n in _names(t)}
-                crossing = _crossing_use(ctx, None, later.blocks, exclude=local)
+                crossing = _crossing_use(ctx, withs, None, later.blocks, exclude=local)
                 if crossing is not None:
                     ctx.report(later.call, _message(crossing, "the strategy of the previous call"))
 
@@ -458,11 +463,49 @@ def _exclusive(ctx: RuleContext, first: cst.CSTNode, second: cst.CSTNode) -> boo
     return False
 
 
-def _created_in(ctx: RuleContext, blocks: tuple[cst.With, ...]) -> set[str]:
+class _EnclosingWiths:
+    """The `with` statements around each node, computed once per node: the rule asks for every
+    assignment and call of the module against the scope blocks of every pair of strategies."""
+
+    def __init__(self, ctx: RuleContext) -> None:
+        self.ctx = ctx
+        self._found: dict[int, frozenset[int]] = {}
+        self._used: dict[tuple[int, ...], list[str]] = {}
+
+    @cached_property
+    def stateful_uses(self) -> list[tuple[str, cst.Call]]:
+        """``(name, call)`` for each ``name.compile(...)``, ``name.fit(...)``... on a local name."""
+        uses = []
+        for call in self.ctx.index.calls:
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value in _STATEFUL_USES and isinstance(func.value, cst.Name)):
+                continue
+            if not self.ctx.tf.names.qualified(func.value):
+                uses.append((func.value.value, call))
+        return uses
+
+    def used_in(self, blocks: tuple[cst.With, ...]) -> list[str]:
+        """Names of :attr:`stateful_uses` inside ``blocks``, in source order (once per set of blocks)."""
+        key = tuple(map(id, blocks))
+        if key not in self._used:
+            self._used[key] = [name for name, call in self.stateful_uses if self.inside_any(call, blocks)]
+        return self._used[key]
+
+    def inside_any(self, node: cst.CSTNode, blocks: tuple[cst.With, ...]) -> bool:
+        """True when ``node`` is within one of ``blocks``."""
+        key = id(node)
+        if key not in self._found:
+            self._found[key] = frozenset(id(a) for a in self.ctx.index.ancestors(node) if isinstance(a, cst.With))
+        return any(id(block) in self._found[key] for block in blocks)
+
+
+def _created_in(ctx: RuleContext, withs: _EnclosingWiths, blocks: tuple[cst.With, ...]) -> set[str]:
     """Names assigned inside the given scope blocks."""
     names: set[str] = set()
+    if not blocks:
+        return names
     for assign in ctx.index.assigns:
-        if any(ctx.index.is_within(assign, block) for block in blocks):
+        if withs.inside_any(assign, blocks):
             for target in _targets(assign):
                 names |= _names(target)
     return names
@@ -492,19 +535,18 @@ def _kept_across_iterations(ctx: RuleContext, loop: cst.CSTNode, owner: Function
 
 
 def _crossing_use(
-    ctx: RuleContext, names: set[str] | None, blocks: tuple[cst.With, ...], exclude: frozenset[str] | set[str] = frozenset()
+    ctx: RuleContext,
+    withs: _EnclosingWiths,
+    names: set[str] | None,
+    blocks: tuple[cst.With, ...],
+    exclude: frozenset[str] | set[str] = frozenset(),
 ) -> str | None:
     """The first name of ``names`` (None: any name not in ``exclude``) whose variables a call in
     ``blocks`` creates or updates (``name.compile(...)``, ``name.fit(...)``...)."""
-    for call in ctx.index.calls:
-        func = call.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value in _STATEFUL_USES and isinstance(func.value, cst.Name)):
+    for name in withs.used_in(blocks):
+        if name in exclude or (names is not None and name not in names):
             continue
-        name = func.value.value
-        if name in exclude or (names is not None and name not in names) or ctx.tf.names.qualified(func.value):
-            continue
-        if any(ctx.index.is_within(call, block) for block in blocks):
-            return name
+        return name
     return None
 
 

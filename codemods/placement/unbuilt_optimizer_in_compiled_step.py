@@ -6,9 +6,11 @@ from pathlib import Path
 
 import libcst as cst
 
-from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
 from fixer.engine import RuleContext
+from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
+from fixer.tf.names import dotted_name
 from fixer.tf.optimizers import (
     State,
     apply_calls,
@@ -21,7 +23,6 @@ from fixer.tf.optimizers import (
 from fixer.tf.project import pinned_below
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability
-from fixer.prefilter import STRATEGY
 
 _KERAS3_UPDATES = frozenset({"apply_gradients", "apply"})  # Keras 3 optimizers have no `minimize`
 
@@ -874,10 +875,11 @@ class UnbuiltOptimizerInCompiledStep(Rule):
 
 def _imports_tf_keras(ctx: RuleContext) -> bool:
     """The file imports tf-keras (Keras 2): its `tf.keras` code is meant to run on tf-keras too."""
+    # Names read without positions: asking for source text would resolve every position of the file.
     for node in ctx.index.imports:
         if isinstance(node, cst.Import):
-            if any(ctx.source(a.name).split(".")[0] == "tf_keras" for a in node.names):
+            if any((dotted_name(a.name) or "").split(".")[0] == "tf_keras" for a in node.names):
                 return True
-        elif node.module is not None and not node.relative and ctx.source(node.module).split(".")[0] == "tf_keras":
+        elif node.module is not None and not node.relative and (dotted_name(node.module) or "").split(".")[0] == "tf_keras":
             return True
     return False

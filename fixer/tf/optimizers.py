@@ -22,11 +22,12 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 
 from fixer.tf.calls import argument_value
-from fixer.tf.index import FunctionLike
+from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import dotted_name
 from fixer.types import Edit
 
@@ -156,10 +157,8 @@ def optimizer_creation(ctx: "RuleContext", receiver: cst.BaseExpression) -> Opti
     if key is None:
         return None
     found = []
-    for assign in ctx.index.assigns:
-        if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
-            continue
-        if not any(dotted_name(t.target) == key for t in assign.targets):
+    for assign in _assignments_to(ctx.index, key):
+        if not isinstance(assign.value, cst.Call):
             continue
         kind = optimizer_state(ctx, assign.value)
         if kind is None:
@@ -172,11 +171,29 @@ def optimizer_creation(ctx: "RuleContext", receiver: cst.BaseExpression) -> Opti
 
 def is_built(ctx: "RuleContext", receiver: cst.BaseExpression) -> bool:
     """True when the program calls ``<receiver>.build(...)`` somewhere."""
-    text = ctx.source(receiver)
-    return any(
-        isinstance(c.func, cst.Attribute) and c.func.attr.value == "build" and ctx.source(c.func.value) == text
+    key = dotted_name(receiver)  # not source text: that would resolve every position of the file
+    return key is not None and any(
+        isinstance(c.func, cst.Attribute) and c.func.attr.value == "build" and dotted_name(c.func.value) == key
         for c in ctx.index.calls
     )
+
+
+_ASSIGNMENTS: "WeakKeyDictionary[ModuleIndex, dict[str, list[cst.Assign]]]" = WeakKeyDictionary()
+
+
+def _assignments_to(index: ModuleIndex, key: str) -> list[cst.Assign]:
+    """The ``=`` statements with ``key`` (``opt``, ``self.opt``) among their targets, in source order.
+
+    Grouped once per module: rules ask this for every optimizer and strategy of a long file."""
+    groups = _ASSIGNMENTS.get(index)
+    if groups is None:
+        groups = {}
+        for assign in index.assigns:
+            if isinstance(assign, cst.Assign):
+                for target in {dotted_name(t.target) for t in assign.targets} - {None}:
+                    groups.setdefault(target, []).append(assign)
+        _ASSIGNMENTS[index] = groups
+    return groups.get(key, [])
 
 
 def trained_variables(apply_call: cst.Call) -> cst.BaseExpression | None:
@@ -326,11 +343,9 @@ def _may_have_replicas(ctx: "RuleContext", run: "RunCall") -> bool:
     kinds = ctx.tf.strategies.kinds(run.strategy) - {_DISTRIBUTE + "Strategy"}  # "some strategy": unknown
     if kinds and kinds <= _NOT_MIRRORED:
         return False
-    key = ctx.source(run.strategy)
-    for assign in ctx.index.assigns:
-        if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call) and any(
-            ctx.source(t.target) == key for t in assign.targets
-        ):
+    key = dotted_name(run.strategy)  # not source text: that would resolve every position of the file
+    for assign in _assignments_to(ctx.index, key) if key is not None else []:
+        if isinstance(assign.value, cst.Call):
             devices = next(
                 (a.value for a in assign.value.args if a.keyword is None or a.keyword.value == "devices"), None
             )
