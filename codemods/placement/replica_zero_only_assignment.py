@@ -7,6 +7,7 @@ import libcst as cst
 from fixer.engine import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.calls import calls_within
 from fixer.types import Applicability, Edit
 
 _GUARD_ATTRIBUTES = frozenset({"replica_id_in_sync_group", "task_id", "is_chief"})
@@ -771,7 +772,7 @@ def _same_on_every_replica(ctx: RuleContext, value: cst.BaseExpression, near: cs
     attributes = _attributes(value)
     if attributes & _VARYING_ATTRIBUTES:
         return False
-    for call in _calls_in(value):
+    for call in calls_within(value):
         callee = ctx.tf.names.callee(call) or ""
         if callee.startswith(("tensorflow.random.", "keras.random.")) or not callee and isinstance(call.func, cst.Name):
             # random ops differ per replica; a local function's result is unknown
@@ -811,17 +812,6 @@ def _arguments_same(ctx: RuleContext, func, name: str, depth: int) -> bool:
     if not sites:
         return False
     return all(arg is not None and _same_on_every_replica(ctx, arg, site, depth + 1) for site, arg in sites)
-
-
-def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_Collect())
-    return found
 
 
 def _data_names(node: cst.CSTNode) -> set[str]:

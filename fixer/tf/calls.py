@@ -26,3 +26,15 @@ def argument_value(call: cst.Call, position: int | None, *keywords: str) -> cst.
     """The expression of :func:`argument`, or None."""
     arg = argument(call, position, *keywords)
     return arg.value if arg is not None else None
+
+
+def calls_within(node: cst.CSTNode) -> list[cst.Call]:
+    """Every call inside ``node`` (``node`` included), in source order."""
+    found: list[cst.Call] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_Collect())
+    return found

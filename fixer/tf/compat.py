@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from fixer.tf.calls import calls_within
 from fixer.tf.dataflow import names_in
 from fixer.tf.index import ModuleIndex
 from fixer.tf.names import dotted_name
@@ -37,21 +38,10 @@ def is_compat_fallback(index: ModuleIndex, node: cst.CSTNode) -> bool:
 
 def _probes(node: cst.BaseExpression) -> bool:
     """``getattr(x, "name", None)`` or ``hasattr(...)``: the other operand is the fallback."""
-    for call in _calls(node):
+    for call in calls_within(node):
         if isinstance(call.func, cst.Name) and call.func.value in ("getattr", "hasattr"):
             return True
     return False
-
-
-def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_Collect())
-    return found
 
 
 def _catches_missing_api(node: cst.Try) -> bool:
