@@ -302,14 +302,8 @@ def compiled_replica_functions(ctx: "RuleContext") -> dict[FunctionLike, str]:
             continue
         if not (replica.is_tf_function(step) or _only_called_from_graphs(ctx, step)):
             continue
-        pending = list(run.targets)
-        while pending:
-            func = pending.pop()
-            if func in found:
-                continue
-            found[func] = step.name.value
-            for inner in replica.calls_in(func):
-                pending.extend(replica.resolve_callable(inner.func, inner))
+        for func in replica.reachable(run.targets):
+            found.setdefault(func, step.name.value)  # the first step that runs it names it
     return found
 
 
