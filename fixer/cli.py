@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import shlex
 import sys
 from pathlib import Path
 from typing import Optional
@@ -14,6 +15,7 @@ from fixer import __version__
 from fixer.config import ConfigError, load_config
 from fixer.engine import PARSE_ERROR_CODE
 from fixer.explain import PARSE_ERROR_EXPLANATION, render_explanation, rule_summary, rules_markdown
+from fixer.launcher import LauncherKind, LaunchOptions
 from fixer.output import diff as diff_output
 from fixer.output import github, json_format, junit, sarif, text
 from fixer.registry import default_registry
@@ -178,7 +180,14 @@ def fix(
     unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that can change behaviour."),
     select: Optional[list[str]] = SelectOption,
     ignore: Optional[list[str]] = IgnoreOption,
-    emit_launcher: Optional[Path] = typer.Option(None, "--emit-launcher", metavar="DIR", help="Write one launch script per task for each hard-coded TF_CONFIG that TFD601 removes."),
+    emit_launcher: Optional[Path] = typer.Option(None, "--emit-launcher", metavar="DIR", help="Write launchers for each hard-coded TF_CONFIG that TFD601 removes, into DIR/<script name>/."),
+    launcher: Optional[LauncherKind] = typer.Option(
+        None, "--launcher", help="With --emit-launcher: shell (one script per task, the default), ray (a `ray job submit` entry point) or tfjob (a Kubeflow TFJob manifest).",
+    ),
+    image: Optional[str] = typer.Option(None, "--image", help="With --launcher tfjob: the container image that holds the project (required)."),
+    launch_command: Optional[str] = typer.Option(
+        None, "--launch-command", metavar="COMMAND", help="With --launcher tfjob: the container's command (default `python <script>`, the path relative to the project folder).",
+    ),
     interactive: bool = typer.Option(
         False, "--interactive", "-i",
         help="Review each fix as a diff and choose: apply, skip, apply or skip the whole rule, quit. Writes the fixes you apply; "
@@ -193,6 +202,7 @@ def fix(
         raise _fail("--diff and --write are exclusive")
     if emit_launcher is not None and not write and not interactive:
         raise _fail("--emit-launcher writes launch scripts, and a diff writes nothing: use it with --write")
+    launch_options = _launch_options(emit_launcher, launcher, image, launch_command)
     if interactive:
         misuse = next((name for name, given in (("--diff", diff), ("--output-file", output_file), ("--emit-launcher", emit_launcher)) if given), None)
         if misuse is not None:
@@ -215,7 +225,7 @@ def fix(
         if not write and result.changed:
             patches.append(diff_output.unified_diff(result.path, result.source or "", result.fixed_text or ""))
     if emit_launcher is not None:
-        _emit_launchers(results, emit_launcher)
+        _emit_launchers(results, emit_launcher, launch_options)
     remaining = [f for r in results for f in r.findings if f.code != "TFD000"]
     summary = _fix_summary(results, write, len(remaining)) + _tf_config_note(results, write, emit_launcher is not None)
     if output_file is not None:
@@ -256,12 +266,33 @@ def _tf_config_note(results: list[FileResult], write: bool, launchers: bool) -> 
     done = "moved" if write else "would move"
     return (
         f"\nTFD601 {done} the hard-coded TF_CONFIG of {where} into a comment: each task must now get TF_CONFIG "
-        "from its environment (`--write --emit-launcher DIR` writes one launch script per task)."
+        "from its environment (`--write --emit-launcher DIR` writes one launch script per task; "
+        "with `--launcher ray` or `--launcher tfjob`, a Ray job or a Kubeflow TFJob manifest)."
     )
 
 
-def _emit_launchers(results: list[FileResult], out_dir: Path) -> None:
-    from fixer.launcher import emit_launchers, launcher_plan
+def _launch_options(out_dir: Optional[Path], kind: Optional[LauncherKind], image: Optional[str], command: Optional[str]) -> LaunchOptions:
+    """The launcher options, or a usage error for a combination that cannot be meant."""
+    if kind is not None and out_dir is None:
+        raise _fail("--launcher chooses the kind of launchers --emit-launcher DIR writes: give --emit-launcher too")
+    chosen = kind or LauncherKind.shell
+    tfjob_only = next((name for name, given in (("--image", image), ("--launch-command", command)) if given is not None), None)
+    if tfjob_only is not None and chosen is not LauncherKind.tfjob:
+        raise _fail(f"{tfjob_only} is for TFJob manifests: use it with --emit-launcher DIR --launcher tfjob")
+    if chosen is LauncherKind.tfjob and not image:
+        raise _fail("--launcher tfjob needs --image IMAGE, the container image that holds the project")
+    try:
+        parts = tuple(shlex.split(command)) if command is not None else None
+    except ValueError as exc:
+        raise _fail(f"--launch-command: {exc}") from None
+    if parts == ():
+        raise _fail("--launch-command is empty")
+    return LaunchOptions(kind=chosen, image=image, command=parts)
+
+
+def _emit_launchers(results: list[FileResult], out_dir: Path, options: LaunchOptions) -> None:
+    from fixer.launcher.emit import emit_launchers
+    from fixer.launcher.plan import launcher_plan
 
     for result in results:
         if result.source is None or not any(f.code == "TFD601" for f in result.applied + result.findings):
@@ -272,8 +303,17 @@ def _emit_launchers(results: list[FileResult], out_dir: Path) -> None:
             typer.echo(f"distfix: warning: {warning}", err=True)
         for number, config in enumerate(plan.configs):
             folder = out_dir / script.stem if number == 0 else out_dir / f"{script.stem}_{number}"
-            written = emit_launchers(script, config, folder)
-            typer.echo(f"Wrote {len(written)} launch scripts for {script} to {folder}", err=True)
+            written = emit_launchers(script, config, folder, options)
+            typer.echo(_launchers_written(options, script, written), err=True)
+
+
+def _launchers_written(options: LaunchOptions, script: Path, written: list[Path]) -> str:
+    """One line saying what was written for a script, and how it is started."""
+    if options.kind is LauncherKind.ray:
+        return f"Wrote a Ray job for {script}: {written[0]} (its header gives the `ray job submit` command)"
+    if options.kind is LauncherKind.tfjob:
+        return f"Wrote a TFJob manifest for {script}: {written[0]} (`kubectl apply -f` it)"
+    return f"Wrote {len(written)} launch scripts for {script} to {written[0].parent}"
 
 
 def _ask(prompt: str) -> str:

@@ -104,7 +104,7 @@ def test_a_tf_config_that_cannot_be_launched_is_kept_and_reported(tmp_path: Path
     assert result.returncode in (0, 1), result.stderr
     assert 'os.environ["TF_CONFIG"]' in script.read_text()  # nothing lost
     assert not list(out.rglob("*.sh"))
-    assert "no launch scripts for this TF_CONFIG" in result.stderr and reason in result.stderr
+    assert "no launchers for this TF_CONFIG" in result.stderr and reason in result.stderr
 
 
 def test_task_problems_do_not_matter_and_loopback_is_a_warning(tmp_path: Path, distfix):
@@ -117,16 +117,17 @@ def test_task_problems_do_not_matter_and_loopback_is_a_warning(tmp_path: Path, d
     assert 'os.environ["TF_CONFIG"]' not in script.read_text()
     names = sorted(p.name for p in (out / "train").glob("*.sh"))
     assert names == ["launch_chief_0.sh", "launch_worker_0.sh"]  # each task gets its own index
-    assert "launch scripts written, but" in result.stderr and "loopback" in result.stderr
+    assert "launchers written, but" in result.stderr and "loopback" in result.stderr
 
 
 def test_emit_launchers_refuses_a_malformed_cluster_and_takes_an_interpreter(tmp_path: Path):
-    from fixer.launcher import emit_launchers
+    from fixer.launcher import LaunchOptions
+    from fixer.launcher.emit import emit_launchers
 
     with pytest.raises(ValueError, match="no port"):
         emit_launchers(tmp_path / "t.py", {"cluster": {"worker": ["a"]}}, tmp_path / "out")
     assert not (tmp_path / "out").exists()
-    written = emit_launchers(tmp_path / "t.py", {"cluster": {"worker": {0: "a:1", 2: "b:1"}}}, tmp_path / "out", python=sys.executable)
+    written = emit_launchers(tmp_path / "t.py", {"cluster": {"worker": {0: "a:1", 2: "b:1"}}}, tmp_path / "out", LaunchOptions(python=sys.executable))
     assert [p.name for p in written] == ["launch_worker_0.sh", "launch_worker_2.sh"]
     assert f"PYTHON_BIN={sys.executable};" in written[0].read_text()
 
@@ -140,7 +141,7 @@ def test_emit_launcher_needs_write(tmp_path, distfix):
 
 
 def test_launchers_name_the_script_relative_to_their_folder(tmp_path: Path):
-    from fixer.launcher import emit_launchers
+    from fixer.launcher.emit import emit_launchers
 
     project = tmp_path / "project"
     project.mkdir()
