@@ -3,9 +3,14 @@ required fields, the Ray entry point's own logic, and the usage errors."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -204,3 +209,59 @@ def test_launcher_usage_errors(tmp_path: Path, distfix, arguments, message):
     result = distfix("fix", "--write", "--unsafe-fixes", *arguments, script.name, cwd=script.parent)
     assert result.returncode == 2 and message in result.stderr, result.stderr
     assert script.read_text() == before and not (script.parent / "launch").exists()
+
+
+RAY_TRAIN = """\
+import json
+import os
+import sys
+
+import tensorflow as tf
+
+os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["gpu-0.example:2222", "gpu-1.example:2222"]}, "task": {"type": "worker", "index": 0}})
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+
+@tf.function
+def all_reduce():
+    value = strategy.run(lambda: tf.constant(1.0) + tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group, tf.float32))
+    return strategy.reduce(tf.distribute.ReduceOp.SUM, value, axis=None)
+
+
+total = float(all_reduce())
+task = {"type": strategy.cluster_resolver.task_type, "index": strategy.cluster_resolver.task_id}
+with open(f"result_{strategy.cluster_resolver.task_id}.json", "w") as out:
+    json.dump({"total": total, "task": task, "arguments": sys.argv[1:]}, out)
+"""
+
+
+@pytest.mark.ray
+@pytest.mark.tensorflow
+def test_ray_job_runs_the_fixed_script_on_two_workers(tmp_path: Path, distfix):
+    """The emitted entry point, run on a local Ray instance, forms the 2-worker cluster on this machine."""
+    pytest.importorskip("ray")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text(RAY_TRAIN)
+    fixed = distfix("fix", "--write", "--unsafe-fixes", "--emit-launcher", "launch", "--launcher", "ray", "train.py", cwd=project)
+    assert fixed.returncode in (0, 1), fixed.stderr
+    assert 'os.environ["TF_CONFIG"] =' not in (project / "train.py").read_text()
+    # A private Ray temp dir (short: it holds unix sockets), so this run neither joins nor disturbs another Ray instance.
+    ray_dir = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))
+    env = {key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"}
+    env.update(RAY_TMPDIR=str(ray_dir), RAY_USAGE_STATS_ENABLED="0", TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
+    job = subprocess.Popen(
+        [sys.executable, "launch/train/ray_job.py", "--", "--tag", "loopback"], cwd=project, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )
+    try:
+        output = job.communicate(timeout=600)[0]
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+            job.wait()
+        shutil.rmtree(ray_dir, ignore_errors=True)
+    assert job.returncode == 0, output[-3000:]
+    results = [json.loads((project / f"result_{index}.json").read_text()) for index in (0, 1)]
+    assert [r["task"] for r in results] == [{"type": "worker", "index": 0}, {"type": "worker", "index": 1}]
+    assert all(r["total"] == 3.0 and r["arguments"] == ["--tag", "loopback"] for r in results)
