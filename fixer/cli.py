@@ -305,6 +305,13 @@ def _emit_launchers(results: list[FileResult], out_dir: Path, options: LaunchOpt
             folder = out_dir / script.stem if number == 0 else out_dir / f"{script.stem}_{number}"
             written = emit_launchers(script, config, folder, options)
             typer.echo(_launchers_written(options, script, written), err=True)
+        if plan.configs and any(f.code == "TFD601" for f in result.findings):
+            # The script would overwrite the TF_CONFIG the launchers give it.
+            typer.echo(
+                f"distfix: warning: {script} still sets its hard-coded TF_CONFIG, which overrides the launchers' "
+                "(the TFD601 fix is unsafe: add --unsafe-fixes, or remove the setting by hand)",
+                err=True,
+            )
 
 
 def _launchers_written(options: LaunchOptions, script: Path, written: list[Path]) -> str:

@@ -168,4 +168,18 @@ def test_without_launchers_the_summary_says_where_the_cluster_went(tmp_path: Pat
     written = distfix("fix", "--write", "--unsafe-fixes", "--select", "TFD601", str(script))
     assert "TFD601 moved the hard-coded TF_CONFIG of 1 file into a comment" in written.stderr
     assert "`--write --emit-launcher DIR` writes one launch script per task" in written.stderr
-    assert '# {"worker": ["w0:1", "w1:1"]}' in script.read_text()
+    fixed = script.read_text()
+    assert '# {"worker": ["w0:1", "w1:1"]}' in fixed
+    # MultiWorkerMirroredStrategy's default resolver already reads TF_CONFIG: the strategy stays as written.
+    assert "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n" in fixed and "TFConfigClusterResolver" not in fixed
+
+
+def test_launchers_for_a_setting_left_in_place_come_with_a_warning(tmp_path: Path, distfix):
+    script = tmp_path / "train.py"
+    config = '{"cluster": {"worker": ["w0:1", "w1:1"]}, "task": {"type": "worker", "index": 0}}'
+    script.write_text(BROKEN.format(config=config))
+    result = distfix("fix", "--write", "--select", "TFD601", "--emit-launcher", str(tmp_path / "launch"), str(script))
+    assert result.returncode == 1, result.stderr
+    assert 'os.environ["TF_CONFIG"]' in script.read_text()  # the unsafe fix was held back
+    assert len(list((tmp_path / "launch" / "train").glob("*.sh"))) == 2
+    assert "still sets its hard-coded TF_CONFIG, which overrides the launchers'" in result.stderr

@@ -59,7 +59,8 @@ class HardcodedTfConfig(Rule):
     lost. `MultiWorkerMirroredStrategy()` already reads TF_CONFIG from the environment (through
     `TFConfigClusterResolver`, its default), so the strategy is left as it is. The script then
     needs TF_CONFIG from its environment: `distfix fix --write --emit-launcher DIR` writes one
-    launch script per task holding the removed spec with that task's index. A TF_CONFIG whose
+    launch script per task holding the removed spec with that task's index (with `--launcher ray`,
+    a Ray job entry point; with `--launcher tfjob`, a Kubeflow TFJob manifest). A TF_CONFIG whose
     cluster no launcher could carry (not valid JSON, no `cluster`, a TFD603 defect in the
     cluster) is reported but kept, so nothing is lost.
 
