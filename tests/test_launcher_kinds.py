@@ -91,7 +91,7 @@ def test_tfjob_whole_file(tmp_path: Path):
         apiVersion: kubeflow.org/v1
         kind: TFJob
         metadata:
-          name: train
+          name: "train"
         spec:
           tfReplicaSpecs:
         """) + "".join(
@@ -144,6 +144,14 @@ def test_tfjob_of_a_sparse_cluster_and_an_evaluator(tmp_path: Path):
     assert {kind: spec["replicas"] for kind, spec in parsed["spec"]["tfReplicaSpecs"].items()} == {"Worker": 2, "Evaluator": 1}
     assert "# The removed cluster's Worker indices were not 0..1: the operator numbers them 0..1.\n" in text
     assert parsed["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["command"] == ["python", "project/2stage.py"]
+
+
+@pytest.mark.parametrize(("script", "name"), [("yes.py", "yes"), ("null.py", "null"), ("__main__.py", "main"), ("0.py", "tfjob")])
+def test_tfjob_names_stay_strings(tmp_path: Path, script: str, name: str):
+    (manifest,) = emit_launchers(tmp_path / script, {"cluster": {"worker": ["a:1"]}}, tmp_path / "out", LaunchOptions(kind=LauncherKind.tfjob, image="img"))
+    parsed = yaml.safe_load(manifest.read_text())
+    assert parsed["metadata"]["name"] == name
+    _assert_valid_tfjob(parsed)
 
 
 def test_ray_job_whole_file(tmp_path: Path):

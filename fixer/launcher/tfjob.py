@@ -63,7 +63,7 @@ def write_tfjob(script: Path, config: dict, out_dir: Path, image: str, command: 
         render(
             "launcher/tfjob.yaml.j2",
             script=script_path,
-            name=job_name(script),
+            name=json.dumps(job_name(script)),  # quoted: `yes`, `on` or `null` would not be a string
             replicas=replica_specs(config["cluster"]),
             image=json.dumps(image),
             command=[json.dumps(part) for part in (command or ["python", script_path])],
