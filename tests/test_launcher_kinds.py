@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -243,6 +244,21 @@ with open(f"result_{strategy.cluster_resolver.task_id}.json", "w") as out:
 """
 
 
+def _processes_naming(path: Path) -> list[int]:
+    """The processes whose command line names ``path`` (Ray's daemons name their temp dir)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+        except OSError:  # it ended meanwhile
+            continue
+        if str(path).encode() in command:
+            found.append(int(entry.name))
+    return found
+
+
 @pytest.mark.ray
 @pytest.mark.tensorflow
 def test_ray_job_runs_the_fixed_script_on_two_workers(tmp_path: Path, distfix):
@@ -264,12 +280,21 @@ def test_ray_job_runs_the_fixed_script_on_two_workers(tmp_path: Path, distfix):
     )
     try:
         output = job.communicate(timeout=600)[0]
+        # The local Ray instance the entry point started is gone with it (checked until a generous deadline).
+        left = _processes_naming(ray_dir)
+        deadline = time.monotonic() + 120
+        while left and time.monotonic() < deadline:
+            time.sleep(0.5)
+            left = _processes_naming(ray_dir)
     finally:
         if job.poll() is None:
             os.killpg(job.pid, signal.SIGKILL)
             job.wait()
+        for pid in _processes_naming(ray_dir):  # this test's own Ray processes only
+            os.kill(pid, signal.SIGKILL)
         shutil.rmtree(ray_dir, ignore_errors=True)
     assert job.returncode == 0, output[-3000:]
+    assert not left, "Ray processes left behind"
     results = [json.loads((project / f"result_{index}.json").read_text()) for index in (0, 1)]
     assert [r["task"] for r in results] == [{"type": "worker", "index": 0}, {"type": "worker", "index": 1}]
     assert all(r["total"] == 3.0 and r["arguments"] == ["--tag", "loopback"] for r in results)
