@@ -5,8 +5,9 @@ TFD601 takes the cluster out of the training script; a launcher puts it back whe
 in each task's environment, for the platform the job runs on: one shell script per task
 (``shell``), a Ray job entry point (``ray``), or a Kubeflow TFJob manifest (``tfjob``). Every kind
 names the script by a path relative to where it is written, never by a path of the machine that
-ran distfix. This module holds the options and the plan (the CLI imports it at start-up);
-``fixer.launcher.emit`` writes the files.
+ran distfix. This module holds the options, and imports nothing heavy: the CLI imports it at
+start-up, and a warm ``check`` must not pay for libcst or jinja2. ``fixer.launcher.plan`` decides
+which clusters can be launched, ``fixer.launcher.emit`` writes the files.
 """
 
 from __future__ import annotations
@@ -14,9 +15,16 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from fixer.launcher.plan import LauncherPlan, launcher_plan
-
 __all__ = ["LaunchOptions", "LauncherKind", "LauncherPlan", "launcher_plan"]
+
+
+def __getattr__(name: str) -> object:
+    """``LauncherPlan`` and ``launcher_plan`` from ``fixer.launcher.plan``, imported when first used."""
+    if name in ("LauncherPlan", "launcher_plan"):
+        from fixer.launcher import plan
+
+        return getattr(plan, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class LauncherKind(str, enum.Enum):
