@@ -201,7 +201,7 @@ def fix(
     if diff and write:
         raise _fail("--diff and --write are exclusive")
     if emit_launcher is not None and not write and not interactive:
-        raise _fail("--emit-launcher writes launch scripts, and a diff writes nothing: use it with --write")
+        raise _fail("--emit-launcher writes launchers, and a diff writes nothing: use it with --write")
     launch_options = _launch_options(emit_launcher, launcher, image, launch_command)
     if interactive:
         misuse = next((name for name, given in (("--diff", diff), ("--output-file", output_file), ("--emit-launcher", emit_launcher)) if given), None)
@@ -258,7 +258,7 @@ def _fix_summary(results: list[FileResult], write: bool, remaining: int) -> str:
 
 
 def _tf_config_note(results: list[FileResult], write: bool, launchers: bool) -> str:
-    """What TFD601 fixes mean for launching, unless launch scripts were written: the cluster is only in a comment now."""
+    """What TFD601 fixes mean for launching, unless launchers were written: the cluster is only in a comment now."""
     files = sum(1 for r in results if any(f.code == "TFD601" for f in r.applied))
     if not files or launchers:
         return ""

@@ -133,6 +133,19 @@ def test_tfjob_from_the_command_line_parses_and_has_the_removed_clusters_shape(t
     assert str(tmp_path) not in (script.parent / "launch" / "Train_MNIST v2" / "tfjob.yaml").read_text()
 
 
+def test_tfjob_command_from_the_command_line(tmp_path: Path, distfix):
+    script = _project(tmp_path)
+    result = distfix(
+        "fix", "--write", "--unsafe-fixes", "--emit-launcher", "k8s", "--launcher", "tfjob", "--image", "img:1",
+        "--launch-command", "python -m trainer.task --note 'two words'", script.name, cwd=script.parent,
+    )
+    assert result.returncode == 0, result.stderr
+    manifest = yaml.safe_load((script.parent / "k8s" / "train" / "tfjob.yaml").read_text())
+    _assert_valid_tfjob(manifest)
+    commands = {tuple(spec["template"]["spec"]["containers"][0]["command"]) for spec in manifest["spec"]["tfReplicaSpecs"].values()}
+    assert commands == {("python", "-m", "trainer.task", "--note", "two words")}
+
+
 def test_tfjob_of_a_sparse_cluster_and_an_evaluator(tmp_path: Path):
     script = _project(tmp_path, "2stage.py")
     cluster = {"worker": {"0": "a:1", "3": "b:1"}, "evaluator": ["c:1"]}
