@@ -182,9 +182,9 @@ def fix(
     ignore: Optional[list[str]] = IgnoreOption,
     emit_launcher: Optional[Path] = typer.Option(None, "--emit-launcher", metavar="DIR", help="Write launchers for each hard-coded TF_CONFIG that TFD601 removes, into DIR/<script name>/."),
     launcher: Optional[LauncherKind] = typer.Option(
-        None, "--launcher", help="With --emit-launcher: shell (one script per task, the default), ray (a `ray job submit` entry point) or tfjob (a Kubeflow TFJob manifest).",
+        None, "--launcher", metavar="shell|ray|tfjob", help="With --emit-launcher: shell (one script per task, the default), ray (a `ray job submit` entry point) or tfjob (a Kubeflow TFJob manifest).",
     ),
-    image: Optional[str] = typer.Option(None, "--image", help="With --launcher tfjob: the container image that holds the project (required)."),
+    image: Optional[str] = typer.Option(None, "--image", metavar="IMAGE", help="With --launcher tfjob: the container image that holds the project (required)."),
     launch_command: Optional[str] = typer.Option(
         None, "--launch-command", metavar="COMMAND", help="With --launcher tfjob: the container's command (default `python <script>`, the path relative to the project folder).",
     ),
@@ -309,7 +309,7 @@ def _emit_launchers(results: list[FileResult], out_dir: Path, options: LaunchOpt
             # The script would overwrite the TF_CONFIG the launchers give it.
             typer.echo(
                 f"distfix: warning: {script} still sets its hard-coded TF_CONFIG, which overrides the launchers' "
-                "(the TFD601 fix is unsafe: add --unsafe-fixes, or remove the setting by hand)",
+                f"(TFD601 was not fixed: `distfix check {script}` says why)",
                 err=True,
             )
 
