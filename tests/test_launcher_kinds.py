@@ -242,6 +242,8 @@ import tensorflow as tf
 
 os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["gpu-0.example:2222", "gpu-1.example:2222"]}, "task": {"type": "worker", "index": 0}})
 strategy = tf.distribute.MultiWorkerMirroredStrategy()
+if "--fail" in sys.argv and strategy.cluster_resolver.task_id == 1:
+    sys.exit(3)  # worker 0 then waits for it in the all-reduce
 
 
 @tf.function
@@ -272,23 +274,15 @@ def _processes_naming(path: Path) -> list[int]:
     return found
 
 
-@pytest.mark.ray
-@pytest.mark.tensorflow
-def test_ray_job_runs_the_fixed_script_on_two_workers(tmp_path: Path, distfix):
-    """The emitted entry point, run on a local Ray instance, forms the 2-worker cluster on this machine."""
-    pytest.importorskip("ray")
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "train.py").write_text(RAY_TRAIN)
-    fixed = distfix("fix", "--write", "--unsafe-fixes", "--emit-launcher", "launch", "--launcher", "ray", "train.py", cwd=project)
-    assert fixed.returncode in (0, 1), fixed.stderr
-    assert 'os.environ["TF_CONFIG"] =' not in (project / "train.py").read_text()
+def _run_ray_job(project: Path, *arguments: str) -> tuple[int, str]:
+    """Run the entry point on a local Ray instance of its own; its exit code and output. Fails
+    when a process of that Ray instance outlives the run."""
     # A private Ray temp dir (short: it holds unix sockets), so this run neither joins nor disturbs another Ray instance.
     ray_dir = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))
     env = {key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"}
     env.update(RAY_TMPDIR=str(ray_dir), RAY_USAGE_STATS_ENABLED="0", TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
     job = subprocess.Popen(
-        [sys.executable, "launch/train/ray_job.py", "--", "--tag", "loopback"], cwd=project, env=env,
+        [sys.executable, "launch/train/ray_job.py", *arguments], cwd=project, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
     )
     try:
@@ -306,8 +300,32 @@ def test_ray_job_runs_the_fixed_script_on_two_workers(tmp_path: Path, distfix):
         for pid in _processes_naming(ray_dir):  # this test's own Ray processes only
             os.kill(pid, signal.SIGKILL)
         shutil.rmtree(ray_dir, ignore_errors=True)
-    assert job.returncode == 0, output[-3000:]
-    assert not left, "Ray processes left behind"
+    assert not left, f"Ray processes left behind: {output[-2000:]}"
+    return job.returncode, output
+
+
+@pytest.mark.ray
+@pytest.mark.tensorflow
+def test_ray_job_runs_the_fixed_script_on_two_workers(tmp_path: Path, distfix):
+    """The emitted entry point, run on a local Ray instance, forms the 2-worker cluster on this
+    machine; when a task fails, the job ends with its exit code instead of waiting for it."""
+    pytest.importorskip("ray")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text(RAY_TRAIN)
+    fixed = distfix("fix", "--write", "--unsafe-fixes", "--emit-launcher", "launch", "--launcher", "ray", "train.py", cwd=project)
+    assert fixed.returncode in (0, 1), fixed.stderr
+    assert 'os.environ["TF_CONFIG"] =' not in (project / "train.py").read_text()
+
+    code, output = _run_ray_job(project, "--", "--tag", "loopback")
+    assert code == 0, output[-3000:]
     results = [json.loads((project / f"result_{index}.json").read_text()) for index in (0, 1)]
     assert [r["task"] for r in results] == [{"type": "worker", "index": 0}, {"type": "worker", "index": 1}]
     assert all(r["total"] == 3.0 and r["arguments"] == ["--tag", "loopback"] for r in results)
+
+    for result in project.glob("result_*.json"):
+        result.unlink()
+    code, output = _run_ray_job(project, "--", "--fail")
+    assert code == 3, output[-3000:]
+    assert "worker 1 exited with code 3: stopping the other tasks" in output
+    assert not list(project.glob("result_*.json"))  # worker 0 was stopped in its all-reduce
