@@ -155,3 +155,14 @@ def test_a_missing_ray_is_one_line_saying_what_to_install(tmp_path: Path):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip() == "distfix: cannot validate: Ray is not installed: install 'distfix[ray]'"
+
+
+def test_an_unreachable_cluster_is_reported_at_once(tmp_path: Path, distfix):
+    from fixer.doctor.probe import free_ports
+
+    script = tmp_path / "train.py"
+    script.write_text("print('never runs')\n")
+    address = f"127.0.0.1:{free_ports(1)[0]}"  # nothing listens there: Ray alone would retry for minutes
+    result = distfix("validate", "--backend", "ray", "--address", address, str(script), timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == f"distfix: cannot validate: cannot join the Ray cluster at '{address}': Connection refused"
