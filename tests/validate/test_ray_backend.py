@@ -124,6 +124,7 @@ def test_a_hang_is_killed_and_nothing_is_left_behind(tmp_path: Path):
         shutil.rmtree(marker, ignore_errors=True)
 
 
+@pytest.mark.tensorflow
 @pytest.mark.ray
 @pytest.mark.skipif(shutil.which("nvidia-smi") is None, reason="no GPU on these machines: the GPU placement is untested here")
 def test_workers_get_their_gpus(tmp_path: Path, ray_cluster):
