@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
         synthetic_data: bool = typer.Option(False, "--synthetic-data", help="Replace keras.datasets downloads with random arrays."),
         keep_temp: bool = typer.Option(False, "--keep-temp", help="Keep the temporary copies, outputs and dumps, and print where."),
         backend: Backend = typer.Option(Backend.local, "--backend", help="local: processes on 127.0.0.1; ray: Ray actors (needs 'distfix[ray]')."),
-        address: str | None = typer.Option(None, "--address", help="ray: the cluster to join (HOST:PORT, or auto: RAY_ADDRESS); default: a local Ray for the run."),
+        address: str | None = typer.Option(None, "--address", help="ray: the cluster to join (HOST:PORT, or auto: RAY_ADDRESS); default: a Ray for the run."),
         gpus_per_worker: float | None = typer.Option(None, "--gpus-per-worker", min=0.0, help="ray: GPUs each worker asks Ray for (default 0)."),
     ) -> None:
         """Run the script (and its fixed version) with several replicas and workers and check the result.
