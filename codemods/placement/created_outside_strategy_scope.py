@@ -13,6 +13,7 @@ from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import independent
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
+from fixer.tf.keras_models import keras_model_base
 from fixer.tf.optimizers import build_lines_after_move
 from fixer.tf.paths import exclusive, rebound_between
 from fixer.tf.project import project_facts
@@ -825,8 +826,19 @@ class CreatedOutsideStrategyScope(Rule):
         for creation in finder.creations():
             if finder.on_a_path_without_strategy(creation):
                 continue
-            if finder.used_by_distributed_code(creation):
-                groups.setdefault(id(ctx.index.parent.get(creation.statement)), []).append(creation)
+            if not finder.used_by_distributed_code(creation):
+                continue
+            model_class = finder.keras_model_class_of(creation)
+            if model_class is not None:
+                # State the model makes for itself is placed where the model is constructed:
+                # moving that construction (its own finding) into the scope is the fix.
+                ctx.report(
+                    creation.call,
+                    f"{_message(creation, False)}: it is created by `{model_class}` itself, which is constructed "
+                    f"outside `strategy.scope()`; construct the model inside the scope",
+                )
+                continue
+            groups.setdefault(id(ctx.index.parent.get(creation.statement)), []).append(creation)
         for group in groups.values():
             group.sort(key=lambda c: ctx.span(c.statement)[0])
             for run in _consecutive_runs(ctx, group):
@@ -949,6 +961,14 @@ class _Finder:
                 continue
             found.append(Creation(statement, call, kind, names))
         return found
+
+    def keras_model_class_of(self, creation: Creation) -> str | None:
+        """The name of the Keras model class whose method (`__init__`, `build`) makes ``creation``, or None."""
+        func = self.index.enclosing_function(creation.statement)
+        owner = self.index.method_class(func) if isinstance(func, cst.FunctionDef) else None
+        if owner is None or keras_model_base(self.index, self.names, owner) is None:
+            return None
+        return owner.name.value
 
     def _keras2(self, call: cst.Call) -> bool:
         """The Keras that ``call`` constructs from is Keras 2: tf-keras, or TensorFlow pinned below 2.16."""

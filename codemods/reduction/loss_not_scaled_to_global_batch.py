@@ -83,7 +83,7 @@ class LossNotScaledToGlobalBatch(Rule):
     message = "loss is not scaled to the global batch"
     fix_title = "Scale the loss to the global batch"
     applicability = Applicability.UNSAFE
-    triggers = (".run(", "experimental_run_v2", "call_for_each_replica")
+    triggers = (".run(", "experimental_run_v2", "call_for_each_replica", "train_step")
     needs = (STRATEGY,)
 
     examples = (
