@@ -27,7 +27,9 @@ class LossNotScaledToGlobalBatch(Rule):
     """
     ## What it does
     In a replica function whose gradients are summed across replicas (it calls
-    `apply_gradients` or `minimize`, or all-reduces them with SUM), finds a loss given to
+    `apply_gradients` or `minimize`, or all-reduces them with SUM; a Keras model's `train_step`
+    override counts when the file builds or compiles the model in a strategy scope, since `fit`
+    runs it on every replica), finds a loss given to
     `tape.gradient` that is a per-replica mean (`tf.reduce_mean`, or a sum of such terms, plus
     unscaled `model.losses`) or an unreduced per-example vector (`tf.keras.losses.mse(...)`,
     a loss object built with `reduction="none"`), directly or through a helper (a function, a
@@ -42,7 +44,10 @@ class LossNotScaledToGlobalBatch(Rule):
     for a mean loss), programs whose only strategy is `OneDeviceStrategy`, and a Keras 3 loss
     object with its default reduction: in a replica context it already divides by the number
     of replicas (measured on TensorFlow 2.21, 2 replicas: `MeanSquaredError()` returned
-    `[1.25, 6.25]` where `tf.reduce_mean` returned `[2.5, 12.5]`).
+    `[1.25, 6.25]` where `tf.reduce_mean` returned `[2.5, 12.5]`). In a `train_step` override,
+    the compiled loss (`self.compute_loss(...)`, `self.compiled_loss(...)`) is scaled by Keras and
+    not reported (measured: the same weights with 1 and 2 replicas, Keras 3 and tf-keras), while a
+    `tf.reduce_mean` loss there moved the weights twice as far with 2 replicas.
 
     ## Why is this bad in distributed training?
     Gradients are summed across replicas (Keras 3 `apply_gradients` sums them; so does an
@@ -919,6 +924,72 @@ class LossNotScaledToGlobalBatch(Rule):
             """,
             after=None,
             note="a masked mean over this replica's tokens: advice",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+
+            class Regressor(tf.keras.Model):
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(y - self(x, training=True)))
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss}
+
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = Regressor()
+                model.compile(optimizer="sgd")
+            """,
+            after="""
+            import tensorflow as tf
+
+
+            class Regressor(tf.keras.Model):
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(y - self(x, training=True))) / tf.distribute.get_replica_context().num_replicas_in_sync
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss}
+
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = Regressor()
+                model.compile(optimizer="sgd")
+            """,
+            note="Keras train_step override of a model built in the scope: fit runs it per replica",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+
+            class Regressor(tf.keras.Model):
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        y_pred = self(x, training=True)
+                        loss = self.compute_loss(x=x, y=y, y_pred=y_pred)
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    for metric in self.metrics:
+                        metric.update_state(y, y_pred)
+                    return {m.name: m.result() for m in self.metrics}
+
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = Regressor()
+                model.compile(optimizer="sgd", loss="mse")
+            """,
+            note="the compiled loss in train_step: Keras scales it",
         ),
     )
 
