@@ -187,6 +187,31 @@ FOUND = {
             net.compile(optimizer="sgd")
         """,
     ),
+    "TFD303: reduce_mean loss applied with Keras 3 optimizer.apply": (
+        "TFD303",
+        """
+        import keras
+        import tensorflow as tf
+
+
+        class Regressor(keras.Model):
+            def train_step(self, data):
+                x, y = data
+                with tf.GradientTape() as tape:
+                    loss = keras.ops.mean(keras.ops.square(y - self(x, training=True)))  # <-
+                trainable_vars = self.trainable_variables
+                gradients = tape.gradient(loss, trainable_vars)
+                self.optimizer.apply(gradients, trainable_vars)
+                return {"loss": loss}
+
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            inputs = keras.Input(shape=(32,))
+            model = Regressor(inputs, keras.layers.Dense(1)(inputs))
+            model.compile(optimizer="adam")
+        """,
+    ),
     "TFD304: gradients clipped in train_step before apply_gradients sums them": (
         "TFD304",
         """
@@ -260,6 +285,35 @@ CORRECT = {
         with strategy.scope():
             inputs = tf.keras.Input(shape=(32,))
             model = CustomModel(inputs, tf.keras.layers.Dense(1)(inputs))
+            model.compile(optimizer="adam", loss="mse", metrics=["mae"])
+        model.fit(x, y, epochs=3)
+        """,
+    "the Keras 3 guide's override: compute_loss and optimizer.apply": """
+        import keras
+        import tensorflow as tf
+
+
+        class CustomModel(keras.Model):
+            def train_step(self, data):
+                x, y = data
+                with tf.GradientTape() as tape:
+                    y_pred = self(x, training=True)
+                    loss = self.compute_loss(y=y, y_pred=y_pred)
+                trainable_vars = self.trainable_variables
+                gradients = tape.gradient(loss, trainable_vars)
+                self.optimizer.apply(gradients, trainable_vars)
+                for metric in self.metrics:
+                    if metric.name == "loss":
+                        metric.update_state(loss)
+                    else:
+                        metric.update_state(y, y_pred)
+                return {m.name: m.result() for m in self.metrics}
+
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            inputs = keras.Input(shape=(32,))
+            model = CustomModel(inputs, keras.layers.Dense(1)(inputs))
             model.compile(optimizer="adam", loss="mse", metrics=["mae"])
         model.fit(x, y, epochs=3)
         """,
