@@ -23,8 +23,9 @@ class CrossReplicaCallInReplicaFn(Rule):
     `strategy.run` calls inside a replica function (the function given to `strategy.run`, or a
     helper it calls). A `train_step`/`test_step` override of a Keras model that the file builds or
     compiles in a strategy scope is one too: `fit` and `evaluate` run it inside `strategy.run`
-    (measured on TensorFlow 2.21, Keras 3 and tf-keras: `strategy.reduce` or
-    `tf.distribute.get_strategy().reduce` in `train_step` raises the error below). A model class
+    (measured on TensorFlow 2.21, Keras 3 and tf-keras: `strategy.reduce`,
+    `tf.distribute.get_strategy().reduce` or the model's own `self.distribute_strategy.reduce`
+    in `train_step` raises the error below). A model class
     the file only defines (built in another module) is not followed.
 
     ## Why is this bad in distributed training?

@@ -345,3 +345,18 @@ def test_keras_steps_need_a_strategy_scope():
         """
     )
     assert model.replica.keras_steps == frozenset()
+
+
+def test_a_keras_models_distribute_strategy_is_a_strategy():
+    model = _model(
+        """
+        import tensorflow as tf
+
+        class Net(tf.keras.Model):
+            def train_step(self, data):
+                return self.distribute_strategy.reduce("SUM", data, axis=None)
+        """
+    )
+    assert model.strategies.is_strategy(_expr("self.distribute_strategy"))
+    assert model.strategies.is_strategy(_expr("model.distribute_strategy"))
+    assert not model.strategies.is_strategy(_expr("self.strategy_name"))

@@ -128,6 +128,28 @@ FOUND = {
             net = build()
         """,
     ),
+    "TFD302: the model's own distribute_strategy.reduce in train_step": (
+        "TFD302",
+        """
+        import tensorflow as tf
+
+
+        class Regressor(tf.keras.Model):
+            def train_step(self, batch):
+                features, targets = batch
+                with tf.GradientTape() as tape:
+                    loss = self.compute_loss(x=features, y=targets, y_pred=self(features, training=True))
+                grads = tape.gradient(loss, self.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                return {"loss": self.distribute_strategy.reduce("SUM", loss, axis=None)}  # <-
+
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            net = Regressor()
+            net.compile(optimizer="sgd", loss="mse")
+        """,
+    ),
     "TFD303: loss object with reduction NONE given to the tape": (
         "TFD303",
         """
