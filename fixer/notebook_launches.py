@@ -54,6 +54,8 @@ def launches(cells: list[tuple[int, str]]) -> list[Launch]:
         for position, line in enumerate(lines, start=1):
             if shell_cell and position == 1:
                 continue
+            if line.lstrip().startswith("#"):
+                continue  # a comment runs nothing
             if _CLEARS.search(line):
                 tf_config = False
             elif _SETS.search(line):

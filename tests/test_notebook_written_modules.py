@@ -126,7 +126,7 @@ def test_launches_name_the_script_the_cell_and_whether_tf_config_is_set():
     cells = [
         (1, "%%writefile main.py\nimport os\nos.environ['TF_CONFIG'] = '{}'\n"),  # written, not run
         (2, "!python main.py\n"),
-        (3, "import os\nos.environ['TF_CONFIG'] = CONFIG\n"),
+        (3, "import os\n# os.environ.pop('TF_CONFIG')\nos.environ['TF_CONFIG'] = CONFIG\n#!python skipped.py\n"),
         (4, "%%bash\necho start\nnohup python src/train.py > log &\n"),
         (5, "with open('main.py') as f:\n    print(f.read())\n"),  # names the file, starts nothing
         (6, "!TF_CONFIG='{}' python other.py\n"),
