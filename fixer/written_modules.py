@@ -6,29 +6,49 @@ module of the notebook masks it; here each written module is checked on its own,
 cells in order (`-a`/`--append` adds to it, a plain `%%writefile` starts it again), and its
 findings point at the cell and line that hold the code. They come without edits: a fix would
 have to rewrite the cell, which ``distfix fix`` does only for the notebook's own Python.
+
+A module that a cell launches after setting TF_CONFIG (`fixer/notebook_launches.py`) is a worker
+of the launcher's cluster: it is checked as the script it writes (next to the notebook), not as
+notebook code, so rules that treat a notebook kernel as a single worker (TFD105) judge it as
+the worker it is.
 """
 
 from __future__ import annotations
 
 import shlex
 from dataclasses import replace
+from pathlib import Path
 
 from fixer.config import Config
 from fixer.engine import check_source
 from fixer.notebook import Notebook, combine_cells, to_cell
+from fixer.notebook_launches import launched_with_tf_config, launches
 from fixer.types import Finding, Position
 
 _APPEND = frozenset({"-a", "--append"})
 
 
-def written_modules(data: dict) -> dict[str, list[tuple[int, str]]]:
-    """Each ``.py`` file the notebook's cells write, with the (cell number, body) that make it."""
-    modules: dict[str, list[tuple[int, str]]] = {}
+def code_cells(data: dict) -> list[tuple[int, str]]:
+    """(1-based cell number among all cells, source) of the notebook JSON's code cells."""
+    cells = []
     for number, cell in enumerate(data.get("cells", []), start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else source  # checked by load_notebook
+        cells.append((number, "".join(source) if isinstance(source, list) else source))  # checked by load_notebook
+    return cells
+
+
+def written_modules(data: dict) -> dict[str, list[tuple[int, str]]]:
+    """Each ``.py`` file the notebook's cells write, with the (cell number, body) that make it."""
+    return modules_written_by(code_cells(data))
+
+
+def modules_written_by(cells: list[tuple[int, str]]) -> dict[str, list[tuple[int, str]]]:
+    """Each ``.py`` file that code cells given as (cell number, source) write, with the (cell
+    number, body) that make it."""
+    modules: dict[str, list[tuple[int, str]]] = {}
+    for number, source in cells:
         first, _, body = source.partition("\n")
         target = _target(first)
         if target is None:
@@ -57,17 +77,26 @@ def _target(first_line: str) -> tuple[str, bool] | None:
 
 def check_written_modules(path: str, data: dict, config: Config) -> list[Finding]:
     """Findings of every module the notebook writes, located in its cells, without edits."""
+    return check_written_cells(path, code_cells(data), config)
+
+
+def check_written_cells(path: str, cells: list[tuple[int, str]], config: Config) -> list[Finding]:
+    """Findings of every module that the notebook's code cells (cell number, source) write,
+    located in their cells, without edits. ``path`` is the notebook's."""
     findings: list[Finding] = []
-    for cells in written_modules(data).values():
-        module = combine_cells(cells)
-        result = check_source(path, module.combined, config)
-        findings.extend(_in_cell(module, f) for f in result.findings)
+    started = launches(cells)
+    for name, parts in modules_written_by(cells).items():
+        module = combine_cells(parts)
+        # A worker of the launcher's cluster is the script it writes, not notebook code.
+        checked_as = str(Path(path).parent / name) if launched_with_tf_config(name, started) else path
+        result = check_source(checked_as, module.combined, config)
+        findings.extend(_in_cell(module, f, path) for f in result.findings)
     return findings
 
 
-def _in_cell(module: Notebook, finding: Finding) -> Finding:
-    """The finding at its cell's line: the body starts on the cell's second line."""
+def _in_cell(module: Notebook, finding: Finding, path: str) -> Finding:
+    """The finding at its cell's line in the notebook ``path``: the body starts on the cell's second line."""
     located = to_cell(module, finding)
     start = Position(located.start.line + 1, located.start.column)
     end = Position(located.end.line + 1, located.end.column)
-    return replace(located, start=start, end=end, fix=None)
+    return replace(located, path=path, start=start, end=end, fix=None)

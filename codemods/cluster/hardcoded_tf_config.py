@@ -37,7 +37,12 @@ class HardcodedTfConfig(Rule):
     does not hide it; when the binding depends on a branch it is not followed. `os` and `json`
     used without an import (a notebook cell, a snippet) are the standard modules, unless the
     file binds those names some other way. A TF_CONFIG deleted again in the same code before
-    any strategy or cluster resolver is built (a notebook showing the format) is not reported.
+    any strategy or cluster resolver is built (a notebook showing the format) is not reported,
+    nor is one set by a launcher: code that starts processes after setting it (`subprocess`,
+    `multiprocessing`), or a notebook whose later cells start the workers (`!python main.py &`,
+    a `%%bash` cell, `%run main.py`, which reads the kernel's environment): the workers read it.
+    In a script a `%%writefile` cell writes, it is reported (without an edit: the cell is not
+    the notebook's Python).
 
     ## Why is this bad in distributed training?
     When every worker runs the same script, every worker claims the same task index. Measured on

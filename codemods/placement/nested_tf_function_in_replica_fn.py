@@ -7,6 +7,7 @@ from pathlib import Path
 import libcst as cst
 
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
+from fixer.tf.keras_models import keras_model_base
 from fixer.engine import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
@@ -14,7 +15,6 @@ from fixer.tf.project import pinned_below
 from fixer.types import Applicability, Edit
 
 _TF_FUNCTION = "tensorflow.function"
-_KERAS_MODELS = frozenset({"keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential"})
 
 
 class NestedTfFunctionInReplicaFn(Rule):
@@ -458,7 +458,7 @@ class NestedTfFunctionInReplicaFn(Rule):
         legacy = legacy_keras(ctx)
         for func in ctx.index.functions_by_name.get("train_step", []):
             owner = ctx.index.method_class(func)
-            base = _keras_base(ctx, owner) if owner is not None else None
+            base = keras_model_base(ctx.index, ctx.tf.names, owner) if owner is not None else None
             decorator = next((d for d in func.decorators if self._is_tf_function(ctx, d)), None)
             if base is None or decorator is None:
                 continue
@@ -478,22 +478,6 @@ class NestedTfFunctionInReplicaFn(Rule):
         expr = decorator.decorator
         target = expr.func if isinstance(expr, cst.Call) else expr
         return ctx.tf.names.qualified(target) == _TF_FUNCTION
-
-
-def _keras_base(ctx: RuleContext, cls: cst.ClassDef, depth: int = 0) -> cst.BaseExpression | None:
-    """The Keras model class ``cls`` derives from (through classes of this module), or None."""
-    if depth > 4:
-        return None
-    for arg in cls.bases:
-        if ctx.tf.names.qualified(arg.value) in _KERAS_MODELS:
-            return arg.value
-        if isinstance(arg.value, cst.Name):
-            for local in ctx.index.classes:
-                if local.name.value == arg.value.value and local is not cls:
-                    found = _keras_base(ctx, local, depth + 1)
-                    if found is not None:
-                        return found
-    return None
 
 
 def _remove_line(ctx: RuleContext, decorator: cst.Decorator) -> list[Edit] | None:

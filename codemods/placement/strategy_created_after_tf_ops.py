@@ -138,7 +138,10 @@ class StrategyCreatedAfterTfOps(Rule):
     (`os.environ.pop("TF_CONFIG")`, `del os.environ["TF_CONFIG"]`), nor in a notebook whose
     code never names TF_CONFIG (a kernel is not started by a cluster launcher; the ground truth
     has no notebook run with one). A script that never names TF_CONFIG keeps the finding: a
-    launcher may start it as one worker of a cluster, which is the failing case. A TensorFlow
+    launcher may start it as one worker of a cluster, which is the failing case. A script that a
+    notebook's `%%writefile` cell writes is judged by how the notebook starts it: launched
+    (`!python main.py`, a `%%bash` cell, `%run`, `subprocess`) after a cell sets TF_CONFIG, it is a
+    worker of that cluster; launched without it, a single worker. A TensorFlow
     1.x program (it imports `tensorflow.contrib`) runs graphs by default and gets no finding.
 
     ## Why is this bad in distributed training?

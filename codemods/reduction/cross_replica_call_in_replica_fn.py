@@ -21,7 +21,12 @@ class CrossReplicaCallInReplicaFn(Rule):
     ## What it does
     Finds `strategy.reduce`, `strategy.gather`, `strategy.experimental_local_results` and nested
     `strategy.run` calls inside a replica function (the function given to `strategy.run`, or a
-    helper it calls).
+    helper it calls). A `train_step`/`test_step` override of a Keras model that the file builds or
+    compiles in a strategy scope is one too: `fit` and `evaluate` run it inside `strategy.run`
+    (measured on TensorFlow 2.21, Keras 3 and tf-keras: `strategy.reduce`,
+    `tf.distribute.get_strategy().reduce` or the model's own `self.distribute_strategy.reduce`
+    in `train_step` raises the error below). A model class
+    the file only defines (built in another module) is not followed.
 
     ## Why is this bad in distributed training?
     These methods need cross-replica context. Inside `strategy.run`, TensorFlow 2.21 raises
@@ -481,6 +486,55 @@ class CrossReplicaCallInReplicaFn(Rule):
                 strategy.run(replica_step, args=(x, y))
             """,
             note="reduced gradients given to apply_gradients: the reduce goes, not all_reduce",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+
+            class Regressor(tf.keras.Model):
+                def test_step(self, data):
+                    x, y = data
+                    loss = self.compute_loss(x=x, y=y, y_pred=self(x))
+                    return {"loss": tf.distribute.get_strategy().reduce("MEAN", loss, axis=None)}
+
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = Regressor()
+            """,
+            after="""
+            import tensorflow as tf
+
+
+            class Regressor(tf.keras.Model):
+                def test_step(self, data):
+                    x, y = data
+                    loss = self.compute_loss(x=x, y=y, y_pred=self(x))
+                    return {"loss": tf.distribute.get_replica_context().all_reduce("MEAN", loss)}
+
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = Regressor()
+            """,
+            note="Keras test_step of a model built in the scope: evaluate runs it per replica",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+
+            class Regressor(tf.keras.Model):
+                def test_step(self, data):
+                    x, y = data
+                    loss = self.compute_loss(x=x, y=y, y_pred=self(x))
+                    return {"loss": tf.distribute.get_strategy().reduce("MEAN", loss, axis=None)}
+
+
+            model = Regressor()
+            """,
+            note="a Keras step of a model never built under a strategy",
         ),
     )
 

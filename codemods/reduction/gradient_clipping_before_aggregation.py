@@ -23,7 +23,9 @@ _COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.SetComp)
 class GradientClippingBeforeAggregation(Rule):
     """
     ## What it does
-    Inside a replica function (one passed to `strategy.run`, and what it calls), finds
+    Inside a replica function (one passed to `strategy.run`, and what it calls, or a Keras
+    model's `train_step` override when the file builds or compiles the model in a strategy
+    scope: `fit` runs it on each replica), finds
     `tf.clip_by_global_norm` or `tf.clip_by_norm` applied to the gradients that `tape.gradient`
     (or `tf.gradients`) computed on that replica, when they are then given to an optimizer's
     `apply_gradients`, which sums them across replicas. The gradients are followed through
@@ -35,8 +37,8 @@ class GradientClippingBeforeAggregation(Rule):
     Not reported (documented instead): `clip_by_value` (element-wise); the optimizer's own
     `clipnorm`/`global_clipnorm`, which Keras 3 also applies on each replica before summing
     while tf-keras applies it after (measured, see below); a Keras `Model.train_step` override
-    that clips, which `fit` also runs on each replica, because whether `fit` runs under a
-    strategy is not visible there.
+    of a model class the file does not itself build or compile in a strategy scope (whether
+    `fit` runs it under a strategy is not visible there).
 
     ## Why is this bad in distributed training?
     Each replica's gradient is only its share of the global batch's gradient (with the loss

@@ -9,6 +9,7 @@ from fixer.tf.loss_scaling import (
     classify,
     gradient_calls,
     is_regularization,
+    last_assignment,
     loss_call,
     loss_origin,
     mentions_replicas,
@@ -27,7 +28,10 @@ class LossNotScaledToGlobalBatch(Rule):
     """
     ## What it does
     In a replica function whose gradients are summed across replicas (it calls
-    `apply_gradients` or `minimize`, or all-reduces them with SUM), finds a loss given to
+    `apply_gradients` or `minimize`, Keras 3's `optimizer.apply(grads, variables)` on the
+    gradients it computed, or all-reduces them with SUM; a Keras model's `train_step`
+    override counts when the file builds or compiles the model in a strategy scope, since `fit`
+    runs it on every replica), finds a loss given to
     `tape.gradient` that is a per-replica mean (`tf.reduce_mean`, or a sum of such terms, plus
     unscaled `model.losses`) or an unreduced per-example vector (`tf.keras.losses.mse(...)`,
     a loss object built with `reduction="none"`), directly or through a helper (a function, a
@@ -42,7 +46,10 @@ class LossNotScaledToGlobalBatch(Rule):
     for a mean loss), programs whose only strategy is `OneDeviceStrategy`, and a Keras 3 loss
     object with its default reduction: in a replica context it already divides by the number
     of replicas (measured on TensorFlow 2.21, 2 replicas: `MeanSquaredError()` returned
-    `[1.25, 6.25]` where `tf.reduce_mean` returned `[2.5, 12.5]`).
+    `[1.25, 6.25]` where `tf.reduce_mean` returned `[2.5, 12.5]`). In a `train_step` override,
+    the compiled loss (`self.compute_loss(...)`, `self.compiled_loss(...)`) is scaled by Keras and
+    not reported (measured: the same weights with 1 and 2 replicas, Keras 3 and tf-keras), while a
+    `tf.reduce_mean` loss there moved the weights twice as far with 2 replicas.
 
     ## Why is this bad in distributed training?
     Gradients are summed across replicas (Keras 3 `apply_gradients` sums them; so does an
@@ -83,7 +90,7 @@ class LossNotScaledToGlobalBatch(Rule):
     message = "loss is not scaled to the global batch"
     fix_title = "Scale the loss to the global batch"
     applicability = Applicability.UNSAFE
-    triggers = (".run(", "experimental_run_v2", "call_for_each_replica")
+    triggers = (".run(", "experimental_run_v2", "call_for_each_replica", "train_step")
     needs = (STRATEGY,)
 
     examples = (
@@ -920,6 +927,72 @@ class LossNotScaledToGlobalBatch(Rule):
             after=None,
             note="a masked mean over this replica's tokens: advice",
         ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+
+            class Regressor(tf.keras.Model):
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(y - self(x, training=True)))
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss}
+
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = Regressor()
+                model.compile(optimizer="sgd")
+            """,
+            after="""
+            import tensorflow as tf
+
+
+            class Regressor(tf.keras.Model):
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(y - self(x, training=True))) / tf.distribute.get_replica_context().num_replicas_in_sync
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss}
+
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = Regressor()
+                model.compile(optimizer="sgd")
+            """,
+            note="Keras train_step override of a model built in the scope: fit runs it per replica",
+        ),
+        Valid(
+            """
+            import tensorflow as tf
+
+
+            class Regressor(tf.keras.Model):
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        y_pred = self(x, training=True)
+                        loss = self.compute_loss(x=x, y=y, y_pred=y_pred)
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    for metric in self.metrics:
+                        metric.update_state(y, y_pred)
+                    return {m.name: m.result() for m in self.metrics}
+
+
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = Regressor()
+                model.compile(optimizer="sgd", loss="mse")
+            """,
+            note="the compiled loss in train_step: Keras scales it",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:
@@ -959,6 +1032,8 @@ class LossNotScaledToGlobalBatch(Rule):
             if caller is not func and caller in replica.replica_functions:
                 calls.extend(replica.calls_in(caller))
         if any(isinstance(c.func, cst.Attribute) and c.func.attr.value in _APPLIES for c in calls):
+            return True
+        if any(_applies_gradients(ctx, c) for c in calls):
             return True
         for call in calls:
             if isinstance(call.func, cst.Attribute) and call.func.attr.value == "all_reduce" and call.args:
@@ -1023,6 +1098,21 @@ class LossNotScaledToGlobalBatch(Rule):
                 "`num_replicas_in_sync`, or average per-example losses with "
                 "`tf.nn.compute_average_loss(per_example_loss, global_batch_size=GLOBAL_BATCH)`",
             )
+
+
+def _applies_gradients(ctx: RuleContext, call: cst.Call) -> bool:
+    """``optimizer.apply(grads, variables)`` (Keras 3), where ``grads`` is what a `tape.gradient`
+    call of the same function gave: it sums them across replicas as `apply_gradients` does
+    (measured on TensorFlow 2.21, 2 replicas: a `tf.reduce_mean` loss moved the weights twice as far).
+    Other objects' `apply` methods (datasets, moving averages) take no gradients."""
+    if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "apply" and call.args):
+        return False
+    grads = call.args[0].value
+    if not isinstance(grads, cst.Name):
+        return False
+    func = ctx.index.enclosing_function(call)
+    value = last_assignment(ctx, func, grads.value, call) if func is not None else None
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "gradient"
 
 
 def _divided_by_replicas(origin: cst.BaseExpression) -> bool:

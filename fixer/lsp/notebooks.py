@@ -11,6 +11,10 @@ A fix is applied by the engine to the combined module and split back into cells
 (:func:`fixer.notebook.split_cells`, which also restores masked magics), exactly as ``distfix fix``
 does; each changed cell then gets one edit covering the text that differs. A fix that would move
 code across a cell boundary is offered as advice only.
+
+The modules that ``%%writefile NAME.py`` cells write are checked as ``distfix check`` checks them
+(:mod:`fixer.written_modules`): their findings are published on the cells that hold the code,
+as advice (no quick fix).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from fixer.lsp.convert import diagnostic, lsp_range_of_offsets, range_json, uri_
 from fixer.notebook import Notebook, NotebookError, cell_errors, combine_cells, split_cells, to_cell
 from fixer.textmap import TextMap, apply_edits
 from fixer.types import Applicability, Finding
+from fixer.written_modules import check_written_cells
 
 if TYPE_CHECKING:
     from fixer.lsp.server import DistfixServer
@@ -68,10 +73,15 @@ def _code_cells(ls: DistfixServer, notebook: types.NotebookDocument) -> list[tup
     return cells
 
 
-def _combine(ls: DistfixServer, notebook: types.NotebookDocument) -> tuple[Notebook, dict[int, str]]:
+def _sources(ls: DistfixServer, notebook: types.NotebookDocument) -> tuple[list[tuple[int, str]], dict[int, str]]:
+    """(cell number, text) of the notebook's code cells, and each cell number's URI."""
     cells = _code_cells(ls, notebook)
-    sources = [(number, ls.workspace.get_text_document(uri).source) for number, uri in cells]
-    return combine_cells(sources), dict(cells)
+    return [(number, ls.workspace.get_text_document(uri).source) for number, uri in cells], dict(cells)
+
+
+def _combine(ls: DistfixServer, notebook: types.NotebookDocument) -> tuple[Notebook, dict[int, str]]:
+    sources, uris = _sources(ls, notebook)
+    return combine_cells(sources), uris
 
 
 def cell_edits(combined: Notebook, uris: dict[int, str], fixed: str) -> dict[str, list[types.TextEdit]] | None:
@@ -115,11 +125,14 @@ def _fix_data(combined: Notebook, uris: dict[int, str], cell_uri: str, finding: 
 
 
 def analyse(ls: DistfixServer, notebook: types.NotebookDocument) -> Analysis:
-    """Check the notebook's code cells together and build each cell's diagnostics."""
-    combined, uris = _combine(ls, notebook)
+    """Check the notebook's code cells together, and the modules its cells write, and build each
+    cell's diagnostics."""
+    sources, uris = _sources(ls, notebook)
+    combined = combine_cells(sources)
     path = uri_path(notebook.uri)
+    config = ls.config_for(path)
     parser = ls.parsers.setdefault(notebook.uri, DocumentParser())  # re-parses only what an edit changed
-    result = check_source(str(path), combined.combined, ls.config_for(path), parser=parser.parse)
+    result = check_source(str(path), combined.combined, config, parser=parser.parse)
     analysis = Analysis(notebook.version, {uri: [] for uri in uris.values()}, {uri: [] for uri in uris.values()})
     textmaps = {cell.number: TextMap(cell.original) for cell in combined.cells}
     for in_cell in cell_errors(combined, str(path)):  # cells left out because they do not parse
@@ -133,6 +146,10 @@ def analyse(ls: DistfixServer, notebook: types.NotebookDocument) -> Analysis:
         diag.data = _fix_data(combined, uris, uri, finding)
         analysis.findings[uri].append(in_cell)
         analysis.diagnostics[uri].append(diag)
+    for in_cell in check_written_cells(str(path), sources, config):  # already in cell coordinates, no fix
+        uri = uris[in_cell.cell]  # type: ignore[index]
+        analysis.findings[uri].append(in_cell)
+        analysis.diagnostics[uri].append(diagnostic(in_cell, textmaps[in_cell.cell]))  # type: ignore[index]
     return analysis
 
 

@@ -56,9 +56,12 @@ def starts_processes_after(index: ModuleIndex, names: NameResolver, node: cst.CS
 
 # In a notebook, cells such as `%%bash --bg` / `!python main.py &` start the workers; masking
 # (fixer/magics.py) turns each such line into a comment that keeps all but its first character.
+# `%run main.py` runs the script in the kernel itself, which reads the kernel's environment: for
+# the TF_CONFIG set before it, that is a launch too.
 _NOTEBOOK_MARK = re.compile(r"(?m)^# distfix-cell \d+$")
 _MASKED_SHELL = re.compile(
-    r"(?m)^[ \t]*#(?:%%?(?:bash|sh|script|system|sx)\b|(?:python3?|ython3?|nohup|mpirun|horovodrun|torchrun)\b)"
+    r"(?m)^[ \t]*#(?:%%?(?:bash|sh|script|system|sx)\b|(?:python3?|ython3?|nohup|mpirun|horovodrun|torchrun)\b"
+    r"|run\s+(?:-\S+\s+)*[\w./-]+\.py\b)"
 )
 
 

@@ -11,6 +11,7 @@ import libcst as cst
 from fixer.tf.calls import argument_value
 from fixer.tf.classes import methods_of_other_objects, resolve_method
 from fixer.tf.index import FunctionLike, ModuleIndex
+from fixer.tf.keras_models import keras_steps
 from fixer.tf.names import NameResolver, dotted_name
 from fixer.tf.strategies import StrategyModel, visible_defs
 
@@ -189,9 +190,16 @@ class ReplicaModel:
         return bool(run.targets) and all(self.is_tf_function(t) for t in run.targets)
 
     @cached_property
+    def keras_steps(self) -> frozenset[cst.FunctionDef]:
+        """`train_step`/`test_step` overrides of Keras models used under a strategy: `fit` and
+        `evaluate` run them inside `strategy.run`, on every replica."""
+        return keras_steps(self.index, self.names, self.strategies)
+
+    @cached_property
     def replica_functions(self) -> frozenset[FunctionLike]:
-        """Functions passed to `strategy.run`, plus what they call in this module (transitively)."""
-        return self.reachable(target for run in self.run_calls for target in run.targets)
+        """Functions passed to `strategy.run` and Keras step overrides run under a strategy
+        (:attr:`keras_steps`), plus what they call in this module (transitively)."""
+        return self.reachable([*(target for run in self.run_calls for target in run.targets), *self.keras_steps])
 
     def reachable(self, functions: Iterable[FunctionLike]) -> frozenset[FunctionLike]:
         """``functions`` and every function of this module they call, transitively."""

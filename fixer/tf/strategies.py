@@ -229,8 +229,14 @@ class StrategyModel:
         return False
 
     def is_strategy(self, node: cst.BaseExpression) -> bool:
-        """True when ``node`` evaluates to a tf.distribute strategy."""
+        """True when ``node`` evaluates to a tf.distribute strategy.
+
+        ``x.distribute_strategy`` is one: the property Keras models give the strategy they were
+        built under (``self.distribute_strategy`` in a `train_step`).
+        """
         if self.constructor_kind(node) is not None:
+            return True
+        if isinstance(node, cst.Attribute) and node.attr.value == "distribute_strategy":
             return True
         key = expression_key(node)
         return key is not None and key in self._kinds

@@ -355,3 +355,35 @@ async def test_saving_checks_again_and_closing_clears_the_cells(client: Language
     notebook.close()
     after = await published(client, notebook.code_uris())
     assert all(diagnostics == [] for diagnostics in after.values())
+
+
+WRITTEN_WORKER = (
+    "%%writefile main.py\n"
+    "import tensorflow as tf\n"
+    "\n"
+    "print(tf.config.list_logical_devices())\n"
+    "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"
+)
+LAUNCHER = (
+    "import json, os\n"
+    "os.environ['TF_CONFIG'] = json.dumps({'cluster': {'worker': ['localhost:12345', 'localhost:23456']},\n"
+    "                                      'task': {'type': 'worker', 'index': 0}})\n"
+    "!python main.py &> job_0.log &\n"
+)
+
+
+async def test_modules_written_by_cells_are_checked_and_published_on_their_cells(client: LanguageClient, distfix):
+    notebook = Notebook(client, "tutorial.ipynb", [("code", WRITTEN_WORKER), ("code", LAUNCHER)])
+    notebook.open()
+    written, launcher = notebook.code_uris()
+    diagnostics = await published(client, notebook.code_uris())
+    # The launcher's TF_CONFIG is the cluster of the worker it starts: creating the strategy
+    # after an op there fails (TFD105); the launcher cell itself is not hard-coding a worker's TF_CONFIG.
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in diagnostics[written]] == [("TFD105", 4, 11)]
+    assert diagnostics[written][0].data is None, "a written module's finding is advice: the cell is not Python"
+    assert diagnostics[launcher] == []
+    assert as_found(notebook, diagnostics) == cli_findings(distfix, notebook)
+    notebook.edit(launcher, [types.TextEdit(types.Range(types.Position(3, 0), types.Position(3, 30)), "")])
+    unlaunched = await published(client, notebook.code_uris())
+    assert unlaunched[written] == [], "not started with the TF_CONFIG: a single worker, which may start late"
+    assert [d.code for d in unlaunched[launcher]] == ["TFD601"]

@@ -277,3 +277,86 @@ def test_project_facts(tmp_path, files, declares, keras2, tf_keras):
         (tmp_path / name).write_text(text)
     facts = project_facts(tmp_path.resolve())
     assert (facts.declares_tensorflow, facts.keras2, facts.declares_tf_keras) == (declares, keras2, tf_keras)
+
+
+# Keras step overrides -------------------------------------------------------------------------
+
+
+def test_keras_steps_are_the_overrides_of_models_used_under_a_strategy():
+    model = _model(
+        """
+        import tensorflow as tf
+        import tf_keras
+
+        class Scoped(tf.keras.Model):
+            def train_step(self, data):
+                return {}
+
+            def test_step(self, data):
+                return {}
+
+            def predict_step(self, data):
+                return data
+
+        class Child(Scoped):
+            pass
+
+        class CompiledInScope(tf_keras.Model):
+            def train_step(self, data):
+                return {}
+
+        class Unscoped(tf.keras.Model):
+            def train_step(self, data):
+                return {}
+
+        class NotKeras:
+            def train_step(self, data):
+                return {}
+
+        def build():
+            return Child()
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = build()
+            helper = NotKeras()
+        legacy = CompiledInScope()
+        with strategy.scope():
+            legacy.compile(optimizer="sgd")
+        baseline = Unscoped()
+        """
+    )
+    steps = {(model.index.method_class(f).name.value, f.name.value) for f in model.replica.keras_steps}
+    assert steps == {("Scoped", "train_step"), ("Scoped", "test_step"), ("CompiledInScope", "train_step")}
+    assert {f.name.value for f in model.replica.keras_steps} <= {f.name.value for f in model.replica.replica_functions}
+
+
+def test_keras_steps_need_a_strategy_scope():
+    model = _model(
+        """
+        import tensorflow as tf
+
+        class Net(tf.keras.Model):
+            def train_step(self, data):
+                return {}
+
+        model = Net()
+        model.compile(optimizer="sgd")
+        """
+    )
+    assert model.replica.keras_steps == frozenset()
+
+
+def test_a_keras_models_distribute_strategy_is_a_strategy():
+    model = _model(
+        """
+        import tensorflow as tf
+
+        class Net(tf.keras.Model):
+            def train_step(self, data):
+                return self.distribute_strategy.reduce("SUM", data, axis=None)
+        """
+    )
+    assert model.strategies.is_strategy(_expr("self.distribute_strategy"))
+    assert model.strategies.is_strategy(_expr("model.distribute_strategy"))
+    assert not model.strategies.is_strategy(_expr("self.strategy_name"))
