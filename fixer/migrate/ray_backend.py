@@ -57,6 +57,7 @@ def validate_archive(archive: bytes, task: ValidationTask) -> dict:
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
+            start_new_session=True,  # out of the worker's process group, so it outlives the worker to clean up
         )
         verdict = folder / "verdict.json"
         if not verdict.exists():
