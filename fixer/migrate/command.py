@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import sys
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -167,8 +168,10 @@ def register(app: typer.Typer) -> None:
                 timeout=validate_timeout,
                 synthetic_data=synthetic_data,
             )
+            started = time.monotonic()
             outcome.validations = validate_results(outcome.results, settings, _show_validation if show else None)
             outcome.validation_backend = backend.value
+            outcome.validation_seconds = time.monotonic() - started
         if report is not None:
             try:
                 write_report(outcome, report)

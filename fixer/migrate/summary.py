@@ -44,6 +44,7 @@ class MigrationReport:
     per_rule: dict[str, dict[str, int]] = field(default_factory=dict)
     validations: dict[str, FileValidation] | None = None  # by file name, with --validate
     validation_backend: str | None = None
+    validation_seconds: float = 0.0  # wall time of all the validations
 
     def __post_init__(self) -> None:
         found: Counter[str] = Counter()
@@ -157,7 +158,9 @@ class MigrationReport:
             "repositories": [vars(r) for r in self.repos],
             "needs_a_person": [_finding_row(f) for f in self.needs_a_person],
             "errors": [{"path": r.path, "error": r.error} for r in self.errors],
-            "validation": None if self.validations is None else {"backend": self.validation_backend, "totals": self.validation_totals},
+            "validation": None
+            if self.validations is None
+            else {"backend": self.validation_backend, "seconds": round(self.validation_seconds, 3), "totals": self.validation_totals},
             "files": self.file_rows(),
         }
 

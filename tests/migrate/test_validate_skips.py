@@ -130,10 +130,8 @@ def test_migrate_validate_reports_skips_with_their_reasons(tmp_path, distfix):
     assert verdicts["data.py"]["reason"].startswith("not an entry point")
     assert verdicts["train.py"]["status"] == "skipped"
     assert "`distfix_absent_dependency`" in verdicts["train.py"]["reason"]
-    assert data["validation"] == {
-        "backend": "local",
-        "totals": {"passed": 0, "failed": 0, "inconclusive": 0, "error": 0, "skipped": 2},
-    }
+    assert data["validation"]["backend"] == "local"
+    assert data["validation"]["totals"] == {"passed": 0, "failed": 0, "inconclusive": 0, "error": 0, "skipped": 2}
     assert data["verdict"].endswith("Validation of the changed scripts: 2 skipped.")
     distfix("migrate", str(repo), "--validate", "--report", str(markdown))
     assert "validation: **skipped**: imports `distfix_absent_dependency`" in markdown.read_text()
