@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from repos import make_repo
+from test_report import _Collector
 
 from fixer.migrate.runnable import is_entry_point, skip_reason
 
@@ -135,6 +136,13 @@ def test_migrate_validate_reports_skips_with_their_reasons(tmp_path, distfix):
     assert data["verdict"].endswith("Validation of the changed scripts: 2 skipped.")
     distfix("migrate", str(repo), "--validate", "--report", str(markdown))
     assert "validation: **skipped**: imports `distfix_absent_dependency`" in markdown.read_text()
+    html = tmp_path / "r.html"
+    distfix("migrate", str(repo), "--validate", "--report", str(html))
+    parser = _Collector()
+    parser.feed(html.read_text())
+    assert parser.problems == []
+    assert parser.ids["validation"].split() == ["passedfailedinconclusiveerrorskipped", "00002"]
+    assert "skipped" in parser.classes
 
 
 def test_validation_options_need_validate(tmp_path, distfix):
