@@ -7,7 +7,8 @@ FOLDER``, this process becomes the subreaper of everything below it and asks Lin
 when its parent (the Ray worker) dies; it then kills every process below it and exits.
 
 FOLDER holds ``src/`` (the staged script folder) and ``task.json``; the verdict is written to
-``verdict.json`` there.
+``verdict.json`` there. The caller points TMPDIR into FOLDER, so removing it when the worker dies
+also removes the validator's temporary copies.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -23,6 +25,7 @@ from fixer.migrate.validation import FileValidation, ValidationTask, place_scrip
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
+_FOLDER: list[Path] = []  # the task's folder, removed when the worker dies
 
 
 def descendants(pid: int) -> list[int]:
@@ -56,6 +59,8 @@ def kill_descendants() -> None:
 
 def _kill_everything_below(signum: int, frame: object) -> None:
     kill_descendants()
+    for folder in _FOLDER:
+        shutil.rmtree(folder, ignore_errors=True)
     os._exit(1)
 
 
@@ -75,6 +80,7 @@ def _guard(parent: int) -> None:
 
 def main(folder: Path, parent: int) -> None:
     """Validate the staged task in ``folder`` and write ``verdict.json``."""
+    _FOLDER.append(folder)
     _guard(parent)
     task = ValidationTask(**json.loads((folder / "task.json").read_text(encoding="utf-8")))
     try:

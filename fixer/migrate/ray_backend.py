@@ -52,12 +52,14 @@ def validate_archive(archive: bytes, task: ValidationTask) -> dict:
         with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as unpacked:
             unpacked.extractall(folder, filter="tar")  # "tar" keeps symlinks to data on the node
         (folder / "task.json").write_text(json.dumps(asdict(task)), encoding="utf-8")
+        (folder / "tmp").mkdir()
         child = subprocess.run(
             [sys.executable, "-m", "fixer.migrate.guarded", str(folder), str(os.getpid())],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
             start_new_session=True,  # out of the worker's process group, so it outlives the worker to clean up
+            env={**os.environ, "TMPDIR": str(folder / "tmp")},  # the validator's copies go where the guard cleans
         )
         verdict = folder / "verdict.json"
         if not verdict.exists():

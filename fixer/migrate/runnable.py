@@ -36,6 +36,20 @@ _PROBE = "import importlib.util, json, sys; print(json.dumps([n for n in sys.arg
 def skip_reason(script: Path, text: str, device: str = "auto") -> str | None:
     """Why ``text``, run as ``script`` (in its folder, as the validator runs it), cannot be validated
     here, or None when it can. ``device`` is the validation's ``--device``."""
+    reason = intrinsic_skip_reason(script, text)
+    if reason is not None:
+        return reason
+    tree = ast.parse(text)
+    for check in (_hardware_reason, _data_reason, _module_reason):
+        reason = check(script, tree, device)
+        if reason:
+            return reason
+    return None
+
+
+def intrinsic_skip_reason(script: Path, text: str) -> str | None:
+    """The reasons that hold on every machine (what the script is, not what the machine has):
+    decided before a validation is handed to a worker or a Ray node."""
     if script.suffix == ".ipynb":
         return "a notebook: validation runs scripts (export it with `jupyter nbconvert --to script`)"
     try:
@@ -47,10 +61,6 @@ def skip_reason(script: Path, text: str, device: str = "auto") -> str | None:
     relative = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level]
     if relative:
         return f"it imports relatively (line {relative[0].lineno}), so it runs only inside its package, not as a script"
-    for check in (_hardware_reason, _data_reason, _module_reason):
-        reason = check(script, tree, device)
-        if reason:
-            return reason
     return None
 
 

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from fixer.migrate.runnable import skip_reason
+from fixer.migrate.runnable import intrinsic_skip_reason, skip_reason
 from fixer.types import FileResult
 
 STATUSES = ("passed", "failed", "inconclusive", "error", "skipped")
@@ -212,11 +212,20 @@ def default_validation_jobs() -> int:
 
 def validate_results(results: list[FileResult], settings: ValidationSettings, done: Done | None = None) -> dict[str, FileValidation]:
     """Validate every changed file of a migration on the chosen backend; verdicts by file name."""
-    tasks = plan(results, settings)
-    if not tasks:
-        return {}
+    verdicts: dict[str, FileValidation] = {}
+    runnable = []
+    for task in plan(results, settings):
+        reason = intrinsic_skip_reason(Path(task.name), task.fixed_text)
+        if reason is None:
+            runnable.append(task)
+            continue
+        verdicts[task.name] = FileValidation("skipped", reason)
+        if done is not None:
+            done(task.name, verdicts[task.name])
+    if not runnable:
+        return verdicts
     if settings.backend == "ray":
         from fixer.migrate.ray_backend import validate_on_ray
 
-        return validate_on_ray(tasks, settings.address, done)
-    return validate_locally(tasks, settings.jobs, done)
+        return verdicts | validate_on_ray(runnable, settings.address, done)
+    return verdicts | validate_locally(runnable, settings.jobs, done)

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -131,6 +132,7 @@ def test_a_lost_ray_worker_is_retried_once_then_reported_as_an_error(tmp_path):
     report = tmp_path / "report.json"
     command = [sys.executable, "-m", "fixer", "migrate", str(repo), "--validate", "--backend", "ray", "--max-steps", "1",
                "--validate-timeout", "3600", "--report", str(report)]
+    task_folders = set(Path(tempfile.gettempdir()).glob("distfix-migrate-task-*"))
     migrate = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         # Kill the worker under every run that hangs (the first of once.py, the first two of
@@ -161,3 +163,4 @@ def test_a_lost_ray_worker_is_retried_once_then_reported_as_an_error(tmp_path):
     assert verdicts["once.py"]["attempts"] == 2
     assert any(note.startswith("retried once: the Ray worker of the first attempt was lost") for note in verdicts["once.py"]["notes"])
     assert len(_pids(once)) >= 2 and len(_pids(twice)) == 2, "each retry ran the script again; no third attempt"
+    assert set(Path(tempfile.gettempdir()).glob("distfix-migrate-task-*")) <= task_folders, "killed tasks left their folders"

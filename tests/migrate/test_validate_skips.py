@@ -159,3 +159,42 @@ def test_migrate_without_validate_has_no_validation_in_its_report(tmp_path, dist
     distfix("migrate", str(repo), "--report", str(report))
     data = json.loads(report.read_text())
     assert data["validation"] is None and data["files"][0]["validation"] is None
+
+
+def _report(original, fixed):
+    from fixer.validate.report import ValidationReport
+    from fixer.validate.runner import RunSpec
+
+    variants = {"original": original} if fixed is None else {"original": original, "fixed": fixed}
+    return ValidationReport("train.py", RunSpec(), variants, ["a note"])
+
+
+def test_a_failed_fix_gives_its_failed_checks_and_the_original_status():
+    from fixer.migrate.validation import from_report
+    from fixer.validate.checks import CheckResult
+    from fixer.validate.report import VariantReport
+
+    original = VariantReport("failed", [CheckResult("runs", "fail", "ValueError: bad")], "ValueError: bad")
+    fixed = VariantReport(
+        "failed",
+        [CheckResult("runs", "pass", "2 replicas ran 3 steps"), CheckResult("replicas-consistent", "fail", "w differs on replica 1")],
+        diagnoses=["TFD102 explains it"],
+    )
+    verdict = from_report(_report(original, fixed))
+    assert verdict.status == "failed" and verdict.original == "failed"
+    assert verdict.failed_checks == [{"name": "replicas-consistent", "detail": "w differs on replica 1"}]
+    assert verdict.reason == "w differs on replica 1; TFD102 explains it"
+    assert verdict.notes == ["a note"]
+
+
+def test_an_inconclusive_run_says_which_checks_could_not_decide_and_no_compare_has_no_original():
+    from fixer.migrate.validation import from_report
+    from fixer.validate.checks import CheckResult
+    from fixer.validate.report import VariantReport
+
+    only = VariantReport(
+        "inconclusive", [CheckResult("runs", "pass", "ran"), CheckResult("inputs-distinct", "inconclusive", "one worker")]
+    )
+    verdict = from_report(_report(only, None))
+    assert verdict.status == "inconclusive" and verdict.original is None
+    assert verdict.reason == "inputs-distinct: one worker" and verdict.failed_checks == []
