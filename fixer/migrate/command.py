@@ -159,6 +159,7 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             typer.echo(f"distfix: error: {exc}", err=True)
             raise typer.Exit(2) from None
+        validation_interrupted = False
         if validate and not outcome.interrupted:
             settings = ValidationSettings(
                 backend=backend.value,
@@ -169,9 +170,13 @@ def register(app: typer.Typer) -> None:
                 synthetic_data=synthetic_data,
             )
             started = time.monotonic()
-            outcome.validations = validate_results(outcome.results, settings, _show_validation if show else None)
-            outcome.validation_backend = backend.value
-            outcome.validation_seconds = time.monotonic() - started
+            try:
+                outcome.validations = validate_results(outcome.results, settings, _show_validation if show else None)
+                outcome.validation_backend = backend.value
+                outcome.validation_seconds = time.monotonic() - started
+            except KeyboardInterrupt:
+                typer.echo("distfix: error: validation interrupted: the report has no verdicts", err=True)
+                validation_interrupted = True
         if report is not None:
             try:
                 write_report(outcome, report)
@@ -179,4 +184,4 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"distfix: error: {exc}", err=True)
                 raise typer.Exit(2) from None
         _summarise(outcome)
-        raise typer.Exit(_exit_code(outcome, write))
+        raise typer.Exit(2 if validation_interrupted else _exit_code(outcome, write))

@@ -191,12 +191,16 @@ def validate_locally(tasks: list[ValidationTask], jobs: int, done: Done | None =
     """Run the validations on this machine, ``jobs`` at a time (each starts its own processes,
     so threads are enough to keep them going)."""
     verdicts: dict[str, FileValidation] = {}
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         futures = {pool.submit(validate_task_here, task): task.name for task in tasks}
         for future in as_completed(futures):
             verdicts[futures[future]] = future.result()
             if done is not None:
                 done(futures[future], verdicts[futures[future]])
+    finally:
+        # On Ctrl-C, validations not started are dropped; running ones end at their timeout at most.
+        pool.shutdown(wait=True, cancel_futures=True)
     return verdicts
 
 
