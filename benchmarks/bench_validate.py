@@ -1,8 +1,9 @@
 """Benchmark ``distfix validate`` against the bare TensorFlow import time on this machine.
 
 Reports: `python -c "import tensorflow"`, a 2-replica validation of one variant (with its
-1-replica runs for the replica-count check), a 2-worker compare run, and a 2-worker compare run
-whose original fails on one worker (the other is stopped at once, not at the timeout).
+1-replica runs for the replica-count check), a 2-worker compare run, a 2-worker compare run
+whose original fails on one worker (the other is stopped at once, not at the timeout), and the
+same 2-worker compare run with ``--backend ray`` (a local Ray started and stopped by the run).
 
     python benchmarks/bench_validate.py
 """
@@ -36,6 +37,11 @@ def main() -> None:
          str(ROOT / "corpus/input/tfd202_dataset_fn_not_sharded/before.py")],
         runs=1,
     )
+    two_workers_on_ray = wall(
+        [*DISTFIX, "validate", "--workers", "2", "--device", "cpu", "--timeout", "60", "--backend", "ray",
+         str(ROOT / "corpus/input/tfd202_dataset_fn_not_sharded/before.py")],
+        runs=1,
+    )
     one_fails = wall(
         [*DISTFIX, "validate", "--workers", "2", "--device", "cpu", "--timeout", "60",
          str(ROOT / "corpus/cluster/tfd601_hardcoded_tf_config/before.py")],
@@ -46,6 +52,7 @@ def main() -> None:
     print(f"{'validate, 2 replicas, one variant (3 runs inside)':<52} {one_variant:6.2f} s  (TF import + {one_variant - tf_import:.1f} s)")
     print(f"{'validate, 2 workers, compare (original + fixed)':<52} {two_workers:6.2f} s")
     print(f"{'validate, 2 workers, compare, one worker fails':<52} {one_fails:6.2f} s  (--timeout 60)")
+    print(f"{'validate, 2 workers, compare, --backend ray':<52} {two_workers_on_ray:6.2f} s")
 
 
 if __name__ == "__main__":

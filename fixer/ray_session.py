@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -18,6 +19,8 @@ INSTALL_HINT = "Ray is not installed: install 'distfix[ray]'"
 # Read by Ray when it is imported: with it off, a local Ray puts every process on 127.0.0.1
 # (the mode Ray uses on macOS and Windows) instead of the host's reachable address.
 _LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+# Ray retries an unreachable cluster for minutes: the address is tried first, this long at most.
+CONNECT_SECONDS = 15.0
 # Validation moves only small dumps through the object store; Ray's default takes 30% of the RAM.
 OBJECT_STORE_BYTES = 128 * 1024 * 1024
 _QUIET = {"RAY_USAGE_STATS_ENABLED": "0", _LOOPBACK_SWITCH: "0"}
@@ -85,6 +88,7 @@ def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator
         with _start_local(ray, num_cpus):
             yield ray
         return
+    _check_reachable(address)
     try:
         ray.init(address=address, configure_logging=False, log_to_driver=False)
     except Exception as exc:  # Ray raises ConnectionError, ValueError or RuntimeError here
@@ -93,6 +97,18 @@ def ray_session(address: str | None, *, num_cpus: int | None = None) -> Iterator
         yield ray
     finally:
         ray.shutdown()  # disconnects only: the cluster is not ours to stop
+
+
+def _check_reachable(address: str) -> None:
+    """RaySessionError at once when the cluster's HOST:PORT (or RAY_ADDRESS's, for ``auto``) does not answer."""
+    target = os.environ.get("RAY_ADDRESS", "") if address == "auto" else address
+    host, _, port = target.rpartition(":")
+    if "://" in target or not host or not port.isdigit():
+        return  # a Ray client address, or a form Ray resolves itself: Ray's own checks apply
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
+    except OSError as exc:
+        raise RaySessionError(f"cannot join the Ray cluster at {target!r}: {exc.strerror or exc}") from None
 
 
 @contextmanager

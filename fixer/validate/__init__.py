@@ -4,4 +4,5 @@ The parent process never imports TensorFlow: every run is a child process starte
 ``bootstrap.py`` (which loads ``child/``), in a temporary copy of the script's folder, with a
 hard timeout that kills its whole process group. ``runner`` starts the runs, ``checks`` judges
 what they dumped, ``session`` puts one validation together and ``report`` renders it.
+``ray_backend`` runs the same children on a Ray cluster (``--backend ray``).
 """

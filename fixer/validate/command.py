@@ -16,6 +16,13 @@ class Device(str, enum.Enum):
     gpu = "gpu"
 
 
+class Backend(str, enum.Enum):
+    """Where the workers run."""
+
+    local = "local"
+    ray = "ray"
+
+
 class ValidateFormat(str, enum.Enum):
     """Output formats of ``distfix validate``."""
 
@@ -30,7 +37,7 @@ def register(app: typer.Typer) -> None:
     def validate_command(
         script: Path = typer.Argument(..., help="The training script to run."),
         replicas: int = typer.Option(2, "--replicas", min=1, help="Replicas (GPUs, or logical CPU devices)."),
-        workers: int = typer.Option(1, "--workers", min=1, help="Local MultiWorkerMirroredStrategy workers on 127.0.0.1."),
+        workers: int = typer.Option(1, "--workers", min=1, help="MultiWorkerMirroredStrategy workers (on 127.0.0.1, or Ray actors with --backend ray)."),
         device: Device = typer.Option(Device.auto, "--device", help="auto: GPUs when TensorFlow sees any, else CPU."),
         max_steps: int = typer.Option(20, "--max-steps", min=1, help="Stop cleanly after this many steps (strategy.run calls, batches, fit batches)."),
         timeout: float = typer.Option(120.0, "--timeout", min=1.0, help="Seconds before a run is killed."),
@@ -38,6 +45,9 @@ def register(app: typer.Typer) -> None:
         no_compare: bool = typer.Option(False, "--no-compare", help="Run the script as it is, without its fixed version."),
         synthetic_data: bool = typer.Option(False, "--synthetic-data", help="Replace keras.datasets downloads with random arrays."),
         keep_temp: bool = typer.Option(False, "--keep-temp", help="Keep the temporary copies, outputs and dumps, and print where."),
+        backend: Backend = typer.Option(Backend.local, "--backend", help="local: processes on 127.0.0.1; ray: Ray actors (needs 'distfix[ray]')."),
+        address: str | None = typer.Option(None, "--address", help="ray: the cluster to join (HOST:PORT, or auto: RAY_ADDRESS); default: a Ray for the run."),
+        gpus_per_worker: float | None = typer.Option(None, "--gpus-per-worker", min=0.0, help="ray: GPUs each worker asks Ray for (default 0)."),
     ) -> None:
         """Run the script (and its fixed version) with several replicas and workers and check the result.
 
@@ -49,6 +59,9 @@ def register(app: typer.Typer) -> None:
         from fixer.validate.runner import RunSpec
         from fixer.validate.session import CannotValidate, validate
 
+        if backend is Backend.local and (address is not None or gpus_per_worker is not None):
+            typer.echo("distfix: --address and --gpus-per-worker need --backend ray", err=True)
+            raise typer.Exit(2)
         spec = RunSpec(
             replicas=replicas,
             workers=workers,
@@ -57,6 +70,9 @@ def register(app: typer.Typer) -> None:
             timeout=timeout,
             synthetic_data=synthetic_data,
             keep_temp=keep_temp,
+            backend=backend.value,
+            address=address,
+            gpus_per_worker=gpus_per_worker or 0.0,
         )
         try:
             report = validate(script, spec, compare=not no_compare)

@@ -42,6 +42,9 @@ class RunSpec:
     timeout: float = 120.0
     synthetic_data: bool = False
     keep_temp: bool = False
+    backend: str = "local"  # local (processes on 127.0.0.1) | ray (actors on a Ray cluster, see ray_backend.py)
+    address: str | None = None  # ray: the cluster to join; None starts a local Ray for the run
+    gpus_per_worker: float = 0.0  # ray: the GPUs each worker's actor asks Ray for
 
 
 @dataclass
@@ -78,20 +81,50 @@ def _addresses(path: str, text: str) -> list[str]:
     return found
 
 
+def prepare(script: Path, text: str, folder: Path) -> tuple[Path, list[str]]:
+    """Copy the script's folder into ``folder/src`` with ``text`` as the script; the copy and the addresses it names."""
+    folder.mkdir(parents=True, exist_ok=True)
+    source = folder / "src"
+    copy_script_folder(script.parent, source, {folder, folder.parent})
+    target = source / script.name
+    target.write_text(text, encoding="utf-8")
+    return target, _addresses(str(script), text)
+
+
+def worker_settings(spec: RunSpec, replicas: int | None, claim_replicas: int | None) -> dict:
+    """What every worker of a run is told (the bootstrap reads it); each backend adds the paths and addresses."""
+    return {
+        "replicas": replicas or spec.replicas,
+        "workers": spec.workers,
+        "device": spec.device,
+        "max_steps": spec.max_steps,
+        "synthetic_data": spec.synthetic_data,
+        "claim_replicas": claim_replicas,
+        "tolerance": TOLERANCE,
+    }
+
+
+def tf_config(cluster: list[str], index: int) -> str | None:
+    """The TF_CONFIG of worker ``index`` (none for a single worker)."""
+    if len(cluster) < 2:
+        return None
+    return json.dumps({"cluster": {"worker": cluster}, "task": {"type": "worker", "index": index}})
+
+
 def run_script(
     script: Path, text: str, spec: RunSpec, folder: Path, replicas: int | None = None, claim_replicas: int | None = None
 ) -> list[WorkerDump]:
     """Run ``text`` as ``script`` in ``folder``; one dump per worker.
 
     ``replicas`` overrides spec.replicas; ``claim_replicas`` is the replica count the script's
-    set-up code is told (the 1-replica reference run, see ``child/claim.py``).
+    set-up code is told (the 1-replica reference run, see ``child/claim.py``). With
+    ``spec.backend == "ray"`` the workers run as Ray actors (a Ray session must be open).
     """
-    folder.mkdir(parents=True, exist_ok=True)
-    source = folder / "src"
-    copy_script_folder(script.parent, source, {folder, folder.parent})
-    target = source / script.name
-    target.write_text(text, encoding="utf-8")
-    addresses = _addresses(str(script), text)
+    if spec.backend == "ray":
+        from fixer.validate.ray_backend import run_on_ray
+
+        return run_on_ray(script, text, spec, folder, replicas, claim_replicas)
+    target, addresses = prepare(script, text, folder)
     ports = free_ports(spec.workers + len(addresses) + SPARE_PORTS)
     cluster = [f"127.0.0.1:{p}" for p in ports[: spec.workers]]
     mapped = ports[spec.workers : spec.workers + len(addresses)]
@@ -99,22 +132,16 @@ def run_script(
     started = time.monotonic()
     for index in range(spec.workers):
         settings = {
+            **worker_settings(spec, replicas, claim_replicas),
             "script": str(target),
-            "replicas": replicas or spec.replicas,
-            "workers": spec.workers,
-            "device": spec.device,
-            "max_steps": spec.max_steps,
-            "synthetic_data": spec.synthetic_data,
-            "claim_replicas": claim_replicas,
-            "tolerance": TOLERANCE,
             "address_map": {address: f"127.0.0.1:{port}" for address, port in zip(addresses, mapped)},
             "spare_ports": ports[spec.workers + len(addresses) :],
             "dump": str(folder / f"dump_{index}.json"),
-            "tf_config": json.dumps({"cluster": {"worker": cluster}, "task": {"type": "worker", "index": index}}) if spec.workers > 1 else None,
+            "tf_config": tf_config(cluster, index),
         }
         settings_path = folder / f"settings_{index}.json"
         settings_path.write_text(json.dumps(settings), encoding="utf-8")
-        processes.append(_start(settings_path, folder / f"output_{index}.txt", source, spec.device))
+        processes.append(_start(settings_path, folder / f"output_{index}.txt", target.parent, spec.device))
     endings = _wait(processes, started + spec.timeout)
     return [_collect(folder, index, ending) for index, ending in enumerate(endings)]
 
@@ -163,13 +190,18 @@ def _wait(processes: list[subprocess.Popen], deadline: float) -> list[str]:
 def _collect(folder: Path, index: int, ending: str) -> WorkerDump:
     output = (folder / f"output_{index}.txt").read_text(encoding="utf-8", errors="replace")
     dump_path = folder / f"dump_{index}.json"
+    return worker_dump(ending, output, dump_path.read_text(encoding="utf-8") if dump_path.exists() else None)
+
+
+def worker_dump(ending: str, output: str, dump: str | None) -> WorkerDump:
+    """The dump of one worker from how it ended (exited, timeout, stopped), its output and the JSON it wrote."""
     if ending != "exited":
         return WorkerDump(ending, output=output)
-    if not dump_path.exists():
+    if dump is None:
         last = [line for line in output.strip().splitlines() if line.strip()][-1:] or ["no output"]
         error = {"type": "crash", "message": last[0][:500], "line": None, "network": False, "missing": None}
         return WorkerDump("error", error=error, output=output)
-    data = json.loads(dump_path.read_text(encoding="utf-8"))
+    data = json.loads(dump)
     known = set(WorkerDump.__dataclass_fields__) - {"output"}
     return WorkerDump(**{k: v for k, v in data.items() if k in known}, output=output)
 

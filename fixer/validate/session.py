@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 from fixer.engine import check_source, fix_source
@@ -84,19 +87,44 @@ def validate(path: Path, spec: RunSpec, compare: bool = True) -> ValidationRepor
         notes.append(f"on CPU each MultiWorkerMirroredStrategy worker has one replica: {spec.workers} workers give {spec.workers} replicas")
     root = Path(tempfile.mkdtemp(prefix="distfix-validate-"))
     try:
-        variants = {"original": _evaluate(path, original, spec, root / "original")}
-        if compare:
-            fixed = fix_source(str(path), original, unsafe=True)
-            if fixed.fixed_text is None:
-                notes.append("distfix has no fix for this script: the fixed variant is the original")
-                variants["fixed"] = variants["original"]
-            else:
-                variants["fixed"] = _evaluate(path, fixed.fixed_text, spec, root / "fixed")
+        with _backend_session(spec):
+            variants = _variants(path, original, spec, root, compare, notes)
     finally:
         if not spec.keep_temp:
             shutil.rmtree(root, ignore_errors=True)
+    ports = "local ports" if spec.backend == "local" else "ports on the Ray workers' nodes"
     for name, variant in variants.items():
         if variant.addresses and (name == "original" or variant is not variants["original"]):
             mapped = ", ".join(f"{a} -> {b}" for a, b in variant.addresses.items())
-            notes.append(f"{name}: the addresses the script names were mapped to local ports: {mapped}")
+            notes.append(f"{name}: the addresses the script names were mapped to {ports}: {mapped}")
     return ValidationReport(str(path), spec, variants, notes, str(root) if spec.keep_temp else None)
+
+
+@contextmanager
+def _backend_session(spec: RunSpec) -> Iterator[None]:
+    """A Ray session around every run of the validation (ray backend); nothing for local runs."""
+    if spec.backend != "ray":
+        yield
+        return
+    from fixer.ray_session import RaySessionError, ray_session
+    from fixer.validate.ray_backend import RayRunError
+
+    # A local Ray only counts CPUs: enough for every worker, and for the two 1-replica reference runs.
+    try:
+        with ray_session(spec.address, num_cpus=max(os.cpu_count() or 1, 2 * spec.workers)):
+            yield
+    except (RaySessionError, RayRunError) as exc:
+        raise CannotValidate(str(exc)) from None
+
+
+def _variants(path: Path, original: str, spec: RunSpec, root: Path, compare: bool, notes: list[str]) -> dict[str, VariantReport]:
+    """The original's report and, in compare mode, the fixed script's (``notes`` gets what the user should know)."""
+    variants = {"original": _evaluate(path, original, spec, root / "original")}
+    if compare:
+        fixed = fix_source(str(path), original, unsafe=True)
+        if fixed.fixed_text is None:
+            notes.append("distfix has no fix for this script: the fixed variant is the original")
+            variants["fixed"] = variants["original"]
+        else:
+            variants["fixed"] = _evaluate(path, fixed.fixed_text, spec, root / "fixed")
+    return variants

@@ -1,4 +1,4 @@
-"""Every address the script names is mapped to a 127.0.0.1 port the validator picked.
+"""Every address the script names is mapped to a port the validator picked (on 127.0.0.1, or on a Ray node).
 
 TF_CONFIG written by the script, ``tf.train.ClusterSpec`` (which ``SimpleClusterResolver``,
 ``TFConfigClusterResolver`` and ``tf.distribute.Server`` all build on) and a resolver's
@@ -27,7 +27,9 @@ def map_address(address: str) -> str:
         return address
     if address not in mapping:
         spare = SETTINGS.get("spare_ports") or []
-        mapping[address] = f"127.0.0.1:{spare.pop(0)}" if spare else "127.0.0.1:1"
+        # spare ports are free on the spare host (a Ray node; 127.0.0.1 for local runs)
+        host = SETTINGS.get("spare_host", "127.0.0.1")
+        mapping[address] = f"{host}:{spare.pop(0)}" if spare else "127.0.0.1:1"
     DUMP["addresses"][address] = mapping[address]
     return mapping[address]
 
