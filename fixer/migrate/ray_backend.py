@@ -96,12 +96,13 @@ def _run(ray: Any, tasks: list[ValidationTask], done: Done | None) -> dict[str, 
     remote = ray.remote(validate_archive)
     lost = tuple(getattr(ray.exceptions, name) for name in LOST)
     archives = {task.name: ray.put(pack(task)) for task in tasks}
+    # A request no node can meet would wait forever: ask at most for the largest node's CPUs.
+    largest = max((node["Resources"].get("CPU", 0) for node in ray.nodes() if node["Alive"]), default=0)
 
     def submit(task: ValidationTask) -> Any:
         # Retries are ours (max_retries=0), so the report can say what was lost and how often.
-        return remote.options(num_cpus=task.processes, max_retries=0, name=f"distfix validate {task.name}").remote(
-            archives[task.name], task
-        )
+        cpus = min(task.processes, largest) if largest else task.processes
+        return remote.options(num_cpus=cpus, max_retries=0, name=f"distfix validate {task.name}").remote(archives[task.name], task)
 
     pending = {submit(task): (task, 1, "") for task in tasks}
     verdicts: dict[str, FileValidation] = {}

@@ -164,3 +164,22 @@ def test_a_lost_ray_worker_is_retried_once_then_reported_as_an_error(tmp_path):
     assert any(note.startswith("retried once: the Ray worker of the first attempt was lost") for note in verdicts["once.py"]["notes"])
     assert len(_pids(once)) >= 2 and len(_pids(twice)) == 2, "each retry ran the script again; no third attempt"
     assert set(Path(tempfile.gettempdir()).glob("distfix-migrate-task-*")) <= task_folders, "killed tasks left their folders"
+
+
+@pytest.mark.ray
+def test_a_task_asks_at_most_for_the_cpus_of_the_largest_node(tmp_path):
+    """A validation wants 2 CPUs; on a 1-CPU cluster it must still run (Ray would queue it forever)."""
+    from fixer.migrate.ray_backend import validate_on_ray
+    from fixer.migrate.validation import ValidationTask
+    from fixer.ray_session import ray_session
+
+    library = tmp_path / "lib.py"
+    library.write_text("x = 1\n")
+    task = ValidationTask(str(library), "x = 1\n", "x = 2\n", {}, max_steps=1, timeout=60, synthetic_data=False)
+    assert task.processes == 2
+    with ray_session(None, num_cpus=1) as ray:
+        assert [node["Resources"]["CPU"] for node in ray.nodes() if node["Alive"]] == [1.0]
+        verdicts = validate_on_ray([task], None)
+    verdict = verdicts[str(library)]
+    assert verdict.status == "skipped" and verdict.reason.startswith("not an entry point"), verdict
+    assert verdict.host is not None, "the node ran it"
