@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import enum
 import sys
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -13,7 +15,15 @@ from fixer.migrate.progress import ProgressPrinter
 from fixer.migrate.run import RESUME_ON_BRANCH, MigrateOptions, migrate
 from fixer.migrate.state import DEFAULT_STATE_FILE
 from fixer.migrate.summary import MigrationReport, check_report_path, write_report
+from fixer.migrate.validation import FileValidation, ValidationSettings, default_validation_jobs, validate_results
 from fixer.runner import default_jobs
+
+
+class Backend(str, enum.Enum):
+    """Where ``--validate`` runs the validations."""
+
+    local = "local"
+    ray = "ray"
 
 
 def _usage_errors(
@@ -25,6 +35,9 @@ def _usage_errors(
     report: Path | None,
     baseline: Path | None,
     state_file: Path,
+    validate: bool = False,
+    backend: Backend = Backend.local,
+    address: str | None = None,
 ) -> list[str]:
     """Everything wrong with the command line, found before any file is read or written."""
     errors = [f"{path}: no such file or directory" for path in paths if not Path(path).exists()]
@@ -36,6 +49,10 @@ def _usage_errors(
         errors.append("--branch needs --write")
     if resume and branch:
         errors.append(RESUME_ON_BRANCH)
+    if not validate and (backend is not Backend.local or address is not None):
+        errors.append("--backend and --address need --validate")
+    if address is not None and backend is not Backend.ray:
+        errors.append("--address needs --backend ray")
     for check, value in ((check_report_path, report), (read_baseline, baseline)):
         if value is not None:
             try:
@@ -66,6 +83,21 @@ def _summarise(outcome: MigrationReport) -> None:
     )
 
 
+def _exit_code(outcome: MigrationReport, write: bool) -> int:
+    """0 nothing left; 1 findings remain, changes to make, files left out of a branch or a fixed
+    script failing its validation; 2 errors (files, repositories or validations) or interrupted."""
+    totals = outcome.totals
+    validated = outcome.validation_totals or {"failed": 0, "error": 0}
+    if outcome.interrupted or totals["errors"] or validated["error"]:
+        return 2
+    return 1 if totals["remaining"] or totals["skipped"] or (totals["fixed"] and not write) or validated["failed"] else 0
+
+
+def _show_validation(name: str, verdict: FileValidation) -> None:
+    detail = f": {verdict.reason}" if verdict.reason and verdict.status != "passed" else ""
+    typer.echo(f"distfix: validation: {name}: {verdict.status}{detail}", err=True)
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``migrate`` command to the CLI."""
 
@@ -88,13 +120,20 @@ def register(app: typer.Typer) -> None:
         progress: Optional[bool] = typer.Option(
             None, "--progress/--no-progress", help="Show progress on stderr (default: only when stderr is a terminal)."
         ),
+        validate: bool = typer.Option(False, "--validate", help="After fixing, run every changed script that can run (distfix validate) and report each verdict."),
+        backend: Backend = typer.Option(Backend.local, "--backend", help="With --validate: run validations on this machine, or as Ray tasks."),
+        address: Optional[str] = typer.Option(None, "--address", help="With --backend ray: the cluster to join ('auto': RAY_ADDRESS); default: a local Ray for the run."),
+        max_steps: int = typer.Option(20, "--max-steps", min=1, help="With --validate: stop each run after this many steps."),
+        validate_timeout: float = typer.Option(120.0, "--validate-timeout", min=1.0, help="With --validate: seconds before a run is killed."),
+        synthetic_data: bool = typer.Option(False, "--synthetic-data", help="With --validate: replace keras.datasets downloads with random arrays."),
     ) -> None:
         """Migrate many files and repositories at once, with progress and a report.
 
-        Exit 0: nothing left to fix; 1: findings remain, changes to make, or uncommitted files
-        left out of --branch; 2: usage errors, file errors or interrupted.
+        Exit 0: nothing left to fix; 1: findings remain, changes to make, uncommitted files left
+        out of --branch, or a fixed script failed its validation; 2: usage errors, file or
+        validation errors, or interrupted.
         """
-        problems = _usage_errors(paths, write, branch, commit, resume, report, baseline, state_file)
+        problems = _usage_errors(paths, write, branch, commit, resume, report, baseline, state_file, validate, backend, address)
         for problem in problems:
             typer.echo(f"distfix: error: {problem}", err=True)
         if problems:
@@ -120,6 +159,24 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             typer.echo(f"distfix: error: {exc}", err=True)
             raise typer.Exit(2) from None
+        validation_interrupted = False
+        if validate and not outcome.interrupted:
+            settings = ValidationSettings(
+                backend=backend.value,
+                address=address,
+                jobs=jobs or default_validation_jobs(),
+                max_steps=max_steps,
+                timeout=validate_timeout,
+                synthetic_data=synthetic_data,
+            )
+            started = time.monotonic()
+            try:
+                outcome.validations = validate_results(outcome.results, settings, _show_validation if show else None)
+                outcome.validation_backend = backend.value
+                outcome.validation_seconds = time.monotonic() - started
+            except KeyboardInterrupt:
+                typer.echo("distfix: error: validation interrupted: the report has no verdicts", err=True)
+                validation_interrupted = True
         if report is not None:
             try:
                 write_report(outcome, report)
@@ -127,7 +184,4 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"distfix: error: {exc}", err=True)
                 raise typer.Exit(2) from None
         _summarise(outcome)
-        totals = outcome.totals
-        if outcome.interrupted or totals["errors"]:
-            raise typer.Exit(2)
-        raise typer.Exit(1 if totals["remaining"] or totals["skipped"] or (totals["fixed"] and not write) else 0)
+        raise typer.Exit(2 if validation_interrupted else _exit_code(outcome, write))

@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fixer.migrate.validation import STATUSES, FileValidation
 from fixer.notebook import cell_diff
 from fixer.output.diff import unified_diff
 from fixer.output.text import location
@@ -41,6 +42,9 @@ class MigrationReport:
     interrupted: bool = False
     resumable: bool = True  # False for --branch runs: an interrupted one leaves no branch
     per_rule: dict[str, dict[str, int]] = field(default_factory=dict)
+    validations: dict[str, FileValidation] | None = None  # by file name, with --validate
+    validation_backend: str | None = None
+    validation_seconds: float = 0.0  # wall time of all the validations
 
     def __post_init__(self) -> None:
         found: Counter[str] = Counter()
@@ -106,7 +110,18 @@ class MigrationReport:
             verdict = f"No findings in {totals['files']} files."
         if totals["skipped"]:
             verdict += f" {totals['skipped']} uncommitted file(s) were left out of the branch and not checked."
+        counts = self.validation_totals
+        if counts is not None:
+            shown = ", ".join(f"{n} {status}" for status, n in counts.items() if n) or "none changed"
+            verdict += f" Validation of the changed scripts: {shown}."
         return verdict
+
+    @property
+    def validation_totals(self) -> dict[str, int] | None:
+        """How many changed scripts got each validation status; None without --validate."""
+        if self.validations is None:
+            return None
+        return {status: sum(1 for v in self.validations.values() if v.status == status) for status in STATUSES}
 
     def file_rows(self) -> list[dict]:
         """Per-file findings and diffs, files with something to show only."""
@@ -125,6 +140,7 @@ class MigrationReport:
                     "fixed": [_finding_row(f) for f in result.applied],
                     "remaining": [_finding_row(f) for f in result.findings if f.code != "TFD000"],
                     "diff": diff,
+                    "validation": self.validations[result.path].as_dict() if self.validations and result.path in self.validations else None,
                 }
             )
         return rows
@@ -142,6 +158,9 @@ class MigrationReport:
             "repositories": [vars(r) for r in self.repos],
             "needs_a_person": [_finding_row(f) for f in self.needs_a_person],
             "errors": [{"path": r.path, "error": r.error} for r in self.errors],
+            "validation": None
+            if self.validations is None
+            else {"backend": self.validation_backend, "seconds": round(self.validation_seconds, 3), "totals": self.validation_totals},
             "files": self.file_rows(),
         }
 
