@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, ClassVar, Iterable
 from fixer.types import Applicability, Edit, Fix
 
 if TYPE_CHECKING:
-    from fixer.engine import RuleContext
+    from fixer.context import RuleContext
     from fixer.prefilter import Evidence
 
 

@@ -17,7 +17,7 @@ from fixer.tf.tf_config_sources import (
     tf_config_setters,
 )
 from fixer.clusterspec import launcher_problem
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.processes import shell_start_lines, starts_processes_after
 from fixer.types import Applicability, Edit

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.tf.pipelines import binding, pipeline
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import names_in
 from fixer.tf.names import dotted_name

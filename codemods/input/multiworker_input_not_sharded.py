@@ -16,7 +16,7 @@ from fixer.tf.pipelines import (
     seed_shuffles,
     task_dependent,
 )
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.tf.dataflow import names_in, result_never_read
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import visible_defs

@@ -12,7 +12,7 @@ from fixer.tf.pipelines import (
     seed_argument,
     task_dependent,
 )
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Edit

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fixer.tf.checkpoints import chief_guard, per_worker, rewrite_save, save_calls
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability
 

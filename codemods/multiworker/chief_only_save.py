@@ -15,7 +15,7 @@ from fixer.tf.checkpoints import (
     rewrite_save,
     save_calls,
 )
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability, Edit
 

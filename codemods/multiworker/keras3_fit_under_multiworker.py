@@ -6,7 +6,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
 from fixer.tf.project import pinned_below, project_facts

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.tf.pipelines import FILE_SOURCES, add_helper, after_shard, auto_shard_policy, distributed_inputs, pipeline
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.tf.strategies import Membership
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability

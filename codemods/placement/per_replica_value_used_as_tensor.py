@@ -6,7 +6,7 @@ from functools import cached_property
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.index import FunctionLike, ModuleIndex

@@ -8,7 +8,7 @@ from functools import cached_property
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import names_in
 from fixer.tf.index import FunctionLike

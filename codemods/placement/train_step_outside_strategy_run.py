@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.calls import argument_value

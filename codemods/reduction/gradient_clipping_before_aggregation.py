@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.tf.pipelines import binding
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability

@@ -15,7 +15,7 @@ from fixer.tf.loss_scaling import (
     only_reduce_means,
     sum_terms,
 )
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability, Edit

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.tf.loss_scaling import Scaling, classify, gradient_calls, loss_origin
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.tf.dataflow import names_in
 from fixer.rule import Invalid, Rule, Valid

@@ -32,7 +32,7 @@ from fixer.tf.names import dotted_name
 from fixer.types import Edit
 
 if TYPE_CHECKING:
-    from fixer.engine import RuleContext
+    from fixer.context import RuleContext
     from fixer.tf.replica import RunCall
 
 _OPTIMIZERS = "keras.optimizers."
