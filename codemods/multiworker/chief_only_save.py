@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.multiworker.checkpoint_path_shared_by_workers import _HEADER, _fixed
 from fixer.tf.checkpoints import (
     ChiefGuard,
     Save,
@@ -16,6 +15,8 @@ from fixer.tf.checkpoints import (
     save_calls,
 )
 from fixer.context import RuleContext
+from fixer.example_programs import MULTI_WORKER_MODEL as _HEADER
+from fixer.example_programs import with_worker_path_helpers as _fixed
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability, Edit
 
