@@ -558,9 +558,7 @@ class StrategyRunOutsideTfFunction(Rule):
         if builds is None:
             ctx.report(
                 call,
-                message + "; build the model (an `Input` layer or `model.build(shape)`) and then its Keras "
-                "optimizer (`optimizer.build(model.trainable_variables)`) first, or the first compiled step "
-                "fails under the strategy",
+                message + "; build the model and then its Keras optimizer first",
             )
             return
         tf, imports = ctx.import_module("tensorflow", "tf")

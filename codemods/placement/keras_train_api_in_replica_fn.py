@@ -330,7 +330,6 @@ class KerasTrainApiInReplicaFn(Rule):
                 continue
             ctx.report(
                 func.attr,
-                f"`{func.attr.value}` inside a replica function raises (it runs its own distributed loop and needs "
-                "cross-replica context); call it outside `strategy.run`, or compute the step with a GradientTape "
-                "and `optimizer.apply_gradients`",
+                f"`{func.attr.value}` inside a replica function raises (it needs cross-replica context); call it "
+                "outside `strategy.run`, or train with a GradientTape and `optimizer.apply_gradients`",
             )
