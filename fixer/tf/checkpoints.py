@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.report import render
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in

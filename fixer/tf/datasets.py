@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.tf.names import dotted_name
 from fixer.tf.strategies import visible_defs
 

@@ -9,7 +9,7 @@ import libcst as cst
 from fixer.tf.paths import bound_on_every_path
 
 if TYPE_CHECKING:
-    from fixer.engine import RuleContext
+    from fixer.context import RuleContext
 
 
 def strategy_in_reach(ctx: "RuleContext", statement: cst.CSTNode) -> str | None:
