@@ -9,7 +9,7 @@ import libcst as cst
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
 <<<<<<< HEAD
 from fixer.tf.keras_models import keras_model_base
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 =======
 from fixer.context import RuleContext
 >>>>>>> newcomer
