@@ -55,13 +55,22 @@ def _target(first_line: str) -> tuple[str, bool] | None:
     return names[0], any(w in _APPEND for w in words)
 
 
-def check_written_modules(path: str, data: dict, config: Config) -> list[Finding]:
-    """Findings of every module the notebook writes, located in its cells, without edits."""
+def written_sources(data: dict) -> dict[str, str]:
+    """The source of each ``.py`` file the notebook's cells write, by file name."""
+    return {name: combine_cells(cells).combined for name, cells in written_modules(data).items()}
+
+
+def check_written_modules(path: str, data: dict, config: Config, dependencies: set | None = None) -> list[Finding]:
+    """Findings of every module the notebook writes, located in its cells, without edits. The
+    files of the project their analysis read are added to ``dependencies`` when it is given
+    (see ``FileResult.dependencies``)."""
     findings: list[Finding] = []
     for cells in written_modules(data).values():
         module = combine_cells(cells)
         result = check_source(path, module.combined, config)
         findings.extend(_in_cell(module, f) for f in result.findings)
+        if dependencies is not None:
+            dependencies.update(result.dependencies)
     return findings
 
 

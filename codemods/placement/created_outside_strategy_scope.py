@@ -41,8 +41,9 @@ class Creation:
 class CreatedOutsideStrategyScope(Rule):
     """
     ## What it does
-    Finds `tf.Variable`s, Keras models (including `keras.applications` and model classes defined
-    in the file), optimizers, metrics and `model.compile(...)` that run outside
+    Finds `tf.Variable`s, Keras models (including `keras.applications`, model classes defined
+    in the file, and models built by functions or classes of other modules of the project that
+    the file imports, followed as for TFD504), optimizers, metrics and `model.compile(...)` that run outside
     `with strategy.scope():` while distributed code uses them: a replica function passed to
     `strategy.run`, a model compiled or trained under the strategy, or an object used inside the
     scope. Where code runs is decided from call sites: a factory called only inside the scope is
@@ -906,13 +907,21 @@ class _Finder:
                 return "optimizer"
             if qualified.startswith(_METRIC_PREFIX) and qualified[len(_METRIC_PREFIX):][:1].isupper():
                 return "metric"
-            return None
+            return self._imported_model(call)
+        if self._imported_model(call) is not None:
+            return "model"
         if isinstance(call.func, cst.Name):
             if call.func.value in self._model_classes:
                 return "model"
             if follow_factories:
                 return self._factory_kinds.get(call.func.value)
         return None
+
+    def _imported_model(self, call: cst.Call) -> str | None:
+        """``"model"`` for a call of another module of the project that builds a Keras model
+        without entering a strategy scope itself."""
+        imported = self.ctx.tf.project.returned(call.func)
+        return "model" if imported is not None and imported.kind == "model" and not imported.enters_scope else None
 
     def creations(self) -> list[Creation]:
         found: list[Creation] = []
