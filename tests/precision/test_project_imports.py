@@ -269,3 +269,35 @@ def test_the_summary_reads_returns_classes_and_sys_path(tmp_path):
     assert summary.functions["helper"].outcomes[0].callee == "make_more"
     assert summary.classes["Net"][0].kind == "model"
     assert summary.path_entries == (str(tmp_path / "vendor"),)
+
+
+BRANCHED_TRAINER = """\
+import tensorflow as tf
+from builders import make_net
+
+
+def train(multi_gpu):
+    strategy = None
+    if multi_gpu:
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            optimizer = tf.keras.optimizers.Adam()
+            net = make_net()
+    else:
+        optimizer = tf.keras.optimizers.Adam()
+        net = make_net()
+    net.compile(optimizer={optimizer}, loss="mse")
+    net.fit(features, labels)
+"""
+
+
+def test_compile_after_the_scope_of_an_imported_model_and_its_optimizer_is_not_tfd101(tmp_path):
+    # Model and Adam both made in the scope (or in the arm without a strategy): compiling after
+    # the `if` trains identically on Keras 3 (the ledger's measured verdict).
+    _write(tmp_path, {"builders.py": MODEL_BUILDER, "train.py": BRANCHED_TRAINER.format(optimizer="optimizer")})
+    assert _codes(tmp_path / "train.py") == []
+
+
+def test_compile_outside_the_scope_that_creates_its_optimizer_there_is_tfd101(tmp_path):
+    _write(tmp_path, {"builders.py": MODEL_BUILDER, "train.py": BRANCHED_TRAINER.format(optimizer='"adam"')})
+    assert _codes(tmp_path / "train.py") == ["TFD101"]
