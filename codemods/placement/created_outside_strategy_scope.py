@@ -932,8 +932,9 @@ class _Finder:
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 continue
             small = statement.body[0]
-            kind = self.kind_of(call)
-            if kind is not None and isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is call:
+            assigned = isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is call
+            kind = self.kind_of(call) if assigned else None
+            if kind is not None:
                 targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
                 names = tuple(t.value for t in targets if isinstance(t, cst.Name)) or tuple(
                     key for key in map(_attribute_key, targets) if key

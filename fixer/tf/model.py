@@ -50,9 +50,9 @@ class TFModel:
     def project(self) -> ProjectImports:
         """What calls into the project's other modules return (models, datasets)."""
         # Imported here: its summaries reuse the dataset tables, whose module needs the engine.
-        from fixer.tf.project_imports import ProjectImports
+        from fixer.tf.project_imports import ProjectImports, imports_of
 
-        return ProjectImports(self.path, self.text)
+        return ProjectImports(self.path, self.text, imports_of(self.index))
 
     def dependencies(self) -> tuple[tuple[str, Stamp], ...]:
         """The files of the project consulted so far, with the stamps they had (for the cache)."""

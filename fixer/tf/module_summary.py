@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from fixer.tf.datasets import DATASET_CONSTRUCTORS, DATASET_METHODS
@@ -78,7 +79,7 @@ class FunctionFacts:
 class ModuleSummary:
     """The facts of one module that importers ask about."""
 
-    functions: dict[str, FunctionFacts] = field(default_factory=dict)
+    functions: Mapping[str, FunctionFacts] = field(default_factory=dict)
     classes: dict[str, tuple[Outcome, ...]] = field(default_factory=dict)
     imports: dict[str, ImportRef] = field(default_factory=dict)
     path_entries: tuple[str, ...] = ()  # absolute folders added to sys.path
@@ -96,25 +97,72 @@ def summarise(text: str, path: str) -> ModuleSummary:
         return EMPTY
     imports = _imports(tree)
     reader = _Reader(imports)
-    functions = {
-        node.name: reader.function(node)
-        for node in tree.body
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
+    functions = _FunctionFacts(
+        reader, {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    )
     classes = {node.name: reader.bases(node) for node in tree.body if isinstance(node, ast.ClassDef)}
     return ModuleSummary(
         functions=functions,
         classes=classes,
         imports=imports,
-        path_entries=_path_entries(tree, os.path.abspath(path)),
+        path_entries=_path_entries(tree, os.path.abspath(path)) if "sys.path" in text else (),
         sets_legacy_keras="TF_USE_LEGACY_KERAS" in text,
     )
+
+
+def path_entries(text: str, path: str) -> tuple[str, ...]:
+    """The folders the module at ``path`` adds to ``sys.path`` (parsed only if it mentions it)."""
+    if "sys.path" not in text:
+        return ()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    return _path_entries(tree, os.path.abspath(path))
+
+
+def _statements(tree: ast.Module):
+    """Every statement of the module, nested ones included, without walking expressions."""
+    stack: list[ast.stmt] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in ("body", "orelse", "finalbody"):
+            stack.extend(getattr(node, name, ()))
+        for handler in getattr(node, "handlers", ()):
+            stack.extend(handler.body)
+        for case in getattr(node, "cases", ()):
+            stack.extend(case.body)
+
+
+class _FunctionFacts(Mapping[str, FunctionFacts]):
+    """The facts of a module's top-level functions, each read when first asked for: importers
+    ask about a few functions of a module, not all of them."""
+
+    def __init__(self, reader: _Reader, nodes: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> None:
+        self._reader = reader
+        self._nodes = nodes
+        self._facts: dict[str, FunctionFacts] = {}
+
+    def __getitem__(self, name: str) -> FunctionFacts:
+        if name not in self._facts:
+            self._facts[name] = self._reader.function(self._nodes[name])
+        return self._facts[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._nodes
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._nodes)
+
+    def __len__(self) -> int:
+        return len(self._nodes)
 
 
 def _imports(tree: ast.Module) -> dict[str, ImportRef]:
     """Every import of the module, wherever it stands (function-level imports are common)."""
     found: dict[str, ImportRef] = {}
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -175,9 +223,9 @@ class _Reader:
                     compiled.add(child.func.value.id)
                 per_task = per_task or method == "shard"
                 shuffles = shuffles or method == "shuffle"
-            elif isinstance(child, ast.Name) and child.id in _TASK_WORDS:
-                per_task = True
-            elif isinstance(child, ast.Attribute) and child.attr in _TASK_WORDS:
+            elif (isinstance(child, ast.Name) and child.id in _TASK_WORDS) or (
+                isinstance(child, ast.Attribute) and child.attr in _TASK_WORDS
+            ):
                 per_task = True
             elif isinstance(child, (ast.With, ast.AsyncWith)):
                 enters_scope = enters_scope or any(

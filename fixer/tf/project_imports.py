@@ -19,13 +19,28 @@ them changes.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from typing import Iterator, Mapping
+
+import libcst as cst
 
 from fixer.cache import Stamp, file_stamp
-from fixer.tf.module_summary import CALL, DATASET, EMPTY, LIBRARY_ROOTS, MODEL, ModuleSummary, Outcome, summarise
+from fixer.tf.index import ModuleIndex
+from fixer.tf.module_summary import (
+    CALL,
+    DATASET,
+    EMPTY,
+    LIBRARY_ROOTS,
+    MODEL,
+    ImportRef,
+    ModuleSummary,
+    Outcome,
+    path_entries,
+    summarise,
+)
+from fixer.tf.names import dotted_name
 
 _LIBRARY_FOLDERS = frozenset({"site-packages", "dist-packages"})
 _MAX_DEPTH = 8  # calls followed through helpers of helpers
@@ -88,29 +103,27 @@ class ProjectImports:
     nothing.
     """
 
-    def __init__(self, path: str, text: str) -> None:
+    def __init__(self, path: str, text: str, imports: Mapping[str, ImportRef]) -> None:
         self._origin = os.path.abspath(path)
         self._enabled = os.path.isfile(self._origin)
         self._text = text
+        self._imports = dict(imports)
         self._written = _WRITTEN.get() or {}
         self._origin_summary: ModuleSummary | None = None
         self._memo: dict[tuple[str, str], Returned | None] = {}
         self._located: dict[tuple[str, int, str], str | None] = {}
         self.consulted: dict[str, Stamp] = {}  # every file looked at, found or not, with its stamp
 
-    def returned(self, func: object) -> Returned | None:
+    def returned(self, func: cst.BaseExpression) -> Returned | None:
         """What calling ``func`` (a libcst name or attribute chain) gives, when it names a function
         or class of another module of the project that builds a Keras model or a dataset."""
         if not self._enabled:
             return None
-        from fixer.tf.names import dotted_name  # libcst side; this module reads `ast` only
-
-        name = dotted_name(func)  # type: ignore[arg-type]
+        name = dotted_name(func)
         if name is None:
             return None
         head = name.split(".")[0]
-        summary = self._summary(self._origin)
-        if head not in summary.imports:
+        if head not in self._imports:
             return None  # this file's own function, a builtin or unbound: not another module's
         return self._call(self._origin, name, ())
 
@@ -119,7 +132,10 @@ class ProjectImports:
     def _summary(self, key: str) -> ModuleSummary:
         if key == self._origin:
             if self._origin_summary is None:
-                self._origin_summary = summarise(self._text, self._origin)
+                # The checked file's imports come from its libcst index: only `sys.path` needs `ast`.
+                self._origin_summary = ModuleSummary(
+                    imports=self._imports, path_entries=path_entries(self._text, self._origin)
+                )
             return self._origin_summary
         written = self._written_name(key)
         if written is not None:
@@ -269,3 +285,31 @@ def _agree(found: list[Returned | None]) -> Returned | None:
         per_task=any(r.per_task for r in found if r is not None),
         shuffles=any(r.shuffles for r in found if r is not None),
     )
+
+
+def imports_of(index: ModuleIndex) -> dict[str, ImportRef]:
+    """The imports of the checked module, read from its libcst index, as summaries record them."""
+    found: dict[str, ImportRef] = {}
+    for node in index.imports:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                target = dotted_name(alias.name) if isinstance(alias.name, (cst.Name, cst.Attribute)) else None
+                if target is None:
+                    continue
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    found[alias.asname.name.value] = ImportRef(0, target)
+                else:
+                    head = target.split(".")[0]
+                    found.setdefault(head, ImportRef(0, head))
+        elif not isinstance(node.names, cst.ImportStar):
+            module = dotted_name(node.module) if node.module is not None else ""
+            if module is None:
+                continue
+            for alias in node.names:
+                if not isinstance(alias.name, cst.Name):
+                    continue
+                local = alias.name.value
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    local = alias.asname.name.value
+                found[local] = ImportRef(len(node.relative), module, alias.name.value)
+    return found
