@@ -777,7 +777,9 @@ def _tf_config_removed_before(ctx: RuleContext, call: cst.Call) -> bool:
     """The last change to TF_CONFIG before ``call`` removes it (`os.environ.pop("TF_CONFIG")`, a
     notebook's clean-up cell): this process then runs MultiWorkerMirroredStrategy with one worker,
     where Keras 3 `fit` trains (measured on TensorFlow 2.21)."""
-    removals = [*tf_config_pops(ctx), *tf_config_deletions(ctx)]
+    if "TF_CONFIG" not in ctx.text:
+        return False
+    removals = [*tf_config_pops(ctx), *(tf_config_deletions(ctx) if "del" in ctx.text else [])]
     if not removals:
         return False
     changes = [*removals, *(s.node for s in tf_config_setters(ctx))]

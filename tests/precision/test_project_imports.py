@@ -301,3 +301,13 @@ def test_compile_after_the_scope_of_an_imported_model_and_its_optimizer_is_not_t
 def test_compile_outside_the_scope_that_creates_its_optimizer_there_is_tfd101(tmp_path):
     _write(tmp_path, {"builders.py": MODEL_BUILDER, "train.py": BRANCHED_TRAINER.format(optimizer='"adam"')})
     assert _codes(tmp_path / "train.py") == ["TFD101"]
+
+
+def test_a_script_that_deletes_tf_config_before_fit_is_not_reported(tmp_path):
+    _write(tmp_path, {
+        "builders.py": MODEL_BUILDER,
+        "train.py": "import os\n" + TRAINER.format(imports="import builders", call="builders.make_net()").replace(
+            "net.fit(", 'del os.environ["TF_CONFIG"]\nnet.fit('
+        ),
+    })
+    assert _codes(tmp_path / "train.py") == ["TFD502"]
