@@ -78,6 +78,8 @@ class ResultCache:
                 result: FileResult = pickle.load(handle)
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
             return None
+        if not dependencies_unchanged(result):
+            return None
         return relabel(result, path)
 
     def store(self, key: str, result: FileResult) -> None:
@@ -121,6 +123,24 @@ def signature(path: str) -> Signature | None:
     return st.st_size, st.st_mtime_ns, st.st_ino
 
 
+Stamp = tuple[int, int] | None  # size and modification time (ns) of a file; None when absent
+
+
+def file_stamp(path: str) -> Stamp:
+    """The :data:`Stamp` of ``path`` now."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def dependencies_unchanged(result: FileResult) -> bool:
+    """True when every other file the result was computed from (a module of the project it
+    imports) is as it was then, and every one that was absent is still absent."""
+    return all(file_stamp(path) == stamp for path, stamp in result.dependencies)
+
+
 class StatIndex:
     """Results by absolute path, valid while the file's stat signature and context are unchanged.
 
@@ -145,6 +165,8 @@ class StatIndex:
         """The stored result for ``path`` if its signature and context still match, labelled ``name``."""
         entry = self._entries.get(path)
         if sig is None or entry is None or entry[0] != sig or entry[1] != context:
+            return None
+        if not dependencies_unchanged(entry[2]):
             return None
         return relabel(entry[2], name)
 

@@ -141,7 +141,7 @@ def _context(path: str, text: str, parsed: ParsedSource, config: Config) -> Rule
         text=text,
         module=parsed.module,
         index=parsed.index,
-        tf=TFModel(parsed.module, parsed.index),
+        tf=TFModel(parsed.module, parsed.index, path=path, text=text),
         config=config,
         positions=parsed.positions,
     )
@@ -204,6 +204,7 @@ def check_source(
         result.error = "; ".join(crash.message for crash in crashes)
     kept = [f for f in ctx.findings if not suppressions.suppresses(f.code, f.start.line)]
     result.findings = sorted(kept + crashes, key=lambda f: (f.start, f.code, f.end))
+    result.dependencies = ctx.tf.dependencies()
     return result
 
 

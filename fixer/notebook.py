@@ -247,16 +247,21 @@ def analyse_notebook(path: str, text: str, config: Config, *, fix: bool, unsafe:
         notebook = load_notebook(text)
     except NotebookError as exc:
         return FileResult(path=path, error=str(exc), findings=[parse_error_finding(path, str(exc))])
-    if fix:
-        result = fix_source(path, notebook.combined, config, unsafe=unsafe)
-    else:
-        result = check_source(path, notebook.combined, config, prefilter=prefilter)
-    findings = cell_errors(notebook, path) + [to_cell(notebook, f) for f in result.findings]
-    # Imported here: that module builds on this one. Its findings are advice (no edits).
-    from fixer.written_modules import check_written_modules
+    # Imported here: these modules build on this one. Written modules' findings are advice (no edits).
+    from fixer.tf.project_imports import written_modules_visible
+    from fixer.written_modules import check_written_modules, code_cells, written_sources
 
-    findings += check_written_modules(path, notebook.data, config)
+    # `import mnist_setup` in the notebook or in another written module reads the cell that writes it.
+    with written_modules_visible(written_sources(code_cells(notebook.data))):
+        if fix:
+            result = fix_source(path, notebook.combined, config, unsafe=unsafe)
+        else:
+            result = check_source(path, notebook.combined, config, prefilter=prefilter)
+        findings = cell_errors(notebook, path) + [to_cell(notebook, f) for f in result.findings]
+        dependencies = set(result.dependencies)
+        findings += check_written_modules(path, notebook.data, config, dependencies)
     out = FileResult(path=path, source=text, findings=findings, error=result.error)
+    out.dependencies = tuple(sorted(dependencies))
     out.applied = [to_cell(notebook, f) for f in result.applied]
     out.held_back_unsafe = result.held_back_unsafe
     out.reverted = result.reverted

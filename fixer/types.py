@@ -87,6 +87,9 @@ class FileResult:
     applied: list[Finding] = field(default_factory=list)
     held_back_unsafe: int = 0
     reverted: str | None = None  # why a fix pass was reverted (its result did not parse)
+    # Other files of the project the analysis read (path, (size, mtime ns) or None if absent):
+    # a cached result holds only while they are unchanged.
+    dependencies: tuple[tuple[str, tuple[int, int] | None], ...] = ()
 
     @property
     def changed(self) -> bool:

@@ -75,14 +75,24 @@ def _target(first_line: str) -> tuple[str, bool] | None:
     return names[0], any(w in _APPEND for w in words)
 
 
-def check_written_modules(path: str, data: dict, config: Config) -> list[Finding]:
-    """Findings of every module the notebook writes, located in its cells, without edits."""
-    return check_written_cells(path, code_cells(data), config)
+def written_sources(cells: list[tuple[int, str]]) -> dict[str, str]:
+    """The source of each ``.py`` file that code cells given as (cell number, source) write, by file name."""
+    return {name: combine_cells(parts).combined for name, parts in modules_written_by(cells).items()}
 
 
-def check_written_cells(path: str, cells: list[tuple[int, str]], config: Config) -> list[Finding]:
+def check_written_modules(path: str, data: dict, config: Config, dependencies: set | None = None) -> list[Finding]:
+    """Findings of every module the notebook writes, located in its cells, without edits. The
+    files of the project their analysis read are added to ``dependencies`` when it is given
+    (see ``FileResult.dependencies``)."""
+    return check_written_cells(path, code_cells(data), config, dependencies)
+
+
+def check_written_cells(
+    path: str, cells: list[tuple[int, str]], config: Config, dependencies: set | None = None
+) -> list[Finding]:
     """Findings of every module that the notebook's code cells (cell number, source) write,
-    located in their cells, without edits. ``path`` is the notebook's."""
+    located in their cells, without edits. ``path`` is the notebook's; the project files their
+    analysis read are added to ``dependencies`` when it is given."""
     findings: list[Finding] = []
     started = launches(cells)
     for name, parts in modules_written_by(cells).items():
@@ -91,6 +101,8 @@ def check_written_cells(path: str, cells: list[tuple[int, str]], config: Config)
         checked_as = str(Path(path).parent / name) if launched_with_tf_config(name, started) else path
         result = check_source(checked_as, module.combined, config)
         findings.extend(_in_cell(module, f, path) for f in result.findings)
+        if dependencies is not None:
+            dependencies.update(result.dependencies)
     return findings
 
 

@@ -9,10 +9,8 @@ import libcst as cst
 from fixer.tf.tf_config_sources import (
     NOT_LITERAL,
     TfConfigSetter,
-    environ_item,
-    is_environ,
-    is_key,
-    qualified,
+    tf_config_deletions,
+    tf_config_pops,
     tf_config_of,
     tf_config_setters,
 )
@@ -736,7 +734,7 @@ def _clearers(ctx: RuleContext, setter: TfConfigSetter) -> list[cst.CSTNode]:
     value, and once it is gone they would erase the TF_CONFIG the launcher gives."""
     owner = ctx.index.enclosing_function(setter.statement)
     found: list[cst.CSTNode] = []
-    for node in _pops(ctx) + _deletions(ctx):
+    for node in tf_config_pops(ctx) + tf_config_deletions(ctx):
         statement = ctx.index.statement_of(node)
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
             continue
@@ -768,7 +766,7 @@ def _removed_unread(ctx: RuleContext, setter: TfConfigSetter) -> bool:
     notebook showing the format, not a cluster anything joins."""
     owner = ctx.index.enclosing_function(setter.statement)
     removals = [
-        node for node in _deletions(ctx) + _pops(ctx)
+        node for node in tf_config_deletions(ctx) + tf_config_pops(ctx)
         if ctx.index.before(setter.statement, node) and ctx.index.enclosing_function(node) is owner
     ]
     if not removals:
@@ -778,33 +776,6 @@ def _removed_unread(ctx: RuleContext, setter: TfConfigSetter) -> bool:
         call for call in ctx.index.calls if (ctx.tf.names.callee(call) or "").endswith("ClusterResolver")
     ]
     return not any(ctx.index.before(setter.statement, r) and ctx.index.before(r, first) for r in readers)
-
-
-def _pops(ctx: RuleContext) -> list[cst.CSTNode]:
-    """``os.environ.pop("TF_CONFIG", ...)`` and ``os.unsetenv("TF_CONFIG")`` calls."""
-    found: list[cst.CSTNode] = []
-    for call in ctx.index.calls:
-        if not call.args or not is_key(ctx, call.args[0].value, "TF_CONFIG"):
-            continue
-        func = call.func
-        if qualified(ctx, func) == "os.unsetenv" or (
-            isinstance(func, cst.Attribute) and func.attr.value == "pop" and is_environ(ctx, func.value)
-        ):
-            found.append(call)
-    return found
-
-
-def _deletions(ctx: RuleContext) -> list[cst.CSTNode]:
-    """``del os.environ["TF_CONFIG"]`` statements (the Del node)."""
-    found: list[cst.CSTNode] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Del(self, node: cst.Del) -> None:
-            if environ_item(ctx, node.target, "TF_CONFIG"):
-                found.append(node)
-
-    ctx.module.visit(_Collect())
-    return found
 
 
 def _recomma(original, kept):

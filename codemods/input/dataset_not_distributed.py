@@ -23,7 +23,9 @@ class DatasetNotDistributed(Rule):
     `strategy.distribute_datasets_from_function`. Batches are followed from `for` loops (also
     over `enumerate(ds)`), from `next(it)` with `it = iter(ds)` (also an iterator passed to the
     step, and an element unpacked as in `x, y = next(it)`), and the dataset through names, `self` attributes, local factory functions,
-    parameters (to the arguments of their calls) and `tfds.load(..., split=...)`. A step is
+    parameters (to the arguments of their calls), `tfds.load(..., split=...)`, and functions of
+    other modules of the project that return a `tf.data` dataset (`ds = utility.make_dataset(...)`,
+    also with `.prefetch(...)`/`.map(...)` chained on it; followed as for TFD504). A step is
     matched by Python's scoping, so a nested single-device `step` elsewhere is not confused
     with the distributed one. Programs whose only strategy is `OneDeviceStrategy` are not
     reported.

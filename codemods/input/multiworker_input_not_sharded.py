@@ -48,7 +48,11 @@ class MultiworkerInputNotSharded(Rule):
     (`for x, y in dataset:`) into a training step: one called directly, one that calls
     `strategy.run`, or `train_on_batch`. A step defined in the file must train (take or apply
     gradients); a loop that only evaluates or logs on every worker is redundant, not wrong. The
-    dataset is followed through the variables and module functions that build it. A pipeline
+    dataset is followed through the variables and module functions that build it, and into
+    functions of other modules of the project that the file imports (followed as for TFD504): a
+    builder there that shards or reads a task index or an input context is taken as this
+    worker's share, and one that shuffles gets advice only (its shuffle cannot be seeded from
+    here). A pipeline
     with a `.shard(...)`, or one that reads what the task index selects (`files[task_id]`,
     `files[r.task_id::num_workers]`, or a slice by a variable read from the resolver or from
     TF_CONFIG's `task.index`), is not reported, and neither is `AutoShardPolicy.OFF` then. A

@@ -39,7 +39,9 @@ class CheckpointPathSharedByWorkers(Rule):
     Under `MultiWorkerMirroredStrategy`, finds `model.save`, `model.save_weights`,
     `tf.train.Checkpoint.save`/`write` and `tf.train.CheckpointManager(directory=...)` that every
     worker runs with the same path. Models are recognised from Keras constructors, model
-    factories of the module, subclasses of `keras.Model` and `load_model`. A path is per worker
+    factories of the module, subclasses of `keras.Model`, `load_model`, and functions and
+    `keras.Model` subclasses of other modules of the project that the file imports (followed as
+    for TFD504; modules under `site-packages` are not). A path is per worker
     when it depends on the task, directly or through what it is built from: a variable is
     followed to its bindings (`path = write_filepath(..., task_id)`,
     `d = "/ckpt" if is_chief else f".../workertemp_{task_id}"`), a parameter to what the callers

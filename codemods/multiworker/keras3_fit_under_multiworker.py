@@ -11,6 +11,7 @@ from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
 from fixer.tf.project import pinned_below, project_facts
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
+from fixer.tf.tf_config_sources import tf_config_deletions, tf_config_pops, tf_config_setters
 from fixer.types import Applicability, Edit
 
 _TRAINING = frozenset({"fit", "evaluate"})
@@ -34,10 +35,20 @@ class Keras3FitUnderMultiworker(Rule):
     - A model is a name or attribute (`self.model`) bound to a Keras model class, or to what a
       function or method of the module returns when it builds one or compiles the model it
       returns (`self.model = self._build()`): a compiled model of the project is `tf.keras`.
+    - A model may also come from another module of the project (`import mnist_setup`, then
+      `mnist_setup.build_and_compile_cnn_model()`; `from .models import build`; a folder the
+      script adds to `sys.path` next to it; a module written by a `%%writefile` cell of the same
+      notebook): that module's function is read for what it returns, and its Keras import
+      decides the Keras. Modules under `site-packages` are not followed, and neither is a
+      module that sets `TF_USE_LEGACY_KERAS` itself (its Keras cannot be told).
     - A project that pins TensorFlow below 2.16 uses Keras 2 everywhere. The pin is read from
       `requirements*.txt`, `pyproject.toml` (PEP 621 and Poetry), `setup.py`, `setup.cfg` and
       `environment.yml`, and whole specifier sets are read: `>=2.12,<2.16` and `~=2.15.0` are
       below 2.16, but `~=2.15` (it allows 2.21) and `>=2.10` are not.
+
+    - A `fit` after the script removes TF_CONFIG (`os.environ.pop("TF_CONFIG", None)` or `del`,
+      with no setting in between, as a notebook's clean-up cell does) runs with one worker in
+      this process and is not reported.
 
     ## Why is this bad in distributed training?
     Measured with TensorFlow 2.21 and Keras 3.15 on two local workers: `fit` raises on every
@@ -561,7 +572,7 @@ class Keras3FitUnderMultiworker(Rule):
         pinned_keras2 = pinned_below(Path(ctx.path).resolve().parent, (2, 16))
         legacy = legacy_keras(ctx)
         for call, module in calls:
-            if not self._may_be_multi_worker(ctx, call):
+            if not self._may_be_multi_worker(ctx, call) or _tf_config_removed_before(ctx, call):
                 continue
             flavour = keras_flavour(module, legacy, pinned_keras2)
             if flavour != 3:
@@ -636,8 +647,12 @@ class Keras3FitUnderMultiworker(Rule):
                 local = isinstance(func, cst.Name) and ctx.tf.names.qualified(func) is None
                 method = _own_method(ctx, func)
                 module = None
+                imported = None if callee.startswith(_MODELS) else ctx.tf.project.returned(func)
                 if callee.startswith(_MODELS):
                     module = keras_module(ctx, func)
+                elif imported is not None:
+                    # A model built by another module of the project: its Keras is that module's.
+                    module = imported.flavour if imported.kind == "model" else None
                 elif local and func.value in factories:
                     module = factories[func.value]
                 elif method is not None and method in factories:
@@ -740,12 +755,33 @@ def _reaching_assignment(ctx: RuleContext, assigns: list, call: cst.Call, here) 
 
 
 def _builds_model_outside_scopes(ctx: RuleContext, assign: cst.Assign) -> bool:
-    """``model = tf.keras.models.load_model(...)`` (or a Keras model class) outside any ``with``:
-    nothing puts a strategy around it, so the model belongs to the default strategy."""
-    callee = ctx.tf.names.callee(assign.value) if isinstance(assign.value, cst.Call) else None
-    if not (callee or "").startswith(_MODELS):
+    """``model = tf.keras.models.load_model(...)`` (or a Keras model class, or a model builder of
+    another module of the project) outside any ``with``: nothing puts a strategy around it, so
+    the model belongs to the default strategy."""
+    if not isinstance(assign.value, cst.Call):
         return False
+    callee = ctx.tf.names.callee(assign.value) or ""
+    if not callee.startswith(_MODELS):
+        # A model built by another module of the project, which does not enter a scope itself.
+        imported = ctx.tf.project.returned(assign.value.func)
+        if imported is None or imported.kind != "model" or imported.enters_scope:
+            return False
     return not any(isinstance(a, cst.With) for a in ctx.index.ancestors(assign))
+
+
+def _tf_config_removed_before(ctx: RuleContext, call: cst.Call) -> bool:
+    """The last change to TF_CONFIG before ``call`` removes it (`os.environ.pop("TF_CONFIG")`, a
+    notebook's clean-up cell): this process then runs MultiWorkerMirroredStrategy with one worker,
+    where Keras 3 `fit` trains (measured on TensorFlow 2.21)."""
+    if "TF_CONFIG" not in ctx.text:
+        return False
+    removals = [*tf_config_pops(ctx), *(tf_config_deletions(ctx) if "del" in ctx.text else [])]
+    if not removals:
+        return False
+    changes = [*removals, *(s.node for s in tf_config_setters(ctx))]
+    before = [c for c in changes if ctx.index.before(c, call)]
+    last = max(before, key=lambda c: ctx.index.order[c], default=None)
+    return last is not None and any(last is r for r in removals)
 
 
 def _targets(assign: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:

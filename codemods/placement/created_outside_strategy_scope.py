@@ -11,6 +11,7 @@ from fixer.context import RuleContext
 from fixer.notebook import cell_boundaries
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import independent
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
 from fixer.tf.keras_models import keras_model_base
@@ -42,14 +43,18 @@ class Creation:
 class CreatedOutsideStrategyScope(Rule):
     """
     ## What it does
-    Finds `tf.Variable`s, Keras models (including `keras.applications` and model classes defined
-    in the file), optimizers, metrics and `model.compile(...)` that run outside
+    Finds `tf.Variable`s, Keras models (including `keras.applications`, model classes defined
+    in the file, and models built by functions or classes of other modules of the project that
+    the file imports, followed as for TFD504), optimizers, metrics and `model.compile(...)` that run outside
     `with strategy.scope():` while distributed code uses them: a replica function passed to
     `strategy.run` (or a Keras model's `train_step`/`test_step` override, which `fit` and
     `evaluate` run on every replica when the model is built or compiled in the scope), a model
     compiled or trained under the strategy, or an object used inside the scope. Where code runs is decided from call sites: a factory called only inside the scope is
     inside; the same factory called outside is outside, unless it enters the scope itself. A scope
     object kept in a variable (`scope = strategy.scope()`, then `with scope:`) is a scope block.
+    `model.compile(optimizer=opt)` outside the scope is not reported when the model and `opt`
+    (a Keras 3 optimizer) are made in the scope on every path that meets it: measured with 2
+    replicas, it then trains identically.
 
     A metric made outside the scope and updated in a `train_step` override reports another value
     than one made inside (measured on TensorFlow 2.21: 0.9436 against 0.9302). State that a Keras
@@ -973,13 +978,21 @@ class _Finder:
                 return "optimizer"
             if qualified.startswith(_METRIC_PREFIX) and qualified[len(_METRIC_PREFIX):][:1].isupper():
                 return "metric"
-            return None
+            return self._imported_model(call)
+        if self._imported_model(call) is not None:
+            return "model"
         if isinstance(call.func, cst.Name):
             if call.func.value in self._model_classes:
                 return "model"
             if follow_factories:
                 return self._factory_kinds.get(call.func.value)
         return None
+
+    def _imported_model(self, call: cst.Call) -> str | None:
+        """``"model"`` for a call of another module of the project that builds a Keras model
+        without entering a strategy scope itself."""
+        imported = self.ctx.tf.project.returned(call.func)
+        return "model" if imported is not None and imported.kind == "model" and not imported.enters_scope else None
 
     def creations(self) -> list[Creation]:
         found: list[Creation] = []
@@ -989,8 +1002,9 @@ class _Finder:
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 continue
             small = statement.body[0]
-            kind = self.kind_of(call)
-            if kind is not None and isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is call:
+            assigned = isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is call
+            kind = self.kind_of(call) if assigned else None
+            if kind is not None:
                 targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
                 names = tuple(t.value for t in targets if isinstance(t, cst.Name)) or tuple(
                     key for key in map(_attribute_key, targets) if key
@@ -1054,7 +1068,7 @@ class _Finder:
 
     def used_by_distributed_code(self, creation: Creation) -> bool:
         if creation.kind == "compile":
-            return self._compiles_a_distributed_model(creation)
+            return self._compiles_a_distributed_model(creation) and not self._optimizer_made_in_scope(creation)
         # A local name is only used inside its own function: a single-device baseline that builds
         # `model` in one function is not the distributed `model` of another.
         scope = self.index.enclosing_function(creation.statement)
@@ -1126,6 +1140,28 @@ class _Finder:
         # factory called in the scope binds its result to the same name there).
         local = [assign for assign in bindings if func is not None and self.index.enclosing_function(assign) is func]
         return any(self.strategies.membership(assign) is Membership.INSIDE for assign in local or bindings)
+
+    def _optimizer_made_in_scope(self, creation: Creation) -> bool:
+        """``model.compile(optimizer=opt)`` with a Keras 3 ``opt`` that every path meeting a scope
+        builds inside it (a binding in the other arm of an ``if`` that creates the strategy does
+        not meet it): the model and optimizer then already belong to the strategy, and compiling
+        outside the scope trains identically (measured with 2 replicas on Keras 3)."""
+        optimizer = argument_value(creation.call, 0, "optimizer")
+        if not isinstance(optimizer, cst.Name) or self._keras2(creation.call):
+            return False
+        func = self.index.enclosing_function(creation.statement)
+        bindings = [
+            assign
+            for assign in self.index.in_function("assigns", func)
+            if isinstance(assign, (cst.Assign, cst.AnnAssign))
+            and any(target.value == optimizer.value for target in _name_targets(assign))
+        ]
+        scopes = [block for block, _ in self.strategies.scope_blocks]
+        return bool(bindings) and all(
+            self.strategies.membership(assign) is Membership.INSIDE
+            or all(exclusive(self.index, assign, block) for block in scopes)
+            for assign in bindings
+        )
 
     def _uses(self, name: str) -> list[cst.CSTNode]:
         if "." in name:

@@ -31,7 +31,8 @@ from fixer.lsp.convert import diagnostic, lsp_range_of_offsets, range_json, uri_
 from fixer.notebook import Notebook, NotebookError, cell_errors, combine_cells, split_cells, to_cell
 from fixer.textmap import TextMap, apply_edits
 from fixer.types import Applicability, Finding
-from fixer.written_modules import check_written_cells
+from fixer.tf.project_imports import written_modules_visible
+from fixer.written_modules import check_written_cells, written_sources
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     notebook_selector=[
@@ -148,7 +149,10 @@ class OpenNotebooks:
         path = uri_path(notebook.uri)
         config = self._config_for(path)
         parser = self._parsers.setdefault(notebook.uri, DocumentParser())  # re-parses only what an edit changed
-        result = check_source(str(path), combined.combined, config, parser=parser.parse)
+        # `import mnist_setup` in a cell or in a written module reads the cell that writes it.
+        with written_modules_visible(written_sources(sources)):
+            result = check_source(str(path), combined.combined, config, parser=parser.parse)
+            written = check_written_cells(str(path), sources, config)
         analysis = Analysis(notebook.version, {uri: [] for uri in uris.values()}, {uri: [] for uri in uris.values()})
         textmaps = {cell.number: TextMap(cell.original) for cell in combined.cells}
         for in_cell in cell_errors(combined, str(path)):  # cells left out because they do not parse
@@ -162,7 +166,7 @@ class OpenNotebooks:
             diag.data = _fix_data(combined, uris, uri, finding)
             analysis.findings[uri].append(in_cell)
             analysis.diagnostics[uri].append(diag)
-        for in_cell in check_written_cells(str(path), sources, config):  # already in cell coordinates, no fix
+        for in_cell in written:  # already in cell coordinates, no fix
             uri = uris[in_cell.cell]  # type: ignore[index]
             analysis.findings[uri].append(in_cell)
             analysis.diagnostics[uri].append(diagnostic(in_cell, textmaps[in_cell.cell]))  # type: ignore[index]

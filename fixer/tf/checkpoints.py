@@ -107,7 +107,9 @@ def _savers(ctx: RuleContext) -> set[str]:
         call = assign.value
         callee = ctx.tf.names.callee(call) or ""
         local = call.func.value if isinstance(call.func, cst.Name) and ctx.tf.names.qualified(call.func) is None else None
-        if callee.startswith(_MODELS) or callee == _CHECKPOINT or local in factories or local in classes:
+        imported = None if callee.startswith(_MODELS) or callee == _CHECKPOINT else ctx.tf.project.returned(call.func)
+        from_project = imported is not None and imported.kind == "model"  # built by another module of the project
+        if callee.startswith(_MODELS) or callee == _CHECKPOINT or local in factories or local in classes or from_project:
             targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
             keys.update(ctx.source(t) for t in targets if isinstance(t, (cst.Name, cst.Attribute)))
     return keys

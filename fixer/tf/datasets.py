@@ -44,8 +44,10 @@ class DatasetModel:
     """Which expressions are plain `tf.data` datasets and which are distributed by a strategy.
 
     A name is followed to what it is bound to where it is used (Python scoping), a parameter to
-    the arguments its function is called with, ``self.x`` to its assignments in the module, and a
-    call of a local function to what that function returns.
+    the arguments its function is called with, ``self.x`` to its assignments in the module, a
+    call of a local function to what that function returns, and a call of a function imported
+    from another module of the project to what its summary says it returns
+    (``fixer/tf/project_imports.py``).
     """
 
     def __init__(self, ctx: RuleContext) -> None:
@@ -76,7 +78,12 @@ class DatasetModel:
                 if callee in _TFDS_LOADS:
                     # tfds.load(..., split=...) gives datasets (without a split: a dict of them)
                     return PLAIN if any(a.keyword is not None and a.keyword.value == "split" for a in expr.args) else None
-                return PLAIN if callee.startswith(DATASET_CONSTRUCTORS) else None
+                if callee.startswith(DATASET_CONSTRUCTORS):
+                    return PLAIN
+            imported = ctx.tf.project.returned(expr.func)
+            if imported is not None or callee is not None:
+                # A builder of another module of the project (`utility.make_dataset(...)`), or a library's call.
+                return PLAIN if imported is not None and imported.kind == "dataset" else None
             func = expr.func
             if isinstance(func, cst.Attribute):
                 if func.attr.value in DISTRIBUTING:

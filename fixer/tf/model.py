@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -12,13 +13,18 @@ from fixer.tf.provenance import Provenance
 from fixer.tf.replica import ReplicaModel
 from fixer.tf.strategies import StrategyModel
 
+if TYPE_CHECKING:
+    from fixer.tf.project_imports import ProjectImports, Stamp
+
 
 class TFModel:
     """Names, strategies and replica functions of one module; each part is built on first use."""
 
-    def __init__(self, module: cst.Module, index: ModuleIndex) -> None:
+    def __init__(self, module: cst.Module, index: ModuleIndex, path: str = "", text: str = "") -> None:
         self.module = module
         self.index = index
+        self.path = path
+        self.text = text
 
     @cached_property
     def names(self) -> NameResolver:
@@ -39,3 +45,16 @@ class TFModel:
     def provenance(self) -> Provenance:
         """Strategies and replica functions proven by where they come from."""
         return Provenance(self.strategies, self.replica)
+
+    @cached_property
+    def project(self) -> ProjectImports:
+        """What calls into the project's other modules return (models, datasets)."""
+        # Imported here: its summaries reuse the dataset tables, whose module needs the engine.
+        from fixer.tf.project_imports import ProjectImports, imports_of
+
+        return ProjectImports(self.path, self.text, imports_of(self.index))
+
+    def dependencies(self) -> tuple[tuple[str, Stamp], ...]:
+        """The files of the project consulted so far, with the stamps they had (for the cache)."""
+        project = self.__dict__.get("project")
+        return tuple(sorted(project.consulted.items())) if project is not None else ()

@@ -31,6 +31,8 @@ class Pipeline:
 
     methods: tuple[cst.Call, ...]
     source: cst.Call | None
+    # Built by another module of the project that shuffles there: that order cannot be seeded here.
+    hidden_shuffle: bool = False
 
     def names(self) -> list[str]:
         return [m.func.attr.value for m in self.methods if isinstance(m.func, cst.Attribute)]
@@ -134,7 +136,9 @@ def pipeline(ctx: RuleContext, expr: cst.BaseExpression, at: cst.CSTNode | None 
     """The plain (not distributed) `tf.data` pipeline ``expr`` evaluates to, or None.
 
     Variables are followed to their last binding before ``at`` (``expr`` itself by default), and
-    a call of a module function to what it returns.
+    a call of a module function to what it returns. A dataset built by another module of the
+    project has no visible source; one whose builder shards or reads the task index is not
+    followed (it may already be this worker's share).
     """
     at = expr if at is None else at
     methods: list[cst.Call] = []
@@ -142,10 +146,15 @@ def pipeline(ctx: RuleContext, expr: cst.BaseExpression, at: cst.CSTNode | None 
     for _ in range(64):
         if isinstance(node, cst.Call):
             callee = ctx.tf.names.callee(node)
-            if callee is not None:
-                if callee.startswith(DATASET_CONSTRUCTORS) and not callee.endswith((".zip", ".sample_from_datasets", ".choose_from_datasets")):
+            if callee is not None and callee.startswith(DATASET_CONSTRUCTORS):
+                if not callee.endswith((".zip", ".sample_from_datasets", ".choose_from_datasets")):
                     return Pipeline(tuple(methods), node)
-                return Pipeline(tuple(methods), None) if callee.startswith(DATASET_CONSTRUCTORS) else None
+                return Pipeline(tuple(methods), None)
+            imported = ctx.tf.project.returned(node.func)
+            if imported is not None or callee is not None:
+                if imported is None or imported.kind != "dataset" or imported.per_task:
+                    return None  # not a dataset, or one the builder may already split by worker
+                return Pipeline(tuple(methods), None, hidden_shuffle=imported.shuffles)
             func = node.func
             if isinstance(func, cst.Attribute):
                 if func.attr.value in DISTRIBUTING:
@@ -231,6 +240,8 @@ def seed_shuffles(ctx: RuleContext, found: Pipeline) -> list[Edit] | None:
     unseeded shuffle before the auto-shard point duplicates and drops examples). None when the
     order cannot be made identical here: a shuffle seeded by the task, or a global seed that
     differs per worker (TensorFlow derives every op seed from the global seed)."""
+    if found.hidden_shuffle:
+        return None  # the builder in another module shuffles: its order cannot be made identical here
     shuffles = [m for m in found.methods if isinstance(m.func, cst.Attribute) and m.func.attr.value == "shuffle"]
     if not shuffles:
         return []

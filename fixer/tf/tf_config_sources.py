@@ -327,6 +327,33 @@ def tf_config_setters(ctx: RuleContext) -> list[TfConfigSetter]:
     return env_setters(ctx, "TF_CONFIG")
 
 
+def tf_config_pops(ctx: RuleContext) -> list[cst.CSTNode]:
+    """``os.environ.pop("TF_CONFIG", ...)`` and ``os.unsetenv("TF_CONFIG")`` calls."""
+    found: list[cst.CSTNode] = []
+    for call in ctx.index.calls:
+        if not call.args or not is_key(ctx, call.args[0].value, "TF_CONFIG"):
+            continue
+        func = call.func
+        if qualified(ctx, func) == "os.unsetenv" or (
+            isinstance(func, cst.Attribute) and func.attr.value == "pop" and is_environ(ctx, func.value)
+        ):
+            found.append(call)
+    return found
+
+
+def tf_config_deletions(ctx: RuleContext) -> list[cst.CSTNode]:
+    """``del os.environ["TF_CONFIG"]`` statements (the Del node)."""
+    found: list[cst.CSTNode] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Del(self, node: cst.Del) -> None:
+            if environ_item(ctx, node.target, "TF_CONFIG"):
+                found.append(node)
+
+    ctx.module.visit(_Collect())
+    return found
+
+
 def tf_config_of(ctx: RuleContext, setter: TfConfigSetter) -> object:
     """The TF_CONFIG text a setter writes if it is literal-built, else NOT_LITERAL."""
     value = literal_value(ctx, setter.value)

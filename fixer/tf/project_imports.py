@@ -1,0 +1,315 @@
+"""What a call into another module of the same project returns: a Keras model, a dataset, or unknown.
+
+``model = mnist_setup.build_and_compile_cnn_model()`` is a Keras model when ``mnist_setup.py``
+next to the script (or reached through the project's packages or its ``sys.path`` insertions)
+defines that function and it returns one. Only files on disk under the project are read: the
+checked file's folder, the folder holding its outermost package (for ``import pkg.mod``),
+package-relative imports (``from . import x``, ``from .a import b``), and folders the file adds
+with ``sys.path.insert/append(...)`` next to it. Nothing under ``site-packages`` or
+``dist-packages`` is followed, and neither is the interpreter's own ``sys.path``: a name that
+does not resolve to such a file is unknown, never an error. In a notebook, a module written by
+a ``%%writefile`` cell of the same notebook resolves to that cell's code.
+
+Each module is summarised once per process (``fixer/tf/module_summary.py``, keyed by path, size
+and modification time), so checking a tree reads every imported module once whatever the number
+of importers; the files consulted are recorded so that a cached result is dropped when one of
+them changes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+
+import libcst as cst
+
+from fixer.cache import Stamp, file_stamp
+from fixer.tf.index import ModuleIndex
+from fixer.tf.module_summary import (
+    CALL,
+    DATASET,
+    EMPTY,
+    LIBRARY_ROOTS,
+    MODEL,
+    ImportRef,
+    ModuleSummary,
+    Outcome,
+    path_entries,
+    summarise,
+)
+from fixer.tf.names import dotted_name
+
+_LIBRARY_FOLDERS = frozenset({"site-packages", "dist-packages"})
+_MAX_DEPTH = 8  # calls followed through helpers of helpers
+
+# Per process: summaries of the files read, shared by every file checked (and by the LSP).
+_SUMMARIES: dict[str, tuple[Stamp, ModuleSummary]] = {}
+
+# The modules a notebook's `%%writefile` cells write, by file name, while that notebook is analysed.
+_WRITTEN: ContextVar[Mapping[str, str] | None] = ContextVar("distfix_written_modules", default=None)
+
+
+@contextmanager
+def written_modules_visible(modules: Mapping[str, str]) -> Iterator[None]:
+    """Within the block, ``import NAME`` from the notebook resolves to ``NAME.py`` in ``modules``
+    (file name to source), the modules the notebook's own cells write."""
+    token = _WRITTEN.set(modules)
+    try:
+        yield
+    finally:
+        _WRITTEN.reset(token)
+
+
+@dataclass(frozen=True)
+class Returned:
+    """What calling a project function or class gives.
+
+    ``kind`` is ``"model"`` or ``"dataset"``. ``flavour`` is the Keras of a model (``"tensorflow"``
+    for `tf.keras`, ``"keras"``, ``"tf_keras"``; None when the module sets TF_USE_LEGACY_KERAS
+    itself and the Keras cannot be told). ``per_task``: a dataset builder that shards or reads
+    the task index (it may be this worker's share); ``shuffles``: one that shuffles (its order is
+    not visible here); ``enters_scope``: the builder enters a strategy scope itself.
+    """
+
+    kind: str
+    flavour: str | None = "tensorflow"
+    per_task: bool = False
+    shuffles: bool = False
+    enters_scope: bool = False
+
+
+def _summary_of_file(path: str, stamp: Stamp) -> ModuleSummary:
+    cached = _SUMMARIES.get(path)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return EMPTY
+    summary = summarise(text, path)
+    _SUMMARIES[path] = (stamp, summary)
+    return summary
+
+
+class ProjectImports:
+    """Resolves calls of one checked file into the other modules of its project.
+
+    ``path`` and ``text`` are the checked file's (the text may be an unsaved buffer or a
+    notebook's code). A path that is not a file on disk (a snippet, a rule example) follows
+    nothing.
+    """
+
+    def __init__(self, path: str, text: str, imports: Mapping[str, ImportRef]) -> None:
+        self._origin = os.path.abspath(path)
+        self._enabled = os.path.isfile(self._origin)
+        self._text = text
+        self._imports = dict(imports)
+        self._written = _WRITTEN.get() or {}
+        self._origin_summary: ModuleSummary | None = None
+        self._memo: dict[tuple[str, str], Returned | None] = {}
+        self._located: dict[tuple[str, int, str], str | None] = {}
+        self.consulted: dict[str, Stamp] = {}  # every file looked at, found or not, with its stamp
+
+    def returned(self, func: cst.BaseExpression) -> Returned | None:
+        """What calling ``func`` (a libcst name or attribute chain) gives, when it names a function
+        or class of another module of the project that builds a Keras model or a dataset."""
+        if not self._enabled:
+            return None
+        name = dotted_name(func)
+        if name is None:
+            return None
+        head = name.split(".")[0]
+        if head not in self._imports:
+            return None  # this file's own function, a builtin or unbound: not another module's
+        return self._call(self._origin, name, ())
+
+    # Resolution -------------------------------------------------------------------------------
+
+    def _summary(self, key: str) -> ModuleSummary:
+        if key == self._origin:
+            if self._origin_summary is None:
+                # The checked file's imports come from its libcst index: only `sys.path` needs `ast`.
+                self._origin_summary = ModuleSummary(
+                    imports=self._imports, path_entries=path_entries(self._text, self._origin)
+                )
+            return self._origin_summary
+        written = self._written_name(key)
+        if written is not None:
+            return _written_summary(self._origin, written, self._written[written])
+        stamp = self._consult(key)
+        return EMPTY if stamp is None else _summary_of_file(key, stamp)
+
+    def _consult(self, path: str) -> Stamp:
+        if path not in self.consulted:
+            self.consulted[path] = file_stamp(path)
+        return self.consulted[path]
+
+    def _written_name(self, key: str) -> str | None:
+        prefix = self._origin + "::"
+        return key[len(prefix):] if key.startswith(prefix) else None
+
+    def _call(self, key: str, name: str, stack: tuple[tuple[str, str], ...]) -> Returned | None:
+        """What calling dotted ``name`` in module ``key``'s namespace gives."""
+        summary = self._summary(key)
+        head, _, rest = name.partition(".")
+        if not rest and (head in summary.functions or head in summary.classes):
+            return self._member(key, head, stack)
+        ref = summary.imports.get(head)
+        if ref is None or (not ref.level and ref.module.split(".")[0] in LIBRARY_ROOTS):
+            return None
+        base = ref.module.split(".") if ref.module else []
+        parts = [*base, *([ref.name] if ref.name else []), *(rest.split(".") if rest else [])]
+        if len(parts) < 1 or (not ref.level and len(parts) < 2):
+            return None
+        module = self._locate(key, ref.level, parts[:-1])
+        if module is None:
+            return None
+        return self._member(module, parts[-1], stack)
+
+    def _member(self, key: str, name: str, stack: tuple[tuple[str, str], ...]) -> Returned | None:
+        """What calling ``name``, defined in (or re-exported by) module ``key``, gives."""
+        entry = (key, name)
+        if entry in stack or len(stack) > _MAX_DEPTH:
+            return None  # an import or call cycle: unknown
+        if entry in self._memo:
+            return self._memo[entry]
+        stack = (*stack, entry)
+        summary = self._summary(key)
+        result: Returned | None = None
+        if name in summary.functions:
+            facts = summary.functions[name]
+            found = [self._outcome(key, o, stack) for o in facts.outcomes]
+            result = _agree(found)
+            if result is not None:
+                result = replace(
+                    result,
+                    per_task=result.per_task or facts.per_task,
+                    shuffles=result.shuffles or facts.shuffles,
+                    enters_scope=result.enters_scope or facts.enters_scope,
+                )
+        elif name in summary.classes:
+            bases = [self._outcome(key, o, stack) for o in summary.classes[name]]
+            result = next((b for b in bases if b is not None and b.kind == MODEL), None)
+        elif name in summary.imports:
+            result = self._call(key, name, stack)  # re-exported: `from .models import build`
+        if result is not None and result.kind == MODEL and summary.sets_legacy_keras:
+            result = replace(result, flavour=None)
+        self._memo[entry] = result
+        return result
+
+    def _outcome(self, key: str, outcome: Outcome, stack: tuple[tuple[str, str], ...]) -> Returned | None:
+        if outcome.kind == MODEL:
+            return Returned(MODEL, outcome.flavour)
+        if outcome.kind == DATASET:
+            return Returned(DATASET)
+        if outcome.kind != CALL:
+            return None
+        result = self._call(key, outcome.callee, stack)
+        if outcome.chained and (result is None or result.kind != DATASET):
+            return None
+        return result
+
+    def _locate(self, key: str, level: int, parts: list[str]) -> str | None:
+        """The module file ``parts`` names as imported from module ``key`` (``level`` dots)."""
+        cache_key = (key, level, ".".join(parts))
+        if cache_key not in self._located:
+            self._located[cache_key] = self._find(key, level, parts)
+        return self._located[cache_key]
+
+    def _find(self, key: str, level: int, parts: list[str]) -> str | None:
+        folder = os.path.dirname(self._origin if self._written_name(key) is not None else key)
+        if level:
+            for _ in range(level - 1):
+                folder = os.path.dirname(folder)
+            return self._module_file(folder, parts)
+        if len(parts) == 1 and f"{parts[0]}.py" in self._written:
+            return f"{self._origin}::{parts[0]}.py"
+        for root in self._roots(key, folder):
+            found = self._module_file(root, parts)
+            if found is not None:
+                return found
+        return None
+
+    def _roots(self, key: str, folder: str) -> list[str]:
+        """Where absolute imports of module ``key`` are looked for: its folder, the folder above
+        its outermost package, and the folders it adds to ``sys.path``."""
+        roots = [folder]
+        top = folder
+        while self._consult(os.path.join(top, "__init__.py")) is not None and os.path.dirname(top) != top:
+            top = os.path.dirname(top)
+        if top != folder:
+            roots.append(top)
+        roots.extend(self._summary(key).path_entries)
+        return roots
+
+    def _module_file(self, folder: str, parts: list[str]) -> str | None:
+        """``folder/a/b.py`` or ``folder/a/b/__init__.py`` for ``a.b`` (the package itself for no
+        parts), when it exists and is not an installed library."""
+        base = os.path.join(folder, *parts)
+        candidates = [base + ".py", os.path.join(base, "__init__.py")] if parts else [os.path.join(base, "__init__.py")]
+        for candidate in candidates:
+            candidate = os.path.normpath(candidate)
+            if _LIBRARY_FOLDERS & set(candidate.split(os.sep)):
+                return None
+            if self._consult(candidate) is not None:
+                return candidate
+        return None
+
+
+def _written_summary(notebook: str, name: str, text: str) -> ModuleSummary:
+    """The summary of a notebook's written module (cached with its text: cells have no mtime)."""
+    key = f"{notebook}::{name}"
+    stamp = (len(text), hash(text))
+    cached = _SUMMARIES.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    summary = summarise(text, os.path.join(os.path.dirname(notebook), name))
+    _SUMMARIES[key] = (stamp, summary)
+    return summary
+
+
+def _agree(found: list[Returned | None]) -> Returned | None:
+    """The common answer of every return, or None when one is unknown or they differ in kind."""
+    if not found or any(r is None for r in found):
+        return None
+    first = found[0]
+    assert first is not None
+    if any(r is not None and r.kind != first.kind for r in found):
+        return None
+    return replace(
+        first,
+        per_task=any(r.per_task for r in found if r is not None),
+        shuffles=any(r.shuffles for r in found if r is not None),
+    )
+
+
+def imports_of(index: ModuleIndex) -> dict[str, ImportRef]:
+    """The imports of the checked module, read from its libcst index, as summaries record them."""
+    found: dict[str, ImportRef] = {}
+    for node in index.imports:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                target = dotted_name(alias.name) if isinstance(alias.name, (cst.Name, cst.Attribute)) else None
+                if target is None:
+                    continue
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    found[alias.asname.name.value] = ImportRef(0, target)
+                else:
+                    head = target.split(".")[0]
+                    found.setdefault(head, ImportRef(0, head))
+        elif not isinstance(node.names, cst.ImportStar):
+            module = dotted_name(node.module) if node.module is not None else ""
+            if module is None:
+                continue
+            for alias in node.names:
+                if not isinstance(alias.name, cst.Name):
+                    continue
+                local = alias.name.value
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    local = alias.asname.name.value
+                found[local] = ImportRef(len(node.relative), module, alias.name.value)
+    return found
