@@ -39,11 +39,6 @@ def code_cells(data: dict) -> list[tuple[int, str]]:
     return cells
 
 
-def written_modules(data: dict) -> dict[str, list[tuple[int, str]]]:
-    """Each ``.py`` file the notebook's cells write, with the (cell number, body) that make it."""
-    return modules_written_by(code_cells(data))
-
-
 def modules_written_by(cells: list[tuple[int, str]]) -> dict[str, list[tuple[int, str]]]:
     """Each ``.py`` file that code cells given as (cell number, source) write, with the (cell
     number, body) that make it."""

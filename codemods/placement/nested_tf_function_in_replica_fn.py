@@ -7,12 +7,8 @@ from pathlib import Path
 import libcst as cst
 
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
-<<<<<<< HEAD
 from fixer.tf.keras_models import keras_model_base
 from fixer.context import RuleContext
-=======
-from fixer.context import RuleContext
->>>>>>> newcomer
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.project import pinned_below
