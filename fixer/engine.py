@@ -14,6 +14,7 @@ from typing import Callable, Mapping
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from fixer.codes import PARSE_ERROR_CODE
 from fixer.config import Config
 from fixer.prefilter import rule_may_fire
 from fixer.registry import Registry, default_registry
@@ -25,7 +26,6 @@ from fixer.tf.model import TFModel
 from fixer.tf.validity import fix_failure
 from fixer.types import Applicability, Edit, FileResult, Finding, Fix, Position
 
-PARSE_ERROR_CODE = "TFD000"
 PARSE_ERROR_NAME = "parse-error"
 INTERNAL_ERROR_NAME = "internal-error"
 MAX_FIX_PASSES = 10

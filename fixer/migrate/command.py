@@ -1,19 +1,24 @@
-"""``distfix migrate``: the command-line front of a batch migration."""
+"""``distfix migrate``: the command-line front of a batch migration.
+
+The migration itself (and with it the engine, libcst and jinja2) is imported when the command
+runs: registering the command must not slow down every other command.
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from fixer.migrate.baseline import read_baseline
 from fixer.migrate.progress import ProgressPrinter
-from fixer.migrate.run import RESUME_ON_BRANCH, MigrateOptions, migrate
 from fixer.migrate.state import DEFAULT_STATE_FILE
-from fixer.migrate.summary import MigrationReport, check_report_path, write_report
 from fixer.runner import default_jobs
+
+if TYPE_CHECKING:
+    from fixer.migrate.summary import MigrationReport
 
 
 def _usage_errors(
@@ -27,6 +32,9 @@ def _usage_errors(
     state_file: Path,
 ) -> list[str]:
     """Everything wrong with the command line, found before any file is read or written."""
+    from fixer.migrate.run import RESUME_ON_BRANCH
+    from fixer.migrate.summary import check_report_path
+
     errors = [f"{path}: no such file or directory" for path in paths if not Path(path).exists()]
     if not state_file.parent.is_dir():
         errors.append(f"--state-file {state_file}: folder {state_file.parent} does not exist")
@@ -94,6 +102,9 @@ def register(app: typer.Typer) -> None:
         Exit 0: nothing left to fix; 1: findings remain, changes to make, or uncommitted files
         left out of --branch; 2: usage errors, file errors or interrupted.
         """
+        from fixer.migrate.run import MigrateOptions, migrate
+        from fixer.migrate.summary import write_report
+
         problems = _usage_errors(paths, write, branch, commit, resume, report, baseline, state_file)
         for problem in problems:
             typer.echo(f"distfix: error: {problem}", err=True)
