@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 
 from fixer.engine import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import names_in
-from fixer.tf.index import FunctionLike
+from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import dotted_name
 from fixer.tf.strategies import visible_defs
 from fixer.types import Applicability
@@ -432,15 +433,28 @@ def _blocks_of(ctx: RuleContext, call: cst.Call, owner: FunctionLike | None) -> 
     ]
     end = rebinds[0] if rebinds else None
     blocks = []
-    for with_node, strategy in ctx.tf.strategies.scope_blocks:
+    for with_node, strategy, strategy_key in _keyed_scope_blocks(ctx):
         if strategy is call:
             blocks.append(with_node)
             continue
-        if key is None or dotted_name(strategy) != key or ctx.index.enclosing_function(with_node) is not owner:
+        if key is None or strategy_key != key or ctx.index.enclosing_function(with_node) is not owner:
             continue
         if ctx.index.before(call, with_node) and (end is None or ctx.index.before(with_node, end)):
             blocks.append(with_node)
     return blocks
+
+
+def _keyed_scope_blocks(ctx: RuleContext) -> list[tuple[cst.With, cst.CSTNode, str | None]]:
+    """The module's scope blocks with the dotted name of the strategy each enters (once per module:
+    every strategy construction asks for them)."""
+    blocks = ctx.tf.strategies.scope_blocks
+    cached = _KEYED_BLOCKS.get(ctx.index)
+    if cached is None or cached[0] is not blocks:
+        cached = _KEYED_BLOCKS[ctx.index] = (blocks, [(w, s, dotted_name(s)) for w, s in blocks])
+    return cached[1]
+
+
+_KEYED_BLOCKS: "WeakKeyDictionary[ModuleIndex, tuple[object, list[tuple[cst.With, cst.CSTNode, str | None]]]]" = WeakKeyDictionary()
 
 
 def _bound_key(ctx: RuleContext, call: cst.Call) -> str | None:
