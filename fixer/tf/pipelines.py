@@ -100,22 +100,19 @@ def reads_task_selection(ctx: RuleContext) -> bool:
     return False
 
 
-def _before(ctx: RuleContext, first: cst.CSTNode, second: cst.CSTNode) -> bool:
-    return ctx.index.before(first, second) and not ctx.index.is_within(second, first)
-
-
 def binding(ctx: RuleContext, name: str, at: cst.CSTNode) -> tuple[cst.BaseExpression, cst.CSTNode] | None:
     """The value of the last plain assignment ``name = ...`` before ``at`` in its function (or the
     module, for a name the function does not bind), and the assignment."""
     func = ctx.index.enclosing_function(at)
     scopes = [func, None] if func is not None else [None]
     named = _assignments_by_name(ctx.index)
+    holding_at = {id(at), *map(id, ctx.index.ancestors(at))}  # an assignment holding `at` is not before it
     for scope in scopes:
         found = None
         for assign in named.get((scope, name), ()):
             if scope is None and func is not None:
                 found = assign  # a module binding seen from a function: the latest one
-            elif _before(ctx, assign, at) and not ctx.index.is_within(at, assign):
+            elif ctx.index.before(assign, at) and id(assign) not in holding_at:
                 found = assign
         if found is not None:
             return found.value, found

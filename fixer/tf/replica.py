@@ -246,11 +246,11 @@ class ReplicaModel:
         passes anywhere is, by the usual convention, the step the elided loop runs on every
         replica (the seed articles show exactly that) — unless it calls `strategy.run` itself.
         """
-        scope_blocks = [w for w, _ in self.strategies.scope_blocks]
+        scope_blocks = {id(w) for w, _ in self.strategies.scope_blocks}
         steps = set(self.steps())
         extra = set()
         for func in self.index.functions:
-            if func in self.replica_functions or not any(self.index.is_within(func, w) for w in scope_blocks):
+            if func in self.replica_functions or not any(id(a) in scope_blocks for a in self.index.ancestors(func)):
                 continue
             if func in steps:  # it calls strategy.run itself: cross-replica code, not a replica step
                 continue
