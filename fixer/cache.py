@@ -21,8 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from fixer import __version__
+from fixer.codes import RULE_CODES, source_fingerprint
 from fixer.config import Config
-from fixer.registry import default_registry
 from fixer.types import FileResult
 
 CACHE_DIR_NAME = ".distfix_cache"
@@ -39,12 +39,13 @@ def context_key(config: Config, mode: str, path: str = "") -> str:
     """A digest of everything a result depends on besides the file's bytes.
 
     The path counts only through the codes enabled for it (``per-file-ignores``), so equal
-    files in different folders share an entry when the same rules apply to both.
+    files in different folders share an entry when the same rules apply to both. Neither the
+    rules nor libcst are imported: a run whose every file is answered from the cache needs
+    neither (see fixer/codes.py).
     """
-    registry = default_registry()
-    enabled = ",".join(rule.code for rule in registry.rules if config.is_enabled(rule.code, path or None))
+    enabled = ",".join(code for code in RULE_CODES if config.is_enabled(code, path or None))
     digest = hashlib.blake2b(digest_size=20)
-    for part in (__version__, registry.fingerprint, config.fingerprint(), mode, enabled):
+    for part in (__version__, source_fingerprint(), config.fingerprint(), mode, enabled):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()

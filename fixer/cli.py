@@ -1,9 +1,14 @@
-"""The ``distfix`` command line: translation between arguments and the engine, nothing more."""
+"""The ``distfix`` command line: translation between arguments and the engine, nothing more.
+
+Only what every ``check`` needs is imported at the top: a warm check answers every file from
+the cache, and importing the engine, the rules, libcst or jinja2 would be most of its time.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import importlib
 import shlex
 import sys
 from pathlib import Path
@@ -12,13 +17,11 @@ from typing import Optional
 import typer
 
 from fixer import __version__
+from fixer.codes import PARSE_ERROR_CODE, unknown_codes
 from fixer.config import ConfigError, load_config
-from fixer.engine import PARSE_ERROR_CODE
-from fixer.explain import PARSE_ERROR_EXPLANATION, render_explanation, rule_summary, rules_markdown
 from fixer.launcher import LauncherKind, LaunchOptions
 from fixer.output import diff as diff_output
-from fixer.output import github, json_format, junit, sarif, text
-from fixer.registry import default_registry
+from fixer.output import text
 from fixer.runner import Job, run
 from fixer.sources import discover
 from fixer.types import FileResult
@@ -61,6 +64,10 @@ class CheckFormat(str, enum.Enum):
     junit = "junit"
 
 
+# The machine-readable formats of ``check``, by the module in fixer/output that renders each.
+MACHINE_FORMATS = {CheckFormat.json: "json_format", CheckFormat.sarif: "sarif", CheckFormat.github: "github", CheckFormat.junit: "junit"}
+
+
 class ListFormat(str, enum.Enum):
     """Output formats of ``distfix rules``."""
 
@@ -98,11 +105,9 @@ def _overrides(
     select: list[str] | None, ignore: list[str] | None, unsafe_fixes: bool | None = None
 ) -> tuple[tuple[str, object], ...]:
     """Command-line settings that replace each file's configuration."""
-    known = [rule.code for rule in default_registry().rules] + [PARSE_ERROR_CODE]
-    for code in [*(select or ()), *(ignore or ())]:
-        for part in filter(None, (c.strip().upper() for c in code.split(","))):
-            if not any(k.startswith(part) for k in known):
-                raise _fail(f"unknown rule code or prefix: {part} (see `distfix rules`)")
+    unknown = unknown_codes([*(select or ()), *(ignore or ())])
+    if unknown:
+        raise _fail(f"unknown rule code or prefix: {unknown[0]} (see `distfix rules`)")
     given = [(key, value) for key, value in (("select", select), ("ignore", ignore)) if value]
     if unsafe_fixes is not None:  # --unsafe-fixes and --no-unsafe-fixes both beat pyproject.toml
         given.append(("unsafe_fixes", unsafe_fixes))
@@ -156,9 +161,9 @@ def check(
     """Report findings. Exit 0: clean; 1: findings; 2: a file or usage error."""
     results, problems = _gather(paths, select, ignore, Job(use_cache=not no_cache), jobs)
     findings = [f for r in results for f in r.findings]
-    machine = {CheckFormat.json: json_format, CheckFormat.sarif: sarif, CheckFormat.github: github, CheckFormat.junit: junit}
-    if output_format in machine:
-        report = machine[output_format].render(results)
+    if output_format in MACHINE_FORMATS:
+        # Imported only when asked for: SARIF alone imports jinja2 and every rule.
+        report = importlib.import_module(f"fixer.output.{MACHINE_FORMATS[output_format]}").render(results)
     elif statistics:
         report = text.statistics(results)
     else:
@@ -366,6 +371,9 @@ def explain(
     all_rules: bool = typer.Option(False, "--all", help="Every rule's documentation, one after another."),
 ) -> None:
     """Show a rule's documentation."""
+    from fixer.explain import PARSE_ERROR_EXPLANATION, render_explanation
+    from fixer.registry import default_registry
+
     registry = default_registry()
     if all_rules:
         typer.echo("\n".join(render_explanation(rule) for rule in registry.rules), nl=False)
@@ -384,6 +392,9 @@ def explain(
 @app.command()
 def rules(output_format: ListFormat = typer.Option(ListFormat.text, "--format", help="Output format.")) -> None:
     """List every rule with its code, name, family and fix availability."""
+    from fixer.explain import rule_summary, rules_markdown
+    from fixer.registry import default_registry
+
     rows = [rule_summary(rule) for rule in default_registry().rules]
     if output_format is ListFormat.json:
         import json

@@ -13,6 +13,7 @@ from typing import Callable, Mapping
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from fixer.codes import PARSE_ERROR_CODE
 from fixer.config import Config
 from fixer.context import RuleContext
 from fixer.prefilter import rule_may_fire
@@ -24,7 +25,6 @@ from fixer.tf.index import ModuleIndex
 from fixer.tf.model import TFModel
 from fixer.types import Applicability, Edit, FileResult, Finding, Position
 
-PARSE_ERROR_CODE = "TFD000"
 PARSE_ERROR_NAME = "parse-error"
 INTERNAL_ERROR_NAME = "internal-error"
 MAX_FIX_PASSES = 10

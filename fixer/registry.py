@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import pkgutil
-import sys
-from functools import cached_property, lru_cache
-from pathlib import Path
+from functools import lru_cache
 
 import codemods
 from fixer.rule import EXAMPLES_SUFFIX, Rule
@@ -27,20 +24,6 @@ class Registry:
     def get(self, code: str) -> type[Rule] | None:
         """The rule with exactly this code (case-insensitive), or None."""
         return self._by_code.get(code.upper())
-
-    @cached_property
-    def fingerprint(self) -> str:
-        """A digest of every rule module's source and the engine's, for cache keys."""
-        digest = hashlib.blake2b(digest_size=16)
-        modules = {sys.modules[rule.__module__] for rule in self.rules} | {sys.modules[__name__]}
-        for module in sorted(modules, key=lambda m: m.__name__):
-            digest.update(module.__name__.encode())
-            source = getattr(module, "__file__", None)
-            if source:
-                digest.update(Path(source).read_bytes())
-        for engine_file in sorted((Path(__file__).parent).rglob("*.py")):
-            digest.update(engine_file.read_bytes())
-        return digest.hexdigest()
 
 
 def _discover() -> list[type[Rule]]:

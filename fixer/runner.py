@@ -3,6 +3,9 @@
 Every front-end that works on files (check, fix, migrate) goes through :func:`process_file`,
 which never raises for a bad file; :func:`run` spreads files over a process pool and returns
 results in the order of the input paths.
+
+The analysis (the engine, libcst, the rules, the pre-filter) is imported where a file is
+analysed, not here: a warm run whose every file is answered by the stat index never needs it.
 """
 
 from __future__ import annotations
@@ -12,15 +15,15 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from fixer.cache import ResultCache, Signature, StatIndex, cache_key, path_context_key, signature
 from fixer.config import Config, ConfigError, load_config
-from fixer.engine import check_source, fix_source, parse_error_finding
-from fixer.prefilter import FilterPlan
-from fixer.registry import default_registry
 from fixer.sources import SourceError, decode_source, encode_source, read_bytes, write_atomically
 from fixer.types import FileResult
+
+if TYPE_CHECKING:
+    from fixer.prefilter import FilterPlan
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,8 @@ def config_for(path: Path, overrides: tuple[tuple[str, object], ...]) -> Config:
 
 
 def _error_result(path: str, message: str) -> FileResult:
+    from fixer.engine import parse_error_finding
+
     return FileResult(path=path, error=message, findings=[parse_error_finding(path, message)])
 
 
@@ -96,8 +101,12 @@ def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
 
         result = analyse_notebook(name, decoded.text, config, fix=job.fix, unsafe=job.unsafe, prefilter=job.prefilter)
     elif job.fix:
+        from fixer.engine import fix_source
+
         result = fix_source(name, decoded.text, config, unsafe=job.unsafe)
     else:
+        from fixer.engine import check_source
+
         result = check_source(name, decoded.text, config, prefilter=job.prefilter)
     if not job.fix:
         if not result.findings:
@@ -118,6 +127,9 @@ def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
 @lru_cache(maxsize=64)
 def filter_plan(config: Config, path_ignores_key: str = "") -> FilterPlan:
     """The pre-filter for the rules ``config`` enables (for ``path_ignores_key`` when it has per-file ignores)."""
+    from fixer.prefilter import FilterPlan
+    from fixer.registry import default_registry
+
     return FilterPlan(rule for rule in default_registry().rules if config.is_enabled(rule.code, path_ignores_key or None))
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 
 from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import names_in
-from fixer.tf.index import FunctionLike
+from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import dotted_name
 from fixer.tf.strategies import visible_defs
 from fixer.types import Applicability
@@ -380,7 +381,7 @@ class SeveralStrategies(Rule):
             for earlier in built[:number]:
                 if earlier.owner is later.owner and not _exclusive(ctx, earlier.call, later.call):
                     if id(earlier) not in created:
-                        created[id(earlier)] = _created_in(ctx, withs, earlier.blocks)
+                        created[id(earlier)] = withs.created_in(earlier.blocks)
                     crossing = _crossing_use(ctx, withs, created[id(earlier)], later.blocks)
                     if crossing is not None:
                         ctx.report(later.call, _message(crossing, "a strategy built earlier on this path"))
@@ -431,15 +432,28 @@ def _blocks_of(ctx: RuleContext, call: cst.Call, owner: FunctionLike | None) -> 
     ]
     end = rebinds[0] if rebinds else None
     blocks = []
-    for with_node, strategy in ctx.tf.strategies.scope_blocks:
+    for with_node, strategy, strategy_key in _keyed_scope_blocks(ctx):
         if strategy is call:
             blocks.append(with_node)
             continue
-        if key is None or dotted_name(strategy) != key or ctx.index.enclosing_function(with_node) is not owner:
+        if key is None or strategy_key != key or ctx.index.enclosing_function(with_node) is not owner:
             continue
         if ctx.index.before(call, with_node) and (end is None or ctx.index.before(with_node, end)):
             blocks.append(with_node)
     return blocks
+
+
+def _keyed_scope_blocks(ctx: RuleContext) -> list[tuple[cst.With, cst.CSTNode, str | None]]:
+    """The module's scope blocks with the dotted name of the strategy each enters (once per module:
+    every strategy construction asks for them)."""
+    blocks = ctx.tf.strategies.scope_blocks
+    cached = _KEYED_BLOCKS.get(ctx.index)
+    if cached is None or cached[0] is not blocks:
+        cached = _KEYED_BLOCKS[ctx.index] = (blocks, [(w, s, dotted_name(s)) for w, s in blocks])
+    return cached[1]
+
+
+_KEYED_BLOCKS: "WeakKeyDictionary[ModuleIndex, tuple[object, list[tuple[cst.With, cst.CSTNode, str | None]]]]" = WeakKeyDictionary()
 
 
 def _bound_key(ctx: RuleContext, call: cst.Call) -> str | None:
@@ -463,13 +477,13 @@ def _exclusive(ctx: RuleContext, first: cst.CSTNode, second: cst.CSTNode) -> boo
 
 
 class _EnclosingWiths:
-    """The `with` statements around each node, computed once per node: the rule asks for every
-    assignment and call of the module against the scope blocks of every pair of strategies."""
+    """Which assignments and stateful calls each `with` statement holds, computed once: the rule
+    asks for the scope blocks of every pair of strategies, and a walk over every assignment per
+    pair made it quadratic in the number of strategies."""
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
-        self._found: dict[int, frozenset[int]] = {}
-        self._used: dict[tuple[int, ...], list[str]] = {}
+        self._around: dict[cst.CSTNode, frozenset[int]] = {}
 
     @cached_property
     def stateful_uses(self) -> list[tuple[str, cst.Call]]:
@@ -483,31 +497,51 @@ class _EnclosingWiths:
                 uses.append((func.value.value, call))
         return uses
 
+    @cached_property
+    def _uses_by_with(self) -> dict[int, list[int]]:
+        """For each `with` (by id), the positions in :attr:`stateful_uses` of the calls inside it."""
+        found: dict[int, list[int]] = {}
+        for position, (_, call) in enumerate(self.stateful_uses):
+            for block in self.withs_around(call):
+                found.setdefault(block, []).append(position)
+        return found
+
+    @cached_property
+    def _assigned_by_with(self) -> dict[int, set[str]]:
+        """For each `with` (by id), the names assigned inside it."""
+        found: dict[int, set[str]] = {}
+        for assign in self.ctx.index.assigns:
+            names = {n for t in _targets(assign) for n in _names(t)}
+            if names:
+                for block in self.withs_around(assign):
+                    found.setdefault(block, set()).update(names)
+        return found
+
     def used_in(self, blocks: tuple[cst.With, ...]) -> list[str]:
-        """Names of :attr:`stateful_uses` inside ``blocks``, in source order (once per set of blocks)."""
-        key = tuple(map(id, blocks))
-        if key not in self._used:
-            self._used[key] = [name for name, call in self.stateful_uses if self.inside_any(call, blocks)]
-        return self._used[key]
+        """Names of :attr:`stateful_uses` inside ``blocks``, in source order."""
+        positions = sorted({p for block in blocks for p in self._uses_by_with.get(id(block), ())})
+        return [self.stateful_uses[p][0] for p in positions]
 
-    def inside_any(self, node: cst.CSTNode, blocks: tuple[cst.With, ...]) -> bool:
-        """True when ``node`` is within one of ``blocks``."""
-        key = id(node)
-        if key not in self._found:
-            self._found[key] = frozenset(id(a) for a in self.ctx.index.ancestors(node) if isinstance(a, cst.With))
-        return any(id(block) in self._found[key] for block in blocks)
+    def created_in(self, blocks: tuple[cst.With, ...]) -> set[str]:
+        """Names assigned inside the given scope blocks."""
+        return set().union(*(self._assigned_by_with.get(id(block), ()) for block in blocks))
 
-
-def _created_in(ctx: RuleContext, withs: _EnclosingWiths, blocks: tuple[cst.With, ...]) -> set[str]:
-    """Names assigned inside the given scope blocks."""
-    names: set[str] = set()
-    if not blocks:
-        return names
-    for assign in ctx.index.assigns:
-        if withs.inside_any(assign, blocks):
-            for target in _targets(assign):
-                names |= _names(target)
-    return names
+    def withs_around(self, node: cst.CSTNode) -> frozenset[int]:
+        """The ids of the `with` statements that hold ``node`` (memoised along the way up)."""
+        around = self._around
+        if node in around:
+            return around[node]
+        chain = []
+        current: cst.CSTNode | None = node
+        while current is not None and current not in around:
+            chain.append(current)
+            current = self.ctx.index.parent.get(current)
+        inherited = around[current] if current is not None else frozenset()
+        for step in reversed(chain):
+            around[step] = inherited
+            if type(step) is cst.With:  # the `with` holds what is below it, not itself
+                inherited = inherited | {id(step)}
+        return around[node]
 
 
 def _kept_across_iterations(ctx: RuleContext, loop: cst.CSTNode, owner: FunctionLike | None) -> set[str]:

@@ -1221,22 +1221,22 @@ def _reduces_of_runs(ctx: RuleContext, func) -> list[cst.Call]:
         step = ctx.index.enclosing_function(run.call)
         if isinstance(parent, cst.Return) and isinstance(step, cst.FunctionDef):
             producers.extend(ctx.tf.strategies.call_sites(step))
+    # A value is a producer itself, or a name assigned from one in the function that reduces it.
+    bound = set()
+    for producer in producers:
+        statement = ctx.index.parent.get(producer)
+        if isinstance(statement, cst.Assign):
+            scope = ctx.index.enclosing_function(statement)
+            bound.update((t.target.value, scope) for t in statement.targets if isinstance(t.target, cst.Name))
+    produced = set(map(id, producers))
     reduces = []
     for call in ctx.tf.replica.strategy_reduces:
         value = call.args[1].value
-        if any(value is p or _bound_to(ctx, value, p, call) for p in producers):
+        if id(value) in produced or (
+            isinstance(value, cst.Name) and (value.value, ctx.index.enclosing_function(call)) in bound
+        ):
             reduces.append(call)
     return reduces
-
-
-def _bound_to(ctx: RuleContext, value: cst.BaseExpression, producer: cst.Call, use: cst.CSTNode) -> bool:
-    """True when ``value`` is a name assigned from ``producer`` in the function that uses it."""
-    if not isinstance(value, cst.Name):
-        return False
-    statement = ctx.index.parent.get(producer)
-    if not isinstance(statement, cst.Assign) or ctx.index.enclosing_function(statement) is not ctx.index.enclosing_function(use):
-        return False
-    return any(isinstance(t.target, cst.Name) and t.target.value == value.value for t in statement.targets)
 
 
 def _axis_argument(reduce: cst.Call) -> cst.BaseExpression | None:

@@ -1,4 +1,8 @@
-"""``distfix migrate``: the command-line front of a batch migration."""
+"""``distfix migrate``: the command-line front of a batch migration.
+
+The migration itself (and with it the engine, libcst and jinja2) is imported when the command
+runs: registering the command must not slow down every other command.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +10,18 @@ import enum
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from fixer.migrate.baseline import read_baseline
 from fixer.migrate.progress import ProgressPrinter
-from fixer.migrate.run import RESUME_ON_BRANCH, MigrateOptions, migrate
 from fixer.migrate.state import DEFAULT_STATE_FILE
-from fixer.migrate.summary import MigrationReport, check_report_path, write_report
-from fixer.migrate.validation import FileValidation, ValidationSettings, default_validation_jobs, validate_results
 from fixer.runner import default_jobs
+
+if TYPE_CHECKING:
+    from fixer.migrate.summary import MigrationReport
+    from fixer.migrate.validation import FileValidation
 
 
 class Backend(str, enum.Enum):
@@ -40,6 +45,9 @@ def _usage_errors(
     address: str | None = None,
 ) -> list[str]:
     """Everything wrong with the command line, found before any file is read or written."""
+    from fixer.migrate.run import RESUME_ON_BRANCH
+    from fixer.migrate.summary import check_report_path
+
     errors = [f"{path}: no such file or directory" for path in paths if not Path(path).exists()]
     if not state_file.parent.is_dir():
         errors.append(f"--state-file {state_file}: folder {state_file.parent} does not exist")
@@ -133,6 +141,10 @@ def register(app: typer.Typer) -> None:
         out of --branch, or a fixed script failed its validation; 2: usage errors, file or
         validation errors, or interrupted.
         """
+        from fixer.migrate.run import MigrateOptions, migrate
+        from fixer.migrate.summary import write_report
+        from fixer.migrate.validation import ValidationSettings, default_validation_jobs, validate_results
+
         problems = _usage_errors(paths, write, branch, commit, resume, report, baseline, state_file, validate, backend, address)
         for problem in problems:
             typer.echo(f"distfix: error: {problem}", err=True)

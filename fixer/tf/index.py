@@ -11,6 +11,7 @@ from itertools import count, islice
 import libcst as cst
 
 FunctionLike = cst.FunctionDef | cst.Lambda
+_FUNCTION_TYPES = (cst.FunctionDef, cst.Lambda)
 
 
 class ModuleIndex(cst.CSTVisitor):
@@ -124,14 +125,25 @@ class ModuleIndex(cst.CSTVisitor):
 
     def enclosing_function(self, node: cst.CSTNode) -> FunctionLike | None:
         """The nearest function or lambda whose body holds ``node`` (memoised: rules ask often)."""
-        if node in self._enclosing:
-            return self._enclosing[node]
+        known = self._enclosing
+        if node in known:
+            return known[node]
+        # Every ancestor passed on the way up has the same answer: remember it for them too, so
+        # that asking about every node of a function costs one walk, not one per node.
+        passed = [node]
         found = None
-        for ancestor in self.ancestors(node):
-            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
-                found = ancestor
+        current = self.parent.get(node)
+        while current is not None:
+            if type(current) in _FUNCTION_TYPES:  # exact types: isinstance on libcst's ABCs is slow
+                found = current
                 break
-        self._enclosing[node] = found
+            if current in known:
+                found = known[current]
+                break
+            passed.append(current)
+            current = self.parent.get(current)
+        for step in passed:
+            known[step] = found
         return found
 
     def in_function(self, table: str, func: FunctionLike | None) -> list:

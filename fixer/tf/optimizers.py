@@ -156,6 +156,17 @@ def optimizer_creation(ctx: "RuleContext", receiver: cst.BaseExpression) -> Opti
     key = dotted_name(receiver)
     if key is None:
         return None
+    # Asked for every update of a long file; with N bindings of one name the answer costs N.
+    known = _CREATIONS.setdefault(ctx.index, {})
+    if key not in known:
+        known[key] = _single_creation(ctx, key)
+    return known[key]
+
+
+_CREATIONS: "WeakKeyDictionary[ModuleIndex, dict[str, OptimizerCreation | None]]" = WeakKeyDictionary()
+
+
+def _single_creation(ctx: "RuleContext", key: str) -> OptimizerCreation | None:
     found = []
     for assign in _assignments_to(ctx.index, key):
         if not isinstance(assign.value, cst.Call):

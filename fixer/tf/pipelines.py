@@ -11,6 +11,7 @@ point?) both walk pipelines written over several statements::
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import libcst as cst
 
@@ -18,6 +19,7 @@ from fixer.tf.datasets import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTIN
 from fixer.context import RuleContext
 from fixer.report import render
 from fixer.tf.dataflow import names_in
+from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.types import Edit
 
 _TASK_WORDS = frozenset(
@@ -100,31 +102,39 @@ def reads_task_selection(ctx: RuleContext) -> bool:
     return False
 
 
-def _before(ctx: RuleContext, first: cst.CSTNode, second: cst.CSTNode) -> bool:
-    return ctx.index.before(first, second) and not ctx.index.is_within(second, first)
-
-
 def binding(ctx: RuleContext, name: str, at: cst.CSTNode) -> tuple[cst.BaseExpression, cst.CSTNode] | None:
     """The value of the last plain assignment ``name = ...`` before ``at`` in its function (or the
     module, for a name the function does not bind), and the assignment."""
     func = ctx.index.enclosing_function(at)
     scopes = [func, None] if func is not None else [None]
+    named = _assignments_by_name(ctx.index)
+    holding_at = {id(at), *map(id, ctx.index.ancestors(at))}  # an assignment holding `at` is not before it
     for scope in scopes:
         found = None
-        for assign in ctx.index.in_function("assigns", scope):
-            if not isinstance(assign, cst.Assign) or not any(
-                isinstance(t.target, cst.Name) and t.target.value == name for t in assign.targets
-            ):
-                continue
+        for assign in named.get((scope, name), ()):
             if scope is None and func is not None:
                 found = assign  # a module binding seen from a function: the latest one
-            elif _before(ctx, assign, at) and not ctx.index.is_within(at, assign):
+            elif ctx.index.before(assign, at) and id(assign) not in holding_at:
                 found = assign
         if found is not None:
             return found.value, found
         if scope is func and func is not None and _is_parameter(func, name):
             return None
     return None
+
+
+@lru_cache(maxsize=2)
+def _assignments_by_name(index: ModuleIndex) -> dict[tuple[FunctionLike | None, str], list[cst.Assign]]:
+    """Plain assignments ``name = ...`` by their function (None: module level) and name, in source
+    order: grouped once per module, as :func:`binding` is asked for every dataset use."""
+    table: dict[tuple[FunctionLike | None, str], list[cst.Assign]] = {}
+    for assign in index.assigns:
+        if type(assign) is not cst.Assign:
+            continue
+        names = {t.target.value for t in assign.targets if type(t.target) is cst.Name}
+        for name in names:
+            table.setdefault((index.enclosing_function(assign), name), []).append(assign)
+    return table
 
 
 def _is_parameter(func: cst.FunctionDef | cst.Lambda, name: str) -> bool:

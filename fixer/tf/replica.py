@@ -47,6 +47,9 @@ class ReplicaModel:
         self.index = index
         self.names = names
         self.strategies = strategies
+        # resolve_callable's answers by (node, near): rules ask it for every call of every
+        # replica function, often the same calls.
+        self._resolved: dict[tuple[cst.CSTNode, cst.CSTNode | None], tuple[FunctionLike, ...]] = {}
 
     @cached_property
     def run_calls(self) -> list[RunCall]:
@@ -83,6 +86,14 @@ class ReplicaModel:
         ``fn = make_fn(...)`` where the local factory returns a function, and a parameter, through
         the arguments its function is called with.
         """
+        if _depth == 0:
+            key = (node, near)
+            if key not in self._resolved:
+                self._resolved[key] = tuple(self._resolve(node, near, 0))
+            return list(self._resolved[key])
+        return self._resolve(node, near, _depth)
+
+    def _resolve(self, node: cst.BaseExpression, near: cst.CSTNode | None, _depth: int) -> list[FunctionLike]:
         if _depth > 4:
             return []
         if isinstance(node, cst.Lambda):
@@ -132,6 +143,15 @@ class ReplicaModel:
                         table.setdefault(key, []).append(assign)
         return table
 
+    @cached_property
+    def _assignments_by_scope(self) -> dict[tuple[str, FunctionLike | None], list[cst.Assign]]:
+        """:attr:`_assignments_by_key` split by the function each assignment is in (None: module)."""
+        table: dict[tuple[str, FunctionLike | None], list[cst.Assign]] = {}
+        for key, assigns in self._assignments_by_key.items():
+            for assign in assigns:
+                table.setdefault((key, self.index.enclosing_function(assign)), []).append(assign)
+        return table
+
     def _follow_binding(self, node: cst.BaseExpression, near: cst.CSTNode, depth: int) -> list[FunctionLike]:
         """What ``node`` (a name or ``self.x``) is assigned, or the arguments given for a parameter."""
         key = dotted_name(node)
@@ -144,7 +164,7 @@ class ReplicaModel:
             return [f for a in assigns for f in self.resolve_callable(a.value, a.value, depth + 1)]
         scope = self.index.enclosing_function(near)
         while True:
-            values = [a.value for a in assigns if self.index.enclosing_function(a) is scope]
+            values = [a.value for a in self._assignments_by_scope.get((key, scope), ())]
             if values:
                 return [f for value in values for f in self.resolve_callable(value, value, depth + 1)]
             if scope is None:
@@ -234,11 +254,11 @@ class ReplicaModel:
         passes anywhere is, by the usual convention, the step the elided loop runs on every
         replica (the seed articles show exactly that) — unless it calls `strategy.run` itself.
         """
-        scope_blocks = [w for w, _ in self.strategies.scope_blocks]
+        scope_blocks = {id(w) for w, _ in self.strategies.scope_blocks}
         steps = set(self.steps())
         extra = set()
         for func in self.index.functions:
-            if func in self.replica_functions or not any(self.index.is_within(func, w) for w in scope_blocks):
+            if func in self.replica_functions or not any(id(a) in scope_blocks for a in self.index.ancestors(func)):
                 continue
             if func in steps:  # it calls strategy.run itself: cross-replica code, not a replica step
                 continue

@@ -142,11 +142,12 @@ class StrategyModel:
         named like a strategy or used both ways.
         """
         for attribute in self.index.attributes:
+            if attribute.attr.value not in STRATEGY_ONLY_ATTRIBUTES:
+                continue  # tested first: it rules out almost every attribute of a module cheaply
             key = expression_key(attribute.value)
             if key is None or key in self._kinds or self.names.qualified(attribute.value):
                 continue
-            if attribute.attr.value in STRATEGY_ONLY_ATTRIBUTES:
-                self._kinds[key].add(_DISTRIBUTE + "Strategy")
+            self._kinds[key].add(_DISTRIBUTE + "Strategy")
         if not self.names.imports_tensorflow:
             return
         scoped = self._scoped_keys()

@@ -285,6 +285,9 @@ def environ_item(ctx: RuleContext, node: cst.BaseExpression, key: str) -> bool:
     )
 
 
+_SETTER_METHODS = frozenset({"putenv", "setdefault", "update"})
+
+
 def env_setters(ctx: RuleContext, key: str, putenv: bool = True) -> list[TfConfigSetter]:
     """Every place the module sets the environment variable ``key``, in source order.
 
@@ -301,6 +304,8 @@ def env_setters(ctx: RuleContext, key: str, putenv: bool = True) -> list[TfConfi
                 found.append(TfConfigSetter(ctx.index.statement_of(assign), assign, assign.value))
     for call in ctx.index.calls:
         func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value not in _SETTER_METHODS:
+            continue  # a method's qualified name ends with its own name: not one of the setters
         callee = qualified(ctx, call.func)
         if callee == "os.putenv" and len(call.args) == 2 and is_key(ctx, call.args[0].value, key):
             if putenv:

@@ -13,6 +13,7 @@ import builtins
 import keyword
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 import libcst as cst
 from libcst.metadata import (
@@ -85,7 +86,7 @@ def unbound_inserted_names(text: str, edits: Sequence[Edit], original: cst.Modul
     inserted = [e for e in edits if e.content.strip()]
     wanted = set().union(set(), *(candidate_reads(e.content, after_dot=text[e.start - 1 : e.start] == ".") for e in inserted))
     if wanted and original is not None:
-        wanted -= _always_bound(original)
+        wanted -= _always_bound_in_original(original)
     if not wanted:
         return None
     fixed = apply_edits(text, list(edits))
@@ -154,6 +155,11 @@ def _always_bound(module: cst.Module) -> set[str]:
                         if isinstance(head, cst.Name):
                             found.add(head.value)
     return found
+
+
+# Every fix a rule reports on one module asks about the same original module: compute its
+# top-level bindings once (libcst nodes hash by identity, so this holds one module, the last).
+_always_bound_in_original = lru_cache(maxsize=1)(_always_bound)
 
 
 def _inserted_regions(text: str, edits: Sequence[Edit]) -> list[tuple[int, int]]:
