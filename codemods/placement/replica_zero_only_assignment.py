@@ -8,6 +8,7 @@ from fixer.engine import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.calls import calls_within
+from fixer.tf.parameters import has_parameter
 from fixer.types import Applicability, Edit
 
 _GUARD_ATTRIBUTES = frozenset({"replica_id_in_sync_group", "task_id", "is_chief"})
@@ -784,7 +785,7 @@ def _same_on_every_replica(ctx: RuleContext, value: cst.BaseExpression, near: cs
         func = ctx.index.enclosing_function(near)
         while func is not None:
             in_replica = func in replica.replica_functions or isinstance(func, cst.Lambda)
-            if _is_parameter(func, name):
+            if has_parameter(func, name):
                 if in_replica and not _arguments_same(ctx, func, name, depth):
                     return False
                 break  # a closure capture of cross-replica code, or the same argument from every call
@@ -850,11 +851,3 @@ def _target_names(target: cst.BaseExpression) -> set[str]:
     return set()
 
 
-def _is_parameter(func, name: str) -> bool:
-    params = func.params
-    every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    if isinstance(params.star_arg, cst.Param):
-        every.append(params.star_arg)
-    if params.star_kwarg is not None:
-        every.append(params.star_kwarg)
-    return any(p.name.value == name for p in every)

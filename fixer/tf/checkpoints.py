@@ -13,6 +13,7 @@ from fixer.engine import RuleContext
 from fixer.report import render
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
+from fixer.tf.parameters import call_position, parameter
 from fixer.tf.reach import strategy_in_reach
 from fixer.types import Edit
 
@@ -279,15 +280,13 @@ def _bindings(ctx: RuleContext, name: str, at: cst.CSTNode) -> list[cst.BaseExpr
         if values:
             break
     if isinstance(func, cst.FunctionDef):
-        params = [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]
-        names = [p.name.value for p in params]
-        if name in names:
-            position = names.index(name)
-            if params[position].default is not None:
-                values.append(params[position].default)
+        param = parameter(func, name)
+        if param is not None:
+            if param.default is not None:
+                values.append(param.default)
+            position = call_position(func, name, skip_first=ctx.index.method_class(func) is not None)
             for site in ctx.tf.strategies.call_sites(func):
-                offset = 1 if ctx.index.method_class(func) is not None else 0
-                argument = argument_value(site, position - offset, name) if position >= offset else None
+                argument = argument_value(site, position, name)
                 if argument is not None:
                     values.append(argument)
     return values

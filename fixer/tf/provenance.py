@@ -15,6 +15,7 @@ import libcst as cst
 
 from fixer.tf.index import FunctionLike
 from fixer.tf.names import dotted_name
+from fixer.tf.parameters import named_parameters
 from fixer.tf.replica import ReplicaModel, RunCall
 from fixer.tf.strategies import STRATEGY_ONLY_ATTRIBUTES, StrategyModel
 
@@ -57,8 +58,7 @@ class Provenance:
         names = self.strategies.names
         found = set()
         for func in self.strategies.index.functions:
-            params = func.params
-            for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            for param in named_parameters(func):
                 if param.annotation is None:
                     continue
                 qualified = names.qualified(param.annotation.annotation) or ""

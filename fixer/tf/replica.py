@@ -12,6 +12,7 @@ from fixer.tf.calls import argument_value
 from fixer.tf.classes import methods_of_other_objects, resolve_method
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import NameResolver, dotted_name
+from fixer.tf.parameters import call_position, parameter, takes_receiver
 from fixer.tf.strategies import StrategyModel, visible_defs
 
 RUN_METHODS = frozenset({"run", "experimental_run_v2"})
@@ -149,11 +150,11 @@ class ReplicaModel:
             if scope is None:
                 return []
             if isinstance(scope, cst.FunctionDef) and isinstance(node, cst.Name):
-                position = _parameter_position(scope, node.value)
-                if position is not None:
+                if parameter(scope, node.value) is not None:
+                    position = call_position(scope, node.value, skip_first=takes_receiver(scope))
                     found: list[FunctionLike] = []
                     for site in self.strategies.call_sites(scope):
-                        arg = argument_value(site, *position)
+                        arg = argument_value(site, position, node.value)
                         if arg is not None:
                             found.extend(self.resolve_callable(arg, site, depth + 1))
                     return found
@@ -169,9 +170,9 @@ class ReplicaModel:
         """
         if not isinstance(func, cst.FunctionDef) or any(func in run.targets for run in self.run_calls):
             return None
-        position = _parameter_position(func, name)
-        if position is None:
+        if parameter(func, name) is None:
             return None
+        position = call_position(func, name, skip_first=takes_receiver(func))
         sites = self.strategies.call_sites(func)
         if not sites:
             return None
@@ -179,7 +180,7 @@ class ReplicaModel:
         called = {id(site.func) for site in sites} | {id(site.func.attr) for site in sites if isinstance(site.func, cst.Attribute)}
         if any(id(n) not in called for n in uses):
             return None  # also used as a value (passed to a callback, stored): other callers unknown
-        return [(site, argument_value(site, *position)) for site in sites]
+        return [(site, argument_value(site, position, name)) for site in sites]
 
     def target_is_tf_function(self, run: RunCall) -> bool:
         """True when what ``run`` runs is itself a `tf.function` (``run`` then traces one graph)."""
@@ -333,19 +334,3 @@ def _is_function_wrapper(decorator: cst.BaseExpression) -> bool:
     no decorator spelled that way runs a step eagerly.
     """
     return isinstance(decorator, cst.Attribute) and decorator.attr.value == "function"
-
-
-
-
-def _parameter_position(func: cst.FunctionDef, name: str) -> tuple[int | None, str] | None:
-    """(positional index or None, name) of parameter ``name`` of ``func``; ``self`` is skipped."""
-    params = func.params
-    positional = [*params.posonly_params, *params.params]
-    for index, param in enumerate(positional):
-        if param.name.value == name:
-            offset = 1 if positional and positional[0].name.value in ("self", "cls") else 0
-            return index - offset, name
-    if any(p.name.value == name for p in params.kwonly_params):
-        return None, name
-    return None
-

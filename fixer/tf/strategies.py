@@ -11,6 +11,7 @@ import libcst as cst
 from fixer.tf.classes import resolve_method
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import NameResolver, dotted_name
+from fixer.tf.parameters import named_parameters
 
 _DISTRIBUTE = "tensorflow.distribute."
 _ONE_DEVICE = _DISTRIBUTE + "OneDeviceStrategy"
@@ -122,7 +123,7 @@ class StrategyModel:
                     if key is not None:
                         self._kinds[key] |= kind_set
         for func in self.index.functions:
-            for param in _all_params(func):
+            for param in named_parameters(func):
                 annotation = param.annotation
                 if annotation is None:
                     continue
@@ -162,7 +163,7 @@ class StrategyModel:
         """Parameter names that some call site of their function gives a known strategy."""
         found = set()
         for func in self.index.functions:
-            params = [p.name.value for p in _all_params(func)]
+            params = [p.name.value for p in named_parameters(func)]
             owner = self.index.method_class(func)
             calls = list(self._calls_by_callee.get(func.name.value, []))
             if owner is not None:
@@ -545,8 +546,3 @@ def _assign_targets(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cs
     if isinstance(node, cst.AnnAssign):
         return [node.target]
     return []
-
-
-def _all_params(func: cst.FunctionDef) -> list[cst.Param]:
-    params = func.params
-    return [*params.posonly_params, *params.params, *params.kwonly_params]
