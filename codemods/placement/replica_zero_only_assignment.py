@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.engine import RuleContext
+from fixer.edits import reindent, string_continuation_lines
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.calls import calls_within
@@ -738,16 +739,20 @@ class ReplicaZeroOnlyAssignment(Rule):
             return
         indent = ctx.indentation(node)
         start, end = ctx.statement_block(list(body))
-        inner = ctx.text[start:end]
-        inner_indent = ctx.indentation(body[0])
-        lines = [indent + line[len(inner_indent):] if line.startswith(inner_indent) else line for line in inner.splitlines(keepends=True)]
+        moved = reindent(
+            ctx.text[start:end],
+            ctx.indentation(body[0]),
+            indent,
+            first_line=ctx.textmap.position(start).line,
+            keep=string_continuation_lines(ctx, body),
+        )
         # The guard line goes with its comment (`# Only chief worker`): it describes the guard.
         if_start = ctx.textmap.line_starts[ctx.range(node).start.line - 1]
         ctx.report(
             node.test,
             "only replica 0 assigns, so the other copies keep their old value; every replica should assign "
             "the same value (guard removed)",
-            edits=[Edit(if_start, end, "".join(lines))],
+            edits=[Edit(if_start, end, moved)],
         )
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from fixer.engine import RuleContext
+from fixer.edits import reindent, string_continuation_lines
 from fixer.report import render
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
@@ -520,5 +521,5 @@ def moved_save(ctx: RuleContext, save: Save, indent: str) -> tuple[str, list[Edi
         edits = rewrite_save(ctx, save)
         if edits is None:
             return None
-    reindented = [indent + line[len(old_indent):] if line.startswith(old_indent) else line for line in text.split(ctx.newline)]
-    return ctx.newline.join(reindented) + ctx.newline, edits
+    keep = string_continuation_lines(ctx, [statement])
+    return reindent(text, old_indent, indent, first_line=ctx.range(statement).start.line, keep=keep) + ctx.newline, edits
