@@ -300,7 +300,7 @@ def compiled_replica_functions(ctx: "RuleContext") -> dict[FunctionLike, str]:
         step = ctx.index.enclosing_function(run.call)
         if not isinstance(step, cst.FunctionDef) or not _may_have_replicas(ctx, run):
             continue
-        if not (replica.is_tf_function(step) or _only_called_from_graphs(ctx, step)):
+        if not (replica.is_tf_function(step) or replica.only_called_from_graphs(step)):
             continue
         for func in replica.reachable(run.targets):
             found.setdefault(func, step.name.value)  # the first step that runs it names it
@@ -322,14 +322,6 @@ def build_lines_after_move(ctx: "RuleContext", creation_call: cst.Call, at: int)
         plan = plan_build(ctx, call, creation, at=at)
         return plan.lines if plan.anchor is not None else ()
     return ()
-
-
-def _only_called_from_graphs(ctx: "RuleContext", func: cst.FunctionDef) -> bool:
-    sites = ctx.tf.strategies.call_sites(func)
-    return bool(sites) and all(
-        (caller := ctx.index.enclosing_function(site)) is not None and ctx.tf.replica.is_tf_function(caller)
-        for site in sites
-    )
 
 
 def _may_have_replicas(ctx: "RuleContext", run: "RunCall") -> bool:

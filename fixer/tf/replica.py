@@ -283,6 +283,18 @@ class ReplicaModel:
         parent = self.index.parent.get(func)
         return isinstance(parent, cst.Arg) and self._is_tf_function_call(self.index.parent.get(parent))
 
+    def only_called_from_graphs(self, func: FunctionLike) -> bool:
+        """True when ``func`` is called in this module, and only from inside `tf.function`s.
+
+        Each such call traces ``func`` into the caller's graph. A recursive call from ``func``'s
+        own body runs in whatever context the outer call does: it neither proves nor disproves
+        anything, so a function called only by itself is not taken to run in a graph.
+        """
+        sites = [site for site in self.strategies.call_sites(func) if self.index.enclosing_function(site) is not func]
+        return bool(sites) and all(
+            (caller := self.index.enclosing_function(site)) is not None and self.is_tf_function(caller) for site in sites
+        )
+
     @cached_property
     def strategy_reduces(self) -> list[cst.Call]:
         """``<strategy>.reduce(op, value, ...)`` calls, in source order."""

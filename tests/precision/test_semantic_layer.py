@@ -277,3 +277,23 @@ def test_project_facts(tmp_path, files, declares, keras2, tf_keras):
         (tmp_path / name).write_text(text)
     facts = project_facts(tmp_path.resolve())
     assert (facts.declares_tensorflow, facts.keras2, facts.declares_tf_keras) == (declares, keras2, tf_keras)
+
+
+# Where a function runs -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("callers", "expected"),
+    [
+        # The recursive call inside `walk` runs wherever the outer one does: the graph of `step`.
+        ("@tf.function\ndef step():\n    walk(3)\n", True),
+        ("def step():\n    walk(3)\n\nstep = tf.function(step)\n", True),
+        ("@tf.function\ndef step():\n    walk(3)\n\nwalk(1)\n", False),  # also called eagerly
+        ("def eager():\n    walk(3)\n", False),
+        ("", False),  # only called by itself: where it runs is not known here
+    ],
+)
+def test_only_called_from_graphs_ignores_recursive_calls(callers, expected):
+    source = "import tensorflow as tf\n\ndef walk(n):\n    if n:\n        walk(n - 1)\n\n" + callers
+    model = _model(source)
+    walk = model.index.functions_by_name["walk"][0]
+    assert model.replica.only_called_from_graphs(walk) is expected
