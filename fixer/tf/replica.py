@@ -194,6 +194,25 @@ class ReplicaModel:
         """Functions passed to `strategy.run`, plus what they call in this module (transitively)."""
         return self.reachable(target for run in self.run_calls for target in run.targets)
 
+    @cached_property
+    def proven_run_calls(self) -> list[RunCall]:
+        """`strategy.run` calls whose strategy is proven (:meth:`StrategyModel.is_proven_strategy`)."""
+        return [run for run in self.run_calls if self.strategies.is_proven_strategy(run.strategy)]
+
+    @cached_property
+    def proven_replica_functions(self) -> frozenset[FunctionLike]:
+        """Functions the proven `strategy.run` calls execute, and what they call in this module."""
+        return self.reachable(target for run in self.proven_run_calls for target in run.targets)
+
+    def in_proven_replica_context(self, node: cst.CSTNode) -> bool:
+        """True when ``node`` runs inside a proven replica function (or a lambda within one)."""
+        func = self.index.enclosing_function(node)
+        while func is not None:
+            if func in self.proven_replica_functions:
+                return True
+            func = self.index.enclosing_function(func) if isinstance(func, cst.Lambda) else None
+        return False
+
     def reachable(self, functions: Iterable[FunctionLike]) -> frozenset[FunctionLike]:
         """``functions`` and every function of this module they call, transitively."""
         pending = list(functions)
