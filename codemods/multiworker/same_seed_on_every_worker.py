@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.tf.pipelines import FILE_SOURCES, add_helper, after_shard, auto_shard_policy, distributed_inputs, pipeline
+from fixer.tf.bindings import assigned_values
 from fixer.tf.calls import argument_value
 from fixer.tf.parameters import call_position, parameter
 from fixer.engine import RuleContext
@@ -843,10 +844,7 @@ def _constant(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) -> boo
             param = parameter(func, expr.value)
             if param is not None:
                 return _constant_parameter(ctx, func, param, depth)
-        values = [
-            a.value for a in ctx.index.assigns
-            if isinstance(a, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == expr.value for t in a.targets)
-        ]
+        values = assigned_values(ctx.index, expr.value)
         return len(values) == 1 and isinstance(values[0], cst.Integer)
     if isinstance(expr, cst.Attribute):
         owner = _owner_class(ctx, expr.value)
@@ -870,10 +868,7 @@ def _owner_class(ctx: RuleContext, node: cst.BaseExpression) -> cst.ClassDef | N
             if annotation is not None and isinstance(annotation.annotation, cst.Name):
                 return classes.get(annotation.annotation.value, False)
             return None
-    values = [
-        a.value for a in ctx.index.assigns
-        if isinstance(a, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == node.value for t in a.targets)
-    ]
+    values = assigned_values(ctx.index, node.value)
     if len(values) != 1:
         return None
     value = values[0]

@@ -12,6 +12,7 @@ from fixer.edits import reindented_statements
 from fixer.notebook import cell_boundaries
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.bindings import assignments_to
 from fixer.tf.dataflow import independent
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
 from fixer.tf.optimizers import build_lines_after_move
@@ -1043,10 +1044,8 @@ class _Finder:
         func = self.index.enclosing_function(creation.statement)
         bindings = [
             assign
-            for assign in self.index.assigns
-            if isinstance(assign, cst.Assign)
-            and any(isinstance(t.target, cst.Name) and t.target.value == model.value for t in assign.targets)
-            and self.index.enclosing_function(assign) in (func, None)
+            for assign in assignments_to(self.index, model.value)
+            if self.index.enclosing_function(assign) in (func, None)
         ]
         # A model the function builds itself is that local one, not a module-level namesake (a
         # factory called in the scope binds its result to the same name there).

@@ -22,12 +22,12 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
-from weakref import WeakKeyDictionary
 
 import libcst as cst
 
 from fixer.tf.calls import argument_value
-from fixer.tf.index import FunctionLike, ModuleIndex
+from fixer.tf.bindings import assignments_to
+from fixer.tf.index import FunctionLike
 from fixer.tf.names import dotted_name
 from fixer.types import Edit
 
@@ -157,7 +157,7 @@ def optimizer_creation(ctx: "RuleContext", receiver: cst.BaseExpression) -> Opti
     if key is None:
         return None
     found = []
-    for assign in _assignments_to(ctx.index, key):
+    for assign in assignments_to(ctx.index, key):
         if not isinstance(assign.value, cst.Call):
             continue
         kind = optimizer_state(ctx, assign.value)
@@ -176,24 +176,6 @@ def is_built(ctx: "RuleContext", receiver: cst.BaseExpression) -> bool:
         isinstance(c.func, cst.Attribute) and c.func.attr.value == "build" and dotted_name(c.func.value) == key
         for c in ctx.index.calls
     )
-
-
-_ASSIGNMENTS: "WeakKeyDictionary[ModuleIndex, dict[str, list[cst.Assign]]]" = WeakKeyDictionary()
-
-
-def _assignments_to(index: ModuleIndex, key: str) -> list[cst.Assign]:
-    """The ``=`` statements with ``key`` (``opt``, ``self.opt``) among their targets, in source order.
-
-    Grouped once per module: rules ask this for every optimizer and strategy of a long file."""
-    groups = _ASSIGNMENTS.get(index)
-    if groups is None:
-        groups = {}
-        for assign in index.assigns:
-            if isinstance(assign, cst.Assign):
-                for target in {dotted_name(t.target) for t in assign.targets} - {None}:
-                    groups.setdefault(target, []).append(assign)
-        _ASSIGNMENTS[index] = groups
-    return groups.get(key, [])
 
 
 def trained_variables(apply_call: cst.Call) -> cst.BaseExpression | None:
@@ -330,7 +312,7 @@ def _may_have_replicas(ctx: "RuleContext", run: "RunCall") -> bool:
     if kinds and kinds <= _NOT_MIRRORED:
         return False
     key = dotted_name(run.strategy)  # not source text: that would resolve every position of the file
-    for assign in _assignments_to(ctx.index, key) if key is not None else []:
+    for assign in assignments_to(ctx.index, key) if key is not None else []:
         if isinstance(assign.value, cst.Call):
             devices = next(
                 (a.value for a in assign.value.args if a.keyword is None or a.keyword.value == "devices"), None
@@ -410,10 +392,8 @@ def _literal_shape(ctx: "RuleContext", node: cst.BaseExpression, depth: int = 0)
         owner = ctx.index.enclosing_function(node)
         values = [
             a.value
-            for a in ctx.index.assigns
-            if isinstance(a, cst.Assign)
-            and ctx.index.enclosing_function(a) in (owner, None)
-            and any(isinstance(t.target, cst.Name) and t.target.value == node.value for t in a.targets)
+            for a in assignments_to(ctx.index, node.value)
+            if ctx.index.enclosing_function(a) in (owner, None)
         ]
         return _literal_shape(ctx, values[0], depth + 1) if len(values) == 1 else None
     if not isinstance(node, cst.Call):
@@ -470,24 +450,15 @@ def _model_of(variables: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
-def _bindings(ctx: "RuleContext", target: cst.BaseExpression) -> list[cst.Assign]:
-    key = dotted_name(target)
-    return [
-        a
-        for a in ctx.index.assigns
-        if isinstance(a, cst.Assign) and key is not None and any(dotted_name(t.target) == key for t in a.targets)
-    ]
-
-
 def _bound_before(ctx: "RuleContext", expr: cst.BaseExpression, limit: int) -> bool:
     """Some assignment of ``expr`` (a name or ``self.x``) ends before ``limit``."""
-    return any(ctx.span(a)[1] <= limit for a in _bindings(ctx, expr))
+    return any(ctx.span(a)[1] <= limit for a in assignments_to(ctx.index, dotted_name(expr)))
 
 
 def _later_binding_in_block(ctx: "RuleContext", model: cst.BaseExpression, anchor: cst.CSTNode) -> cst.SimpleStatementLine | None:
     """The statement of the same block, after ``anchor``, that binds ``model`` (model made after its optimizer)."""
     block = ctx.index.parent.get(anchor)
-    for assign in _bindings(ctx, model):
+    for assign in assignments_to(ctx.index, dotted_name(model)):
         statement = ctx.index.statement_of(assign)
         if ctx.index.parent.get(statement) is block and ctx.index.before(anchor, statement) and _on_own_line(ctx, statement):
             return statement  # type: ignore[return-value]
@@ -505,7 +476,7 @@ def _built_before(ctx: "RuleContext", model: cst.BaseExpression, limit: int) -> 
     """
     names = ctx.tf.names
     key = dotted_name(model)
-    for assign in _bindings(ctx, model):
+    for assign in assignments_to(ctx.index, dotted_name(model)):
         if ctx.span(assign)[0] >= limit or not isinstance(assign.value, cst.Call):
             continue
         value = assign.value

@@ -9,6 +9,7 @@ from functools import cached_property
 import libcst as cst
 
 from fixer.tf.calls import argument_value
+from fixer.tf.bindings import assignments_to
 from fixer.tf.classes import methods_of_other_objects, resolve_method
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import NameResolver, dotted_name
@@ -120,18 +121,6 @@ class ReplicaModel:
                     found.extend(self.resolve_callable(ret.value, ret, depth + 1))
         return found
 
-    @cached_property
-    def _assignments_by_key(self) -> dict[str, list[cst.Assign]]:
-        """Assignments by the dotted name they bind (``fn``, ``self.fn``), built once."""
-        table: dict[str, list[cst.Assign]] = {}
-        for assign in self.index.assigns:
-            if isinstance(assign, cst.Assign):
-                for target in assign.targets:
-                    key = dotted_name(target.target)
-                    if key is not None:
-                        table.setdefault(key, []).append(assign)
-        return table
-
     def _follow_binding(self, node: cst.BaseExpression, near: cst.CSTNode, depth: int) -> list[FunctionLike]:
         """What ``node`` (a name or ``self.x``) is assigned, or the arguments given for a parameter."""
         key = dotted_name(node)
@@ -139,7 +128,7 @@ class ReplicaModel:
             return []
         if "." in key and key.split(".", 1)[0] not in ("self", "cls"):
             return []  # `tape.gradient`, `np.mean`: not a binding of this module's functions
-        assigns = self._assignments_by_key.get(key, [])
+        assigns = assignments_to(self.index, key)
         if "." in key:  # self.fn = ...: set anywhere in the module
             return [f for a in assigns for f in self.resolve_callable(a.value, a.value, depth + 1)]
         scope = self.index.enclosing_function(near)
@@ -206,12 +195,7 @@ class ReplicaModel:
 
     def in_proven_replica_context(self, node: cst.CSTNode) -> bool:
         """True when ``node`` runs inside a proven replica function (or a lambda within one)."""
-        func = self.index.enclosing_function(node)
-        while func is not None:
-            if func in self.proven_replica_functions:
-                return True
-            func = self.index.enclosing_function(func) if isinstance(func, cst.Lambda) else None
-        return False
+        return self._runs_within(node, self.proven_replica_functions)
 
     def reachable(self, functions: Iterable[FunctionLike]) -> frozenset[FunctionLike]:
         """``functions`` and every function of this module they call, transitively."""
@@ -273,9 +257,13 @@ class ReplicaModel:
 
     def in_replica_context(self, node: cst.CSTNode) -> bool:
         """True when ``node`` runs inside a replica function (or a helper it calls)."""
+        return self._runs_within(node, self.replica_functions)
+
+    def _runs_within(self, node: cst.CSTNode, functions: frozenset[FunctionLike]) -> bool:
+        """``node`` is in one of ``functions``, directly or in a lambda of one."""
         func = self.index.enclosing_function(node)
         while func is not None:
-            if func in self.replica_functions:
+            if func in functions:
                 return True
             # A nested def that is not itself called by name still runs only if its parent runs it.
             func = self.index.enclosing_function(func) if isinstance(func, cst.Lambda) else None
