@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.engine import RuleContext
-from fixer.edits import reindent, string_continuation_lines
+from fixer.edits import reindented_statements
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.calls import calls_within
@@ -737,15 +737,8 @@ class ReplicaZeroOnlyAssignment(Rule):
             value = ctx.source(varying[0].args[0].value) if varying[0].args else "the value"
             ctx.report(node.test, self._varying_advice(value))
             return
-        indent = ctx.indentation(node)
-        start, end = ctx.statement_block(list(body))
-        moved = reindent(
-            ctx.text[start:end],
-            ctx.indentation(body[0]),
-            indent,
-            first_line=ctx.textmap.position(start).line,
-            keep=string_continuation_lines(ctx, body),
-        )
+        _, end = ctx.statement_block(list(body))
+        moved = reindented_statements(ctx, list(body), ctx.indentation(node))
         # The guard line goes with its comment (`# Only chief worker`): it describes the guard.
         if_start = ctx.textmap.line_starts[ctx.range(node).start.line - 1]
         ctx.report(
