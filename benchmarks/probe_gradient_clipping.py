@@ -14,9 +14,7 @@ its own process.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from keras_flavours import run_under_both_kerases
 
 CLIP = 10.0
 
@@ -100,13 +98,7 @@ run("all_reduce SUM, clip, skip_gradients_aggregation")
 
 
 def main() -> None:
-    for label, legacy in (("Keras 3", "0"), ("tf-keras (TF_USE_LEGACY_KERAS=1)", "1")):
-        env = dict(os.environ, TF_USE_LEGACY_KERAS=legacy, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
-        result = subprocess.run([sys.executable, "-c", CHILD, str(CLIP)], env=env, capture_output=True, text=True, timeout=300)
-        lines = [line for line in result.stdout.splitlines() if line.strip()]
-        sys.stdout.write(f"## {label}\n" + "\n".join(lines) + "\n")
-        if result.returncode:
-            sys.stdout.write(result.stderr[-2000:] + "\n")
+    run_under_both_kerases(CHILD, str(CLIP))
 
 
 if __name__ == "__main__":

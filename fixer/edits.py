@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 if TYPE_CHECKING:
-    from fixer.engine import RuleContext
+    from fixer.context import RuleContext
 
 
 def string_continuation_lines(ctx: RuleContext, nodes: Iterable[cst.CSTNode]) -> set[int]:

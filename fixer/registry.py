@@ -10,7 +10,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 import codemods
-from fixer.rule import Rule
+from fixer.rule import EXAMPLES_SUFFIX, Rule
 
 
 class Registry:
@@ -46,7 +46,7 @@ class Registry:
 def _discover() -> list[type[Rule]]:
     found: list[type[Rule]] = []
     for info in pkgutil.walk_packages(codemods.__path__, prefix="codemods."):
-        if info.ispkg:
+        if info.ispkg or info.name.endswith(EXAMPLES_SUFFIX):  # examples load only when asked for
             continue
         module = importlib.import_module(info.name)
         for value in vars(module).values():

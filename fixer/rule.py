@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import re
 import textwrap
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar, Iterable
 from fixer.types import Applicability, Edit, Fix
 
 if TYPE_CHECKING:
-    from fixer.engine import RuleContext
+    from fixer.context import RuleContext
     from fixer.prefilter import Evidence
 
 
@@ -43,6 +44,33 @@ class Invalid:
     applicability: Applicability | None = None
 
 
+EXAMPLES_SUFFIX = "_examples"
+
+
+def examples_module(rule_module: str) -> str:
+    """The module holding a rule module's examples: its sibling ``<module>_examples``."""
+    return rule_module + EXAMPLES_SUFFIX
+
+
+class _SiblingExamples:
+    """``Rule.examples`` for a rule whose class does not list them: its sibling module's ``EXAMPLES``.
+
+    Examples come after the logic, in ``<rule module>_examples.py``, so a reader meets the
+    check first; they are imported on first use only (tests, ``distfix explain``), never by
+    ``distfix check``. A rule module without that sibling has no examples.
+    """
+
+    def __get__(self, instance: object, owner: type) -> tuple[Valid | Invalid, ...]:
+        name = examples_module(owner.__module__)
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # the examples module exists but imports something missing
+                raise
+            return ()
+        return module.EXAMPLES
+
+
 class Rule:
     """One check. Subclasses set the class attributes and implement :meth:`check`.
 
@@ -71,7 +99,9 @@ class Rule:
     # rule can fire.
     triggers: ClassVar[tuple[str, ...]]
     needs: ClassVar[tuple["Evidence", ...]] = ()
-    examples: ClassVar[tuple[Valid | Invalid, ...]] = ()
+    # Invalid and Valid examples, which tests/test_rule_examples.py runs: ``EXAMPLES`` in the sibling
+    # module ``<rule module>_examples.py``. A class that still lists ``examples`` itself overrides it.
+    examples: ClassVar[tuple[Valid | Invalid, ...]] = _SiblingExamples()  # type: ignore[assignment]
 
     def check(self, ctx: "RuleContext") -> None:
         """Report every violation in ``ctx``'s module through ``ctx.report``."""
@@ -114,7 +144,7 @@ class Rule:
 
 
 def dedent_example(code: str) -> str:
-    """Examples are written indented inside the class; store them flush left with a final newline."""
+    """Examples are written indented in their tuple; store them flush left with a final newline."""
     return textwrap.dedent(code).lstrip("\n")
 
 

@@ -8,7 +8,8 @@ import libcst as cst
 import pytest
 
 from fixer.config import ConfigError, load_config
-from fixer.engine import RuleContext, check_source, fix_source
+from fixer.context import RuleContext
+from fixer.engine import check_source, fix_source
 from fixer.registry import Registry, default_registry
 from fixer.rule import Rule
 from fixer.types import Applicability

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.compat import (
     is_compat_fallback,
@@ -388,7 +388,7 @@ class RenamedDistributeApi(Rule):
             message = f"`{old_text}` is deprecated; use `{local or new}`"
             if local is None or blocker is not None:
                 if blocker is not None:
-                    message += f" (rewrite {blocker} by hand: the current class does not take it there)"
+                    message += f" (rewrite {blocker} by hand)"
                 ctx.report(attribute, message)
                 continue
             ctx.report(attribute, message, edits=[ctx.replace(attribute, local)])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.classes import in_unit_test
@@ -548,9 +548,7 @@ class StrategyRunOutsideTfFunction(Rule):
         if builds is None:
             ctx.report(
                 call,
-                message + "; build the model (an `Input` layer or `model.build(shape)`) and then its Keras "
-                "optimizer (`optimizer.build(model.trainable_variables)`) first, or the first compiled step "
-                "fails under the strategy",
+                message + "; build the model and then its Keras optimizer first",
             )
             return
         tf, imports = ctx.import_module("tensorflow", "tf")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.parameters import named_parameters
 from fixer.types import Applicability
@@ -278,14 +278,11 @@ class ClusterResolverMisuse(Rule):
                 ctx.report(call, f"`{short}` needs `{required[0]}`: it raises `TypeError` without it")
 
     def _unknown(self, ctx: RuleContext, call: cst.Call, short: str, unknown: list[str], params: tuple[str, ...]) -> None:
-        message = (
-            f"`{short}` has no parameter `{unknown[0]}` (TypeError: unexpected keyword argument); "
-            f"its parameters are {', '.join(params)}"
-        )
+        message = f"`{short}` takes no `{unknown[0]}`"
         tf, imports = ctx.import_module("tensorflow", "tf")
         fixed, hint = self._fixed(ctx, call, short, params, tf)
         if fixed is None:
-            ctx.report(call, message + (f"; write `{hint}`" if hint else ""))
+            ctx.report(call, message + (f"; write `{hint}`" if hint else f"; it takes {', '.join(params)}"))
             return
         needs_tf = f"{tf}.train.ClusterSpec(" in fixed and f"{tf}.train.ClusterSpec(" not in ctx.source(call)
         ctx.report(call, message, edits=[*(imports if needs_tf else []), ctx.replace(call, fixed)])
@@ -332,7 +329,7 @@ class ClusterResolverMisuse(Rule):
             if "task_id" not in given:
                 index = self._task_index(ctx, call)
                 if index is None:
-                    hint = f"{func}({', '.join(arguments)}, task_id=<this worker's index>)"
+                    hint = f"{func}({', '.join(arguments)}, task_id=<task index>)"
                     return None, hint
                 arguments.append(f"task_id={index}")
         return f"{func}({', '.join(arguments)})", None

@@ -17,7 +17,7 @@ from fixer.tf.tf_config_sources import (
     tf_config_setters,
 )
 from fixer.clusterspec import launcher_problem
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.bindings import assignments_to
 from fixer.tf.processes import shell_start_lines, starts_processes_after
@@ -638,21 +638,17 @@ class HardcodedTfConfig(Rule):
             # `worker1.py`) each with its own index is common, and the result cache shares
             # findings between files of equal bytes, so the message cannot depend on the name.
             message = (
-                "TF_CONFIG is hard-coded: its addresses and task index are fixed in code "
-                "(when every worker runs this file, all claim the same task)"
+                "TF_CONFIG is hard-coded: its addresses and task index are fixed in code"
             )
-            spec = _summary(config)
-            if spec:
-                message += f" ({spec})"
             problem = launcher_problem(config)
             if problem is not None:
                 # Removing it would lose a cluster that no launcher can be written from.
-                ctx.report(
-                    setter.node,
-                    message + f"; kept for now because its cluster cannot go to a launcher ({problem}): fix it, "
-                    "then set TF_CONFIG in the launcher",
-                )
+                first = problem.split("; ")[0]  # what is wrong; the remedy is in `explain`
+                ctx.report(setter.node, message + f"; kept until fixed: {first}")
                 continue
+            spec = _summary(config)
+            if spec:
+                message += f" ({spec})"
             statement = setter.statement
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 ctx.report(setter.node, message + "; set it in the launcher instead")

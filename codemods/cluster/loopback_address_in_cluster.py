@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fixer.tf.tf_config_sources import cluster_problems
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.tf.pipelines import binding, pipeline
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import names_in
 from fixer.tf.names import dotted_name
@@ -420,9 +420,8 @@ class BatchSizeNotGlobal(Rule):
             return
         ctx.report(
             size,
-            f"`{name}` reads as one replica's batch, but {splitter} splits each batch between "
-            f"the replicas: each gets 1/{_replicas(ctx, strategy)} of it; batch with the global size "
-            f"(`{name} * {ctx.source(strategy)}.num_replicas_in_sync`) if the per-replica size was meant",
+            f"`{name}` reads as one replica's batch, but {splitter} splits each batch between replicas; "
+            f"multiply it by `{ctx.source(strategy)}.num_replicas_in_sync` if that was meant",
         )
 
     def _dataset_fn(self, ctx: RuleContext, fn) -> None:
@@ -452,8 +451,8 @@ class BatchSizeNotGlobal(Rule):
             elif _global_size(ctx, size, call):
                 ctx.report(
                     size,
-                    f"`{shown}` is the global batch size, but each `dataset_fn` batch goes whole to one replica, so the "
-                    f"global batch becomes N times larger; batch with `{context}.get_per_replica_batch_size({shown})`",
+                    f"`{shown}` is the global batch size, but a `dataset_fn` batch goes whole to one replica; "
+                    f"batch with `{context}.get_per_replica_batch_size({shown})`",
                 )
 
     def _string_worker_counts(self, ctx: RuleContext) -> None:
@@ -470,16 +469,15 @@ class BatchSizeNotGlobal(Rule):
             name, kind = found
             if kind == "length":
                 detail = (
-                    f"`{name}` is the length of the TF_CONFIG text (its characters), not the number of workers; count "
+                    f"`{name}` counts the TF_CONFIG text's characters; count "
                     '`len(json.loads(os.environ["TF_CONFIG"])["cluster"]["worker"])`'
                 )
             else:
                 detail = (
-                    f"`{name}` is read from the environment as a string, so multiplying by it repeats text and "
-                    "`.batch` raises `TypeError: Cannot convert ... to EagerTensor of dtype int64`; convert it with "
-                    "`int(...)`"
+                    f"`{name}` is a string read from the environment (multiplying repeats text and `.batch` "
+                    "raises); convert it with `int(...)`"
                 )
-            ctx.report(size, f"the global batch size is computed from a worker count that is not a number: {detail}")
+            ctx.report(size, f"the worker count in the global batch size is not a number: {detail}")
 
 
 def _dataset_fns(ctx: RuleContext, call: cst.Call) -> list:
@@ -524,10 +522,6 @@ def _batch_size(call: cst.Call) -> cst.BaseExpression | None:
             return arg.value
     positional = [a for a in call.args if a.keyword is None and not a.star]
     return positional[0].value if positional else None
-
-
-def _replicas(ctx: RuleContext, strategy: cst.BaseExpression) -> str:
-    return f"`{ctx.source(strategy)}.num_replicas_in_sync`"
 
 
 def _per_replica_names(ctx: RuleContext, fn, context: str) -> set[str]:

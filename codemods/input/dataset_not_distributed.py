@@ -6,7 +6,7 @@ import libcst as cst
 
 from fixer.tf.datasets import DatasetModel
 from fixer.tf.host_batches import NUMPY, HostBatches, unwrap_enumerate
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.tf.dataflow import names_in
 from fixer.rule import Invalid, Rule, Valid

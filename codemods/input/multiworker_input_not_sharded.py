@@ -16,7 +16,7 @@ from fixer.tf.pipelines import (
     seed_shuffles,
     task_dependent,
 )
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.tf.dataflow import names_in, result_never_read
 from fixer.tf.parameters import positional_parameters
 from fixer.tf.reach import strategy_in_reach
@@ -811,26 +811,23 @@ class MultiworkerInputNotSharded(Rule):
             if feeds is None:
                 continue
             message = (
-                "every worker iterates this whole dataset (not distributed, not sharded), so all workers train on "
-                "the same batches; "
+                "every worker iterates this whole dataset (not distributed nor sharded); "
             )
             statement = ctx.index.statement_of(loop)
             strategy = strategy_in_reach(ctx, statement)
             if feeds == "run":
-                message += "iterate `strategy.experimental_distribute_dataset(...)`, which shards it by worker"
+                message += "iterate `strategy.experimental_distribute_dataset(...)`"
                 edits = None
                 seeded = seed_shuffles(ctx, found)
                 if seeded is None:
                     message += (
-                        " once every worker shuffles identically: auto-sharding by data after a shuffle that differs "
-                        "between workers duplicates and drops examples"
+                        " once every worker shuffles identically (one constant seed)"
                     )
                 elif strategy is not None:
                     edits = [ctx.replace(iterated, f"{strategy}.experimental_distribute_dataset({ctx.source(iterated)})"), *seeded]
                     if seeded:
                         message += (
-                            f"; its shuffle gets one constant seed (`seed={SHUFFLE_SEED}`): auto-sharding by data after an "
-                            "unseeded shuffle duplicates and drops examples"
+                            f"; its shuffle gets one constant seed (`seed={SHUFFLE_SEED}`)"
                         )
                 ctx.report(iterated, message, edits=edits)
                 continue
@@ -888,7 +885,7 @@ class MultiworkerInputNotSharded(Rule):
             applications = _options_applications(ctx, assign)
             if applications and all(result_never_read(ctx.index, call) for call in applications):
                 continue  # the datasets given these options are never iterated, fitted or distributed
-            message = "auto-sharding is off and nothing calls `.shard(...)`: every worker reads the whole dataset; "
+            message = "auto-sharding is off and nothing shards: every worker reads all the data; "
             if not isinstance(assign.value, cst.Attribute):
                 ctx.report(assign.value, message + "use AutoShardPolicy.DATA (or shard by the task index)")
                 continue
@@ -900,16 +897,14 @@ class MultiworkerInputNotSharded(Rule):
                 if pipelines and all(reads_file_list(ctx, p) for p in pipelines):
                     ctx.report(
                         assign.value,
-                        message + f"{unordered} makes the order differ between workers, so sharding by data would "
-                        "overlap: shard by file (AutoShardPolicy.FILE, which needs at least as many files as workers)",
+                        message + f"{unordered} makes the order differ per worker: use AutoShardPolicy.FILE",
                         edits=[ctx.replace(assign.value.attr, "FILE")],
                     )
                 else:
                     ctx.report(
                         assign.value,
-                        message + f"{unordered} makes the order differ between workers, so AutoShardPolicy.DATA would "
-                        "overlap and drop examples: shard the files by the task index, or make the order "
-                        "deterministic and then use AutoShardPolicy.DATA",
+                        message + f"{unordered} makes the order differ per worker: shard files by task index, "
+                        "or make it deterministic",
                     )
                 continue
             edits = [ctx.replace(assign.value.attr, "DATA")]
@@ -923,12 +918,12 @@ class MultiworkerInputNotSharded(Rule):
                 ctx.report(
                     assign.value,
                     message + "use AutoShardPolicy.DATA after making the shuffle identical on every worker (one "
-                    "constant seed): a shuffle seeded per worker before the shard point overlaps the workers' slices",
+                    "constant seed)",
                 )
                 continue
             tail = "use AutoShardPolicy.DATA (or shard by the task index)"
             if len(edits) > 1:
-                tail += f"; the shuffle gets one constant seed (`seed={SHUFFLE_SEED}`) so every worker shuffles alike"
+                tail += f"; the shuffle gets one constant seed (`seed={SHUFFLE_SEED}`)"
             ctx.report(assign.value, message + tail, edits=edits)
 
     def _options_copy(self, ctx: RuleContext) -> None:
@@ -969,9 +964,8 @@ class MultiworkerInputNotSharded(Rule):
             if (ctx.tf.names.callee(c) or "").startswith(("tensorflow.data.Dataset.", "tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset"))
         ]
         message = (
-            f"`{context}` is never used to shard: with distribute_datasets_from_function every worker reads the "
-            f"whole dataset; add `.shard({context}.num_input_pipelines, {context}.input_pipeline_id)` before "
-            "shuffle and batch"
+            f"`{context}` is never used to shard: every worker reads the whole dataset; add "
+            f"`.shard({context}.num_input_pipelines, {context}.input_pipeline_id)` before shuffle and batch"
         )
         if len(sources) != 1:
             ctx.report(fn.params, message)

@@ -12,7 +12,7 @@ from fixer.tf.pipelines import (
     seed_argument,
     task_dependent,
 )
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Edit
@@ -470,10 +470,8 @@ class ShuffleSeedDiffersBeforeShard(Rule):
                 line = ctx.range(per_worker_seed).start.line
                 ctx.report(
                     shuffle.func.attr,
-                    f"this shuffle {where}, and the global seed differs per worker (line {line}): TensorFlow seeds "
-                    "the shuffle from the (global, op) seed pair, so even a constant `seed=` differs between "
-                    "workers and they train on overlapping examples while skipping others; shuffle after the "
-                    "shard, or set one global seed on every worker",
+                    f"this shuffle {where} and the global seed differs per worker (line {line}), so even `seed=` "
+                    "differs; shuffle after the shard, or set one global seed",
                 )
                 continue
             unseeded = seed is None or (isinstance(seed, cst.Name) and seed.value == "None")
@@ -484,9 +482,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
             reported.add(shuffle)
             cause = "is unseeded" if unseeded else "is seeded by the task index"
             message = (
-                f"this shuffle {where} and {cause}: every worker shuffles differently, so the workers train on "
-                "overlapping examples and skip others (measured on two workers: 2 to 6 of 16 examples read twice per epoch "
-                "and as many never); "
+                f"this shuffle {where} and {cause}: the workers' shards overlap and miss examples; "
             )
             edits = self._seed(ctx, shuffle, seed)
             if edits is None:

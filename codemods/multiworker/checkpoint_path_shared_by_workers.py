@@ -3,46 +3,12 @@
 from __future__ import annotations
 
 from fixer.tf.checkpoints import chief_guard, per_worker, rewrite_save, save_calls
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
+from fixer.example_programs import MULTI_WORKER_MODEL as _HEADER
+from fixer.example_programs import WORKER_PATH_HELPERS as _HELPERS
+from fixer.example_programs import with_worker_path_helpers as _fixed
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability
-
-_HEADER = """
-import os
-
-import tensorflow as tf
-
-strategy = tf.distribute.MultiWorkerMirroredStrategy()
-with strategy.scope():
-    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
-"""
-_HELPERS = '''
-
-def _worker_path(path, strategy):
-    """Where this worker saves: the chief writes `path`, every other worker a private copy.
-
-    Every worker must take part in saving (it can run collectives), but they must not write
-    the same files. Added by distfix (TFD502/TFD503).
-    """
-    resolver = strategy.cluster_resolver
-    task_type, task_id = resolver.task_type, resolver.task_id
-    is_chief = task_type in (None, "chief") or (
-        task_type == "worker" and task_id == 0 and "chief" not in resolver.cluster_spec().as_dict()
-    )
-    if is_chief:
-        return path
-    path = os.fspath(path)
-    return os.path.join(os.path.dirname(path), f"workertemp_{task_id}", os.path.basename(path))
-
-
-def _remove_worker_copy(path, strategy):
-    """Delete a non-chief worker's private copy once it has saved."""
-    written = _worker_path(path, strategy)
-    if written != path:
-        tf.io.gfile.rmtree(os.path.dirname(written))
-
-'''
-
 
 _TRAINER = """
 import os
@@ -65,11 +31,6 @@ class Trainer:
 strategy = tf.distribute.MultiWorkerMirroredStrategy()
 Trainer(strategy, "/out").save()
 """
-
-
-def _fixed(body: str) -> str:
-    head = _HEADER.replace("import tensorflow as tf\n", "import tensorflow as tf\n" + _HELPERS, 1)
-    return head + body
 
 
 class CheckpointPathSharedByWorkers(Rule):

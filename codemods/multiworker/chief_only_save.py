@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.multiworker.checkpoint_path_shared_by_workers import _HEADER, _fixed
 from fixer.tf.checkpoints import (
     ChiefGuard,
     Save,
@@ -15,8 +14,10 @@ from fixer.tf.checkpoints import (
     rewrite_save,
     save_calls,
 )
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.edits import reindented_lines
+from fixer.example_programs import MULTI_WORKER_MODEL as _HEADER
+from fixer.example_programs import with_worker_path_helpers as _fixed
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability, Edit
 
@@ -254,12 +255,12 @@ class ChiefOnlySave(Rule):
                 continue
             where = {
                 "if": "only the chief saves",
-                "exit": "only the chief reaches this save (an earlier `if not chief: return` skips it elsewhere)",
-                "caller": "only the chief saves (this function is called under a chief test only)",
+                "exit": "only the chief reaches this save (an earlier `if not chief: return`)",
+                "caller": "only the chief saves (its function is called under a chief test)",
             }[guard.how]
             message = (
-                f"{where}: saving can run collectives, so the chief may wait forever for the others; "
-                "every worker should save (the chief to this path, the others to a temporary copy)"
+                f"{where}: saving can run collectives, so the chief may wait forever; every worker should save "
+                "(the others to a temporary copy)"
             )
             if guard.how == "if":
                 ctx.report(guard.node.test, message, edits=self._edits(ctx, guard, save))
@@ -279,10 +280,8 @@ class ChiefOnlySave(Rule):
                 continue
             name = (callee or local).rsplit(".", 1)[-1]
             message = (
-                f"only the chief gets this `{name}` callback: its save runs collectives under "
-                "MultiWorkerMirroredStrategy that the other workers never join (measured with tf-keras: `Collective "
-                "... expected shape/type` errors on both workers); give it to every worker: tf-keras writes the "
-                "chief's copy to the path and deletes the others' temporary copies itself"
+                f"only the chief gets this `{name}` callback: its save runs collectives the other workers never "
+                "join; give it to every worker (tf-keras keeps only the chief's copy)"
             )
             choice = _chief_choice(ctx, call)
             if choice is not None:

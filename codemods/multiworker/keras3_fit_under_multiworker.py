@@ -6,7 +6,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
 from fixer.tf.project import pinned_below, project_facts
@@ -569,10 +569,8 @@ class Keras3FitUnderMultiworker(Rule):
             if module == "keras":
                 ctx.report(
                     call,
-                    "Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy (TensorFlow 2.21: `Attempt to "
-                    "convert a value (PerReplica...)`); standalone `import keras` is Keras 3 whatever "
-                    "TF_USE_LEGACY_KERAS says: build the model with tf-keras (`import tf_keras as keras`, "
-                    "`pip install tf-keras`) or use a custom training loop with `strategy.run`",
+                    "Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy; standalone `import keras` "
+                    "is Keras 3 whatever TF_USE_LEGACY_KERAS says: use `import tf_keras as keras` or a custom loop",
                 )
                 continue
             facts = project_facts(Path(ctx.path).resolve().parent)
@@ -580,16 +578,14 @@ class Keras3FitUnderMultiworker(Rule):
                 # The switch alone makes `tf.keras` fail to import where tf-keras is not installed.
                 ctx.report(
                     call,
-                    "Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy (TensorFlow 2.21: `Attempt "
-                    "to convert a value (PerReplica...)`); use tf-keras: add `tf-keras` to the project's "
-                    "dependencies (they do not list it), then set TF_USE_LEGACY_KERAS=1 before importing TensorFlow",
+                    "Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy; use tf-keras: add `tf-keras` "
+                    "to the project's dependencies, then set TF_USE_LEGACY_KERAS=1 before importing TensorFlow",
                 )
                 continue
             ctx.report(
                 call,
-                "Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy (TensorFlow 2.21: `Attempt to "
-                "convert a value (PerReplica...)`); use tf-keras: set TF_USE_LEGACY_KERAS=1 before importing "
-                "TensorFlow and `pip install tf-keras`",
+                "Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy; use tf-keras: set "
+                "TF_USE_LEGACY_KERAS=1 before importing TensorFlow and `pip install tf-keras`",
                 edits=self._legacy_switch(ctx, legacy),
             )
 

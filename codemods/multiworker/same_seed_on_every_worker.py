@@ -8,7 +8,7 @@ from fixer.tf.pipelines import FILE_SOURCES, add_helper, after_shard, auto_shard
 from fixer.tf.bindings import assigned_values
 from fixer.tf.calls import argument_value
 from fixer.tf.parameters import call_position, parameter
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.tf.strategies import Membership
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability
@@ -72,7 +72,9 @@ class SameSeedOnEveryWorker(Rule):
     must stay identical on every worker for auto-sharding. A per-worker global seed would change
     it too, because TensorFlow derives every op seed from the global seed (`get_seed` returns
     `(global, op)`), even for `shuffle(n, seed=7)`, and workers then drop and duplicate
-    examples (measured). So when such a shuffle exists, the finding says so and makes no edit.
+    examples (measured). So when such a shuffle exists, the finding says so and makes no edit:
+    shuffle after `.shard(...)`, or seed the per-worker random ops themselves
+    (`tf.random.stateless_*` with the task index).
 
     ## Runtime evidence
     With one seed, `distfix validate --workers 2` sees identical random draws on both workers.
@@ -769,16 +771,13 @@ class SameSeedOnEveryWorker(Rule):
             draws = self._per_worker_randomness(ctx, kind)
             if not draws:
                 continue
-            message = f"every worker sets the same seed, so {draws} repeat identically on every worker"
+            message = f"every worker sets the same seed: {draws} repeat on every worker"
             shuffle = self._shuffle_before_shard(ctx) if kind != "python" else None
             if shuffle is not None:
                 ctx.report(
                     call,
-                    message + "; not fixed here: a per-worker global seed would also change the dataset shuffle at "
-                    f"line {ctx.range(shuffle).start.line} (TensorFlow derives every op seed from the global seed, "
-                    "even for `shuffle(n, seed=7)`), which must stay identical on every worker for auto-sharding: "
-                    "shuffle after `.shard(...)`, or seed the per-worker random ops themselves "
-                    "(`tf.random.stateless_*` with the task index)",
+                    message + f"; not fixed: a per-worker seed would change the shuffle at line "
+                    f"{ctx.range(shuffle).start.line} (it must stay identical)",
                 )
                 continue
             tf, imports = ctx.import_module("tensorflow", "tf")

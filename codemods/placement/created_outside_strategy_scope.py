@@ -7,7 +7,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.edits import reindented_statements
 from fixer.notebook import cell_boundaries
 from fixer.prefilter import STRATEGY

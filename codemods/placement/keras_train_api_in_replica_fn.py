@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability
@@ -330,7 +330,6 @@ class KerasTrainApiInReplicaFn(Rule):
                 continue
             ctx.report(
                 func.attr,
-                f"`{func.attr.value}` inside a replica function raises (it runs its own distributed loop and needs "
-                "cross-replica context); call it outside `strategy.run`, or compute the step with a GradientTape "
-                "and `optimizer.apply_gradients`",
+                f"`{func.attr.value}` inside a replica function raises (it needs cross-replica context); call it "
+                "outside `strategy.run`, or train with a GradientTape and `optimizer.apply_gradients`",
             )

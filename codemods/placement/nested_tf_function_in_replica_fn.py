@@ -7,7 +7,7 @@ from pathlib import Path
 import libcst as cst
 
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.project import pinned_below

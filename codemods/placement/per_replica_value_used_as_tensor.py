@@ -6,7 +6,7 @@ from functools import cached_property
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.index import FunctionLike, ModuleIndex
@@ -326,18 +326,16 @@ class PerReplicaValueUsedAsTensor(Rule):
             if sources.is_per_replica(fstring.expression) and not ctx.tf.replica.in_proven_replica_context(fstring):
                 ctx.report(
                     fstring,
-                    "a `strategy.run` result is a PerReplica value with more than one replica: a format spec raises "
-                    "`TypeError: unsupported format string passed to PerReplica.__format__`; reduce it first "
-                    "(`strategy.reduce`) or format `strategy.experimental_local_results(...)`",
+                    "a format spec raises on a `strategy.run` result (a PerReplica value with more than one "
+                    "replica); reduce it first (`strategy.reduce`) or format its local results",
                 )
 
 
 def _message(ctx: RuleContext, call: cst.Call) -> str:
     what = ctx.source(call.func) if not isinstance(call.func, cst.Attribute) else f".{call.func.attr.value}()"
     return (
-        f"a `strategy.run` result is a PerReplica value with more than one replica: `{what}` raises on it "
-        "(it works with one replica only); reduce it first with `strategy.reduce(ReduceOp.SUM/MEAN, value, "
-        "axis=None)` or use `strategy.experimental_local_results(value)`"
+        f"`{what}` raises on a `strategy.run` result (a PerReplica value with more than one replica); reduce "
+        "it first (`strategy.reduce`) or use `strategy.experimental_local_results(value)`"
     )
 
 

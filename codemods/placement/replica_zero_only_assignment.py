@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.edits import reindented_statements
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
@@ -56,8 +56,8 @@ class ReplicaZeroOnlyAssignment(Rule):
     (`v.assign(x) if rid == 0 else None` becomes `v.assign(x)`). When the value may differ per replica (the replica
     function's parameters such as a batch or a loss, values computed from them, random ops),
     dropping the guard would store a different value on each copy: the finding says to assign an
-    all-reduced value, or to assign once in cross-replica code from the result of
-    `strategy.run`. Other code under the guard, an `else`, `rid == 0 and v.assign(x)`, a
+    all-reduced value (`tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.MEAN,
+    value)`), or to assign once in cross-replica code from the result of `strategy.run`. Other code under the guard, an `else`, `rid == 0 and v.assign(x)`, a
     conditional expression inside a larger expression and `tf.cond` also get advice.
 
     ## Runtime evidence
@@ -660,10 +660,8 @@ class ReplicaZeroOnlyAssignment(Rule):
 
     def _varying_advice(self, value: str) -> str:
         return (
-            f"only one replica assigns, and `{value}` differs per replica, so dropping the guard would store "
-            "a different value on each copy; assign an all-reduced value on every replica "
-            "(`tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.MEAN, value)`), or "
-            "assign once in cross-replica code from the result of `strategy.run`"
+            f"only one replica assigns, and `{value}` differs per replica: assign an all-reduced value on every "
+            "replica, or assign once in cross-replica code from the result of `strategy.run`"
         )
 
     def _check_cond(self, ctx: RuleContext, call: cst.Call) -> None:

@@ -8,7 +8,7 @@ from functools import cached_property
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import names_in
 from fixer.tf.index import FunctionLike
@@ -414,9 +414,8 @@ class SeveralStrategies(Rule):
 
 def _message(name: str, previous: str) -> str:
     return (
-        f"`{name}` belongs to {previous}, and is used in the scope of this new strategy: TensorFlow raises "
-        "`Mixing different tf.distribute.Strategy objects`; build the strategy once and reuse it, or rebuild "
-        f"`{name}` in this scope"
+        f"`{name}` belongs to {previous}, not to this new strategy whose scope uses it (TensorFlow raises); "
+        f"build the strategy once, or rebuild `{name}` here"
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.compat import runs_on_tf1
 from fixer.tf.dataflow import independent
@@ -596,7 +596,7 @@ class StrategyCreatedAfterTfOps(Rule):
                 earlier = self._earlier_op(ctx, statement)
                 if earlier is not None:
                     line = ctx.range(earlier).start.line
-                    ctx.report(call, message + f" (TensorFlow already runs at line {line}, before this block)")
+                    ctx.report(call, message + f" (TensorFlow already runs at line {line})")
                 continue
             between = body[first_op:position]
             if not independent([statement], between) or not isinstance(statement, cst.SimpleStatementLine):

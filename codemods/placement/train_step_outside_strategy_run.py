@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.calls import argument_value
@@ -882,8 +882,8 @@ class TrainStepOutsideStrategyRun(Rule):
     def _report(self, ctx: RuleContext, func: cst.FunctionDef, site: cst.Call) -> None:
         strategy = strategy_in_reach(ctx, ctx.index.statement_of(site))
         # Short messages: why (it raises in the scope, trains on one device outside) is in `explain`.
-        message = f"`{func.name.value}` applies gradients to the strategy's variables but is called directly, not through `strategy.run`"
-        advice = message + "; run it on a distributed dataset's elements and reduce its result (`distfix explain TFD103`)"
+        message = f"`{func.name.value}` updates the strategy's variables but is not called through `strategy.run`"
+        advice = message + "; run it on a distributed dataset and reduce its result"
         if strategy is None or not isinstance(site.func, cst.Name) or any(a.star for a in site.args):
             ctx.report(site, advice)
             return
@@ -891,7 +891,7 @@ class TrainStepOutsideStrategyRun(Rule):
         if feed is None:
             ctx.report(
                 site,
-                advice + " (its arguments are not batches of a dataset distfix can distribute)",
+                advice + " (its inputs are not from a dataset distfix can distribute)",
             )
             return
         positional = [ctx.source(a.value) for a in site.args if a.keyword is None]
@@ -909,7 +909,7 @@ class TrainStepOutsideStrategyRun(Rule):
             if builds is None:
                 ctx.report(
                     site,
-                    advice + "; build the Keras optimizer first (`optimizer.build(model.trainable_variables)`)",
+                    advice + "; build its Keras optimizer first",
                 )
                 return
             feed = [*builds, *feed]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
@@ -854,20 +854,19 @@ class UnbuiltOptimizerInCompiledStep(Rule):
             reported.add(id(creation.call))
             plan = plan_build(ctx, call, creation)
             what = (
-                f"Keras 3 `{creation.class_name}` creates its variables on its first update"
+                f"Keras 3 `{creation.class_name}` creates its variables"
                 if creation.state is State.STATEFUL
-                else f"Keras 3 `{creation.class_name}` and the model it trains create their variables on the first step"
+                else f"Keras 3 `{creation.class_name}` and its model create their variables"
             )
             message = (
-                f"{what}, inside the compiled step `{functions[ctx.index.enclosing_function(call)]}`: with more than "
-                "one replica that step fails (`You must feed a value for placeholder tensor "
-                "'cond/else/_1/cond/Placeholder'`); "
+                f"{what} in the compiled step `{functions[ctx.index.enclosing_function(call)]}` (fails with "
+                "several replicas); "
             )
             edits = plan.edits(ctx)
             if edits is None:
                 message += plan.advice
             elif len(plan.lines) > 1:
-                message += "build the model and then the optimizer in the scope, right after they are created"
+                message += "build the model, then the optimizer, right after they are created"
             else:
                 message += "build it in the scope right after creating it"
             ctx.report(creation.call, message, edits=edits)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.calls import argument
@@ -515,8 +515,7 @@ class CrossReplicaCallInReplicaFn(Rule):
         if _feeds_apply_gradients(ctx, call):
             ctx.report(
                 call,
-                message + "; the optimizer's `apply_gradients` already sums gradients across replicas (Keras 3), "
-                "so an all-reduce here would apply them N times: use the per-replica value",
+                message + "; `apply_gradients` already sums across replicas (Keras 3): use the per-replica value",
                 edits=[ctx.replace(call, ctx.source(value.value))],
             )
             return

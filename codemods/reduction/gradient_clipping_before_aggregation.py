@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.tf.pipelines import binding
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability
@@ -434,11 +434,8 @@ class GradientClippingBeforeAggregation(Rule):
             name = ctx.source(call.func)
             ctx.report(
                 call,
-                f"`{name}` clips this replica's share of the gradients before `apply_gradients` sums the shares "
-                "across replicas: the threshold bounds each share, not the global batch's gradient (measured: one "
-                "step 1.9 times as long as clipping the whole gradient); all-reduce first "
-                '(`grads = tf.distribute.get_replica_context().all_reduce("sum", grads)`), clip, and divide each '
-                "gradient by `num_replicas_in_sync` before `apply_gradients`, which sums again",
+                f"`{name}` clips this replica's share of the gradients before `apply_gradients` sums the shares, "
+                "not the whole gradient; all-reduce, clip, then divide by the replica count",
             )
 
 

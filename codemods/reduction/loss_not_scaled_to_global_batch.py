@@ -15,7 +15,7 @@ from fixer.tf.loss_scaling import (
     only_reduce_means,
     sum_terms,
 )
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.types import Applicability, Edit
@@ -1020,8 +1020,7 @@ class LossNotScaledToGlobalBatch(Rule):
             ctx.report(
                 origin,
                 "the loss is a per-replica mean, but gradients are summed across replicas: divide it by "
-                "`num_replicas_in_sync`, or average per-example losses with "
-                "`tf.nn.compute_average_loss(per_example_loss, global_batch_size=GLOBAL_BATCH)`",
+                "`num_replicas_in_sync`, or average per-example losses with `tf.nn.compute_average_loss`",
             )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.tf.loss_scaling import Scaling, classify, gradient_calls, loss_origin
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.tf.dataflow import names_in
 from fixer.rule import Invalid, Rule, Valid
@@ -749,8 +749,7 @@ class UnaggregatedVariableUpdate(Rule):
         shown = value if len(value) <= 40 else "the gradients"
         advice = (
             "variable updated from un-aggregated per-replica gradients (replicas drift apart); all-reduce "
-            f"`{shown}` first: `tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.SUM, ...)` "
-            "when the loss is divided by the global batch, `ReduceOp.MEAN` when it is a per-replica mean"
+            f"`{shown}` first (SUM if the loss is divided by the global batch, MEAN if it is a per-replica mean)"
         )
         home = ctx.index.enclosing_function(inline if inline is not None else statement)
         if op is None or ctx.index.enclosing_function(update) is not home:

@@ -16,21 +16,21 @@ code across a cell boundary is offered as advice only.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
 from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.workspace import Workspace
 
+from fixer.config import Config
 from fixer.engine import check_source, fix_source
 from fixer.incremental import DocumentParser
 from fixer.lsp.convert import diagnostic, lsp_range_of_offsets, range_json, uri_path
 from fixer.notebook import Notebook, NotebookError, cell_errors, combine_cells, split_cells, to_cell
 from fixer.textmap import TextMap, apply_edits
 from fixer.types import Applicability, Finding
-
-if TYPE_CHECKING:
-    from fixer.lsp.server import DistfixServer
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     notebook_selector=[
@@ -51,26 +51,26 @@ class Analysis:
     diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
 
 
-def notebook_of(ls: DistfixServer, cell_uri: str) -> types.NotebookDocument | None:
+def notebook_of(workspace: Workspace, cell_uri: str) -> types.NotebookDocument | None:
     """The open notebook a cell document belongs to, or None for any other document."""
-    return ls.workspace.get_notebook_document(cell_uri=cell_uri)
+    return workspace.get_notebook_document(cell_uri=cell_uri)
 
 
-def _code_cells(ls: DistfixServer, notebook: types.NotebookDocument) -> list[tuple[int, str]]:
+def _code_cells(workspace: Workspace, notebook: types.NotebookDocument) -> list[tuple[int, str]]:
     """(1-based cell number among all cells, cell URI) of the notebook's Python code cells."""
     cells = []
     for number, cell in enumerate(notebook.cells, start=1):
         if cell.kind != types.NotebookCellKind.Code:
             continue
-        document = ls.workspace.text_documents.get(unquote(cell.document))
+        document = workspace.text_documents.get(unquote(cell.document))
         if document is not None and document.language_id in (None, "python"):
             cells.append((number, cell.document))
     return cells
 
 
-def _combine(ls: DistfixServer, notebook: types.NotebookDocument) -> tuple[Notebook, dict[int, str]]:
-    cells = _code_cells(ls, notebook)
-    sources = [(number, ls.workspace.get_text_document(uri).source) for number, uri in cells]
+def _combine(workspace: Workspace, notebook: types.NotebookDocument) -> tuple[Notebook, dict[int, str]]:
+    cells = _code_cells(workspace, notebook)
+    sources = [(number, workspace.get_text_document(uri).source) for number, uri in cells]
     return combine_cells(sources), dict(cells)
 
 
@@ -114,81 +114,95 @@ def _fix_data(combined: Notebook, uris: dict[int, str], cell_uri: str, finding: 
     }
 
 
-def analyse(ls: DistfixServer, notebook: types.NotebookDocument) -> Analysis:
-    """Check the notebook's code cells together and build each cell's diagnostics."""
-    combined, uris = _combine(ls, notebook)
-    path = uri_path(notebook.uri)
-    parser = ls.parsers.setdefault(notebook.uri, DocumentParser())  # re-parses only what an edit changed
-    result = check_source(str(path), combined.combined, ls.config_for(path), parser=parser.parse)
-    analysis = Analysis(notebook.version, {uri: [] for uri in uris.values()}, {uri: [] for uri in uris.values()})
-    textmaps = {cell.number: TextMap(cell.original) for cell in combined.cells}
-    for in_cell in cell_errors(combined, str(path)):  # cells left out because they do not parse
-        uri = uris[in_cell.cell]  # type: ignore[index]
-        analysis.findings[uri].append(in_cell)
-        analysis.diagnostics[uri].append(diagnostic(in_cell, textmaps[in_cell.cell]))  # type: ignore[index]
-    for finding in result.findings:
-        in_cell = to_cell(combined, finding)
-        uri = uris[in_cell.cell]  # type: ignore[index]
-        diag = diagnostic(in_cell, textmaps[in_cell.cell])  # type: ignore[index]
-        diag.data = _fix_data(combined, uris, uri, finding)
-        analysis.findings[uri].append(in_cell)
-        analysis.diagnostics[uri].append(diag)
-    return analysis
+class OpenNotebooks:
+    """What the language server keeps per open notebook, and the notebook requests it serves.
 
+    It holds one incremental parser per notebook, the cell URIs each notebook last published
+    diagnostics for (to clear cells that went away), and each cell's findings with the notebook
+    version they were computed for (hover and code actions reuse them). The server passes its
+    workspace on each call, and gives its configuration lookup and its way to publish diagnostics.
+    """
 
-def publish_notebook(ls: DistfixServer, notebook_uri: str) -> None:
-    """Check an open notebook and publish each code cell's diagnostics; clear cells that went away."""
-    notebook = ls.workspace.get_notebook_document(notebook_uri=notebook_uri)
-    if notebook is None:
-        return
-    analysis = analyse(ls, notebook)
-    for uri in ls.notebook_cells.get(notebook_uri, set()) - set(analysis.diagnostics):
-        _clear(ls, uri)
-    for uri, diagnostics in analysis.diagnostics.items():
-        ls.published[uri] = (analysis.version, analysis.findings[uri])
-        version = ls.workspace.get_text_document(uri).version
-        ls.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics)
-        )
-    ls.notebook_cells[notebook_uri] = set(analysis.diagnostics)
+    def __init__(
+        self,
+        config_for: Callable[[Path], Config],
+        send: Callable[[types.PublishDiagnosticsParams], None],
+    ) -> None:
+        self._config_for = config_for
+        self._send = send
+        self._parsers: dict[str, DocumentParser] = {}
+        self._cells: dict[str, set[str]] = {}
+        self._published: dict[str, tuple[int, list[Finding]]] = {}
 
+    def analyse(self, workspace: Workspace, notebook: types.NotebookDocument) -> Analysis:
+        """Check the notebook's code cells together and build each cell's diagnostics."""
+        combined, uris = _combine(workspace, notebook)
+        path = uri_path(notebook.uri)
+        parser = self._parsers.setdefault(notebook.uri, DocumentParser())  # re-parses only what an edit changed
+        result = check_source(str(path), combined.combined, self._config_for(path), parser=parser.parse)
+        analysis = Analysis(notebook.version, {uri: [] for uri in uris.values()}, {uri: [] for uri in uris.values()})
+        textmaps = {cell.number: TextMap(cell.original) for cell in combined.cells}
+        for in_cell in cell_errors(combined, str(path)):  # cells left out because they do not parse
+            uri = uris[in_cell.cell]  # type: ignore[index]
+            analysis.findings[uri].append(in_cell)
+            analysis.diagnostics[uri].append(diagnostic(in_cell, textmaps[in_cell.cell]))  # type: ignore[index]
+        for finding in result.findings:
+            in_cell = to_cell(combined, finding)
+            uri = uris[in_cell.cell]  # type: ignore[index]
+            diag = diagnostic(in_cell, textmaps[in_cell.cell])  # type: ignore[index]
+            diag.data = _fix_data(combined, uris, uri, finding)
+            analysis.findings[uri].append(in_cell)
+            analysis.diagnostics[uri].append(diag)
+        return analysis
 
-def close_notebook(ls: DistfixServer, notebook_uri: str, cell_uris: list[str]) -> None:
-    """Forget a closed notebook and clear the diagnostics of all its cells."""
-    timer = ls.pending.pop(notebook_uri, None)
-    if timer is not None:
-        timer.cancel()
-    ls.parsers.pop(notebook_uri, None)
-    for uri in ls.notebook_cells.pop(notebook_uri, set()) | set(cell_uris):
-        _clear(ls, uri)
+    def publish(self, workspace: Workspace, notebook_uri: str) -> None:
+        """Check an open notebook and publish each code cell's diagnostics; clear cells that went away."""
+        notebook = workspace.get_notebook_document(notebook_uri=notebook_uri)
+        if notebook is None:
+            return
+        analysis = self.analyse(workspace, notebook)
+        for uri in self._cells.get(notebook_uri, set()) - set(analysis.diagnostics):
+            self._clear(uri)
+        for uri, diagnostics in analysis.diagnostics.items():
+            self._published[uri] = (analysis.version, analysis.findings[uri])
+            version = workspace.get_text_document(uri).version
+            self._send(types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
+        self._cells[notebook_uri] = set(analysis.diagnostics)
 
+    def close(self, notebook_uri: str, cell_uris: list[str]) -> None:
+        """Forget a closed notebook and clear the diagnostics of all its cells."""
+        self._parsers.pop(notebook_uri, None)
+        for uri in self._cells.pop(notebook_uri, set()) | set(cell_uris):
+            self._clear(uri)
 
-def _clear(ls: DistfixServer, cell_uri: str) -> None:
-    ls.published.pop(cell_uri, None)
-    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=[]))
+    def forget_findings(self) -> None:
+        """Drop every cell's remembered findings (the configuration changed: they are stale)."""
+        self._published.clear()
 
+    def _clear(self, cell_uri: str) -> None:
+        self._published.pop(cell_uri, None)
+        self._send(types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=[]))
 
-def cell_findings(ls: DistfixServer, cell_uri: str) -> tuple[str, list[Finding]]:
-    """A cell's text and findings, reusing the published ones while the notebook is unchanged."""
-    notebook = notebook_of(ls, cell_uri)
-    text = ls.workspace.get_text_document(cell_uri).source
-    if notebook is None:
-        return text, []
-    cached = ls.published.get(cell_uri)
-    if cached is not None and cached[0] == notebook.version:
-        return text, cached[1]
-    return text, analyse(ls, notebook).findings.get(cell_uri, [])
+    def cell_findings(self, workspace: Workspace, cell_uri: str) -> tuple[str, list[Finding]]:
+        """A cell's text and findings, reusing the published ones while the notebook is unchanged."""
+        notebook = notebook_of(workspace, cell_uri)
+        text = workspace.get_text_document(cell_uri).source
+        if notebook is None:
+            return text, []
+        cached = self._published.get(cell_uri)
+        if cached is not None and cached[0] == notebook.version:
+            return text, cached[1]
+        return text, self.analyse(workspace, notebook).findings.get(cell_uri, [])
 
-
-def fix_all_edit(ls: DistfixServer, cell_uri: str) -> types.WorkspaceEdit | None:
-    """The safe fixes of the cell's whole notebook, as ``distfix fix`` applies them, per cell URI."""
-    notebook = notebook_of(ls, cell_uri)
-    if notebook is None:
-        return None
-    combined, uris = _combine(ls, notebook)
-    path = uri_path(notebook.uri)
-    result = fix_source(str(path), combined.combined, ls.config_for(path), unsafe=False)
-    if result.fixed_text is None:
-        return None
-    edits = cell_edits(combined, uris, result.fixed_text)
-    return types.WorkspaceEdit(changes=edits) if edits else None
+    def fix_all_edit(self, workspace: Workspace, cell_uri: str) -> types.WorkspaceEdit | None:
+        """The safe fixes of the cell's whole notebook, as ``distfix fix`` applies them, per cell URI."""
+        notebook = notebook_of(workspace, cell_uri)
+        if notebook is None:
+            return None
+        combined, uris = _combine(workspace, notebook)
+        path = uri_path(notebook.uri)
+        result = fix_source(str(path), combined.combined, self._config_for(path), unsafe=False)
+        if result.fixed_text is None:
+            return None
+        edits = cell_edits(combined, uris, result.fixed_text)
+        return types.WorkspaceEdit(changes=edits) if edits else None

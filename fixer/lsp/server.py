@@ -46,8 +46,7 @@ class DistfixServer(LanguageServer):
         self.published: dict[str, tuple[int | None, list[Finding]]] = {}
         # One incremental parser per open document: an edit re-parses only what it changed.
         self.parsers: dict[str, DocumentParser] = {}
-        # The cell URIs each open notebook last published diagnostics for (to clear removed cells).
-        self.notebook_cells: dict[str, set[str]] = {}
+        self.notebooks = notebooks.OpenNotebooks(self.config_for, self.text_document_publish_diagnostics)
 
     def config_for(self, path: Path) -> Config:
         """The configuration for a file, from the nearest pyproject.toml (read once per folder)."""
@@ -66,8 +65,8 @@ server = DistfixServer()
 
 def _analyse(uri: str) -> tuple[str, list[Finding]]:
     """The document's text and findings, reusing the published ones while the version matches."""
-    if notebooks.notebook_of(server, uri) is not None:
-        return notebooks.cell_findings(server, uri)
+    if notebooks.notebook_of(server.workspace, uri) is not None:
+        return server.notebooks.cell_findings(server.workspace, uri)
     document = server.workspace.get_text_document(uri)
     cached = server.published.get(uri)
     if cached is not None and document.version is not None and cached[0] == document.version:
@@ -114,7 +113,7 @@ def publish_notebook(uri: str) -> None:
     """Check a notebook's code cells together and publish each cell's diagnostics."""
     server.pending.pop(uri, None)
     with _collection_deferred():
-        notebooks.publish_notebook(server, uri)
+        server.notebooks.publish(server.workspace, uri)
 
 
 def schedule(uri: str, action: Callable[[str], None] = publish) -> None:
@@ -196,7 +195,10 @@ def notebook_did_save(ls: DistfixServer, params: types.DidSaveNotebookDocumentPa
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
 def notebook_did_close(ls: DistfixServer, params: types.DidCloseNotebookDocumentParams) -> None:
-    notebooks.close_notebook(ls, params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
+    timer = ls.pending.pop(params.notebook_document.uri, None)
+    if timer is not None:  # a closed notebook is not checked any more
+        timer.cancel()
+    ls.notebooks.close(params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -209,6 +211,7 @@ def _reload() -> None:
     """Forget every configuration and check the open documents again."""
     server.configs.clear()
     server.published.clear()
+    server.notebooks.forget_findings()
     for uri in list(server.workspace.text_documents):
         publish(uri)
     for notebook in list(server.workspace.notebook_documents.values()):
@@ -247,7 +250,7 @@ def code_action(ls: DistfixServer, params: types.CodeActionParams) -> list[types
 
 def _version(uri: str) -> int | None:
     """The version a code action depends on: the notebook's for a cell (fix-all spans its cells)."""
-    notebook = notebooks.notebook_of(server, uri)
+    notebook = notebooks.notebook_of(server.workspace, uri)
     return notebook.version if notebook is not None else server.workspace.get_text_document(uri).version
 
 
@@ -316,8 +319,8 @@ def _ignore_action(uri: str, lines: list[str], diag: types.Diagnostic) -> types.
 
 def _fix_all(uri: str, text: str) -> types.CodeAction | None:
     """Safe fixes for the document; for a notebook cell, for all cells of its notebook."""
-    if notebooks.notebook_of(server, uri) is not None:
-        edit = notebooks.fix_all_edit(server, uri)
+    if notebooks.notebook_of(server.workspace, uri) is not None:
+        edit = server.notebooks.fix_all_edit(server.workspace, uri)
         return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, edit=edit) if edit is not None else None
     path = uri_path(uri)
     result = fix_source(str(path), text, server.config_for(path), unsafe=False)

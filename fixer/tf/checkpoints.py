@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.edits import reindent, string_continuation_lines
 from fixer.report import render
 from fixer.tf.calls import argument_value

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.tf.calls import argument_value
 from fixer.tf.names import dotted_name
 from fixer.tf.parameters import call_position, parameter, takes_receiver

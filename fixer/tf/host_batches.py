@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.tf.datasets import DatasetModel
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.tf.dataflow import names_in
 from fixer.tf.names import dotted_name
 from fixer.tf.strategies import visible_defs

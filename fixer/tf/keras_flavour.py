@@ -15,7 +15,7 @@ from fixer.tf.names import dotted_name
 from fixer.tf.tf_config_sources import NOT_LITERAL, env_setters, literal_value
 
 if TYPE_CHECKING:
-    from fixer.engine import RuleContext
+    from fixer.context import RuleContext
 
 _LEGACY_TRUE = frozenset({"1", "true", "True"})  # what TensorFlow 2.21 accepts (tensorflow/__init__.py)
 

@@ -9,7 +9,7 @@ import enum
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.tf.bindings import assigned_values
 from fixer.tf.index import FunctionLike
 from fixer.tf.names import dotted_name

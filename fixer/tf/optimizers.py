@@ -32,7 +32,7 @@ from fixer.tf.names import dotted_name
 from fixer.types import Edit
 
 if TYPE_CHECKING:
-    from fixer.engine import RuleContext
+    from fixer.context import RuleContext
     from fixer.tf.replica import RunCall
 
 _OPTIMIZERS = "keras.optimizers."
@@ -241,9 +241,7 @@ def plan_build(
         return BuildPlan(
             (),
             None,
-            f"`{model_text}` has no weights yet: give it an input shape (a `keras.Input(shape=...)` first layer, "
-            f"or `{model_text}.build((None, ...))` in the scope), then `{build_optimizer}` right after "
-            f"`{receiver}` is created",
+            f"give `{model_text}` an input shape, then call `{build_optimizer}`",
         )
     return BuildPlan((f"{model_text}.build({shape})", build_optimizer), anchor, "")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from fixer.tf.datasets import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTING
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.report import render
 from fixer.tf.dataflow import names_in
 from fixer.tf.parameters import parameter

@@ -10,7 +10,7 @@ from fixer.tf.paths import bound_on_every_path
 from fixer.tf.parameters import has_parameter
 
 if TYPE_CHECKING:
-    from fixer.engine import RuleContext
+    from fixer.context import RuleContext
 
 
 def strategy_in_reach(ctx: "RuleContext", statement: cst.CSTNode) -> str | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from fixer.engine import RuleContext
+from fixer.context import RuleContext
 from fixer.tf.bindings import assignments_to
 from fixer.tf.names import dotted_name
 

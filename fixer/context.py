@@ -1,0 +1,178 @@
+"""What a rule works with: the parsed module, the TF model, and ways to report findings and build edits.
+
+Rules import this module, never ``fixer.engine``: the engine imports the registry, which imports
+every rule, so a rule importing the engine would close an import cycle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Mapping
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from fixer.config import Config
+from fixer.rule import Rule, make_fix
+from fixer.textmap import TextMap
+from fixer.tf.index import ModuleIndex
+from fixer.tf.model import TFModel
+from fixer.tf.validity import fix_failure
+from fixer.types import Applicability, Edit, Finding, Fix, Position
+
+
+@dataclass
+class RuleContext:
+    """What a rule sees: the parsed module, the TF model, and ways to report and build edits."""
+
+    path: str
+    text: str
+    module: cst.Module
+    index: ModuleIndex
+    tf: TFModel
+    config: Config
+    rule: Rule | None = None
+    findings: list[Finding] = field(default_factory=list)
+    positions: Mapping[cst.CSTNode, CodeRange] | None = None  # None: computed on first use
+
+    @cached_property
+    def textmap(self) -> TextMap:
+        """Line/offset conversions for this text."""
+        return TextMap(self.text)
+
+    @cached_property
+    def _positions(self) -> Mapping[cst.CSTNode, CodeRange]:
+        if self.positions is not None:
+            return self.positions
+        return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+    # Positions ------------------------------------------------------------------------------
+
+    def range(self, node: cst.CSTNode) -> CodeRange:
+        """libcst's range of ``node`` (1-based lines, 0-based columns)."""
+        return self._positions[node]
+
+    def span(self, node: cst.CSTNode) -> tuple[int, int]:
+        """Character offsets of ``node`` in the text."""
+        code_range = self.range(node)
+        start = self.textmap.offset(code_range.start.line, code_range.start.column + 1)
+        end = self.textmap.offset(code_range.end.line, code_range.end.column + 1)
+        return start, end
+
+    def source(self, node: cst.CSTNode) -> str:
+        """The exact original text of ``node``."""
+        start, end = self.span(node)
+        return self.text[start:end]
+
+    def statement_block(self, statements: list[cst.BaseStatement]) -> tuple[int, int]:
+        """Offsets of whole lines holding consecutive statements, with the comments just above."""
+        first = statements[0]
+        start_line = self.range(first).start.line
+        for empty in reversed(list(getattr(first, "leading_lines", ()))):
+            if empty.comment is None:
+                break
+            start_line -= 1
+        end_line = self.range(statements[-1]).end.line
+        return self.textmap.line_starts[start_line - 1], self.textmap.line_end(end_line)
+
+    def indentation(self, node: cst.CSTNode) -> str:
+        """The leading whitespace of the line ``node`` starts on."""
+        line = self.textmap.line_text(self.range(node).start.line)
+        return line[: len(line) - len(line.lstrip())]
+
+    @property
+    def indent_unit(self) -> str:
+        """One level of indentation as this file writes it."""
+        return self.module.default_indent
+
+    @property
+    def newline(self) -> str:
+        """This file's line ending."""
+        return self.module.default_newline
+
+    # Edits ----------------------------------------------------------------------------------
+
+    def replace(self, node: cst.CSTNode, content: str) -> Edit:
+        """An edit replacing the text of ``node``."""
+        start, end = self.span(node)
+        return Edit(start, end, content)
+
+    def insert_after(self, node: cst.CSTNode, content: str) -> Edit:
+        """An edit inserting ``content`` right after ``node``."""
+        _, end = self.span(node)
+        return Edit(end, end, content)
+
+    def import_module(self, module: str, alias: str) -> tuple[str, list[Edit]]:
+        """The local spelling of ``module`` (e.g. ``tf``), adding ``import module as alias`` if needed."""
+        local = self.tf.names.local_name_for(module)
+        if local is not None:
+            return local, []
+        statement = f"import {module} as {alias}" if alias != module else f"import {module}"
+        return alias, [Edit(*(2 * (self._import_offset(),)), statement + self.newline)]
+
+    def _import_offset(self) -> int:
+        """Where a new import goes: after the docstring, `__future__` imports and other imports."""
+        body = self.module.body
+        insert_after: cst.BaseStatement | None = None
+        for position, statement in enumerate(body):
+            if not isinstance(statement, cst.SimpleStatementLine):
+                break
+            small = statement.body[0] if statement.body else None
+            is_docstring = (
+                position == 0
+                and isinstance(small, cst.Expr)
+                and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+            )
+            if is_docstring or isinstance(small, (cst.Import, cst.ImportFrom)):
+                insert_after = statement
+                continue
+            break
+        if insert_after is None:
+            # Before the first statement itself, below any header comments (licence, cell marks).
+            return 0 if not body else self.textmap.line_starts[self.range(body[0]).start.line - 1]
+        return self.textmap.line_end(self.range(insert_after).end.line)
+
+    # Reporting ------------------------------------------------------------------------------
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str | None = None,
+        *,
+        edits: list[Edit] | None = None,
+        applicability: Applicability | None = None,
+        fix_title: str | None = None,
+    ) -> None:
+        """Record a finding of the current rule at ``node``, optionally with a fix.
+
+        ``applicability`` defaults to the rule's; pass a lower one when this instance is riskier.
+        A finding without ``edits`` is display-only advice.
+        """
+        rule = self.rule
+        assert rule is not None, "report() is only valid while a rule runs"
+        code_range = self.range(node)
+        level = applicability or rule.applicability
+        fix: Fix | None = None
+        if edits:
+            reason = fix_failure(self.text, self.tf.names, edits, self.module)
+            if reason is not None:
+                # A fix that would break this program is not offered: the finding stays, as advice.
+                edits = None
+                message = f"{message or rule.message} (no automatic fix: {reason})"
+        if edits:
+            fix = make_fix(fix_title or rule.fix_title or rule.message, edits, level)
+        else:
+            level = Applicability.DISPLAY_ONLY if level is not None else None
+        self.findings.append(
+            Finding(
+                path=self.path,
+                code=rule.code,
+                name=rule.name,
+                message=message or rule.message,
+                start=Position(code_range.start.line, code_range.start.column + 1),
+                end=Position(code_range.end.line, code_range.end.column + 1),
+                fix=fix,
+                applicability=level if fix else Applicability.DISPLAY_ONLY,
+            )
+        )
