@@ -407,9 +407,9 @@ def test_a_strategy_is_proven_by_construction_or_strategy_only_use(source, prove
     # The strategy model already drops run(fn, args=) on objects with no strategy evidence.
     assert len(runs) == int(proven)
     if runs:
-        assert model.provenance.is_proven_strategy(runs[0].strategy)
-    assert bool(model.provenance.run_calls) is proven
-    assert bool(model.provenance.replica_functions) is False  # g, f-targets are not defined here
+        assert model.strategies.is_proven_strategy(runs[0].strategy)
+    assert bool(model.replica.proven_run_calls) is proven
+    assert bool(model.replica.proven_replica_functions) is False  # g, f-targets are not defined here
 
 
 def test_proven_replica_functions_follow_helpers():
@@ -426,7 +426,22 @@ def test_proven_replica_functions_follow_helpers():
         strategy.run(replica_fn, args=(1,))
         """
     )
-    names = {f.name.value for f in model.provenance.replica_functions}
+    names = {f.name.value for f in model.replica.proven_replica_functions}
     assert names == {"replica_fn", "helper"}
     inner = next(c for c in model.index.calls if isinstance(c.func, cst.Name) and c.func.value == "helper")
-    assert model.provenance.in_replica_context(inner)
+    assert model.replica.in_proven_replica_context(inner)
+
+
+@pytest.mark.parametrize(
+    ("source", "has_strategy"),
+    [
+        ("import tensorflow as tf\ns = tf.distribute.MirroredStrategy()", True),
+        ("import tensorflow as tf\ndef f(s: tf.distribute.TPUStrategy):\n    pass", True),
+        ("import tensorflow as tf\ndef f(s):\n    return s.num_replicas_in_sync", True),
+        ("import tensorflow as tf\ndef f(strategy):\n    with strategy.scope():\n        pass", True),
+        ("import tensorflow as tf\ntool = tf.compat.v1.keras.utils.DeterministicRandomTestTool()\nwith tool.scope():\n    pass", False),
+        ("import ray\nexecutor = ray.train.Executor()\nexecutor.run(train_fn, args=[1])", False),
+    ],
+)
+def test_module_has_strategy_only_with_evidence(source, has_strategy):
+    assert _model(source).strategies.module_has_strategy is has_strategy

@@ -517,7 +517,7 @@ class StrategyRunOutsideTfFunction(Rule):
             func = ctx.index.enclosing_function(run.call)
             if func is not None and (func in replica.replica_functions or id(func) in seen):
                 continue
-            if func is not None and (replica.is_tf_function(func) or self._only_called_from_graphs(ctx, func)):
+            if func is not None and (replica.is_tf_function(func) or replica.only_called_from_graphs(func)):
                 continue
             if in_unit_test(ctx.index, run.call):
                 continue  # a unit test checks behaviour once; compiling it would change what it tests
@@ -528,16 +528,6 @@ class StrategyRunOutsideTfFunction(Rule):
             if func is not None:
                 seen.add(id(func))
             self._report(ctx, run.call, func)
-
-    def _only_called_from_graphs(self, ctx: RuleContext, func) -> bool:
-        sites = ctx.tf.strategies.call_sites(func)
-        if not sites:
-            return False
-        for site in sites:
-            caller = ctx.index.enclosing_function(site)
-            if caller is None or not (ctx.tf.replica.is_tf_function(caller) or caller is func):
-                return False
-        return True
 
     def _report(self, ctx: RuleContext, call: cst.Call, func) -> None:
         in_loop = any(

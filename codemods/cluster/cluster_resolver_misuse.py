@@ -6,6 +6,7 @@ import libcst as cst
 
 from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.parameters import named_parameters
 from fixer.types import Applicability
 
 # The real signatures in TensorFlow 2.21 (inspect.signature), in order; `required` have no default.
@@ -336,7 +337,7 @@ class ClusterResolverMisuse(Rule):
     def _task_index(self, ctx: RuleContext, call: cst.Call) -> str | None:
         func = ctx.index.enclosing_function(call)
         if isinstance(func, cst.FunctionDef):
-            for param in func.params.params:
+            for param in named_parameters(func):
                 if param.name.value in _TASK_INDEX_NAMES:
                     return param.name.value
         for assign in ctx.index.assigns:

@@ -17,6 +17,7 @@ from fixer.tf.tf_config_sources import (
 from fixer.clusterspec import launcher_problem
 from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
+from fixer.tf.bindings import assignments_to
 from fixer.tf.processes import shell_start_lines, starts_processes_after
 from fixer.types import Applicability, Edit
 
@@ -809,10 +810,7 @@ def _literal_binding(ctx: RuleContext, value: cst.BaseExpression) -> list[cst.Ba
         return []
     name = value.args[0].value.value
     uses = [n for n in ctx.index.names.get(name, [])]
-    bindings = [
-        a for a in ctx.index.assigns
-        if isinstance(a, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)
-    ]
+    bindings = assignments_to(ctx.index, name)
     if len(bindings) != 1 or len(uses) != 2:
         return []
     statement = ctx.index.statement_of(bindings[0])

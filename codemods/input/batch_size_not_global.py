@@ -9,6 +9,7 @@ from fixer.context import RuleContext
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.dataflow import names_in
 from fixer.tf.names import dotted_name
+from fixer.tf.parameters import positional_parameters
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Applicability
 
@@ -425,7 +426,7 @@ class BatchSizeNotGlobal(Rule):
 
     def _dataset_fn(self, ctx: RuleContext, fn) -> None:
         """A ``dataset_fn`` whose batches (each one replica's) use the global size."""
-        params = [*fn.params.posonly_params, *fn.params.params]
+        params = positional_parameters(fn)
         if not params:
             return
         context = params[0].name.value

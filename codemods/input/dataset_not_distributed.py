@@ -11,6 +11,7 @@ from fixer.prefilter import STRATEGY
 from fixer.tf.dataflow import names_in
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.names import dotted_name
+from fixer.tf.parameters import has_parameter, positional_parameters
 from fixer.tf.strategies import visible_defs
 from fixer.types import Applicability
 
@@ -700,7 +701,7 @@ class DatasetNotDistributed(Rule):
         argument = call.args[position] if position < len(call.args) else None
         if not isinstance(step, cst.FunctionDef) or argument is None or argument.star:
             return False
-        params = [p.name.value for p in (*step.params.posonly_params, *step.params.params)]
+        params = [p.name.value for p in positional_parameters(step)]
         if params and params[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
             params = params[1:]
         if argument.keyword is not None:
@@ -770,7 +771,7 @@ class DatasetNotDistributed(Rule):
             )
         scope = here
         while scope is not None:
-            if isinstance(scope, cst.FunctionDef) and any(p.name.value == key for p in scope.params.params):
+            if isinstance(scope, cst.FunctionDef) and has_parameter(scope, key):
                 return True
             if any(
                 isinstance(a, cst.Assign) and any(ctx.source(t.target) == key for t in a.targets)

@@ -18,6 +18,7 @@ from fixer.tf.pipelines import (
 )
 from fixer.context import RuleContext
 from fixer.tf.dataflow import names_in, result_never_read
+from fixer.tf.parameters import positional_parameters
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import visible_defs
 from fixer.rule import Invalid, Rule, Valid
@@ -949,7 +950,7 @@ class MultiworkerInputNotSharded(Rule):
                 self._check_dataset_fn(ctx, fn)
 
     def _check_dataset_fn(self, ctx: RuleContext, fn) -> None:
-        params = fn.params.params
+        params = positional_parameters(fn)
         if not params:
             return
         context = params[0].name.value

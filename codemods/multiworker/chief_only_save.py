@@ -15,6 +15,7 @@ from fixer.tf.checkpoints import (
     save_calls,
 )
 from fixer.context import RuleContext
+from fixer.edits import reindented_lines
 from fixer.example_programs import MULTI_WORKER_MODEL as _HEADER
 from fixer.example_programs import with_worker_path_helpers as _fixed
 from fixer.rule import Invalid, Rule, Valid
@@ -306,7 +307,7 @@ class ChiefOnlySave(Rule):
             return None
         if not isinstance(statement, cst.SimpleStatementLine):
             return None
-        text = _reindented(ctx, statement, ctx.indentation(node))
+        text = reindented_lines(ctx, statement, ctx.indentation(node))
         if body == [statement]:
             if guard.others:
                 return [ctx.replace(node.test, " and ".join(ctx.source(o) for o in guard.others))]
@@ -397,12 +398,3 @@ def _empty(node: cst.BaseExpression) -> bool:
     if isinstance(node, (cst.List, cst.Tuple)):
         return not node.elements
     return isinstance(node, cst.Name) and node.value == "None"
-
-
-def _reindented(ctx: RuleContext, statement: cst.BaseStatement, indent: str) -> str:
-    """The lines of ``statement`` moved to ``indent``."""
-    start = ctx.textmap.line_starts[ctx.range(statement).start.line - 1]
-    end = ctx.textmap.line_end(ctx.range(statement).end.line)
-    old_indent = ctx.indentation(statement)
-    lines = ctx.text[start:end].rstrip("\r\n").split(ctx.newline)
-    return ctx.newline.join(indent + line[len(old_indent):] if line.startswith(old_indent) else line for line in lines) + ctx.newline

@@ -5,6 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.tf.pipelines import FILE_SOURCES, add_helper, after_shard, auto_shard_policy, distributed_inputs, pipeline
+from fixer.tf.bindings import assigned_values
+from fixer.tf.calls import argument_value
+from fixer.tf.parameters import call_position, parameter
 from fixer.context import RuleContext
 from fixer.tf.strategies import Membership
 from fixer.rule import Invalid, Rule, Valid
@@ -837,13 +840,10 @@ def _constant(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) -> boo
     if isinstance(expr, cst.Name):
         func = ctx.index.enclosing_function(expr)
         if isinstance(func, cst.FunctionDef):
-            parameter = _parameter(func, expr.value)
-            if parameter is not None:
-                return _constant_parameter(ctx, func, parameter, depth)
-        values = [
-            a.value for a in ctx.index.assigns
-            if isinstance(a, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == expr.value for t in a.targets)
-        ]
+            param = parameter(func, expr.value)
+            if param is not None:
+                return _constant_parameter(ctx, func, param, depth)
+        values = assigned_values(ctx.index, expr.value)
         return len(values) == 1 and isinstance(values[0], cst.Integer)
     if isinstance(expr, cst.Attribute):
         owner = _owner_class(ctx, expr.value)
@@ -861,16 +861,13 @@ def _owner_class(ctx: RuleContext, node: cst.BaseExpression) -> cst.ClassDef | N
     classes = {c.name.value: c for c in ctx.index.classes}
     func = ctx.index.enclosing_function(node)
     if isinstance(func, cst.FunctionDef):
-        found = _parameter(func, node.value)
+        found = parameter(func, node.value)
         if found is not None:
-            annotation = found[1].annotation
+            annotation = found.annotation
             if annotation is not None and isinstance(annotation.annotation, cst.Name):
                 return classes.get(annotation.annotation.value, False)
             return None
-    values = [
-        a.value for a in ctx.index.assigns
-        if isinstance(a, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == node.value for t in a.targets)
-    ]
+    values = assigned_values(ctx.index, node.value)
     if len(values) != 1:
         return None
     value = values[0]
@@ -879,32 +876,19 @@ def _owner_class(ctx: RuleContext, node: cst.BaseExpression) -> cst.ClassDef | N
     return False
 
 
-def _parameter(func: cst.FunctionDef, name: str) -> tuple[int, cst.Param] | None:
-    params = [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]
-    for position, param in enumerate(params):
-        if param.name.value == name:
-            return position, param
-    return None
-
-
-def _constant_parameter(ctx: RuleContext, func: cst.FunctionDef, parameter: tuple[int, cst.Param], depth: int) -> bool:
+def _constant_parameter(ctx: RuleContext, func: cst.FunctionDef, param: cst.Param, depth: int) -> bool:
     """``def main(seed=17)``: constant when every call of ``main`` leaves the default or passes a
     constant (a function no one calls here runs with its default)."""
-    position, param = parameter
     if param.default is not None and not _constant(ctx, param.default, depth + 1):
         return False
-    offset = 1 if ctx.index.method_class(func) is not None else 0
-    kwonly = param in func.params.kwonly_params
+    position = call_position(func, param.name.value, skip_first=ctx.index.method_class(func) is not None)
     sites = ctx.tf.strategies.call_sites(func)
     if param.default is None and not sites:
         return False
     for site in sites:
         if any(a.star for a in site.args):
             return False
-        passed = next((a.value for a in site.args if a.keyword is not None and a.keyword.value == param.name.value), None)
-        positional = [a for a in site.args if a.keyword is None]
-        if passed is None and not kwonly and 0 <= position - offset < len(positional):
-            passed = positional[position - offset].value
+        passed = argument_value(site, position, param.name.value)
         if passed is None and param.default is None:
             return False
         if passed is not None and not _constant(ctx, passed, depth + 1):

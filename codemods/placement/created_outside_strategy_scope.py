@@ -8,10 +8,12 @@ from pathlib import Path
 import libcst as cst
 
 from fixer.context import RuleContext
+from fixer.edits import reindented_statements
 from fixer.notebook import cell_boundaries
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.calls import argument_value
+from fixer.tf.bindings import assignments_to
 from fixer.tf.dataflow import independent
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
 from fixer.tf.keras_models import keras_model_base
@@ -1131,10 +1133,8 @@ class _Finder:
         func = self.index.enclosing_function(creation.statement)
         bindings = [
             assign
-            for assign in self.index.assigns
-            if isinstance(assign, cst.Assign)
-            and any(isinstance(t.target, cst.Name) and t.target.value == model.value for t in assign.targets)
-            and self.index.enclosing_function(assign) in (func, None)
+            for assign in assignments_to(self.index, model.value)
+            if self.index.enclosing_function(assign) in (func, None)
         ]
         # A model the function builds itself is that local one, not a module-level namesake (a
         # factory called in the scope binds its result to the same name there).
@@ -1202,45 +1202,6 @@ def _position_in(body: list[cst.CSTNode], statement: cst.CSTNode) -> int | None:
     return None
 
 
-def _inside_strings(ctx: RuleContext, statements: list[cst.BaseStatement]) -> set[int]:
-    """Line numbers that continue a multi-line string: their text is data, never indentation."""
-    lines: set[int] = set()
-
-    class _Strings(cst.CSTVisitor):
-        def visit_SimpleString(self, node: cst.SimpleString) -> None:
-            self._add(node)
-
-        def visit_FormattedString(self, node: cst.FormattedString) -> bool:
-            self._add(node)
-            return False
-
-        def _add(self, node: cst.CSTNode) -> None:
-            code_range = ctx.range(node)
-            lines.update(range(code_range.start.line + 1, code_range.end.line + 1))
-
-    for statement in statements:
-        statement.visit(_Strings())
-    return lines
-
-
-def _reindent(ctx: RuleContext, run: list[Creation], indent: str) -> str:
-    statements = [c.statement for c in run]
-    start, end = ctx.statement_block(statements)
-    text = ctx.text[start:end]
-    old = ctx.indentation(run[0].statement)
-    first_line = ctx.textmap.position(start).line
-    keep = _inside_strings(ctx, statements)
-    out = []
-    for number, line in enumerate(text.splitlines(keepends=True), start=first_line):
-        if number in keep:
-            out.append(line)
-            continue
-        stripped = line[len(old):] if line.startswith(old) else line.lstrip(" \t")
-        out.append(indent + stripped if stripped.strip() else stripped)
-    result = "".join(out)
-    return result if result.endswith(("\n", "\r")) else result + ctx.newline
-
-
 def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, Applicability | None]:
     """Move the run into a scope block of its own block, or wrap it; None when neither is safe."""
     block = ctx.index.parent.get(run[0].statement)
@@ -1261,7 +1222,7 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
                 target = candidate.body.body[0]
                 indent = ctx.indentation(target)
                 insert_at = ctx.statement_block([target])[0]
-                moved_text = _reindent(ctx, run, indent) + _ready_lines(ctx, run, insert_at, indent)
+                moved_text = reindented_statements(ctx, [c.statement for c in run], indent) + _ready_lines(ctx, run, insert_at, indent)
                 return [removal, Edit(insert_at, insert_at, moved_text)], None
             break
     # Into the previous scope block of this block, at its end.
@@ -1274,7 +1235,7 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
                 break  # re-running this cell would no longer create what it creates
             if independent(moved, body[position + 1 : first]):
                 indent = ctx.indentation(last_inner)
-                moved_text = _reindent(ctx, run, indent) + _ready_lines(ctx, run, insert_at, indent)
+                moved_text = reindented_statements(ctx, [c.statement for c in run], indent) + _ready_lines(ctx, run, insert_at, indent)
                 return [removal, Edit(insert_at, insert_at, moved_text)], None
             break
     # Wrap in place with the program's strategy, if it is bound before the statements.
@@ -1285,7 +1246,7 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
     header = f"{indent}with {strategy}.scope():{ctx.newline}"
     block_start = ctx.statement_block(moved)[0]
     inner = indent + ctx.indent_unit
-    wrapped = header + _reindent(ctx, run, inner) + _ready_lines(ctx, run, end, inner)
+    wrapped = header + reindented_statements(ctx, [c.statement for c in run], inner) + _ready_lines(ctx, run, end, inner)
     return [Edit(block_start, end, wrapped)], None
 
 

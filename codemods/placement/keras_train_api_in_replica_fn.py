@@ -315,8 +315,8 @@ class KerasTrainApiInReplicaFn(Rule):
     )
 
     def check(self, ctx: RuleContext) -> None:
-        provenance = ctx.tf.provenance
-        if not provenance.run_calls:
+        replica = ctx.tf.replica
+        if not replica.proven_run_calls:
             return
         for call in ctx.index.calls:
             func = call.func
@@ -326,7 +326,7 @@ class KerasTrainApiInReplicaFn(Rule):
                 continue  # a method of that name is defined here: not (only) Keras'
             if ctx.tf.names.qualified(func.value) is not None:
                 continue  # `np.fit`, `tf.keras.Model.fit`: a module attribute, not a model
-            if not provenance.in_replica_context(call):
+            if not replica.in_proven_replica_context(call):
                 continue
             ctx.report(
                 func.attr,

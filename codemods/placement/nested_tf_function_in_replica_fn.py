@@ -452,7 +452,7 @@ class NestedTfFunctionInReplicaFn(Rule):
     )
 
     def check(self, ctx: RuleContext) -> None:
-        if not ctx.tf.provenance.module_has_strategy:
+        if not ctx.tf.strategies.module_has_strategy:
             return
         pinned_keras2: bool | None = None
         legacy = legacy_keras(ctx)

@@ -315,15 +315,15 @@ class PerReplicaValueUsedAsTensor(Rule):
     )
 
     def check(self, ctx: RuleContext) -> None:
-        if ctx.tf.strategies.single_replica or not ctx.tf.provenance.run_calls:
+        if ctx.tf.strategies.single_replica or not ctx.tf.replica.proven_run_calls:
             return
         sources = _PerReplicaSources(ctx)
         for call in ctx.index.calls:
             for value in _tensor_uses(ctx, call):
-                if sources.is_per_replica(value) and not ctx.tf.provenance.in_replica_context(call):
+                if sources.is_per_replica(value) and not ctx.tf.replica.in_proven_replica_context(call):
                     ctx.report(call, _message(ctx, call))
         for fstring in _formatted_expressions(ctx.index):
-            if sources.is_per_replica(fstring.expression) and not ctx.tf.provenance.in_replica_context(fstring):
+            if sources.is_per_replica(fstring.expression) and not ctx.tf.replica.in_proven_replica_context(fstring):
                 ctx.report(
                     fstring,
                     "a format spec raises on a `strategy.run` result (a PerReplica value with more than one "
@@ -371,7 +371,7 @@ class _PerReplicaSources:
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
-        self.runs = {id(run.call) for run in ctx.tf.provenance.run_calls}
+        self.runs = {id(run.call) for run in ctx.tf.replica.proven_run_calls}
 
     def is_per_replica(self, node: cst.BaseExpression, depth: int = 0) -> bool:
         """True when ``node`` evaluates to a `strategy.run` result (or an element of one)."""

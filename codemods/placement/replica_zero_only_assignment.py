@@ -5,9 +5,11 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.context import RuleContext
+from fixer.edits import reindented_statements
 from fixer.prefilter import STRATEGY
 from fixer.rule import Invalid, Rule, Valid
 from fixer.tf.calls import calls_within
+from fixer.tf.parameters import has_parameter
 from fixer.types import Applicability, Edit
 
 _GUARD_ATTRIBUTES = frozenset({"replica_id_in_sync_group", "task_id", "is_chief"})
@@ -733,18 +735,15 @@ class ReplicaZeroOnlyAssignment(Rule):
             value = ctx.source(varying[0].args[0].value) if varying[0].args else "the value"
             ctx.report(node.test, self._varying_advice(value))
             return
-        indent = ctx.indentation(node)
-        start, end = ctx.statement_block(list(body))
-        inner = ctx.text[start:end]
-        inner_indent = ctx.indentation(body[0])
-        lines = [indent + line[len(inner_indent):] if line.startswith(inner_indent) else line for line in inner.splitlines(keepends=True)]
+        _, end = ctx.statement_block(list(body))
+        moved = reindented_statements(ctx, list(body), ctx.indentation(node))
         # The guard line goes with its comment (`# Only chief worker`): it describes the guard.
         if_start = ctx.textmap.line_starts[ctx.range(node).start.line - 1]
         ctx.report(
             node.test,
             "only replica 0 assigns, so the other copies keep their old value; every replica should assign "
             "the same value (guard removed)",
-            edits=[Edit(if_start, end, "".join(lines))],
+            edits=[Edit(if_start, end, moved)],
         )
 
 
@@ -782,7 +781,7 @@ def _same_on_every_replica(ctx: RuleContext, value: cst.BaseExpression, near: cs
         func = ctx.index.enclosing_function(near)
         while func is not None:
             in_replica = func in replica.replica_functions or isinstance(func, cst.Lambda)
-            if _is_parameter(func, name):
+            if has_parameter(func, name):
                 if in_replica and not _arguments_same(ctx, func, name, depth):
                     return False
                 break  # a closure capture of cross-replica code, or the same argument from every call
@@ -848,11 +847,3 @@ def _target_names(target: cst.BaseExpression) -> set[str]:
     return set()
 
 
-def _is_parameter(func, name: str) -> bool:
-    params = func.params
-    every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    if isinstance(params.star_arg, cst.Param):
-        every.append(params.star_arg)
-    if params.star_kwarg is not None:
-        every.append(params.star_kwarg)
-    return any(p.name.value == name for p in every)

@@ -19,6 +19,7 @@ from fixer.tf.loss_scaling import (
 )
 from fixer.tf.names import dotted_name
 from fixer.tf.optimizers import ready_for_compiled_step
+from fixer.tf.parameters import call_position, has_parameter, named_parameters
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership, visible_defs
 from fixer.types import Applicability, Edit
@@ -753,7 +754,7 @@ class TrainStepOutsideStrategyRun(Rule):
         callers = [ctx.index.enclosing_function(site) for site in sites]
         if not sites or any(c is None or c is func for c in callers):
             return []
-        params = {p.name.value for p in func.params.params}
+        params = {p.name.value for p in named_parameters(func)}
         own_calls = replica.calls_in(func)
         takes_tape = any(
             isinstance(c.func, cst.Attribute) and c.func.attr.value == "gradient" and isinstance(c.func.value, cst.Name)
@@ -841,10 +842,8 @@ class TrainStepOutsideStrategyRun(Rule):
                     return True
         func = ctx.index.enclosing_function(near)
         while func is not None and "." not in key:
-            if isinstance(func, cst.FunctionDef) and key in {p.name.value for p in func.params.params}:
-                position = [p.name.value for p in func.params.params].index(key)
-                if ctx.index.method_class(func) is not None:
-                    position -= 1
+            if isinstance(func, cst.FunctionDef) and has_parameter(func, key):
+                position = call_position(func, key, skip_first=ctx.index.method_class(func) is not None)
                 for site in strategies.call_sites(func):
                     arg = argument_value(site, position, key)
                     if arg is not None and self._created_in_scope(ctx, _root_key(arg), site, depth + 1):

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from fixer.context import RuleContext
+from fixer.edits import reindent, string_continuation_lines
 from fixer.report import render
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
+from fixer.tf.parameters import call_position, parameter
 from fixer.tf.reach import strategy_in_reach
 from fixer.types import Edit
 
@@ -281,15 +283,13 @@ def _bindings(ctx: RuleContext, name: str, at: cst.CSTNode) -> list[cst.BaseExpr
         if values:
             break
     if isinstance(func, cst.FunctionDef):
-        params = [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]
-        names = [p.name.value for p in params]
-        if name in names:
-            position = names.index(name)
-            if params[position].default is not None:
-                values.append(params[position].default)
+        param = parameter(func, name)
+        if param is not None:
+            if param.default is not None:
+                values.append(param.default)
+            position = call_position(func, name, skip_first=ctx.index.method_class(func) is not None)
             for site in ctx.tf.strategies.call_sites(func):
-                offset = 1 if ctx.index.method_class(func) is not None else 0
-                argument = argument_value(site, position - offset, name) if position >= offset else None
+                argument = argument_value(site, position, name)
                 if argument is not None:
                     values.append(argument)
     return values
@@ -523,5 +523,5 @@ def moved_save(ctx: RuleContext, save: Save, indent: str) -> tuple[str, list[Edi
         edits = rewrite_save(ctx, save)
         if edits is None:
             return None
-    reindented = [indent + line[len(old_indent):] if line.startswith(old_indent) else line for line in text.split(ctx.newline)]
-    return ctx.newline.join(reindented) + ctx.newline, edits
+    keep = string_continuation_lines(ctx, [statement])
+    return reindent(text, old_indent, indent, first_line=ctx.range(statement).start.line, keep=keep) + ctx.newline, edits

@@ -13,6 +13,7 @@ from fixer.tf.calls import calls_within
 from fixer.tf.dataflow import names_in
 from fixer.tf.index import ModuleIndex
 from fixer.tf.names import dotted_name
+from fixer.tf.parameters import positional_parameters
 
 # Exceptions a missing API raises: catching one around a name means "it may not exist here".
 _MISSING_API = frozenset({"AttributeError", "ImportError", "ModuleNotFoundError", "NotImplementedError"})
@@ -205,7 +206,7 @@ def _patched_parameter(index: ModuleIndex, arg: cst.Arg) -> bool:
         return False
     position = [a for a in call.args if a.keyword is None].index(arg)
     for func in index.functions_by_name.get(call.func.value, []):
-        params = [*func.params.posonly_params, *func.params.params]
+        params = positional_parameters(func)
         if position >= len(params):
             continue
         name = params[position].name.value

@@ -8,7 +8,9 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.context import RuleContext
+from fixer.tf.calls import argument_value
 from fixer.tf.names import dotted_name
+from fixer.tf.parameters import call_position, parameter, takes_receiver
 from fixer.tf.strategies import visible_defs
 
 DATASET_CONSTRUCTORS = (
@@ -143,7 +145,7 @@ class DatasetModel:
                 return [found for a in assigns for found in self._assigned(a, key)]
             if scope is None:
                 return []
-            if isinstance(scope, cst.FunctionDef) and _is_parameter(scope, key):
+            if isinstance(scope, cst.FunctionDef) and parameter(scope, key) is not None:
                 return self._arguments(scope, key)
             scope = index.enclosing_function(scope)
 
@@ -188,28 +190,16 @@ class DatasetModel:
         return []
 
     def _arguments(self, func: cst.FunctionDef, name: str) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
-        positional = [*func.params.posonly_params, *func.params.params]
-        names = [p.name.value for p in positional]
-        offset = 1 if names and names[0] in ("self", "cls") else 0
-        position = names.index(name) - offset if name in names else None
+        position = call_position(func, name, skip_first=takes_receiver(func))
         found = []
         for site in self.ctx.tf.strategies.call_sites(func):
-            value = None
-            for arg in site.args:
-                if arg.keyword is not None and arg.keyword.value == name:
-                    value = arg.value
-            args = [a for a in site.args if a.keyword is None]
-            if value is None and position is not None and 0 <= position < len(args) and not any(a.star for a in args[: position + 1]):
-                value = args[position].value
+            value = argument_value(site, position, name)
             if value is None:
                 return []  # one call site we cannot read: unknown
             found.append((value, site))
         return found
 
 
-def _is_parameter(func: cst.FunctionDef, name: str) -> bool:
-    params = func.params
-    return any(p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params))
 
 
 def _path(target: cst.BaseExpression, key: str) -> list[int] | None:

@@ -10,6 +10,7 @@ import enum
 import libcst as cst
 
 from fixer.context import RuleContext
+from fixer.tf.bindings import assigned_values
 from fixer.tf.index import FunctionLike
 from fixer.tf.names import dotted_name
 
@@ -238,11 +239,8 @@ def _object_reduction(ctx: RuleContext, constructed: cst.Call) -> Scaling:
 
 def last_assignment_anywhere(ctx: RuleContext, key: str) -> cst.BaseExpression | None:
     """The value of the last assignment to ``key`` (``name`` or ``self.attr``) in the module."""
-    found = None
-    for assign in ctx.index.assigns:
-        if isinstance(assign, cst.Assign) and any(dotted_name(t.target) == key for t in assign.targets):
-            found = assign.value
-    return found
+    values = assigned_values(ctx.index, key)
+    return values[-1] if values else None
 
 
 def is_regularization(ctx: RuleContext, expr: cst.BaseExpression) -> bool:

@@ -9,7 +9,6 @@ import libcst as cst
 
 from fixer.tf.index import ModuleIndex
 from fixer.tf.names import NameResolver
-from fixer.tf.provenance import Provenance
 from fixer.tf.replica import ReplicaModel
 from fixer.tf.strategies import StrategyModel
 
@@ -40,11 +39,6 @@ class TFModel:
     def replica(self) -> ReplicaModel:
         """Replica functions, `strategy.run` calls and `tf.function` steps."""
         return ReplicaModel(self.index, self.names, self.strategies)
-
-    @cached_property
-    def provenance(self) -> Provenance:
-        """Strategies and replica functions proven by where they come from."""
-        return Provenance(self.strategies, self.replica)
 
     @cached_property
     def project(self) -> ProjectImports:

@@ -27,6 +27,7 @@ from weakref import WeakKeyDictionary
 import libcst as cst
 
 from fixer.tf.calls import argument_value
+from fixer.tf.bindings import assignments_to
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import dotted_name
 from fixer.types import Edit
@@ -168,7 +169,7 @@ _CREATIONS: "WeakKeyDictionary[ModuleIndex, dict[str, OptimizerCreation | None]]
 
 def _single_creation(ctx: "RuleContext", key: str) -> OptimizerCreation | None:
     found = []
-    for assign in _assignments_to(ctx.index, key):
+    for assign in assignments_to(ctx.index, key):
         if not isinstance(assign.value, cst.Call):
             continue
         kind = optimizer_state(ctx, assign.value)
@@ -187,24 +188,6 @@ def is_built(ctx: "RuleContext", receiver: cst.BaseExpression) -> bool:
         isinstance(c.func, cst.Attribute) and c.func.attr.value == "build" and dotted_name(c.func.value) == key
         for c in ctx.index.calls
     )
-
-
-_ASSIGNMENTS: "WeakKeyDictionary[ModuleIndex, dict[str, list[cst.Assign]]]" = WeakKeyDictionary()
-
-
-def _assignments_to(index: ModuleIndex, key: str) -> list[cst.Assign]:
-    """The ``=`` statements with ``key`` (``opt``, ``self.opt``) among their targets, in source order.
-
-    Grouped once per module: rules ask this for every optimizer and strategy of a long file."""
-    groups = _ASSIGNMENTS.get(index)
-    if groups is None:
-        groups = {}
-        for assign in index.assigns:
-            if isinstance(assign, cst.Assign):
-                for target in {dotted_name(t.target) for t in assign.targets} - {None}:
-                    groups.setdefault(target, []).append(assign)
-        _ASSIGNMENTS[index] = groups
-    return groups.get(key, [])
 
 
 def trained_variables(apply_call: cst.Call) -> cst.BaseExpression | None:
@@ -309,7 +292,7 @@ def compiled_replica_functions(ctx: "RuleContext") -> dict[FunctionLike, str]:
         step = ctx.index.enclosing_function(run.call)
         if not isinstance(step, cst.FunctionDef) or not _may_have_replicas(ctx, run):
             continue
-        if not (replica.is_tf_function(step) or _only_called_from_graphs(ctx, step)):
+        if not (replica.is_tf_function(step) or replica.only_called_from_graphs(step)):
             continue
         for func in replica.reachable(run.targets):
             found.setdefault(func, step.name.value)  # the first step that runs it names it
@@ -333,21 +316,13 @@ def build_lines_after_move(ctx: "RuleContext", creation_call: cst.Call, at: int)
     return ()
 
 
-def _only_called_from_graphs(ctx: "RuleContext", func: cst.FunctionDef) -> bool:
-    sites = ctx.tf.strategies.call_sites(func)
-    return bool(sites) and all(
-        (caller := ctx.index.enclosing_function(site)) is not None and ctx.tf.replica.is_tf_function(caller)
-        for site in sites
-    )
-
-
 def _may_have_replicas(ctx: "RuleContext", run: "RunCall") -> bool:
     """Not a strategy of one replica per process, nor of a kind that was not measured."""
     kinds = ctx.tf.strategies.kinds(run.strategy) - {_DISTRIBUTE + "Strategy"}  # "some strategy": unknown
     if kinds and kinds <= _NOT_MIRRORED:
         return False
     key = dotted_name(run.strategy)  # not source text: that would resolve every position of the file
-    for assign in _assignments_to(ctx.index, key) if key is not None else []:
+    for assign in assignments_to(ctx.index, key) if key is not None else []:
         if isinstance(assign.value, cst.Call):
             devices = next(
                 (a.value for a in assign.value.args if a.keyword is None or a.keyword.value == "devices"), None
@@ -427,10 +402,8 @@ def _literal_shape(ctx: "RuleContext", node: cst.BaseExpression, depth: int = 0)
         owner = ctx.index.enclosing_function(node)
         values = [
             a.value
-            for a in ctx.index.assigns
-            if isinstance(a, cst.Assign)
-            and ctx.index.enclosing_function(a) in (owner, None)
-            and any(isinstance(t.target, cst.Name) and t.target.value == node.value for t in a.targets)
+            for a in assignments_to(ctx.index, node.value)
+            if ctx.index.enclosing_function(a) in (owner, None)
         ]
         return _literal_shape(ctx, values[0], depth + 1) if len(values) == 1 else None
     if not isinstance(node, cst.Call):
@@ -487,24 +460,15 @@ def _model_of(variables: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
-def _bindings(ctx: "RuleContext", target: cst.BaseExpression) -> list[cst.Assign]:
-    key = dotted_name(target)
-    return [
-        a
-        for a in ctx.index.assigns
-        if isinstance(a, cst.Assign) and key is not None and any(dotted_name(t.target) == key for t in a.targets)
-    ]
-
-
 def _bound_before(ctx: "RuleContext", expr: cst.BaseExpression, limit: int) -> bool:
     """Some assignment of ``expr`` (a name or ``self.x``) ends before ``limit``."""
-    return any(ctx.span(a)[1] <= limit for a in _bindings(ctx, expr))
+    return any(ctx.span(a)[1] <= limit for a in assignments_to(ctx.index, dotted_name(expr)))
 
 
 def _later_binding_in_block(ctx: "RuleContext", model: cst.BaseExpression, anchor: cst.CSTNode) -> cst.SimpleStatementLine | None:
     """The statement of the same block, after ``anchor``, that binds ``model`` (model made after its optimizer)."""
     block = ctx.index.parent.get(anchor)
-    for assign in _bindings(ctx, model):
+    for assign in assignments_to(ctx.index, dotted_name(model)):
         statement = ctx.index.statement_of(assign)
         if ctx.index.parent.get(statement) is block and ctx.index.before(anchor, statement) and _on_own_line(ctx, statement):
             return statement  # type: ignore[return-value]
@@ -522,7 +486,7 @@ def _built_before(ctx: "RuleContext", model: cst.BaseExpression, limit: int) -> 
     """
     names = ctx.tf.names
     key = dotted_name(model)
-    for assign in _bindings(ctx, model):
+    for assign in assignments_to(ctx.index, dotted_name(model)):
         if ctx.span(assign)[0] >= limit or not isinstance(assign.value, cst.Call):
             continue
         value = assign.value

@@ -13,6 +13,7 @@ import libcst as cst
 
 from fixer.tf.dataflow import names_in
 from fixer.tf.index import ModuleIndex
+from fixer.tf.parameters import has_parameter, named_parameters
 
 
 def _arm(index: ModuleIndex, node: cst.CSTNode, branch: cst.If) -> str | None:
@@ -154,12 +155,7 @@ def bound_on_every_path(index: ModuleIndex, name: str, at: cst.CSTNode) -> bool:
                 if binds_on_every_path(sibling, name):
                     return True
         if isinstance(parent, cst.FunctionDef | cst.Lambda):
-            params = parent.params
-            every = [*params.posonly_params, *params.params, *params.kwonly_params]
-            for star in (params.star_arg, params.star_kwarg):
-                if isinstance(star, cst.Param):
-                    every.append(star)
-            if any(p.name.value == name for p in every):
+            if has_parameter(parent, name):
                 return True
             if isinstance(parent, cst.FunctionDef) and binds_on_some_path(parent.body, name):
                 return False  # a local of this function: module bindings do not reach it
@@ -181,8 +177,7 @@ def _ancestors_until(index: ModuleIndex, node: cst.CSTNode, stop: cst.CSTNode) -
 def _expression_binds(node: cst.CSTNode) -> set[str]:
     """Names an expression binds for its inner parts: lambda parameters, comprehension targets."""
     if isinstance(node, cst.Lambda):
-        params = node.params
-        return {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+        return {p.name.value for p in named_parameters(node)}
     if isinstance(node, cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp):
         names: set[str] = set()
         comp: cst.CompFor | None = node.for_in

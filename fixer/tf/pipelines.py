@@ -20,6 +20,7 @@ from fixer.context import RuleContext
 from fixer.report import render
 from fixer.tf.dataflow import names_in
 from fixer.tf.index import FunctionLike, ModuleIndex
+from fixer.tf.parameters import parameter
 from fixer.types import Edit
 
 _TASK_WORDS = frozenset(
@@ -118,7 +119,7 @@ def binding(ctx: RuleContext, name: str, at: cst.CSTNode) -> tuple[cst.BaseExpre
                 found = assign
         if found is not None:
             return found.value, found
-        if scope is func and func is not None and _is_parameter(func, name):
+        if scope is func and func is not None and parameter(func, name) is not None:
             return None
     return None
 
@@ -135,11 +136,6 @@ def _assignments_by_name(index: ModuleIndex) -> dict[tuple[FunctionLike | None, 
         for name in names:
             table.setdefault((index.enclosing_function(assign), name), []).append(assign)
     return table
-
-
-def _is_parameter(func: cst.FunctionDef | cst.Lambda, name: str) -> bool:
-    params = func.params
-    return any(p.name.value == name for p in [*params.posonly_params, *params.params, *params.kwonly_params])
 
 
 def pipeline(ctx: RuleContext, expr: cst.BaseExpression, at: cst.CSTNode | None = None, depth: int = 0) -> Pipeline | None:

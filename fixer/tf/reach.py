@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.tf.paths import bound_on_every_path
+from fixer.tf.parameters import has_parameter
 
 if TYPE_CHECKING:
     from fixer.context import RuleContext
@@ -38,6 +39,6 @@ def strategy_in_reach(ctx: "RuleContext", statement: cst.CSTNode) -> str | None:
         # A module-level binding is visible in a function body whenever the function runs later.
         if (owner is None and (before or func is not None)) or (owner is func and before):
             return key
-    if func is not None and isinstance(func, cst.FunctionDef) and key in {p.name.value for p in func.params.params}:
+    if func is not None and isinstance(func, cst.FunctionDef) and has_parameter(func, key):
         return key
     return None

@@ -9,10 +9,12 @@ from functools import cached_property
 import libcst as cst
 
 from fixer.tf.calls import argument_value
+from fixer.tf.bindings import assignments_to
 from fixer.tf.classes import methods_of_other_objects, resolve_method
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.keras_models import keras_steps
 from fixer.tf.names import NameResolver, dotted_name
+from fixer.tf.parameters import call_position, parameter, takes_receiver
 from fixer.tf.strategies import StrategyModel, visible_defs
 
 RUN_METHODS = frozenset({"run", "experimental_run_v2"})
@@ -131,27 +133,6 @@ class ReplicaModel:
                     found.extend(self.resolve_callable(ret.value, ret, depth + 1))
         return found
 
-    @cached_property
-    def _assignments_by_key(self) -> dict[str, list[cst.Assign]]:
-        """Assignments by the dotted name they bind (``fn``, ``self.fn``), built once."""
-        table: dict[str, list[cst.Assign]] = {}
-        for assign in self.index.assigns:
-            if isinstance(assign, cst.Assign):
-                for target in assign.targets:
-                    key = dotted_name(target.target)
-                    if key is not None:
-                        table.setdefault(key, []).append(assign)
-        return table
-
-    @cached_property
-    def _assignments_by_scope(self) -> dict[tuple[str, FunctionLike | None], list[cst.Assign]]:
-        """:attr:`_assignments_by_key` split by the function each assignment is in (None: module)."""
-        table: dict[tuple[str, FunctionLike | None], list[cst.Assign]] = {}
-        for key, assigns in self._assignments_by_key.items():
-            for assign in assigns:
-                table.setdefault((key, self.index.enclosing_function(assign)), []).append(assign)
-        return table
-
     def _follow_binding(self, node: cst.BaseExpression, near: cst.CSTNode, depth: int) -> list[FunctionLike]:
         """What ``node`` (a name or ``self.x``) is assigned, or the arguments given for a parameter."""
         key = dotted_name(node)
@@ -159,22 +140,22 @@ class ReplicaModel:
             return []
         if "." in key and key.split(".", 1)[0] not in ("self", "cls"):
             return []  # `tape.gradient`, `np.mean`: not a binding of this module's functions
-        assigns = self._assignments_by_key.get(key, [])
+        assigns = assignments_to(self.index, key)
         if "." in key:  # self.fn = ...: set anywhere in the module
             return [f for a in assigns for f in self.resolve_callable(a.value, a.value, depth + 1)]
         scope = self.index.enclosing_function(near)
         while True:
-            values = [a.value for a in self._assignments_by_scope.get((key, scope), ())]
+            values = [a.value for a in assigns if self.index.enclosing_function(a) is scope]
             if values:
                 return [f for value in values for f in self.resolve_callable(value, value, depth + 1)]
             if scope is None:
                 return []
             if isinstance(scope, cst.FunctionDef) and isinstance(node, cst.Name):
-                position = _parameter_position(scope, node.value)
-                if position is not None:
+                if parameter(scope, node.value) is not None:
+                    position = call_position(scope, node.value, skip_first=takes_receiver(scope))
                     found: list[FunctionLike] = []
                     for site in self.strategies.call_sites(scope):
-                        arg = argument_value(site, *position)
+                        arg = argument_value(site, position, node.value)
                         if arg is not None:
                             found.extend(self.resolve_callable(arg, site, depth + 1))
                     return found
@@ -190,9 +171,9 @@ class ReplicaModel:
         """
         if not isinstance(func, cst.FunctionDef) or any(func in run.targets for run in self.run_calls):
             return None
-        position = _parameter_position(func, name)
-        if position is None:
+        if parameter(func, name) is None:
             return None
+        position = call_position(func, name, skip_first=takes_receiver(func))
         sites = self.strategies.call_sites(func)
         if not sites:
             return None
@@ -200,7 +181,7 @@ class ReplicaModel:
         called = {id(site.func) for site in sites} | {id(site.func.attr) for site in sites if isinstance(site.func, cst.Attribute)}
         if any(id(n) not in called for n in uses):
             return None  # also used as a value (passed to a callback, stored): other callers unknown
-        return [(site, argument_value(site, *position)) for site in sites]
+        return [(site, argument_value(site, position, name)) for site in sites]
 
     def target_is_tf_function(self, run: RunCall) -> bool:
         """True when what ``run`` runs is itself a `tf.function` (``run`` then traces one graph)."""
@@ -220,6 +201,20 @@ class ReplicaModel:
         """Functions passed to `strategy.run` and Keras step overrides run under a strategy
         (:attr:`keras_steps`), plus what they call in this module (transitively)."""
         return self.reachable([*(target for run in self.run_calls for target in run.targets), *self.keras_steps])
+
+    @cached_property
+    def proven_run_calls(self) -> list[RunCall]:
+        """`strategy.run` calls whose strategy is proven (:meth:`StrategyModel.is_proven_strategy`)."""
+        return [run for run in self.run_calls if self.strategies.is_proven_strategy(run.strategy)]
+
+    @cached_property
+    def proven_replica_functions(self) -> frozenset[FunctionLike]:
+        """Functions the proven `strategy.run` calls execute, and what they call in this module."""
+        return self.reachable(target for run in self.proven_run_calls for target in run.targets)
+
+    def in_proven_replica_context(self, node: cst.CSTNode) -> bool:
+        """True when ``node`` runs inside a proven replica function (or a lambda within one)."""
+        return self._runs_within(node, self.proven_replica_functions)
 
     def reachable(self, functions: Iterable[FunctionLike]) -> frozenset[FunctionLike]:
         """``functions`` and every function of this module they call, transitively."""
@@ -281,9 +276,13 @@ class ReplicaModel:
 
     def in_replica_context(self, node: cst.CSTNode) -> bool:
         """True when ``node`` runs inside a replica function (or a helper it calls)."""
+        return self._runs_within(node, self.replica_functions)
+
+    def _runs_within(self, node: cst.CSTNode, functions: frozenset[FunctionLike]) -> bool:
+        """``node`` is in one of ``functions``, directly or in a lambda of one."""
         func = self.index.enclosing_function(node)
         while func is not None:
-            if func in self.replica_functions:
+            if func in functions:
                 return True
             # A nested def that is not itself called by name still runs only if its parent runs it.
             func = self.index.enclosing_function(func) if isinstance(func, cst.Lambda) else None
@@ -309,6 +308,18 @@ class ReplicaModel:
             return func.name.value in self._compiled_by_call
         parent = self.index.parent.get(func)
         return isinstance(parent, cst.Arg) and self._is_tf_function_call(self.index.parent.get(parent))
+
+    def only_called_from_graphs(self, func: FunctionLike) -> bool:
+        """True when ``func`` is called in this module, and only from inside `tf.function`s.
+
+        Each such call traces ``func`` into the caller's graph. A recursive call from ``func``'s
+        own body runs in whatever context the outer call does: it neither proves nor disproves
+        anything, so a function called only by itself is not taken to run in a graph.
+        """
+        sites = [site for site in self.strategies.call_sites(func) if self.index.enclosing_function(site) is not func]
+        return bool(sites) and all(
+            (caller := self.index.enclosing_function(site)) is not None and self.is_tf_function(caller) for site in sites
+        )
 
     @cached_property
     def strategy_reduces(self) -> list[cst.Call]:
@@ -361,19 +372,3 @@ def _is_function_wrapper(decorator: cst.BaseExpression) -> bool:
     no decorator spelled that way runs a step eagerly.
     """
     return isinstance(decorator, cst.Attribute) and decorator.attr.value == "function"
-
-
-
-
-def _parameter_position(func: cst.FunctionDef, name: str) -> tuple[int | None, str] | None:
-    """(positional index or None, name) of parameter ``name`` of ``func``; ``self`` is skipped."""
-    params = func.params
-    positional = [*params.posonly_params, *params.params]
-    for index, param in enumerate(positional):
-        if param.name.value == name:
-            offset = 1 if positional and positional[0].name.value in ("self", "cls") else 0
-            return index - offset, name
-    if any(p.name.value == name for p in params.kwonly_params):
-        return None, name
-    return None
-

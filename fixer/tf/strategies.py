@@ -11,6 +11,7 @@ import libcst as cst
 from fixer.tf.classes import resolve_method
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import NameResolver, dotted_name
+from fixer.tf.parameters import named_parameters
 
 _DISTRIBUTE = "tensorflow.distribute."
 _ONE_DEVICE = _DISTRIBUTE + "OneDeviceStrategy"
@@ -47,6 +48,11 @@ STRATEGY_ONLY_ATTRIBUTES = frozenset(
         "cluster_resolver",
     }
 )
+
+
+# Uses that prove an object is a strategy when its binding does not say (`scope` only together
+# with a binding or name that made it a strategy candidate: see `is_proven_strategy`).
+_USED_AS_STRATEGY = STRATEGY_ONLY_ATTRIBUTES | {"scope"}
 
 
 class Membership(enum.Enum):
@@ -121,16 +127,22 @@ class StrategyModel:
                     key = expression_key(target)
                     if key is not None:
                         self._kinds[key] |= kind_set
+        for name, kinds in self._annotated_parameters.items():
+            self._kinds[name] |= kinds
+
+    @cached_property
+    def _annotated_parameters(self) -> dict[str, set[str]]:
+        """Parameter names annotated with a `tf.distribute` strategy class, with those classes."""
+        found: dict[str, set[str]] = defaultdict(set)
         for func in self.index.functions:
-            for param in _all_params(func):
+            for param in named_parameters(func):
                 annotation = param.annotation
                 if annotation is None:
                     continue
                 qualified = self.names.qualified(annotation.annotation)
-                if qualified is not None and qualified.startswith(_DISTRIBUTE) and qualified.endswith(
-                    "Strategy"
-                ):
-                    self._kinds[param.name.value].add(qualified)
+                if qualified is not None and qualified.startswith(_DISTRIBUTE) and qualified.endswith("Strategy"):
+                    found[param.name.value].add(qualified)
+        return found
 
     def _find_strategies_by_use(self) -> None:
         """Parameters and attributes used as strategies.
@@ -163,7 +175,7 @@ class StrategyModel:
         """Parameter names that some call site of their function gives a known strategy."""
         found = set()
         for func in self.index.functions:
-            params = [p.name.value for p in _all_params(func)]
+            params = [p.name.value for p in named_parameters(func)]
             owner = self.index.method_class(func)
             calls = list(self._calls_by_callee.get(func.name.value, []))
             if owner is not None:
@@ -241,6 +253,34 @@ class StrategyModel:
             return True
         key = expression_key(node)
         return key is not None and key in self._kinds
+
+    @cached_property
+    def _used_as_strategy(self) -> frozenset[str]:
+        """Keys of expressions on which a strategy-only attribute (or ``scope``) is used."""
+        return frozenset(
+            key
+            for attribute in self.index.attributes
+            if attribute.attr.value in _USED_AS_STRATEGY
+            for key in [expression_key(attribute.value)]
+            if key is not None
+        )
+
+    def is_proven_strategy(self, node: cst.BaseExpression) -> bool:
+        """True when ``node`` holds a strategy by construction, by a strategy class of its own
+        binding or annotation, or by a strategy-only use (not by ``.run(fn, args=...)`` alone:
+        a Ray or Spark executor has that signature too)."""
+        if self.constructor_kind(node) is not None:
+            return True
+        kinds = self.kinds(node)
+        if kinds - {_DISTRIBUTE + "Strategy"}:
+            return True
+        key = expression_key(node)
+        return bool(kinds) and key is not None and (key in self._used_as_strategy or key in self._annotated_parameters)
+
+    @cached_property
+    def module_has_strategy(self) -> bool:
+        """True when the module builds a strategy or uses a proven one."""
+        return bool(self.constructions or self._annotated_parameters or set(self._kinds) & self._used_as_strategy)
 
     def kinds(self, node: cst.BaseExpression) -> frozenset[str]:
         """The strategy classes ``node`` may hold (``tensorflow.distribute.Strategy`` if unknown)."""
@@ -552,8 +592,3 @@ def _assign_targets(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cs
     if isinstance(node, cst.AnnAssign):
         return [node.target]
     return []
-
-
-def _all_params(func: cst.FunctionDef) -> list[cst.Param]:
-    params = func.params
-    return [*params.posonly_params, *params.params, *params.kwonly_params]

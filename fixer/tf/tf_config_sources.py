@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from fixer.context import RuleContext
+from fixer.tf.bindings import assignments_to
 from fixer.tf.names import dotted_name
 
 NOT_LITERAL = object()
@@ -107,10 +108,7 @@ def _dict_call(ctx: RuleContext, call: cst.Call, depth: int) -> object:
 
 
 def _rebound(ctx: RuleContext, name: str) -> bool:
-    return any(
-        isinstance(a, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)
-        for a in ctx.index.assigns
-    ) or bool(ctx.index.functions_by_name.get(name))
+    return bool(assignments_to(ctx.index, name)) or bool(ctx.index.functions_by_name.get(name))
 
 
 # Calls that read a value without changing it: passing a name to anything else may mutate it.
@@ -125,10 +123,7 @@ def _name_value(ctx: RuleContext, name_node: cst.Name, depth: int) -> object:
     that may change it). A later re-binding (the tutorial's ``cfg = json.loads(os.environ[...])``)
     does not matter to a read that comes before it."""
     name = name_node.value
-    bindings = [
-        a for a in ctx.index.assigns
-        if isinstance(a, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)
-    ]
+    bindings = assignments_to(ctx.index, name)
     if any(
         isinstance(a, (cst.AugAssign, cst.AnnAssign)) and isinstance(a.target, cst.Name) and a.target.value == name
         for a in ctx.index.assigns

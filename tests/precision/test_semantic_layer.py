@@ -360,3 +360,23 @@ def test_a_keras_models_distribute_strategy_is_a_strategy():
     assert model.strategies.is_strategy(_expr("self.distribute_strategy"))
     assert model.strategies.is_strategy(_expr("model.distribute_strategy"))
     assert not model.strategies.is_strategy(_expr("self.strategy_name"))
+
+
+# Where a function runs -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("callers", "expected"),
+    [
+        # The recursive call inside `walk` runs wherever the outer one does: the graph of `step`.
+        ("@tf.function\ndef step():\n    walk(3)\n", True),
+        ("def step():\n    walk(3)\n\nstep = tf.function(step)\n", True),
+        ("@tf.function\ndef step():\n    walk(3)\n\nwalk(1)\n", False),  # also called eagerly
+        ("def eager():\n    walk(3)\n", False),
+        ("", False),  # only called by itself: where it runs is not known here
+    ],
+)
+def test_only_called_from_graphs_ignores_recursive_calls(callers, expected):
+    source = "import tensorflow as tf\n\ndef walk(n):\n    if n:\n        walk(n - 1)\n\n" + callers
+    model = _model(source)
+    walk = model.index.functions_by_name["walk"][0]
+    assert model.replica.only_called_from_graphs(walk) is expected

@@ -1,0 +1,41 @@
+"""Where a name is assigned: the module's ``=`` statements grouped by the name or attribute they bind.
+
+Rules and analyses that ask "what does ``opt`` (or ``self.opt``) hold" start here, then narrow by
+scope or order (``index.enclosing_function``, ``index.before``) as their question needs.
+"""
+
+from __future__ import annotations
+
+from weakref import WeakKeyDictionary
+
+import libcst as cst
+
+from fixer.tf.index import ModuleIndex
+from fixer.tf.names import dotted_name
+
+_TABLES: "WeakKeyDictionary[ModuleIndex, dict[str, list[cst.Assign]]]" = WeakKeyDictionary()
+
+
+def assignments_to(index: ModuleIndex, key: str | None) -> list[cst.Assign]:
+    """The ``=`` statements with ``key`` (``opt``, ``self.opt``) among their targets, in source
+    order; each statement once. Tuple targets and ``+=``/annotated assignments are not included.
+
+    Grouped once per module: rules ask this for every optimizer and strategy of a long file.
+    """
+    if key is None:
+        return []
+    table = _TABLES.get(index)
+    if table is None:
+        table = {}
+        for assign in index.assigns:
+            if isinstance(assign, cst.Assign):
+                for target in dict.fromkeys(dotted_name(t.target) for t in assign.targets):
+                    if target is not None:
+                        table.setdefault(target, []).append(assign)
+        _TABLES[index] = table
+    return table.get(key, [])
+
+
+def assigned_values(index: ModuleIndex, key: str | None) -> list[cst.BaseExpression]:
+    """The values of :func:`assignments_to`, in source order."""
+    return [assign.value for assign in assignments_to(index, key)]
