@@ -39,3 +39,18 @@ def test_no_rule_module_imports_another(path):
 def test_rules_do_not_import_the_engine(path):
     # The engine imports the registry, which imports every rule: rules use fixer.context instead.
     assert not {name for name in _imported_modules(path) if name in ("fixer.engine", "fixer.registry")}
+
+
+@pytest.mark.parametrize("path", RULE_MODULES, ids=lambda path: path.relative_to(ROOT).as_posix())
+def test_examples_come_after_the_logic(path):
+    # A reader meets the check first: examples live in the sibling `<module>_examples.py` (EXAMPLES).
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    listed = [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        for statement in node.body
+        if isinstance(statement, ast.Assign)
+        and any(isinstance(target, ast.Name) and target.id == "examples" for target in statement.targets)
+    ]
+    assert listed == [], "examples go in the sibling module <rule module>_examples.py, as EXAMPLES"
