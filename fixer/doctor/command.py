@@ -13,18 +13,12 @@ from typing import Optional
 
 import typer
 
+from fixer.cli_choices import ReportFormat
 from fixer.clusterspec import parse_tf_config
 from fixer.doctor.report import DoctorReport, Problem
 
 EXIT_ERROR = 2
 DEFAULT_PROBE_TIMEOUT = 60.0
-
-
-class DoctorFormat(str, enum.Enum):
-    """Output formats of ``distfix doctor``."""
-
-    text = "text"
-    json = "json"
 
 
 class Device(str, enum.Enum):
@@ -121,7 +115,7 @@ def register(app: typer.Typer) -> None:
         local: Optional[int] = typer.Option(None, "--local", min=1, max=16, help="With --probe: start this many workers on 127.0.0.1."),
         device: Optional[Device] = typer.Option(None, "--device", help="With --probe: cpu hides the GPUs (default cpu with --local, else what is visible)."),
         timeout: Optional[float] = typer.Option(None, "--timeout", min=1.0, help="With --probe: seconds before the workers are killed (default 60)."),
-        output_format: DoctorFormat = typer.Option(DoctorFormat.text, "--format", help="Output format."),
+        output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="Output format."),
     ) -> None:
         """Check a cluster before launch. Exit 0: all good; 1: problems found; 2: could not run."""
         config_option = "--tf-config" if tf_config is not None else "--tf-config-file" if tf_config_file is not None else None
@@ -157,8 +151,8 @@ def register(app: typer.Typer) -> None:
         raise typer.Exit(report.exit_code)
 
 
-def _print(report: DoctorReport, output_format: DoctorFormat) -> None:
-    if output_format is DoctorFormat.json:
+def _print(report: DoctorReport, output_format: ReportFormat) -> None:
+    if output_format is ReportFormat.json:
         typer.echo(report.json())
     elif report.failed_to_run is not None:
         typer.echo(f"distfix: error: {report.failed_to_run}", err=True)

@@ -6,7 +6,6 @@ runs: registering the command must not slow down every other command.
 
 from __future__ import annotations
 
-import enum
 import sys
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
+from fixer.cli_choices import Backend
 from fixer.migrate.baseline import read_baseline
 from fixer.migrate.progress import ProgressPrinter
 from fixer.migrate.state import DEFAULT_STATE_FILE
@@ -22,13 +22,6 @@ from fixer.runner import default_jobs
 if TYPE_CHECKING:
     from fixer.migrate.summary import MigrationReport
     from fixer.migrate.validation import FileValidation
-
-
-class Backend(str, enum.Enum):
-    """Where ``--validate`` runs the validations."""
-
-    local = "local"
-    ray = "ray"
 
 
 def _usage_errors(

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from fixer.cli_choices import Backend, ReportFormat
+
 
 class Device(str, enum.Enum):
     """Where the replicas run."""
@@ -14,20 +16,6 @@ class Device(str, enum.Enum):
     auto = "auto"
     cpu = "cpu"
     gpu = "gpu"
-
-
-class Backend(str, enum.Enum):
-    """Where the workers run."""
-
-    local = "local"
-    ray = "ray"
-
-
-class ValidateFormat(str, enum.Enum):
-    """Output formats of ``distfix validate``."""
-
-    text = "text"
-    json = "json"
 
 
 def register(app: typer.Typer) -> None:
@@ -41,7 +29,7 @@ def register(app: typer.Typer) -> None:
         device: Device = typer.Option(Device.auto, "--device", help="auto: GPUs when TensorFlow sees any, else CPU."),
         max_steps: int = typer.Option(20, "--max-steps", min=1, help="Stop cleanly after this many steps (strategy.run calls, batches, fit batches)."),
         timeout: float = typer.Option(120.0, "--timeout", min=1.0, help="Seconds before a run is killed."),
-        output_format: ValidateFormat = typer.Option(ValidateFormat.text, "--format", help="Output format."),
+        output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="Output format."),
         no_compare: bool = typer.Option(False, "--no-compare", help="Run the script as it is, without its fixed version."),
         synthetic_data: bool = typer.Option(False, "--synthetic-data", help="Replace keras.datasets downloads with random arrays."),
         keep_temp: bool = typer.Option(False, "--keep-temp", help="Keep the temporary copies, outputs and dumps, and print where."),
@@ -79,5 +67,5 @@ def register(app: typer.Typer) -> None:
         except CannotValidate as exc:
             typer.echo(f"distfix: cannot validate: {exc}", err=True)
             raise typer.Exit(2) from None
-        typer.echo(report.json() if output_format is ValidateFormat.json else report.table())
+        typer.echo(report.json() if output_format is ReportFormat.json else report.table())
         raise typer.Exit(EXIT_CODES[report.verdict])
