@@ -24,6 +24,29 @@ import time
 POLL_SECONDS = 0.2  # how often the wait looks at the stop request
 
 
+def start_bootstrap(bootstrap: str | os.PathLike, settings: str | os.PathLike, output: str | os.PathLike, cwd: str | os.PathLike, device: str) -> subprocess.Popen:
+    """Start ``bootstrap.py`` on ``settings`` in its own session, its output in the file ``output``.
+
+    Local runs (``runner``) start their children with this too, so a Ray run's child sees the
+    same environment: no inherited TF_CONFIG (the settings carry it), unbuffered output, and no
+    GPUs when the device is the CPU.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "TF_CONFIG"}
+    env["PYTHONUNBUFFERED"] = "1"
+    if device == "cpu":
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    with open(output, "wb") as handle:
+        return subprocess.Popen(
+            [sys.executable, os.fspath(bootstrap), os.fspath(settings)],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+
+
 class ValidationWorker:
     """One worker of one run: a folder on its node and the bootstrap child started in it."""
 
@@ -77,22 +100,9 @@ class ValidationWorker:
         return {"ending": ending, "code": self.process.returncode if self.process else None, "output": output, "dump": dump}
 
     def _run_child(self, settings_path: str, output_path: str, cwd: str, device: str, timeout: float) -> str:
-        env = {k: v for k, v in os.environ.items() if k != "TF_CONFIG"}
-        env["PYTHONUNBUFFERED"] = "1"
-        if device == "cpu":
-            env["CUDA_VISIBLE_DEVICES"] = ""
         bootstrap = os.path.join(self.folder, "bootstrap", "bootstrap.py")
         deadline = time.monotonic() + timeout
-        with open(output_path, "wb") as handle:
-            self.process = subprocess.Popen(
-                [sys.executable, bootstrap, settings_path],
-                cwd=cwd,
-                stdin=subprocess.DEVNULL,
-                stdout=handle,
-                stderr=subprocess.STDOUT,
-                env=env,
-                start_new_session=True,
-            )
+        self.process = start_bootstrap(bootstrap, settings_path, output_path, cwd, device)
         try:
             while self.process.poll() is None:
                 if self.stop_requested.wait(POLL_SECONDS):

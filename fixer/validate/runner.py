@@ -14,13 +14,13 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fixer.doctor.probe import free_ports
 from fixer.launcher import launcher_plan
+from fixer.validate.ray_worker import start_bootstrap
 
 BOOTSTRAP = Path(__file__).with_name("bootstrap.py")
 TOLERANCE = 1e-4  # relative, for float noise between copies of a value
@@ -141,26 +141,9 @@ def run_script(
         }
         settings_path = folder / f"settings_{index}.json"
         settings_path.write_text(json.dumps(settings), encoding="utf-8")
-        processes.append(_start(settings_path, folder / f"output_{index}.txt", target.parent, spec.device))
+        processes.append(start_bootstrap(BOOTSTRAP, settings_path, folder / f"output_{index}.txt", target.parent, spec.device))
     endings = _wait(processes, started + spec.timeout)
     return [_collect(folder, index, ending) for index, ending in enumerate(endings)]
-
-
-def _start(settings: Path, output: Path, cwd: Path, device: str) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k != "TF_CONFIG"}
-    env["PYTHONUNBUFFERED"] = "1"
-    if device == "cpu":
-        env["CUDA_VISIBLE_DEVICES"] = ""
-    with output.open("wb") as handle:
-        return subprocess.Popen(
-            [sys.executable, str(BOOTSTRAP), str(settings)],
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-            env=env,
-            start_new_session=True,
-        )
 
 
 def _kill(process: subprocess.Popen) -> None:
