@@ -38,32 +38,24 @@ def finding_from_dict(data: dict) -> Finding:
     )
 
 
+# The FileResult fields a state file keeps: the plain ones as they are, the finding lists through
+# finding_to_dict. One list for both directions, so saving and loading cannot drift apart.
+_PLAIN_RESULT_FIELDS = ("path", "source", "fixed_text", "error", "reverted", "held_back_unsafe")
+_FINDING_RESULT_FIELDS = ("findings", "applied")
+
+
 def result_to_dict(result: FileResult) -> dict:
     """A JSON-safe form of a file's result (texts included, for diffs in the report)."""
-    return {
-        "path": result.path,
-        "source": result.source,
-        "fixed_text": result.fixed_text,
-        "error": result.error,
-        "reverted": result.reverted,
-        "held_back_unsafe": result.held_back_unsafe,
-        "findings": [finding_to_dict(f) for f in result.findings],
-        "applied": [finding_to_dict(f) for f in result.applied],
-    }
+    data = {name: getattr(result, name) for name in _PLAIN_RESULT_FIELDS}
+    data.update({name: [finding_to_dict(f) for f in getattr(result, name)] for name in _FINDING_RESULT_FIELDS})
+    return data
 
 
 def result_from_dict(data: dict) -> FileResult:
     """The inverse of :func:`result_to_dict`."""
-    return FileResult(
-        path=data["path"],
-        source=data["source"],
-        fixed_text=data["fixed_text"],
-        error=data["error"],
-        reverted=data["reverted"],
-        held_back_unsafe=data["held_back_unsafe"],
-        findings=[finding_from_dict(f) for f in data["findings"]],
-        applied=[finding_from_dict(f) for f in data["applied"]],
-    )
+    plain = {name: data[name] for name in _PLAIN_RESULT_FIELDS}
+    findings = {name: [finding_from_dict(f) for f in data[name]] for name in _FINDING_RESULT_FIELDS}
+    return FileResult(**plain, **findings)
 
 
 def save_state(path: Path, options: dict, done: dict[str, FileResult]) -> None:
