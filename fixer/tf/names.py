@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
 from fixer.tf.index import ModuleIndex
@@ -59,6 +61,27 @@ def _import_target(alias: cst.ImportAlias) -> str | None:
     return dotted_name(alias.name) if isinstance(alias.name, (cst.Name, cst.Attribute)) else None
 
 
+def _as_name(alias: cst.ImportAlias) -> str | None:
+    return alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else None
+
+
+def imported_modules(node: cst.Import) -> Iterator[tuple[str, str | None]]:
+    """``(dotted module, its as-name or None)`` for each module an ``import`` statement names."""
+    for alias in node.names:
+        target = _import_target(alias)
+        if target is not None:
+            yield target, _as_name(alias)
+
+
+def imported_names(node: cst.ImportFrom) -> Iterator[tuple[str, str]]:
+    """``(local name, imported name)`` for each plain name a ``from ... import`` binds (none for ``*``)."""
+    if isinstance(node.names, cst.ImportStar):
+        return
+    for alias in node.names:
+        if isinstance(alias.name, cst.Name):
+            yield _as_name(alias) or alias.name.value, alias.name.value
+
+
 class NameResolver:
     """Resolves expressions of one module to canonical qualified names.
 
@@ -77,28 +100,20 @@ class NameResolver:
 
     def _add_import(self, node: cst.Import | cst.ImportFrom) -> None:
         if isinstance(node, cst.Import):
-            for alias in node.names:
-                target = _import_target(alias)
-                if target is None:
-                    continue
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    self._bindings[alias.asname.name.value] = target
+            for target, as_name in imported_modules(node):
+                if as_name is not None:
+                    self._bindings[as_name] = target
                 else:
                     head = target.split(".")[0]
                     self._bindings.setdefault(head, head)
             return
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+        if node.relative or node.module is None:
             return
         module = dotted_name(node.module)
         if module is None:
             return
-        for alias in node.names:
-            if not isinstance(alias.name, cst.Name):
-                continue
-            local = alias.name.value
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                local = alias.asname.name.value
-            self._bindings[local] = f"{module}.{alias.name.value}"
+        for local, name in imported_names(node):
+            self._bindings[local] = f"{module}.{name}"
 
     def _add_assigned_aliases(self, index: ModuleIndex) -> None:
         for node in index.assigns:

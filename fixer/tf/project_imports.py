@@ -40,7 +40,7 @@ from fixer.tf.module_summary import (
     path_entries,
     summarise,
 )
-from fixer.tf.names import dotted_name
+from fixer.tf.names import dotted_name, imported_modules, imported_names
 
 _LIBRARY_FOLDERS = frozenset({"site-packages", "dist-packages"})
 _MAX_DEPTH = 8  # calls followed through helpers of helpers
@@ -292,24 +292,16 @@ def imports_of(index: ModuleIndex) -> dict[str, ImportRef]:
     found: dict[str, ImportRef] = {}
     for node in index.imports:
         if isinstance(node, cst.Import):
-            for alias in node.names:
-                target = dotted_name(alias.name) if isinstance(alias.name, (cst.Name, cst.Attribute)) else None
-                if target is None:
-                    continue
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    found[alias.asname.name.value] = ImportRef(0, target)
+            for target, as_name in imported_modules(node):
+                if as_name is not None:
+                    found[as_name] = ImportRef(0, target)
                 else:
                     head = target.split(".")[0]
                     found.setdefault(head, ImportRef(0, head))
-        elif not isinstance(node.names, cst.ImportStar):
+        else:
             module = dotted_name(node.module) if node.module is not None else ""
             if module is None:
                 continue
-            for alias in node.names:
-                if not isinstance(alias.name, cst.Name):
-                    continue
-                local = alias.name.value
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    local = alias.asname.name.value
-                found[local] = ImportRef(len(node.relative), module, alias.name.value)
+            for local, name in imported_names(node):
+                found[local] = ImportRef(len(node.relative), module, name)
     return found
