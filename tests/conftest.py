@@ -36,6 +36,30 @@ def distfix():
     return run_distfix
 
 
+def heavy_imports_of(*commands: list[str], timeout: float = 300) -> set[str]:
+    """Which of ``ray`` and ``tensorflow`` a fresh interpreter imported after running each CLI command in turn."""
+    code = (
+        "import sys\n"
+        "from fixer.cli import app\n"
+        f"for args in {list(commands)!r}:\n"
+        "    try:\n"
+        "        app(args)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "sys.stderr.write('\\nHEAVY:' + ' '.join(m for m in ('ray', 'tensorflow') if m in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+    last = result.stderr.rsplit("\n", 1)[-1]
+    assert last.startswith("HEAVY:"), result.stderr
+    return set(last.removeprefix("HEAVY:").split())
+
+
+@pytest.fixture
+def heavy_imports():
+    """The ``heavy_imports_of`` helper as a fixture."""
+    return heavy_imports_of
+
+
 def pytest_sessionfinish(session, exitstatus) -> None:
     """Remove the suite's private result cache."""
     shutil.rmtree(_CACHE_DIR, ignore_errors=True)

@@ -1,8 +1,10 @@
-"""Applying the TextEdits a language server returns, as an editor would (UTF-16 positions)."""
+"""Helpers of the LSP tests: asking for code actions, and applying the TextEdits a language server
+returns as an editor would (UTF-16 positions)."""
 
 from __future__ import annotations
 
 from lsprotocol import types
+from pytest_lsp import LanguageClient
 
 
 def apply(text: str, edits: list[types.TextEdit]) -> str:
@@ -22,3 +24,15 @@ def offset(text: str, position: types.Position) -> int:
         units += len(line[index].encode("utf-16-le")) // 2
         index += 1
     return before + index
+
+
+async def code_actions(client: LanguageClient, uri: str, diag: types.Diagnostic | None, only: list[str] | None = None):
+    """The code actions offered for ``diag`` (or, with None, for the start of the file and no diagnostic)."""
+    where = diag.range if diag else types.Range(types.Position(0, 0), types.Position(0, 0))
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=where,
+            context=types.CodeActionContext(diagnostics=[diag] if diag else [], only=only),
+        )
+    )

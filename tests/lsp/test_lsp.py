@@ -14,7 +14,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from pygls.exceptions import JsonRpcException
 
 from fixer.engine import check_source, fix_source
-from lsp_edits import apply
+from lsp_edits import apply, code_actions
 
 SOURCE = """\
 import tensorflow as tf
@@ -72,13 +72,7 @@ async def test_quick_fixes_reproduce_the_engine_exactly(client: LanguageClient):
     uri, diagnostics = await _open(client, "train.py", SOURCE)
     text = SOURCE
     for diag in sorted(diagnostics, key=lambda d: d.range.start.line, reverse=True):
-        actions = await client.text_document_code_action_async(
-            types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri),
-                range=diag.range,
-                context=types.CodeActionContext(diagnostics=[diag], only=[types.CodeActionKind.QuickFix]),
-            )
-        )
+        actions = await code_actions(client, uri, diag, only=[types.CodeActionKind.QuickFix])
         fixes = [a for a in actions if a.title.startswith(("Use the current name", "Compile the step"))]
         assert len(fixes) == 1
         if diag.code == "TFD402":
@@ -92,13 +86,7 @@ async def test_quick_fixes_reproduce_the_engine_exactly(client: LanguageClient):
 
 async def test_fix_all_applies_safe_fixes_only(client: LanguageClient):
     uri, _ = await _open(client, "train.py", SOURCE)
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri),
-            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
-            context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.distfix"]),
-        )
-    )
+    actions = await code_actions(client, uri, None, only=["source.fixAll.distfix"])
     assert [a.kind for a in actions] == ["source.fixAll.distfix"]
     fixed = apply(SOURCE, actions[0].edit.changes[uri])
     assert fixed == fix_source("train.py", SOURCE, unsafe=False).fixed_text
@@ -108,13 +96,7 @@ async def test_fix_all_applies_safe_fixes_only(client: LanguageClient):
 async def test_ignore_action_inserts_the_suppression(client: LanguageClient):
     uri, diagnostics = await _open(client, "train.py", SOURCE)
     diag = next(d for d in diagnostics if d.code == "TFD402")
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri),
-            range=diag.range,
-            context=types.CodeActionContext(diagnostics=[diag]),
-        )
-    )
+    actions = await code_actions(client, uri, diag)
     ignore = next(a for a in actions if a.title == "Ignore TFD402 on this line")
     text = apply(SOURCE, ignore.edit.changes[uri])
     assert "    return strategy.run(replica_fn, args=(batch,))  # distfix: ignore[TFD402]\n" in text
@@ -153,13 +135,7 @@ async def test_incremental_change_and_syntax_error_mid_edit(client: LanguageClie
     broken.insert(8, "    return strategy.run(\n")
     [engine_finding] = check_source("train.py", "".join(broken)).findings
     assert params.diagnostics[0].range.start.line == engine_finding.start.line - 1
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri),
-            range=params.diagnostics[0].range,
-            context=types.CodeActionContext(diagnostics=list(params.diagnostics), only=[types.CodeActionKind.QuickFix]),
-        )
-    )
+    actions = await code_actions(client, uri, params.diagnostics[0], only=[types.CodeActionKind.QuickFix])
     assert list(actions) == []
 
 
@@ -214,13 +190,7 @@ async def test_positions_count_utf16_units_before_the_finding(client: LanguageCl
     # The emoji is one character but two UTF-16 units, so the two counts must differ here.
     assert len(prefix.encode("utf-16-le")) // 2 == len(prefix) + 1
     assert (diag.range.start.line, diag.range.start.character) == (3, len(prefix) + 1)
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri),
-            range=diag.range,
-            context=types.CodeActionContext(diagnostics=[diag], only=[types.CodeActionKind.QuickFix]),
-        )
-    )
+    actions = await code_actions(client, uri, diag, only=[types.CodeActionKind.QuickFix])
     fix = next(a for a in actions if a.is_preferred)
     fixed = apply(WIDE, fix.edit.changes[uri])
     assert fixed == fix_source("wide.py", WIDE).fixed_text
@@ -231,13 +201,7 @@ async def test_positions_count_utf16_units_before_the_finding(client: LanguageCl
 async def test_ignore_action_extends_an_existing_comment(client: LanguageClient):
     text = WIDE.replace("(make_dataset))\n", "(make_dataset))  # distfix: ignore[TFD999]\n")
     uri, [diag] = await _open(client, "extend.py", text)
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri),
-            range=diag.range,
-            context=types.CodeActionContext(diagnostics=[diag]),
-        )
-    )
+    actions = await code_actions(client, uri, diag)
     ignore = next(a for a in actions if a.title == "Ignore TFD401 on this line")
     assert apply(text, ignore.edit.changes[uri]).splitlines()[3].endswith(
         "(make_dataset))  # distfix: ignore[TFD999, TFD401]"
@@ -256,13 +220,7 @@ async def test_saving_pyproject_reloads_the_configuration(client: LanguageClient
 
 async def test_light_bulb_fix_all_is_computed_on_resolve(client: LanguageClient):
     uri, diagnostics = await _open(client, "lazy.py", SOURCE)
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri),
-            range=diagnostics[0].range,
-            context=types.CodeActionContext(diagnostics=[diagnostics[0]]),
-        )
-    )
+    actions = await code_actions(client, uri, diagnostics[0])
     [lazy] = [a for a in actions if a.kind == "source.fixAll.distfix"]
     assert lazy.edit is None
     resolved = await client.code_action_resolve_async(lazy)

@@ -18,7 +18,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_edits import apply
+from lsp_edits import apply, code_actions
 
 CELL_1 = "%matplotlib inline\nimport tensorflow as tf\n\nstrategy = tf.distribute.MirroredStrategy()\n"
 CELL_2 = "## The model\nBuilt *outside* the scope: a finding.\n"  # markdown
@@ -192,17 +192,6 @@ def cli_fixed_cells(distfix, notebook: Notebook, *flags: str) -> list[str]:
     path = notebook.ipynb()
     distfix("fix", "--write", *flags, str(path))
     return [cell["source"] for cell in json.loads(path.read_text())["cells"]]
-
-
-async def code_actions(client: LanguageClient, uri: str, diag: types.Diagnostic | None, only: list[str] | None = None):
-    where = diag.range if diag else types.Range(types.Position(0, 0), types.Position(0, 0))
-    return await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri),
-            range=where,
-            context=types.CodeActionContext(diagnostics=[diag] if diag else [], only=only),
-        )
-    )
 
 
 def as_found(notebook: Notebook, diagnostics: dict[str, list[types.Diagnostic]]) -> set[tuple[int, int, int, str]]:
