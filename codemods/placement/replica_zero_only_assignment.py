@@ -9,6 +9,7 @@ from fixer.edits import reindented_statements
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.calls import calls_within
+from fixer.tf.dataflow import value_names
 from fixer.tf.parameters import has_parameter
 from fixer.types import Applicability, Edit
 
@@ -258,7 +259,7 @@ def _same_on_every_replica(ctx: RuleContext, value: cst.BaseExpression, near: cs
             # random ops differ per replica; a local function's result is unknown
             return False
     replica = ctx.tf.replica
-    for name in _data_names(value):
+    for name in value_names(value) - {"self", "True", "False", "None"}:
         if ctx.tf.names.qualified(cst.Name(name)) is not None:
             continue
         func = ctx.index.enclosing_function(near)
@@ -292,34 +293,6 @@ def _arguments_same(ctx: RuleContext, func, name: str, depth: int) -> bool:
     if not sites:
         return False
     return all(arg is not None and _same_on_every_replica(ctx, arg, site, depth + 1) for site, arg in sites)
-
-
-def _data_names(node: cst.CSTNode) -> set[str]:
-    """Names used as values in ``node``: not attribute names, keyword names or called functions."""
-    found: set[str] = set()
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            attribute.value.visit(self)
-            return False
-
-        def visit_Arg(self, arg: cst.Arg) -> bool:
-            arg.value.visit(self)
-            return False
-
-        def visit_Call(self, call: cst.Call) -> bool:
-            if not isinstance(call.func, cst.Name):
-                call.func.visit(self)
-            for arg in call.args:
-                arg.visit(self)
-            return False
-
-        def visit_Name(self, name: cst.Name) -> None:
-            if name.value not in ("self", "True", "False", "None"):
-                found.add(name.value)
-
-    node.visit(_Collect())
-    return found
 
 
 def _target_names(target: cst.BaseExpression) -> set[str]:

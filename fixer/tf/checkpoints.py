@@ -13,7 +13,7 @@ from fixer.context import RuleContext
 from fixer.edits import reindent, string_continuation_lines
 from fixer.report import render
 from fixer.tf.calls import argument_value
-from fixer.tf.dataflow import names_in
+from fixer.tf.dataflow import names_in, value_names
 from fixer.tf.parameters import call_position, parameter
 from fixer.tf.reach import strategy_in_reach
 from fixer.types import Edit
@@ -183,7 +183,7 @@ def per_worker(ctx: RuleContext, path: cst.BaseExpression, depth: int = 0) -> bo
         return True
     if depth >= 4:
         return False
-    for name in _plain_names(path):
+    for name in value_names(path):
         for value in _bindings(ctx, name, path):
             if per_worker(ctx, value, depth + 1):
                 return True
@@ -197,28 +197,6 @@ def per_worker(ctx: RuleContext, path: cst.BaseExpression, depth: int = 0) -> bo
                 if _mentions_task(_identifiers(func.body)):
                     return True
     return False
-
-
-def _plain_names(node: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            attribute.value.visit(self)
-            return False
-
-        def visit_Call(self, call: cst.Call) -> bool:
-            for arg in call.args:
-                arg.value.visit(self)
-            if not isinstance(call.func, cst.Name):
-                call.func.visit(self)
-            return False
-
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-    node.visit(_Collect())
-    return found
 
 
 def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:

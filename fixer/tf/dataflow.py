@@ -25,6 +25,33 @@ def names_in(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def value_names(node: cst.CSTNode) -> set[str]:
+    """The names ``node`` uses as values: not attribute names, keyword names or called plain functions."""
+    found: set[str] = set()
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)
+            return False
+
+        def visit_Arg(self, arg: cst.Arg) -> bool:
+            arg.value.visit(self)
+            return False
+
+        def visit_Call(self, call: cst.Call) -> bool:
+            if not isinstance(call.func, cst.Name):
+                call.func.visit(self)
+            for arg in call.args:
+                arg.visit(self)
+            return False
+
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    node.visit(_Collect())
+    return found
+
+
 def _unpacked_names(node: cst.CSTNode) -> set[str] | None:
     """The names of a target made only of names and (nested) tuples or lists, else None."""
     if type(node) is cst.Name:
