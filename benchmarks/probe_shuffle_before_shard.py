@@ -37,12 +37,16 @@ def source():
     return tf.data.Dataset.range(N)
 
 
-def distributed(ds):
+def local_examples(distributed_dataset):
     seen = []
-    for batch in strategy.experimental_distribute_dataset(ds):
+    for batch in distributed_dataset:
         for local in strategy.experimental_local_results(batch):
             seen += local.numpy().tolist()
     return seen
+
+
+def distributed(ds):
+    return local_examples(strategy.experimental_distribute_dataset(ds))
 
 
 def iterated(ds):
@@ -50,11 +54,7 @@ def iterated(ds):
 
 
 def from_function(make):
-    seen = []
-    for batch in strategy.distribute_datasets_from_function(make):
-        for local in strategy.experimental_local_results(batch):
-            seen += local.numpy().tolist()
-    return seen
+    return local_examples(strategy.distribute_datasets_from_function(make))
 
 
 PATTERN = os.path.join(os.environ["PROBE_FILES"], "part-*.tfrecord")
