@@ -20,6 +20,7 @@ import yaml
 
 from fixer.launcher import LauncherKind, LaunchOptions
 from fixer.launcher.emit import emit_launchers
+from fixer.migrate.guarded import process_files
 
 SNAPSHOTS = Path(__file__).parent / "data" / "launchers"
 CLUSTER = {"chief": ["host0:2222"], "worker": ["host1:2222", "host2:2222"], "ps": ["host3:2222"]}
@@ -261,17 +262,7 @@ with open(f"result_{strategy.cluster_resolver.task_id}.json", "w") as out:
 
 def _processes_naming(path: Path) -> list[int]:
     """The processes whose command line names ``path`` (Ray's daemons name their temp dir)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes()
-        except OSError:  # it ended meanwhile
-            continue
-        if str(path).encode() in command:
-            found.append(int(entry.name))
-    return found
+    return [pid for pid, command in process_files("cmdline") if str(path) in command]
 
 
 def _run_ray_job(project: Path, *arguments: str) -> tuple[int, str]:

@@ -19,6 +19,7 @@ import os
 import shutil
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from fixer.migrate.validation import FileValidation, ValidationTask, place_script, run_staged
@@ -28,18 +29,24 @@ _PR_SET_CHILD_SUBREAPER = 36
 _FOLDER: list[Path] = []  # the task's folder, removed when the worker dies
 
 
-def descendants(pid: int) -> list[int]:
-    """Every living process below ``pid`` (Linux /proc), children first."""
-    parents: dict[int, list[int]] = {}
+def process_files(name: str) -> Iterator[tuple[int, str]]:
+    """``(pid, text of /proc/PID/NAME)`` for every living process (Linux)."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
+            text = (entry / name).read_text(errors="replace")
         except OSError:  # it exited meanwhile
             continue
+        yield int(entry.name), text
+
+
+def descendants(pid: int) -> list[int]:
+    """Every living process below ``pid`` (Linux /proc), children first."""
+    parents: dict[int, list[int]] = {}
+    for child, stat in process_files("stat"):
         ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        parents.setdefault(ppid, []).append(int(entry.name))
+        parents.setdefault(ppid, []).append(child)
     found, queue = [], [pid]
     while queue:
         children = parents.get(queue.pop(0), [])
