@@ -28,8 +28,7 @@ NEEDS_TPU = (
 )
 
 
-def _verdicts(report: Path) -> dict[str, dict]:
-    data = json.loads(report.read_text())
+def _verdicts(data: dict) -> dict[str, dict]:
     return {Path(f["path"]).name: f["validation"] for f in data["files"]}
 
 
@@ -43,19 +42,25 @@ def _assert_fixed_passes_and_tpu_script_is_skipped(verdicts: dict[str, dict]) ->
     assert tpu["reason"] == "needs a TPU (`TPUClusterResolver`), which this run does not have"
 
 
-@pytest.mark.tensorflow
-def test_migrate_validate_local_backend(tmp_path, distfix):
-    broken = (CORPUS / "placement" / "tfd101_model_outside_scope" / "before.py").read_text()
+def _migrate_validated(tmp_path: Path, distfix, case: str, *flags: str) -> tuple[subprocess.CompletedProcess, dict]:
+    """``migrate --validate`` of a repository with the corpus case ``case`` as train.py and a
+    TPU script: the command's result and its JSON report."""
+    broken = (CORPUS / case / "before.py").read_text()
     repo = make_repo(tmp_path / "repo", {"train.py": broken, "tpu_train.py": NEEDS_TPU})
     report = tmp_path / "report.json"
     result = distfix(
-        "migrate", str(repo), "--unsafe-fixes", "--write", "--validate", "--max-steps", "3", "--report", str(report), timeout=900
+        "migrate", str(repo), "--unsafe-fixes", "--validate", "--max-steps", "3", "--report", str(report), *flags, timeout=900
     )
+    return result, json.loads(report.read_text()) if report.exists() else {}
+
+
+@pytest.mark.tensorflow
+def test_migrate_validate_local_backend(tmp_path, distfix):
+    result, data = _migrate_validated(tmp_path, distfix, "placement/tfd101_model_outside_scope", "--write")
     assert result.returncode == 0, result.stdout + result.stderr
-    verdicts = _verdicts(report)
+    verdicts = _verdicts(data)
     _assert_fixed_passes_and_tpu_script_is_skipped(verdicts)
     assert "logical CPU" in verdicts["train.py"]["ran"]
-    data = json.loads(report.read_text())
     assert data["validation"]["backend"] == "local"
     assert data["validation"]["totals"] == {"passed": 1, "failed": 0, "inconclusive": 0, "error": 0, "skipped": 1}
 
@@ -64,18 +69,12 @@ def test_migrate_validate_local_backend(tmp_path, distfix):
 @pytest.mark.ray
 def test_migrate_validate_ray_backend(tmp_path, distfix):
     # The hard-coded TF_CONFIG case: a MultiWorkerMirroredStrategy script, validated with 2 workers.
-    broken = (CORPUS / "cluster" / "tfd601_hardcoded_tf_config" / "before.py").read_text()
-    repo = make_repo(tmp_path / "repo", {"train.py": broken, "tpu_train.py": NEEDS_TPU})
-    report = tmp_path / "report.json"
-    result = distfix(
-        "migrate", str(repo), "--unsafe-fixes", "--validate", "--backend", "ray", "--max-steps", "3",
-        "--report", str(report), timeout=900,
-    )
+    result, data = _migrate_validated(tmp_path, distfix, "cluster/tfd601_hardcoded_tf_config", "--backend", "ray")
     assert result.returncode == 1, result.stdout + result.stderr  # fixes not written
-    verdicts = _verdicts(report)
+    verdicts = _verdicts(data)
     _assert_fixed_passes_and_tpu_script_is_skipped(verdicts)
     assert verdicts["train.py"]["ran"].startswith("2 workers x 1 replica(s)")
-    assert json.loads(report.read_text())["validation"]["backend"] == "ray"
+    assert data["validation"]["backend"] == "ray"
 
 
 def _pids(path: Path) -> list[int]:
@@ -155,7 +154,7 @@ def test_a_lost_ray_worker_is_retried_once_then_reported_as_an_error(tmp_path):
             migrate.kill()
             migrate.communicate()
     assert migrate.returncode == 2, stdout + stderr  # a validation error
-    verdicts = _verdicts(report)
+    verdicts = _verdicts(json.loads(report.read_text()))
     assert verdicts["twice.py"]["status"] == "error"
     assert verdicts["twice.py"]["attempts"] == 2
     assert verdicts["twice.py"]["reason"].startswith("the Ray worker running it was lost twice (retried once): first WorkerCrashedError")
