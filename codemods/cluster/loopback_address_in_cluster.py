@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fixer.tf.tf_config_sources import cluster_problems
+from fixer.tf.tf_config_sources import report_cluster_problems
 from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.types import Applicability
@@ -39,6 +39,4 @@ class LoopbackAddressInCluster(Rule):
     triggers = ("TF_CONFIG", "ClusterSpec")
 
     def check(self, ctx: RuleContext) -> None:
-        for node, problem in cluster_problems(ctx):
-            if problem.code == self.code:
-                ctx.report(node, problem.message)
+        report_cluster_problems(ctx, self.code)

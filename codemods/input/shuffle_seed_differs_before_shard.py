@@ -162,7 +162,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
             upstream = pipeline(ctx, func.value)
             if upstream is not None:
                 point = f"`.shard(...)` at line {ctx.range(call).start.line}"
-                found.extend((shuffle, point) for shuffle in _unsharded_shuffles(upstream))
+                found.extend((shuffle, point) for shuffle in upstream.before_shard("shuffle"))
         for call, dataset in distributed_inputs(ctx):
             if not self._multi_worker_call(ctx, call):
                 continue
@@ -171,7 +171,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
                 continue
             line = ctx.range(call).start.line
             point = f"auto-sharding by data (line {line})"
-            found.extend((shuffle, point) for shuffle in _unsharded_shuffles(distributed))
+            found.extend((shuffle, point) for shuffle in distributed.before_shard("shuffle"))
         return sorted(found, key=lambda pair: ctx.index.order[pair[0]])
 
     @staticmethod
@@ -197,16 +197,3 @@ class ShuffleSeedDiffersBeforeShard(Rule):
         if not shuffle.args or any(arg.star for arg in shuffle.args):
             return None
         return [ctx.insert_after(shuffle.args[-1].value, f", seed={SHUFFLE_SEED}")]
-
-
-def _unsharded_shuffles(found) -> list[cst.Call]:
-    """The ``shuffle`` calls of a pipeline that run before any ``.shard`` in it (its methods are
-    listed last applied first: a shuffle met before a shard in that list runs after it)."""
-    shuffles = []
-    for method in reversed(found.methods):
-        name = method.func.attr.value if isinstance(method.func, cst.Attribute) else ""
-        if name == "shard":
-            break
-        if name == "shuffle":
-            shuffles.append(method)
-    return shuffles

@@ -282,11 +282,5 @@ def _maps_before_data_sharding(ctx: RuleContext) -> set[cst.Call]:
             continue
         if policy != "DATA" and (distributed.source is None or (ctx.tf.names.callee(distributed.source) or "").startswith(FILE_SOURCES)):
             continue  # AUTO over files shards by file: each worker maps its own files
-        methods = list(reversed(distributed.methods))  # in the order they run
-        for method in methods:
-            name = method.func.attr.value if isinstance(method.func, cst.Attribute) else ""
-            if name == "shard":
-                break
-            if name == "map":
-                found.add(method)
+        found.update(distributed.before_shard("map"))
     return found

@@ -44,6 +44,18 @@ class Pipeline:
     def sharded(self) -> bool:
         return "shard" in self.names()
 
+    def before_shard(self, name: str) -> list[cst.Call]:
+        """The ``name`` method calls that run before the first ``.shard`` (all of them without one),
+        in the order they run."""
+        found = []
+        for method in reversed(self.methods):
+            method_name = method.func.attr.value if isinstance(method.func, cst.Attribute) else ""
+            if method_name == "shard":
+                break
+            if method_name == name:
+                found.append(method)
+        return found
+
     def per_task(self, ctx: RuleContext | None = None) -> bool:
         """The pipeline reads something chosen by the task (``files[task_id]``,
         ``files[idx::n]`` with ``idx`` read from the resolver or TF_CONFIG), or shards."""

@@ -362,6 +362,13 @@ def tf_config_of(ctx: RuleContext, setter: TfConfigSetter) -> object:
     return value if isinstance(value, str) else NOT_LITERAL
 
 
+def report_cluster_problems(ctx: RuleContext, code: str) -> None:
+    """Report the defects of the module's cluster specs that have this code (the rules share one analysis)."""
+    for node, problem in cluster_problems(ctx):
+        if problem.code == code:
+            ctx.report(node, problem.message)
+
+
 def cluster_problems(ctx: RuleContext) -> list[tuple[cst.CSTNode, object]]:
     """Every defect of every literal TF_CONFIG and `tf.train.ClusterSpec({...})` in the module."""
     from fixer.clusterspec import check_cluster, parse_tf_config
