@@ -101,14 +101,16 @@ class SeveralStrategies(Rule):
         for number, later in enumerate(built):
             reported = False
             for earlier in built[:number]:
-                if earlier.owner is later.owner and not _exclusive(ctx, earlier.call, later.call):
-                    if id(earlier) not in created:
-                        created[id(earlier)] = withs.created_in(earlier.blocks)
-                    crossing = _crossing_use(ctx, withs, created[id(earlier)], later.blocks)
-                    if crossing is not None:
-                        ctx.report(later.call, _message(crossing, "a strategy built earlier on this path"))
-                        reported = True
-                        break
+                if earlier.owner is not later.owner:
+                    continue
+                if id(earlier) not in created:
+                    created[id(earlier)] = withs.created_in(earlier.blocks)
+                crossing = _crossing_use(ctx, withs, created[id(earlier)], later.blocks)
+                # Whether both are on one path is the dearer question: asked only for a crossing.
+                if crossing is not None and not _exclusive(ctx, earlier.call, later.call):
+                    ctx.report(later.call, _message(crossing, "a strategy built earlier on this path"))
+                    reported = True
+                    break
             if reported:
                 continue
             if later.loop is not None:
