@@ -101,14 +101,16 @@ class SeveralStrategies(Rule):
         for number, later in enumerate(built):
             reported = False
             for earlier in built[:number]:
-                if earlier.owner is later.owner and not _exclusive(ctx, earlier.call, later.call):
-                    if id(earlier) not in created:
-                        created[id(earlier)] = withs.created_in(earlier.blocks)
-                    crossing = _crossing_use(ctx, withs, created[id(earlier)], later.blocks)
-                    if crossing is not None:
-                        ctx.report(later.call, _message(crossing, "a strategy built earlier on this path"))
-                        reported = True
-                        break
+                if earlier.owner is not later.owner:
+                    continue
+                if id(earlier) not in created:
+                    created[id(earlier)] = withs.created_in(earlier.blocks)
+                crossing = _crossing_use(ctx, withs, created[id(earlier)], later.blocks)
+                # Whether both are on one path is the dearer question: asked only for a crossing.
+                if crossing is not None and not _exclusive(ctx, earlier.call, later.call):
+                    ctx.report(later.call, _message(crossing, "a strategy built earlier on this path"))
+                    reported = True
+                    break
             if reported:
                 continue
             if later.loop is not None:
@@ -146,36 +148,60 @@ def _blocks_of(ctx: RuleContext, call: cst.Call, owner: FunctionLike | None) -> 
     """The scope blocks that enter the strategy ``call`` builds: those of the name it is bound to,
     in the same function, after it and before that name is bound to another strategy."""
     key = _bound_key(ctx, call)
+    groups = _groups(ctx)
     rebinds = [
-        other
-        for other, _ in ctx.tf.strategies.constructions
-        if other is not call and ctx.index.enclosing_function(other) is owner and ctx.index.before(call, other)
-        and _bound_key(ctx, other) == key
+        other for other in groups.constructions.get((owner, key), ()) if other is not call and ctx.index.before(call, other)
     ]
     end = rebinds[0] if rebinds else None
-    blocks = []
-    for with_node, strategy, strategy_key in _keyed_scope_blocks(ctx):
-        if strategy is call:
-            blocks.append(with_node)
-            continue
-        if key is None or strategy_key != key or ctx.index.enclosing_function(with_node) is not owner:
-            continue
-        if ctx.index.before(call, with_node) and (end is None or ctx.index.before(with_node, end)):
-            blocks.append(with_node)
-    return blocks
+    found = list(groups.entering.get(call, ()))
+    if key is not None:
+        found.extend(
+            (position, with_node)
+            for position, with_node, strategy in groups.blocks.get((owner, key), ())
+            if strategy is not call
+            and ctx.index.before(call, with_node)
+            and (end is None or ctx.index.before(with_node, end))
+        )
+    return [with_node for _, with_node in sorted(found, key=lambda pair: pair[0])]
 
 
-def _keyed_scope_blocks(ctx: RuleContext) -> list[tuple[cst.With, cst.CSTNode, str | None]]:
-    """The module's scope blocks with the dotted name of the strategy each enters (once per module:
-    every strategy construction asks for them)."""
-    blocks = ctx.tf.strategies.scope_blocks
-    cached = _KEYED_BLOCKS.get(ctx.index)
-    if cached is None or cached[0] is not blocks:
-        cached = _KEYED_BLOCKS[ctx.index] = (blocks, [(w, s, dotted_name(s)) for w, s in blocks])
-    return cached[1]
+@dataclass(frozen=True)
+class _Groups:
+    """The module's strategy constructions and scope blocks, grouped the way :func:`_blocks_of`
+    looks them up (once per module: every construction asks, and scanning them all for each one
+    was quadratic)."""
+
+    sources: tuple[object, object]  # the model's lists these groups were built from
+    # (function, bound name) -> constructions there bound to that name, in source order
+    constructions: dict[tuple[FunctionLike | None, str | None], list[cst.Call]]
+    # (function, dotted strategy name) -> (position, block, strategy expression) of its scope blocks
+    blocks: dict[tuple[FunctionLike | None, str], list[tuple[int, cst.With, cst.CSTNode]]]
+    # strategy expression -> (position, block) of the blocks that enter it directly
+    entering: dict[cst.CSTNode, list[tuple[int, cst.With]]]
 
 
-_KEYED_BLOCKS: "WeakKeyDictionary[ModuleIndex, tuple[object, list[tuple[cst.With, cst.CSTNode, str | None]]]]" = WeakKeyDictionary()
+def _groups(ctx: RuleContext) -> _Groups:
+    model = ctx.tf.strategies
+    sources = (model.constructions, model.scope_blocks)
+    cached = _GROUPS.get(ctx.index)
+    if cached is not None and cached.sources[0] is sources[0] and cached.sources[1] is sources[1]:
+        return cached
+    constructions: dict[tuple[FunctionLike | None, str | None], list[cst.Call]] = {}
+    for call, _ in model.constructions:
+        constructions.setdefault((ctx.index.enclosing_function(call), _bound_key(ctx, call)), []).append(call)
+    blocks: dict[tuple[FunctionLike | None, str], list[tuple[int, cst.With, cst.CSTNode]]] = {}
+    entering: dict[cst.CSTNode, list[tuple[int, cst.With]]] = {}
+    for position, (with_node, strategy) in enumerate(model.scope_blocks):
+        entering.setdefault(strategy, []).append((position, with_node))
+        strategy_key = dotted_name(strategy)
+        if strategy_key is not None:
+            owner = ctx.index.enclosing_function(with_node)
+            blocks.setdefault((owner, strategy_key), []).append((position, with_node, strategy))
+    cached = _GROUPS[ctx.index] = _Groups(sources, constructions, blocks, entering)
+    return cached
+
+
+_GROUPS: "WeakKeyDictionary[ModuleIndex, _Groups]" = WeakKeyDictionary()
 
 
 def _bound_key(ctx: RuleContext, call: cst.Call) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 import libcst as cst
 
 from fixer.tf.loss_scaling import (
@@ -19,6 +21,8 @@ from fixer.tf.loss_scaling import (
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
+from fixer.tf.index import FunctionLike, ModuleIndex
+from fixer.tf.replica import RunCall
 from fixer.types import Applicability, Edit
 
 _APPLIES = frozenset({"apply_gradients", "minimize"})
@@ -304,16 +308,7 @@ def _reduces_of_runs(ctx: RuleContext, func) -> list[cst.Call]:
     step's call or a name bound to that, in the same function as the reduce.
     """
     producers: list[cst.Call] = []
-    replica = ctx.tf.replica
-    for run in replica.run_calls:
-        forwards = any(  # `strategy.run(lambda x, y: self._replica_step(x, y), ...)`
-            isinstance(t, cst.Lambda)
-            and isinstance(t.body, cst.Call)
-            and func in replica.resolve_callable(t.body.func, t.body)
-            for t in run.targets
-        )
-        if func not in run.targets and not forwards:
-            continue
+    for run in _runs_by_function(ctx).get(func, ()):
         producers.append(run.call)
         parent = ctx.index.parent.get(run.call)
         step = ctx.index.enclosing_function(run.call)
@@ -335,6 +330,32 @@ def _reduces_of_runs(ctx: RuleContext, func) -> list[cst.Call]:
         ):
             reduces.append(call)
     return reduces
+
+
+def _runs_by_function(ctx: RuleContext) -> dict[FunctionLike, list[RunCall]]:
+    """The `strategy.run` calls that run each function, in source order: as a target, or through
+    a lambda that forwards to it (``strategy.run(lambda x, y: self._replica_step(x, y), ...)``).
+
+    Grouped once per module: every replica function of a long file asks, and scanning every run
+    for each was quadratic.
+    """
+    replica = ctx.tf.replica
+    cached = _RUNS.get(ctx.index)
+    if cached is not None and cached[0] is replica.run_calls:
+        return cached[1]
+    table: dict[FunctionLike, list[RunCall]] = {}
+    for run in replica.run_calls:
+        functions = list(run.targets)
+        for target in run.targets:
+            if isinstance(target, cst.Lambda) and isinstance(target.body, cst.Call):
+                functions.extend(replica.resolve_callable(target.body.func, target.body))
+        for function in dict.fromkeys(functions):
+            table.setdefault(function, []).append(run)
+    _RUNS[ctx.index] = (replica.run_calls, table)
+    return table
+
+
+_RUNS: "WeakKeyDictionary[ModuleIndex, tuple[object, dict[FunctionLike, list[RunCall]]]]" = WeakKeyDictionary()
 
 
 def _axis_argument(reduce: cst.Call) -> cst.BaseExpression | None:

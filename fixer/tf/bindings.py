@@ -10,10 +10,11 @@ from weakref import WeakKeyDictionary
 
 import libcst as cst
 
-from fixer.tf.index import ModuleIndex
+from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import dotted_name
 
 _TABLES: "WeakKeyDictionary[ModuleIndex, dict[str, list[cst.Assign]]]" = WeakKeyDictionary()
+_SCOPED: "WeakKeyDictionary[ModuleIndex, dict[tuple[str, FunctionLike | None], list[cst.Assign]]]" = WeakKeyDictionary()
 
 
 def assignments_to(index: ModuleIndex, key: str | None) -> list[cst.Assign]:
@@ -34,6 +35,26 @@ def assignments_to(index: ModuleIndex, key: str | None) -> list[cst.Assign]:
                         table.setdefault(target, []).append(assign)
         _TABLES[index] = table
     return table.get(key, [])
+
+
+def assignments_in(index: ModuleIndex, key: str | None, function: FunctionLike | None) -> list[cst.Assign]:
+    """The :func:`assignments_to` ``key`` whose nearest enclosing function is ``function`` (None:
+    module level), in source order.
+
+    Grouped once per module: following a name's binding asks this for every call it resolves,
+    and filtering every assignment of a common name (``loss``) each time was quadratic.
+    """
+    if key is None:
+        return []
+    table = _SCOPED.get(index)
+    if table is None:
+        assignments_to(index, key)  # builds the table by name
+        table = {}
+        for name, assigns in _TABLES[index].items():
+            for assign in assigns:
+                table.setdefault((name, index.enclosing_function(assign)), []).append(assign)
+        _SCOPED[index] = table
+    return table.get((key, function), [])
 
 
 def assigned_values(index: ModuleIndex, key: str | None) -> list[cst.BaseExpression]:

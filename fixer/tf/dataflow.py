@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import libcst as cst
 
-if TYPE_CHECKING:
-    from fixer.tf.index import ModuleIndex
+from fixer.tf.index import ModuleIndex, subtree
 
 
 def names_in(node: cst.CSTNode) -> set[str]:
@@ -15,14 +12,7 @@ def names_in(node: cst.CSTNode) -> set[str]:
     simple = _unpacked_names(node)  # most loop targets: no visitor needed
     if simple is not None:
         return simple
-    found: set[str] = set()
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-    node.visit(_Collect())
-    return found
+    return {name.value for name in subtree(node) if type(name) is cst.Name}
 
 
 def value_names(node: cst.CSTNode) -> set[str]:

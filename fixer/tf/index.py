@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import count, islice
 
@@ -215,6 +216,34 @@ _RECORDERS = {
     cst.ImportFrom: lambda index, node: index.imports.append(node),
     cst.Return: lambda index, node: index.returns.append(node),
 }
+
+
+def subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node below it, in libcst's visit order, without libcst's visit.
+
+    libcst's visit rebuilds each node it passes; reading the child fields builds nothing, which
+    makes a walk several times faster on large expressions and statements.
+    """
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        yield current
+        pending.extend(reversed(_children(current)))
+
+
+def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    try:
+        fields = _child_fields(type(node))
+    except _NoChildOrder:  # libcst's sources are not installed: its own (slower) accessor
+        return list(node.children)
+    children: list[cst.CSTNode] = []
+    for name in fields:
+        value = getattr(node, name)
+        if _is_node(type(value)):
+            children.append(value)
+        elif type(value) in (tuple, list):
+            children.extend(item for item in value if _is_node(type(item)))
+    return children
 
 
 class _NoChildOrder(Exception):

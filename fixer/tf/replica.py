@@ -9,7 +9,7 @@ from functools import cached_property
 import libcst as cst
 
 from fixer.tf.calls import argument_value
-from fixer.tf.bindings import assignments_to
+from fixer.tf.bindings import assignments_in, assignments_to
 from fixer.tf.classes import methods_of_other_objects, resolve_method
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.keras_models import keras_steps
@@ -140,12 +140,11 @@ class ReplicaModel:
             return []
         if "." in key and key.split(".", 1)[0] not in ("self", "cls"):
             return []  # `tape.gradient`, `np.mean`: not a binding of this module's functions
-        assigns = assignments_to(self.index, key)
         if "." in key:  # self.fn = ...: set anywhere in the module
-            return [f for a in assigns for f in self.resolve_callable(a.value, a.value, depth + 1)]
+            return [f for a in assignments_to(self.index, key) for f in self.resolve_callable(a.value, a.value, depth + 1)]
         scope = self.index.enclosing_function(near)
         while True:
-            values = [a.value for a in assigns if self.index.enclosing_function(a) is scope]
+            values = [a.value for a in assignments_in(self.index, key, scope)]
             if values:
                 return [f for value in values for f in self.resolve_callable(value, value, depth + 1)]
             if scope is None:
