@@ -11,15 +11,14 @@ point?) both walk pipelines written over several statements::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import libcst as cst
 
 from fixer.tf.datasets import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTING
 from fixer.context import RuleContext
 from fixer.report import render
+from fixer.tf.bindings import assignments_in
 from fixer.tf.dataflow import names_in
-from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.parameters import parameter
 from fixer.types import Edit
 
@@ -120,11 +119,10 @@ def binding(ctx: RuleContext, name: str, at: cst.CSTNode) -> tuple[cst.BaseExpre
     module, for a name the function does not bind), and the assignment."""
     func = ctx.index.enclosing_function(at)
     scopes = [func, None] if func is not None else [None]
-    named = _assignments_by_name(ctx.index)
     holding_at = {id(at), *map(id, ctx.index.ancestors(at))}  # an assignment holding `at` is not before it
     for scope in scopes:
         found = None
-        for assign in named.get((scope, name), ()):
+        for assign in assignments_in(ctx.index, name, scope):
             if scope is None and func is not None:
                 found = assign  # a module binding seen from a function: the latest one
             elif ctx.index.before(assign, at) and id(assign) not in holding_at:
@@ -134,20 +132,6 @@ def binding(ctx: RuleContext, name: str, at: cst.CSTNode) -> tuple[cst.BaseExpre
         if scope is func and func is not None and parameter(func, name) is not None:
             return None
     return None
-
-
-@lru_cache(maxsize=2)
-def _assignments_by_name(index: ModuleIndex) -> dict[tuple[FunctionLike | None, str], list[cst.Assign]]:
-    """Plain assignments ``name = ...`` by their function (None: module level) and name, in source
-    order: grouped once per module, as :func:`binding` is asked for every dataset use."""
-    table: dict[tuple[FunctionLike | None, str], list[cst.Assign]] = {}
-    for assign in index.assigns:
-        if type(assign) is not cst.Assign:
-            continue
-        names = {t.target.value for t in assign.targets if type(t.target) is cst.Name}
-        for name in names:
-            table.setdefault((index.enclosing_function(assign), name), []).append(assign)
-    return table
 
 
 def pipeline(ctx: RuleContext, expr: cst.BaseExpression, at: cst.CSTNode | None = None, depth: int = 0) -> Pipeline | None:
