@@ -20,8 +20,9 @@ def templates_dir() -> Path:
 
 @lru_cache(maxsize=2)
 def environment(autoescape: bool = False) -> jinja2.Environment:
-    """A strict environment (undefined names fail loudly); HTML templates get autoescaping."""
-    return jinja2.Environment(
+    """A strict environment (undefined names fail loudly); HTML templates get autoescaping and
+    the filters that show distfix's Markdown as HTML."""
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,
         autoescape=autoescape,
@@ -29,6 +30,12 @@ def environment(autoescape: bool = False) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    if autoescape:
+        from fixer.output.markdown_html import code_spans, markdown_to_html
+
+        env.filters["code_spans"] = code_spans
+        env.filters["markdown"] = markdown_to_html
+    return env
 
 
 def render(template: str, **values: object) -> str:

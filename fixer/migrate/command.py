@@ -6,6 +6,7 @@ runs: registering the command must not slow down every other command.
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -36,8 +37,12 @@ def _usage_errors(
     validate: bool = False,
     backend: Backend = Backend.local,
     address: str | None = None,
+    update_branch: bool = False,
+    report_dir: Path | None = None,
 ) -> list[str]:
     """Everything wrong with the command line, found before any file is read or written."""
+    from fixer.migrate.gitops import check_branch_name
+    from fixer.migrate.pr_body import check_report_dir
     from fixer.migrate.run import RESUME_ON_BRANCH
     from fixer.migrate.summary import check_report_path
 
@@ -48,13 +53,17 @@ def _usage_errors(
         errors.append("--branch and --commit go together")
     if branch and not write:
         errors.append("--branch needs --write")
+    if branch and (reason := check_branch_name(branch)):
+        errors.append(reason)
+    if update_branch and not branch:
+        errors.append("--update-branch needs --branch")
     if resume and branch:
         errors.append(RESUME_ON_BRANCH)
     if not validate and (backend is not Backend.local or address is not None):
         errors.append("--backend and --address need --validate")
     if address is not None and backend is not Backend.ray:
         errors.append("--address needs --backend ray")
-    for check, value in ((check_report_path, report), (read_baseline, baseline)):
+    for check, value in ((check_report_path, report), (read_baseline, baseline), (check_report_dir, report_dir)):
         if value is not None:
             try:
                 check(value)
@@ -64,10 +73,12 @@ def _usage_errors(
 
 
 def _summarise(outcome: MigrationReport) -> None:
-    """Errors and skipped files on stderr, the totals and verdict on stdout."""
+    """Errors, notes and skipped files on stderr, the totals and verdict on stdout."""
     for repo in outcome.repos:
         if repo.error:
             typer.echo(f"distfix: error: {repo.path}: {repo.error}", err=True)
+        for note in repo.notes:
+            typer.echo(f"distfix: note: {repo.path}: {note}", err=True)
         if repo.skipped:
             typer.echo(
                 f"distfix: note: {repo.path}: {len(repo.skipped)} file(s) not committed, so not on branch "
@@ -78,7 +89,7 @@ def _summarise(outcome: MigrationReport) -> None:
         typer.echo(f"distfix: error: {result.path}: {result.error}", err=True)
     totals = outcome.totals
     typer.echo(
-        f"{totals['files']} files, {totals['found']} findings, {totals['fixed']} fixed, "
+        f"{totals['files']} files, {totals['found']} findings, {totals['fixed']} {'fixed' if outcome.wrote else 'fixable'}, "
         f"{totals['remaining']} remaining ({totals['needs_a_person']} need a person), {totals['errors']} errors "
         f"in {outcome.seconds:.1f} s. {outcome.verdict}"
     )
@@ -111,8 +122,10 @@ def register(app: typer.Typer) -> None:
         ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="Skip these codes or prefixes."),
         jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: all cores)."),
         report: Optional[Path] = typer.Option(None, "--report", help="Write a report: FILE.html, FILE.md or FILE.json."),
+        report_dir: Optional[Path] = typer.Option(None, "--report-dir", help="Write a pull-request body per repository with changes: DIR/<name>/PR.md."),
         branch: Optional[str] = typer.Option(None, "--branch", help="In git repos, put the fixes on this new branch (needs --write --commit)."),
         commit: bool = typer.Option(False, "--commit", help="Commit the fixes on --branch, listing the rules applied."),
+        update_branch: bool = typer.Option(False, "--update-branch", help="If --branch exists (from an earlier migration), replace its fixes with fixes of the current HEAD."),
         allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Do not refuse repositories with uncommitted changes."),
         baseline: Optional[Path] = typer.Option(None, "--baseline", help="Report only findings not in this file (created on first use)."),
         resume: bool = typer.Option(False, "--resume", help="Continue an interrupted run from its state file (not with --branch)."),
@@ -134,11 +147,14 @@ def register(app: typer.Typer) -> None:
         out of --branch, or a fixed script failed its validation; 2: usage errors, file or
         validation errors, or interrupted.
         """
-        from fixer.migrate.run import MigrateOptions, migrate
+        from fixer.migrate.pr_body import write_pr_bodies
+        from fixer.migrate.run import MigrateOptions, MigrationInterrupted, migrate
         from fixer.migrate.summary import write_report
         from fixer.migrate.validation import ValidationSettings, default_validation_jobs, validate_results
 
-        problems = _usage_errors(paths, write, branch, commit, resume, report, baseline, state_file, validate, backend, address)
+        problems = _usage_errors(
+            paths, write, branch, commit, resume, report, baseline, state_file, validate, backend, address, update_branch, report_dir
+        )
         for problem in problems:
             typer.echo(f"distfix: error: {problem}", err=True)
         if problems:
@@ -152,6 +168,7 @@ def register(app: typer.Typer) -> None:
             jobs=jobs or default_jobs(),
             branch=branch,
             commit=commit,
+            update_branch=update_branch,
             allow_dirty=allow_dirty,
             excludes=tuple(exclude or ()),
             baseline=baseline,
@@ -164,6 +181,10 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             typer.echo(f"distfix: error: {exc}", err=True)
             raise typer.Exit(2) from None
+        except MigrationInterrupted as exc:
+            typer.echo(f"distfix: error: {exc}", err=True)
+            raise typer.Exit(130) from None
+        outcome.command = shlex.join(["distfix", *sys.argv[1:]])
         validation_interrupted = False
         if validate and not outcome.interrupted:
             settings = ValidationSettings(
@@ -182,11 +203,14 @@ def register(app: typer.Typer) -> None:
             except KeyboardInterrupt:
                 typer.echo("distfix: error: validation interrupted: the report has no verdicts", err=True)
                 validation_interrupted = True
-        if report is not None:
-            try:
+        try:
+            if report is not None:
                 write_report(outcome, report)
-            except (ValueError, OSError) as exc:
-                typer.echo(f"distfix: error: {exc}", err=True)
-                raise typer.Exit(2) from None
+            if report_dir is not None:
+                for written in write_pr_bodies(outcome, report_dir):
+                    typer.echo(f"distfix: pull-request body: {written}", err=True)
+        except (ValueError, OSError) as exc:
+            typer.echo(f"distfix: error: {exc}", err=True)
+            raise typer.Exit(2) from None
         _summarise(outcome)
         raise typer.Exit(2 if validation_interrupted else _exit_code(outcome, write))

@@ -1,5 +1,5 @@
 """Orchestrates a migration: collect files, fix them across a process pool with progress, stop
-cleanly on Ctrl-C (resumable), commit on a branch when asked, and build the report."""
+cleanly on Ctrl-C (resumable, also after a kill), commit on a branch when asked, and build the report."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Callable
 
 from fixer.migrate.baseline import apply_baseline
 from fixer.migrate.files import Target, collect
-from fixer.migrate.gitops import BranchWorktree, GitError, is_dirty
-from fixer.migrate.state import DEFAULT_STATE_FILE, load_state, save_state
+from fixer.migrate.gitops import COMMIT_SUBJECT, BranchWorktree, GitError, branch_tip, is_dirty, remove_leftovers
+from fixer.migrate.state import DEFAULT_STATE_FILE, StateJournal, load_state
 from fixer.migrate.summary import MigrationReport, RepoOutcome
 from fixer.runner import Job, process_file
 from fixer.types import FileResult
@@ -31,6 +31,7 @@ class MigrateOptions:
     jobs: int = 1
     branch: str | None = None
     commit: bool = False
+    update_branch: bool = False
     allow_dirty: bool = False
     excludes: tuple[str, ...] = ()
     baseline: Path | None = None
@@ -50,9 +51,13 @@ class MigrateOptions:
 
 
 RESUME_ON_BRANCH = (
-    "--resume does not apply to --branch: an interrupted --branch run deletes its branch and saves no state; "
+    "--resume does not apply to --branch: an interrupted --branch run makes no branch and saves no state; "
     "run the same command again"
 )
+
+
+class MigrationInterrupted(Exception):
+    """Ctrl-C while the branches were being prepared or committed; the message says what is left."""
 
 Progress = Callable[[int, int, int, int, float | None], None]  # done, total, findings, errors, ETA (s) if known
 
@@ -97,8 +102,10 @@ def _run_pool(
     done: dict[str, FileResult],
     options: MigrateOptions,
     progress: Progress | None,
+    journal: StateJournal | None,
 ) -> bool:
-    """Process items not yet done; returns False when interrupted by Ctrl-C."""
+    """Process items not yet done, noting each finished one in ``journal``; returns False when
+    interrupted by Ctrl-C."""
     pending = [item for item in items if item[0] not in done]
     total = len(items)
     started = time.monotonic()
@@ -122,7 +129,7 @@ def _run_pool(
             while futures:
                 finished, _ = wait(futures, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    result = _record(done, futures.pop(future), future)
+                    result = _record(done, futures.pop(future), future, journal)
                     finished_now += 1
                     findings += _found(result)
                     errors += 1 if result.error else 0
@@ -136,13 +143,14 @@ def _run_pool(
             # the saved state matches the tree and --resume does not do them again.
             for future, name in futures.items():
                 if not future.cancelled():
-                    _record(done, name, future)
+                    _record(done, name, future, journal)
             return False
     return True
 
 
-def _record(done: dict[str, FileResult], name: str, future: Future) -> FileResult:
-    """Store the finished ``future``'s result for the file ``name`` in ``done``, and return it."""
+def _record(done: dict[str, FileResult], name: str, future: Future, journal: StateJournal | None) -> FileResult:
+    """Store the finished ``future``'s result for the file ``name`` in ``done`` (and the
+    journal), and return it."""
     try:
         result = future.result()
     except Exception as exc:  # a bug in distfix or a dead worker: report it, go on
@@ -151,6 +159,8 @@ def _record(done: dict[str, FileResult], name: str, future: Future) -> FileResul
     result.findings = [replace(f, path=name) for f in result.findings]
     result.applied = [replace(f, path=name) for f in result.applied]
     done[name] = result
+    if journal is not None:
+        journal.record(name, result)
     return result
 
 
@@ -173,7 +183,7 @@ def commit_message(results: list[FileResult]) -> str:
         for finding in result.applied:
             counts[(finding.code, finding.name)] = counts.get((finding.code, finding.name), 0) + 1
     files = sum(1 for r in results if r.changed)
-    lines = [f"Fix TensorFlow distributed-training mistakes with distfix ({sum(counts.values())} fixes in {files} files)", "", "Rules applied:"]
+    lines = [f"{COMMIT_SUBJECT} ({sum(counts.values())} fixes in {files} files)", "", "Rules applied:"]
     lines += [f"- {code} {name}: {n}" for (code, name), n in sorted(counts.items())]
     return "\n".join(lines) + "\n"
 
@@ -181,29 +191,67 @@ def commit_message(results: list[FileResult]) -> str:
 def _open_worktrees(
     targets: list[Target], outcomes: list[RepoOutcome], options: MigrateOptions, worktrees: dict[Path, BranchWorktree]
 ) -> None:
-    """Make the branch's worktree in every repository, or set the outcome's error."""
+    """Make a temporary worktree in every repository (after removing those of killed runs), or
+    set the outcome's error."""
+    assert options.branch is not None
     for target, outcome in zip(targets, outcomes):
         if target.repo is None:
             outcome.error = "not a git repository: --branch needs one"
             continue
         if target.repo in worktrees:
-            outcome.branch = options.branch
             continue
+        outcome.notes += remove_leftovers(target.repo)
         if not options.allow_dirty and is_dirty(target.repo):
             outcome.error = "the working tree has uncommitted changes (commit or stash them, or pass --allow-dirty)"
             continue
         try:
-            worktrees[target.repo] = BranchWorktree(target.repo, options.branch).__enter__()
+            worktrees[target.repo] = BranchWorktree(target.repo, options.branch, options.update_branch).__enter__()
         except GitError as exc:
             outcome.error = str(exc)
-        outcome.branch = options.branch if target.repo in worktrees else None
+
+
+def _commit_all(
+    outcomes: list[RepoOutcome], done: dict[str, FileResult], worktrees: dict[Path, BranchWorktree]
+) -> None:
+    """Commit each repository's fixes on the branch; a repository where nothing changed gets
+    no branch (and an existing one is left as it was)."""
+    for repo, worktree in worktrees.items():
+        repo_results = [r for name, r in done.items() if Path(name).is_relative_to(repo)]
+        try:
+            commit = worktree.commit(commit_message(repo_results))
+        except GitError as exc:
+            commit, error = None, str(exc)
+        else:
+            error = None
+        for outcome in outcomes:
+            if outcome.repo != str(repo):
+                continue
+            outcome.error = outcome.error or error
+            if commit is not None:
+                outcome.branch, outcome.commit = worktree.branch, commit
+            elif error is None:
+                kept = f"branch {worktree.branch} left as it was" if worktree.previous else "no branch made"
+                outcome.notes.append(f"nothing to change: {kept}")
+
+
+def _interrupted_message(phase: str, worktrees: dict[Path, BranchWorktree]) -> str:
+    """What an interrupt while preparing or committing the branches leaves behind."""
+    made = [
+        f"{worktree.branch} in {repo}"
+        for repo, worktree in worktrees.items()
+        if branch_tip(repo, worktree.branch) not in (None, worktree.previous)
+    ]
+    left = f"branches made before the interrupt: {', '.join(made)}" if made else "no branch was made or changed"
+    return f"interrupted while {phase}: {left}; no file of yours was changed; run the same command again"
 
 
 def migrate(options: MigrateOptions, resume: bool = False, progress: Progress | None = None) -> MigrationReport:
-    """Run one migration and return its report (also when interrupted).
+    """Run one migration and return its report (also when interrupted in the pool).
 
-    An interrupted run saves its state for ``resume``, except on a branch: there the branch is
-    deleted, and the migration is simply run again.
+    Without a branch, every finished file is journalled in the state file, so that ``resume``
+    continues after any stop. On a branch, the branch is written only once its commit exists:
+    an interrupted run leaves none, and is simply run again. Ctrl-C while the branches are being
+    prepared or committed raises :class:`MigrationInterrupted` once the worktrees are removed.
     """
     use_branch = options.write and options.branch is not None
     if resume and use_branch:
@@ -214,32 +262,32 @@ def migrate(options: MigrateOptions, resume: bool = False, progress: Progress | 
         saved_options, done = load_state(options.state_file)
         if saved_options != options.fingerprint():
             raise ValueError("--resume needs the same paths and options as the interrupted run")
+    journal = None if use_branch else StateJournal(options.state_file, options.fingerprint(), resume)
     targets = [collect(Path(p), options.excludes) for p in options.paths]
-    outcomes = [RepoOutcome(path=str(t.path), repo=str(t.repo) if t.repo else None, files=len(t.files)) for t in targets]
+    outcomes = [
+        RepoOutcome(path=str(t.path), repo=str(t.repo) if t.repo else None, files=len(t.files), root=str(t.root))
+        for t in targets
+    ]
     worktrees: dict[Path, BranchWorktree] = {}
     completed = False
+    phase = "preparing the branches"
     try:
         if use_branch:
             _open_worktrees(targets, outcomes, options, worktrees)
         usable = [(t, o) for t, o in zip(targets, outcomes) if o.error is None]
         items = _work_items(usable, options, worktrees)
-        completed = _run_pool(items, done, options, progress)
+        completed = _run_pool(items, done, options, progress, journal)
         if completed and options.commit:
-            for repo, worktree in worktrees.items():
-                repo_results = [r for name, r in done.items() if Path(name).is_relative_to(repo)]
-                commit = worktree.commit(commit_message(repo_results))
-                for outcome in outcomes:
-                    if outcome.repo == str(repo):
-                        outcome.commit = commit
+            phase = "committing"
+            _commit_all(outcomes, done, worktrees)
+    except KeyboardInterrupt:
+        message = _interrupted_message(phase, worktrees)
+        raise MigrationInterrupted(message) from None
     finally:
         for worktree in worktrees.values():
             worktree.__exit__(None, None, None)
-            if not completed:
-                worktree.discard_branch()
-    if completed:
-        options.state_file.unlink(missing_ok=True)
-    elif not use_branch:
-        save_state(options.state_file, options.fingerprint(), done)
+        if journal is not None:
+            journal.close(finished=completed)
     ordered = [done[name] for name, _, _ in items if name in done]
     roots = {str(file): target.root for target in targets for file in target.files}
     hidden = apply_baseline(ordered, options.baseline, roots, record=completed)

@@ -1,10 +1,16 @@
-"""The state file that lets an interrupted migration resume where it stopped."""
+"""The state file that lets an interrupted migration resume where it stopped.
+
+It is a journal, written as the run goes: a first line with the run's options, then one line per
+finished file, flushed at once. A run stopped in any way (Ctrl-C, SIGTERM, SIGKILL, a crash) leaves
+every file it finished recorded; a line cut short by a kill is ignored (that file is done again,
+which is harmless: fixes are idempotent). A lock keeps two runs from sharing one state file.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
@@ -58,19 +64,66 @@ def result_from_dict(data: dict) -> FileResult:
     return FileResult(**plain, **findings)
 
 
-def save_state(path: Path, options: dict, done: dict[str, FileResult]) -> None:
-    """Write the state atomically: the run's options and every finished file's result."""
-    payload = {"options": options, "done": {name: result_to_dict(r) for name, r in done.items()}}
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".distfix-state-")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(payload, handle)
-    os.replace(tmp, path)
+class StateJournal:
+    """The state file of a running migration, open for appending and locked."""
+
+    def __init__(self, path: Path, options: dict, resume: bool) -> None:
+        """Start a new journal (or continue the one ``resume`` loaded) at ``path``; ValueError
+        when it cannot be written or another run holds it."""
+        try:
+            self._handle = open(path, "a", encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot write the state file {path}: {exc.strerror} (choose another with --state-file)") from None
+        try:
+            fcntl.flock(self._handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._handle.close()
+            raise ValueError(f"another migration is using the state file {path}: wait for it, or pass another --state-file") from None
+        self.path = path
+        if resume:
+            if not _ends_a_line(path):  # a line cut short by a kill: end it
+                self._handle.write("\n")
+        else:
+            self._handle.truncate(0)
+            self._write({"options": options})
+
+    def _write(self, record: dict) -> None:
+        self._handle.write(json.dumps(record) + "\n")
+        self._handle.flush()
+
+    def record(self, name: str, result: FileResult) -> None:
+        """Note that the file ``name`` is finished, with its result."""
+        self._write({"name": name, "result": result_to_dict(result)})
+
+    def close(self, finished: bool) -> None:
+        """Release the journal; a finished run deletes it, an interrupted one keeps it to resume."""
+        if finished:
+            self.path.unlink(missing_ok=True)
+        self._handle.close()
+
+
+def _ends_a_line(path: Path) -> bool:
+    with open(path, "rb") as raw:
+        if raw.seek(0, os.SEEK_END) == 0:
+            return True
+        raw.seek(-1, os.SEEK_END)
+        return raw.read(1) == b"\n"
 
 
 def load_state(path: Path) -> tuple[dict, dict[str, FileResult]]:
     """The options and finished results of an interrupted run; ValueError if unreadable."""
     try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
-        return payload["options"], {name: result_from_dict(r) for name, r in payload["done"].items()}
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        with open(path, encoding="utf-8") as handle:
+            options = json.loads(handle.readline())["options"]
+            done = {}
+            for line in handle:
+                try:
+                    record = json.loads(line)
+                    done[record["name"]] = result_from_dict(record["result"])
+                except (json.JSONDecodeError, KeyError, TypeError):  # cut short by a kill
+                    continue
+    except FileNotFoundError:
+        raise ValueError(f"cannot resume: no state file {path} (the run finished, or ran in another folder or with another --state-file)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
         raise ValueError(f"cannot resume from {path}: {exc}") from None
+    return options, done

@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
+
+from fixer import __version__
 
 from fixer.migrate.validation import STATUSES, FileValidation
 from fixer.notebook import cell_diff
@@ -27,6 +30,8 @@ class RepoOutcome:
     commit: str | None = None
     error: str | None = None
     skipped: list[str] = field(default_factory=list)  # not committed, so not on the branch
+    root: str = ""  # the repository, else the folder: what the PR body's paths are relative to
+    notes: list[str] = field(default_factory=list)  # what the user should know that is no error
 
 
 @dataclass
@@ -45,6 +50,8 @@ class MigrationReport:
     validations: dict[str, FileValidation] | None = None  # by file name, with --validate
     validation_backend: str | None = None
     validation_seconds: float = 0.0  # wall time of all the validations
+    command: str = ""  # the command line that made the report
+    date: str = field(default_factory=lambda: datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 
     def __post_init__(self) -> None:
         found: Counter[str] = Counter()
@@ -100,14 +107,17 @@ class MigrationReport:
         if self.interrupted:
             then = "resume with --resume" if self.resumable else "no branch was made; run the migration again"
             return f"Interrupted after {totals['files']} files: this report is partial; {then}."
+        # The counts are in the totals next to the verdict: it says what they mean, not them again.
         if totals["errors"]:
-            verdict = f"{totals['errors']} file(s) or repositories could not be processed: their state is unknown."
+            verdict = "Some files or repositories could not be processed: their state is unknown."
         elif totals["remaining"]:
-            verdict = f"{totals['remaining']} finding(s) remain, {totals['needs_a_person']} of them need a person."
+            verdict = "Some findings remain for a person to review."
         elif totals["fixed"]:
-            verdict = f"All {totals['fixed']} finding(s) were fixed{'' if self.wrote else ' (not written: run with --write)'}."
+            verdict = "Every finding was fixed." if self.wrote else "Every finding can be fixed."
         else:
-            verdict = f"No findings in {totals['files']} files."
+            verdict = "No findings."
+        if not self.wrote:
+            verdict += " Dry run: nothing was written" + ("; run with --write to apply the fixes." if totals["fixed"] else ".")
         if totals["skipped"]:
             verdict += f" {totals['skipped']} uncommitted file(s) were left out of the branch and not checked."
         counts = self.validation_totals
@@ -149,12 +159,14 @@ class MigrationReport:
         """The JSON report."""
         return {
             "verdict": self.verdict,
+            "distfix": {"version": __version__, "date": self.date, "command": self.command},
             "seconds": round(self.seconds, 3),
             "wrote": self.wrote,
             "unsafe_fixes": self.unsafe,
             "interrupted": self.interrupted,
             "totals": self.totals,
             "per_rule": self.per_rule,
+            "rules": rule_docs(self.per_rule),
             "repositories": [vars(r) for r in self.repos],
             "needs_a_person": [_finding_row(f) for f in self.needs_a_person],
             "errors": [{"path": r.path, "error": r.error} for r in self.errors],
@@ -165,14 +177,41 @@ class MigrationReport:
         }
 
 
+# How the reports name what a remaining finding offers (``fix`` is the JSON's machine label).
+FIX_LABELS = {
+    "none": "advice",
+    "display-only": "suggested edit, not applied",
+    "unsafe": "unsafe fix, applied only with --unsafe-fixes",
+    "safe": "safe fix",
+}
+
+
 def _finding_row(finding: Finding) -> dict:
+    fix = finding.fix.applicability.label if finding.fix else "none"
     return {
         "location": location(finding),
         "code": finding.code,
         "name": finding.name,
         "message": finding.message,
-        "fix": finding.fix.applicability.label if finding.fix else "none",
+        "fix": fix,
+        "fix_label": FIX_LABELS[fix],
     }
+
+
+def rule_docs(codes: dict[str, object]) -> dict[str, dict[str, str]]:
+    """Each rule's name and ``distfix explain`` text, for the reports to name and link."""
+    from fixer.explain import render_explanation
+    from fixer.registry import default_registry
+
+    registry = default_registry()
+    docs = {}
+    for code in codes:
+        rule = registry.get(code)
+        if rule is not None:
+            # The report holds the documentation itself: no "Docs:" address to follow.
+            text = "\n".join(line for line in render_explanation(rule).splitlines() if not line.startswith("Docs: "))
+            docs[code] = {"name": rule.name, "explanation": text.strip() + "\n"}
+    return docs
 
 
 _TEMPLATES = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 from repos import ADVICE_ONLY, BAD, FIXED, git, make_repo
 
 from fixer.migrate import run
+from fixer.migrate.state import StateJournal, load_state
 from fixer.runner import process_file
 
 
@@ -25,7 +27,7 @@ def test_dry_run_changes_nothing_and_reports(tmp_path, distfix):
     assert (repo / "train.py").read_text() == BAD
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["totals"]["files"] == 2 and data["totals"]["fixed"] == 2 and data["wrote"] is False
-    assert data["verdict"] == "All 2 finding(s) were fixed (not written: run with --write)."
+    assert data["verdict"] == "Every finding can be fixed. Dry run: nothing was written; run with --write to apply the fixes."
 
 
 def test_write_on_a_branch_with_commit_leaves_the_current_branch_alone(tmp_path, distfix):
@@ -151,7 +153,8 @@ def test_baseline_survives_moving_the_repository(tmp_path, distfix, kind):
     assert again.returncode == 0
 
 
-def test_interrupted_run_resumes_without_half_written_files(tmp_path):
+def _tree_to_migrate(tmp_path):
+    """250 scripts with 41 findings each (slow enough to stop midway), and a copy of them."""
     tree = tmp_path / "tree"
     tree.mkdir()
     body = BAD + "".join(f"\n\ndef helper_{i}(x):\n    return strategy.experimental_distribute_datasets_from_function(x)\n" for i in range(40))
@@ -159,6 +162,24 @@ def test_interrupted_run_resumes_without_half_written_files(tmp_path):
         (tree / f"script_{number:03}.py").write_text(body)
     reference = tmp_path / "reference"
     shutil.copytree(tree, reference)
+    return tree, reference
+
+
+def _assert_resume_finishes_like_an_uninterrupted_run(tmp_path, command, state, tree, reference):
+    resumed = subprocess.run([*command, "--resume"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert not state.exists()
+    full = subprocess.run(
+        [sys.executable, "-m", "fixer", "migrate", str(reference), "--write", "--jobs", "2", "--state-file", str(tmp_path / "s2.json")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert full.returncode == 0
+    for path in reference.iterdir():
+        assert (tree / path.name).read_text() == path.read_text()
+
+
+def test_interrupted_run_resumes_without_half_written_files(tmp_path):
+    tree, reference = _tree_to_migrate(tmp_path)
     state = tmp_path / "state.json"
     inodes = {path: path.stat().st_ino for path in tree.iterdir()}
     command = [sys.executable, "-m", "fixer", "migrate", str(tree), "--write", "--jobs", "1", "--state-file", str(state)]
@@ -172,18 +193,49 @@ def test_interrupted_run_resumes_without_half_written_files(tmp_path):
     for path in tree.iterdir():
         assert not path.name.startswith("."), f"temporary file left behind: {path}"
         cst.parse_module(path.read_text())
-    saved = json.loads(state.read_text())
-    assert 0 < len(saved["done"]) < 250
-    resumed = subprocess.run([*command, "--resume"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert resumed.returncode == 0, resumed.stderr
-    assert not state.exists()
-    full = subprocess.run(
-        [sys.executable, "-m", "fixer", "migrate", str(reference), "--write", "--jobs", "2", "--state-file", str(tmp_path / "s2.json")],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
-    )
-    assert full.returncode == 0
-    for path in reference.iterdir():
-        assert (tree / path.name).read_text() == path.read_text()
+    _, done = load_state(state)
+    assert 0 < len(done) < 250
+    _assert_resume_finishes_like_an_uninterrupted_run(tmp_path, command, state, tree, reference)
+
+
+def test_killed_run_resumes_from_its_journal(tmp_path):
+    tree, reference = _tree_to_migrate(tmp_path)
+    state = tmp_path / "state.json"
+    command = [sys.executable, "-m", "fixer", "migrate", str(tree), "--write", "--jobs", "1", "--state-file", str(state)]
+    # A session of its own, so that the kill reaches the run and its worker, as `kill -9 -PGID` would.
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 240
+    while process.poll() is None and not (state.exists() and state.read_text().count("\n") >= 3):
+        assert time.monotonic() < deadline, "the run journalled no file in 240 s"
+        time.sleep(0.05)
+    if process.poll() is not None:
+        pytest.skip("the run finished before the kill")
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=60)
+    _, done = load_state(state)
+    assert 2 <= len(done) < 250, "every file journalled before the kill is kept"
+    for path in tree.glob("*.py"):
+        cst.parse_module(path.read_text())
+    _assert_resume_finishes_like_an_uninterrupted_run(tmp_path, command, state, tree, reference)
+
+
+def test_resume_without_a_state_file_says_why(tmp_path, distfix):
+    (tmp_path / "train.py").write_text(BAD)
+    state = tmp_path / "state.json"
+    result = distfix("migrate", str(tmp_path), "--resume", "--state-file", str(state))
+    assert result.returncode == 2
+    assert f"cannot resume: no state file {state} (the run finished" in result.stderr
+
+
+def test_two_runs_cannot_share_a_state_file(tmp_path):
+    (tmp_path / "train.py").write_text(BAD)
+    state = tmp_path / "state.json"
+    holder = StateJournal(state, {"paths": []}, resume=False)
+    try:
+        with pytest.raises(ValueError, match="another migration is using the state file"):
+            run.migrate(run.MigrateOptions(paths=(str(tmp_path),), state_file=state))
+    finally:
+        holder.close(finished=True)
 
 
 def _wait_until_a_file_is_written(inodes: dict, process: subprocess.Popen) -> None:
@@ -213,4 +265,4 @@ def test_a_crash_on_one_file_is_reported_and_the_run_goes_on(tmp_path, monkeypat
     report = run.migrate(run.MigrateOptions(paths=(str(tree),), write=True, jobs=1, state_file=tmp_path / "state.json"))
     assert [(r.path, r.error) for r in report.errors] == [(str(tree / "boom.py"), "internal error: RuntimeError: a rule crashed")]
     assert (tree / "train.py").read_text() == FIXED and (tree / "boom.py").read_text() == BAD
-    assert not report.interrupted and report.verdict.startswith("1 file(s) or repositories could not be processed")
+    assert not report.interrupted and report.verdict.startswith("Some files or repositories could not be processed")

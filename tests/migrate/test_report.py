@@ -64,7 +64,7 @@ def test_html_report_opens_and_is_honest(tmp_path, distfix):
     report = tmp_path / "r.html"
     distfix("migrate", str(repo), "--report", str(report))
     html = report.read_text(encoding="utf-8")
-    assert "<script" not in html and "http://" not in html and "https://" not in html, "self-contained"
+    assert "<script" not in html and "<link" not in html and 'src="' not in html and 'href="http' not in html, "self-contained"
     parser = _Collector()
     parser.feed(_dom(report))
     parser.close()
@@ -108,7 +108,7 @@ def test_report_shows_notebook_diffs_per_cell(tmp_path, distfix):
 def test_reports_name_files_left_out_of_the_branch(tmp_path):
     outcome = RepoOutcome(path="repo", repo="repo", files=2, branch="fixes", commit="0123456789abcdef", skipped=["repo/new.py"])
     report = MigrationReport(results=[], repos=[outcome], seconds=0.5, wrote=True, unsafe=False)
-    assert report.verdict == "No findings in 0 files. 1 uncommitted file(s) were left out of the branch and not checked."
+    assert report.verdict == "No findings. 1 uncommitted file(s) were left out of the branch and not checked."
     write_report(report, tmp_path / "r.md")
     assert "- `repo`: 2 files, branch `fixes`, commit `0123456789ab`; 1 uncommitted file(s) left out of the branch and not checked: `repo/new.py`" in (tmp_path / "r.md").read_text()
     write_report(report, tmp_path / "r.html")
