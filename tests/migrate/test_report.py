@@ -9,8 +9,9 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
-from repos import BAD, make_repo, notebook
+from repos import ADVICE_ONLY, BAD, make_repo, notebook
 
+from fixer import __version__
 from fixer.migrate.summary import MigrationReport, RepoOutcome, write_report
 
 _VOID = frozenset({"meta", "br", "hr", "img", "input", "link", "wbr"})
@@ -116,3 +117,48 @@ def test_reports_name_files_left_out_of_the_branch(tmp_path):
     parser.feed((tmp_path / "r.html").read_text())
     assert "1 uncommitted file(s) left out of the branch and not checked: repo/new.py" in parser.ids["repositories"]
     assert "ok" not in parser.classes, "the verdict is not shown as all good"
+
+
+def test_pr_body_per_repository_with_repository_relative_paths(tmp_path, distfix):
+    first = make_repo(tmp_path / "team-a" / "models", {"pkg/train.py": BAD, "advice.py": ADVICE_ONLY})
+    second = make_repo(tmp_path / "team-b" / "models", {"train.py": BAD})
+    untouched = make_repo(tmp_path / "clean", {"train.py": "x = 1\n"})
+    out = tmp_path / "prs"
+    result = distfix(
+        "migrate", str(first), str(second), str(untouched), "--write", "--branch", "fixes", "--commit",
+        "--report-dir", str(out), "--select", "TFD401",
+    )
+    assert result.returncode == 1, result.stderr  # the advice-only finding remains
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == ["models-2/PR.md", "models/PR.md"]
+    body = (out / "models" / "PR.md").read_text()
+    assert str(tmp_path) not in body, "nothing of the machine that ran it"
+    assert "--- a/pkg/train.py\n+++ b/pkg/train.py\n" in body
+    assert "| TFD401 renamed-distribute-api | 2 | 1 |" in body
+    assert "- `advice.py:2:5` TFD401 renamed-distribute-api (advice): " in body
+    assert "on branch `fixes`" in body and "Dry run" not in body
+    assert "advice.py" not in (out / "models-2" / "PR.md").read_text(), "each body covers its own repository"
+    assert f"distfix: pull-request body: {out / 'models' / 'PR.md'}" in result.stderr
+
+
+def test_html_report_names_and_documents_rules_and_says_a_dry_run_wrote_nothing(tmp_path, distfix):
+    repo = make_repo(tmp_path / "repo", {"train.py": BAD, "advice.py": ADVICE_ONLY})
+    report = tmp_path / "r.html"
+    result = distfix("migrate", str(repo), "--report", str(report), "--select", "TFD401")
+    assert "Dry run: nothing was written; run with --write to apply the fixes." in result.stdout
+    assert " 2 fixable, " in result.stdout and "fixed" not in result.stdout
+    html = report.read_text(encoding="utf-8")
+    parser = _Collector()
+    parser.feed(html)
+    assert parser.problems == []
+    assert parser.ids["meta"].startswith(f"distfix {__version__} · ") and "UTC · distfix migrate " in parser.ids["meta"]
+    assert f"--report {report}" in parser.ids["meta"]
+    assert parser.ids["dry-run"].startswith("Dry run: nothing was written.")
+    assert "TFD401 renamed-distribute-api" in parser.ids["per-rule"]
+    assert '<a href="#rule-TFD401">' in html and "What it does" in parser.ids["rule-TFD401"]
+    assert "(none)" not in html and "(advice)" in parser.ids["needs-a-person"]
+    assert "<code>tf.distribute.experimental.MultiWorkerMirroredStrategy</code>" in html, "backticks are code"
+    assert "`" not in parser.ids["needs-a-person"]
+    markdown = tmp_path / "r.md"
+    distfix("migrate", str(repo), "--report", str(markdown), "--select", "TFD401")
+    text = markdown.read_text()
+    assert "(none)" not in text and "| TFD401 renamed-distribute-api |" in text and f"distfix {__version__} · " in text
