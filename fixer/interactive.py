@@ -8,6 +8,7 @@ are counted and named in a warning, so that nothing is skipped silently.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -164,20 +165,38 @@ def _report_notebook(path: Path, config: Config, review: Review, terminal: Termi
         )
 
 
+_HUNK_START = re.compile(r"^@@ -(\d+)(?:,(\d+))? ")
+
+
+def hunk_at_line_first(patch: str, line: int) -> str:
+    """``patch`` with the hunk that changes ``line`` (the finding's) shown first, so that the
+    edit the finding is about comes before, say, an import added at the top of the file."""
+    head, *hunks = re.split(r"(?m)^(?=@@ )", patch)
+    for index, hunk in enumerate(hunks):
+        match = _HUNK_START.match(hunk)
+        start, length = int(match.group(1)), int(match.group(2) or 1)  # type: ignore[union-attr]
+        if start <= line < start + max(length, 1) and index:
+            return head + hunk + "".join(h for i, h in enumerate(hunks) if i != index)
+    return patch
+
+
 def _decide(finding: Finding, text: str, review: Review, terminal: Terminal) -> Choice:
     if finding.code in review.apply_rules:
         return Choice.APPLY
     if finding.code in review.skip_rules:
         return Choice.SKIP
     rule = default_registry().get(finding.code)
-    summary = rule.doc_sections().get("What it does", "") if rule else ""
+    what_it_does = rule.doc_sections().get("What it does", "") if rule else ""
     label = finding.fix.applicability.label if finding.fix else ""
     say = terminal.say
     say(f"\n{finding.path}:{finding.start.line}:{finding.start.column}: {finding.code} {finding.name} ({label} fix)")
     say(finding.message)
-    if summary:
-        say(summary.split("\n\n")[0])
+    # The code the finding is about: a fix may edit only other lines (an import at the top).
+    say(f"{finding.start.line:>6} | {TextMap(text).line_text(finding.start.line).rstrip()}")
+    if what_it_does:
+        say(what_it_does)
     patch = unified_diff(finding.path, text, apply_edits(text, list(finding.fix.edits)))  # type: ignore[union-attr]
+    patch = hunk_at_line_first(patch, finding.start.line)
     say((colourise(patch) if terminal.colour else patch).rstrip("\n"))
     while True:
         answer = terminal.ask(PROMPT.format(code=finding.code)).strip()

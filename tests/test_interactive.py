@@ -12,6 +12,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from fixer.interactive import hunk_at_line_first
+from fixer.output.diff import unified_diff
 from fixer.registry import default_registry
 
 SOURCE = (
@@ -151,3 +153,45 @@ def test_notebooks_are_named_not_skipped_silently(tmp_path: Path):
     )
     assert "1 notebook with findings not reviewed (--interactive reviews .py files only)." in result.stdout
     assert notebook.read_text() == text
+
+
+KERAS3_FIT = (
+    "import os\n"
+    "import json\n"
+    "\n"
+    "import tensorflow as tf\n"
+    "import tensorflow.keras as keras\n"
+    "\n"
+    "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"
+    "with strategy.scope():\n"
+    "    model = keras.Sequential([keras.layers.Dense(1)])\n"
+    "    model.compile(loss='mse')\n"
+    "model.fit(x, y, epochs=1)\n"
+)
+
+
+def test_the_review_shows_the_findings_line_and_the_rules_whole_explanation(tmp_path: Path):
+    (tmp_path / "train.py").write_text(KERAS3_FIT)
+    child = _spawn("--unsafe-fixes", "train.py", cwd=tmp_path)
+    child.expect_exact("train.py:11:1: TFD504 keras3-fit-under-multiworker (unsafe fix)")
+    child.expect_exact("    11 | model.fit(x, y, epochs=1)")  # the line the finding is about, though the fix edits line 2
+    what_it_does = default_registry().get("TFD504").doc_sections()["What it does"].splitlines()
+    assert len(what_it_does) > 20, "a long explanation: the test would not tell a truncated one"
+    for line in (what_it_does[0], what_it_does[2], what_it_does[-1]):  # past the first paragraph, to the end
+        child.expect_exact(line)
+    child.expect_exact("+os.environ[\"TF_USE_LEGACY_KERAS\"] = \"1\"")
+    child.expect(PROMPT)
+    child.send("q")
+    child.expect(pexpect.EOF)
+
+
+def test_the_hunk_at_the_findings_line_comes_first():
+    before = "import tensorflow as tf\n" + "".join(f"x{n} = {n}\n" for n in range(20)) + "strategy.experimental_run_v2(f)\n"
+    after = "import os\nimport tensorflow as tf\n" + "".join(f"x{n} = {n}\n" for n in range(20)) + "strategy.run(f)\n"
+    patch = unified_diff("train.py", before, after)
+    assert patch.index("+import os") < patch.index("+strategy.run(f)"), "the file's order"
+    shown = hunk_at_line_first(patch, 22)
+    assert shown.startswith("--- a/train.py\n+++ b/train.py\n@@ -19,4 +20,4 @@")
+    assert shown.index("+strategy.run(f)") < shown.index("+import os")
+    assert sorted(shown.splitlines()) == sorted(patch.splitlines()), "every line is still shown"
+    assert hunk_at_line_first(patch, 1) == patch
