@@ -9,7 +9,7 @@ from fixer.types import FileResult, Finding
 
 
 def finding_dict(finding: Finding, textmap: TextMap | None) -> dict[str, object]:
-    """The JSON object of one finding (the schema documented in the README)."""
+    """The JSON object of one finding (the schema documented in docs/commands/check.md)."""
     fix = None
     if finding.fix is not None and textmap is not None:
         fix = {

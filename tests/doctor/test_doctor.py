@@ -335,11 +335,11 @@ def test_terminating_the_doctor_kills_its_probe_workers():
                 doctor.wait()
 
 
-def test_readme_example_is_what_the_doctor_prints(distfix):
-    """The README's first doctor example, run for real (with free ports in place of 40001/40002)."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"```text\n\$ distfix doctor --tf-config '(.*?)'\n(.*?)\n\n", readme, re.S)
-    assert block, "README lacks the doctor example"
+def test_documented_example_is_what_the_doctor_prints(distfix):
+    """docs/commands/doctor.md's first example, run for real (with free ports in place of 40001/40002)."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "commands" / "doctor.md").read_text(encoding="utf-8")
+    block = re.search(r"```text\n\$ distfix doctor --tf-config '(.*?)'\n(.*?)\n\n", page, re.S)
+    assert block, "docs/commands/doctor.md lacks the doctor example"
     ports = {"40001": str(_free_port()), "40002": str(_free_port())}
     config, expected = block.group(1), block.group(2)
     for old, new in ports.items():
