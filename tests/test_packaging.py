@@ -84,6 +84,9 @@ def test_installed_wheel_renders_docs_reports_and_launchers(wheel: Path, tmp_pat
     assert "<h1>distfix migration report</h1>" in (tmp_path / "r.html").read_text()
     assert "## distfix migration report" in (tmp_path / "r.md").read_text()
     assert json.loads((tmp_path / "r.json").read_text())["totals"]["fixed"] == 1
+    bodies = distfix("migrate", str(project), "--report-dir", str(tmp_path / "prs"))
+    assert bodies.returncode == 1, bodies.stderr
+    assert "Fix TensorFlow distributed-training mistakes" in (tmp_path / "prs" / "project" / "PR.md").read_text()
     launched = distfix("fix", "--write", "--unsafe-fixes", "--emit-launcher", str(tmp_path / "launch"), str(project / "train.py"))
     assert launched.returncode in (0, 1), launched.stderr
     assert "export TF_CONFIG=" in (tmp_path / "launch" / "train" / "launch_worker_1.sh").read_text()
