@@ -234,8 +234,10 @@ def _commit_all(
                 outcome.notes.append(f"nothing to change: {kept}")
 
 
-def _interrupted_message(phase: str, worktrees: dict[Path, BranchWorktree]) -> str:
-    """What an interrupt while preparing or committing the branches leaves behind."""
+def _interrupted_message(phase: str, worktrees: dict[Path, BranchWorktree], use_branch: bool) -> str:
+    """What an interrupt outside the pool (preparing or committing the branches) leaves behind."""
+    if not use_branch:
+        return f"interrupted while {phase}: nothing was written; run the same command again"
     made = [
         f"{worktree.branch} in {repo}"
         for repo, worktree in worktrees.items()
@@ -262,15 +264,15 @@ def migrate(options: MigrateOptions, resume: bool = False, progress: Progress | 
         saved_options, done = load_state(options.state_file)
         if saved_options != options.fingerprint():
             raise ValueError("--resume needs the same paths and options as the interrupted run")
-    journal = None if use_branch else StateJournal(options.state_file, options.fingerprint(), resume)
     targets = [collect(Path(p), options.excludes) for p in options.paths]
     outcomes = [
         RepoOutcome(path=str(t.path), repo=str(t.repo) if t.repo else None, files=len(t.files), root=str(t.root))
         for t in targets
     ]
+    journal = None if use_branch else StateJournal(options.state_file, options.fingerprint(), resume)
     worktrees: dict[Path, BranchWorktree] = {}
     completed = False
-    phase = "preparing the branches"
+    phase = "preparing the branches" if use_branch else "starting"
     try:
         if use_branch:
             _open_worktrees(targets, outcomes, options, worktrees)
@@ -281,7 +283,7 @@ def migrate(options: MigrateOptions, resume: bool = False, progress: Progress | 
             phase = "committing"
             _commit_all(outcomes, done, worktrees)
     except KeyboardInterrupt:
-        message = _interrupted_message(phase, worktrees)
+        message = _interrupted_message(phase, worktrees, use_branch)
         raise MigrationInterrupted(message) from None
     finally:
         for worktree in worktrees.values():
