@@ -145,7 +145,8 @@ def register(app: typer.Typer) -> None:
 
         Exit 0: nothing left to fix; 1: findings remain, changes to make, uncommitted files left
         out of --branch, or a fixed script failed its validation; 2: usage errors, file or
-        validation errors, or interrupted.
+        validation errors, or interrupted; 130: interrupted while the branches were made or
+        committed (nothing is left behind).
         """
         from fixer.migrate.pr_body import write_pr_bodies
         from fixer.migrate.run import MigrateOptions, MigrationInterrupted, migrate

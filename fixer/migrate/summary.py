@@ -10,7 +10,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from fixer import __version__
-
 from fixer.migrate.validation import STATUSES, FileValidation
 from fixer.notebook import cell_diff
 from fixer.output.diff import unified_diff
