@@ -12,7 +12,10 @@ from pathlib import Path
 from repos import ADVICE_ONLY, BAD, make_repo, notebook
 
 from fixer import __version__
+from fixer.migrate.pr_body import write_pr_bodies
+from fixer.migrate.run import MigrateOptions, migrate
 from fixer.migrate.summary import MigrationReport, RepoOutcome, write_report
+from fixer.migrate.validation import FileValidation
 
 _VOID = frozenset({"meta", "br", "hr", "img", "input", "link", "wbr"})
 
@@ -162,3 +165,19 @@ def test_html_report_names_and_documents_rules_and_says_a_dry_run_wrote_nothing(
     distfix("migrate", str(repo), "--report", str(markdown), "--select", "TFD401")
     text = markdown.read_text()
     assert "(none)" not in text and "| TFD401 renamed-distribute-api |" in text and f"distfix {__version__} · " in text
+
+
+def test_pr_body_of_a_dry_run_shows_validation_verdicts_by_relative_path(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"train.py": BAD, "lib/util.py": BAD})
+    report = migrate(MigrateOptions(paths=(str(repo),), state_file=tmp_path / "state.json"))
+    report.validations = {str(repo / "train.py"): FileValidation("passed"), str(repo / "lib" / "util.py"): FileValidation("skipped", "not an entry point")}
+    report.validation_backend = "local"
+    (written,) = write_pr_bodies(report, tmp_path / "prs")
+    body = written.read_text()
+    assert written == tmp_path / "prs" / "repo" / "PR.md"
+    assert body.startswith("## Fix TensorFlow distributed-training mistakes with distfix\n\n> **Dry run: nothing was written.**")
+    assert "can fix 4 finding(s) in 2 file(s)" in body
+    assert "(local backend):\n1 passed, 1 skipped." in body
+    assert "<code>train.py</code>: 2 fixable, validation: passed" in body
+    assert "<code>lib/util.py</code>: 2 fixable, validation: skipped" in body
+    assert str(tmp_path) not in body
