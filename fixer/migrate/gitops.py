@@ -137,6 +137,7 @@ class BranchWorktree:
                 f"current HEAD, or delete it (git -C {self.repo} branch -D {self.branch})"
             )
         if self.previous is not None:
+            self._refuse_checked_out()
             self._refuse_foreign_commits()
         folder = Path(tempfile.mkdtemp(prefix=f"{_WORKTREE_PREFIX}{os.getpid()}-"))
         self.path = folder / "worktree"
@@ -146,6 +147,16 @@ class BranchWorktree:
             self.__exit__(None, None, None)
             raise
         return self
+
+    def _refuse_checked_out(self) -> None:
+        # Moving a branch that a work tree has checked out would leave that tree showing the
+        # fixes as undone: git itself refuses to do it, and so does distfix.
+        listing = git(self.repo, "worktree", "list", "--porcelain")
+        if f"branch refs/heads/{self.branch}" in listing.splitlines():
+            raise GitError(
+                f"branch {self.branch!r} is checked out in a work tree of this repository: switch to another "
+                "branch there before --update-branch"
+            )
 
     def _refuse_foreign_commits(self) -> None:
         log = git(self.repo, "log", "--format=%h %s", f"HEAD..refs/heads/{self.branch}")

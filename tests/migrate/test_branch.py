@@ -134,3 +134,15 @@ def test_update_branch_needs_branch_and_bad_branch_names_are_refused(tmp_path, d
     assert alone.returncode == 2 and "--update-branch needs --branch" in alone.stderr
     bad = distfix("migrate", str(repo), "--write", "--branch", "two..dots", "--commit")
     assert bad.returncode == 2 and "--branch 'two..dots': not a valid git branch name" in bad.stderr
+
+
+def test_update_branch_refuses_a_branch_that_is_checked_out(tmp_path, distfix):
+    repo = make_repo(tmp_path / "repo", {"train.py": BAD})
+    command = ("migrate", str(repo), "--write", "--branch", "fixes", "--commit", "--update-branch")
+    assert distfix(*command).returncode == 0
+    git(repo, "checkout", "-q", "fixes")
+    tip = git(repo, "rev-parse", "fixes")
+    refused = distfix(*command, "--allow-dirty")
+    assert refused.returncode == 2
+    assert "branch 'fixes' is checked out in a work tree of this repository" in refused.stderr
+    assert git(repo, "rev-parse", "fixes") == tip and git(repo, "status", "--porcelain") == ""
