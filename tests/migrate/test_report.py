@@ -181,3 +181,7 @@ def test_pr_body_of_a_dry_run_shows_validation_verdicts_by_relative_path(tmp_pat
     assert "<code>train.py</code>: 2 fixable, validation: passed" in body
     assert "<code>lib/util.py</code>: 2 fixable, validation: skipped" in body
     assert str(tmp_path) not in body
+    write_report(report, tmp_path / "r.html")
+    parser = _Collector()
+    parser.feed((tmp_path / "r.html").read_text())
+    assert parser.problems == [] and parser.ids["validation"] == "passedfailedinconclusiveerrorskipped10001"
