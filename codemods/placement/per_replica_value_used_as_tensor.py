@@ -9,6 +9,7 @@ import libcst as cst
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
+from fixer.semantic.targets import assignment_targets
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.types import Applicability
 
@@ -167,17 +168,11 @@ class _PerReplicaSources:
         for assign in index.in_function("assigns", scope):
             if not index.before(assign, name) or index.is_within(name, assign):
                 continue
-            if any(_binds(target, name.value) for target in _targets(assign)):
+            if any(_binds(target, name.value) for target in assignment_targets(assign)):
                 reaching = assign
         if reaching is None or isinstance(reaching, cst.AugAssign) or reaching.value is None:
             return None
         return reaching.value
-
-
-def _targets(assign: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
-    if isinstance(assign, cst.Assign):
-        return [t.target for t in assign.targets]
-    return [assign.target]
 
 
 def _binds(target: cst.BaseExpression, name: str) -> bool:

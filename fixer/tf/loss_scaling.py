@@ -10,6 +10,7 @@ import enum
 import libcst as cst
 
 from fixer.context import RuleContext
+from fixer.semantic.targets import assignment_targets
 from fixer.tf.bindings import assigned_values
 from fixer.tf.index import FunctionLike
 from fixer.tf.names import dotted_name
@@ -195,7 +196,7 @@ def is_constant_weight(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
         a for a in ctx.index.assigns
         if any(
             isinstance(t, cst.Name) and t.value == expr.value
-            for t in ([x.target for x in a.targets] if isinstance(a, cst.Assign) else [a.target])
+            for t in assignment_targets(a)
         )
     ]
     return (
@@ -308,7 +309,7 @@ def _assigned_once(ctx: RuleContext, func, name: str) -> bool:
     """``name`` is bound by exactly one plain assignment in ``func`` (not a loop or augmented one)."""
     binds = 0
     for assign in ctx.index.in_function("assigns", func):
-        targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+        targets = assignment_targets(assign)
         if any(isinstance(t, cst.Name) and t.value == name for t in targets):
             if not isinstance(assign, cst.Assign):
                 return False
