@@ -32,15 +32,17 @@ class Scaling(enum.Enum):
 
 
 def last_assignment(ctx: RuleContext, func: FunctionLike, name: str, before: cst.CSTNode) -> cst.BaseExpression | None:
-    """The value last assigned to ``name`` in ``func`` before ``before`` (by position)."""
+    """The value of the last plain ``name = value`` in ``func`` that can reach ``before``.
+
+    Flow-aware (fixer/semantic): an assignment in an arm that returns, or one a later statement
+    always replaces, does not reach.
+    """
     found: cst.BaseExpression | None = None
-    for assign in ctx.index.in_function("assigns", func):
-        if not isinstance(assign, cst.Assign):
-            continue
-        if not ctx.index.before(assign, before):
-            continue
-        if any(isinstance(t.target, cst.Name) and t.target.value == name for t in assign.targets):
-            found = assign.value
+    for binding in ctx.tf.semantic.reaching(name, before):
+        statement = binding.statement
+        if binding.scope.node is (func or ctx.module) and isinstance(statement, cst.Assign):
+            if any(t.target is binding.node for t in statement.targets):
+                found = statement.value
     return found
 
 
