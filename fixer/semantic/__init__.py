@@ -6,11 +6,10 @@
 docs/semantic-layer.md.
 """
 
-from fixer.semantic.bindings import Binding, BindingKind, Branch
+from fixer.semantic.bindings import Binding, BindingKind, Branch, Scope, ScopeKind
 from fixer.semantic.calls import CallResolver
 from fixer.semantic.conditions import Condition
 from fixer.semantic.model import SemanticModel
-from fixer.semantic.scopes import Scope, ScopeKind
 from fixer.semantic.targets import assignment_targets, target_names
 
 __all__ = [

@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import libcst as cst
 
-from fixer.semantic.bindings import Binding, BindingKind, Branch
-from fixer.semantic.scopes import Scope, ScopeKind
+from fixer.semantic.bindings import Binding, BindingKind, Branch, Scope, ScopeKind
 from fixer.semantic.targets import target_names, unpacked_value
 
 if TYPE_CHECKING:

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.semantic.bindings import Binding, BindingKind
-from fixer.semantic.scopes import Scope, ScopeKind
+from fixer.semantic.bindings import Binding, BindingKind, Scope, ScopeKind
 
 if TYPE_CHECKING:
     from fixer.semantic.model import SemanticModel

@@ -14,9 +14,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from fixer.semantic.bindings import Binding, BindingKind
+from fixer.semantic.bindings import Binding, BindingKind, Scope, ScopeKind
 from fixer.semantic.builder import Tree, statement_of
-from fixer.semantic.scopes import Scope, ScopeKind
 
 _LEAVES = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 _ENDS = (cst.Return, cst.Raise)

@@ -6,11 +6,10 @@ from functools import cached_property
 
 import libcst as cst
 
-from fixer.semantic.bindings import Binding, BindingKind
+from fixer.semantic.bindings import Binding, BindingKind, Scope, ScopeKind
 from fixer.semantic.builder import Tree, build
 from fixer.semantic.conditions import Condition, conditions
 from fixer.semantic.flow import Flow
-from fixer.semantic.scopes import Scope, ScopeKind
 
 
 class SemanticModel:
