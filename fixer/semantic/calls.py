@@ -134,8 +134,8 @@ class CallResolver:
 
     def subclasses(self, cls: cst.ClassDef) -> list[cst.ClassDef]:
         """The classes of this module that derive from ``cls``, directly or not."""
-        classes = [s.node for s in self.model.scopes if s.kind is ScopeKind.CLASS]
-        return [other for other in classes if cls in self.bases(other)]  # type: ignore[arg-type]
+        classes = [s.node for s in self.model.scopes if isinstance(s.node, cst.ClassDef)]
+        return [other for other in classes if cls in self.bases(other)]
 
     # The call graph -------------------------------------------------------------------------
 
@@ -144,11 +144,11 @@ class CallResolver:
         calls_of: dict[int, list[cst.Call]] = defaultdict(list)  # callee -> the calls that may run it
         callees: dict[int, list[Callable]] = defaultdict(list)  # caller -> what it may call
         for node in self.model.tree.order:
-            if type(node) is not cst.Call:
+            if type(node) is not cst.Call:  # exact type: isinstance on libcst's ABCs is slow
                 continue
             caller = self.caller_of(node)
-            for target in self.targets(node):  # type: ignore[arg-type]
-                calls_of[id(target)].append(node)  # type: ignore[arg-type]
+            for target in self.targets(node):
+                calls_of[id(target)].append(node)
                 if all(t is not target for t in callees[id(caller)]):
                     callees[id(caller)].append(target)
         return calls_of, callees
