@@ -27,7 +27,6 @@ NOT_YET_MIGRATED = frozenset({
     "codemods/multiworker/keras3_fit_under_multiworker.py::_reaching_assignment",
     "codemods/placement/several_strategies.py::_bound_key",
     "codemods/placement/train_step_outside_strategy_run.py::_bindings",
-    "codemods/reduction/gradient_clipping_before_aggregation.py::_comprehension_binding",
     "fixer/tf/checkpoints.py::_attribute_bindings",
     "fixer/tf/checkpoints.py::_bindings",
     "fixer/tf/dataflow.py::bound_in",
@@ -199,3 +198,4 @@ def test_migrated_helpers_delegate_to_the_semantic_model():
     helpers = _binding_helpers()
     assert helpers["fixer/tf/loss_scaling.py::last_assignment"] is True
     assert helpers["codemods/placement/per_replica_value_used_as_tensor.py::_reaching_value"] is True
+    assert helpers["codemods/reduction/gradient_clipping_before_aggregation.py::_comprehension_binding"] is True
