@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.distfix-installed
 
-.PHONY: venv demo test test-fast clean
+.PHONY: venv demo test test-fast generate clean
 
 venv: $(STAMP)
 
@@ -28,6 +28,10 @@ test: venv
 # subprocesses too), so a test that starts TensorFlow without the marker fails here.
 test-fast: venv
 	PYTHONPATH=$(CURDIR)/tests/no_tensorflow $(BIN)/python -m pytest -m "not tensorflow"
+
+# The code table (fixer/codes.py), the README rule table and docs/rules.md, from the rule registry.
+generate: venv
+	$(BIN)/distfix dev generate
 
 clean:
 	rm -rf $(VENV) .distfix_cache .pytest_cache

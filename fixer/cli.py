@@ -409,6 +409,7 @@ def rules(output_format: ListFormat = typer.Option(ListFormat.text, "--format", 
 
 
 # Front-ends that live in their own modules register their commands here.
+from fixer.dev.command import register as _register_dev  # noqa: E402
 from fixer.doctor.command import register as _register_doctor  # noqa: E402
 from fixer.lsp.command import register as _register_lsp  # noqa: E402
 from fixer.migrate.command import register as _register_migrate  # noqa: E402
@@ -418,6 +419,7 @@ _register_migrate(app)
 _register_validate(app)
 _register_doctor(app)
 _register_lsp(app)
+_register_dev(app)
 
 
 def main() -> None:

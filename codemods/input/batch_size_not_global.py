@@ -7,6 +7,7 @@ import libcst as cst
 from fixer.tf.pipelines import binding, pipeline
 from fixer.context import RuleContext
 from fixer.rule import Rule
+from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
 from fixer.tf.names import dotted_name
 from fixer.tf.parameters import positional_parameters
@@ -123,7 +124,7 @@ class BatchSizeNotGlobal(Rule):
         ``ds`` batched by a per-replica size."""
         found = pipeline(ctx, call.args[0].value, call)
         batch = _last_batch(found.methods) if found is not None else None
-        size = _batch_size(batch) if batch is not None else None
+        size = argument_value(batch, 0, "batch_size") if batch is not None else None
         if size is None:
             return
         words = _PER_REPLICA_WORDS
@@ -146,7 +147,7 @@ class BatchSizeNotGlobal(Rule):
         context = params[0].name.value
         per_replica = _per_replica_names(ctx, fn, context)
         batches = [
-            (call, _batch_size(call))
+            (call, argument_value(call, 0, "batch_size"))
             for call in ctx.index.calls
             if ctx.index.is_within(call, fn) and isinstance(call.func, cst.Attribute) and call.func.attr.value in _BATCHES
         ]
@@ -174,7 +175,7 @@ class BatchSizeNotGlobal(Rule):
         for call in ctx.index.calls:
             if ctx.tf.names.callee(call) is not None or not isinstance(call.func, cst.Attribute) or call.func.attr.value not in _BATCHES:
                 continue
-            size = _batch_size(call)
+            size = argument_value(call, 0, "batch_size")
             if size is None:
                 continue
             found = _string_count(ctx, size, call)
@@ -228,14 +229,6 @@ def _last_batch(methods: tuple[cst.Call, ...]) -> cst.Call | None:
             if method.func.attr.value in ("unbatch", "rebatch"):
                 return None
     return None
-
-
-def _batch_size(call: cst.Call) -> cst.BaseExpression | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "batch_size":
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    return positional[0].value if positional else None
 
 
 def _per_replica_names(ctx: RuleContext, fn, context: str) -> set[str]:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from fixer.context import RuleContext
 from fixer.rule import Rule
+from fixer.semantic.targets import assignment_targets
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
 from fixer.tf.project import pinned_below, project_facts
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
@@ -136,7 +137,7 @@ class Keras3FitUnderMultiworker(Rule):
         strategies = ctx.tf.strategies
         key = ctx.source(call.func.value)  # type: ignore[attr-defined]
         here = ctx.index.enclosing_function(call)
-        assigns = [a for a in ctx.index.assigns if any(ctx.source(t) == key for t in _targets(a))]
+        assigns = [a for a in ctx.index.assigns if any(ctx.source(t) == key for t in assignment_targets(a))]
         compiles = [
             c
             for c in ctx.index.calls
@@ -308,10 +309,6 @@ def _tf_config_removed_before(ctx: RuleContext, call: cst.Call) -> bool:
     before = [c for c in changes if ctx.index.before(c, call)]
     last = max(before, key=lambda c: ctx.index.order[c], default=None)
     return last is not None and any(last is r for r in removals)
-
-
-def _targets(assign: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
-    return [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
 
 
 def _own_method(ctx: RuleContext, func: cst.BaseExpression) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from fixer.semantic.targets import assignment_targets
 from fixer.tf.pipelines import FILE_SOURCES, add_helper, after_shard, auto_shard_policy, distributed_inputs, pipeline
 from fixer.tf.bindings import assigned_values
 from fixer.tf.calls import argument_value
@@ -261,7 +262,7 @@ def _constant_field(ctx: RuleContext, field: str, depth: int, owner: cst.ClassDe
             if arg.star or (named == field and not _constant(ctx, arg.value, depth + 1)):
                 return False
     for assign in ctx.index.assigns:
-        targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+        targets = assignment_targets(assign)
         if any(isinstance(t, cst.Attribute) and t.attr.value == field for t in targets):
             return False
     return True

@@ -12,6 +12,7 @@ from fixer.edits import reindented_statements
 from fixer.notebook import cell_boundaries
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
+from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.bindings import assignments_to
 from fixer.tf.dataflow import independent
@@ -234,7 +235,7 @@ class _Finder:
             assigned = isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is call
             kind = self.kind_of(call) if assigned else None
             if kind is not None:
-                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                targets = assignment_targets(small)
                 names = tuple(t.value for t in targets if isinstance(t, cst.Name)) or tuple(
                     key for key in map(_attribute_key, targets) if key
                 )
@@ -398,7 +399,7 @@ class _Finder:
 
 def _name_targets(assign: cst.Assign | cst.AnnAssign) -> list[cst.Name]:
     """The plain names an assignment binds."""
-    targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+    targets = assignment_targets(assign)
     return [t for t in targets if isinstance(t, cst.Name)]
 
 

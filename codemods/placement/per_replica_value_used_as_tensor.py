@@ -159,30 +159,14 @@ class _PerReplicaSources:
         return False
 
     def _reaching_value(self, name: cst.Name) -> cst.BaseExpression | None:
-        """The value of the last assignment to ``name`` before it, in the same function; for a name
-        unpacked from a tuple assignment (``a, b = value``), ``value`` itself."""
-        index = self.ctx.index
-        scope = index.enclosing_function(name)
-        reaching = None
-        for assign in index.in_function("assigns", scope):
-            if not index.before(assign, name) or index.is_within(name, assign):
-                continue
-            if any(_binds(target, name.value) for target in _targets(assign)):
-                reaching = assign
-        if reaching is None or isinstance(reaching, cst.AugAssign) or reaching.value is None:
+        """The value of the last assignment to ``name`` in its own function that can reach it; for
+        a name unpacked from a tuple assignment (``a, b = value``), ``value`` itself."""
+        scope = self.ctx.index.enclosing_function(name) or self.ctx.module
+        reaching = [
+            b.statement
+            for b in self.ctx.tf.semantic.resolve(name)
+            if b.scope.node is scope and isinstance(b.statement, cst.Assign | cst.AnnAssign | cst.AugAssign)
+        ]
+        if not reaching or isinstance(reaching[-1], cst.AugAssign):
             return None
-        return reaching.value
-
-
-def _targets(assign: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
-    if isinstance(assign, cst.Assign):
-        return [t.target for t in assign.targets]
-    return [assign.target]
-
-
-def _binds(target: cst.BaseExpression, name: str) -> bool:
-    if isinstance(target, cst.Name):
-        return target.value == name
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return any(_binds(element.value, name) for element in target.elements)
-    return False
+        return reaching[-1].value

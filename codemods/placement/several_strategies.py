@@ -11,6 +11,7 @@ import libcst as cst
 
 from fixer.context import RuleContext
 from fixer.rule import Rule
+from fixer.semantic.targets import assignment_targets
 from fixer.tf.dataflow import names_in
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import dotted_name
@@ -120,7 +121,8 @@ class SeveralStrategies(Rule):
                     ctx.report(later.call, _message(crossing, "the previous loop iteration's strategy"))
                     continue
             if isinstance(later.owner, cst.FunctionDef) and _runs_repeatedly(ctx, later.owner):
-                local = {n for a in ctx.index.in_function("assigns", later.owner) for t in _targets(a) for n in _names(t)}
+                assigns = ctx.index.in_function("assigns", later.owner)
+                local = {n for a in assigns for t in assignment_targets(a) for n in _names(t)}
                 crossing = _crossing_use(ctx, withs, None, later.blocks, exclude=local)
                 if crossing is not None:
                     ctx.report(later.call, _message(crossing, "the strategy of the previous call"))
@@ -259,7 +261,7 @@ class _EnclosingWiths:
         """For each `with` (by id), the names assigned inside it."""
         found: dict[int, set[str]] = {}
         for assign in self.ctx.index.assigns:
-            names = {n for t in _targets(assign) for n in _names(t)}
+            names = {n for t in assignment_targets(assign) for n in _names(t)}
             if names:
                 for block in self.withs_around(assign):
                     found.setdefault(block, set()).update(names)
@@ -297,7 +299,7 @@ def _kept_across_iterations(ctx: RuleContext, loop: cst.CSTNode, owner: Function
     it, or bound in it only under an `if` that tests the name itself (``if model is None:``)."""
     before, fresh, once = set(), set(), set()
     for assign in ctx.index.in_function("assigns", owner):
-        bound = {n for t in _targets(assign) for n in _names(t)}
+        bound = {n for t in assignment_targets(assign) for n in _names(t)}
         if not ctx.index.is_within(assign, loop):
             if ctx.index.before(assign, loop):
                 before |= bound
@@ -341,12 +343,6 @@ def _runs_repeatedly(ctx: RuleContext, func: cst.FunctionDef) -> bool:
     if len(sites) > 1:
         return True
     return any(isinstance(a, (cst.For, cst.While)) for site in sites for a in ctx.index.ancestors(site))
-
-
-def _targets(assign: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
-    if isinstance(assign, cst.Assign):
-        return [t.target for t in assign.targets]
-    return [assign.target]
 
 
 def _names(target: cst.BaseExpression) -> set[str]:

@@ -7,6 +7,7 @@ import libcst as cst
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
+from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
 from fixer.tf.datasets import DISTRIBUTED, PLAIN, DatasetModel
@@ -265,7 +266,7 @@ class TrainStepOutsideStrategyRun(Rule):
         for assign in candidates:
             if not isinstance(assign, (cst.Assign, cst.AnnAssign)) or assign.value is None:
                 continue
-            targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+            targets = assignment_targets(assign)
             for target in targets:
                 if dotted_name(target) == key or (
                     isinstance(target, (cst.Tuple, cst.List)) and any(dotted_name(e.value) == key for e in target.elements)

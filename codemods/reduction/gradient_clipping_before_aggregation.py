@@ -132,25 +132,12 @@ def _from_local_gradients(ctx: RuleContext, expr: cst.BaseExpression, at: cst.CS
 
 
 def _comprehension_binding(ctx: RuleContext, name: cst.Name) -> cst.CompFor | None:
-    """The ``for ... in`` clause of an enclosing comprehension whose target binds ``name``."""
-    for ancestor in ctx.index.ancestors(name):
-        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
-            return None
-        if isinstance(ancestor, _COMPREHENSIONS):
-            clause: cst.CompFor | None = ancestor.for_in
-            while clause is not None:
-                if _binds(clause.target, name.value):
-                    return clause
-                clause = clause.inner_for_in
+    """The ``for ... in`` clause of a list, set or generator comprehension whose target gives
+    ``name`` its value (fixer.semantic: the comprehension's own target, or an enclosing one's)."""
+    for bound in ctx.tf.semantic.resolve(name):
+        if isinstance(bound.statement, cst.CompFor) and isinstance(bound.scope.node, _COMPREHENSIONS):
+            return bound.statement
     return None
-
-
-def _binds(target: cst.BaseExpression, name: str) -> bool:
-    if isinstance(target, cst.Name):
-        return target.value == name
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return any(_binds(element.value, name) for element in target.elements)
-    return False
 
 
 def _applied_after(ctx: RuleContext, clip: cst.Call) -> bool:

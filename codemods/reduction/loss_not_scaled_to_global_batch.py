@@ -21,6 +21,7 @@ from fixer.tf.loss_scaling import (
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
+from fixer.tf.calls import argument_value
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.replica import RunCall
 from fixer.types import Applicability, Edit
@@ -295,7 +296,7 @@ def _reported_loss_reduces(ctx: RuleContext, func, gradient: cst.Call, scaling: 
         text = ctx.source(op)
         if "MEAN" in text.upper():
             edits.append(ctx.replace(op, text.replace("MEAN", "SUM").replace("mean", "sum")))
-        axis = _axis_argument(reduce)
+        axis = argument_value(reduce, 2, "axis")
         if scaling is Scaling.PER_EXAMPLE and axis is not None and not (isinstance(axis, cst.Name) and axis.value == "None"):
             edits.append(ctx.replace(axis, "None"))
     return edits
@@ -356,10 +357,3 @@ def _runs_by_function(ctx: RuleContext) -> dict[FunctionLike, list[RunCall]]:
 
 
 _RUNS: "WeakKeyDictionary[ModuleIndex, tuple[object, dict[FunctionLike, list[RunCall]]]]" = WeakKeyDictionary()
-
-
-def _axis_argument(reduce: cst.Call) -> cst.BaseExpression | None:
-    for position, arg in enumerate(reduce.args):
-        if (arg.keyword is not None and arg.keyword.value == "axis") or (arg.keyword is None and position == 2):
-            return arg.value
-    return None

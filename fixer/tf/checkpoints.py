@@ -12,6 +12,7 @@ import libcst as cst
 from fixer.context import RuleContext
 from fixer.edits import reindent, string_continuation_lines
 from fixer.report import render
+from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in, value_names
 from fixer.tf.parameters import call_position, parameter
@@ -112,7 +113,7 @@ def _savers(ctx: RuleContext) -> set[str]:
         imported = None if callee.startswith(_MODELS) or callee == _CHECKPOINT else ctx.tf.project.returned(call.func)
         from_project = imported is not None and imported.kind == "model"  # built by another module of the project
         if callee.startswith(_MODELS) or callee == _CHECKPOINT or local in factories or local in classes or from_project:
-            targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+            targets = assignment_targets(assign)
             keys.update(ctx.source(t) for t in targets if isinstance(t, (cst.Name, cst.Attribute)))
     return keys
 
@@ -229,7 +230,7 @@ def _attribute_bindings(ctx: RuleContext, attribute: cst.Attribute) -> list[cst.
     cls = ctx.index.method_class(func) if isinstance(func, cst.FunctionDef) else None
     values = []
     for assign in ctx.index.assigns:
-        targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+        targets = assignment_targets(assign)
         if assign.value is None or not any(
             isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == owner and t.attr.value == attr
             for t in targets
@@ -255,7 +256,7 @@ def _bindings(ctx: RuleContext, name: str, at: cst.CSTNode) -> list[cst.BaseExpr
     values: list[cst.BaseExpression] = []
     for scope in {func, None}:
         for assign in ctx.index.in_function("assigns", scope):
-            targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+            targets = assignment_targets(assign)
             if assign.value is not None and any(name in names_in(t) for t in targets if isinstance(t, (cst.Name, cst.Tuple, cst.List))):
                 values.append(assign.value)
         if values:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from fixer.semantic.targets import assignment_targets
 from fixer.tf.index import ModuleIndex, subtree
 
 
@@ -63,7 +64,7 @@ def bound_in(statement: cst.CSTNode) -> set[str]:
     simple = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
     for node in simple:
         if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            targets = assignment_targets(node)
             for target in targets:
                 bound |= names_in(target) if isinstance(target, (cst.Name, cst.Tuple, cst.List)) else set()
         if isinstance(node, (cst.Import, cst.ImportFrom)):

@@ -10,6 +10,7 @@ import enum
 import libcst as cst
 
 from fixer.context import RuleContext
+from fixer.semantic.targets import assignment_targets
 from fixer.tf.bindings import assigned_values
 from fixer.tf.index import FunctionLike
 from fixer.tf.names import dotted_name
@@ -31,15 +32,17 @@ class Scaling(enum.Enum):
 
 
 def last_assignment(ctx: RuleContext, func: FunctionLike, name: str, before: cst.CSTNode) -> cst.BaseExpression | None:
-    """The value last assigned to ``name`` in ``func`` before ``before`` (by position)."""
+    """The value of the last plain ``name = value`` in ``func`` that can reach ``before``.
+
+    Flow-aware (fixer/semantic): an assignment in an arm that returns, or one a later statement
+    always replaces, does not reach.
+    """
     found: cst.BaseExpression | None = None
-    for assign in ctx.index.in_function("assigns", func):
-        if not isinstance(assign, cst.Assign):
-            continue
-        if not ctx.index.before(assign, before):
-            continue
-        if any(isinstance(t.target, cst.Name) and t.target.value == name for t in assign.targets):
-            found = assign.value
+    for binding in ctx.tf.semantic.reaching(name, before):
+        statement = binding.statement
+        if binding.scope.node is (func or ctx.module) and isinstance(statement, cst.Assign):
+            if any(t.target is binding.node for t in statement.targets):
+                found = statement.value
     return found
 
 
@@ -195,7 +198,7 @@ def is_constant_weight(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
         a for a in ctx.index.assigns
         if any(
             isinstance(t, cst.Name) and t.value == expr.value
-            for t in ([x.target for x in a.targets] if isinstance(a, cst.Assign) else [a.target])
+            for t in assignment_targets(a)
         )
     ]
     return (
@@ -308,7 +311,7 @@ def _assigned_once(ctx: RuleContext, func, name: str) -> bool:
     """``name`` is bound by exactly one plain assignment in ``func`` (not a loop or augmented one)."""
     binds = 0
     for assign in ctx.index.in_function("assigns", func):
-        targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+        targets = assignment_targets(assign)
         if any(isinstance(t, cst.Name) and t.value == name for t in targets):
             if not isinstance(assign, cst.Assign):
                 return False

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.semantic import SemanticModel
 from fixer.tf.index import ModuleIndex
 from fixer.tf.names import NameResolver
 from fixer.tf.replica import ReplicaModel
@@ -29,6 +30,11 @@ class TFModel:
     def names(self) -> NameResolver:
         """Resolves expressions to canonical qualified names."""
         return NameResolver(self.index)
+
+    @cached_property
+    def semantic(self) -> SemanticModel:
+        """Python scopes and bindings (fixer/semantic): which binding of a name reaches a use."""
+        return SemanticModel(self.index)
 
     @cached_property
     def strategies(self) -> StrategyModel:

@@ -8,6 +8,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from fixer.semantic.targets import assignment_targets
 from fixer.tf.classes import resolve_method
 from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import NameResolver, dotted_name
@@ -123,7 +124,7 @@ class StrategyModel:
                         continue
                 else:
                     kind_set = {kind}
-                for target in _assign_targets(node):
+                for target in assignment_targets(node, augmented=False):
                     key = expression_key(target)
                     if key is not None:
                         self._kinds[key] |= kind_set
@@ -232,7 +233,8 @@ class StrategyModel:
         local_classes = {cls.name.value for cls in self.index.classes}
         for assign in self.index.assigns:
             value = assign.value
-            if not isinstance(value, cst.Call) or not any(expression_key(t) == key for t in _assign_targets(assign)):
+            targets = assignment_targets(assign, augmented=False)
+            if not isinstance(value, cst.Call) or not any(expression_key(t) == key for t in targets):
                 continue
             callee = self.names.callee(value)
             if callee is not None and callee not in STRATEGY_CLASSES:
@@ -305,7 +307,7 @@ class StrategyModel:
                     a
                     for a in self.index.in_function("assigns", scope)
                     if a.value is not None
-                    and any(expression_key(t) == node.value for t in _assign_targets(a))
+                    and any(expression_key(t) == node.value for t in assignment_targets(a, augmented=False))
                     # Module-level code sees the module's last binding above it (notebook cells
                     # run in order); a function may run after any of them.
                     and ((scope is None and func is not None) or self.index.before(a, where))
@@ -420,7 +422,7 @@ class StrategyModel:
             for assign in self.index.assigns
             if isinstance(assign, (cst.Assign, cst.AnnAssign))
             and assign.value is not None
-            and any(expression_key(t) == key for t in _assign_targets(assign))
+            and any(expression_key(t) == key for t in assignment_targets(assign, augmented=False))
         ]
         if isinstance(node, cst.Name):
             func = self.index.enclosing_function(where)
@@ -584,11 +586,3 @@ def _is_scope_call(node: cst.BaseExpression) -> bool:
         and node.func.attr.value == "scope"
         and not node.args
     )
-
-
-def _assign_targets(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
-    if isinstance(node, cst.Assign):
-        return [t.target for t in node.targets]
-    if isinstance(node, cst.AnnAssign):
-        return [node.target]
-    return []

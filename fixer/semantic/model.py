@@ -1,0 +1,150 @@
+"""The semantic model of one module: its scopes and bindings, and the questions rules ask of them."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import libcst as cst
+
+from fixer.semantic.bindings import Binding, BindingKind, Scope, ScopeKind
+from fixer.semantic.builder import Tree, build
+from fixer.semantic.conditions import Condition, conditions
+from fixer.semantic.flow import Flow
+
+
+class SemanticModel:
+    """Scopes, bindings and name resolution of one module (notebook cells joined in order).
+
+    Built from the tables of the index walk (``tree``: each node's parent and pre-order number),
+    without walking the syntax tree again.
+    """
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self._table, self.bindings = build(tree)
+        self._by_node: dict[cst.CSTNode, Binding] = {}
+        for binding in self.bindings:
+            self._by_node[binding.node] = binding
+            # The name node inside a parameter or an import alias is the binding too, not a read.
+            for part in _name_nodes(binding.node):
+                self._by_node[part] = binding
+        self._lexical: dict[Binding, Scope] = {}
+        for binding in self.bindings:
+            self._lexical[binding] = self._lexical_scope(binding)
+        self._flow = Flow(tree, self._lexical)
+
+    def _lexical_scope(self, binding: Binding) -> Scope:
+        if binding.kind is BindingKind.PARAMETER:
+            return self._table.open(binding.statement)
+        if binding.kind in (BindingKind.FUNCTION, BindingKind.CLASS):
+            return self._table.containing(binding.statement)
+        scope = self._table.containing(binding.node)
+        while binding.kind is BindingKind.WALRUS and scope.kind is ScopeKind.COMPREHENSION and scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    # Scopes ---------------------------------------------------------------------------------
+
+    @cached_property
+    def module_scope(self) -> Scope:
+        """The module's scope (the root of every other)."""
+        root = next(iter(self.tree.order))
+        return self._table.open(root)
+
+    def scope_of(self, node: cst.CSTNode) -> Scope:
+        """The scope whose code evaluates ``node``."""
+        return self._table.containing(node)
+
+    def scope_opened_by(self, node: cst.CSTNode) -> Scope:
+        """The scope a def, lambda, class, comprehension or the module opens."""
+        return self._table.open(node)
+
+    @property
+    def scopes(self) -> list[Scope]:
+        """Every scope, in source order of the nodes that open them."""
+        return sorted(self._table.scopes.values(), key=lambda s: self.tree.order[s.node])
+
+    # Bindings -------------------------------------------------------------------------------
+
+    def binding_at(self, node: cst.CSTNode) -> Binding | None:
+        """The binding ``node`` makes (an assignment's target name, a ``Param``, a def), or None."""
+        return self._by_node.get(node)
+
+    def bindings_of(self, name: str, scope: Scope | None = None) -> list[Binding]:
+        """The bindings of ``name`` in ``scope`` (default: the module), in source order."""
+        return list((scope or self.module_scope).of(name))
+
+    def resolve(self, use: cst.Name) -> list[Binding]:
+        """The bindings that can give ``use`` its object, in source order; [] for a builtin or an
+        unbound name.
+
+        In the use's own scope only the bindings some path carries to it count (if/else arms,
+        try/except, loops, early return/raise, ``del``). A name read from an enclosing function or
+        the module gets every binding there: the code runs when called, after any of them.
+        """
+        own = self._by_node.get(use)
+        if own is not None:
+            return [own]
+        return self.reaching(use.value, use)
+
+    def reaching(self, name: str, at: cst.CSTNode) -> list[Binding]:
+        """The bindings of ``name`` that can reach ``at`` (any node of the module), as :meth:`resolve`."""
+        scope = self._table.containing(at)
+        if name in scope.declared_global or name in scope.declared_nonlocal:
+            declared = next((b.scope for b in self.bindings if b.name == name and self._lexical[b] is scope), None)
+            return self._every(declared or self._enclosing(scope, name), name)
+        current: Scope | None = scope
+        while current is not None:
+            if current is not scope and current.kind is ScopeKind.CLASS:
+                current = current.parent  # a class body is not an enclosing scope of its methods
+                continue
+            if current.of(name):
+                if current is scope and any(self._lexical[b] is current for b in current.of(name)):
+                    # A nested function's `global`/`nonlocal` binding may have run before `at`.
+                    nested = [b for b in self._every(current, name) if self._lexical[b] is not current]
+                    flowed = self._flow.reaching(current, name, at)
+                    return sorted([*flowed, *nested], key=lambda b: self.tree.order[b.node])
+                return self._every(current, name)
+            current = current.parent
+        return []
+
+    def _enclosing(self, scope: Scope, name: str) -> Scope | None:
+        current = scope.parent
+        while current is not None:
+            if current.of(name):
+                return current
+            current = current.parent
+        return None
+
+    @staticmethod
+    def _every(scope: Scope | None, name: str) -> list[Binding]:
+        return [b for b in scope.of(name) if b.kind is not BindingKind.DELETION] if scope is not None else []
+
+    def only_binding(self, use: cst.Name) -> Binding | None:
+        """The one binding that reaches ``use``, or None when none or several can."""
+        found = self.resolve(use)
+        return found[0] if len(found) == 1 else None
+
+    def value_of(self, use: cst.Name) -> cst.BaseExpression | None:
+        """The expression ``use`` holds when one binding reaches it and the source says its value."""
+        binding = self.only_binding(use)
+        return binding.value if binding is not None else None
+
+    # Branches -------------------------------------------------------------------------------
+
+    def conditions(self, node: cst.CSTNode) -> list[Condition]:
+        """The `if`/`while` tests known true or false where ``node`` runs, within its scope."""
+        return conditions(self.tree, node, self._table.containing(node).node)
+
+
+def _name_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    if isinstance(node, cst.Param):
+        return [node.name]
+    if isinstance(node, cst.ImportAlias):
+        parts: list[cst.CSTNode] = [node.asname.name] if node.asname is not None else []
+        current: cst.BaseExpression = node.name
+        while isinstance(current, cst.Attribute):
+            parts.append(current.attr)
+            current = current.value
+        return [*parts, current]
+    return []

@@ -1,0 +1,201 @@
+"""The boundaries issue 25 sets, checked on the source with `ast` (no import of the checked code):
+no import cycle, and no module outside fixer/semantic/ with its own "which binding reaches here"
+helper (the ones not migrated yet are listed, and the list can only shrink)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("fixer", "codemods")
+
+# The one cycle left, through annotation-only imports under `if TYPE_CHECKING:` (fixer/tf/datasets.py
+# takes a RuleContext). Breaking it means no RuleContext below the rules (issue 25); until then a
+# cycle may only hold modules of this set.
+KNOWN_TYPE_CHECKING_CYCLE = frozenset({
+    "fixer", "fixer.cache", "fixer.context", "fixer.engine", "fixer.prefilter", "fixer.registry", "fixer.rule",
+    "fixer.tf.datasets", "fixer.tf.model", "fixer.tf.module_summary", "fixer.tf.project_imports",
+})  # fmt: skip
+
+# Helpers that answer "which binding (or value) of a name reaches here" on their own, still to move
+# onto fixer.semantic (`ctx.tf.semantic.resolve` / `reaching` / `only_binding`). Remove an entry when
+# it is migrated (the test says so); never add one: ask fixer.semantic instead.
+NOT_YET_MIGRATED = frozenset({
+    "codemods/cluster/hardcoded_tf_config.py::_literal_binding",
+    "codemods/multiworker/keras3_fit_under_multiworker.py::_reaching_assignment",
+    "codemods/placement/several_strategies.py::_bound_key",
+    "codemods/placement/train_step_outside_strategy_run.py::_bindings",
+    "fixer/tf/checkpoints.py::_attribute_bindings",
+    "fixer/tf/checkpoints.py::_bindings",
+    "fixer/tf/dataflow.py::bound_in",
+    "fixer/tf/datasets.py::_bindings",
+    "fixer/tf/datasets.py::bindings",
+    "fixer/tf/keras_flavour.py::_raw_binding",
+    "fixer/tf/loss_scaling.py::last_assignment_anywhere",
+    "fixer/tf/optimizers.py::_bound_before",
+    "fixer/tf/optimizers.py::_later_binding_in_block",
+    "fixer/tf/paths.py::bound_on_every_path",
+    "fixer/tf/paths.py::rebound_between",
+    "fixer/tf/pipelines.py::binding",
+    "fixer/tf/replica.py::_follow_binding",
+    "fixer/tf/strategies.py::_bound_to_other_object",
+    "fixer/tf/strategies.py::_find_bound_strategies",
+    "fixer/tf/strategies.py::_reaching",
+    "fixer/tf/tf_config_sources.py::_bound_anywhere",
+    "fixer/tf/tf_config_sources.py::_reaching_binding",
+    "fixer/tf/tf_config_sources.py::_rebound",
+    "fixer/tf/validity.py::_always_bound",
+    "fixer/tf/validity.py::_bindings_and_reads",
+    "fixer/tf/validity.py::_bound_somewhere",
+    "fixer/tf/validity.py::unbound_inserted_names",
+})  # fmt: skip
+
+# Function names that say the function decides what a name is bound to ("bound" but not "boundary").
+_BINDING_HELPER = re.compile(r"reaching|binding|last_assign|bound(?!ar)")
+
+
+def _modules(root: Path) -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (root / package).rglob("*.py"):
+            parts = path.relative_to(root).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path], type_checking: bool) -> set[str]:
+    """The project modules ``name`` imports when it is imported (function bodies do not run then)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(statements: list[ast.stmt]) -> None:
+        for node in statements:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                visit(node.body if type_checking else [])
+                visit(node.orelse)
+            elif isinstance(node, ast.If | ast.With):
+                visit(node.body)
+                visit(getattr(node, "orelse", []))
+            elif isinstance(node, ast.Try):
+                visit([*node.body, *node.orelse, *node.finalbody, *(s for h in node.handlers for s in h.body)])
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, *([node.module] if node.module else [])])
+                found.add(base)
+                found.update(f"{base}.{alias.name}" for alias in node.names)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")).body)
+    resolved = set()
+    for imported in found:
+        while imported and imported not in modules:
+            imported = imported.rpartition(".")[0]
+        if imported and imported != name:
+            resolved.add(imported)
+    return resolved
+
+
+def _cycles(type_checking: bool, root: Path = ROOT) -> list[set[str]]:
+    """The strongly connected components (more than one module) of the import graph."""
+    modules = _modules(root)
+    graph = {name: _imports(name, path, modules, type_checking) for name, path in modules.items()}
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    components: list[set[str]] = []
+
+    def connect(start: str) -> None:  # Tarjan's algorithm, iterative: the graph is deep
+        work = [(start, iter(sorted(graph[start])))]
+        order[start] = low[start] = len(order)
+        stack.append(start)
+        while work:
+            node, edges = work[-1]
+            for target in edges:
+                if target not in order:
+                    order[target] = low[target] = len(order)
+                    stack.append(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                    break
+                if target in stack:
+                    low[node] = min(low[node], order[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == order[node]:
+                    component = set()
+                    while True:
+                        member = stack.pop()
+                        component.add(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        components.append(component)
+
+    for name in sorted(graph):
+        if name not in order:
+            connect(name)
+    return components
+
+
+def test_no_import_cycle_at_run_time():
+    assert _cycles(type_checking=False) == []
+
+
+def test_annotation_only_import_cycles_only_shrink():
+    grown = [sorted(cycle - KNOWN_TYPE_CHECKING_CYCLE) for cycle in _cycles(type_checking=True)]
+    assert all(not extra for extra in grown), f"a new import cycle (through TYPE_CHECKING imports): {grown}"
+
+
+def test_the_cycle_check_finds_a_cycle_and_skips_function_level_imports(tmp_path):
+    package = tmp_path / "fixer"
+    package.mkdir()
+    (tmp_path / "codemods").mkdir()
+    files = {
+        "__init__.py": "",
+        "a.py": "from fixer import b\n",
+        "b.py": "import fixer.a\n",
+        "c.py": "def late():\n    from fixer import d\n",
+        "d.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from fixer.c import late\nfrom . import c\n",
+    }
+    for name, text in files.items():
+        (package / name).write_text(text)
+    assert _cycles(type_checking=False, root=tmp_path) == [{"fixer.a", "fixer.b"}]
+    assert sorted(map(sorted, _cycles(type_checking=True, root=tmp_path))) == [["fixer.a", "fixer.b"]]
+
+
+def _binding_helpers() -> dict[str, bool]:
+    """``path::function`` of every helper named for bindings outside fixer/semantic, and whether it
+    delegates to fixer.semantic (its body asks ``.semantic``)."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            if relative.startswith("fixer/semantic/"):
+                continue
+            text = path.read_text(encoding="utf-8")
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, ast.FunctionDef) and _BINDING_HELPER.search(node.name):
+                    body = ast.get_source_segment(text, node) or ""
+                    found[f"{relative}::{node.name}"] = ".semantic" in body
+    return found
+
+
+def test_no_module_outside_fixer_semantic_decides_which_binding_reaches_a_use():
+    helpers = _binding_helpers()
+    own = {name for name, delegates in helpers.items() if not delegates}
+    assert own - NOT_YET_MIGRATED == set(), "ask fixer.semantic (ctx.tf.semantic) instead of a new binding helper"
+    gone = NOT_YET_MIGRATED - own
+    assert gone == set(), f"migrated or removed: take these off NOT_YET_MIGRATED: {sorted(gone)}"
+
+
+def test_migrated_helpers_delegate_to_the_semantic_model():
+    helpers = _binding_helpers()
+    assert helpers["fixer/tf/loss_scaling.py::last_assignment"] is True
+    assert helpers["codemods/placement/per_replica_value_used_as_tensor.py::_reaching_value"] is True
+    assert helpers["codemods/reduction/gradient_clipping_before_aggregation.py::_comprehension_binding"] is True
