@@ -40,6 +40,7 @@ class DistfixServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("distfix", __version__, notebook_document_sync=notebooks.NOTEBOOK_SYNC)
         self.configs: dict[Path, Config] = {}
+        self.target_version: tuple[int, int] | None = None  # `distfix lsp --target-version`
         self.pending: dict[str, asyncio.TimerHandle] = {}
         # The findings last published per document, with the version they were computed for,
         # so hover reuses them instead of analysing again.
@@ -57,7 +58,7 @@ class DistfixServer(LanguageServer):
             except ConfigError as exc:
                 self.window_log_message(types.LogMessageParams(types.MessageType.Warning, str(exc)))
                 self.configs[folder] = Config()
-        return self.configs[folder]
+        return self.configs[folder].with_overrides(target_version=self.target_version)
 
 
 server = DistfixServer()
