@@ -419,12 +419,14 @@ def rules(output_format: ListFormat = typer.Option(ListFormat.text, "--format", 
 from fixer.doctor.command import register as _register_doctor  # noqa: E402
 from fixer.lsp.command import register as _register_lsp  # noqa: E402
 from fixer.migrate.command import register as _register_migrate  # noqa: E402
+from fixer.target.command import register as _register_target  # noqa: E402
 from fixer.validate.command import register as _register_validate  # noqa: E402
 
 _register_migrate(app)
 _register_validate(app)
 _register_doctor(app)
 _register_lsp(app)
+_register_target(app)
 
 
 def main() -> None:
