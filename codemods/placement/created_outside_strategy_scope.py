@@ -294,7 +294,13 @@ class _Finder:
 
     def used_by_distributed_code(self, creation: Creation) -> bool:
         if creation.kind == "compile":
-            return self._compiles_a_distributed_model(creation) and not self._optimizer_made_in_scope(creation)
+            if not self._compiles_a_distributed_model(creation):
+                return False
+            if self._keras2(creation.call) and not self._scope_forgotten():
+                # tf-keras's `compile` enters the model's own strategy scope: a model built in the
+                # scope compiles the same outside it (benchmarks/probe_compile_outside_scope.py).
+                return False
+            return not self._optimizer_made_in_scope(creation)
         # A local name is only used inside its own function: a single-device baseline that builds
         # `model` in one function is not the distributed `model` of another.
         scope = self.index.enclosing_function(creation.statement)

@@ -195,9 +195,23 @@ def _instructions(text: str) -> list[tuple[int, str]]:
     return joined
 
 
+def _argument_evidence(rest: str, path: str, line: int) -> list[Evidence]:
+    """`ARG FROM_IMAGE_NAME=nvcr.io/nvidia/tensorflow:21.02-tf2-py3` (a base image given as the
+    argument's default) or `ARG TENSORFLOW_VERSION=2.9.2`."""
+    name, _, value = rest.partition("=")
+    value = value.strip().strip("'\"")
+    if not value:
+        return []
+    if re.fullmatch(r"(?i)\w*(?:tensorflow|tf)_?version", name.strip()) and re.fullmatch(r"\d+\.\d+(?:\.\d+)?", value):
+        major, minor = value.split(".")[:2]
+        return [Evidence("tensorflow", _exactly((int(major), int(minor))), path, line, rest.strip())]
+    return _image_evidence(value, path, line)
+
+
 def read_dockerfile(text: str, path: str) -> list[Evidence]:
-    """`Dockerfile`, `*.Dockerfile`, `Containerfile`: the base image, `pip install` arguments and
-    `ENV TF_USE_LEGACY_KERAS`. Of several stages, every one is read."""
+    """`Dockerfile`, `*.Dockerfile`, `Containerfile`: the base image (also as an `ARG` default),
+    `ARG TENSORFLOW_VERSION=`, `pip install` arguments and `ENV TF_USE_LEGACY_KERAS`. Of several
+    stages, every one is read."""
     found: list[Evidence] = []
     for line, instruction in _instructions(text):
         words = instruction.strip().split(None, 1)
@@ -206,6 +220,8 @@ def read_dockerfile(text: str, path: str) -> list[Evidence]:
         keyword, rest = words[0].upper(), words[1]
         if keyword == "FROM":
             found += _image_evidence(rest, path, line)
+        elif keyword == "ARG":
+            found += _argument_evidence(rest, path, line)
         elif keyword == "RUN":
             for command in re.split(r"&&|;|\|\|", rest):
                 if re.search(r"\bpip3?\s+install\b|\bpython3?\s+-m\s+pip\s+install\b", command):

@@ -90,3 +90,22 @@ def test_tfd504_is_an_upgrade_finding_for_a_keras_2_project(tmp_path):
 def test_tfd504_follows_a_dockerfile_that_selects_tf_keras(tmp_path):
     (tmp_path / "Dockerfile").write_text("FROM tensorflow/tensorflow:2.17.0\nENV TF_USE_LEGACY_KERAS=1\n")
     assert findings(tmp_path, MWMS_FIT, None, code="TFD504") == []
+
+
+COMPILE_OUTSIDE = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    metric = tf.keras.metrics.MeanAbsoluteError()
+model.compile(optimizer=make_optimizer(), loss="mse", metrics=[metric])
+model.fit(x, y)
+"""
+
+
+def test_tfd101_compile_outside_the_scope_is_fine_under_tf_keras(tmp_path):
+    # tf-keras's compile enters the model's own strategy scope (benchmarks/probe_compile_outside_scope.py).
+    assert findings(tmp_path, COMPILE_OUTSIDE, "2.10.0", code="TFD101") == []
+    (finding,) = findings(tmp_path, COMPILE_OUTSIDE, "2.10.0", target=(2, 21), code="TFD101")
+    assert "compile()" in finding.message

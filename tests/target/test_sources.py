@@ -175,3 +175,8 @@ def test_cloud_job_configs():
 )
 def test_which_files_are_read(name, reader):
     assert reader_for(name) is reader
+
+
+def test_dockerfile_arguments_that_name_the_image_or_the_version():
+    text = "ARG FROM_IMAGE_NAME=nvcr.io/nvidia/tensorflow:21.02-tf2-py3\nFROM ${FROM_IMAGE_NAME}\nARG TENSORFLOW_VERSION=2.9.2\nARG PYTHON=3.8\n"
+    assert versions(read_dockerfile(text, "Dockerfile")) == [("tensorflow", (2, 4)), ("tensorflow", (2, 9))]
