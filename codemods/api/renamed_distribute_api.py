@@ -115,12 +115,13 @@ class RenamedDistributeApi(Rule):
             if is_compat_fallback(ctx.index, attribute):
                 continue  # kept on purpose for older TensorFlow releases
             target = ctx.tf.target
-            if not exists_in(new, target.version):
+            state = _method_state(attribute.attr.value, new, target.version)
+            if state is None:
                 continue  # the target has only the old name
-            message = f"{target.upgrade_prefix()}`{attribute.attr.value}` is deprecated; use `{new}`"
-            if not exists_in(attribute.attr.value, target.version):
-                message = f"{target.upgrade_prefix()}`{attribute.attr.value}` is removed in {target.label()} (`AttributeError`); use `{new}`"
-            ctx.report(attribute.attr, message, edits=[ctx.replace(attribute.attr, new)])
+            old = attribute.attr.value
+            message = f"`{old}` is removed in {target.label()} (`AttributeError`); use `{new}`" if state == "removed" else f"`{old}` is deprecated; use `{new}`"
+            same_at_pin = state == _method_state(old, new, target.at_pin().version)
+            ctx.report(attribute.attr, target.upgrade_prefix(same_at_pin) + message, edits=[ctx.replace(attribute.attr, new)])
 
     def _check_qualified_attributes(self, ctx: RuleContext) -> None:
         for attribute in ctx.index.attributes:
@@ -141,7 +142,8 @@ class RenamedDistributeApi(Rule):
             parent = ctx.index.parent.get(attribute)
             call = parent if isinstance(parent, cst.Call) and parent.func is attribute else None
             blocker = _blocking_argument(call, blocked, positional) if call is not None else None
-            message = f"{ctx.tf.target.upgrade_prefix()}`{old_text}` is deprecated; use `{local or new}`"
+            prefix = ctx.tf.target.upgrade_prefix(same_at_pin=exists_in(new, ctx.tf.target.at_pin().version))
+            message = f"{prefix}`{old_text}` is deprecated; use `{local or new}`"
             if local is None or blocker is not None:
                 if blocker is not None:
                     message += f" (rewrite {blocker} by hand)"
@@ -172,7 +174,12 @@ class RenamedDistributeApi(Rule):
                 for a in renamed
             )
             names = ", ".join(a.name.value for a in renamed)  # type: ignore[union-attr]
-            message = f"{ctx.tf.target.upgrade_prefix()}`{names}` from `tensorflow.distribute.experimental` is deprecated; import it from `tensorflow.distribute`"
+            pinned = ctx.tf.target.at_pin().version
+            same_at_pin = all(exists_in(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0], pinned) for a in renamed)  # type: ignore[union-attr]
+            message = (
+                f"{ctx.tf.target.upgrade_prefix(same_at_pin)}`{names}` from `tensorflow.distribute.experimental` is deprecated; "
+                "import it from `tensorflow.distribute`"
+            )
             if movable:
                 ctx.report(node.module, message, edits=[ctx.replace(node.module, "tensorflow.distribute")])
             else:
@@ -200,6 +207,14 @@ class RenamedDistributeApi(Rule):
             f"use `{current}` after `import tensorflow as tf`",
         )
         return True
+
+
+def _method_state(old: str, new: str, version: tuple[int, int]) -> str | None:
+    """"removed" or "deprecated" for strategy method ``old`` in TensorFlow ``version``; None when
+    ``new`` does not exist there (then ``old`` is the right name)."""
+    if not exists_in(new, version):
+        return None
+    return "deprecated" if exists_in(old, version) else "removed"
 
 
 def _blocking_argument(call: cst.Call, blocked: frozenset[str], positional: int) -> str | None:

@@ -102,13 +102,13 @@ class Keras3FitUnderMultiworker(Rule):
             return
         target = ctx.tf.target
         legacy = legacy_keras(ctx)
-        upgrade = target.upgrade_prefix()
         for call, module in calls:
             if not self._may_be_multi_worker(ctx, call) or _tf_config_removed_before(ctx, call):
                 continue
             flavour = keras_flavour(module, legacy, target)
             if flavour != 3:
                 continue
+            upgrade = target.upgrade_prefix(same_at_pin=keras_flavour(module, legacy, target.at_pin()) == 3)
             if module == "keras":
                 ctx.report(
                     call,

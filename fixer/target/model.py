@@ -66,9 +66,14 @@ class Target:
         """``TensorFlow 2.5`` for messages."""
         return f"TensorFlow {self.version[0]}.{self.version[1]}"
 
-    def upgrade_prefix(self) -> str:
-        """"on upgrade to TF 2.21: " when the findings are about the requested upgrade, else ""."""
-        return f"on upgrade to TF {self.version[0]}.{self.version[1]}: " if self.upgrade else ""
+    def upgrade_prefix(self, same_at_pin: bool = False) -> str:
+        """"on upgrade to TF 2.21: " for a finding about the requested upgrade, else "". A rule
+        passes ``same_at_pin`` when the pinned version gets the same finding: it is no upgrade finding."""
+        return f"on upgrade to TF {self.version[0]}.{self.version[1]}: " if self.upgrade and not same_at_pin else ""
+
+    def at_pin(self) -> Target:
+        """This target without the requested version: what the project runs today."""
+        return replace(self, requested=None)
 
     def provenance(self) -> str:
         """Where the version came from, for messages: `pinned in requirements.txt:3`."""

@@ -38,7 +38,7 @@ model.fit(x, y)
 
 
 def findings(tmp_path: Path, source: str, pin: str | None, target: tuple[int, int] | None = None, code: str = "TFD401"):
-    (tmp_path / ".git").mkdir(exist_ok=True)
+    (tmp_path / ".git").mkdir(parents=True, exist_ok=True)
     if pin is not None:
         (tmp_path / "requirements.txt").write_text(f"tensorflow=={pin}\n")
     config = replace(Config(), target_version=target)
@@ -109,3 +109,12 @@ def test_tfd101_compile_outside_the_scope_is_fine_under_tf_keras(tmp_path):
     assert findings(tmp_path, COMPILE_OUTSIDE, "2.10.0", code="TFD101") == []
     (finding,) = findings(tmp_path, COMPILE_OUTSIDE, "2.10.0", target=(2, 21), code="TFD101")
     assert "compile()" in finding.message
+
+
+def test_a_finding_the_pinned_version_has_too_is_no_upgrade_finding(tmp_path):
+    (run_v2,) = findings(tmp_path / "a", RUN_V2, "2.5.0", target=(2, 21))
+    assert run_v2.message == "`experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`); use `run`"
+    (deprecated,) = findings(tmp_path / "b", RUN_V2, "2.3.0", target=(2, 21))
+    assert deprecated.message.startswith("on upgrade to TF 2.21: `experimental_run_v2` is removed")
+    (fit,) = findings(tmp_path / "c", MWMS_FIT, "2.17.0", target=(2, 21), code="TFD504")
+    assert fit.message.startswith("Keras 3 `fit`")
