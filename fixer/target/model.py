@@ -139,6 +139,19 @@ def _reader(name: str, inside_requirements: bool) -> Reader | None:
     return reader_for(name)
 
 
+# Files an editor should report changes of (LSP file watchers): every name a reader exists for.
+WATCH_GLOBS = (
+    "**/requirements*.txt", "**/requirments*.txt", "**/constraints*.txt", "**/requirements/*.txt",
+    "**/setup.py", "**/setup.cfg", "**/Pipfile", "**/*.yml", "**/*.yaml",
+    "**/Dockerfile*", "**/*.Dockerfile", "**/Containerfile",
+)
+
+
+def is_target_file(path: str) -> bool:
+    """The project-target model reads ``path`` when it is in a folder the model looks at."""
+    return _reader(os.path.basename(path), os.path.basename(os.path.dirname(path)) == "requirements") is not None
+
+
 def _read_folder(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
     """Everything the files of one folder (and of its `requirements/` subfolder) say."""
     found: list[Evidence] = []
