@@ -119,7 +119,7 @@ class RenamedDistributeApi(Rule):
             if state is None:
                 continue  # the target has only the old name
             old = attribute.attr.value
-            message = f"`{old}` is removed in {target.label()} (`AttributeError`); use `{new}`" if state == "removed" else f"`{old}` is deprecated; use `{new}`"
+            message = f"`{old}` is removed in {target.label()} (`AttributeError`{target.assumed_note()}); use `{new}`" if state == "removed" else f"`{old}` is deprecated; use `{new}`"
             same_at_pin = state == _method_state(old, new, target.at_pin().version)
             ctx.report(attribute.attr, target.upgrade_prefix(same_at_pin) + message, edits=[ctx.replace(attribute.attr, new)])
 
@@ -203,7 +203,7 @@ class RenamedDistributeApi(Rule):
         current = _CLASSES.get(f"{module}.{first}", (f"{module}.{first}",))[0].replace("tensorflow.", "tf.", 1)
         ctx.report(
             node.module,
-            f"{target.upgrade_prefix()}`from {module} import {first}` raises `ImportError` on {target.label()}; "
+            f"{target.upgrade_prefix()}`from {module} import {first}` raises `ImportError` on {target.label()}{target.assumed_note()}; "
             f"use `{current}` after `import tensorflow as tf`",
         )
         return True

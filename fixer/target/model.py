@@ -66,6 +66,10 @@ class Target:
         """``TensorFlow 2.5`` for messages."""
         return f"TensorFlow {self.version[0]}.{self.version[1]}"
 
+    def assumed_note(self) -> str:
+        """"; 2.21 assumed: no pin found" for a message that cites the version of an assumed target."""
+        return f"; {self.version[0]}.{self.version[1]} assumed: no pin found" if self.assumed else ""
+
     def upgrade_prefix(self, same_at_pin: bool = False) -> str:
         """"on upgrade to TF 2.21: " for a finding about the requested upgrade, else "". A rule
         passes ``same_at_pin`` when the pinned version gets the same finding: it is no upgrade finding."""

@@ -118,3 +118,8 @@ def test_a_finding_the_pinned_version_has_too_is_no_upgrade_finding(tmp_path):
     assert deprecated.message.startswith("on upgrade to TF 2.21: `experimental_run_v2` is removed")
     (fit,) = findings(tmp_path / "c", MWMS_FIT, "2.17.0", target=(2, 21), code="TFD504")
     assert fit.message.startswith("Keras 3 `fit`")
+
+
+def test_a_message_citing_an_assumed_version_says_so(tmp_path):
+    (finding,) = findings(tmp_path, RUN_V2, None)
+    assert finding.message == "`experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`; 2.21 assumed: no pin found); use `run`"
