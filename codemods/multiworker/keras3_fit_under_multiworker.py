@@ -48,7 +48,7 @@ class Keras3FitUnderMultiworker(Rule):
       `--target-version` newer than the pin, the finding is an upgrade finding ("on upgrade to
       TF 2.21: ...").
     - The advice names the requirement to add, `tf-keras~=X.Y.0` matched to the target, and the
-      requirements file the pin came from; the inserted switch is offered only when the project
+      dependency file the pin came from; the inserted switch is offered only when the project
       declares tf-keras or names no TensorFlow at all.
 
     - A `fit` after the script removes TF_CONFIG (`os.environ.pop("TF_CONFIG", None)` or `del`,
@@ -119,7 +119,7 @@ class Keras3FitUnderMultiworker(Rule):
             requirement = target.tf_keras_requirement()
             if not target.assumed and not target.declares_tf_keras:
                 # The switch alone makes `tf.keras` fail to import where tf-keras is not installed.
-                where = target.requirement_file()
+                where = target.dependency_file()
                 place = f"to {Path(where).name}" if where else "to the project's dependencies"
                 ctx.report(
                     call,

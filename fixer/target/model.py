@@ -8,7 +8,17 @@ import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from fixer.target.sources import Evidence, Reader, read_requirements, reader_for
+from fixer.target.sources import (
+    Evidence,
+    Reader,
+    read_conda,
+    read_pipfile,
+    read_pyproject,
+    read_requirements,
+    read_setup_cfg,
+    read_setup_py,
+    reader_for,
+)
 from fixer.target.versions import CURRENT, KERAS3_FROM
 
 Stamp = tuple[int, int] | None  # size and modification time (ns); None when absent (as fixer.cache)
@@ -89,12 +99,14 @@ class Target:
             return f"from the Keras pin at {self.keras_pin.where}"
         return "assumed: no dependency file names TensorFlow"
 
-    def requirement_file(self) -> str | None:
-        """The requirements file the pin came from, when it is one a line can be added to."""
+    def dependency_file(self) -> str | None:
+        """The dependency file the pin came from (requirements, pyproject, setup files, Pipfile,
+        conda environment), where a requirement belongs; None for an image or a job config."""
         source = self.tensorflow_from or self.keras_pin
-        if source is None or _reader(Path(source.path).name, Path(source.path).parent.name == "requirements") is not read_requirements:
+        if source is None:
             return None
-        return source.path
+        reader = _reader(Path(source.path).name, Path(source.path).parent.name == "requirements")
+        return source.path if reader in _DEPENDENCY_READERS else None
 
     def tf_keras_requirement(self) -> str:
         """The requirement that gives this target tf-keras: `tf-keras~=2.17.0`."""
@@ -154,6 +166,9 @@ WATCH_GLOBS = (
 def is_target_file(path: str) -> bool:
     """The project-target model reads ``path`` when it is in a folder the model looks at."""
     return _reader(os.path.basename(path), os.path.basename(os.path.dirname(path)) == "requirements") is not None
+
+
+_DEPENDENCY_READERS = (read_requirements, read_pyproject, read_setup_py, read_setup_cfg, read_pipfile, read_conda)
 
 
 def _read_folder(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:

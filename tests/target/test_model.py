@@ -66,9 +66,11 @@ def test_the_requirement_to_add_and_where(tmp_path):
     root = project(tmp_path, {"requirements/base.txt": "tensorflow==2.17.1\n"})
     target = target_for(root)
     assert target.version == (2, 17)
-    assert target.requirement_file() == str(root / "requirements" / "base.txt")
+    assert target.dependency_file() == str(root / "requirements" / "base.txt")
     assert target.tf_keras_requirement() == "tf-keras~=2.17.0"
-    assert target_for(project(tmp_path / "p", {"setup.py": "setup(install_requires=['tensorflow==2.18'])"})).requirement_file() is None
+    setup = project(tmp_path / "p", {"setup.py": "setup(install_requires=['tensorflow==2.18'])"})
+    assert target_for(setup).dependency_file() == str(setup / "setup.py")
+    assert target_for(project(tmp_path / "d", {"Dockerfile": "FROM tensorflow/tensorflow:2.18.0"})).dependency_file() is None
 
 
 def test_adding_editing_and_removing_a_file_changes_the_target(tmp_path):
