@@ -128,7 +128,11 @@ Stamp = tuple[int, int] | None  # size and modification time (ns) of a file; Non
 
 
 def file_stamp(path: str) -> Stamp:
-    """The :data:`Stamp` of ``path`` now."""
+    """The :data:`Stamp` of ``path`` now (for `<folder>|target-files`, of that folder's listing)."""
+    if path.endswith("|target-files"):  # what the project-target model read (fixer/target/model.py)
+        from fixer.target.model import listing_stamp
+
+        return listing_stamp(path)
     try:
         st = os.stat(path)
     except OSError:

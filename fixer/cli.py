@@ -17,6 +17,7 @@ from typing import Optional
 import typer
 
 from fixer import __version__
+from fixer.cli_choices import TargetVersionOption
 from fixer.codes import PARSE_ERROR_CODE, unknown_codes
 from fixer.config import ConfigError, load_config
 from fixer.launcher import LauncherKind, LaunchOptions
@@ -84,6 +85,7 @@ ExitZeroOption = typer.Option(False, "--exit-zero", help="Exit 0 even when there
 OutputFileOption = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the report to this file instead of stdout.")
 
 
+
 def _fail(message: str) -> typer.Exit:
     typer.echo(f"distfix: error: {message}", err=True)
     return typer.Exit(EXIT_ERROR)
@@ -102,7 +104,7 @@ def _discover(paths: list[str]) -> tuple[list[Path], int]:
 
 
 def _overrides(
-    select: list[str] | None, ignore: list[str] | None, unsafe_fixes: bool | None = None
+    select: list[str] | None, ignore: list[str] | None, unsafe_fixes: bool | None = None, target_version: tuple[int, int] | None = None
 ) -> tuple[tuple[str, object], ...]:
     """Command-line settings that replace each file's configuration."""
     unknown = unknown_codes([*(select or ()), *(ignore or ())])
@@ -111,6 +113,8 @@ def _overrides(
     given = [(key, value) for key, value in (("select", select), ("ignore", ignore)) if value]
     if unsafe_fixes is not None:  # --unsafe-fixes and --no-unsafe-fixes both beat pyproject.toml
         given.append(("unsafe_fixes", unsafe_fixes))
+    if target_version is not None:
+        given.append(("target_version", target_version))
     return tuple(given)
 
 
@@ -121,10 +125,11 @@ def _gather(
     job: Job,
     jobs: int | None,
     unsafe_fixes: bool | None = None,
+    target_version: tuple[int, int] | None = None,
 ) -> tuple[list[FileResult], int]:
     """Discover files, run the job over them, and report unusable paths; returns results and problem count."""
     files, problems = _discover(paths)
-    job = dataclasses.replace(job, overrides=_overrides(select, ignore, unsafe_fixes))
+    job = dataclasses.replace(job, overrides=_overrides(select, ignore, unsafe_fixes, target_version))
     return run(files, job, jobs), problems
 
 
@@ -157,9 +162,10 @@ def check(
     exit_zero: bool = ExitZeroOption,
     output_file: Optional[Path] = OutputFileOption,
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the result cache (.distfix_cache/)."),
+    target_version: Optional[str] = TargetVersionOption,
 ) -> None:
     """Report findings. Exit 0: clean; 1: findings; 2: a file or usage error."""
-    results, problems = _gather(paths, select, ignore, Job(use_cache=not no_cache), jobs)
+    results, problems = _gather(paths, select, ignore, Job(use_cache=not no_cache), jobs, target_version=target_version)
     findings = [f for r in results for f in r.findings]
     if output_format in MACHINE_FORMATS:
         # Imported only when asked for: SARIF alone imports jinja2 and every rule.
@@ -201,6 +207,7 @@ def fix(
     jobs: Optional[int] = JobsOption,
     exit_zero: bool = ExitZeroOption,
     output_file: Optional[Path] = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the diff and the summary to this file instead of stdout and stderr."),
+    target_version: Optional[str] = TargetVersionOption,
 ) -> None:
     """Show (default) or apply fixes. Exit 0: nothing to change; 1: changes or findings remain; 2: errors."""
     if diff and write:
@@ -218,9 +225,9 @@ def fix(
         except ConfigError as exc:
             raise _fail(str(exc)) from None
         unsafe = bool(unsafe_fixes) if unsafe_fixes is not None else config_unsafe
-        raise typer.Exit(_interactive(paths, _overrides(select, ignore), unsafe, exit_zero))
+        raise typer.Exit(_interactive(paths, _overrides(select, ignore, target_version=target_version), unsafe, exit_zero))
     # Each file's own pyproject.toml decides unsafe-fixes unless the command line says otherwise.
-    results, problems = _gather(paths, select, ignore, Job(fix=True, write=write), jobs, unsafe_fixes)
+    results, problems = _gather(paths, select, ignore, Job(fix=True, write=write), jobs, unsafe_fixes, target_version)
     patches = []
     for result in results:
         if result.error is not None:
@@ -413,6 +420,7 @@ from fixer.dev.command import register as _register_dev  # noqa: E402
 from fixer.doctor.command import register as _register_doctor  # noqa: E402
 from fixer.lsp.command import register as _register_lsp  # noqa: E402
 from fixer.migrate.command import register as _register_migrate  # noqa: E402
+from fixer.target.command import register as _register_target  # noqa: E402
 from fixer.validate.command import register as _register_validate  # noqa: E402
 
 _register_migrate(app)
@@ -420,6 +428,7 @@ _register_validate(app)
 _register_doctor(app)
 _register_lsp(app)
 _register_dev(app)
+_register_target(app)
 
 
 def main() -> None:

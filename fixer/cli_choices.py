@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import enum
+from typing import Optional
+
+import typer
 
 
 class ReportFormat(str, enum.Enum):
@@ -17,3 +20,21 @@ class Backend(str, enum.Enum):
 
     local = "local"
     ray = "ray"
+
+
+def target_version_option(value: Optional[str]) -> Optional[tuple[int, int]]:
+    """``--target-version 2.21`` -> (2, 21); a usage error (exit 2) for anything else."""
+    if value is None:
+        return None
+    from fixer.config import parse_target_version
+
+    try:
+        return parse_target_version(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+TargetVersionOption = typer.Option(
+    None, "--target-version", metavar="X.Y", callback=target_version_option,
+    help="The TensorFlow the code must work on (default: the version the project pins; see `distfix target`).",
+)

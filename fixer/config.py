@@ -29,6 +29,7 @@ class Config:
     exclude: tuple[str, ...] = ()
     unsafe_fixes: bool = False
     root: Path | None = None  # the folder holding the pyproject.toml the settings came from
+    target_version: tuple[int, int] | None = None  # TensorFlow the code must work on (None: its pin)
 
     def with_overrides(
         self,
@@ -36,6 +37,7 @@ class Config:
         ignore: list[str] | None = None,
         extend_ignore: list[str] | None = None,
         unsafe_fixes: bool | None = None,
+        target_version: tuple[int, int] | None = None,
     ) -> "Config":
         """Command-line options replace (select, ignore) or extend (extend_ignore) the file's."""
         updated = self
@@ -47,6 +49,8 @@ class Config:
             updated = replace(updated, ignore=updated.ignore + _codes(extend_ignore))
         if unsafe_fixes is not None:
             updated = replace(updated, unsafe_fixes=unsafe_fixes)
+        if target_version is not None:
+            updated = replace(updated, target_version=target_version)
         return updated
 
     def is_enabled(self, code: str, path: str | None = None) -> bool:
@@ -66,7 +70,7 @@ class Config:
     def fingerprint(self) -> str:
         """A stable hash of every setting that can change a result (used as a cache key)."""
         payload = json.dumps(
-            [self.select, self.ignore, self.per_file_ignores, self.exclude, self.unsafe_fixes],
+            [self.select, self.ignore, self.per_file_ignores, self.exclude, self.unsafe_fixes, self.target_version],
             sort_keys=True,
         )
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
@@ -124,7 +128,7 @@ def load_config(start: Path) -> Config:
 
 def config_from_table(table: dict, source: Path) -> Config:
     """Validate a ``[tool.distfix]`` table and turn it into a Config."""
-    known = {"select", "ignore", "per-file-ignores", "exclude", "unsafe-fixes"}
+    known = {"select", "ignore", "per-file-ignores", "exclude", "unsafe-fixes", "target-version"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown [tool.distfix] key(s): {', '.join(unknown)}")
@@ -145,6 +149,11 @@ def config_from_table(table: dict, source: Path) -> Config:
     unsafe = table.get("unsafe-fixes", False)
     if not isinstance(unsafe, bool):
         raise ConfigError(f"{source}: [tool.distfix] unsafe-fixes must be true or false")
+    target = table.get("target-version")
+    try:
+        target_version = parse_target_version(target) if target is not None else None
+    except ValueError as exc:
+        raise ConfigError(f"{source}: [tool.distfix] target-version {exc}") from None
     return Config(
         select=_codes(list(string_list("select"))) or ("TFD",),
         ignore=_codes(list(string_list("ignore"))),
@@ -152,4 +161,14 @@ def config_from_table(table: dict, source: Path) -> Config:
         exclude=string_list("exclude"),
         unsafe_fixes=unsafe,
         root=source.parent,
+        target_version=target_version,
     )
+
+
+def parse_target_version(value: object) -> tuple[int, int]:
+    """``"2.21"`` -> (2, 21); a ValueError saying what is expected otherwise."""
+    text = value if isinstance(value, str) else None
+    parts = text.strip().split(".") if text is not None else []
+    if len(parts) not in (2, 3) or not all(part.isdigit() for part in parts) or int(parts[0]) not in (1, 2):
+        raise ValueError(f"must be a TensorFlow version such as \"2.21\" (got {value!r})")
+    return int(parts[0]), int(parts[1])

@@ -141,7 +141,7 @@ def _context(path: str, text: str, parsed: ParsedSource, config: Config) -> Rule
         text=text,
         module=parsed.module,
         index=parsed.index,
-        tf=TFModel(parsed.module, parsed.index, path=path, text=text),
+        tf=TFModel(parsed.module, parsed.index, path=path, text=text, target_version=config.target_version),
         config=config,
         positions=parsed.positions,
     )

@@ -32,7 +32,7 @@ def test_check_text_reports_location_code_marker_and_summary(tmp_path, distfix):
     result = distfix("check", str(script))
     assert result.returncode == 1
     first = result.stdout.splitlines()[0]
-    assert first == f"{script}:8:21: TFD401 [*] `experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`); use `run`"
+    assert first == f"{script}:8:21: TFD401 [*] `experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`; 2.21 assumed: no pin found); use `run`"
     assert "Found 1 finding in 1 file." in result.stdout
     assert "1 fixable with `distfix fix --write`" in result.stdout
 

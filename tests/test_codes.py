@@ -80,8 +80,8 @@ def test_warm_check_imports_no_analysis_and_an_edited_rule_invalidates_it(tmp_pa
     # An edited rule (here its message) is a new version of distfix: no cached result is reused.
     rule_file = next((copy / "codemods").rglob("renamed_distribute_api.py"))
     source = rule_file.read_text()
-    assert "is removed in TensorFlow 2.21" in source
-    rule_file.write_text(source.replace("is removed in TensorFlow 2.21", "is gone in TensorFlow 2.21"))
+    assert "is removed in {target.label()}" in source
+    rule_file.write_text(source.replace("is removed in {target.label()}", "is gone in {target.label()}"))
     edited = _run_copy(copy, script, cache)
     assert "is gone in TensorFlow 2.21" in edited.stdout
     assert "'libcst'" in edited.stdout.splitlines()[-1]

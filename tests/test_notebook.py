@@ -117,7 +117,7 @@ def test_check_reports_cell_line_and_column(tmp_path, distfix):
     path = _write(tmp_path, _notebook(CELLS))
     result = distfix("check", str(path))
     assert result.returncode == 1, result.stderr
-    assert f"{path}:cell 3:4:21: TFD401 [*] `experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`); use `run`" in result.stdout
+    assert f"{path}:cell 3:4:21: TFD401 [*] `experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`; 2.21 assumed: no pin found); use `run`" in result.stdout
     assert "cell 4" not in result.stdout, "a %%bash cell is not Python"
 
 

@@ -107,7 +107,7 @@ def test_github_annotations_of_notebooks_point_into_the_ipynb_json(tmp_path, dis
     assert lines[start - 1].lstrip().startswith('"print('), "the JSON line that holds cell 3's line 2"
     assert _marked(notebook, start, column, end_column) == "experimental_run_v2"
     assert properties["endLine"] == str(start)
-    assert line.endswith("::cell 3, line 2: `experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`); use `run`")
+    assert line.endswith("::cell 3, line 2: `experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`; 2.21 assumed: no pin found); use `run`")
 
 
 def test_sarif_of_notebooks_points_into_the_ipynb_json_and_names_the_cell(tmp_path, distfix):
@@ -122,7 +122,7 @@ def test_sarif_of_notebooks_points_into_the_ipynb_json_and_names_the_cell(tmp_pa
     assert _marked(notebook, region["startLine"], region["startColumn"], region["endColumn"]) == "experimental_run_v2"
     assert region["endLine"] == region["startLine"]
     assert location["logicalLocations"] == [{"name": "cell 3"}]
-    assert finding["message"]["text"] == "cell 3, line 2: `experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`); use `run`"
+    assert finding["message"]["text"] == "cell 3, line 2: `experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`; 2.21 assumed: no pin found); use `run`"
     assert finding["properties"] == {"cell": 3, "cellLine": 2, "cellColumn": 34}
     assert "fixes" not in finding  # the edits are in the combined module, not in the file
 

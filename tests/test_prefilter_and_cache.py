@@ -169,7 +169,7 @@ def test_cli_warm_run_reads_the_cache(tmp_path, distfix):
     assert "TFD401 [*] `experimental_run_v2` is removed" in first.stdout
     assert _mark_cache_entries(cache_dir, "read from the cache") == 1
     second = distfix("check", "--select", "TFD401", str(script), env=env)
-    assert second.stdout == first.stdout.replace("`experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`); use `run`", "read from the cache")
+    assert second.stdout == first.stdout.replace("`experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`; 2.21 assumed: no pin found); use `run`", "read from the cache")
     uncached = distfix("check", "--select", "TFD401", "--no-cache", str(script), env={"DISTFIX_CACHE_DIR": str(tmp_path / "other")})
     assert uncached.stdout == first.stdout and not (tmp_path / "other").exists()
 

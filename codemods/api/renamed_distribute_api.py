@@ -6,6 +6,7 @@ import libcst as cst
 
 from fixer.context import RuleContext
 from fixer.rule import Rule
+from fixer.target.apis import FROM_IMPORT_FAILS_FROM, REAL_SUBMODULES, exists_in
 from fixer.tf.compat import (
     is_compat_fallback,
     is_declaration_only,
@@ -42,8 +43,6 @@ _CLASSES: dict[str, tuple[str, frozenset[str], int]] = {
     ),
 }
 _EXPERIMENTAL_MODULE = "tensorflow.distribute.experimental"
-# Gone from TensorFlow 2.21 (measured: AttributeError), not only deprecated.
-_REMOVED = frozenset({"experimental_run_v2"})
 
 
 class RenamedDistributeApi(Rule):
@@ -59,6 +58,16 @@ class RenamedDistributeApi(Rule):
     TensorFlow releases, and the experimental strategy classes take different keyword arguments
     than the current ones, so copied snippets break in confusing ways.
 
+    ## Which TensorFlow
+    The project's target decides (`distfix target` prints it; `--target-version` changes it):
+    a name is rewritten only to one that exists in the target (no `run` for a project pinned to
+    TensorFlow 2.1, no `tf.distribute.MultiWorkerMirroredStrategy` before 2.4), "removed" is said
+    only when the target lacks the old name, and with `--target-version` newer than the pin the
+    message starts "on upgrade to TF X.Y". On TensorFlow 2.21, `from tensorflow.distribute import
+    MirroredStrategy` (or `from tensorflow.distribute.experimental import ...`) raises
+    `ImportError` although `tf.distribute.MirroredStrategy` exists: such imports are reported too,
+    without an edit.
+
     ## Fix safety
     Safe: the new name is the same function or class. When a call passes a keyword that only
     the experimental class takes (`communication=`, `steps_per_run=`, `device_assignment=`), or
@@ -68,7 +77,8 @@ class RenamedDistributeApi(Rule):
     edit.
 
     ## Runtime evidence
-    None needed: the renamed APIs are aliases in TensorFlow 2.x.
+    The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,
+    are measured on 2.21 by `benchmarks/probe_target_apis.py` (see docs/target.md).
 
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#run
@@ -87,6 +97,7 @@ class RenamedDistributeApi(Rule):
         "MultiWorkerMirroredStrategy",
         "TPUStrategy",
         "CollectiveCommunication",
+        "from tensorflow.distribute",
     )
 
     def check(self, ctx: RuleContext) -> None:
@@ -103,10 +114,14 @@ class RenamedDistributeApi(Rule):
                 continue
             if is_compat_fallback(ctx.index, attribute):
                 continue  # kept on purpose for older TensorFlow releases
-            message = f"`{attribute.attr.value}` is deprecated; use `{new}`"
-            if attribute.attr.value in _REMOVED:
-                message = f"`{attribute.attr.value}` is removed in TensorFlow 2.21 (`AttributeError`); use `{new}`"
-            ctx.report(attribute.attr, message, edits=[ctx.replace(attribute.attr, new)])
+            target = ctx.tf.target
+            state = _method_state(attribute.attr.value, new, target.version)
+            if state is None:
+                continue  # the target has only the old name
+            old = attribute.attr.value
+            message = f"`{old}` is removed in {target.label()} (`AttributeError`{target.assumed_note()}); use `{new}`" if state == "removed" else f"`{old}` is deprecated; use `{new}`"
+            same_at_pin = state == _method_state(old, new, target.at_pin().version)
+            ctx.report(attribute.attr, target.upgrade_prefix(same_at_pin) + message, edits=[ctx.replace(attribute.attr, new)])
 
     def _check_qualified_attributes(self, ctx: RuleContext) -> None:
         for attribute in ctx.index.attributes:
@@ -120,12 +135,15 @@ class RenamedDistributeApi(Rule):
                 # (the experimental and current TPUStrategy are different classes).
                 continue
             new, blocked, positional = _CLASSES[qualified]
+            if not exists_in(new, ctx.tf.target.version):
+                continue  # the target has only the experimental name
             old_text = dotted_name(attribute) or qualified
             local = ctx.tf.names.local_name_for(new)
             parent = ctx.index.parent.get(attribute)
             call = parent if isinstance(parent, cst.Call) and parent.func is attribute else None
             blocker = _blocking_argument(call, blocked, positional) if call is not None else None
-            message = f"`{old_text}` is deprecated; use `{local or new}`"
+            prefix = ctx.tf.target.upgrade_prefix(same_at_pin=exists_in(new, ctx.tf.target.at_pin().version))
+            message = f"{prefix}`{old_text}` is deprecated; use `{local or new}`"
             if local is None or blocker is not None:
                 if blocker is not None:
                     message += f" (rewrite {blocker} by hand)"
@@ -137,11 +155,17 @@ class RenamedDistributeApi(Rule):
         for node in ctx.index.imports:
             if not isinstance(node, cst.ImportFrom) or node.module is None:
                 continue
+            if self._stale_import(ctx, node):
+                continue
             if dotted_name(node.module) not in {_EXPERIMENTAL_MODULE, "tensorflow.compat.v2.distribute.experimental"}:
                 continue
             if isinstance(node.names, cst.ImportStar):
                 continue
-            renamed = [a for a in node.names if isinstance(a.name, cst.Name) and f"{_EXPERIMENTAL_MODULE}.{a.name.value}" in _CLASSES]
+            renamed = [
+                a for a in node.names
+                if isinstance(a.name, cst.Name) and f"{_EXPERIMENTAL_MODULE}.{a.name.value}" in _CLASSES
+                and exists_in(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0], ctx.tf.target.version)
+            ]
             if not renamed:
                 continue
             movable = len(renamed) == len(node.names) and all(
@@ -150,11 +174,47 @@ class RenamedDistributeApi(Rule):
                 for a in renamed
             )
             names = ", ".join(a.name.value for a in renamed)  # type: ignore[union-attr]
-            message = f"`{names}` from `tensorflow.distribute.experimental` is deprecated; import it from `tensorflow.distribute`"
+            pinned = ctx.tf.target.at_pin().version
+            same_at_pin = all(exists_in(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0], pinned) for a in renamed)  # type: ignore[union-attr]
+            message = (
+                f"{ctx.tf.target.upgrade_prefix(same_at_pin)}`{names}` from `tensorflow.distribute.experimental` is deprecated; "
+                "import it from `tensorflow.distribute`"
+            )
             if movable:
                 ctx.report(node.module, message, edits=[ctx.replace(node.module, "tensorflow.distribute")])
             else:
                 ctx.report(node.module, message)
+
+
+    def _stale_import(self, ctx: RuleContext, node: cst.ImportFrom) -> bool:
+        """Report `from tensorflow.distribute[...] import Name` where the target raises ImportError
+        for it (TensorFlow 2.21 on); True when reported."""
+        module = dotted_name(node.module) if node.module is not None else None
+        if module is None or node.relative or not module.startswith("tensorflow.distribute") or isinstance(node.names, cst.ImportStar):
+            return False
+        target = ctx.tf.target
+        if target.version < FROM_IMPORT_FAILS_FROM:
+            return False  # measured on 2.21 only: older releases are not judged
+        real = REAL_SUBMODULES.get(module, frozenset())
+        stale = [a.name.value for a in node.names if isinstance(a.name, cst.Name) and a.name.value not in real]
+        if not stale:
+            return False
+        first = stale[0]
+        current = _CLASSES.get(f"{module}.{first}", (f"{module}.{first}",))[0].replace("tensorflow.", "tf.", 1)
+        ctx.report(
+            node.module,
+            f"{target.upgrade_prefix()}`from {module} import {first}` raises `ImportError` on {target.label()}{target.assumed_note()}; "
+            f"use `{current}` after `import tensorflow as tf`",
+        )
+        return True
+
+
+def _method_state(old: str, new: str, version: tuple[int, int]) -> str | None:
+    """"removed" or "deprecated" for strategy method ``old`` in TensorFlow ``version``; None when
+    ``new`` does not exist there (then ``old`` is the right name)."""
+    if not exists_in(new, version):
+        return None
+    return "deprecated" if exists_in(old, version) else "removed"
 
 
 def _blocking_argument(call: cst.Call, blocked: frozenset[str], positional: int) -> str | None:

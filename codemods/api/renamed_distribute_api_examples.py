@@ -89,14 +89,25 @@ EXAMPLES = (
 
         strategy = MultiWorkerMirroredStrategy()
         """,
-        after="""
-        from tensorflow.distribute import MultiWorkerMirroredStrategy
-
-        strategy = MultiWorkerMirroredStrategy()
-        """,
-        note="from import",
+        after=None,
+        note="from import: ImportError on TensorFlow 2.21",
         range="1:6-1:40",
-        applicability=Applicability.SAFE,
+        message="`from tensorflow.distribute.experimental import MultiWorkerMirroredStrategy` raises `ImportError` on "
+        "TensorFlow 2.21; use `tf.distribute.MultiWorkerMirroredStrategy` after `import tensorflow as tf`",
+        applicability=Applicability.DISPLAY_ONLY,
+    ),
+    Invalid(
+        """
+        from tensorflow.distribute import MirroredStrategy
+
+        strategy = MirroredStrategy()
+        """,
+        after=None,
+        note="stale import of a current name",
+        range="1:6-1:27",
+        message="`from tensorflow.distribute import MirroredStrategy` raises `ImportError` on TensorFlow 2.21; "
+        "use `tf.distribute.MirroredStrategy` after `import tensorflow as tf`",
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """

@@ -10,7 +10,6 @@ from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
-from fixer.tf.project import pinned_below, project_facts
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf_config_sources import tf_config_deletions, tf_config_pops, tf_config_setters
 from fixer.types import Applicability, Edit
@@ -42,10 +41,16 @@ class Keras3FitUnderMultiworker(Rule):
       notebook): that module's function is read for what it returns, and its Keras import
       decides the Keras. Modules under `site-packages` are not followed, and neither is a
       module that sets `TF_USE_LEGACY_KERAS` itself (its Keras cannot be told).
-    - A project that pins TensorFlow below 2.16 uses Keras 2 everywhere. The pin is read from
-      `requirements*.txt`, `pyproject.toml` (PEP 621 and Poetry), `setup.py`, `setup.cfg` and
-      `environment.yml`, and whole specifier sets are read: `>=2.12,<2.16` and `~=2.15.0` are
-      below 2.16, but `~=2.15` (it allows 2.21) and `>=2.10` are not.
+    - A project whose target is below TensorFlow 2.16 uses Keras 2 everywhere, and a Dockerfile
+      or job config that sets `TF_USE_LEGACY_KERAS=1` makes `tf.keras` Keras 2. The target is
+      the project-target model's (`distfix target` prints it): requirements, pyproject, setup
+      files, Pipfile, conda environments, Dockerfiles and job configs, with ranges resolved to
+      the newest release they allow (`~=2.15.0` is 2.15, `~=2.15` is 2.21). With
+      `--target-version` newer than the pin, the finding is an upgrade finding ("on upgrade to
+      TF 2.21: ...").
+    - The advice names the requirement to add, `tf-keras~=X.Y.0` matched to the target, and the
+      dependency file the pin came from; the inserted switch is offered only when the project
+      declares tf-keras or names no TensorFlow at all.
 
     - A `fit` after the script removes TF_CONFIG (`os.environ.pop("TF_CONFIG", None)` or `del`,
       with no setting in between, as a notebook's clean-up cell does) runs with one worker in
@@ -96,34 +101,38 @@ class Keras3FitUnderMultiworker(Rule):
         ]
         if not calls:
             return
-        pinned_keras2 = pinned_below(Path(ctx.path).resolve().parent, (2, 16))
+        target = ctx.tf.target
         legacy = legacy_keras(ctx)
         for call, module in calls:
             if not self._may_be_multi_worker(ctx, call) or _tf_config_removed_before(ctx, call):
                 continue
-            flavour = keras_flavour(module, legacy, pinned_keras2)
+            flavour = keras_flavour(module, legacy, target)
             if flavour != 3:
                 continue
+            upgrade = target.upgrade_prefix(same_at_pin=keras_flavour(module, legacy, target.at_pin()) == 3)
             if module == "keras":
                 ctx.report(
                     call,
-                    "Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy; standalone `import keras` "
+                    f"{upgrade}Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy; standalone `import keras` "
                     "is Keras 3 whatever TF_USE_LEGACY_KERAS says: use `import tf_keras as keras` or a custom loop",
                 )
                 continue
-            facts = project_facts(Path(ctx.path).resolve().parent)
-            if facts.declares_tensorflow and not facts.declares_tf_keras:
+            requirement = target.tf_keras_requirement()
+            if not target.assumed and not target.declares_tf_keras:
                 # The switch alone makes `tf.keras` fail to import where tf-keras is not installed.
+                where = target.dependency_file()
+                place = f"to {Path(where).name}" if where else "to the project's dependencies"
                 ctx.report(
                     call,
-                    "Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy; use tf-keras: add `tf-keras` "
-                    "to the project's dependencies, then set TF_USE_LEGACY_KERAS=1 before importing TensorFlow",
+                    f"{upgrade}Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy; use tf-keras: add "
+                    f"`{requirement}` {place}, then set TF_USE_LEGACY_KERAS=1 before importing TensorFlow",
                 )
                 continue
+            install = "" if target.declares_tf_keras else f" and `pip install {requirement}`"
             ctx.report(
                 call,
-                "Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy; use tf-keras: set "
-                "TF_USE_LEGACY_KERAS=1 before importing TensorFlow and `pip install tf-keras`",
+                f"{upgrade}Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy; use tf-keras: set "
+                f"TF_USE_LEGACY_KERAS=1 before importing TensorFlow{install}",
                 edits=self._legacy_switch(ctx, legacy),
             )
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import libcst as cst
 
@@ -20,7 +19,6 @@ from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
 from fixer.tf.keras_models import keras_model_base
 from fixer.tf.optimizers import build_lines_after_move
 from fixer.tf.paths import exclusive, rebound_between
-from fixer.tf.project import project_facts
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
@@ -270,9 +268,8 @@ class _Finder:
         return owner.name.value
 
     def _keras2(self, call: cst.Call) -> bool:
-        """The Keras that ``call`` constructs from is Keras 2: tf-keras, or TensorFlow pinned below 2.16."""
-        keras2 = project_facts(Path(self.ctx.path).resolve().parent).keras2
-        flavour = keras_flavour(keras_module(self.ctx, call.func), legacy_keras(self.ctx), keras2)
+        """The Keras that ``call`` constructs from is Keras 2 on the project's target (tf-keras, or TensorFlow below 2.16)."""
+        flavour = keras_flavour(keras_module(self.ctx, call.func), legacy_keras(self.ctx), self.ctx.tf.target)
         return flavour == 2
 
     def _model_names(self) -> set[str]:
@@ -298,7 +295,13 @@ class _Finder:
 
     def used_by_distributed_code(self, creation: Creation) -> bool:
         if creation.kind == "compile":
-            return self._compiles_a_distributed_model(creation) and not self._optimizer_made_in_scope(creation)
+            if not self._compiles_a_distributed_model(creation):
+                return False
+            if self._keras2(creation.call) and not self._scope_forgotten():
+                # tf-keras's `compile` enters the model's own strategy scope: a model built in the
+                # scope compiles the same outside it (benchmarks/probe_compile_outside_scope.py).
+                return False
+            return not self._optimizer_made_in_scope(creation)
         # A local name is only used inside its own function: a single-device baseline that builds
         # `model` in one function is not the distributed `model` of another.
         scope = self.index.enclosing_function(creation.statement)

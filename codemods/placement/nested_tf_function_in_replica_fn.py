@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import libcst as cst
 
@@ -11,7 +10,6 @@ from fixer.tf.keras_models import keras_model_base
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
-from fixer.tf.project import pinned_below
 from fixer.types import Applicability, Edit
 
 _TF_FUNCTION = "tensorflow.function"
@@ -64,7 +62,6 @@ class NestedTfFunctionInReplicaFn(Rule):
     def check(self, ctx: RuleContext) -> None:
         if not ctx.tf.strategies.module_has_strategy:
             return
-        pinned_keras2: bool | None = None
         legacy = legacy_keras(ctx)
         for func in ctx.index.functions_by_name.get("train_step", []):
             owner = ctx.index.method_class(func)
@@ -72,9 +69,7 @@ class NestedTfFunctionInReplicaFn(Rule):
             decorator = next((d for d in func.decorators if self._is_tf_function(ctx, d)), None)
             if base is None or decorator is None:
                 continue
-            if pinned_keras2 is None:
-                pinned_keras2 = pinned_below(Path(ctx.path).resolve().parent, (2, 16))
-            if keras_flavour(keras_module(ctx, base), legacy, pinned_keras2) != 2:
+            if keras_flavour(keras_module(ctx, base), legacy, ctx.tf.target) != 2:
                 continue
             ctx.report(
                 decorator,

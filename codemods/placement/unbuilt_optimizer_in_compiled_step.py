@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import libcst as cst
 
@@ -20,7 +19,6 @@ from fixer.tf.optimizers import (
     optimizer_creation,
     plan_build,
 )
-from fixer.tf.project import pinned_below
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability
 
@@ -112,7 +110,6 @@ class UnbuiltOptimizerInCompiledStep(Rule):
         if not functions:
             return
         legacy = legacy_keras(ctx)
-        pinned_keras2 = pinned_below(Path(ctx.path).resolve().parent, (2, 16))
         reported: set[int] = set()
         for call in apply_calls(ctx, functions):
             if call.func.attr.value not in _KERAS3_UPDATES:  # type: ignore[attr-defined]
@@ -123,7 +120,7 @@ class UnbuiltOptimizerInCompiledStep(Rule):
                 continue
             if is_built(ctx, receiver) or strategies.membership(creation.statement) is not Membership.INSIDE:
                 continue
-            if keras_flavour(keras_module(ctx, creation.call.func), legacy, pinned_keras2) != 3:
+            if keras_flavour(keras_module(ctx, creation.call.func), legacy, ctx.tf.target) != 3:
                 continue
             reported.add(id(creation.call))
             plan = plan_build(ctx, call, creation)

@@ -6,6 +6,8 @@ from typing import Optional
 
 import typer
 
+from fixer.cli_choices import TargetVersionOption
+
 
 def register(app: typer.Typer) -> None:
     """Add the ``lsp`` command to the CLI."""
@@ -13,9 +15,12 @@ def register(app: typer.Typer) -> None:
     @app.command("lsp")
     def lsp_command(
         tcp: Optional[str] = typer.Option(None, "--tcp", help="Listen on HOST:PORT instead of stdio."),
+        target_version: Optional[str] = TargetVersionOption,
     ) -> None:
         """Run the distfix Language Server: diagnostics, quick fixes, fix-all and hover in any LSP editor."""
         from fixer.lsp.server import server  # pygls is imported only for this command
+
+        server.target_version = target_version  # type: ignore[assignment]  # converted by the option's callback
 
         if tcp is None:
             server.start_io()

@@ -40,6 +40,7 @@ class DistfixServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("distfix", __version__, notebook_document_sync=notebooks.NOTEBOOK_SYNC)
         self.configs: dict[Path, Config] = {}
+        self.target_version: tuple[int, int] | None = None  # `distfix lsp --target-version`
         self.pending: dict[str, asyncio.TimerHandle] = {}
         # The findings last published per document, with the version they were computed for,
         # so hover reuses them instead of analysing again.
@@ -57,7 +58,7 @@ class DistfixServer(LanguageServer):
             except ConfigError as exc:
                 self.window_log_message(types.LogMessageParams(types.MessageType.Warning, str(exc)))
                 self.configs[folder] = Config()
-        return self.configs[folder]
+        return self.configs[folder].with_overrides(target_version=self.target_version)
 
 
 server = DistfixServer()
@@ -127,19 +128,22 @@ def schedule(uri: str, action: Callable[[str], None] = publish) -> None:
 
 @server.feature(types.INITIALIZED)
 def initialized(ls: DistfixServer, params: types.InitializedParams) -> None:
-    """Ask the client to report pyproject.toml changes, where the configuration comes from."""
+    """Ask the client to report changes of pyproject.toml, where the configuration comes from, and
+    of the files the project target is read from (requirements, Dockerfiles, ...)."""
     workspace = ls.client_capabilities.workspace
     watched = workspace.did_change_watched_files if workspace else None
     if watched is None or not watched.dynamic_registration:
         return
-    watcher = types.FileSystemWatcher(glob_pattern="**/pyproject.toml")
+    from fixer.target.model import WATCH_GLOBS
+
+    watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in ("**/pyproject.toml", *WATCH_GLOBS)]
     ls.client_register_capability(
         types.RegistrationParams(
             [
                 types.Registration(
                     id="distfix-pyproject",
                     method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                    register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[watcher]),
+                    register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
                 )
             ]
         )
@@ -158,7 +162,7 @@ async def did_change(ls: DistfixServer, params: types.DidChangeTextDocumentParam
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: DistfixServer, params: types.DidSaveTextDocumentParams) -> None:
-    if params.text_document.uri.endswith("pyproject.toml"):
+    if _changes_results(params.text_document.uri):
         _reload()
     else:
         publish(params.text_document.uri)
@@ -203,8 +207,15 @@ def notebook_did_close(ls: DistfixServer, params: types.DidCloseNotebookDocument
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched_files(ls: DistfixServer, params: types.DidChangeWatchedFilesParams) -> None:
-    if any(change.uri.endswith("pyproject.toml") for change in params.changes):
+    if any(_changes_results(change.uri) for change in params.changes):
         _reload()
+
+
+def _changes_results(uri: str) -> bool:
+    """The configuration (pyproject.toml) or a file of the project target changed."""
+    from fixer.target.model import is_target_file
+
+    return uri.endswith("pyproject.toml") or is_target_file(str(uri_path(uri)))
 
 
 def _reload() -> None:

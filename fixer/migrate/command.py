@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from fixer.cli_choices import Backend
+from fixer.cli_choices import Backend, TargetVersionOption
 from fixer.migrate.baseline import read_baseline
 from fixer.migrate.progress import ProgressPrinter
 from fixer.migrate.state import DEFAULT_STATE_FILE
@@ -140,6 +140,7 @@ def register(app: typer.Typer) -> None:
         max_steps: int = typer.Option(20, "--max-steps", min=1, help="With --validate: stop each run after this many steps."),
         validate_timeout: float = typer.Option(120.0, "--validate-timeout", min=1.0, help="With --validate: seconds before a run is killed."),
         synthetic_data: bool = typer.Option(False, "--synthetic-data", help="With --validate: replace keras.datasets downloads with random arrays."),
+        target_version: Optional[str] = TargetVersionOption,
     ) -> None:
         """Migrate many files and repositories at once, with progress and a report.
 
@@ -174,6 +175,7 @@ def register(app: typer.Typer) -> None:
             excludes=tuple(exclude or ()),
             baseline=baseline,
             state_file=state_file,
+            target_version=target_version,
         )
         terminal = sys.stderr.isatty()
         show = ProgressPrinter(terminal) if (terminal if progress is None else progress) else None

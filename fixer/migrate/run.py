@@ -36,6 +36,7 @@ class MigrateOptions:
     excludes: tuple[str, ...] = ()
     baseline: Path | None = None
     state_file: Path = Path(DEFAULT_STATE_FILE)
+    target_version: tuple[int, int] | None = None
 
     def fingerprint(self) -> dict:
         """What must match for --resume to continue a run."""
@@ -47,6 +48,7 @@ class MigrateOptions:
             "ignore": list(self.ignore),
             "branch": self.branch,
             "excludes": list(self.excludes),
+            "target_version": list(self.target_version) if self.target_version else None,
         }
 
 
@@ -68,7 +70,9 @@ def _ignore_sigint() -> None:
 
 
 def _job(options: MigrateOptions, write: bool) -> Job:
-    overrides = tuple((k, list(v)) for k, v in (("select", options.select), ("ignore", options.ignore)) if v)
+    overrides: tuple[tuple[str, object], ...] = tuple((k, list(v)) for k, v in (("select", options.select), ("ignore", options.ignore)) if v)
+    if options.target_version is not None:
+        overrides += (("target_version", options.target_version),)
     return Job(fix=True, write=write, unsafe=options.unsafe, overrides=overrides, use_cache=False)
 
 

@@ -1,6 +1,7 @@
 """Which Keras a model is: Keras 2 (tf-keras) or Keras 3, from its import and TF_USE_LEGACY_KERAS.
 
-Shared by the rules whose verdict depends on the Keras in use (TFD101, TFD107, TFD109, TFD504).
+Shared by the rules whose verdict depends on the Keras in use (TFD101, TFD107, TFD109, TFD504);
+what the project runs comes from its target (fixer/target).
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.target.versions import KERAS3_FROM
 from fixer.tf.compat import imports_keras2_only_library
 from fixer.tf.names import dotted_name
 from fixer.tf.tf_config_sources import NOT_LITERAL, env_setters, literal_value
 
 if TYPE_CHECKING:
     from fixer.context import RuleContext
+    from fixer.target import Target
 
 _LEGACY_TRUE = frozenset({"1", "true", "True"})  # what TensorFlow 2.21 accepts (tensorflow/__init__.py)
 
@@ -76,12 +79,15 @@ def _raw_binding(ctx: RuleContext, local: str) -> str | None:
     return None
 
 
-def keras_flavour(module: str, legacy: LegacySetting, pinned_keras2: bool) -> int | None:
-    """2 or 3 for a model from ``module`` (see `keras_module`); None when it cannot be told."""
-    if module == "tf_keras" or pinned_keras2:
+def keras_flavour(module: str, legacy: LegacySetting, target: Target) -> int | None:
+    """2 or 3 for a model from ``module`` (see `keras_module`) on the project's ``target``; None
+    when it cannot be told. The script's own TF_USE_LEGACY_KERAS beats the environment's."""
+    if module == "tf_keras" or target.version < KERAS3_FROM:
         return 2  # below TensorFlow 2.16 every Keras spelling is Keras 2
     if module == "keras":
         return 3
     if legacy.value is None and not legacy.literal:
         return None  # set from something the script reads: cannot tell
+    if legacy.value is None:
+        return target.keras  # a Dockerfile's or job config's TF_USE_LEGACY_KERAS, else Keras 3
     return 2 if legacy.value else 3

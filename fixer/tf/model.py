@@ -14,17 +14,21 @@ from fixer.tf.replica import ReplicaModel
 from fixer.tf.strategies import StrategyModel
 
 if TYPE_CHECKING:
+    from fixer.target import Target
     from fixer.tf.project_imports import ProjectImports, Stamp
 
 
 class TFModel:
     """Names, strategies and replica functions of one module; each part is built on first use."""
 
-    def __init__(self, module: cst.Module, index: ModuleIndex, path: str = "", text: str = "") -> None:
+    def __init__(
+        self, module: cst.Module, index: ModuleIndex, path: str = "", text: str = "", target_version: tuple[int, int] | None = None
+    ) -> None:
         self.module = module
         self.index = index
         self.path = path
         self.text = text
+        self.target_version = target_version  # `target-version` / `--target-version`, if set
 
     @cached_property
     def names(self) -> NameResolver:
@@ -54,7 +58,17 @@ class TFModel:
 
         return ProjectImports(self.path, self.text, imports_of(self.index))
 
+    @cached_property
+    def target(self) -> Target:
+        """The TensorFlow and Keras the project around this module runs (fixer/target)."""
+        from fixer.target import target_for
+
+        return target_for(self.path or ".", self.target_version)
+
     def dependencies(self) -> tuple[tuple[str, Stamp], ...]:
         """The files of the project consulted so far, with the stamps they had (for the cache)."""
         project = self.__dict__.get("project")
-        return tuple(sorted(project.consulted.items())) if project is not None else ()
+        target = self.__dict__.get("target")
+        consulted = dict(project.consulted) if project is not None else {}
+        consulted.update(target.consulted if target is not None else ())
+        return tuple(sorted(consulted.items()))

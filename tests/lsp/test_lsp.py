@@ -154,7 +154,8 @@ async def test_configuration_change_is_picked_up(client: LanguageClient):
     # The server asked to be told about pyproject.toml changes (VS Code only sends what was asked).
     [registration] = client.registrations
     assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
-    assert [w["globPattern"] for w in registration.register_options["watchers"]] == ["**/pyproject.toml"]
+    globs = [w["globPattern"] for w in registration.register_options["watchers"]]
+    assert globs[0] == "**/pyproject.toml" and "**/requirements*.txt" in globs and "**/Dockerfile*" in globs
     assert len(diagnostics) == 3
     pyproject = client.root / "pyproject.toml"
     pyproject.write_text('[tool.distfix]\nignore = ["TFD4"]\n')
@@ -216,6 +217,22 @@ async def test_saving_pyproject_reloads_the_configuration(client: LanguageClient
     client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(pyproject.as_uri())))
     params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert sorted(d.code for d in params.diagnostics) == ["TFD401", "TFD401"]
+
+
+async def test_a_new_pin_file_rechecks_open_documents(client: LanguageClient):
+    folder = client.root / "pinned"
+    folder.mkdir()
+    uri, diagnostics = await _open(client, "pinned/train.py", SOURCE)
+    assert sorted(d.code for d in diagnostics) == ["TFD401", "TFD401", "TFD402"]
+    requirements = folder / "requirements.txt"
+    requirements.write_text("tensorflow==2.1.0\n")  # neither `run` nor `distribute_datasets_from_function` exists there
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams([types.FileEvent(requirements.as_uri(), types.FileChangeType.Created)])
+    )
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    while params.uri != uri:
+        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert [d.code for d in params.diagnostics] == ["TFD402"]
 
 
 async def test_light_bulb_fix_all_is_computed_on_resolve(client: LanguageClient):

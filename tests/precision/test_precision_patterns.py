@@ -673,7 +673,7 @@ def test_tfd504_does_not_switch_to_tf_keras_in_a_project_without_it(tmp_path):
     (tmp_path / "requirements.txt").write_text("tensorflow>=2.16\nnumpy\n")
     (finding,) = check_source(str(tmp_path / "train.py"), MULTI_WORKER_FIT).findings
     assert finding.code == "TFD504" and finding.fix is None
-    assert "add `tf-keras` to the project's dependencies" in finding.message
+    assert "add `tf-keras~=2.21.0` to requirements.txt" in finding.message
 
 
 def test_tfd504_switches_to_tf_keras_when_the_project_lists_it(tmp_path):

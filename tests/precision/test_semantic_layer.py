@@ -258,7 +258,7 @@ def test_super_of_a_library_class_resolves_to_nothing_here():
 
 # Project facts --------------------------------------------------------------------------------
 
-from fixer.tf.project import project_facts
+from fixer.target import target_for
 
 
 @pytest.mark.parametrize(
@@ -275,8 +275,8 @@ def test_project_facts(tmp_path, files, declares, keras2, tf_keras):
     (tmp_path / ".git").mkdir()
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    facts = project_facts(tmp_path.resolve())
-    assert (facts.declares_tensorflow, facts.keras2, facts.declares_tf_keras) == (declares, keras2, tf_keras)
+    target = target_for(tmp_path)
+    assert (not target.assumed, target.version < (2, 16), target.declares_tf_keras) == (declares, keras2, tf_keras)
 
 
 # Keras step overrides -------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fixer.engine import check_source
-from fixer.tf.project import pinned_below
+from fixer.target import target_for
 
 SCRIPT = """\
 import tensorflow as tf
@@ -51,13 +51,13 @@ def test_pin_decides_the_keras_flavour(tmp_path: Path, name, content, keras2):
     (project / ".git").mkdir()
     (project / name).write_text(content)
     script = project / "src" / "train.py"
-    assert pinned_below((project / "src").resolve(), (2, 16)) is keras2
+    assert (target_for(project / "src").version < (2, 16)) is keras2
     findings = check_source(str(script), SCRIPT).findings
     assert [f.code for f in findings if f.code == "TFD504"] == ([] if keras2 else ["TFD504"])
 
 
 def test_no_dependency_file_means_keras3(tmp_path: Path):
-    assert pinned_below(tmp_path.resolve(), (2, 16)) is False
+    assert target_for(tmp_path).keras == 3
 
 
 LEGACY_SCRIPT = """\

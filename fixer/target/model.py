@@ -1,0 +1,252 @@
+"""The project-target model: which TensorFlow and which Keras a project runs, and where that came
+from. Computed once per folder and kept while every file and folder it looked at is unchanged."""
+
+from __future__ import annotations
+
+import os
+import zlib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from fixer.target.sources import (
+    Evidence,
+    Reader,
+    read_conda,
+    read_pipfile,
+    read_pyproject,
+    read_requirements,
+    read_setup_cfg,
+    read_setup_py,
+    reader_for,
+)
+from fixer.target.versions import CURRENT, KERAS3_FROM
+
+Stamp = tuple[int, int] | None  # size and modification time (ns); None when absent (as fixer.cache)
+
+_MAX_BYTES = 512 * 1024  # a dependency file or job config larger than this is not one: not read
+
+
+@dataclass(frozen=True)
+class Target:
+    """The TensorFlow and Keras a project's code must work on.
+
+    ``pinned`` is what the project's files say (None: they say nothing); ``requested`` is
+    `target-version` / `--target-version`; ``version`` is the one rules judge against: the
+    requested one, else the pinned one, else the current release (then ``assumed`` is True).
+    """
+
+    pinned: tuple[int, int] | None = None
+    requested: tuple[int, int] | None = None
+    tensorflow_from: Evidence | None = None
+    keras_pin: Evidence | None = None
+    legacy_env: Evidence | None = None
+    tf_keras_from: Evidence | None = None
+    evidence: tuple[Evidence, ...] = ()
+    consulted: tuple[tuple[str, Stamp], ...] = field(default=(), compare=False)
+
+    @property
+    def version(self) -> tuple[int, int]:
+        return self.requested or self.pinned or CURRENT
+
+    @property
+    def assumed(self) -> bool:
+        """Nothing said which TensorFlow: the current release is assumed."""
+        return self.requested is None and self.pinned is None
+
+    @property
+    def upgrade(self) -> bool:
+        """The requested target is newer than the pinned version: findings are about upgrading."""
+        return self.requested is not None and self.pinned is not None and self.requested > self.pinned
+
+    @property
+    def keras(self) -> int:
+        """2 (tf-keras / Keras 2) or 3: what `tf.keras` is on the target, before the script's own
+        TF_USE_LEGACY_KERAS (which rules read from the script)."""
+        if self.version < KERAS3_FROM:
+            return 2
+        if self.legacy_env is not None and self.legacy_env.legacy:
+            return 2
+        return 3
+
+    @property
+    def declares_tf_keras(self) -> bool:
+        return self.tf_keras_from is not None
+
+    def label(self) -> str:
+        """``TensorFlow 2.5`` for messages."""
+        return f"TensorFlow {self.version[0]}.{self.version[1]}"
+
+    def assumed_note(self) -> str:
+        """"; 2.21 assumed: no pin found" for a message that cites the version of an assumed target."""
+        return f"; {self.version[0]}.{self.version[1]} assumed: no pin found" if self.assumed else ""
+
+    def upgrade_prefix(self, same_at_pin: bool = False) -> str:
+        """"on upgrade to TF 2.21: " for a finding about the requested upgrade, else "". A rule
+        passes ``same_at_pin`` when the pinned version gets the same finding: it is no upgrade finding."""
+        return f"on upgrade to TF {self.version[0]}.{self.version[1]}: " if self.upgrade and not same_at_pin else ""
+
+    def at_pin(self) -> Target:
+        """This target without the requested version: what the project runs today."""
+        return replace(self, requested=None)
+
+    def provenance(self) -> str:
+        """Where the version came from, for messages: `pinned in requirements.txt:3`."""
+        if self.requested is not None:
+            return "the requested target-version"
+        if self.tensorflow_from is not None:
+            return f"from {self.tensorflow_from.where}"
+        if self.keras_pin is not None:
+            return f"from the Keras pin at {self.keras_pin.where}"
+        return "assumed: no dependency file names TensorFlow"
+
+    def dependency_file(self) -> str | None:
+        """The dependency file the pin came from (requirements, pyproject, setup files, Pipfile,
+        conda environment), where a requirement belongs; None for an image or a job config."""
+        source = self.tensorflow_from or self.keras_pin
+        if source is None:
+            return None
+        reader = _reader(Path(source.path).name, Path(source.path).parent.name == "requirements")
+        return source.path if reader in _DEPENDENCY_READERS else None
+
+    def tf_keras_requirement(self) -> str:
+        """The requirement that gives this target tf-keras: `tf-keras~=2.17.0`."""
+        major, minor = max(self.version, KERAS3_FROM)
+        return f"tf-keras~={major}.{minor}.0"
+
+    def with_request(self, requested: tuple[int, int] | None) -> Target:
+        return replace(self, requested=requested) if requested != self.requested else self
+
+
+# A consulted entry for a folder's list of the files the target reads (not its modification time,
+# which a new .py file or the cache folder would change): `<folder>|target-files`.
+LISTING = "|target-files"
+
+
+def _stamp(path: str) -> Stamp:
+    """The stamp of a file, or of a folder's listing (see :data:`LISTING`)."""
+    if path.endswith(LISTING):
+        return listing_stamp(path)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _target_files(folder: str) -> list[os.DirEntry]:
+    """The files of ``folder`` a reader exists for (in `requirements/`, every .txt)."""
+    inside_requirements = os.path.basename(folder) == "requirements"
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return []
+    return [e for e in entries if _reader(e.name, inside_requirements) is not None and e.is_file()]
+
+
+def listing_stamp(key: str) -> Stamp:
+    """Which target files a folder holds, as a stamp: changes when one is added, removed or renamed."""
+    names = "\0".join(e.name for e in _target_files(key.removesuffix(LISTING)))
+    return (len(names), zlib.crc32(names.encode("utf-8", "surrogateescape"))) if names else None
+
+
+def _reader(name: str, inside_requirements: bool) -> Reader | None:
+    if inside_requirements and name.endswith((".txt", ".in")):
+        return read_requirements
+    return reader_for(name)
+
+
+# Files an editor should report changes of (LSP file watchers): every name a reader exists for.
+WATCH_GLOBS = (
+    "**/requirements*.txt", "**/requirments*.txt", "**/constraints*.txt", "**/requirements/*.txt",
+    "**/setup.py", "**/setup.cfg", "**/Pipfile", "**/*.yml", "**/*.yaml",
+    "**/Dockerfile*", "**/*.Dockerfile", "**/Containerfile",
+)
+
+
+def is_target_file(path: str) -> bool:
+    """The project-target model reads ``path`` when it is in a folder the model looks at."""
+    return _reader(os.path.basename(path), os.path.basename(os.path.dirname(path)) == "requirements") is not None
+
+
+_DEPENDENCY_READERS = (read_requirements, read_pyproject, read_setup_py, read_setup_cfg, read_pipfile, read_conda)
+
+
+def _read_folder(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
+    """Everything the files of one folder (and of its `requirements/` subfolder) say."""
+    found: list[Evidence] = []
+    for place in (str(folder), str(folder / "requirements")):
+        consulted[place + LISTING] = listing_stamp(place + LISTING)
+        for entry in _target_files(place):
+            consulted[entry.path] = _stamp(entry.path)
+            try:
+                if entry.stat().st_size > _MAX_BYTES:
+                    continue
+                text = Path(entry.path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            reader = _reader(entry.name, place != str(folder))
+            found += reader(text, entry.path) if reader is not None else []
+    return found
+
+
+def _lowest(evidence: list[Evidence]) -> Evidence:
+    """Of several statements in one folder, the one resolving to the oldest TensorFlow: the code
+    must run on it (an unbounded `tensorflow` only when nothing is pinned)."""
+    pinned = [e for e in evidence if not e.allowed.open_ended] or evidence
+    return min(pinned, key=lambda e: e.allowed.newest())
+
+
+def _pinned_version(tensorflow: Evidence | None, keras_pin: Evidence | None) -> tuple[int, int] | None:
+    if tensorflow is not None:
+        return CURRENT if tensorflow.kind == "tf-nightly" else tensorflow.allowed.newest()
+    if keras_pin is not None:
+        # TensorFlow 2.6-2.15 each require the Keras 2 of their own minor version; pip resolves
+        # an unpinned TensorFlow beside `keras==2.14` to TensorFlow 2.14.
+        minor = keras_pin.allowed.newest()[1]
+        return (2, minor) if 6 <= minor <= 15 else (2, 15)
+    return None
+
+
+def _decide(folder: Path) -> Target:
+    consulted: dict[str, Stamp] = {}
+    tensorflow: Evidence | None = None
+    keras_pin = legacy = tf_keras = None
+    everything: list[Evidence] = []
+    for candidate in [folder, *folder.parents]:
+        found = _read_folder(candidate, consulted)
+        everything += found
+        tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
+        if tensorflow is None and tf_here:
+            tensorflow = _lowest(tf_here)
+        for e in found:
+            if e.kind == "keras" and keras_pin is None and not e.allowed.allows((3, 0, 0)) and not e.allowed.open_ended:
+                keras_pin = e
+            elif e.kind == "legacy-keras" and legacy is None:
+                legacy = e
+            elif e.kind == "tf-keras" and tf_keras is None:
+                tf_keras = e
+        if tf_here or (candidate / ".git").exists():
+            break  # the nearest project that names TensorFlow, or the repository root
+    return Target(
+        pinned=_pinned_version(tensorflow, keras_pin),
+        tensorflow_from=tensorflow,
+        keras_pin=keras_pin,
+        legacy_env=legacy,
+        tf_keras_from=tf_keras,
+        evidence=tuple(everything),
+        consulted=tuple(sorted(consulted.items())),
+    )
+
+
+_CACHE: dict[Path, Target] = {}
+
+
+def target_for(path: str | Path, requested: tuple[int, int] | None = None) -> Target:
+    """The target of the project around ``path`` (a file or a folder), with ``requested`` (the
+    configured target-version) applied. Recomputed when a file or folder it read has changed."""
+    start = Path(path).resolve()
+    folder = start if start.is_dir() else start.parent
+    known = _CACHE.get(folder)
+    if known is None or any(_stamp(p) != stamp for p, stamp in known.consulted):
+        known = _CACHE[folder] = _decide(folder)
+    return known.with_request(requested)

@@ -1,0 +1,279 @@
+"""Readers for the files that say which TensorFlow a project runs. Each reads text statically
+(project files are never executed) and returns what it found as :class:`Evidence`."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fixer.target.requirements import Range, parse_requirement
+from fixer.target.versions import CURRENT, ngc_tensorflow
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+_LEGACY_TRUE = frozenset({"1", "true", "True"})  # what TensorFlow 2.21 accepts (tensorflow/__init__.py)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One statement about the target: a requirement, a base image or a TF_USE_LEGACY_KERAS setting.
+
+    ``kind`` is "tensorflow", "tf-nightly", "keras", "tf-keras" (a requirement or an image) or
+    "legacy-keras" (``allowed`` is then meaningless and ``legacy`` holds the setting).
+    """
+
+    kind: str
+    allowed: Range
+    path: str
+    line: int
+    text: str
+    legacy: bool = False
+
+    @property
+    def where(self) -> str:
+        """``requirements.txt:3``."""
+        return f"{self.path}:{self.line}"
+
+
+def _exactly(version: tuple[int, int]) -> Range:
+    allowed = Range()
+    allowed.at_least(version)
+    allowed.below((version[0], version[1] + 1))
+    return allowed
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _requirement(text: str, path: str, line: int, **kind: bool) -> list[Evidence]:
+    found = parse_requirement(text, **kind)
+    return [Evidence(found.kind, found.allowed, path, line, text.strip())] if found is not None else []
+
+
+def read_requirements(text: str, path: str) -> list[Evidence]:
+    """`requirements*.txt` / `constraints*.txt`: one requirement a line; options (`-r`, `--index-url`) skipped."""
+    found: list[Evidence] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = re.sub(r"(^|\s)#.*$", "", line).strip()
+        if line and not line.startswith("-"):
+            found += _requirement(line, path, number)
+    return found
+
+
+def _strings_in(text: str) -> list[tuple[str, int]]:
+    """Every quoted string literal of a Python, TOML or INI text, with the line it is on."""
+    return [(m.group(2), _line_of(text, m.start())) for m in re.finditer(r"""(["'])([^"'\n]+)\1""", text)]
+
+
+def read_setup_py(text: str, path: str) -> list[Evidence]:
+    """`setup.py`: requirement strings anywhere in it (install_requires, extras_require), read as text."""
+    text = re.sub(r"(?m)(^|\s)#.*$", r"\1", text)
+    return [e for string, line in _strings_in(text) for e in _requirement(string, path, line)]
+
+
+def read_setup_cfg(text: str, path: str) -> list[Evidence]:
+    """`setup.cfg`: requirement lines under install_requires / extras_require (`gpu = tensorflow-gpu`)."""
+    found: list[Evidence] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = re.sub(r"(^|\s)[#;].*$", "", line).strip()
+        value = line.split("=", 1)[1] if re.match(r"^[\w.-]+\s*=", line) and not re.match(r"^[\w.-]+\s*==", line) else line
+        if value.strip():
+            found += _requirement(value.strip(), path, number)
+    return found
+
+
+def _toml(text: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return {}
+
+
+def _line_naming(text: str, name: str) -> int:
+    match = re.search(rf"(?im)^.*{re.escape(name)}", text)
+    return _line_of(text, match.start()) if match else 1
+
+
+def _poetry_table(table: object, text: str, path: str) -> list[Evidence]:
+    """`name = "^2.15"` / `name = {version = "~2.15"}` (Poetry and Pipfile tables)."""
+    found: list[Evidence] = []
+    if not isinstance(table, dict):
+        return found
+    for name, value in table.items():
+        spec = value.get("version", "*") if isinstance(value, dict) else value
+        if isinstance(spec, str):
+            found += _requirement(f"{name} {spec}", path, _line_naming(text, name), poetry=True)
+    return found
+
+
+def read_pyproject(text: str, path: str) -> list[Evidence]:
+    """`pyproject.toml`: PEP 621 dependencies and optional dependencies, Poetry dependencies and groups."""
+    data = _toml(text)
+    project = data.get("project", {})
+    strings = list(project.get("dependencies", []))
+    for extra in project.get("optional-dependencies", {}).values():
+        strings += extra
+    found = [e for s in strings if isinstance(s, str) for e in _requirement(s, path, _line_naming(text, s))]
+    poetry = data.get("tool", {}).get("poetry", {})
+    found += _poetry_table(poetry.get("dependencies"), text, path)
+    found += _poetry_table(poetry.get("dev-dependencies"), text, path)
+    for group in poetry.get("group", {}).values():
+        found += _poetry_table(group.get("dependencies") if isinstance(group, dict) else None, text, path)
+    return found
+
+
+def read_pipfile(text: str, path: str) -> list[Evidence]:
+    """`Pipfile`: the [packages] and [dev-packages] tables (`tensorflow = "==2.3"`, `"*"`)."""
+    data = _toml(text)
+    return _poetry_table(data.get("packages"), text, path) + _poetry_table(data.get("dev-packages"), text, path)
+
+
+def read_conda(text: str, path: str) -> list[Evidence]:
+    """`environment.yml` / `conda.yaml`: list items, conda's (`tensorflow=2.4`) and a `pip:` list's."""
+    found: list[Evidence] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        item = re.match(r"^\s*-\s*['\"]?([^'\"#]+)", line)
+        if item:
+            found += _requirement(item.group(1).strip(), path, number, conda=True)
+    return found + read_job_config(text, path)
+
+
+# A container image or runtime name that fixes the TensorFlow version.
+_OFFICIAL = re.compile(r"(?<![\w./-])(?:docker\.io/)?tensorflow/tensorflow(?::(?P<tag>[\w.-]+))?")
+_NGC = re.compile(r"nvcr\.io/nvidia/tensorflow:(?P<year>\d\d)\.(?P<month>\d\d)(?:-tf(?P<major>\d))?")
+# Google deep-learning containers and Vertex AI / AI Platform prebuilt images: `tf2-cpu.2-11`, `tf-gpu.2-3`.
+_GOOGLE = re.compile(r"(?<![\w-])tf2?-(?:cpu|gpu|tpu)\.(?P<major>\d+)-(?P<minor>\d+)")
+_AZURE = re.compile(r"AzureML-(?:[A-Za-z0-9]+-)*?tensorflow-(?P<major>\d+)\.(?P<minor>\d+)", re.I)
+_RUNTIME = re.compile(r"""runtime_?version["']?\s*[:=]\s*["']?(?P<major>\d+)\.(?P<minor>\d+)""", re.I)
+
+
+def image_tensorflow(text: str) -> tuple[int, int] | None:
+    """The TensorFlow a container image or curated environment name ships, from the tables."""
+    if (match := _OFFICIAL.search(text)) is not None:
+        tag = match.group("tag") or "latest"
+        version = re.match(r"(\d+)\.(\d+)", tag)
+        return (int(version.group(1)), int(version.group(2))) if version else CURRENT
+    if (match := _NGC.search(text)) is not None:
+        if match.group("major") == "1":
+            return (1, 15)
+        return ngc_tensorflow(int(match.group("year")), int(match.group("month")))
+    for pattern in (_GOOGLE, _AZURE):
+        if (match := pattern.search(text)) is not None:
+            return int(match.group("major")), int(match.group("minor"))
+    return None
+
+
+def _image_evidence(text: str, path: str, line: int) -> list[Evidence]:
+    version = image_tensorflow(text)
+    return [Evidence("tensorflow", _exactly(version), path, line, text.strip())] if version else []
+
+
+def _legacy(value: str, path: str, line: int, text: str) -> Evidence:
+    return Evidence("legacy-keras", Range(), path, line, text.strip(), legacy=value.strip("'\"") in _LEGACY_TRUE)
+
+
+def _instructions(text: str) -> list[tuple[int, str]]:
+    """A Dockerfile's instructions with the line each starts on (continuation lines joined)."""
+    joined: list[tuple[int, str]] = []
+    pending: list[str] = []
+    start = 1
+    for number, physical in enumerate(text.splitlines(), 1):
+        if not pending:
+            start = number
+        pending.append(physical.rstrip().removesuffix("\\"))
+        if not physical.rstrip().endswith("\\"):
+            joined.append((start, " ".join(pending)))
+            pending = []
+    if pending:
+        joined.append((start, " ".join(pending)))
+    return joined
+
+
+def _argument_evidence(rest: str, path: str, line: int) -> list[Evidence]:
+    """`ARG FROM_IMAGE_NAME=nvcr.io/nvidia/tensorflow:21.02-tf2-py3` (a base image given as the
+    argument's default) or `ARG TENSORFLOW_VERSION=2.9.2`."""
+    name, _, value = rest.partition("=")
+    value = value.strip().strip("'\"")
+    if not value:
+        return []
+    if re.fullmatch(r"(?i)\w*(?:tensorflow|tf)_?version", name.strip()) and re.fullmatch(r"\d+\.\d+(?:\.\d+)?", value):
+        major, minor = value.split(".")[:2]
+        return [Evidence("tensorflow", _exactly((int(major), int(minor))), path, line, rest.strip())]
+    return _image_evidence(value, path, line)
+
+
+def read_dockerfile(text: str, path: str) -> list[Evidence]:
+    """`Dockerfile`, `*.Dockerfile`, `Containerfile`: the base image (also as an `ARG` default),
+    `ARG TENSORFLOW_VERSION=`, `pip install` arguments and `ENV TF_USE_LEGACY_KERAS`. Of several
+    stages, every one is read."""
+    found: list[Evidence] = []
+    for line, instruction in _instructions(text):
+        words = instruction.strip().split(None, 1)
+        if len(words) < 2 or words[0].startswith("#"):
+            continue
+        keyword, rest = words[0].upper(), words[1]
+        if keyword == "FROM":
+            found += _image_evidence(rest, path, line)
+        elif keyword == "ARG":
+            found += _argument_evidence(rest, path, line)
+        elif keyword == "RUN":
+            for command in re.split(r"&&|;|\|\|", rest):
+                if re.search(r"\bpip3?\s+install\b|\bpython3?\s+-m\s+pip\s+install\b", command):
+                    for word in command.split():
+                        if not word.startswith("-"):
+                            found += _requirement(word.strip("'\""), path, line)
+        elif keyword == "ENV":
+            setting = re.search(r"\bTF_USE_LEGACY_KERAS(?:\s*=\s*|\s+)(\S+)", rest)
+            if setting:
+                found.append(_legacy(setting.group(1), path, line, instruction))
+    return found
+
+
+def read_job_config(text: str, path: str) -> list[Evidence]:
+    """Cloud job configurations: AI Platform / Vertex `runtimeVersion`, prebuilt training images,
+    AzureML curated environment names, and a `TF_USE_LEGACY_KERAS` environment entry."""
+    found: list[Evidence] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("#"):
+            continue
+        runtime = _RUNTIME.search(line)
+        if runtime:
+            version = (int(runtime.group("major")), int(runtime.group("minor")))
+            found.append(Evidence("tensorflow", _exactly(version), path, number, line.strip()))
+        elif _GOOGLE.search(line) or _AZURE.search(line) or _OFFICIAL.search(line) or _NGC.search(line):
+            found += _image_evidence(line, path, number)
+        setting = re.search(r"""TF_USE_LEGACY_KERAS["']?\s*[:=]\s*["']?([\w]+)""", line)
+        if setting:
+            found.append(_legacy(setting.group(1), path, number, line))
+    return found
+
+
+Reader = Callable[[str, str], list[Evidence]]
+
+_REQUIREMENTS_NAME = re.compile(
+    r"(?i)^(?:requirements?|requirments?|requirement|requiremnts?|reqs?|constraints?)(?:[-_.][\w.-]*)?\.(?:txt|in|pip)$"
+)
+_CONDA_NAME = re.compile(r"(?i)^(?:environment|conda|env)(?:[-_.][\w.-]*)?\.ya?ml$")
+_DOCKER_NAME = re.compile(r"(?i)^(?:(?:docker|container)file(?:[-_.][\w.-]+)?|[\w.-]+\.(?:docker|container)file)$")
+
+
+def reader_for(name: str) -> Reader | None:
+    """The reader for a file called ``name``, or None when the target does not depend on it."""
+    fixed = {"pyproject.toml": read_pyproject, "setup.py": read_setup_py, "setup.cfg": read_setup_cfg, "Pipfile": read_pipfile}
+    if name in fixed:
+        return fixed[name]
+    if _REQUIREMENTS_NAME.match(name):
+        return read_requirements
+    if _CONDA_NAME.match(name):
+        return read_conda
+    if _DOCKER_NAME.match(name):
+        return read_dockerfile
+    if re.search(r"(?i)\.ya?ml$", name):
+        return read_job_config
+    return None
