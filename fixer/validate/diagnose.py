@@ -65,6 +65,15 @@ KNOWN_ERRORS = (
         error_type="AttributeError",
     ),
     KnownError(
+        ("TFD403",),
+        re.compile(
+            r"module 'keras[\w.]*\.(layers|utils)' has no attribute 'experimental'"
+            r"|'LossScaleOptimizer' object has no attribute 'get_(scaled_loss|unscaled_gradients)'"
+        ),
+        "a Keras 2 name Keras 3 removed (`SyncBatchNormalization`, `get_scaled_loss`, `DatasetCreator`)",
+        error_type="AttributeError",
+    ),
+    KnownError(
         ("TFD601", "TFD603"),
         re.compile(r"Could not start gRPC server"),
         "several processes claim the same task of the cluster (a hard-coded or malformed TF_CONFIG)",

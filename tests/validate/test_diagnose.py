@@ -23,6 +23,9 @@ MESSAGES = [
     ("RuntimeError", "Collective ops must be configured at program startup", ("TFD105",)),
     ("RuntimeError", "Method requires being in cross-replica context, use get_replica_context().merge_call()", ("TFD302",)),
     ("AttributeError", "'MirroredStrategy' object has no attribute 'experimental_run_v2'", ("TFD401",)),
+    ("AttributeError", "module 'keras._tf_keras.keras.layers' has no attribute 'experimental'", ("TFD403",)),
+    ("AttributeError", "'LossScaleOptimizer' object has no attribute 'get_scaled_loss'", ("TFD403",)),
+    ("AttributeError", "module 'keras.utils' has no attribute 'experimental'", ("TFD403",)),
 ]
 
 
