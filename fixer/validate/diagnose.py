@@ -74,6 +74,11 @@ KNOWN_ERRORS = (
         error_type="AttributeError",
     ),
     KnownError(
+        ("TFD404",),
+        re.compile(r"Trying to access resource \S*replica_\d+\S* .*located in device \S+ from device "),
+        "XLA (`jit_compile=True`) around a step that spans the replicas of MirroredStrategy",
+    ),
+    KnownError(
         ("TFD601", "TFD603"),
         re.compile(r"Could not start gRPC server"),
         "several processes claim the same task of the cluster (a hard-coded or malformed TF_CONFIG)",

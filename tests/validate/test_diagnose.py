@@ -26,6 +26,12 @@ MESSAGES = [
     ("AttributeError", "module 'keras._tf_keras.keras.layers' has no attribute 'experimental'", ("TFD403",)),
     ("AttributeError", "'LossScaleOptimizer' object has no attribute 'get_scaled_loss'", ("TFD403",)),
     ("AttributeError", "module 'keras.utils' has no attribute 'experimental'", ("TFD403",)),
+    (
+        "InvalidArgumentError",
+        "Trying to access resource sequential/dense/kernel/replica_1/3 (defined @ /x/core.py:43) located in device "
+        "/job:localhost/replica:0/task:0/device:CPU:1 from device /job:localhost/replica:0/task:0/device:CPU:0",
+        ("TFD404",),
+    ),
 ]
 
 
