@@ -88,6 +88,11 @@ KNOWN_ERRORS = (
         re.compile(r"Attempt to convert a value \(PerReplica:|PerReplica.*unsupported type"),
         "Keras 3 `fit` under MultiWorkerMirroredStrategy",
     ),
+    KnownError(
+        ("TFD504",),
+        re.compile(r"you need to pass this dataset to ClusterCoordinator\.create_per_worker_dataset"),
+        "Keras 3 `fit` under ParameterServerStrategy",
+    ),
 )
 
 

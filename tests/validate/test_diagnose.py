@@ -20,6 +20,7 @@ MESSAGES = [
     ("ValueError", "DistributedVariable.handle is not available outside the replica context or a `tf.distribute.Strategy.update()` call.", ("TFD103",)),
     ("UnknownError", "Could not start gRPC server", ("TFD601", "TFD603")),
     ("ValueError", "Attempt to convert a value (PerReplica:{", ("TFD504",)),
+    ("ValueError", "To use this dataset, you need to pass this dataset to ClusterCoordinator.create_per_worker_dataset.", ("TFD504",)),
     ("RuntimeError", "Collective ops must be configured at program startup", ("TFD105",)),
     ("RuntimeError", "Method requires being in cross-replica context, use get_replica_context().merge_call()", ("TFD302",)),
     ("AttributeError", "'MirroredStrategy' object has no attribute 'experimental_run_v2'", ("TFD401",)),
