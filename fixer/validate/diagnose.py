@@ -79,6 +79,11 @@ KNOWN_ERRORS = (
         "XLA (`jit_compile=True`) around a step that spans the replicas of MirroredStrategy",
     ),
     KnownError(
+        ("TFD111",),
+        re.compile(r"(Virtual|Physical|Visible) devices cannot be modified after being initialized"),
+        "device configuration (memory growth, logical or visible devices) after TensorFlow started",
+    ),
+    KnownError(
         ("TFD601", "TFD603"),
         re.compile(r"Could not start gRPC server"),
         "several processes claim the same task of the cluster (a hard-coded or malformed TF_CONFIG)",

@@ -27,6 +27,7 @@ MESSAGES = [
     ("AttributeError", "module 'keras._tf_keras.keras.layers' has no attribute 'experimental'", ("TFD403",)),
     ("AttributeError", "'LossScaleOptimizer' object has no attribute 'get_scaled_loss'", ("TFD403",)),
     ("AttributeError", "module 'keras.utils' has no attribute 'experimental'", ("TFD403",)),
+    ("RuntimeError", "Virtual devices cannot be modified after being initialized", ("TFD111",)),
     (
         "InvalidArgumentError",
         "Trying to access resource sequential/dense/kernel/replica_1/3 (defined @ /x/core.py:43) located in device "
