@@ -101,14 +101,23 @@ class DeviceConfigAfterRuntimeStart(Rule):
 
 
 def _runtime_started_before(ctx: RuleContext, statement: cst.CSTNode) -> cst.CSTNode | None:
-    """The first statement that starts the runtime before ``statement`` runs: earlier in its
-    block, in an enclosing block, or before its function's only call; None when none does."""
-    block = ctx.index.parent.get(statement)
-    body = list(getattr(block, "body", ()))
-    if statement in body:
-        earlier = next((s for s in body[: body.index(statement)] if _RUNTIME._runs_tf_on_the_way(ctx, s)), None)
-        if earlier is not None:
-            return earlier
+    """A statement that starts the runtime before ``statement`` runs: earlier in its block or in
+    an enclosing block of the same function (the strategy's statement when it is one of them:
+    it certainly starts the runtime, and it is what the configuration was meant to precede), or
+    else before its function's only call; None when none does."""
+    earlier: list[cst.CSTNode] = []
+    node: cst.CSTNode = statement
+    while True:
+        parent = ctx.index.parent.get(node)
+        if parent is None or isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            break
+        body = list(getattr(parent, "body", ())) if isinstance(parent, (cst.IndentedBlock, cst.Module)) else []
+        if node in body:
+            earlier[:0] = [s for s in body[: body.index(node)] if _RUNTIME._runs_tf_on_the_way(ctx, s)]
+        node = parent
+    strategies = [s for s in earlier if any(ctx.index.is_within(made, s) for made, _ in ctx.tf.strategies.constructions)]
+    if strategies or earlier:
+        return (strategies or earlier)[0]
     return _RUNTIME._earlier_op(ctx, statement)
 
 
