@@ -84,6 +84,12 @@ KNOWN_ERRORS = (
         "device configuration (memory growth, logical or visible devices) after TensorFlow started",
     ),
     KnownError(
+        ("TFD305",),
+        re.compile(r"apply_gradients\(\) got an unexpected keyword argument '(experimental_aggregate_gradients|skip_gradients_aggregation)'"),
+        "Keras 3 `apply_gradients` told to skip an aggregation it has no switch for",
+        error_type="TypeError",
+    ),
+    KnownError(
         ("TFD601", "TFD603"),
         re.compile(r"Could not start gRPC server"),
         "several processes claim the same task of the cluster (a hard-coded or malformed TF_CONFIG)",

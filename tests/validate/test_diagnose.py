@@ -28,6 +28,7 @@ MESSAGES = [
     ("AttributeError", "'LossScaleOptimizer' object has no attribute 'get_scaled_loss'", ("TFD403",)),
     ("AttributeError", "module 'keras.utils' has no attribute 'experimental'", ("TFD403",)),
     ("RuntimeError", "Virtual devices cannot be modified after being initialized", ("TFD111",)),
+    ("TypeError", "BaseOptimizer.apply_gradients() got an unexpected keyword argument 'skip_gradients_aggregation'", ("TFD305",)),
     (
         "InvalidArgumentError",
         "Trying to access resource sequential/dense/kernel/replica_1/3 (defined @ /x/core.py:43) located in device "
