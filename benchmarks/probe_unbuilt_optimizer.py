@@ -4,7 +4,9 @@ Runs, on 2 logical CPU devices, a model and an optimizer created in `MirroredStr
 and a `@tf.function` step that calls `strategy.run(replica_step)`, where `replica_step` calls
 `optimizer.apply_gradients` (or `minimize`). Each optimizer class runs unbuilt and, as a control,
 built in the scope (`optimizer.build(model.trainable_variables)`). A few variants are run with Adam
-only: eager `strategy.run`, 1 replica, `apply`, a model without `Input`. The whole table runs once
+only: eager `strategy.run`, 1 replica, `apply`, a model without `Input`; and a `LossScaleOptimizer`
+around plain SGD (2026-11-26: fails unbuilt under Keras 3 with the same placeholder error, runs
+built; runs either way under tf-keras). The whole table runs once
 under Keras 3 and once under tf-keras (`TF_USE_LEGACY_KERAS=1`), each in its own process.
 
     python benchmarks/probe_unbuilt_optimizer.py
@@ -101,6 +103,13 @@ def child(flavour: str) -> None:
         unbuilt = _run_case(tf, two, lambda: cls(**kwargs), build=False, compiled=True, use_apply=False, with_input=True)
         built = _run_case(tf, two, lambda: cls(**kwargs), build=True, compiled=True, use_apply=False, with_input=True)
         print(f"{label:32} unbuilt: {unbuilt:60} built: {built}")
+    # LossScaleOptimizer keeps its own state (loss scale, step counter) whatever it wraps.
+    def loss_scaled_sgd():
+        return tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD(0.01))
+
+    unbuilt = _run_case(tf, two, loss_scaled_sgd, build=False, compiled=True, use_apply=False, with_input=True)
+    built = _run_case(tf, two, loss_scaled_sgd, build=True, compiled=True, use_apply=False, with_input=True)
+    print(f"{'LossScaleOptimizer(SGD)':32} unbuilt: {unbuilt:60} built: {built}")
     adam = tf.keras.optimizers.Adam
     variants = {
         "Adam eager strategy.run, 2 replicas": dict(strategy=two, build=False, compiled=False, use_apply=False, with_input=True),

@@ -21,10 +21,10 @@ PARSE_ERROR_CODE = "TFD000"
 
 # Every rule in codemods/, sorted; a new rule adds its code here (tests/test_codes.py says so).
 RULE_CODES: tuple[str, ...] = (
-    "TFD101", "TFD102", "TFD103", "TFD104", "TFD105", "TFD106", "TFD107", "TFD108", "TFD109",
+    "TFD101", "TFD102", "TFD103", "TFD104", "TFD105", "TFD106", "TFD107", "TFD108", "TFD109", "TFD111",
     "TFD201", "TFD202", "TFD203", "TFD204",
-    "TFD301", "TFD302", "TFD303", "TFD304",
-    "TFD401", "TFD402",
+    "TFD301", "TFD302", "TFD303", "TFD304", "TFD305",
+    "TFD401", "TFD402", "TFD403", "TFD404",
     "TFD501", "TFD502", "TFD503", "TFD504",
     "TFD601", "TFD602", "TFD603", "TFD604",
 )  # fmt: skip

@@ -15,6 +15,14 @@ from fixer.tf.tf_config_sources import tf_config_deletions, tf_config_pops, tf_c
 from fixer.types import Applicability, Edit
 
 _TRAINING = frozenset({"fit", "evaluate"})
+PARAMETER_SERVER_CLASSES = frozenset(
+    {"tensorflow.distribute.ParameterServerStrategy", "tensorflow.distribute.experimental.ParameterServerStrategy"}
+)
+# What each strategy's Keras 3 `fit` raises (measured, see the docstring).
+_FAILURE = {
+    "mwms": "Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy",
+    "pss": "Keras 3 has no `fit`/`evaluate` under ParameterServerStrategy (`ValueError`)",
+}
 _MODELS = ("keras.Sequential", "keras.Model", "keras.models.", "keras.applications.")
 
 
@@ -22,8 +30,9 @@ class Keras3FitUnderMultiworker(Rule):
     """
     ## What it does
     Finds `model.fit(...)` and `model.evaluate(...)` in a program that uses
-    `MultiWorkerMirroredStrategy` when the model is a Keras 3 model. The Keras of each model is
-    read from where its class comes from and what the script sets:
+    `MultiWorkerMirroredStrategy` or `ParameterServerStrategy` when the model is a Keras 3
+    model. The Keras of each model is read from where its class comes from and what the script
+    sets:
 
     - `tf_keras` models are Keras 2.
     - Standalone `import keras` is Keras 3 from TensorFlow 2.16 on, whatever
@@ -63,6 +72,13 @@ class Keras3FitUnderMultiworker(Rule):
     script trains with `tf-keras` and `TF_USE_LEGACY_KERAS=1` set before TensorFlow is imported.
     Custom training loops (`strategy.run`) work with Keras 3.
 
+    Keras 3 has no parameter-server training at all. Measured on an in-process cluster (one
+    worker, one parameter server; `benchmarks/probe_keras3_fit_parameter_server.py`): `fit` on
+    a dataset raises `ValueError: To use this dataset, you need to pass this dataset to
+    ClusterCoordinator.create_per_worker_dataset.` The same script trains under tf-keras, and a
+    `ClusterCoordinator` loop (`create_per_worker_dataset`, `schedule`, `join`) trains a Keras 3
+    model (one SGD step gives [0.33, 0.2], the single-device step).
+
     ## Fix safety
     Unsafe: `os.environ["TF_USE_LEGACY_KERAS"] = "1"` is inserted before the first TensorFlow or
     Keras import (with `import os` when needed), or an existing setting to another value becomes
@@ -73,7 +89,9 @@ class Keras3FitUnderMultiworker(Rule):
 
     ## Runtime evidence
     `distfix validate --workers 2` shows the original failing check `runs` with the `ValueError`
-    above, and the fixed script training on both workers (with tf-keras installed).
+    above, and the fixed script training on both workers (with tf-keras installed). `validate`
+    does not start a parameter-server cluster: for ParameterServerStrategy the probe above is
+    the evidence.
 
     ## References
     - https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility
@@ -85,11 +103,12 @@ class Keras3FitUnderMultiworker(Rule):
     message = "Keras 3 `fit` under MultiWorkerMirroredStrategy raises"
     fix_title = "Use tf-keras (TF_USE_LEGACY_KERAS=1)"
     applicability = Applicability.UNSAFE
-    triggers = ("MultiWorkerMirroredStrategy",)
+    triggers = ("MultiWorkerMirroredStrategy", "ParameterServerStrategy")
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies
-        if not strategies.uses_multi_worker:
+        parameter_server = _uses_parameter_server(ctx)
+        if not strategies.uses_multi_worker and not parameter_server:
             return
         models = self._models(ctx)
         calls = [
@@ -104,16 +123,18 @@ class Keras3FitUnderMultiworker(Rule):
         target = ctx.tf.target
         legacy = legacy_keras(ctx)
         for call, module in calls:
-            if not self._may_be_multi_worker(ctx, call) or _tf_config_removed_before(ctx, call):
+            kind = self._strategy_kind(ctx, call, parameter_server)
+            if kind is None or (kind == "mwms" and _tf_config_removed_before(ctx, call)):
                 continue
             flavour = keras_flavour(module, legacy, target)
             if flavour != 3:
                 continue
             upgrade = target.upgrade_prefix(same_at_pin=keras_flavour(module, legacy, target.at_pin()) == 3)
+            failure = upgrade + _FAILURE[kind]
             if module == "keras":
                 ctx.report(
                     call,
-                    f"{upgrade}Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy; standalone `import keras` "
+                    f"{failure}; standalone `import keras` "
                     "is Keras 3 whatever TF_USE_LEGACY_KERAS says: use `import tf_keras as keras` or a custom loop",
                 )
                 continue
@@ -124,20 +145,35 @@ class Keras3FitUnderMultiworker(Rule):
                 place = f"to {Path(where).name}" if where else "to the project's dependencies"
                 ctx.report(
                     call,
-                    f"{upgrade}Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy; use tf-keras: add "
+                    f"{failure}; use tf-keras: add "
                     f"`{requirement}` {place}, then set TF_USE_LEGACY_KERAS=1 before importing TensorFlow",
                 )
                 continue
             install = "" if target.declares_tf_keras else f" and `pip install {requirement}`"
             ctx.report(
                 call,
-                f"{upgrade}Keras 3 `fit`/`evaluate` raises under MultiWorkerMirroredStrategy; use tf-keras: set "
+                f"{failure}; use tf-keras: set "
                 f"TF_USE_LEGACY_KERAS=1 before importing TensorFlow{install}",
                 edits=self._legacy_switch(ctx, legacy),
             )
 
-    def _may_be_multi_worker(self, ctx: RuleContext, call: cst.Call) -> bool:
-        """The model trained by ``call`` may be under a MultiWorkerMirroredStrategy.
+    def _strategy_kind(self, ctx: RuleContext, call: cst.Call, parameter_server: bool) -> str | None:
+        """"pss" when the model trained by ``call`` may be under a ParameterServerStrategy, "mwms"
+        under a MultiWorkerMirroredStrategy, None under neither."""
+        kinds = self._scope_kinds_of(ctx, call)
+        # Scopes unknown, or a strategy of unknown class: the file's strategies decide.
+        file_kind = "mwms" if ctx.tf.strategies.uses_multi_worker or not parameter_server else "pss"
+        if kinds is None:
+            return file_kind
+        if kinds & MULTI_WORKER_CLASSES:
+            return "mwms"
+        if kinds & PARAMETER_SERVER_CLASSES:
+            return "pss"
+        return file_kind if any(k.endswith(".Strategy") for k in kinds) else None
+
+    def _scope_kinds_of(self, ctx: RuleContext, call: cst.Call) -> frozenset[str] | None:
+        """The strategy classes of the scopes the model trained by ``call`` is made, compiled or
+        trained in; None when none is known.
 
         Decided per object: the scopes its creation, `compile` and this call run in. A model
         built in a MirroredStrategy scope is not affected by a MultiWorkerMirroredStrategy
@@ -159,7 +195,7 @@ class Keras3FitUnderMultiworker(Rule):
             assigns = [reaching]
             compiles = [c for c in compiles if ctx.index.before(reaching, c) and ctx.index.before(c, call)]
             if here is None and _builds_model_outside_scopes(ctx, reaching):
-                return False  # made at top level outside any scope: the default strategy's model
+                return frozenset({"default"})  # made at top level outside any scope: the default strategy's model
         places: list[cst.CSTNode] = [call, *assigns, *compiles]
         kinds: set[str] = set()
         for place in places:
@@ -168,9 +204,7 @@ class Keras3FitUnderMultiworker(Rule):
             if "." not in key and owner is not here and owner is not None:
                 continue
             kinds |= strategies.scope_kinds(place) or set()
-        if not kinds:
-            return True
-        return bool(kinds & MULTI_WORKER_CLASSES) or any(k.endswith(".Strategy") for k in kinds)
+        return frozenset(kinds) if kinds else None
 
     def _models(self, ctx: RuleContext) -> dict[str, str]:
         """Names bound to Keras models, and the Keras their class comes from (`keras_module`)."""
@@ -333,3 +367,11 @@ def _own_method(ctx: RuleContext, func: cst.BaseExpression) -> str | None:
     if any(ctx.index.method_class(f) is owner for f in ctx.index.functions_by_name.get(name, [])):
         return name
     return None
+
+
+def _uses_parameter_server(ctx: RuleContext) -> bool:
+    """The module builds (or is typed with) a ParameterServerStrategy."""
+    strategies = ctx.tf.strategies
+    return any(kind in PARAMETER_SERVER_CLASSES for _, kind in strategies.constructions) or any(
+        PARAMETER_SERVER_CLASSES & kinds for kinds in strategies.strategy_keys.values()
+    )

@@ -480,4 +480,88 @@ EXAMPLES = (
         """,
         note="tf_keras imported as keras",
     ),
+    Invalid(
+        """
+        import tensorflow as tf
+
+        resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+        strategy = tf.distribute.ParameterServerStrategy(resolver)
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile(optimizer="sgd", loss="mse", steps_per_execution=10)
+        model.fit(dataset, epochs=5, steps_per_epoch=20)
+        """,
+        after="""
+        import os
+        os.environ["TF_USE_LEGACY_KERAS"] = "1"
+        import tensorflow as tf
+
+        resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+        strategy = tf.distribute.ParameterServerStrategy(resolver)
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile(optimizer="sgd", loss="mse", steps_per_execution=10)
+        model.fit(dataset, epochs=5, steps_per_epoch=20)
+        """,
+        note="fit under ParameterServerStrategy",
+        message=(
+            "Keras 3 has no `fit`/`evaluate` under ParameterServerStrategy (`ValueError`); use tf-keras: set "
+            "TF_USE_LEGACY_KERAS=1 before importing TensorFlow"
+        ),
+    ),
+    Invalid(
+        """
+        import keras
+        import tensorflow as tf
+
+        strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
+        with strategy.scope():
+            model = keras.Sequential([keras.layers.Dense(1)])
+            model.compile(optimizer="sgd", loss="mse")
+        model.evaluate(dataset, steps=10)
+        """,
+        note="standalone Keras under the experimental ParameterServerStrategy: advice only",
+    ),
+    Valid(
+        """
+        import tf_keras
+        import tensorflow as tf
+
+        strategy = tf.distribute.ParameterServerStrategy(resolver)
+        with strategy.scope():
+            model = tf_keras.Sequential([tf_keras.layers.Dense(1)])
+            model.compile(optimizer="sgd", loss="mse")
+        model.fit(dataset, epochs=5, steps_per_epoch=20)
+        """,
+        note="tf-keras under ParameterServerStrategy",
+    ),
+    Valid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.ParameterServerStrategy(resolver)
+        coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.SGD(0.01)
+        per_worker = iter(coordinator.create_per_worker_dataset(dataset_fn))
+        for _ in range(100):
+            coordinator.schedule(train_step, args=(per_worker,))
+        coordinator.join()
+        """,
+        note="a ClusterCoordinator loop",
+    ),
+    Valid(
+        """
+        import tensorflow as tf
+
+        ps_strategy = tf.distribute.ParameterServerStrategy(resolver)
+        mirrored = tf.distribute.MirroredStrategy()
+        with mirrored.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile(optimizer="sgd", loss="mse")
+        model.fit(x, y)
+        """,
+        note="the model is trained under MirroredStrategy",
+    ),
 )

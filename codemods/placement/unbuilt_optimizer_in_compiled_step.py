@@ -29,8 +29,8 @@ class UnbuiltOptimizerInCompiledStep(Rule):
     """
     ## What it does
     Finds a Keras 3 optimizer with state (Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam,
-    Ftrl, Lion, Adafactor, Lamb, SGD with momentum; plain SGD too when the model it trains has no
-    weights before the step) created in `strategy.scope()` whose first `apply_gradients` (or
+    Ftrl, Lion, Adafactor, Lamb, SGD with momentum, a `LossScaleOptimizer` whatever it wraps;
+    plain SGD too when the model it trains has no weights before the step) created in `strategy.scope()` whose first `apply_gradients` (or
     `apply`) runs in a replica function that a `tf.function` step runs with `strategy.run`, under a
     strategy that can have more than one replica per process (`MirroredStrategy`, or a strategy the
     file does not construct), and that is never built with `optimizer.build(...)` before. Not
@@ -61,12 +61,14 @@ class UnbuiltOptimizerInCompiledStep(Rule):
     | Adagrad, Adadelta, Ftrl | fails | runs | runs |
     | Lion, Adafactor | fails | runs | runs |
     | Lamb | fails | runs | (absent) |
+    | LossScaleOptimizer around plain SGD | fails | runs | runs |
 
     With Adam: an eager `strategy.run` with 2 replicas runs, a compiled step with 1 replica runs,
     Keras 3's `optimizer.apply(grads, vars)` fails like `apply_gradients`, a model without `Input`
     fails unbuilt and runs after `model.build(input_shape)` and `optimizer.build(...)`; the same
     unbuilt model in a compiled step without any optimizer (forward pass only) runs.
-    Optimizer classes not in the table (LossScaleOptimizer, Muon, your own) are not reported.
+    Optimizer classes not in the table (Muon, your own) are not reported. A `LossScaleOptimizer`
+    keeps its own state (the loss scale and its step counter), so it fails even around plain SGD.
     `MultiWorkerMirroredStrategy` with 2 workers of one replica each (CPU) runs an unbuilt Adam:
     it is not reported.
 

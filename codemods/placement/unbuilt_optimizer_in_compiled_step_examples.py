@@ -61,6 +61,48 @@ EXAMPLES = (
         """
         import tensorflow as tf
 
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.Input(shape=(4,)), tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD(0.01))
+
+
+        def train_step(x, y):
+            with tf.GradientTape() as tape:
+                loss = optimizer.scale_loss(tf.reduce_mean(tf.square(model(x) - y)))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+
+        @tf.function
+        def distributed_train_step(x, y):
+            strategy.run(train_step, args=(x, y))
+        """,
+        after="""
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.Input(shape=(4,)), tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD(0.01))
+            optimizer.build(model.trainable_variables)
+
+
+        def train_step(x, y):
+            with tf.GradientTape() as tape:
+                loss = optimizer.scale_loss(tf.reduce_mean(tf.square(model(x) - y)))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+
+        @tf.function
+        def distributed_train_step(x, y):
+            strategy.run(train_step, args=(x, y))
+        """,
+        note="a LossScaleOptimizer has state even around plain SGD",
+    ),
+    Invalid(
+        """
+        import tensorflow as tf
+
         features = tf.random.normal((64, 784))
         labels = tf.random.uniform((64, 1))
         dataset = tf.data.Dataset.from_tensor_slices((features, labels)).batch(16)
@@ -695,7 +737,7 @@ EXAMPLES = (
         strategy = tf.distribute.MirroredStrategy()
         with strategy.scope():
             model = tf.keras.Sequential([tf.keras.Input(shape=(4,)), tf.keras.layers.Dense(1)])
-            optimizer = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD(0.1))
+            optimizer = tf.keras.optimizers.Muon(0.1)
 
 
         def train_step(x):

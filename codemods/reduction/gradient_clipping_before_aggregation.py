@@ -8,6 +8,8 @@ from fixer.tf.pipelines import binding
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
+from fixer.tf.keras_target import keras_major
+from fixer.tf.strategies import Membership
 from fixer.types import Applicability
 
 _CLIPS = frozenset(
@@ -18,6 +20,8 @@ _GRADIENTS = frozenset({"tensorflow.gradients"})
 _PASS_THROUGH = frozenset({"zip", "list", "tuple"})
 _PASS_THROUGH_METHODS = frozenset({"get_unscaled_gradients"})  # a LossScaleOptimizer's unscaling
 _COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.SetComp)
+_OPTIMIZERS = "keras.optimizers."
+_NORM_CLIPPING = ("clipnorm", "global_clipnorm")  # measured; `clipvalue` is element-wise
 
 
 class GradientClippingBeforeAggregation(Rule):
@@ -34,9 +38,13 @@ class GradientClippingBeforeAggregation(Rule):
     reported, nor are programs whose only strategy is `OneDeviceStrategy`, nor an
     `apply_gradients(..., skip_gradients_aggregation=True)` (tf-keras: the caller aggregates).
 
-    Not reported (documented instead): `clip_by_value` (element-wise); the optimizer's own
-    `clipnorm`/`global_clipnorm`, which Keras 3 also applies on each replica before summing
-    while tf-keras applies it after (measured, see below); a Keras `Model.train_step` override
+    Also finds a Keras 3 optimizer made with `clipnorm=` or `global_clipnorm=` in the scope of
+    a strategy that can have several replicas (inside `with strategy.scope():`, or in a
+    function called only there): Keras 3 applies that clipping on each replica before
+    `apply_gradients` sums the replicas' gradients (measured, see below). The Keras is told as
+    TFD403 tells it; tf-keras, which clips after aggregating, is not reported.
+
+    Not reported (documented instead): `clip_by_value` and `clipvalue=` (element-wise); a Keras `Model.train_step` override
     of a model class the file does not itself build or compile in a strategy scope (whether
     `fit` runs it under a strategy is not visible there).
 
@@ -80,12 +88,13 @@ class GradientClippingBeforeAggregation(Rule):
     name = "gradient-clipping-before-aggregation"
     message = "gradients are clipped on each replica before they are summed across replicas"
     applicability = Applicability.DISPLAY_ONLY
-    triggers = ("clip_by_global_norm", "clip_by_norm")
+    triggers = ("clip_by_global_norm", "clip_by_norm", "clipnorm")
     needs = (STRATEGY,)
 
     def check(self, ctx: RuleContext) -> None:
         if ctx.tf.strategies.single_replica:
             return
+        self._check_optimizer_clipping(ctx)
         replica = ctx.tf.replica
         for call in ctx.index.calls:
             if ctx.tf.names.callee(call) not in _CLIPS or not call.args:
@@ -101,6 +110,20 @@ class GradientClippingBeforeAggregation(Rule):
                 call,
                 f"`{name}` clips this replica's share of the gradients before `apply_gradients` sums the shares, "
                 "not the whole gradient; all-reduce, clip, then divide by the replica count",
+            )
+
+    def _check_optimizer_clipping(self, ctx: RuleContext) -> None:
+        """Keras 3 optimizers with norm clipping made in a strategy's scope."""
+        for call in ctx.index.calls:
+            arg = next((a for a in call.args if a.keyword is not None and a.keyword.value in _NORM_CLIPPING), None)
+            if arg is None or not (ctx.tf.names.callee(call) or "").startswith(_OPTIMIZERS):
+                continue
+            if ctx.tf.strategies.membership(call) is not Membership.INSIDE or keras_major(ctx, call.func) != 3:
+                continue
+            ctx.report(
+                arg,
+                f"Keras 3 applies `{arg.keyword.value}` on each replica before the replicas' gradients are summed "  # type: ignore[union-attr]
+                "(a longer step); clip in a custom `train_step` after an all-reduce, or use tf-keras",
             )
 
 

@@ -307,6 +307,8 @@ EXAMPLES = (
     ),
     Valid(
         """
+        import os
+        os.environ["TF_USE_LEGACY_KERAS"] = "1"
         import tensorflow as tf
 
         strategy = tf.distribute.MirroredStrategy()
@@ -321,7 +323,7 @@ EXAMPLES = (
 
         strategy.run(replica_fn, args=(x,))
         """,
-        note="the optimizer's own global_clipnorm is documented, not reported",
+        note="tf-keras: the optimizer's own global_clipnorm clips after aggregating",
     ),
     Valid(
         """
@@ -342,5 +344,66 @@ EXAMPLES = (
             manual_update(grads)
         """,
         note="clipped in cross-replica context after a reduce",
+    ),
+    Invalid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.Input(shape=(4,)), tf.keras.layers.Dense(1)])
+            model.compile(optimizer=tf.keras.optimizers.AdamW(1e-3, global_clipnorm=1.0), loss="mse")
+        model.fit(dataset, epochs=3)
+        """,
+        note="Keras 3 optimizer global_clipnorm under MirroredStrategy",
+        message=(
+            "Keras 3 applies `global_clipnorm` on each replica before the replicas' gradients are summed (a longer "
+            "step); clip in a custom `train_step` after an all-reduce, or use tf-keras"
+        ),
+    ),
+    Invalid(
+        """
+        import keras
+        import tensorflow as tf
+
+        def make_optimizer():
+            return keras.optimizers.SGD(0.1, momentum=0.9, clipnorm=5.0)
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            optimizer = make_optimizer()
+        """,
+        note="standalone Keras clipnorm in a factory called in the scope",
+    ),
+    Valid(
+        """
+        import tf_keras
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            optimizer = tf_keras.optimizers.Adam(global_clipnorm=1.0)
+        """,
+        note="tf-keras clips after aggregating",
+    ),
+    Valid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            optimizer = tf.keras.optimizers.Adam(clipvalue=0.5)
+        """,
+        note="clipvalue is element-wise",
+    ),
+    Valid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.OneDeviceStrategy("/gpu:0")
+        with strategy.scope():
+            optimizer = tf.keras.optimizers.Adam(global_clipnorm=1.0)
+        """,
+        note="one replica",
     ),
 )

@@ -238,16 +238,52 @@ class UnaggregatedVariableUpdate(Rule):
         target = update.func.value if isinstance(update.func, cst.Attribute) else None
         if target is None:
             return None
+        # `for acc, g in zip(accumulators, grads): acc.assign_add(g)`: the variable is an element
+        # of the zipped list, made (in a list comprehension, as usual) where that list is bound.
+        target = _loop_source(ctx, update, target) or target
         key = ctx.source(target)
         for assign in ctx.index.assigns:
-            if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
+            if not isinstance(assign, cst.Assign) or not any(ctx.source(t.target) == key for t in assign.targets):
                 continue
-            if not any(ctx.source(t.target) == key for t in assign.targets):
-                continue
-            for arg in assign.value.args:
-                if arg.keyword is not None and arg.keyword.value == "aggregation":
-                    text = ctx.source(arg.value)
-                    for op in ("ONLY_FIRST_REPLICA", "SUM", "MEAN"):
-                        if text.endswith(op):
-                            return op
+            for creation in _created_values(assign.value):
+                for arg in creation.args:
+                    if arg.keyword is not None and arg.keyword.value == "aggregation":
+                        text = ctx.source(arg.value)
+                        for op in ("ONLY_FIRST_REPLICA", "SUM", "MEAN"):
+                            if text.endswith(op):
+                                return op
         return None
+
+
+def _loop_source(ctx: RuleContext, update: cst.Call, target: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The list a loop variable is taken from: ``accumulators`` for ``acc`` in
+    ``for acc, g in zip(accumulators, grads)`` (or ``for acc in accumulators``) around ``update``."""
+    if not isinstance(target, cst.Name):
+        return None
+    for ancestor in ctx.index.ancestors(update):
+        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+            return None
+        if not isinstance(ancestor, cst.For):
+            continue
+        if isinstance(ancestor.target, cst.Name) and ancestor.target.value == target.value:
+            return ancestor.iter
+        if isinstance(ancestor.target, (cst.Tuple, cst.List)):
+            iterable = ancestor.iter
+            if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "zip"):
+                return None
+            for position, element in enumerate(ancestor.target.elements):
+                if isinstance(element.value, cst.Name) and element.value.value == target.value:
+                    return iterable.args[position].value if position < len(iterable.args) else None
+    return None
+
+
+def _created_values(value: cst.BaseExpression) -> list[cst.Call]:
+    """The constructor calls a binding's value makes: the call itself, or each element of a list
+    (a literal list or a list comprehension)."""
+    if isinstance(value, cst.Call):
+        return [value]
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)) and isinstance(value.elt, cst.Call):
+        return [value.elt]
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return [e.value for e in value.elements if isinstance(e.value, cst.Call)]
+    return []

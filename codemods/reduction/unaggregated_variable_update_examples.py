@@ -569,4 +569,68 @@ EXAMPLES = (
         """,
         note="all-reduce around tape.gradient",
     ),
+    Valid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1)])
+            accumulators = [
+                tf.Variable(
+                    tf.zeros_like(v),
+                    trainable=False,
+                    synchronization=tf.VariableSynchronization.ON_READ,
+                    aggregation=tf.VariableAggregation.SUM,
+                )
+                for v in model.trainable_variables
+            ]
+
+
+        def accumulate(x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.square(model(x) - y)) / GLOBAL_BATCH
+            grads = tape.gradient(loss, model.trainable_variables)
+            for acc, g in zip(accumulators, grads):
+                acc.assign_add(g)
+
+
+        @tf.function
+        def accumulate_step(x, y):
+            strategy.run(accumulate, args=(x, y))
+        """,
+        note="SUM accumulators made in a list comprehension, gradients bound to a name",
+    ),
+    Invalid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1)])
+            accumulators = [
+                tf.Variable(
+                    tf.zeros_like(v),
+                    trainable=False,
+                    synchronization=tf.VariableSynchronization.ON_READ,
+                    aggregation=tf.VariableAggregation.MEAN,
+                )
+                for v in model.trainable_variables
+            ]
+
+
+        def accumulate(x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.square(model(x) - y)) / GLOBAL_BATCH
+            grads = tape.gradient(loss, model.trainable_variables)
+            for acc, g in zip(accumulators, grads):
+                acc.assign_add(g)
+
+
+        @tf.function
+        def accumulate_step(x, y):
+            strategy.run(accumulate, args=(x, y))
+        """,
+        note="MEAN accumulators made in a list comprehension",
+    ),
 )

@@ -42,6 +42,7 @@ STATEFUL_CLASSES = frozenset(
     {"Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam", "Ftrl", "Lion", "Adafactor", "Lamb"}
 )
 _NOT_CLASSES = frozenset({"get", "serialize", "deserialize", "Optimizer"})
+_LOSS_SCALE_OPTIMIZERS = frozenset({"keras.mixed_precision.LossScaleOptimizer", "keras.optimizers.LossScaleOptimizer"})
 APPLY_METHODS = frozenset({"apply_gradients", "apply", "minimize"})
 _TRAINABLE = frozenset({"trainable_variables", "trainable_weights"})
 _DISTRIBUTE = "tensorflow.distribute."
@@ -106,6 +107,10 @@ class BuildPlan:
 def optimizer_state(ctx: "RuleContext", call: cst.Call) -> tuple[str, State] | None:
     """The class name and state of a Keras optimizer constructor call; None for anything else."""
     callee = ctx.tf.names.callee(call) or ""
+    if callee in _LOSS_SCALE_OPTIMIZERS:
+        # Its own loss scale and step counter are state whatever it wraps (measured failing
+        # unbuilt with a plain SGD inside).
+        return "LossScaleOptimizer", State.STATEFUL
     if not callee.startswith(_OPTIMIZERS):
         return None
     path = callee[len(_OPTIMIZERS):]

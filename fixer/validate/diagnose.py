@@ -65,6 +65,31 @@ KNOWN_ERRORS = (
         error_type="AttributeError",
     ),
     KnownError(
+        ("TFD403",),
+        re.compile(
+            r"module 'keras[\w.]*\.(layers|utils)' has no attribute 'experimental'"
+            r"|'LossScaleOptimizer' object has no attribute 'get_(scaled_loss|unscaled_gradients)'"
+        ),
+        "a Keras 2 name Keras 3 removed (`SyncBatchNormalization`, `get_scaled_loss`, `DatasetCreator`)",
+        error_type="AttributeError",
+    ),
+    KnownError(
+        ("TFD404",),
+        re.compile(r"Trying to access resource \S*replica_\d+\S* .*located in device \S+ from device "),
+        "XLA (`jit_compile=True`) around a step that spans the replicas of MirroredStrategy",
+    ),
+    KnownError(
+        ("TFD111",),
+        re.compile(r"(Virtual|Physical|Visible) devices cannot be modified after being initialized"),
+        "device configuration (memory growth, logical or visible devices) after TensorFlow started",
+    ),
+    KnownError(
+        ("TFD305",),
+        re.compile(r"apply_gradients\(\) got an unexpected keyword argument '(experimental_aggregate_gradients|skip_gradients_aggregation)'"),
+        "Keras 3 `apply_gradients` told to skip an aggregation it has no switch for",
+        error_type="TypeError",
+    ),
+    KnownError(
         ("TFD601", "TFD603"),
         re.compile(r"Could not start gRPC server"),
         "several processes claim the same task of the cluster (a hard-coded or malformed TF_CONFIG)",
@@ -73,6 +98,11 @@ KNOWN_ERRORS = (
         ("TFD504",),
         re.compile(r"Attempt to convert a value \(PerReplica:|PerReplica.*unsupported type"),
         "Keras 3 `fit` under MultiWorkerMirroredStrategy",
+    ),
+    KnownError(
+        ("TFD504",),
+        re.compile(r"you need to pass this dataset to ClusterCoordinator\.create_per_worker_dataset"),
+        "Keras 3 `fit` under ParameterServerStrategy",
     ),
 )
 

@@ -20,9 +20,21 @@ MESSAGES = [
     ("ValueError", "DistributedVariable.handle is not available outside the replica context or a `tf.distribute.Strategy.update()` call.", ("TFD103",)),
     ("UnknownError", "Could not start gRPC server", ("TFD601", "TFD603")),
     ("ValueError", "Attempt to convert a value (PerReplica:{", ("TFD504",)),
+    ("ValueError", "To use this dataset, you need to pass this dataset to ClusterCoordinator.create_per_worker_dataset.", ("TFD504",)),
     ("RuntimeError", "Collective ops must be configured at program startup", ("TFD105",)),
     ("RuntimeError", "Method requires being in cross-replica context, use get_replica_context().merge_call()", ("TFD302",)),
     ("AttributeError", "'MirroredStrategy' object has no attribute 'experimental_run_v2'", ("TFD401",)),
+    ("AttributeError", "module 'keras._tf_keras.keras.layers' has no attribute 'experimental'", ("TFD403",)),
+    ("AttributeError", "'LossScaleOptimizer' object has no attribute 'get_scaled_loss'", ("TFD403",)),
+    ("AttributeError", "module 'keras.utils' has no attribute 'experimental'", ("TFD403",)),
+    ("RuntimeError", "Virtual devices cannot be modified after being initialized", ("TFD111",)),
+    ("TypeError", "BaseOptimizer.apply_gradients() got an unexpected keyword argument 'skip_gradients_aggregation'", ("TFD305",)),
+    (
+        "InvalidArgumentError",
+        "Trying to access resource sequential/dense/kernel/replica_1/3 (defined @ /x/core.py:43) located in device "
+        "/job:localhost/replica:0/task:0/device:CPU:1 from device /job:localhost/replica:0/task:0/device:CPU:0",
+        ("TFD404",),
+    ),
 ]
 
 

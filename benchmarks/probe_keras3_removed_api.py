@@ -1,0 +1,141 @@
+"""Probe for TFD403: Keras 2 distributed-training names that Keras 3 no longer has.
+
+On 2 logical CPU devices under `MirroredStrategy`, once under Keras 3 (the default `tf.keras` of
+TensorFlow 2.21) and once under tf-keras (`TF_USE_LEGACY_KERAS=1`), each in its own process:
+
+- `tf.keras.layers.experimental.SyncBatchNormalization()`;
+- `BatchNormalization(synchronized=True)` (the rewrite) and plain `BatchNormalization()`, trained
+  one step on data whose halves differ: the moving mean each replica holds afterwards;
+- `LossScaleOptimizer.get_scaled_loss` / `get_unscaled_gradients` and the Keras 3 form
+  (`scale_loss`, then a plain `apply_gradients`) in a custom loop: the weights after one step
+  (one SGD step on one device gives [0.33, 0.20]);
+- `tf.keras.utils.experimental.DatasetCreator`.
+
+    python benchmarks/probe_keras3_removed_api.py
+
+Output on TensorFlow 2.21, Keras 3.15.1, tf-keras 2.21 (2026-11-26):
+
+    keras 3 | SyncBatchNormalization: AttributeError: module 'keras._tf_keras.keras.layers' has no attribute 'experimental'
+    keras 3 | BatchNormalization(synchronized=True): moving means per replica [[0.04, 0.05], [0.04, 0.05]]
+    keras 3 | BatchNormalization(): moving means per replica [[0.02, 0.03], [0.06, 0.07]]
+    keras 3 | get_scaled_loss/get_unscaled_gradients: AttributeError: AttributeError: 'LossScaleOptimizer' object has no attribute 'get_scaled_loss'
+    keras 3 | scale_loss + apply_gradients: weights per replica [[0.33, 0.2], [0.33, 0.2]]
+    keras 3 | DatasetCreator: AttributeError: module 'keras.utils' has no attribute 'experimental'
+    tf-keras | SyncBatchNormalization: moving means per replica [[0.04, 0.05], [0.04, 0.05]]
+    tf-keras | BatchNormalization(synchronized=True): moving means per replica [[0.04, 0.05], [0.04, 0.05]]
+    tf-keras | BatchNormalization(): moving means per replica [[0.02, 0.03], [0.06, 0.07]]
+    tf-keras | get_scaled_loss/get_unscaled_gradients: weights per replica [[0.33, 0.2], [0.33, 0.2]]
+    tf-keras | scale_loss + apply_gradients: AttributeError: AttributeError: 'LossScaleOptimizerV3' object has no attribute 'scale_loss'
+    tf-keras | DatasetCreator: builds
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+X = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]  # global batch of 4: 2 rows per replica
+Y = [[1.0], [2.0], [3.0], [4.0]]
+
+
+def _error(exc: Exception) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    # Errors raised while tracing start with "in user code:"; the cause is the last line.
+    return f"{type(exc).__name__}: {(lines[-1] if lines else '')[:140]}"
+
+
+def _per_replica(tf, strategy, variable) -> list:
+    """The values each replica holds of ``variable`` (a Keras 3 variable wraps the tf.Variable)."""
+    if not isinstance(variable, tf.Variable):
+        variable = variable.value
+    return [[round(float(v), 2) for v in local.numpy().ravel()] for local in strategy.experimental_local_results(variable)]
+
+
+def _batch_norm_means(tf, strategy, make_layer) -> str:
+    """Moving means per replica after one training step on rows whose halves differ."""
+    with strategy.scope():
+        layer = make_layer()
+        model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), layer])
+
+    def replica_step(x):
+        model(x, training=True)
+
+    data = tf.data.Dataset.from_tensor_slices(tf.constant(X)).batch(4)
+
+    @tf.function
+    def step(x):
+        strategy.run(replica_step, args=(x,))
+
+    for x in strategy.experimental_distribute_dataset(data):
+        step(x)
+    return f"moving means per replica {_per_replica(tf, strategy, layer.moving_mean)}"
+
+
+def _loss_scaled_step(tf, strategy, keras3_form: bool) -> str:
+    """Weights per replica after one SGD step of a loss-scaled custom loop."""
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1, use_bias=False, kernel_initializer="ones")])
+        optimizer = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD(0.01), initial_scale=8.0)
+        optimizer.build(model.trainable_variables) if keras3_form else None
+
+    def replica_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(model(x) - y)) / 4.0  # mean over the global batch
+            scaled = optimizer.scale_loss(loss) if keras3_form else optimizer.get_scaled_loss(loss)
+        grads = tape.gradient(scaled, model.trainable_variables)
+        if not keras3_form:
+            grads = optimizer.get_unscaled_gradients(grads)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+    data = tf.data.Dataset.from_tensor_slices((tf.constant(X), tf.constant(Y))).batch(4)
+
+    @tf.function
+    def step(x, y):
+        strategy.run(replica_step, args=(x, y))
+
+    for x, y in strategy.experimental_distribute_dataset(data):
+        step(x, y)
+    return f"weights per replica {_per_replica(tf, strategy, model.trainable_variables[0])}"
+
+
+def _dataset_creator(tf) -> str:
+    tf.keras.utils.experimental.DatasetCreator(lambda context: tf.data.Dataset.range(4))
+    return "builds"
+
+
+def run_cases(flavour: str) -> None:
+    """All cases under the Keras this process imported."""
+    import tensorflow as tf
+
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    cases = (
+        ("SyncBatchNormalization", lambda: _batch_norm_means(tf, strategy, lambda: tf.keras.layers.experimental.SyncBatchNormalization())),
+        ("BatchNormalization(synchronized=True)", lambda: _batch_norm_means(tf, strategy, lambda: tf.keras.layers.BatchNormalization(synchronized=True))),
+        ("BatchNormalization()", lambda: _batch_norm_means(tf, strategy, tf.keras.layers.BatchNormalization)),
+        ("get_scaled_loss/get_unscaled_gradients", lambda: _loss_scaled_step(tf, strategy, keras3_form=False)),
+        ("scale_loss + apply_gradients", lambda: _loss_scaled_step(tf, strategy, keras3_form=True)),
+        ("DatasetCreator", lambda: _dataset_creator(tf)),
+    )
+    for label, case in cases:
+        try:
+            outcome = case()
+        except Exception as exc:  # the probe records what fails, whatever it is
+            outcome = _error(exc)
+        print(f"{flavour} | {label}: {outcome}", flush=True)
+
+
+def main() -> None:
+    """Run the cases once per Keras, each in a fresh process (the Keras is chosen at import)."""
+    if len(sys.argv) > 1:
+        run_cases(sys.argv[1])
+        return
+    for flavour, legacy in (("keras 3", "0"), ("tf-keras", "1")):
+        env = dict(os.environ, TF_USE_LEGACY_KERAS=legacy, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+        subprocess.run([sys.executable, __file__, flavour], env=env, check=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,249 @@
+"""TFD403: a Keras 2 distributed-training name that Keras 3 removed, used where Keras 3 is in play."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from fixer.context import RuleContext
+from fixer.rule import Rule
+from fixer.tf.compat import is_compat_fallback, is_tf1_program
+from fixer.tf.keras_target import keras_major
+from fixer.tf.names import canonical, dotted_name
+from fixer.types import Applicability, Edit
+
+_SYNC_BN = "keras.layers.experimental.SyncBatchNormalization"
+_DATASET_CREATOR = "keras.utils.experimental.DatasetCreator"
+_LOSS_SCALE_OPTIMIZERS = ("keras.mixed_precision.LossScaleOptimizer", "keras.mixed_precision.experimental.LossScaleOptimizer")
+_OLD_LOSS_SCALING = ("get_scaled_loss", "get_unscaled_gradients")
+# SyncBatchNormalization's keywords, which BatchNormalization takes too under both Kerases;
+# anything else (`fused=`, `renorm=`, `**kwargs`) keeps the finding without an edit.
+_BN_KEYWORDS = frozenset(
+    {
+        "axis", "momentum", "epsilon", "center", "scale", "name", "trainable", "dtype",
+        "beta_initializer", "gamma_initializer", "moving_mean_initializer", "moving_variance_initializer",
+        "beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint",
+    }
+)  # fmt: skip
+
+
+class Keras3RemovedDistributeApi(Rule):
+    """
+    ## What it does
+    Finds Keras 2 names from distributed training that Keras 3 (the `tf.keras` of TensorFlow
+    2.16 and later) no longer has, where the Keras in play is Keras 3:
+
+    - `tf.keras.layers.experimental.SyncBatchNormalization` (also from standalone `keras` and
+      from an `import` of `...layers.experimental`);
+    - `LossScaleOptimizer.get_scaled_loss(...)` and `.get_unscaled_gradients(...)` in a module
+      that uses a strategy;
+    - `tf.keras.utils.experimental.DatasetCreator`.
+
+    The Keras is told as TFD504 tells it: `tf_keras` is Keras 2, standalone `keras` is Keras 3,
+    `tf.keras` follows the script's `TF_USE_LEGACY_KERAS`, and a project pinning TensorFlow below
+    2.16 is Keras 2 everywhere. Where it cannot be told, nothing is reported. A use guarded by a
+    version check, `hasattr` or `try/except AttributeError` is a deliberate fallback and is
+    not reported; neither is a class that defines its own `get_scaled_loss`.
+
+    ## Why is this bad in distributed training?
+    Measured on TensorFlow 2.21 with Keras 3.15 (`benchmarks/probe_keras3_removed_api.py`):
+    `SyncBatchNormalization` raises `AttributeError: module 'keras._tf_keras.keras.layers' has no
+    attribute 'experimental'`, `get_scaled_loss` raises `AttributeError: 'LossScaleOptimizer'
+    object has no attribute 'get_scaled_loss'`, and `DatasetCreator` raises `AttributeError:
+    module 'keras.utils' has no attribute 'experimental'`. Under tf-keras all three work.
+
+    `BatchNormalization(synchronized=True)` keeps the replicas' moving statistics equal under
+    both Kerases (both replicas hold the moving mean [0.04, 0.05], where plain
+    `BatchNormalization()` leaves [0.02, 0.03] and [0.06, 0.07]). Under Keras 3,
+    `optimizer.scale_loss(loss)` followed by a plain `apply_gradients`, which unscales the
+    gradients itself, gives the same weights as one step on one device.
+
+    ## Fix safety
+    `SyncBatchNormalization(...)` called through its module path becomes
+    `BatchNormalization(..., synchronized=True)`: safe, since both Kerases take the argument
+    (TensorFlow 2.12 and later) and it was measured to synchronise the statistics the same way.
+    A call with another keyword or `**kwargs`, or an imported name, is reported without an edit.
+
+    `get_scaled_loss(x)` becomes `scale_loss(x)` and `get_unscaled_gradients(g)` becomes `g`
+    when both are in the same function: unsafe, because the rewrite breaks under tf-keras
+    (`'LossScaleOptimizerV3' object has no attribute 'scale_loss'`, measured), so it is right
+    only when the environment really is Keras 3. `DatasetCreator` has no Keras 3 equivalent
+    (Keras 3 has no ParameterServerStrategy `fit`): advice only, use tf-keras or a
+    `ClusterCoordinator` loop.
+
+    ## Runtime evidence
+    `benchmarks/probe_keras3_removed_api.py` runs each name and each rewrite on 2 replicas
+    under both Kerases.
+
+    ## References
+    - https://keras.io/api/layers/normalization_layers/batch_normalization/
+    - https://keras.io/api/mixed_precision/loss_scale_optimizer/
+    - https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility
+    """
+
+    code = "TFD403"
+    name = "keras3-removed-distribute-api"
+    message = "a Keras 2 name that Keras 3 removed"
+    fix_title = "Use the Keras 3 form"
+    applicability = Applicability.SAFE
+    triggers = ("SyncBatchNormalization", "get_scaled_loss", "get_unscaled_gradients", "DatasetCreator")
+
+    def check(self, ctx: RuleContext) -> None:
+        if is_tf1_program(ctx.index):
+            return
+        self._check_removed_names(ctx)
+        self._check_removed_imports(ctx)
+        if ctx.tf.strategies.module_has_strategy and not any(ctx.index.functions_by_name.get(n) for n in _OLD_LOSS_SCALING):
+            self._check_loss_scaling(ctx)
+
+    def _check_removed_names(self, ctx: RuleContext) -> None:
+        for attribute in ctx.index.attributes:
+            qualified = ctx.tf.names.qualified(attribute)
+            if qualified not in (_SYNC_BN, _DATASET_CREATOR) or is_compat_fallback(ctx.index, attribute):
+                continue
+            if keras_major(ctx, attribute) != 3:
+                continue
+            if qualified == _DATASET_CREATOR:
+                ctx.report(
+                    attribute,
+                    "`DatasetCreator` is not in Keras 3 (`AttributeError`) and has no Keras 3 equivalent: "
+                    "use tf-keras (TF_USE_LEGACY_KERAS=1) or a ClusterCoordinator loop",
+                )
+                continue
+            message = "`SyncBatchNormalization` is not in Keras 3 (`AttributeError`); use `BatchNormalization(synchronized=True)`"
+            ctx.report(attribute, message, edits=_sync_bn_edits(ctx, attribute))
+
+    def _check_removed_imports(self, ctx: RuleContext) -> None:
+        for node in ctx.index.imports:
+            if not isinstance(node, cst.ImportFrom) or node.module is None or isinstance(node.names, cst.ImportStar):
+                continue
+            module = canonical(dotted_name(node.module) or "")
+            removed = [
+                alias.name.value
+                for alias in node.names
+                if isinstance(alias.name, cst.Name) and f"{module}.{alias.name.value}" in (_SYNC_BN, _DATASET_CREATOR)
+            ]
+            if not removed or is_compat_fallback(ctx.index, node) or keras_major(ctx, node.module) != 3:
+                continue
+            ctx.report(
+                node.module,
+                f"`{dotted_name(node.module)}` is not in Keras 3 (`ModuleNotFoundError`), so `{removed[0]}` cannot be imported; "
+                + ("use `BatchNormalization(synchronized=True)`" if removed[0] == "SyncBatchNormalization" else "use tf-keras"),
+            )
+
+    def _check_loss_scaling(self, ctx: RuleContext) -> None:
+        calls = [
+            call
+            for call in ctx.index.calls
+            if isinstance(call.func, cst.Attribute)
+            and call.func.attr.value in _OLD_LOSS_SCALING
+            and not is_compat_fallback(ctx.index, call)
+        ]
+        if not calls:
+            return
+        optimizers = _loss_scale_optimizers(ctx)
+        fixed: set[object] = set()
+        for call in calls:
+            receiver = ctx.source(call.func.value)  # type: ignore[attr-defined]
+            constructor = optimizers.get(receiver) or _only_constructor(optimizers) or _any_keras_name(ctx)
+            if constructor is None or keras_major(ctx, constructor) != 3:
+                continue
+            method = call.func.attr.value  # type: ignore[attr-defined]
+            message = f"`{method}` is not in Keras 3's LossScaleOptimizer (`AttributeError`); "
+            message += "use `scale_loss(loss)` and pass the gradients to `apply_gradients` as they are (it unscales them)"
+            function = ctx.index.enclosing_function(call)
+            edits = None
+            if function not in fixed:
+                edits = _loss_scaling_edits(ctx, [c for c in calls if ctx.index.enclosing_function(c) is function])
+                if edits:
+                    fixed.add(function)
+            ctx.report(call.func.attr, message, edits=edits, applicability=Applicability.UNSAFE)  # type: ignore[attr-defined]
+
+
+def _sync_bn_edits(ctx: RuleContext, attribute: cst.Attribute) -> list[Edit] | None:
+    """``<layers>.experimental.SyncBatchNormalization(args)`` -> ``<layers>.BatchNormalization(args, synchronized=True)``."""
+    call = ctx.index.parent.get(attribute)
+    if not isinstance(call, cst.Call) or call.func is not attribute:
+        return None
+    experimental = attribute.value
+    if not (isinstance(experimental, cst.Attribute) and experimental.attr.value == "experimental"):
+        return None  # `experimental.SyncBatchNormalization` after `from keras.layers import experimental`
+    if any(arg.star or (arg.keyword is not None and arg.keyword.value not in _BN_KEYWORDS) for arg in call.args):
+        return None
+    edits = [ctx.replace(attribute, f"{ctx.source(experimental.value)}.BatchNormalization")]
+    if not call.args:
+        start, end = ctx.span(call)
+        edits.append(Edit(end - 1, end - 1, "synchronized=True"))
+        return edits
+    last = call.args[-1]
+    _, end = ctx.span(last.value)
+    edits.append(Edit(end, end, ", synchronized=True"))
+    return edits
+
+
+def _loss_scaling_edits(ctx: RuleContext, calls: list[cst.Call]) -> list[Edit] | None:
+    """The Keras 3 form of one function's loss scaling, when it both scales and unscales."""
+    methods = {call.func.attr.value for call in calls}  # type: ignore[attr-defined]
+    if methods != set(_OLD_LOSS_SCALING):
+        return None  # only half of the pair: what the other half does is not known
+    if any(len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star for call in calls):
+        return None
+    edits: list[Edit] = []
+    for call in calls:
+        if call.func.attr.value == "get_scaled_loss":  # type: ignore[attr-defined]
+            edits.append(ctx.replace(call.func.attr, "scale_loss"))  # type: ignore[attr-defined]
+        elif _rebinds_its_argument(ctx, call):
+            # `grads = opt.get_unscaled_gradients(grads)` would become `grads = grads`: drop the line.
+            edits.append(Edit(*ctx.statement_block([ctx.index.statement_of(call)]), ""))
+        else:
+            edits.append(ctx.replace(call, ctx.source(call.args[0].value)))
+    return edits
+
+
+def _rebinds_its_argument(ctx: RuleContext, call: cst.Call) -> bool:
+    """``x = <call>(x)`` as a statement of its own."""
+    parent = ctx.index.parent.get(call)
+    statement = ctx.index.statement_of(call)
+    return (
+        isinstance(parent, cst.Assign)
+        and len(parent.targets) == 1
+        and ctx.source(parent.targets[0].target) == ctx.source(call.args[0].value)
+        and isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and _has_siblings(ctx, statement)
+    )
+
+
+def _has_siblings(ctx: RuleContext, statement: cst.SimpleStatementLine) -> bool:
+    """Removing ``statement`` leaves its block non-empty (an `if` body of one line would not parse)."""
+    block = ctx.index.parent.get(statement)
+    return isinstance(block, cst.Module) or (isinstance(block, cst.IndentedBlock) and len(block.body) > 1)
+
+
+def _loss_scale_optimizers(ctx: RuleContext) -> dict[str, cst.BaseExpression]:
+    """Names bound to a LossScaleOptimizer, and the class expression each is built from."""
+    found: dict[str, cst.BaseExpression] = {}
+    for assign in ctx.index.assigns:
+        if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call):
+            if (ctx.tf.names.callee(assign.value) or "") in _LOSS_SCALE_OPTIMIZERS:
+                for target in assign.targets:
+                    found[ctx.source(target.target)] = assign.value.func
+    for call in ctx.index.calls:
+        if (ctx.tf.names.callee(call) or "") in _LOSS_SCALE_OPTIMIZERS:
+            found.setdefault("", call.func)  # built in a compile(...) or a return: known by class only
+    return found
+
+
+def _only_constructor(optimizers: dict[str, cst.BaseExpression]) -> cst.BaseExpression | None:
+    """The class of the module's LossScaleOptimizers when they all come from one spelling."""
+    spellings = {dotted_name(func) for func in optimizers.values()}
+    return next(iter(optimizers.values())) if len(spellings) == 1 else None
+
+
+def _any_keras_name(ctx: RuleContext) -> cst.BaseExpression | None:
+    """The first Keras name of the module (``tf.keras.Model``), which tells its Keras when the
+    optimizer comes from elsewhere (``self.optimizer`` set by `compile`)."""
+    for attribute in ctx.index.attributes:
+        qualified = ctx.tf.names.qualified(attribute) or ""
+        if qualified.startswith("keras.") and not isinstance(ctx.index.parent.get(attribute), cst.Attribute):
+            return attribute
+    return None
