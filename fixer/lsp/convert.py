@@ -62,10 +62,16 @@ def diagnostic(finding: Finding, textmap: TextMap) -> types.Diagnostic:
         message=f"{finding.message} ({finding.name})",
         severity=types.DiagnosticSeverity.Error if finding.code == PARSE_ERROR_CODE else types.DiagnosticSeverity.Warning,
         code=finding.code,
-        code_description=types.CodeDescription(href=docs_url(finding.code, finding.name)),
+        code_description=_code_description(finding),
         source=SOURCE,
         data=data,
     )
+
+
+def _code_description(finding: Finding) -> types.CodeDescription | None:
+    """The link to the rule's documentation, once distfix has a public home to link to."""
+    url = docs_url(finding.code, finding.name)
+    return types.CodeDescription(href=url) if url else None
 
 
 def range_json(value: types.Range) -> dict:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from fixer.cli_choices import Backend
+from fixer.extras import missing_extra
 from fixer.migrate.baseline import read_baseline
 from fixer.migrate.progress import ProgressPrinter
 from fixer.migrate.state import DEFAULT_STATE_FILE
@@ -54,6 +55,10 @@ def _usage_errors(
         errors.append("--backend and --address need --validate")
     if address is not None and backend is not Backend.ray:
         errors.append("--address needs --backend ray")
+    if validate and backend is Backend.local:  # Ray workers bring their own TensorFlow
+        missing = missing_extra("validate", "distfix migrate --validate")
+        if missing is not None:
+            errors.append(missing)
     for check, value in ((check_report_path, report), (read_baseline, baseline)):
         if value is not None:
             try:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from fixer import __version__
-from fixer.explain import docs_url
+from fixer.explain import PROJECT_URL, docs_url
 from fixer.output.ipynb_location import NotebookLocator, cell_prefix
 from fixer.registry import default_registry
 from fixer.textmap import TextMap
@@ -87,7 +87,7 @@ def render(results: list[FileResult]) -> str:
             "name": rule.name,
             "shortDescription": {"text": rule.message},
             "fullDescription": {"text": rule.doc_sections().get("What it does", rule.message)},
-            "helpUri": docs_url(rule.code, rule.name),
+            **({"helpUri": url} if (url := docs_url(rule.code, rule.name)) else {}),
             "properties": {"family": rule.family(), "fix": rule.applicability.label},
         }
         for rule in rules
@@ -107,7 +107,7 @@ def render(results: list[FileResult]) -> str:
                     "driver": {
                         "name": "distfix",
                         "version": __version__,
-                        "informationUri": "https://github.com/distfix/distfix",
+                        **({"informationUri": PROJECT_URL} if PROJECT_URL else {}),
                         "rules": descriptors,
                     }
                 },
