@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fixer.codes import severity
 from fixer.report import render
 from fixer.rule import Invalid, Rule, dedent_example
 
@@ -16,7 +17,7 @@ DOCS_PATH = "docs/rules.md#{code}-{name}"
 PARSE_ERROR_EXPLANATION = """\
 # TFD000 parse-error
 
-*Family:* none · *Fix:* none (fix the file)
+*Family:* none · *Severity:* error · *Fix:* none (fix the file)
 
 ## What it does
 Reports a file distfix could not read or parse, with the reason and, for a syntax error, the
@@ -55,6 +56,7 @@ def render_explanation(rule: type[Rule], fmt: str = "markdown") -> str:
         "explain.md.j2",
         rule=rule,
         family=rule.family(),
+        severity=severity(rule.code),
         sections=sections,
         example=dedent_example(example.code) if example else None,
         fixed=dedent_example(example.after) if example and example.after else None,
@@ -71,6 +73,7 @@ def rule_summary(rule: type[Rule]) -> dict[str, object]:
         "family": rule.family(),
         "message": rule.message,
         "fix": rule.applicability.label if rule.has_fix() else "display-only",
+        "severity": severity(rule.code),
     }
 
 

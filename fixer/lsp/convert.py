@@ -7,7 +7,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
-from fixer.engine import PARSE_ERROR_CODE
+from fixer.codes import ERROR, INFO, WARNING, severity
 from fixer.explain import docs_url
 from fixer.textmap import TextMap
 from fixer.types import Applicability, Finding
@@ -42,6 +42,13 @@ def lsp_range_of_offsets(textmap: TextMap, start: int, end: int) -> types.Range:
     return types.Range(lsp_position(textmap, a.line, a.column), lsp_position(textmap, b.line, b.column))
 
 
+_SEVERITIES = {
+    ERROR: types.DiagnosticSeverity.Error,
+    WARNING: types.DiagnosticSeverity.Warning,
+    INFO: types.DiagnosticSeverity.Information,
+}
+
+
 def diagnostic(finding: Finding, textmap: TextMap) -> types.Diagnostic:
     """A diagnostic carrying its fix in ``data``, so code actions need no second analysis."""
     data = None
@@ -60,7 +67,7 @@ def diagnostic(finding: Finding, textmap: TextMap) -> types.Diagnostic:
             lsp_position(textmap, finding.end.line, finding.end.column),
         ),
         message=f"{finding.message} ({finding.name})",
-        severity=types.DiagnosticSeverity.Error if finding.code == PARSE_ERROR_CODE else types.DiagnosticSeverity.Warning,
+        severity=_SEVERITIES[severity(finding.code)],
         code=finding.code,
         code_description=_code_description(finding),
         source=SOURCE,

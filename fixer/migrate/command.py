@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from fixer.cli_choices import Backend
+from fixer.codes import code_error
 from fixer.extras import missing_extra
 from fixer.migrate.baseline import read_baseline
 from fixer.migrate.progress import ProgressPrinter
@@ -37,6 +38,8 @@ def _usage_errors(
     validate: bool = False,
     backend: Backend = Backend.local,
     address: str | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
 ) -> list[str]:
     """Everything wrong with the command line, found before any file is read or written."""
     from fixer.migrate.run import RESUME_ON_BRANCH
@@ -55,6 +58,10 @@ def _usage_errors(
         errors.append("--backend and --address need --validate")
     if address is not None and backend is not Backend.ray:
         errors.append("--address needs --backend ray")
+    for option, codes in (("--select", select), ("--ignore", ignore)):
+        problem = code_error(codes or [], option)
+        if problem is not None:
+            errors.append(problem)
     if validate and backend is Backend.local:  # Ray workers bring their own TensorFlow
         missing = missing_extra("validate", "distfix migrate --validate")
         if missing is not None:
@@ -143,7 +150,7 @@ def register(app: typer.Typer) -> None:
         from fixer.migrate.summary import write_report
         from fixer.migrate.validation import ValidationSettings, default_validation_jobs, validate_results
 
-        problems = _usage_errors(paths, write, branch, commit, resume, report, baseline, state_file, validate, backend, address)
+        problems = _usage_errors(paths, write, branch, commit, resume, report, baseline, state_file, validate, backend, address, select, ignore)
         for problem in problems:
             typer.echo(f"distfix: error: {problem}", err=True)
         if problems:
