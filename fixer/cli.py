@@ -17,7 +17,7 @@ from typing import Optional
 import typer
 
 from fixer import __version__
-from fixer.codes import PARSE_ERROR_CODE, code_error
+from fixer.codes import PARSE_ERROR_CODE, code_error, did_you_mean
 from fixer.config import ConfigError, load_config
 from fixer.launcher import LauncherKind, LaunchOptions
 from fixer.output import diff as diff_output
@@ -477,7 +477,9 @@ def explain(
         return
     rule = registry.get(code) or next((r for r in registry.rules if r.name == code.lower()), None)
     if rule is None:
-        raise _fail(f"unknown rule {code!r}; `distfix rules` lists them")
+        names = [r.code for r in registry.rules] + [r.name for r in registry.rules]
+        close = did_you_mean(code.upper(), [r.code for r in registry.rules], cutoff=0.8) or did_you_mean(code.lower(), names)
+        raise _fail(f"unknown rule {code!r}{close}; `distfix rules` lists them")
     typer.echo(render_explanation(rule), nl=False)
 
 

@@ -113,3 +113,13 @@ def test_check_baseline_in_a_missing_folder_is_a_usage_error(project, distfix):
     result = distfix("check", "--baseline", str(project / "nowhere" / "b.json"), cwd=project)
     assert result.returncode == 2
     assert "does not exist" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "name, suggestion",
+    [("TFD4O1", "(did you mean TFD401?)"), ("renamed-distribut-api", "(did you mean renamed-distribute-api?)")],
+)
+def test_explain_suggests_the_closest_rule(distfix, name, suggestion):
+    result = distfix("explain", name)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"distfix: error: unknown rule {name!r} {suggestion}; `distfix rules` lists them"
