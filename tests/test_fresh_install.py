@@ -38,7 +38,9 @@ def installed(tmp_path_factory) -> Path:
     source = work / "src"
     shutil.copytree(ROOT, source, ignore=_NOT_SOURCES)
     dist = work / "dist"
-    built = subprocess.run([sys.executable, "-m", "build", "--outdir", str(dist), str(source)], capture_output=True, text=True, timeout=600)
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(dist), str(source)], env=_clean_env(), capture_output=True, text=True, timeout=600
+    )
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     version = _version()
     (sdist,) = dist.glob(f"distfix-{version}.tar.gz")
@@ -48,20 +50,29 @@ def installed(tmp_path_factory) -> Path:
     env_dir = work / "venv"
     venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
     bin_dir = env_dir / "bin"
-    pip = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(wheel)], capture_output=True, text=True, timeout=900)
+    pip = subprocess.run(
+        [str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(wheel)], env=_clean_env(), capture_output=True, text=True, timeout=900
+    )
     assert pip.returncode == 0, pip.stderr[-3000:]
     return bin_dir
 
 
+def _clean_env() -> dict[str, str]:
+    """No PYTHONPATH: the venv's own site-packages only, never this checkout (pip would take a
+    distfix it finds there as installed already)."""
+    return {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
+
 def _run(bin_dir: Path, *args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    # No PYTHONPATH: the venv's own site-packages only, never this checkout.
-    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    return subprocess.run([str(bin_dir / "distfix"), *args], cwd=cwd, env=env, input=stdin, capture_output=True, timeout=300)
+    return subprocess.run([str(bin_dir / "distfix"), *args], cwd=cwd, env=_clean_env(), input=stdin, capture_output=True, timeout=300)
 
 
 @pytest.mark.timeout(1200)
 def test_the_fresh_venv_has_no_tensorflow_and_the_right_version(installed: Path, tmp_path: Path):
-    probe = subprocess.run([str(installed / "python"), "-c", "import importlib.util; print(importlib.util.find_spec('tensorflow'))"], capture_output=True, text=True, cwd=tmp_path)
+    probe = subprocess.run(
+        [str(installed / "python"), "-c", "import importlib.util; print(importlib.util.find_spec('tensorflow'))"],
+        env=_clean_env(), capture_output=True, text=True, cwd=tmp_path,
+    )
     assert probe.stdout.strip() == "None", probe.stderr
     shown = _run(installed, "--version", cwd=tmp_path)
     assert shown.stdout.decode().strip() == f"distfix {_version()}"
@@ -76,12 +87,20 @@ def test_check_finds_a_mistake_from_the_installed_wheel(installed: Path, tmp_pat
 
 
 @pytest.mark.timeout(1200)
-def test_validate_without_the_extra_says_how_to_install_it(installed: Path, tmp_path: Path):
+@pytest.mark.parametrize(
+    "arguments, command",
+    [
+        (["validate", "train.py"], "distfix validate"),
+        (["migrate", ".", "--validate"], "distfix migrate --validate"),
+        (["doctor", "--probe", "--local", "2"], "distfix doctor --probe"),
+    ],
+)
+def test_a_command_without_its_extra_says_how_to_install_it(installed: Path, tmp_path: Path, arguments, command):
     (tmp_path / "train.py").write_text(BAD)
-    result = _run(installed, "validate", "train.py", cwd=tmp_path)
+    result = _run(installed, *arguments, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.decode().strip() == (
-        "distfix: error: distfix validate needs tensorflow, which is not installed: pip install 'distfix[validate]'"
+        f"distfix: error: {command} needs tensorflow, which is not installed: pip install 'distfix[validate]'"
     )
 
 
