@@ -76,7 +76,7 @@ class ListFormat(str, enum.Enum):
     markdown = "markdown"
 
 
-PathsArgument = typer.Argument(None, metavar="[PATH]...", help="Files or folders to check (folders are searched for .py and .ipynb; default: .).", show_default=False)
+PathsArgument = typer.Argument(None, metavar="PATH", help="Files or folders to check (folders are searched for .py and .ipynb; default: .).", show_default=False)
 SelectOption = typer.Option(None, "--select", metavar="CODES", help="Only these codes or prefixes (TFD, TFD1, TFD101); comma-separated or repeated.")
 IgnoreOption = typer.Option(None, "--ignore", metavar="CODES", help="Skip these codes or prefixes.")
 ExtendSelectOption = typer.Option(None, "--extend-select", metavar="CODES", help="Add these codes or prefixes to the selection (pyproject.toml's or --select's).")
