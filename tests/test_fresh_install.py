@@ -87,6 +87,18 @@ def test_check_finds_a_mistake_from_the_installed_wheel(installed: Path, tmp_pat
 
 
 @pytest.mark.timeout(1200)
+def test_fix_explain_and_migrate_work_from_the_installed_wheel(installed: Path, tmp_path: Path):
+    (tmp_path / "train.py").write_text(BAD)
+    fixed = _run(installed, "fix", "--diff", cwd=tmp_path)
+    assert fixed.returncode == 1 and "+strategy.run(fn)" in fixed.stdout.decode(), fixed.stderr
+    explained = _run(installed, "explain", "TFD401", cwd=tmp_path)
+    assert explained.returncode == 0 and explained.stdout.decode().startswith("# TFD401 renamed-distribute-api"), explained.stderr
+    migrated = _run(installed, "migrate", ".", "--report", str(tmp_path / "report.html"), cwd=tmp_path)
+    assert migrated.returncode == 1, migrated.stderr
+    assert "<h1>distfix migration report</h1>" in (tmp_path / "report.html").read_text()
+
+
+@pytest.mark.timeout(1200)
 @pytest.mark.parametrize(
     "arguments, command",
     [
