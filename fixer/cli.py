@@ -18,7 +18,7 @@ import typer
 
 from fixer import __version__
 from fixer.cli_choices import TargetVersionOption
-from fixer.codes import PARSE_ERROR_CODE, unknown_codes
+from fixer.codes import PARSE_ERROR_CODE, code_error, did_you_mean
 from fixer.config import ConfigError, load_config
 from fixer.launcher import LauncherKind, LaunchOptions
 from fixer.output import diff as diff_output
@@ -77,9 +77,14 @@ class ListFormat(str, enum.Enum):
     markdown = "markdown"
 
 
-PathsArgument = typer.Argument(..., metavar="PATH", help="Files or folders to check (folders are searched for .py and .ipynb).")
+PathsArgument = typer.Argument(None, metavar="PATH", help="Files or folders to check (folders are searched for .py and .ipynb; default: .).", show_default=False)
 SelectOption = typer.Option(None, "--select", metavar="CODES", help="Only these codes or prefixes (TFD, TFD1, TFD101); comma-separated or repeated.")
 IgnoreOption = typer.Option(None, "--ignore", metavar="CODES", help="Skip these codes or prefixes.")
+ExtendSelectOption = typer.Option(None, "--extend-select", metavar="CODES", help="Add these codes or prefixes to the selection (pyproject.toml's or --select's).")
+ExtendIgnoreOption = typer.Option(None, "--extend-ignore", metavar="CODES", help="Skip these codes or prefixes too, besides pyproject.toml's ignore.")
+PerFileIgnoresOption = typer.Option(
+    None, "--per-file-ignores", metavar="GLOB:CODES", help="Skip CODES in files matching GLOB, besides pyproject.toml's per-file-ignores (repeatable).",
+)
 JobsOption = typer.Option(None, "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: all cores).")
 ExitZeroOption = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings (advisory CI runs).")
 OutputFileOption = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the report to this file instead of stdout.")
@@ -103,14 +108,45 @@ def _discover(paths: list[str]) -> tuple[list[Path], int]:
     return files, len(problems)
 
 
+@dataclasses.dataclass(frozen=True)
+class Selection:
+    """The rule-selection options of ``check`` and ``fix``, as given on the command line."""
+
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+    extend_select: list[str] | None = None
+    extend_ignore: list[str] | None = None
+    per_file_ignores: list[str] | None = None
+
+
+def _per_file_ignores(values: list[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """``GLOB:CODES`` pairs, each code checked; a usage error for a malformed one."""
+    pairs = []
+    for value in values:
+        glob, colon, codes = value.rpartition(":")
+        if not colon or not glob or not codes.strip():
+            raise _fail(f"--per-file-ignores {value!r}: expected GLOB:CODES, e.g. 'tests/*:TFD101,TFD2'")
+        problem = code_error([codes], f"--per-file-ignores {glob!r}")
+        if problem is not None:
+            raise _fail(problem)
+        pairs.append((glob, tuple(part.strip().upper() for part in codes.split(",") if part.strip())))
+    return pairs
+
+
 def _overrides(
-    select: list[str] | None, ignore: list[str] | None, unsafe_fixes: bool | None = None, target_version: tuple[int, int] | None = None
+    selection: Selection, unsafe_fixes: bool | None = None, target_version: tuple[int, int] | None = None
 ) -> tuple[tuple[str, object], ...]:
-    """Command-line settings that replace each file's configuration."""
-    unknown = unknown_codes([*(select or ()), *(ignore or ())])
-    if unknown:
-        raise _fail(f"unknown rule code or prefix: {unknown[0]} (see `distfix rules`)")
-    given = [(key, value) for key, value in (("select", select), ("ignore", ignore)) if value]
+    """Command-line settings over each file's configuration; unknown codes are a usage error."""
+    given: list[tuple[str, object]] = []
+    for key in ("select", "ignore", "extend_select", "extend_ignore"):
+        value = getattr(selection, key)
+        problem = code_error(value or [], "--" + key.replace("_", "-"))
+        if problem is not None:
+            raise _fail(problem)
+        if value:
+            given.append((key, value))
+    if selection.per_file_ignores:
+        given.append(("per_file_ignores", _per_file_ignores(selection.per_file_ignores)))
     if unsafe_fixes is not None:  # --unsafe-fixes and --no-unsafe-fixes both beat pyproject.toml
         given.append(("unsafe_fixes", unsafe_fixes))
     if target_version is not None:
@@ -120,17 +156,46 @@ def _overrides(
 
 def _gather(
     paths: list[str],
-    select: list[str] | None,
-    ignore: list[str] | None,
+    selection: Selection,
     job: Job,
     jobs: int | None,
     unsafe_fixes: bool | None = None,
     target_version: tuple[int, int] | None = None,
 ) -> tuple[list[FileResult], int]:
     """Discover files, run the job over them, and report unusable paths; returns results and problem count."""
+    job = dataclasses.replace(job, overrides=_overrides(selection, unsafe_fixes, target_version))
     files, problems = _discover(paths)
-    job = dataclasses.replace(job, overrides=_overrides(select, ignore, unsafe_fixes, target_version))
     return run(files, job, jobs), problems
+
+
+def _check_baseline(baseline: Path) -> None:
+    """A usage error, before any file is read, for a baseline that cannot be used."""
+    from fixer.migrate.baseline import read_baseline
+
+    try:
+        read_baseline(baseline)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+
+
+def _apply_baseline(results: list[FileResult], baseline: Path, paths: list[str]) -> int:
+    """Hide the findings in ``baseline`` (or record them, on the first run); keys are relative to
+    each PATH's git repository, else to the PATH's folder, as migrate's are."""
+    from fixer.migrate.baseline import apply_baseline
+    from fixer.migrate.files import git_root
+
+    roots: dict[str, Path] = {}
+    for path in map(Path, paths):
+        folder = path if path.is_dir() else path.parent
+        root = git_root(folder) or folder
+        for result in results:
+            if result.path not in roots and _is_under(Path(result.path), path):
+                roots[result.path] = root
+    return apply_baseline(results, baseline, roots)
+
+
+def _is_under(file: Path, path: Path) -> bool:
+    return file == path or path in file.parents or path.resolve() in file.resolve().parents
 
 
 def _emit(report: str, output_file: Optional[Path]) -> None:
@@ -153,19 +218,38 @@ def _exit_code(results: list[FileResult], problems: int, found: bool, exit_zero:
 
 @app.command()
 def check(
-    paths: list[str] = PathsArgument,
+    paths: Optional[list[str]] = PathsArgument,
     output_format: CheckFormat = typer.Option(CheckFormat.text, "--format", help="Output format."),
     select: Optional[list[str]] = SelectOption,
     ignore: Optional[list[str]] = IgnoreOption,
+    extend_select: Optional[list[str]] = ExtendSelectOption,
+    extend_ignore: Optional[list[str]] = ExtendIgnoreOption,
+    per_file_ignores: Optional[list[str]] = PerFileIgnoresOption,
+    baseline: Optional[Path] = typer.Option(
+        None, "--baseline", metavar="FILE", help="Report only findings not recorded in FILE; the first run records them all (migrate's format).",
+    ),
     statistics: bool = typer.Option(False, "--statistics", help="Print a count per rule instead of each finding."),
     jobs: Optional[int] = JobsOption,
     exit_zero: bool = ExitZeroOption,
     output_file: Optional[Path] = OutputFileOption,
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the result cache (.distfix_cache/)."),
     target_version: Optional[str] = TargetVersionOption,
+    show_source: bool = typer.Option(False, "--show-source", help="Show each finding's source line with a caret under it (text format)."),
 ) -> None:
-    """Report findings. Exit 0: clean; 1: findings; 2: a file or usage error."""
-    results, problems = _gather(paths, select, ignore, Job(use_cache=not no_cache), jobs, target_version=target_version)
+    """Report findings (in . by default). Exit 0: clean; 1: findings; 2: a file or usage error."""
+    paths = paths or ["."]
+    if baseline is not None:
+        _check_baseline(baseline)
+    selection = Selection(select, ignore, extend_select, extend_ignore, per_file_ignores)
+    results, problems = _gather(paths, selection, Job(use_cache=not no_cache), jobs, target_version=target_version)
+    if baseline is not None:
+        recording = not baseline.exists()
+        hidden = _apply_baseline(results, baseline, paths)
+        if recording:
+            recorded = sum(len(r.findings) for r in results)
+            typer.echo(f"distfix: recorded {recorded} finding{'s' * (recorded != 1)} in the new baseline {baseline}; later runs show only new ones.", err=True)
+        elif hidden:
+            typer.echo(f"distfix: {hidden} finding{'s' * (hidden != 1)} in the baseline {baseline} not shown.", err=True)
     findings = [f for r in results for f in r.findings]
     if output_format in MACHINE_FORMATS:
         # Imported only when asked for: SARIF alone imports jinja2 and every rule.
@@ -173,7 +257,12 @@ def check(
     elif statistics:
         report = text.statistics(results)
     else:
-        lines = [text.finding_line(f) for f in findings]
+        if show_source and output_format is CheckFormat.text:
+            from fixer.output import show_source as full
+
+            lines = full.render(results)
+        else:
+            lines = [text.finding_line(f) for f in findings]
         if output_format is CheckFormat.text:
             lines += ([""] if lines else []) + [text.summary(results, problems)]
         report = "\n".join(lines)
@@ -185,12 +274,15 @@ def check(
 
 @app.command()
 def fix(
-    paths: list[str] = PathsArgument,
+    paths: Optional[list[str]] = PathsArgument,
     diff: bool = typer.Option(False, "--diff", help="Show the changes as a unified diff and write nothing (the default)."),
     write: bool = typer.Option(False, "--write", help="Apply the fixes to the files (atomically)."),
     unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that can change behaviour."),
     select: Optional[list[str]] = SelectOption,
     ignore: Optional[list[str]] = IgnoreOption,
+    extend_select: Optional[list[str]] = ExtendSelectOption,
+    extend_ignore: Optional[list[str]] = ExtendIgnoreOption,
+    per_file_ignores: Optional[list[str]] = PerFileIgnoresOption,
     emit_launcher: Optional[Path] = typer.Option(None, "--emit-launcher", metavar="DIR", help="Write launchers for each hard-coded TF_CONFIG that TFD601 removes, into DIR/<script name>/."),
     launcher: Optional[LauncherKind] = typer.Option(
         None, "--launcher", metavar="shell|ray|tfjob", help="With --emit-launcher: shell (one script per task, the default), ray (a `ray job submit` entry point) or tfjob (a Kubeflow TFJob manifest).",
@@ -209,7 +301,9 @@ def fix(
     output_file: Optional[Path] = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the diff and the summary to this file instead of stdout and stderr."),
     target_version: Optional[str] = TargetVersionOption,
 ) -> None:
-    """Show (default) or apply fixes. Exit 0: nothing to change; 1: changes or findings remain; 2: errors."""
+    """Show (default) or apply fixes (in . by default). Exit 0: nothing to change; 1: changes or findings remain; 2: errors."""
+    paths = paths or ["."]
+    selection = Selection(select, ignore, extend_select, extend_ignore, per_file_ignores)
     if diff and write:
         raise _fail("--diff and --write are exclusive")
     if emit_launcher is not None and not write and not interactive:
@@ -225,9 +319,9 @@ def fix(
         except ConfigError as exc:
             raise _fail(str(exc)) from None
         unsafe = bool(unsafe_fixes) if unsafe_fixes is not None else config_unsafe
-        raise typer.Exit(_interactive(paths, _overrides(select, ignore, target_version=target_version), unsafe, exit_zero))
+        raise typer.Exit(_interactive(paths, _overrides(selection, target_version=target_version), unsafe, exit_zero))
     # Each file's own pyproject.toml decides unsafe-fixes unless the command line says otherwise.
-    results, problems = _gather(paths, select, ignore, Job(fix=True, write=write), jobs, unsafe_fixes, target_version)
+    results, problems = _gather(paths, selection, Job(fix=True, write=write), jobs, unsafe_fixes, target_version)
     patches = []
     for result in results:
         if result.error is not None:
@@ -392,7 +486,9 @@ def explain(
         return
     rule = registry.get(code) or next((r for r in registry.rules if r.name == code.lower()), None)
     if rule is None:
-        raise _fail(f"unknown rule {code!r}; `distfix rules` lists them")
+        names = [r.code for r in registry.rules] + [r.name for r in registry.rules]
+        close = did_you_mean(code.upper(), [r.code for r in registry.rules], cutoff=0.8) or did_you_mean(code.lower(), names)
+        raise _fail(f"unknown rule {code!r}{close}; `distfix rules` lists them")
     typer.echo(render_explanation(rule), nl=False)
 
 

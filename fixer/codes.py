@@ -9,6 +9,7 @@ rules the registry discovers.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 from functools import lru_cache
@@ -31,11 +32,49 @@ RULE_CODES: tuple[str, ...] = (
 
 KNOWN_CODES: tuple[str, ...] = (PARSE_ERROR_CODE, *RULE_CODES)
 
+# How bad a finding of each code is, carried into the text summary, SARIF levels, GitHub
+# annotations and LSP severities. error: the script crashes, hangs or computes a wrong result;
+# warning: it is slower than it should be, or uses a deprecated name; info: advice.
+ERROR, WARNING, INFO = "error", "warning", "info"
+_NOT_ERRORS: dict[str, str] = {
+    "TFD401": WARNING,  # a deprecated name (its message says when the name is removed outright)
+    "TFD402": WARNING,  # replicas run one after another: slow, not wrong
+    "TFD601": INFO,  # a hard-coded TF_CONFIG runs; it only ties the script to one cluster
+}
+SEVERITIES: dict[str, str] = {code: _NOT_ERRORS.get(code, ERROR) for code in KNOWN_CODES}
+
+
+def severity(code: str) -> str:
+    """``error``, ``warning`` or ``info`` for a finding's code (an unknown code is an error)."""
+    return SEVERITIES.get(code, ERROR)
+
 
 def unknown_codes(values: list[str]) -> list[str]:
     """The codes or prefixes in ``values`` (comma-separated or repeated) that name no code."""
     parts = [part.strip().upper() for value in values for part in value.split(",")]
     return [part for part in parts if part and not any(code.startswith(part) for code in KNOWN_CODES)]
+
+
+def did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
+    """`` (did you mean X?)`` for the choice closest to ``word``, or nothing when none is close."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=cutoff)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def code_error(values: Iterable[str], where: str) -> str | None:
+    """The one check of rule codes that every command and ``[tool.distfix]`` goes through:
+    None when every code or prefix in ``values`` names a code, else the message for the first
+    that does not (``where`` says which option or key it came from)."""
+    unknown = unknown_codes(list(values))
+    # Codes differ from each other by a digit or two: only a one-character slip (TFD4O1) gets a
+    # suggestion, so TFD499 is not told it meant TFD604.
+    if not unknown:
+        return None
+    # A letter typed for the digit it looks like (O for 0, I or l for 1) is the usual slip: when
+    # reading it as that digit names a code, that code is the suggestion.
+    as_digits = unknown[0].upper()[:3] + unknown[0].upper()[3:].replace("O", "0").replace("I", "1").replace("L", "1")
+    hint = f" (did you mean {as_digits}?)" if as_digits in KNOWN_CODES else did_you_mean(unknown[0], KNOWN_CODES, cutoff=0.8)
+    return f"unknown rule code or prefix {unknown[0]} in {where}{hint}; `distfix rules` lists them"
 
 
 @lru_cache(maxsize=1)

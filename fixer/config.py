@@ -9,6 +9,8 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from fixer.codes import code_error, did_you_mean
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
@@ -35,18 +37,25 @@ class Config:
         self,
         select: list[str] | None = None,
         ignore: list[str] | None = None,
+        extend_select: list[str] | None = None,
         extend_ignore: list[str] | None = None,
+        per_file_ignores: list[tuple[str, tuple[str, ...]]] | None = None,
         unsafe_fixes: bool | None = None,
         target_version: tuple[int, int] | None = None,
     ) -> "Config":
-        """Command-line options replace (select, ignore) or extend (extend_ignore) the file's."""
+        """Command-line options replace (select, ignore) or extend (extend_select, extend_ignore,
+        per_file_ignores) the file's, as ruff's do."""
         updated = self
         if select:
             updated = replace(updated, select=_codes(select))
         if ignore:
             updated = replace(updated, ignore=_codes(ignore))
+        if extend_select:
+            updated = replace(updated, select=updated.select + _codes(extend_select))
         if extend_ignore:
             updated = replace(updated, ignore=updated.ignore + _codes(extend_ignore))
+        if per_file_ignores:
+            updated = replace(updated, per_file_ignores=updated.per_file_ignores + tuple(per_file_ignores))
         if unsafe_fixes is not None:
             updated = replace(updated, unsafe_fixes=unsafe_fixes)
         if target_version is not None:
@@ -126,12 +135,27 @@ def load_config(start: Path) -> Config:
     return config_from_table(table, pyproject)
 
 
+KNOWN_KEYS = (
+    "select", "ignore", "extend-select", "extend-ignore", "per-file-ignores", "exclude", "unsafe-fixes", "target-version",
+)
+
+
 def config_from_table(table: dict, source: Path) -> Config:
-    """Validate a ``[tool.distfix]`` table and turn it into a Config."""
-    known = {"select", "ignore", "per-file-ignores", "exclude", "unsafe-fixes", "target-version"}
-    unknown = sorted(set(table) - known)
-    if unknown:
-        raise ConfigError(f"{source}: unknown [tool.distfix] key(s): {', '.join(unknown)}")
+    """Validate a ``[tool.distfix]`` table and turn it into a Config.
+
+    Keys and rule codes are checked as the command line checks them: an unknown one is an error
+    that names the closest known one.
+    """
+    for key in sorted(table):
+        if key not in KNOWN_KEYS:
+            raise ConfigError(f"{source}: unknown [tool.distfix] key {key!r}{did_you_mean(key, KNOWN_KEYS)}")
+
+    def code_list(key: str) -> tuple[str, ...]:
+        value = string_list(key)
+        problem = code_error(list(value), f"[tool.distfix] {key}")
+        if problem is not None:
+            raise ConfigError(f"{source}: {problem}")
+        return _codes(list(value))
 
     def string_list(key: str) -> tuple[str, ...]:
         value = table.get(key, [])
@@ -146,6 +170,10 @@ def config_from_table(table: dict, source: Path) -> Config:
         raise ConfigError(
             f"{source}: [tool.distfix] per-file-ignores must map globs to lists of codes"
         )
+    for glob, codes in per_file.items():
+        problem = code_error(codes, f"[tool.distfix] per-file-ignores {glob!r}")
+        if problem is not None:
+            raise ConfigError(f"{source}: {problem}")
     unsafe = table.get("unsafe-fixes", False)
     if not isinstance(unsafe, bool):
         raise ConfigError(f"{source}: [tool.distfix] unsafe-fixes must be true or false")
@@ -155,8 +183,8 @@ def config_from_table(table: dict, source: Path) -> Config:
     except ValueError as exc:
         raise ConfigError(f"{source}: [tool.distfix] target-version {exc}") from None
     return Config(
-        select=_codes(list(string_list("select"))) or ("TFD",),
-        ignore=_codes(list(string_list("ignore"))),
+        select=(code_list("select") or ("TFD",)) + code_list("extend-select"),
+        ignore=code_list("ignore") + code_list("extend-ignore"),
         per_file_ignores=tuple((glob, _codes(codes)) for glob, codes in sorted(per_file.items())),
         exclude=string_list("exclude"),
         unsafe_fixes=unsafe,

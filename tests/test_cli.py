@@ -33,14 +33,14 @@ def test_check_text_reports_location_code_marker_and_summary(tmp_path, distfix):
     assert result.returncode == 1
     first = result.stdout.splitlines()[0]
     assert first == f"{script}:8:21: TFD401 [*] `experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`; 2.21 assumed: no pin found); use `run`"
-    assert "Found 1 finding in 1 file." in result.stdout
+    assert "Found 1 finding in 1 file: 1 warning." in result.stdout
     assert "1 fixable with `distfix fix --write`" in result.stdout
 
 
 def test_summaries_say_how_many_files_have_findings_and_what_remains(tmp_path, distfix):
     _write(tmp_path, "train.py", RENAMED)
     _write(tmp_path, "ok.py", CLEAN)
-    assert "\nFound 1 finding in 1 of 2 files.\n" in distfix("check", str(tmp_path)).stdout
+    assert "\nFound 1 finding in 1 of 2 files: 1 warning.\n" in distfix("check", str(tmp_path)).stdout
     advice = "import tensorflow as tf\nstrategy = tf.distribute.MultiWorkerMirroredStrategy()\nx = tf.constant(1)\nstrategy = tf.distribute.MultiWorkerMirroredStrategy()\n"
     _write(tmp_path, "ok.py", advice)
     fixed = distfix("fix", "--select", "TFD105", str(tmp_path / "ok.py"))
@@ -159,7 +159,7 @@ def test_rules_json_lists_every_rule(distfix):
     rows = json.loads(distfix("rules", "--format", "json").stdout)
     codes = [row["code"] for row in rows]
     assert "TFD401" in codes and codes == sorted(codes)
-    assert set(rows[0]) == {"code", "name", "family", "message", "fix"}
+    assert set(rows[0]) == {"code", "name", "family", "message", "fix", "severity"}
 
 
 def test_exit_zero_and_output_file(tmp_path, distfix):
@@ -230,4 +230,4 @@ def test_an_unknown_rule_code_is_a_usage_error(tmp_path, distfix, option):
     (tmp_path / "a.py").write_text("x = 1\n")
     result = distfix("check", option, "TFD1,XYZ", str(tmp_path / "a.py"))
     assert result.returncode == 2
-    assert "unknown rule code or prefix: XYZ" in result.stderr
+    assert f"unknown rule code or prefix XYZ in {option}" in result.stderr

@@ -202,24 +202,24 @@ def test_suppression_comments(source, expected):
 def test_pyproject_configuration(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text(
         "[tool.distfix]\n"
-        'select = ["TFD9"]\n'
-        'ignore = ["TFD992"]\n'
-        'per-file-ignores = { "tests/*" = ["TFD990"] }\n'
+        'select = ["TFD4"]\n'
+        'ignore = ["TFD402"]\n'
+        'per-file-ignores = { "tests/*" = ["TFD401"] }\n'
         'exclude = ["vendored/"]\n'
         "unsafe-fixes = true\n"
     )
     (tmp_path / "sub").mkdir()
     config = load_config(tmp_path / "sub")
-    assert config.select == ("TFD9",) and config.unsafe_fixes and config.exclude == ("vendored/",)
-    assert config.is_enabled("TFD990", str(tmp_path / "train.py"))
-    assert not config.is_enabled("TFD992", str(tmp_path / "train.py"))
+    assert config.select == ("TFD4",) and config.unsafe_fixes and config.exclude == ("vendored/",)
+    assert config.is_enabled("TFD401", str(tmp_path / "train.py"))
+    assert not config.is_enabled("TFD402", str(tmp_path / "train.py"))
     assert not config.is_enabled("TFD101", str(tmp_path / "train.py"))
-    assert not config.is_enabled("TFD990", str(tmp_path / "tests" / "test_x.py"))
+    assert not config.is_enabled("TFD401", str(tmp_path / "tests" / "test_x.py"))
 
 
 def test_unknown_configuration_key_is_rejected(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text("[tool.distfix]\nselct = ['TFD']\n")
-    with pytest.raises(ConfigError, match="unknown \\[tool.distfix\\] key\\(s\\): selct"):
+    with pytest.raises(ConfigError, match="unknown \\[tool.distfix\\] key 'selct' \\(did you mean select\\?\\)"):
         load_config(tmp_path)
 
 

@@ -49,7 +49,7 @@ def test_sarif_is_valid_and_carries_rules_locations_and_fixes(script, distfix):
 def test_github_annotations(script, distfix):
     result = distfix("check", "--format", "github", str(script))
     assert result.stdout.strip() == (
-        f"::error file={script},line=3,col=10,endLine=3,endColumn=56,"
+        f"::warning file={script},line=3,col=10,endLine=3,endColumn=56,"
         "title=TFD401 renamed-distribute-api::`experimental_distribute_datasets_from_function` is deprecated; use `distribute_datasets_from_function`"
     )
 

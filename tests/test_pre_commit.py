@@ -35,11 +35,11 @@ def staged_repo(tmp_path: Path) -> Path:
     return repo
 
 
-def _try_repo(repo: Path, hook: str, home: Path) -> subprocess.CompletedProcess:
+def _try_repo(repo: Path, hook: str, home: Path, files: tuple[str, ...] = ("train.py",)) -> subprocess.CompletedProcess:
     pre_commit = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or "pre-commit"
     env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
     return subprocess.run(
-        [pre_commit, "try-repo", str(ROOT), hook, "--files", "train.py", "--verbose"],
+        [pre_commit, "try-repo", str(ROOT), hook, "--files", *files, "--verbose"],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -59,3 +59,16 @@ def test_fix_hook_rewrites_the_file(staged_repo, pre_commit_home):
     result = _try_repo(staged_repo, "distfix-fix", pre_commit_home)
     assert "files were modified by this hook" in result.stdout, result.stdout + result.stderr
     assert (staged_repo / "train.py").read_text() == BAD.replace("experimental_run_v2", "run")
+
+
+def test_check_hook_prints_one_summary_for_many_files(staged_repo, pre_commit_home):
+    # Without require_serial, pre-commit splits ten files between its processes (one per core),
+    # and a clean share printed "All checks passed" inside the failing hook.
+    clean = [f"clean_{n}.py" for n in range(9)]
+    for name in clean:
+        (staged_repo / name).write_text("x = 1\n")
+    _git(staged_repo, "add", *clean)
+    result = _try_repo(staged_repo, "distfix-check", pre_commit_home, ("train.py", *clean))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.count("Found 1 finding in 1 of 10 files") == 1, result.stdout
+    assert "All checks passed" not in result.stdout

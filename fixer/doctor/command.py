@@ -16,6 +16,7 @@ import typer
 from fixer.cli_choices import ReportFormat
 from fixer.clusterspec import parse_tf_config
 from fixer.doctor.report import DoctorReport, Problem
+from fixer.extras import missing_extra
 
 EXIT_ERROR = 2
 DEFAULT_PROBE_TIMEOUT = 60.0
@@ -121,6 +122,8 @@ def register(app: typer.Typer) -> None:
         config_option = "--tf-config" if tf_config is not None else "--tf-config-file" if tf_config_file is not None else None
         probe_options = [name for name, value in (("--local", local), ("--device", device), ("--timeout", timeout)) if value is not None]
         misuse = _usage(fingerprint, output, compare, files, probe, local, config_option, no_network, probe_options)
+        if misuse is None and probe:
+            misuse = missing_extra("validate", "distfix doctor --probe")
         if misuse is not None:
             typer.echo(f"distfix: error: {misuse}", err=True)
             raise typer.Exit(EXIT_ERROR)

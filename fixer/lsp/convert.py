@@ -7,7 +7,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
-from fixer.engine import PARSE_ERROR_CODE
+from fixer.codes import ERROR, INFO, WARNING, severity
 from fixer.explain import docs_url
 from fixer.textmap import TextMap
 from fixer.types import Applicability, Finding
@@ -42,6 +42,13 @@ def lsp_range_of_offsets(textmap: TextMap, start: int, end: int) -> types.Range:
     return types.Range(lsp_position(textmap, a.line, a.column), lsp_position(textmap, b.line, b.column))
 
 
+_SEVERITIES = {
+    ERROR: types.DiagnosticSeverity.Error,
+    WARNING: types.DiagnosticSeverity.Warning,
+    INFO: types.DiagnosticSeverity.Information,
+}
+
+
 def diagnostic(finding: Finding, textmap: TextMap) -> types.Diagnostic:
     """A diagnostic carrying its fix in ``data``, so code actions need no second analysis."""
     data = None
@@ -60,12 +67,18 @@ def diagnostic(finding: Finding, textmap: TextMap) -> types.Diagnostic:
             lsp_position(textmap, finding.end.line, finding.end.column),
         ),
         message=f"{finding.message} ({finding.name})",
-        severity=types.DiagnosticSeverity.Error if finding.code == PARSE_ERROR_CODE else types.DiagnosticSeverity.Warning,
+        severity=_SEVERITIES[severity(finding.code)],
         code=finding.code,
-        code_description=types.CodeDescription(href=docs_url(finding.code, finding.name)),
+        code_description=_code_description(finding),
         source=SOURCE,
         data=data,
     )
+
+
+def _code_description(finding: Finding) -> types.CodeDescription | None:
+    """The link to the rule's documentation, once distfix has a public home to link to."""
+    url = docs_url(finding.code, finding.name)
+    return types.CodeDescription(href=url) if url else None
 
 
 def range_json(value: types.Range) -> dict:

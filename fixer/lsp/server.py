@@ -56,7 +56,12 @@ class DistfixServer(LanguageServer):
             try:
                 self.configs[folder] = load_config(folder)
             except ConfigError as exc:
+                # Shown, not only logged: a log is where a Neovim or Emacs user never looks. Once
+                # per folder, until the configuration changes (_reload forgets it).
                 self.window_log_message(types.LogMessageParams(types.MessageType.Warning, str(exc)))
+                self.window_show_message(
+                    types.ShowMessageParams(types.MessageType.Error, f"distfix: {exc} (checking with the default settings)")
+                )
                 self.configs[folder] = Config()
         return self.configs[folder].with_overrides(target_version=self.target_version)
 
@@ -238,25 +243,29 @@ def code_action(ls: DistfixServer, params: types.CodeActionParams) -> list[types
     document = ls.workspace.get_text_document(uri)
     wanted = params.context.only
     actions: list[types.CodeAction] = []
-    if not wanted or types.CodeActionKind.QuickFix in wanted:
+    if _requested(types.CodeActionKind.QuickFix, wanted):
         for diag in params.context.diagnostics:
             if diag.source != SOURCE:
                 continue
             actions.extend(_quick_fixes(uri, document.lines, diag))
-    if wanted and (FIX_ALL_KIND in wanted or types.CodeActionKind.SourceFixAll in wanted):
-        fix_all = _fix_all(uri, document.source)
-        if fix_all is not None:
-            actions.append(fix_all)
-    elif not wanted and _can_resolve_edits(ls):
+    if not _requested(FIX_ALL_KIND, wanted):
+        return actions
+    if not wanted and _can_resolve_edits(ls):
         # Light-bulb requests come on every cursor move: offer fix-all, compute it on resolve.
         actions.append(
             types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, data={"uri": uri, "version": _version(uri)})
         )
-    elif not wanted:
+    else:
         fix_all = _fix_all(uri, document.source)
         if fix_all is not None:
             actions.append(fix_all)
     return actions
+
+
+def _requested(kind: str, only: list[str] | None) -> bool:
+    """Whether actions of ``kind`` are asked for. LSP kinds are hierarchical: ``source`` asks for
+    ``source.fixAll.distfix`` too, and ``quickfix`` for every quick fix; no ``only`` asks for all."""
+    return not only or any(kind == prefix or kind.startswith(prefix + ".") for prefix in only)
 
 
 def _version(uri: str) -> int | None:

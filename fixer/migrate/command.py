@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from fixer.cli_choices import Backend, TargetVersionOption
+from fixer.codes import code_error
+from fixer.extras import missing_extra
 from fixer.migrate.baseline import read_baseline
 from fixer.migrate.progress import ProgressPrinter
 from fixer.migrate.state import DEFAULT_STATE_FILE
@@ -39,6 +41,8 @@ def _usage_errors(
     address: str | None = None,
     update_branch: bool = False,
     report_dir: Path | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
 ) -> list[str]:
     """Everything wrong with the command line, found before any file is read or written."""
     from fixer.migrate.gitops import check_branch_name
@@ -63,6 +67,14 @@ def _usage_errors(
         errors.append("--backend and --address need --validate")
     if address is not None and backend is not Backend.ray:
         errors.append("--address needs --backend ray")
+    for option, codes in (("--select", select), ("--ignore", ignore)):
+        problem = code_error(codes or [], option)
+        if problem is not None:
+            errors.append(problem)
+    if validate and backend is Backend.local:  # Ray workers bring their own TensorFlow
+        missing = missing_extra("validate", "distfix migrate --validate")
+        if missing is not None:
+            errors.append(missing)
     for check, value in ((check_report_path, report), (read_baseline, baseline), (check_report_dir, report_dir)):
         if value is not None:
             try:
@@ -155,7 +167,8 @@ def register(app: typer.Typer) -> None:
         from fixer.migrate.validation import ValidationSettings, default_validation_jobs, validate_results
 
         problems = _usage_errors(
-            paths, write, branch, commit, resume, report, baseline, state_file, validate, backend, address, update_branch, report_dir
+            paths, write, branch, commit, resume, report, baseline, state_file, validate, backend, address, update_branch, report_dir,
+            select, ignore,
         )
         for problem in problems:
             typer.echo(f"distfix: error: {problem}", err=True)

@@ -1,4 +1,5 @@
-"""GitHub Actions workflow commands: one ``::error`` annotation per finding.
+"""GitHub Actions workflow commands: one annotation per finding, ``::error``, ``::warning`` or
+``::notice`` by the rule's severity.
 
 A notebook finding points at the line of the ``.ipynb`` file's JSON that holds the cell's source
 line (that is the line GitHub shows), and its message starts with ``cell N, line L:``.
@@ -6,6 +7,7 @@ line (that is the line GitHub shows), and its message starts with ``cell N, line
 
 from __future__ import annotations
 
+from fixer.codes import ERROR, INFO, WARNING, severity
 from fixer.output.ipynb_location import NotebookLocator, cell_prefix
 from fixer.types import FileResult
 
@@ -18,8 +20,11 @@ def _escape_property(value: str) -> str:
     return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
+_COMMANDS = {ERROR: "error", WARNING: "warning", INFO: "notice"}
+
+
 def render(results: list[FileResult]) -> str:
-    """``::error file=...,line=...,col=...,title=TFDnnn::message`` lines."""
+    """``::error file=...,line=...,col=...,title=TFDnnn::message`` lines (``::warning``, ``::notice``)."""
     lines = []
     for result in results:
         locator = NotebookLocator(result.source or "") if result.path.endswith(".ipynb") else None
@@ -35,5 +40,5 @@ def render(results: list[FileResult]) -> str:
                     f"title={_escape_property(f.code + ' ' + f.name)}",
                 ]
             )
-            lines.append(f"::error {properties}::{_escape_data(cell_prefix(f) + f.message)}")
+            lines.append(f"::{_COMMANDS[severity(f.code)]} {properties}::{_escape_data(cell_prefix(f) + f.message)}")
     return "\n".join(lines)

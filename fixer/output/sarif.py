@@ -11,14 +11,15 @@ import json
 from pathlib import Path
 
 from fixer import __version__
-from fixer.explain import docs_url
+from fixer.codes import ERROR, INFO, WARNING, severity
+from fixer.explain import PROJECT_URL, docs_url
 from fixer.output.ipynb_location import NotebookLocator, cell_prefix
 from fixer.registry import default_registry
 from fixer.textmap import TextMap
 from fixer.types import Applicability, FileResult, Finding
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_LEVELS = {"TFD000": "error"}
+_LEVELS = {ERROR: "error", WARNING: "warning", INFO: "note"}  # the rule's severity as a SARIF level
 
 
 def _uri(path: str) -> str:
@@ -62,7 +63,7 @@ def _result(finding: Finding, textmap: TextMap | None, locator: NotebookLocator 
     location: dict = {"physicalLocation": {"artifactLocation": {"uri": uri}, "region": region}}
     result: dict = {
         "ruleId": finding.code,
-        "level": _LEVELS.get(finding.code, "warning"),
+        "level": _LEVELS[severity(finding.code)],
         "message": {"text": cell_prefix(finding) + finding.message},
         "locations": [location],
     }
@@ -87,8 +88,9 @@ def render(results: list[FileResult]) -> str:
             "name": rule.name,
             "shortDescription": {"text": rule.message},
             "fullDescription": {"text": rule.doc_sections().get("What it does", rule.message)},
-            "helpUri": docs_url(rule.code, rule.name),
-            "properties": {"family": rule.family(), "fix": rule.applicability.label},
+            **({"helpUri": url} if (url := docs_url(rule.code, rule.name)) else {}),
+            "defaultConfiguration": {"level": _LEVELS[severity(rule.code)]},
+            "properties": {"family": rule.family(), "fix": rule.applicability.label, "severity": severity(rule.code)},
         }
         for rule in rules
     ]
@@ -107,7 +109,7 @@ def render(results: list[FileResult]) -> str:
                     "driver": {
                         "name": "distfix",
                         "version": __version__,
-                        "informationUri": "https://github.com/distfix/distfix",
+                        **({"informationUri": PROJECT_URL} if PROJECT_URL else {}),
                         "rules": descriptors,
                     }
                 },

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from fixer.codes import ERROR, INFO, WARNING, severity
 from fixer.types import Applicability, FileResult, Finding
 
 SAFE_MARK = "[*]"
@@ -42,7 +43,7 @@ def summary(results: list[FileResult], unusable_paths: int = 0) -> str:
     else:
         flagged = len({r.path for r in results for f in r.findings if f.code != "TFD000"})
         where = f"{flagged} file{'s' * (flagged != 1)}" if flagged == files else f"{flagged} of {files} files"
-        text = f"Found {len(findings)} finding{'s' * (len(findings) != 1)} in {where}."
+        text = f"Found {len(findings)} finding{'s' * (len(findings) != 1)} in {where}: {_by_severity(findings)}."
         if safe:
             text += f"\n[*] {safe} fixable with `distfix fix --write`."
         if unsafe:
@@ -50,6 +51,13 @@ def summary(results: list[FileResult], unusable_paths: int = 0) -> str:
     if errors:
         text += f"\n{errors} path{'s' * (errors != 1)} could not be checked."
     return text
+
+
+def _by_severity(findings: list[Finding]) -> str:
+    """``2 errors, 1 warning, 1 info``: how many findings of each severity, the empty ones left out."""
+    counts = Counter(severity(f.code) for f in findings)
+    parts = [(ERROR, "error", "errors"), (WARNING, "warning", "warnings"), (INFO, "info", "info")]
+    return ", ".join(f"{counts[key]} {one if counts[key] == 1 else many}" for key, one, many in parts if counts[key])
 
 
 def statistics(results: list[FileResult]) -> str:

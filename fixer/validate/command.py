@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from fixer.cli_choices import Backend, ReportFormat
+from fixer.extras import missing_extra
 
 
 class Device(str, enum.Enum):
@@ -49,6 +50,11 @@ def register(app: typer.Typer) -> None:
 
         if backend is Backend.local and (address is not None or gpus_per_worker is not None):
             typer.echo("distfix: --address and --gpus-per-worker need --backend ray", err=True)
+            raise typer.Exit(2)
+        # Ray workers bring their own TensorFlow; a local run needs it here.
+        missing = missing_extra("validate", "distfix validate") if backend is Backend.local else None
+        if missing is not None:
+            typer.echo(f"distfix: error: {missing}", err=True)
             raise typer.Exit(2)
         spec = RunSpec(
             replicas=replicas,
