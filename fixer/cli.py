@@ -256,6 +256,9 @@ def _fix_summary(results: list[FileResult], write: bool, remaining: int) -> str:
         message = "Nothing to fix"
     if remaining:
         message += f"; {remaining} finding{'s remain' if remaining != 1 else ' remains'} (`distfix check` lists {'them' if remaining != 1 else 'it'})"
+    failed = sum(1 for r in results if r.error is not None)
+    if failed:
+        message += f"; {failed} file{'s' * (failed != 1)} could not be {'fixed' if write else 'checked'} (errors above)"
     message += "."
     if held_back:
         message += f"\n{held_back} unsafe fix{'es' * (held_back != 1)} held back: use --unsafe-fixes to apply."

@@ -118,9 +118,27 @@ def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
         try:
             write_atomically(path, encode_source(result.fixed_text, decoded))
         except OSError as exc:
-            result.error = f"could not write: {exc.strerror or exc}"
+            return _unwritten(name, decoded.text, config, job, f"could not write: {exc.strerror or exc}; the file is unchanged")
         except UnicodeEncodeError as exc:
-            result.error = f"could not write: the fixed text cannot be encoded as {decoded.encoding} ({exc.reason})"
+            reason = f"the fixed text cannot be encoded as {decoded.encoding} ({exc.reason})"
+            return _unwritten(name, decoded.text, config, job, f"could not write: {reason}; the file is unchanged")
+    return result
+
+
+def _unwritten(name: str, text: str, config: Config, job: Job, error: str) -> FileResult:
+    """The result of a file whose fixes could not be written: nothing applied, its findings remain.
+
+    Counting the fixes as applied would make the summary say "Fixed N" for a file left as it was.
+    """
+    if name.endswith(".ipynb"):
+        from fixer.notebook import analyse_notebook
+
+        result = analyse_notebook(name, text, config, fix=False, unsafe=job.unsafe, prefilter=job.prefilter)
+    else:
+        from fixer.engine import check_source
+
+        result = check_source(name, text, config, prefilter=job.prefilter)
+    result.error = error
     return result
 
 
