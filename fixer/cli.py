@@ -22,6 +22,7 @@ from fixer.config import ConfigError, load_config
 from fixer.launcher import LauncherKind, LaunchOptions
 from fixer.output import diff as diff_output
 from fixer.output import text
+from fixer.pool import sigterm_interrupts
 from fixer.runner import Job, run
 from fixer.sources import discover
 from fixer.types import FileResult
@@ -38,6 +39,7 @@ app = typer.Typer(
 )
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 
 
 def _show_version(requested: bool) -> None:
@@ -125,7 +127,14 @@ def _gather(
     """Discover files, run the job over them, and report unusable paths; returns results and problem count."""
     files, problems = _discover(paths)
     job = dataclasses.replace(job, overrides=_overrides(select, ignore, unsafe_fixes))
-    return run(files, job, jobs), problems
+    try:
+        with sigterm_interrupts():
+            return run(files, job, jobs), problems
+    except KeyboardInterrupt:
+        # The workers are stopped by now (fixer/pool.py): each file is either written whole or untouched.
+        written = " (files already fixed stay fixed; the others are untouched)" if job.write else ""
+        typer.echo(f"distfix: stopped before every file was processed{written}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def _emit(report: str, output_file: Optional[Path]) -> None:

@@ -11,7 +11,6 @@ analysed, not here: a warm run whose every file is answered by the stat index ne
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from fixer.cache import ResultCache, Signature, StatIndex, cache_key, path_context_key, signature
 from fixer.config import Config, ConfigError, load_config
+from fixer.pool import map_resilient
 from fixer.sources import SourceError, decode_source, encode_source, read_bytes, write_atomically
 from fixer.types import FileResult
 
@@ -221,5 +221,9 @@ def _run_pool(items: list[tuple[Path, Job]], jobs: int | None) -> list[FileResul
     # A pool costs ~100 ms to start; it only pays off for more than a handful of files.
     if workers <= 1 or len(items) < 8:
         return [_process_indexed(item) for item in items]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_process_indexed, items, chunksize=max(1, len(items) // (workers * 8))))
+    return map_resilient(_process_indexed, items, workers, _crashed)
+
+
+def _crashed(item: tuple[Path, Job]) -> FileResult:
+    """The result of a file whose worker process died analysing it (a native crash, the OOM killer)."""
+    return _error_result(str(item[0]), "distfix crashed on this file (its worker process died); please report it")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import errno
 import io
 import os
+import signal
 import stat
 import tempfile
 import tokenize
@@ -154,17 +156,34 @@ def write_atomically(path: Path, data: bytes) -> None:
     """
     path = path.resolve()
     mode = path.stat().st_mode & 0o7777
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".distfix", dir=path.parent)
+    tmp_name = None
     try:
+        with _stop_signals_blocked():  # a stop between creating the file and naming it would leak it
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".distfix", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
         os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
+    except BaseException:  # including a stop (Ctrl-C, SIGTERM): the temporary file goes
+        if tmp_name is not None:
+            Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+@contextlib.contextmanager
+def _stop_signals_blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM held back (delivered on leaving) in this thread."""
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    except (AttributeError, OSError):  # pragma: no cover - not POSIX
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @dataclass(frozen=True)

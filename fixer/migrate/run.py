@@ -3,6 +3,7 @@ cleanly on Ctrl-C (resumable), commit on a branch when asked, and build the repo
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -15,6 +16,7 @@ from fixer.migrate.files import Target, collect
 from fixer.migrate.gitops import BranchWorktree, GitError, is_dirty
 from fixer.migrate.state import DEFAULT_STATE_FILE, load_state, save_state
 from fixer.migrate.summary import MigrationReport, RepoOutcome
+from fixer.pool import die_with_parent
 from fixer.runner import Job, process_file
 from fixer.types import FileResult
 
@@ -57,9 +59,10 @@ RESUME_ON_BRANCH = (
 Progress = Callable[[int, int, int, int, float | None], None]  # done, total, findings, errors, ETA (s) if known
 
 
-def _ignore_sigint() -> None:
-    # Workers leave Ctrl-C to the parent, which stops the pool and saves the state.
+def _ignore_sigint(parent: int) -> None:
+    # Workers leave Ctrl-C to the parent, which stops the pool and saves the state; they die with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
 
 
 def _job(options: MigrateOptions, write: bool) -> Job:
@@ -113,7 +116,7 @@ def _run_pool(
             progress(len(done), total, findings, errors, eta)
 
     report()
-    with ProcessPoolExecutor(max_workers=max(1, options.jobs), initializer=_ignore_sigint) as pool:
+    with ProcessPoolExecutor(max_workers=max(1, options.jobs), initializer=_ignore_sigint, initargs=(os.getpid(),)) as pool:
         futures: dict[Future, str] = {}
         queue = iter(pending)
         try:
