@@ -7,6 +7,7 @@ import os
 import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -16,7 +17,7 @@ from fixer.migrate.files import Target, collect
 from fixer.migrate.gitops import BranchWorktree, GitError, is_dirty
 from fixer.migrate.state import DEFAULT_STATE_FILE, load_state, save_state
 from fixer.migrate.summary import MigrationReport, RepoOutcome
-from fixer.pool import die_with_parent
+from fixer.pool import die_with_parent, map_resilient
 from fixer.runner import Job, process_file
 from fixer.types import FileResult
 
@@ -116,6 +117,7 @@ def _run_pool(
             progress(len(done), total, findings, errors, eta)
 
     report()
+    broken = False
     with ProcessPoolExecutor(max_workers=max(1, options.jobs), initializer=_ignore_sigint, initargs=(os.getpid(),)) as pool:
         futures: dict[Future, str] = {}
         queue = iter(pending)
@@ -125,6 +127,8 @@ def _run_pool(
             while futures:
                 finished, _ = wait(futures, return_when=FIRST_COMPLETED)
                 for future in finished:
+                    if isinstance(future.exception(), BrokenProcessPool):
+                        raise BrokenProcessPool("a worker died")  # the files left are finished below
                     result = _record(done, futures.pop(future), future)
                     finished_now += 1
                     findings += _found(result)
@@ -141,15 +145,41 @@ def _run_pool(
                 if not future.cancelled():
                     _record(done, name, future)
             return False
+        except BrokenProcessPool:
+            broken = True
+    if broken:
+        # A worker died (a native crash, the OOM killer): every pending file of that pool failed
+        # with it. The files left are run in a pool that isolates the one that kills its worker.
+        left = [item for item in pending if item[0] not in done]
+        try:
+            results = map_resilient(_process_item, [(file, job) for _, file, job in left], max(1, options.jobs), _crashed_item)
+        except KeyboardInterrupt:
+            return False
+        for (name, _, _), result in zip(left, results):
+            _store(done, name, result)
+        report()
     return True
+
+
+def _process_item(item: tuple[Path, Job]) -> FileResult:
+    return process_file(*item)
+
+
+def _crashed_item(item: tuple[Path, Job]) -> FileResult:
+    return FileResult(path=str(item[0]), error="distfix crashed on this file (its worker process died); please report it")
 
 
 def _record(done: dict[str, FileResult], name: str, future: Future) -> FileResult:
     """Store the finished ``future``'s result for the file ``name`` in ``done``, and return it."""
     try:
         result = future.result()
-    except Exception as exc:  # a bug in distfix or a dead worker: report it, go on
+    except Exception as exc:  # a bug in distfix: report it, go on
         result = FileResult(path=name, error=f"internal error: {type(exc).__name__}: {exc}")
+    return _store(done, name, result)
+
+
+def _store(done: dict[str, FileResult], name: str, result: FileResult) -> FileResult:
+    """Store ``result`` as the result of the file ``name`` in ``done``, and return it."""
     result = replace(result, path=name) if result.path != name else result
     result.findings = [replace(f, path=name) for f in result.findings]
     result.applied = [replace(f, path=name) for f in result.applied]

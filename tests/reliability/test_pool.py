@@ -4,6 +4,8 @@ and a stopped run (SIGTERM, Ctrl-C) stops its workers and writes nothing after t
 from __future__ import annotations
 
 import ctypes
+import faulthandler
+import json
 import os
 import signal
 import subprocess
@@ -21,6 +23,7 @@ GOOD = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\nd = s.exp
 
 def _square_or_crash(item: int) -> int:
     if item in (7, 23):
+        faulthandler.disable()  # pytest's fault handler would print the crash of this (forked) worker
         ctypes.string_at(0)  # a real segmentation fault, as a native parser's stack overflow gives
     return item * item
 
@@ -114,3 +117,33 @@ def test_a_stopped_fix_write_stops_its_workers_and_writes_nothing_after(tmp_path
     assert all(text in (GOOD, GOOD.replace("experimental_distribute", "distribute")) for text in snapshot.values())
     assert sum(text == GOOD for text in snapshot.values()) > 0, "the run was stopped before the end"
     assert sorted(snapshot) == [f"f{number:03}.py" for number in range(400)], "no temporary file is left"
+
+
+@pytest.mark.parametrize("command", ["check", "migrate"])
+def test_a_killed_worker_loses_no_result(tmp_path, command):
+    # SIGKILL of one worker stands for the OOM killer or a native crash: the pool breaks, and
+    # every file must still be reported (the ones the dead worker was on are run again).
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for number in range(300):
+        (tree / f"f{number:03}.py").write_text(GOOD)
+    report = tmp_path / "report.json"
+    args = ["check", "--no-cache", "--jobs", "2", str(tree)] if command == "check" else ["migrate", str(tree), "--jobs", "2", "--report", str(report)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fixer", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        _wait_until(lambda: len(_children(process.pid)) >= 2, "the workers")
+        victim = max(_children(process.pid))
+        os.kill(victim, signal.SIGKILL)
+        stdout, stderr = process.communicate(timeout=300)
+    finally:
+        process.kill()
+    assert "Traceback" not in stdout + stderr
+    if command == "check":
+        assert process.returncode == 1, stderr
+        assert stdout.count(": TFD401 ") == 300
+    else:
+        assert process.returncode == 1, stderr
+        totals = json.loads(report.read_text())["totals"]
+        assert totals["files"] == 300 and totals["errors"] == 0 and totals["fixed"] == 300
