@@ -4,8 +4,9 @@ Three guarantees on top of :class:`concurrent.futures.ProcessPoolExecutor`:
 
 - **One file costs one file.** When a worker dies (a native crash in a parser, the kernel's OOM
   killer), the pool breaks and every pending future fails. The files a dead worker was on are
-  found (each worker says which file it starts, over a queue), each is run again alone in a
-  process of its own (where a crash is its own error result), and the others go on in a new pool.
+  found (each worker marks in shared memory the file it starts and the file it finishes), each is
+  run again alone in a process of its own (where a crash is its own error result), and the others
+  go on in a new pool.
 - **Workers die with their parent.** Each worker asks Linux for SIGTERM when its parent dies
   (``PR_SET_PDEATHSIG``), and checks that the parent is still the one that started it.
 - **Stopped means stopped.** A worker that gets SIGTERM (from the parent stopping the run, or
@@ -31,7 +32,9 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 _PR_SET_PDEATHSIG = 1
-_STARTED: multiprocessing.SimpleQueue | None = None  # in a worker: where it says what it starts
+# In a worker: one byte per item of the round, _STARTED then _FINISHED (shared with the parent).
+_STATES: ctypes.Array | None = None
+_STARTED, _FINISHED = 1, 2
 _BUSY = False  # in a worker: inside a work item
 
 
@@ -75,9 +78,9 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _init_worker(parent: int, started: multiprocessing.SimpleQueue | None) -> None:
-    global _STARTED
-    _STARTED = started
+def _init_worker(parent: int, states: ctypes.Array | None) -> None:
+    global _STATES
+    _STATES = states
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent decides
     signal.signal(signal.SIGTERM, _on_sigterm)
     die_with_parent(parent)
@@ -93,8 +96,8 @@ class _Chunk(Generic[Item, Result]):
         global _BUSY
         done = []
         for number, item in chunk:
-            if _STARTED is not None:
-                _STARTED.put((os.getpid(), number))
+            if _STATES is not None:
+                _STATES[number] = _STARTED
             _BUSY = True
             try:
                 done.append((number, self.work(item)))
@@ -102,6 +105,8 @@ class _Chunk(Generic[Item, Result]):
                 os._exit(128 + signal.SIGTERM)
             finally:
                 _BUSY = False
+            if _STATES is not None:
+                _STATES[number] = _FINISHED
         return done
 
 
@@ -154,10 +159,11 @@ def _round(
     results: list[Result | None],
 ) -> list[int]:
     """Run ``todo`` in one pool, filling ``results``; the items in progress when it broke, if it did."""
-    started: multiprocessing.SimpleQueue = multiprocessing.SimpleQueue()
+    # Shared memory, not a queue: nothing to drain while the pool runs, however many files.
+    states = multiprocessing.RawArray(ctypes.c_byte, len(items))
     size = max(1, len(todo) // (workers * 8))
     chunks = [[(n, items[n]) for n in todo[i : i + size]] for i in range(0, len(todo), size)]
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(os.getpid(), started))
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(os.getpid(), states))
     broken = False
     try:
         for future in [pool.submit(_Chunk(work), chunk) for chunk in chunks]:
@@ -173,11 +179,9 @@ def _round(
         pool.shutdown(wait=True, cancel_futures=True)
     if not broken:
         return []
-    last: dict[int, int] = {}
-    while not started.empty():
-        pid, number = started.get()
-        last[pid] = number
-    return [number for number in last.values() if results[number] is None]
+    # Started and never finished: what the workers were on when the pool broke. (A finished file
+    # whose result was lost with its chunk just goes into the next round.)
+    return [number for number in todo if states[number] == _STARTED and results[number] is None]
 
 
 def _terminate(pool: ProcessPoolExecutor) -> None:
