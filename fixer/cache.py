@@ -5,15 +5,17 @@ signature (size, modification time, inode) to its last result, so a warm run ove
 files reads neither the files nor one entry per file. When the signature changed, or the file
 is new, :class:`ResultCache` entries keyed on the file's bytes (plus the distfix version, the
 rule set and the configuration) still spare a parse after a mere ``touch`` or checkout.
-The cache lives in ``.distfix_cache/`` under the current folder (``DISTFIX_CACHE_DIR``
-overrides it); it is safe to delete at any time.
+The cache lives in one ``.distfix_cache/`` at the root of the project around the current folder
+(the nearest folder at or above it with a ``pyproject.toml`` or ``.git``; ``DISTFIX_CACHE_DIR``
+overrides it); it is safe to delete at any time. Its files are JSON with a schema check
+(fixer/cache_format.py): a file there is never executed, and one that is not what this version
+wrote is ignored and rebuilt.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 import tempfile
 import time
 from dataclasses import replace
@@ -21,17 +23,32 @@ from functools import lru_cache
 from pathlib import Path
 
 from fixer import __version__
+from fixer.cache_format import CacheFormatError, decode_result, dumps, encode_result, loads
 from fixer.codes import RULE_CODES, source_fingerprint
 from fixer.config import Config
 from fixer.types import FileResult
 
 CACHE_DIR_NAME = ".distfix_cache"
+# What marks a project's root folder, where its one cache lives.
+PROJECT_MARKERS = ("pyproject.toml", ".git")
 
 
 def cache_root() -> Path:
-    """Where entries are stored."""
+    """Where entries are stored: ``DISTFIX_CACHE_DIR``, else ``.distfix_cache`` at the project root."""
     override = os.environ.get("DISTFIX_CACHE_DIR")
-    return Path(override) if override else Path.cwd() / CACHE_DIR_NAME
+    return Path(override) if override else _project_root(Path.cwd()) / CACHE_DIR_NAME
+
+
+@lru_cache(maxsize=8)
+def _project_root(folder: Path) -> Path:
+    """The nearest folder at or above ``folder`` that holds a project marker; ``folder`` if none does.
+
+    One cache per project, wherever in it distfix is started, rather than one per folder.
+    """
+    for candidate in (folder, *folder.parents):
+        if any(os.path.exists(os.path.join(candidate, marker)) for marker in PROJECT_MARKERS):
+            return candidate
+    return folder
 
 
 @lru_cache(maxsize=1024)
@@ -64,20 +81,22 @@ def cache_key(data: bytes, config: Config, mode: str, path: str) -> str:
 
 
 class ResultCache:
-    """Load and store FileResults by key; I/O problems just mean a miss."""
+    """Load and store FileResults by key; I/O problems and unreadable entries just mean a miss."""
+
+    KIND = "result"
 
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or cache_root()
 
     def _entry(self, key: str) -> Path:
-        return self.root / __version__ / key[:2] / key
+        return self.root / __version__ / key[:2] / f"{key}.json"
 
     def load(self, key: str, path: str) -> FileResult | None:
         """The cached result for ``key`` (re-labelled with ``path``), or None."""
         try:
             with open(self._entry(key), "rb") as handle:
-                result: FileResult = pickle.load(handle)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+                result = decode_result(loads(handle.read(), self.KIND))
+        except (OSError, CacheFormatError):
             return None
         if not dependencies_unchanged(result):
             return None
@@ -85,16 +104,7 @@ class ResultCache:
 
     def store(self, key: str, result: FileResult) -> None:
         """Save ``result`` atomically; a failure to write is ignored (the cache is optional)."""
-        entry = self._entry(key)
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            _write_gitignore(self.root)
-            fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as handle:
-                pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, entry)
-        except OSError:
-            pass
+        _write_atomically(self._entry(key), dumps(self.KIND, encode_result(result)), self.root)
 
 
 def relabel(result: FileResult, path: str) -> FileResult:
@@ -151,51 +161,71 @@ class StatIndex:
 
     Loaded once per run and saved once at its end (atomically: concurrent runs at worst lose
     each other's new entries). A file whose size, mtime or inode changed is a miss, and the
-    caller re-checks it (through the content-keyed :class:`ResultCache`).
+    caller re-checks it (through the content-keyed :class:`ResultCache`). Entries are kept as
+    read (JSON types) and decoded only when looked up; one that does not decode is a miss.
     """
 
+    KIND = "stat-index"
+
     def __init__(self, root: Path | None = None) -> None:
-        self.file = (root or cache_root()) / __version__ / "stat-index.pickle"
-        self._entries: dict[str, tuple[Signature, str, FileResult]] = {}
+        self.root = root or cache_root()
+        self.file = self.root / __version__ / "stat-index.json"
+        # path -> [size, mtime ns, inode, context key, encoded result]
+        self._entries: dict[str, list] = {}
         self._dirty = False
         try:
             with open(self.file, "rb") as handle:
-                loaded = pickle.load(handle)
-            if isinstance(loaded, dict):
-                self._entries = loaded
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError):
-            pass
+                loaded = loads(handle.read(), self.KIND)
+        except (OSError, CacheFormatError):
+            return
+        if type(loaded) is dict:
+            self._entries = loaded
 
     def lookup(self, path: str, sig: Signature | None, context: str, name: str) -> FileResult | None:
         """The stored result for ``path`` if its signature and context still match, labelled ``name``."""
         entry = self._entries.get(path)
-        if sig is None or entry is None or entry[0] != sig or entry[1] != context:
+        if sig is None or type(entry) is not list or len(entry) != 5:
             return None
-        if not dependencies_unchanged(entry[2]):
+        if (entry[0], entry[1], entry[2]) != sig or entry[3] != context:
             return None
-        return relabel(entry[2], name)
+        try:
+            result = decode_result(entry[4])
+        except CacheFormatError:
+            return None
+        if not dependencies_unchanged(result):
+            return None
+        return relabel(result, name)
 
     def record(self, path: str, sig: Signature | None, context: str, result: FileResult) -> None:
         """Remember ``result`` for ``path`` as it was when ``sig`` was taken (before reading it)."""
         if sig is None or result.error is not None:
             return
-        self._entries[path] = (sig, context, result)
+        self._entries[path] = [*sig, context, encode_result(result)]
         self._dirty = True
 
     def save(self) -> None:
         """Write the index if it changed; a failure to write is ignored (the cache is optional)."""
         if not self._dirty:
             return
-        try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            _write_gitignore(self.file.parent.parent)
-            fd, tmp = tempfile.mkstemp(dir=self.file.parent, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as handle:
-                pickle.dump(self._entries, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.file)
-        except OSError:
-            pass
+        _write_atomically(self.file, dumps(self.KIND, self._entries), self.root)
         self._dirty = False
+
+
+def _write_atomically(file: Path, data: bytes, root: Path) -> None:
+    """Write ``file`` through a temporary file and a rename; errors are ignored (the cache is optional)."""
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        _write_gitignore(root)
+        fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp, file)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass
 
 
 def _write_gitignore(root: Path) -> None:

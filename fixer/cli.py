@@ -23,6 +23,7 @@ from fixer.config import ConfigError, load_config
 from fixer.launcher import LauncherKind, LaunchOptions
 from fixer.output import diff as diff_output
 from fixer.output import text
+from fixer.pool import sigterm_interrupts
 from fixer.runner import Job, run
 from fixer.sources import discover
 from fixer.types import FileResult
@@ -39,6 +40,7 @@ app = typer.Typer(
 )
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl-C
 
 
 def _show_version(requested: bool) -> None:
@@ -165,7 +167,14 @@ def _gather(
     """Discover files, run the job over them, and report unusable paths; returns results and problem count."""
     job = dataclasses.replace(job, overrides=_overrides(selection, unsafe_fixes, target_version))
     files, problems = _discover(paths)
-    return run(files, job, jobs), problems
+    try:
+        with sigterm_interrupts():
+            return run(files, job, jobs), problems
+    except KeyboardInterrupt:
+        # The workers are stopped by now (fixer/pool.py): each file is either written whole or untouched.
+        written = " (files already fixed stay fixed; the others are untouched)" if job.write else ""
+        typer.echo(f"distfix: stopped before every file was processed{written}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def _check_baseline(baseline: Path) -> None:
@@ -357,6 +366,9 @@ def _fix_summary(results: list[FileResult], write: bool, remaining: int) -> str:
         message = "Nothing to fix"
     if remaining:
         message += f"; {remaining} finding{'s remain' if remaining != 1 else ' remains'} (`distfix check` lists {'them' if remaining != 1 else 'it'})"
+    failed = sum(1 for r in results if r.error is not None)
+    if failed:
+        message += f"; {failed} file{'s' * (failed != 1)} could not be {'fixed' if write else 'checked'} (errors above)"
     message += "."
     if held_back:
         message += f"\n{held_back} unsafe fix{'es' * (held_back != 1)} held back: use --unsafe-fixes to apply."

@@ -24,7 +24,7 @@ from typing import Iterator, Mapping
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from fixer.engine import ParsedSource, parse_source
+from fixer.engine import ParsedSource, may_be_too_complex, parse_source
 from fixer.tf.index import ModuleIndex
 from fixer.types import Finding
 
@@ -182,6 +182,9 @@ class DocumentParser:
 
     def parse(self, path: str, text: str) -> ParsedSource | Finding:
         """The parsed document, as :func:`fixer.engine.parse_source` would give it."""
+        if may_be_too_complex(text):
+            self._chunks, self._texts = {}, []
+            return parse_source(path, text)  # it refuses what would crash libcst before parsing chunks
         texts = (resplit(self._texts, text) if self._texts else None) or split_chunks(text)
         chunks = self._chunks_of(texts) if texts is not None else None
         self._texts = texts if chunks is not None and texts is not None else []

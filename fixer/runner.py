@@ -11,7 +11,6 @@ analysed, not here: a warm run whose every file is answered by the stat index ne
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from fixer.cache import ResultCache, Signature, StatIndex, cache_key, path_context_key, signature
 from fixer.config import Config, ConfigError, load_config
+from fixer.pool import map_resilient
 from fixer.sources import SourceError, decode_source, encode_source, read_bytes, write_atomically
 from fixer.types import FileResult
 
@@ -118,9 +118,27 @@ def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
         try:
             write_atomically(path, encode_source(result.fixed_text, decoded))
         except OSError as exc:
-            result.error = f"could not write: {exc.strerror or exc}"
+            return _unwritten(name, decoded.text, config, job, f"could not write: {exc.strerror or exc}; the file is unchanged")
         except UnicodeEncodeError as exc:
-            result.error = f"could not write: the fixed text cannot be encoded as {decoded.encoding} ({exc.reason})"
+            reason = f"the fixed text cannot be encoded as {decoded.encoding} ({exc.reason})"
+            return _unwritten(name, decoded.text, config, job, f"could not write: {reason}; the file is unchanged")
+    return result
+
+
+def _unwritten(name: str, text: str, config: Config, job: Job, error: str) -> FileResult:
+    """The result of a file whose fixes could not be written: nothing applied, its findings remain.
+
+    Counting the fixes as applied would make the summary say "Fixed N" for a file left as it was.
+    """
+    if name.endswith(".ipynb"):
+        from fixer.notebook import analyse_notebook
+
+        result = analyse_notebook(name, text, config, fix=False, unsafe=job.unsafe, prefilter=job.prefilter)
+    else:
+        from fixer.engine import check_source
+
+        result = check_source(name, text, config, prefilter=job.prefilter)
+    result.error = error
     return result
 
 
@@ -203,5 +221,9 @@ def _run_pool(items: list[tuple[Path, Job]], jobs: int | None) -> list[FileResul
     # A pool costs ~100 ms to start; it only pays off for more than a handful of files.
     if workers <= 1 or len(items) < 8:
         return [_process_indexed(item) for item in items]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_process_indexed, items, chunksize=max(1, len(items) // (workers * 8))))
+    return map_resilient(_process_indexed, items, workers, _crashed)
+
+
+def _crashed(item: tuple[Path, Job]) -> FileResult:
+    """The result of a file whose worker process died analysing it (a native crash, the OOM killer)."""
+    return _error_result(str(item[0]), "distfix crashed on this file (its worker process died); please report it")

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import errno
 import io
 import os
+import signal
+import stat
 import tempfile
 import tokenize
 from dataclasses import dataclass
@@ -75,17 +78,58 @@ def encode_source(text: str, like: DecodedSource) -> bytes:
     return codecs.BOM_UTF8 + data if like.bom else data
 
 
+# What a path that is not a regular file is, in the words of the message that skips it.
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def not_regular_reason(mode: int) -> str | None:
+    """Why a file of this ``st_mode`` is skipped (``not a regular file (a FIFO)``), or None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((name for test, name in _SPECIAL_KINDS if test(mode)), "a special file")
+    return f"not a regular file ({kind}); skipped"
+
+
+def open_regular(path: Path | str) -> io.BufferedReader:
+    """Open ``path`` for reading only if it is a regular file; otherwise raise a SourceError.
+
+    A FIFO, socket or device named ``x.py`` is never opened the ordinary way: opening a FIFO
+    blocks until a writer comes, and reading a device may never end. The mode is checked before
+    opening, and again on the opened descriptor (non-blocking, so a FIFO swapped in between
+    cannot block either).
+    """
+    reason = not_regular_reason(os.stat(path).st_mode)
+    if reason is not None:
+        raise SourceError(reason)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        reason = not_regular_reason(os.fstat(fd).st_mode)
+        if reason is not None:
+            raise SourceError(reason)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_bytes(path: Path) -> bytes:
-    """Read one file's bytes; every failure (folder, too large, unreadable, binary) is a SourceError."""
+    """Read one file's bytes; every failure (folder, special file, too large, unreadable, binary) is a SourceError."""
     try:
         if path.is_dir():
             raise SourceError("is a directory")
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise SourceError(
-                f"file too large ({size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB)"
-            )
-        data = path.read_bytes()
+        with open_regular(path) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                raise SourceError(
+                    f"file too large ({size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB)"
+                )
+            data = handle.read()
     except SourceError:
         raise
     except FileNotFoundError:
@@ -112,17 +156,34 @@ def write_atomically(path: Path, data: bytes) -> None:
     """
     path = path.resolve()
     mode = path.stat().st_mode & 0o7777
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".distfix", dir=path.parent)
+    tmp_name = None
     try:
+        with _stop_signals_blocked():  # a stop between creating the file and naming it would leak it
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".distfix", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
         os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
+    except BaseException:  # including a stop (Ctrl-C, SIGTERM): the temporary file goes
+        if tmp_name is not None:
+            Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+@contextlib.contextmanager
+def _stop_signals_blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM held back (delivered on leaving) in this thread."""
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    except (AttributeError, OSError):  # pragma: no cover - not POSIX
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 
 import fixer.cache
 from fixer.cache import ResultCache, cache_key
+from fixer.cache_format import decode_result, dumps, encode_result, loads
 from fixer.config import Config
 from fixer.engine import check_source, selected_rules
 from fixer.registry import default_registry
@@ -147,16 +147,20 @@ def test_cache_returns_the_stored_result_and_misses_on_any_change(tmp_path):
 def _mark_cache_entries(cache_dir: Path, message: str) -> int:
     """Rewrite every stored result (content-keyed entries and the stat index) so that its findings
     say ``message``: a run that shows it read the cache. Returns the number of content entries."""
-    entries = [p for p in cache_dir.rglob("*") if p.is_file() and p.name not in (".gitignore", "stat-index.pickle")]
-    for entry in entries:
-        stored = pickle.loads(entry.read_bytes())
+
+    def marked(encoded):
+        stored = decode_result(encoded)
         stored.findings = [replace(f, message=message) for f in stored.findings]
-        entry.write_bytes(pickle.dumps(stored))
-    for index in cache_dir.rglob("stat-index.pickle"):
-        stat_entries = pickle.loads(index.read_bytes())
-        for sig, context, result in stat_entries.values():
-            result.findings = [replace(f, message=message) for f in result.findings]
-        index.write_bytes(pickle.dumps(stat_entries))
+        return encode_result(stored)
+
+    entries = [p for p in cache_dir.rglob("*") if p.is_file() and p.name not in (".gitignore", "stat-index.json")]
+    for entry in entries:
+        entry.write_bytes(dumps("result", marked(loads(entry.read_bytes(), "result"))))
+    for index in cache_dir.rglob("stat-index.json"):
+        stat_entries = loads(index.read_bytes(), "stat-index")
+        for entry in stat_entries.values():
+            entry[4] = marked(entry[4])
+        index.write_bytes(dumps("stat-index", stat_entries))
     return len(entries)
 
 
@@ -277,7 +281,7 @@ def test_warm_run_over_a_tree_matches_a_cold_one(tmp_path, monkeypatch):
     files = sorted(CORPUS.rglob("*.py"))
     baseline = run(files, Job(use_cache=False), jobs=2)
     first = run(files, Job(), jobs=2)
-    assert len(list((tmp_path / "cache").rglob("stat-index.pickle"))) == 1
+    assert len(list((tmp_path / "cache").rglob("stat-index.json"))) == 1
     second = run(files, Job(), jobs=2)
 
     def keyed(results):

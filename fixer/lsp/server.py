@@ -8,27 +8,36 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import re
+import sys
+import threading
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified as ContentModified
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from fixer import __version__
 from fixer.config import Config, ConfigError, load_config
-from fixer.engine import PARSE_ERROR_CODE, check_source, fix_source
+from fixer.engine import PARSE_ERROR_CODE, check_source, fix_source, parse_error_finding
 from fixer.explain import render_explanation
 from fixer.incremental import DocumentParser
 from fixer.lsp import notebooks
+from fixer.lsp.framing import read_messages
 from fixer.lsp.convert import SOURCE, character_column, diagnostic, range_from_json, uri_path
 from fixer.registry import default_registry
 from fixer.textmap import TextMap
 from fixer.types import Finding
 
-DEBOUNCE_SECONDS = 0.025  # coalesces an editor's burst of changes (paste, multi-cursor, format)
+logger = logging.getLogger(__name__)
+DEBOUNCE_SECONDS = 0.025
+# Above this a document gets one diagnostic instead of an analysis (the CLI's limit is 10 MB):
+# a 19 MB document took 63 s and 2.4 GB; no training script is near 2 million characters.
+MAX_DOCUMENT_CHARS = 2_000_000  # coalesces an editor's burst of changes (paste, multi-cursor, format)
 FIX_ALL_KIND = "source.fixAll.distfix"
 FIX_ALL_TITLE = "distfix: apply all safe fixes"
 _IGNORE = re.compile(r"#\s*distfix:\s*ignore\[(?P<codes>[^\]]*)\]")
@@ -48,6 +57,21 @@ class DistfixServer(LanguageServer):
         # One incremental parser per open document: an edit re-parses only what it changed.
         self.parsers: dict[str, DocumentParser] = {}
         self.notebooks = notebooks.OpenNotebooks(self.config_for, self.text_document_publish_diagnostics)
+
+    def start_io(self, stdin=None, stdout=None) -> None:  # noqa: ANN001 - pygls's signature
+        """Serve over stdio with :func:`fixer.lsp.framing.read_messages`, which answers every
+        request and recovers from framing errors (pygls's loop does neither)."""
+        self._stop_event = threading.Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(read_messages(self._stop_event, reader, self.protocol, logger, self.report_server_error))
+        except BrokenPipeError:
+            logger.error("The connection to the client is lost; shutting down.")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     def config_for(self, path: Path) -> Config:
         """The configuration for a file, from the nearest pyproject.toml (read once per folder)."""
@@ -78,6 +102,11 @@ def _analyse(uri: str) -> tuple[str, list[Finding]]:
     if cached is not None and document.version is not None and cached[0] == document.version:
         return document.source, cached[1]
     path = uri_path(uri)
+    if len(document.source) > MAX_DOCUMENT_CHARS:
+        # Analysing it would hold the editor's answers for a minute and gigabytes of memory.
+        server.parsers.pop(uri, None)
+        size = f"{len(document.source) / 1e6:.1f} million characters; the limit is {MAX_DOCUMENT_CHARS / 1e6:.0f} million"
+        return document.source, [parse_error_finding(str(path), f"document too large to analyse ({size})")]
     parser = server.parsers.setdefault(uri, DocumentParser())
     result = check_source(str(path), document.source, server.config_for(path), parser=parser.parse)
     return document.source, result.findings
@@ -342,6 +371,8 @@ def _fix_all(uri: str, text: str) -> types.CodeAction | None:
     if notebooks.notebook_of(server.workspace, uri) is not None:
         edit = server.notebooks.fix_all_edit(server.workspace, uri)
         return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, edit=edit) if edit is not None else None
+    if len(text) > MAX_DOCUMENT_CHARS:
+        return None  # not analysed (see _analyse)
     path = uri_path(uri)
     result = fix_source(str(path), text, server.config_for(path), unsafe=False)
     if result.fixed_text is None:

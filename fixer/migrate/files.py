@@ -7,7 +7,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from fixer.sources import SOURCE_SUFFIXES, discover
+from fixer.sources import SOURCE_SUFFIXES, SourceError, discover, open_regular
 
 # Path parts and names that mark vendored or generated code, which a migration leaves alone.
 VENDORED_PARTS = frozenset({"vendor", "vendored", "third_party", "third-party", "external", "node_modules", "site-packages"})
@@ -59,9 +59,9 @@ def is_generated_or_vendored(path: Path, root: Path) -> bool:
     if VENDORED_PARTS & set(parts[:-1]) or path.name.endswith(GENERATED_SUFFIXES):
         return True
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             head = handle.read(1024)
-    except OSError:
+    except (OSError, SourceError):  # a FIFO or device is skipped later, when it is read
         return False
     return any(marker in head for marker in GENERATED_MARKERS)
 

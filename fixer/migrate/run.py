@@ -3,9 +3,11 @@ cleanly on Ctrl-C (resumable, also after a kill), commit on a branch when asked,
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -15,6 +17,7 @@ from fixer.migrate.files import Target, collect
 from fixer.migrate.gitops import COMMIT_SUBJECT, BranchWorktree, GitError, branch_tip, is_dirty, remove_leftovers
 from fixer.migrate.state import DEFAULT_STATE_FILE, StateJournal, load_state
 from fixer.migrate.summary import MigrationReport, RepoOutcome
+from fixer.pool import die_with_parent, map_resilient
 from fixer.runner import Job, process_file
 from fixer.types import FileResult
 
@@ -64,9 +67,10 @@ class MigrationInterrupted(Exception):
 Progress = Callable[[int, int, int, int, float | None], None]  # done, total, findings, errors, ETA (s) if known
 
 
-def _ignore_sigint() -> None:
-    # Workers leave Ctrl-C to the parent, which stops the pool and saves the state.
+def _ignore_sigint(parent: int) -> None:
+    # Workers leave Ctrl-C to the parent, which stops the pool and saves the state; they die with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
 
 
 def _job(options: MigrateOptions, write: bool) -> Job:
@@ -124,7 +128,8 @@ def _run_pool(
             progress(len(done), total, findings, errors, eta)
 
     report()
-    with ProcessPoolExecutor(max_workers=max(1, options.jobs), initializer=_ignore_sigint) as pool:
+    broken = False
+    with ProcessPoolExecutor(max_workers=max(1, options.jobs), initializer=_ignore_sigint, initargs=(os.getpid(),)) as pool:
         futures: dict[Future, str] = {}
         queue = iter(pending)
         try:
@@ -133,6 +138,8 @@ def _run_pool(
             while futures:
                 finished, _ = wait(futures, return_when=FIRST_COMPLETED)
                 for future in finished:
+                    if isinstance(future.exception(), BrokenProcessPool):
+                        raise BrokenProcessPool("a worker died")  # the files left are finished below
                     result = _record(done, futures.pop(future), future, journal)
                     finished_now += 1
                     findings += _found(result)
@@ -149,7 +156,28 @@ def _run_pool(
                 if not future.cancelled():
                     _record(done, name, future, journal)
             return False
+        except BrokenProcessPool:
+            broken = True
+    if broken:
+        # A worker died (a native crash, the OOM killer): every pending file of that pool failed
+        # with it. The files left are run in a pool that isolates the one that kills its worker.
+        left = [item for item in pending if item[0] not in done]
+        try:
+            results = map_resilient(_process_item, [(file, job) for _, file, job in left], max(1, options.jobs), _crashed_item)
+        except KeyboardInterrupt:
+            return False
+        for (name, _, _), result in zip(left, results):
+            _store(done, name, result, journal)
+        report()
     return True
+
+
+def _process_item(item: tuple[Path, Job]) -> FileResult:
+    return process_file(*item)
+
+
+def _crashed_item(item: tuple[Path, Job]) -> FileResult:
+    return FileResult(path=str(item[0]), error="distfix crashed on this file (its worker process died); please report it")
 
 
 def _record(done: dict[str, FileResult], name: str, future: Future, journal: StateJournal | None) -> FileResult:
@@ -157,8 +185,13 @@ def _record(done: dict[str, FileResult], name: str, future: Future, journal: Sta
     journal), and return it."""
     try:
         result = future.result()
-    except Exception as exc:  # a bug in distfix or a dead worker: report it, go on
+    except Exception as exc:  # a bug in distfix: report it, go on
         result = FileResult(path=name, error=f"internal error: {type(exc).__name__}: {exc}")
+    return _store(done, name, result, journal)
+
+
+def _store(done: dict[str, FileResult], name: str, result: FileResult, journal: StateJournal | None) -> FileResult:
+    """Store ``result`` as the result of the file ``name`` in ``done`` (and the journal), and return it."""
     result = replace(result, path=name) if result.path != name else result
     result.findings = [replace(f, path=name) for f in result.findings]
     result.applied = [replace(f, path=name) for f in result.applied]

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from fixer.cache import Stamp, file_stamp
+from fixer.sources import SourceError, open_regular
 from fixer.tf.index import ModuleIndex
 from fixer.tf.module_summary import (
     CALL,
@@ -86,9 +87,9 @@ def _summary_of_file(path: str, stamp: Stamp) -> ModuleSummary:
     if cached is not None and cached[0] == stamp:
         return cached[1]
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO named like a module must not block the check
             text = handle.read().decode("utf-8", errors="replace")
-    except OSError:
+    except (OSError, SourceError):
         return EMPTY
     summary = summarise(text, path)
     _SUMMARIES[path] = (stamp, summary)

@@ -1,0 +1,148 @@
+"""The language server over raw JSON-RPC bytes on stdio, the real server process: every request
+is answered (errors per the JSON-RPC/LSP specification), framing errors are survived, and a
+huge document gets one diagnostic instead of an analysis."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from fixer.lsp.server import MAX_DOCUMENT_CHARS
+
+ROOT = Path(__file__).resolve().parents[2]
+# A hang is the failure under test: the limit only turns it into a test failure.
+WAIT = 120
+
+
+class RawClient:
+    """Writes framed bytes to ``distfix lsp`` and collects every message it sends back."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "fixer", "lsp"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        self.messages: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        while True:
+            length = None
+            while True:
+                line = stream.readline()
+                if not line:
+                    return
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+                elif line == b"\r\n":
+                    break
+            self.messages.put(json.loads(stream.read(length)))
+
+    def raw(self, data: bytes) -> None:
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def send(self, message: dict) -> None:
+        body = json.dumps(message).encode()
+        self.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def response(self, request_id) -> dict:
+        """The response to ``request_id`` (other messages are skipped)."""
+        while True:
+            message = self.messages.get(timeout=WAIT)
+            if "method" not in message and message.get("id") == request_id:
+                return message
+
+    def response_any(self) -> int:
+        """The id of the next response."""
+        while True:
+            message = self.messages.get(timeout=WAIT)
+            if "method" not in message and message.get("id") is not None:
+                return message["id"]
+
+    def notification(self, method: str) -> dict:
+        while True:
+            message = self.messages.get(timeout=WAIT)
+            if message.get("method") == method:
+                return message
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+@pytest.fixture
+def client():
+    client = RawClient()
+    client.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}})
+    assert "capabilities" in client.response(0)["result"]
+    client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    yield client
+    client.close()
+
+
+def _ping(client: RawClient, request_id: int) -> None:
+    """A request the server answers (with Method not found): proof that it still reads."""
+    client.send({"jsonrpc": "2.0", "id": request_id, "method": "distfix/ping", "params": {}})
+    assert client.response(request_id)["error"]["code"] == -32601
+
+
+@pytest.mark.parametrize("method", ["textDocument/hover", "textDocument/codeAction", "codeAction/resolve"])
+@pytest.mark.parametrize("params", ["missing", "empty"])
+def test_a_request_with_bad_params_is_answered(client, method, params):
+    request = {"jsonrpc": "2.0", "id": 7, "method": method}
+    if params == "empty":
+        request["params"] = {}
+    client.send(request)
+    response = client.response(7)
+    assert response["error"]["code"] == -32602 and method in response["error"]["message"]
+    _ping(client, 8)
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        b"Content-Length: abc\r\n\r\n{}",  # not a number
+        b"\r\n{}",  # no header at all
+        b"Content-Type: application/json\r\n\r\n{}",  # headers without Content-Length
+        b"Content-Length: 5\r\n\r\n{}",  # too long: eats the start of the next frame
+    ],
+    ids=["not-a-number", "no-header", "no-length", "too-long"],
+)
+def test_the_server_answers_again_after_a_framing_error(client, broken):
+    client.raw(broken)
+    for request_id in (1, 2, 3):  # the frame after the broken one may be lost; then it answers again
+        client.send({"jsonrpc": "2.0", "id": request_id, "method": "distfix/ping", "params": {}})
+    answered = []
+    while 3 not in answered:
+        answered.append(client.response_any())
+    _ping(client, 4)
+
+
+def test_a_body_that_is_not_json_gets_a_parse_error(client):
+    client.raw(b"Content-Length: 9\r\n\r\n{not json")
+    assert client.response(None)["error"]["code"] == -32700
+    client.raw(b"Content-Length: 2\r\n\r\n[]")
+    assert client.response(None)["error"]["code"] == -32600
+    _ping(client, 5)
+
+
+def test_a_huge_document_gets_one_diagnostic(client, tmp_path):
+    uri = (tmp_path / "huge.py").as_uri()
+    text = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\n" + "x = 1\n" * (MAX_DOCUMENT_CHARS // 6 + 1)
+    client.send({
+        "jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
+    })
+    published = client.notification("textDocument/publishDiagnostics")["params"]
+    assert [d["code"] for d in published["diagnostics"]] == ["TFD000"]
+    assert "document too large to analyse" in published["diagnostics"][0]["message"]
+    _ping(client, 6)
