@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from fixer.engine import check_source, fix_source
 from fixer.sources import SourceError, read_source
 from fixer.validate import checks, diagnose
+from fixer.validate.project import Entry, ProjectError, resolve_entry
 from fixer.validate.report import ValidationReport, VariantReport, tail, topology
 from fixer.validate.runner import RunSpec, WorkerDump, run_script
 
@@ -23,25 +26,47 @@ class CannotValidate(Exception):
     """The script cannot be validated (missing, unparsable, needs a module, a file or network data); one line."""
 
 
-def _refuse_missing_inputs(dumps: list[WorkerDump], spec: RunSpec) -> None:
-    """A module, file or download the script needs is not there: no check can say anything."""
-    for error in (d.error for d in dumps if d.error):
+_LINE = re.compile(r" \(line \d+\)")
+_USAGE_ERROR = re.compile(r"^\S+: error: (.+)$")
+
+
+def _usage_message(output: str) -> str:
+    """argparse's complaint (``prog: error: ...``) from a worker's output."""
+    found = [m.group(1) for m in map(_USAGE_ERROR.match, output.splitlines()) if m]
+    return found[-1] if found else "the arguments were rejected"
+
+
+def _refuse_missing_inputs(dumps: list[WorkerDump], spec: RunSpec, name: str, entry: Entry) -> None:
+    """A module, file, download or argument the script needs is not there: no check can say anything.
+
+    This holds for either variant: the fix is never blamed for what the original would hit too.
+    """
+    reproduce = f"; to reproduce: {entry.command()}"
+    for dump in (d for d in dumps if d.error):
+        error = dump.error
         where = f" (line {error['line']})" if error.get("line") else ""
         missing = error.get("missing") or {}
+        if error.get("usage"):
+            raise CannotValidate(
+                f"the {name} script exited with an argparse usage error: {_usage_message(dump.output)} "
+                f"(give its arguments after `--`, or in [tool.distfix.validate] args){reproduce}"
+            )
         if missing.get("kind") == "module":
-            raise CannotValidate(f"the script needs the module `{missing['name']}`{where}, which is not installed here")
+            raise CannotValidate(f"the {name} script needs the module `{missing['name']}`{where}, which is not installed here{reproduce}")
         if missing.get("kind") == "file":
             raise CannotValidate(
-                f"the script needs the file `{missing['name']}`{where}, which is not there "
-                "(the script runs in a copy of its own folder: keep its data inside that folder or give an absolute path)"
+                f"the {name} script needs the file `{missing['name']}`{where}, which is not there "
+                f"(the script runs in a copy of its project: keep its data inside it or give an absolute path){reproduce}"
             )
-        if error.get("network") and not spec.synthetic_data:
-            raise CannotValidate("the script needs network data (a download failed); rerun with --synthetic-data")
+        if error.get("network"):
+            hint = "a download --synthetic-data does not replace" if spec.synthetic_data else "rerun with --synthetic-data"
+            raise CannotValidate(f"the {name} script needs network data (a download failed{where}; {hint}){reproduce}")
 
 
-def _evaluate(script: Path, text: str, spec: RunSpec, folder: Path) -> VariantReport:
+def _evaluate(script: Path, text: str, spec: RunSpec, folder: Path, name: str) -> VariantReport:
+    assert spec.entry is not None
     main = run_script(script, text, spec, folder)
-    _refuse_missing_inputs(main, spec)
+    _refuse_missing_inputs(main, spec, name, spec.entry)
     runs = checks.runs(main, spec.timeout)
     output = ["\n".join(filter(None, (tail(d.output), _ENDINGS.get(d.status)))) for d in main]
     addresses = {k: v for d in main for k, v in d.addresses.items()}
@@ -74,7 +99,16 @@ def _evaluate(script: Path, text: str, spec: RunSpec, folder: Path) -> VariantRe
 
 
 def validate(path: Path, spec: RunSpec, compare: bool = True) -> ValidationReport:
-    """Validate ``path``: the original and (in compare mode) the engine's fix with unsafe fixes."""
+    """Validate ``path``: the original and (in compare mode) the engine's fix with unsafe fixes.
+
+    ``spec.entry`` says how the project runs it; without one, the project's
+    ``[tool.distfix.validate]`` (or ``python path`` in the folder the project needs) is used.
+    """
+    if spec.entry is None:
+        try:
+            spec = replace(spec, entry=resolve_entry(path))
+        except ProjectError as exc:
+            raise CannotValidate(str(exc)) from None
     try:
         original = read_source(path).text
     except SourceError as exc:
@@ -119,12 +153,23 @@ def _backend_session(spec: RunSpec) -> Iterator[None]:
 
 def _variants(path: Path, original: str, spec: RunSpec, root: Path, compare: bool, notes: list[str]) -> dict[str, VariantReport]:
     """The original's report and, in compare mode, the fixed script's (``notes`` gets what the user should know)."""
-    variants = {"original": _evaluate(path, original, spec, root / "original")}
+    variants = {"original": _evaluate(path, original, spec, root / "original", "original")}
     if compare:
         fixed = fix_source(str(path), original, unsafe=True)
         if fixed.fixed_text is None:
             notes.append("distfix has no fix for this script: the fixed variant is the original")
             variants["fixed"] = variants["original"]
         else:
-            variants["fixed"] = _evaluate(path, fixed.fixed_text, spec, root / "fixed")
+            variants["fixed"] = _evaluate(path, fixed.fixed_text, spec, root / "fixed", "fixed")
+            _refuse_shared_failure(variants, spec.entry)
     return variants
+
+
+def _refuse_shared_failure(variants: dict[str, VariantReport], entry: Entry | None) -> None:
+    """Both variants crashed with the same error no rule explains: the script cannot run here, fix or not."""
+    original, fixed = variants["original"], variants["fixed"]
+    if original.status != "failed" or fixed.status != "failed" or original.error is None or original.diagnoses:
+        return
+    if _LINE.sub("", original.error) == _LINE.sub("", fixed.error):  # the fix may have moved the line
+        reproduce = f"; to reproduce: {entry.command()}" if entry else ""
+        raise CannotValidate(f"the original and the fixed script fail the same way here, so the fix is not to blame: {original.error}{reproduce}")

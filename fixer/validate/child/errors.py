@@ -98,4 +98,14 @@ def exit_error(exc: SystemExit) -> dict | None:
         return None
     message = exc.code if isinstance(exc.code, str) else f"exit code {exc.code}"
     frames = traceback.extract_tb(exc.__traceback__)
-    return {"type": "SystemExit", "message": message[:500], "line": frames[-1].lineno if frames else None, "network": False, "missing": None}
+    # argparse rejects the command line with exit code 2 (its message went to stderr): the
+    # script was not given the arguments it needs, which says nothing about its distribution.
+    usage = exc.code == 2 and any(os.path.basename(f.filename) == "argparse.py" for f in frames)
+    return {
+        "type": "SystemExit",
+        "message": message[:500],
+        "line": frames[-1].lineno if frames else None,
+        "network": False,
+        "missing": None,
+        "usage": usage,
+    }
