@@ -59,8 +59,8 @@ def _refuse_missing_inputs(dumps: list[WorkerDump], spec: RunSpec, name: str, en
                 f"(the script runs in a copy of its project: keep its data inside it or give an absolute path){reproduce}"
             )
         if error.get("network"):
-            hint = "a download --synthetic-data does not replace" if spec.synthetic_data else "rerun with --synthetic-data"
-            raise CannotValidate(f"the {name} script needs network data (a download failed{where}; {hint}){reproduce}")
+            hint = "--synthetic-data does not replace this download" if spec.synthetic_data else "rerun with --synthetic-data"
+            raise CannotValidate(f"the {name} script needs network data{where}: {error.get('message')} ({hint}){reproduce}")
 
 
 def _evaluate(script: Path, text: str, spec: RunSpec, folder: Path, name: str) -> VariantReport:

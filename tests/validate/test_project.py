@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from fixer.validate.project import ProjectError, default_cwd, find_root, load_project_config, module_file, resolve_entry
+from fixer.validate.project import (
+    ProjectError,
+    default_cwd,
+    find_root,
+    load_project_config,
+    module_file,
+    resolve_entry,
+)
 from fixer.validate.runner import RunSpec, prepare, worker_settings
 
 
