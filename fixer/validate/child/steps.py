@@ -103,6 +103,13 @@ def _limit_iterators(tf) -> None:
         return element
 
     def patched_get_next_as_optional(self):
+        if tf.inside_function() and not keras_on_stack():
+            # The script's loop over a distributed dataset inside one tf.function (``for x in
+            # dist_ds`` becomes ``reduce``, which draws with get_next_as_optional): each batch
+            # drawn is recorded as the loop runs.
+            optional = get_next_as_optional(self)
+            tf.cond(optional.has_value(), lambda: observe.record_batch_in_graph(self._strategy, optional.get_value()), lambda: None)
+            return optional
         if keras_on_stack() or tf.inside_function():
             return get_next_as_optional(self)
         _check_draw()
