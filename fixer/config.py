@@ -124,7 +124,8 @@ def load_config(start: Path) -> Config:
 
 def config_from_table(table: dict, source: Path) -> Config:
     """Validate a ``[tool.distfix]`` table and turn it into a Config."""
-    known = {"select", "ignore", "per-file-ignores", "exclude", "unsafe-fixes"}
+    # [tool.distfix.validate] belongs to `distfix validate` (fixer/validate/project.py reads it).
+    known = {"select", "ignore", "per-file-ignores", "exclude", "unsafe-fixes", "validate"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown [tool.distfix] key(s): {', '.join(unknown)}")

@@ -22,7 +22,7 @@ def _load_child_package():
 
 
 _load_child_package()
-from _distfix_child import claim, cluster, data, devices, errors, gradients, observe, state, steps  # noqa: E402
+from _distfix_child import claim, cluster, data, devices, errors, gradients, observe, state, steps, writes  # noqa: E402
 
 
 def _run_script(settings: dict) -> dict | None:
@@ -66,6 +66,7 @@ def main() -> None:
     claim.install(tf)
     gradients.install(tf)
     steps.install(tf)
+    writes.install(tf)
     if settings.get("synthetic_data"):
         data.patch_datasets()
     dump["error"] = _run_script(settings)

@@ -70,6 +70,8 @@ class WorkerDump:
     claimed: list[int | None] = field(default_factory=list)  # script lines that read the claimed replica count
     topology: dict | None = None  # what ran: {"in_sync", "local"} of the first strategy the script made
     devices: str | None = None  # GPU, logical GPU, logical CPU or CPU
+    examples: list[str] = field(default_factory=list)  # short digest of each example drawn
+    writes: list[dict] = field(default_factory=list)  # checkpoints and models saved: {"path", "what", "line"}
     output: str = ""
 
 

@@ -78,7 +78,7 @@ def _evaluate(script: Path, text: str, spec: RunSpec, folder: Path, name: str) -
     addresses = {k: v for d in main for k, v in d.addresses.items()}
     results = [runs]
     if runs.result != "pass":
-        results += [checks.CheckResult(name, "inconclusive", "the run did not finish") for name in (*checks.CONSISTENCY, "finite")]
+        results += [checks.CheckResult(name, "inconclusive", "the run did not finish") for name in (*checks.CONSISTENCY, "finite", "writes-distinct")]
         error = next((d.error for d in main if d.error), None)
         diagnoses = diagnose.explain(error, check_source(str(script), text).findings) if error else []
         return VariantReport("failed", results, runs.detail, output, addresses, topology(main), diagnoses)
@@ -95,6 +95,7 @@ def _evaluate(script: Path, text: str, spec: RunSpec, folder: Path, name: str) -
     else:
         results.append(checks.CheckResult("replica-count-invariant", "inconclusive", "needs one worker and several replicas"))
     results.append(checks.finite(main))
+    results.append(checks.writes_distinct(main))
     if any(r.result == "fail" for r in results):
         status = "failed"
     elif all(r.result == "inconclusive" for r in results if r.name in checks.CONSISTENCY):

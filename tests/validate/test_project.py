@@ -127,3 +127,10 @@ def test_a_symlinked_script_is_replaced_not_written_through(tmp_path: Path):
     prepared = prepare(root / "common" / "entry.py", "X = 1\n", tmp_path / "run", entry)
     assert prepared.script.read_text() == "X = 1\n"
     assert (prepared.root / "common" / "layers.py").read_text() == "SCALE = 2.0\n"
+
+
+def test_the_validate_table_does_not_upset_the_checker_configuration(tmp_path: Path):
+    from fixer.config import load_config
+
+    (tmp_path / "pyproject.toml").write_text('[tool.distfix]\nselect = ["TFD1"]\n\n[tool.distfix.validate]\nscript = "train.py"\n')
+    assert load_config(tmp_path).select == ("TFD1",)
