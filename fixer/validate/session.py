@@ -60,8 +60,9 @@ def _refuse_missing_inputs(dumps: list[WorkerDump], spec: RunSpec, name: str, en
         if missing.get("kind") == "module":
             raise CannotValidate(f"the {name} script needs the module `{missing['name']}`{where}, which is not installed here{reproduce}")
         if missing.get("kind") == "file":
+            what = f"the file `{missing['name']}`" if missing.get("name") else f"a file ({error.get('message')})"
             raise CannotValidate(
-                f"the {name} script needs the file `{missing['name']}`{where}, which is not there "
+                f"the {name} script needs {what}{where}, which is not there "
                 f"(the script runs in a copy of its project: keep its data inside it or give an absolute path){reproduce}"
             )
         if error.get("network"):
