@@ -178,6 +178,12 @@ def resolve_entry(
             raise ProjectError("no script: give SCRIPT, -m MODULE, or [tool.distfix.validate] script/module in pyproject.toml")
         script = base / config.script if config.script else None
         module = config.module
+    if script is not None and module is None and config.module is not None:
+        try:  # the configured module's own file: run it as the project does, with -m
+            if module_file(config.module, [base / config.cwd if config.cwd else base]) == script.resolve():
+                script, module = None, config.module
+        except ProjectError:
+            pass
     named = config.script is None and config.module is None
     named = named or (module is not None and module == config.module)
     named = named or (script is not None and config.script is not None and script.absolute() == (base / config.script).absolute())

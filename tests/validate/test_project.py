@@ -84,6 +84,9 @@ def test_entry_from_pyproject(tmp_path: Path):
     entry = resolve_entry(None, start=root / "trainer")
     assert (entry.module, entry.args, entry.env, entry.cwd) == ("trainer.task", ("--epochs", "3"), {"DATA_DIR": "data"}, root)
     assert entry.command() == f"cd {root} && DATA_DIR=data python -m trainer.task --epochs 3"
+    # The module's file given as a script runs as the configured module.
+    as_file = resolve_entry(root / "trainer" / "task.py")
+    assert (as_file.module, as_file.args) == ("trainer.task", ("--epochs", "3"))
     # The command line's arguments win; the configured ones belong to the entry point they name.
     assert resolve_entry(None, "trainer.task", ("--epochs", "1"), cwd=root).args == ("--epochs", "1")
     other = root / "trainer" / "other.py"
