@@ -117,8 +117,11 @@ def _shared_examples(dumps: list[WorkerDump]) -> str | None:
     """Two workers that drew one example (the same row) in different batches: the input is not sharded.
 
     Only decided when each worker's own examples are all different (a dataset that repeats, or
-    holds duplicate rows, could share a row by chance).
+    holds duplicate rows, could share a row by chance), and not when Keras ``fit`` made the input
+    from arrays (it shuffles them on each worker before sharding: an overlap the script did not write).
     """
+    if any(d.fit_arrays for d in dumps):
+        return None
     own = [set(d.examples) for d in dumps]
     if any(not d.examples or len(s) < len(d.examples) for d, s in zip(dumps, own)):
         return None
@@ -136,7 +139,7 @@ def _shared_examples(dumps: list[WorkerDump]) -> str | None:
 
 
 def _examples_note(dumps: list[WorkerDump]) -> str:
-    if all(d.examples and len(set(d.examples)) == len(d.examples) for d in dumps):
+    if all(d.examples and len(set(d.examples)) == len(d.examples) and not d.fit_arrays for d in dumps):
         return f", no example shared ({' + '.join(str(len(d.examples)) for d in dumps)} examples)"
     return ""
 

@@ -28,6 +28,13 @@ def test_disjoint_examples_pass_and_repeating_data_is_not_judged_by_example():
     assert repeating.result == "pass" and repeating.detail == "3 distinct batches across 2 workers"
 
 
+def test_arrays_keras_fit_shuffles_per_worker_are_not_judged_by_example():
+    first, second = _dump(["b1"], ["e1", "e2"]), _dump(["b2"], ["e2", "e3"])
+    first.fit_arrays = second.fit_arrays = True
+    result = checks.inputs_distinct([first, second])
+    assert result.result == "pass" and result.detail == "2 distinct batches across 2 workers"
+
+
 def test_one_path_written_by_two_workers_fails():
     save = {"path": "ckpt/model.h5", "what": "Model.save", "line": 12}
     result = checks.writes_distinct([_dump([], [], [save]), _dump([], [], [save, {"path": "logs/x", "what": "Checkpoint.write", "line": 3}])])
