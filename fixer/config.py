@@ -137,6 +137,7 @@ def load_config(start: Path) -> Config:
 
 KNOWN_KEYS = (
     "select", "ignore", "extend-select", "extend-ignore", "per-file-ignores", "exclude", "unsafe-fixes", "target-version",
+    "validate",  # [tool.distfix.validate] belongs to `distfix validate` (fixer/validate/project.py reads it)
 )
 
 

@@ -33,18 +33,19 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "
 _PROBE = "import importlib.util, json, sys; print(json.dumps([n for n in sys.argv[1:] if importlib.util.find_spec(n) is None]))"
 
 
-def skip_reason(script: Path, text: str, device: str = "auto") -> str | None:
+def skip_reason(script: Path, text: str, device: str = "auto", project_root: Path | None = None) -> str | None:
     """Why ``text``, run as ``script`` (in its folder, as the validator runs it), cannot be validated
-    here, or None when it can. ``device`` is the validation's ``--device``."""
+    here, or None when it can. ``device`` is the validation's ``--device``; ``project_root``, the
+    root of the script's project (on the run's sys.path too)."""
     reason = intrinsic_skip_reason(script, text)
     if reason is not None:
         return reason
     tree = ast.parse(text)
-    for check in (_hardware_reason, _data_reason, _module_reason):
+    for check in (_hardware_reason, _data_reason):
         reason = check(script, tree, device)
         if reason:
             return reason
-    return None
+    return _module_reason(script, tree, project_root)
 
 
 def intrinsic_skip_reason(script: Path, text: str) -> str | None:
@@ -189,8 +190,10 @@ def _literal_path(node: ast.expr) -> str | None:
     return None
 
 
-def _module_reason(script: Path, tree: ast.Module, device: str) -> str | None:
+def _module_reason(script: Path, tree: ast.Module, project_root: Path | None) -> str | None:
     missing = missing_modules(sorted(_required_modules(tree)), script.parent)
+    if missing and project_root is not None:  # the project's own packages, found from its root
+        missing = missing_modules(missing, project_root)
     if missing:
         listed = ", ".join(f"`{name}`" for name in missing)
         return f"imports {listed}, which the Python that runs the validation cannot import (and no module of that name is next to the script)"

@@ -69,6 +69,9 @@ class ValidationTask:
     max_steps: int
     timeout: float
     synthetic_data: bool
+    # How the project runs the script (fixer/validate/project.py), JSON-able for a Ray node:
+    # {"root", "script" and "cwd" relative to the root, "module", "args", "env"}; empty: the script's folder.
+    project: dict = field(default_factory=dict)
 
     @property
     def workers(self) -> int:
@@ -87,7 +90,8 @@ def plan(results: list[FileResult], settings: ValidationSettings) -> list[Valida
     changed = [r for r in results if r.changed and r.error is None]
     tasks = []
     for result in changed:
-        folder = Path(result.path).parent
+        project = project_of(Path(result.path))
+        folder = Path(project["root"]) if project else Path(result.path).parent
         neighbours = {
             Path(other.path).relative_to(folder).as_posix(): other.fixed_text
             for other in changed
@@ -96,17 +100,39 @@ def plan(results: list[FileResult], settings: ValidationSettings) -> list[Valida
         tasks.append(
             ValidationTask(
                 result.path, result.source or "", result.fixed_text or "", neighbours,
-                settings.max_steps, settings.timeout, settings.synthetic_data,
+                settings.max_steps, settings.timeout, settings.synthetic_data, project,
             )
         )
     return tasks
 
 
+def project_of(path: Path) -> dict:
+    """How ``validate`` would run ``path`` (its project and ``[tool.distfix.validate]``); empty when it cannot say."""
+    from fixer.validate.project import ProjectError, resolve_entry
+
+    try:
+        entry = resolve_entry(path)
+    except (ProjectError, OSError):  # a bad table: the script runs alone in its folder
+        return {}
+    return {
+        "root": str(entry.root),
+        "script": entry.script.relative_to(entry.root).as_posix(),
+        "cwd": entry.cwd.relative_to(entry.root).as_posix(),
+        "module": entry.module,
+        "args": list(entry.args),
+        "env": dict(entry.env),
+    }
+
+
 def stage_folder(task: ValidationTask, folder: Path) -> None:
-    """Copy the script's folder to ``folder`` as the migration left it (changed neighbours fixed)."""
+    """Copy the script's project (or folder) to ``folder`` as the migration left it (changed neighbours fixed)."""
     from fixer.validate.runner import copy_script_folder
 
-    copy_script_folder(Path(task.name).parent, folder, set())
+    source = Path(task.project["root"]) if task.project else Path(task.name).parent
+    if not copy_script_folder(source, folder, set()) and task.project:
+        # A project too big to copy: its script's folder, where it sits in the project.
+        shutil.rmtree(folder, ignore_errors=True)
+        copy_script_folder(Path(task.name).parent, folder / Path(task.project["script"]).parent, set())
     for relative, text in task.neighbours.items():
         target = folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -119,7 +145,10 @@ def place_script(task: ValidationTask, folder: Path) -> tuple[Path, bool]:
     from fixer.engine import fix_source
 
     compare = fix_source(task.name, task.source, unsafe=True).fixed_text == task.fixed_text
-    script = folder / Path(task.name).name
+    script = folder / (task.project["script"] if task.project else Path(task.name).name)
+    script.parent.mkdir(parents=True, exist_ok=True)  # a project too big to copy was staged empty
+    if script.is_symlink():
+        script.unlink()
     script.write_text(task.source if compare else task.fixed_text, encoding="utf-8")
     return script, compare
 
@@ -132,10 +161,11 @@ def run_staged(script: Path, task: ValidationTask, compare: bool) -> FileValidat
     started = time.monotonic()
     host = socket.gethostname()
     spec = RunSpec(
-        replicas=2, workers=task.workers, max_steps=task.max_steps, timeout=task.timeout, synthetic_data=task.synthetic_data
+        replicas=2, workers=task.workers, max_steps=task.max_steps, timeout=task.timeout, synthetic_data=task.synthetic_data,
+        entry=staged_entry(script, task),
     )
     try:
-        reason = skip_reason(script, task.fixed_text, spec.device)
+        reason = skip_reason(script, task.fixed_text, spec.device, spec.entry.root if spec.entry else None)
         if reason is not None:
             return FileValidation("skipped", reason, host=host)
         report = validate(script, spec, compare=compare)
@@ -148,6 +178,16 @@ def run_staged(script: Path, task: ValidationTask, compare: bool) -> FileValidat
     if not compare:
         verdict.notes.append("migrate's fix differs from the validator's (unsafe fixes off, or --select/--ignore): only the fixed script ran")
     return verdict
+
+
+def staged_entry(script: Path, task: ValidationTask):
+    """The validator's Entry for the staged copy of the task's project (None: the script's own folder)."""
+    from fixer.validate.project import Entry
+
+    if not task.project:
+        return None
+    root = script.parents[len(Path(task.project["script"]).parts) - 1]
+    return Entry(script, root, root / task.project["cwd"], task.project["module"], tuple(task.project["args"]), dict(task.project["env"]))
 
 
 def from_report(report) -> FileValidation:

@@ -22,15 +22,23 @@ def _load_child_package():
 
 
 _load_child_package()
-from _distfix_child import claim, cluster, data, devices, errors, gradients, observe, state, steps  # noqa: E402
+from _distfix_child import claim, cluster, data, devices, errors, gradients, observe, state, steps, writes  # noqa: E402
 
 
-def _run_script(script: str) -> dict | None:
-    """Run the user's script as ``python script.py`` would; the error record if it failed."""
-    sys.argv = [script]
-    sys.path[0] = os.path.dirname(script)  # the script's own modules, not the bootstrap's
+def _run_script(settings: dict) -> dict | None:
+    """Run the user's script as ``python script.py ARGS`` (or ``python -m module ARGS``) would; the error record if it failed."""
+    script, module = settings["script"], settings.get("module")
+    sys.argv = [script, *settings.get("args", [])]
+    # What the script's imports see: the script's folder (the run folder for -m), then the project root.
+    sys.path[0] = os.getcwd() if module else os.path.dirname(script)
+    for folder in settings.get("path", []):
+        if folder not in sys.path:
+            sys.path.insert(1, folder)
     try:
-        runpy.run_path(script, run_name="__main__")
+        if module:
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(script, run_name="__main__")
     except state.StopRun:
         return None
     except SystemExit as exc:
@@ -45,6 +53,7 @@ def main() -> None:
     settings, dump = state.SETTINGS, state.DUMP
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+    os.environ.update(settings.get("env", {}))  # the project's configured environment, before TensorFlow reads it
     if settings.get("tf_config"):
         os.environ["TF_CONFIG"] = settings["tf_config"]
     cluster.guard_environment()
@@ -57,9 +66,10 @@ def main() -> None:
     claim.install(tf)
     gradients.install(tf)
     steps.install(tf)
+    writes.install(tf)
     if settings.get("synthetic_data"):
         data.patch_datasets()
-    dump["error"] = _run_script(settings["script"])
+    dump["error"] = _run_script(settings)
     dump["status"] = "error" if dump["error"] else "ok"
     try:
         observe.finish()

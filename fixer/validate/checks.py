@@ -95,7 +95,7 @@ def workers_consistent(dumps: list[WorkerDump]) -> CheckResult:
 
 
 def inputs_distinct(dumps: list[WorkerDump]) -> CheckResult:
-    """With several workers, no two workers train on the same batch."""
+    """With several workers, no two workers train on the same batch, nor on the same examples."""
     name = "inputs-distinct"
     if len(dumps) < 2:
         return CheckResult(name, "inconclusive", "one worker")
@@ -107,7 +107,61 @@ def inputs_distinct(dumps: list[WorkerDump]) -> CheckResult:
             seen.setdefault(digest, index)
     if not seen:
         return CheckResult(name, "inconclusive", "no batch was drawn from a distributed dataset")
-    return CheckResult(name, "pass", f"{len(seen)} distinct batches across {len(dumps)} workers")
+    overlap = _shared_examples(dumps)
+    if overlap is not None:
+        return CheckResult(name, "fail", overlap)
+    return CheckResult(name, "pass", f"{len(seen)} distinct batches across {len(dumps)} workers{_examples_note(dumps)}")
+
+
+def _shared_examples(dumps: list[WorkerDump]) -> str | None:
+    """Two workers that drew one example (the same row) in different batches: the input is not sharded.
+
+    Only decided when each worker's own examples are all different (a dataset that repeats, or
+    holds duplicate rows, could share a row by chance), and not when Keras ``fit`` made the input
+    from arrays (it shuffles them on each worker before sharding: an overlap the script did not write).
+    """
+    if any(d.fit_arrays for d in dumps):
+        return None
+    own = [set(d.examples) for d in dumps]
+    if any(not d.examples or len(s) < len(d.examples) for d, s in zip(dumps, own)):
+        return None
+    for first in range(len(dumps)):
+        for second in range(first + 1, len(dumps)):
+            shared = own[first] & own[second]
+            if shared:
+                at = next(i for i, e in enumerate(dumps[second].examples) if e in shared)
+                return (
+                    f"worker {first} and worker {second} both trained on {len(shared)} of the same examples "
+                    f"(of {len(own[first])} and {len(own[second])} drawn; worker {second}'s example {at + 1} is one): "
+                    "the input is not sharded between workers"
+                )
+    return None
+
+
+def _examples_note(dumps: list[WorkerDump]) -> str:
+    if all(d.examples and len(set(d.examples)) == len(d.examples) and not d.fit_arrays for d in dumps):
+        return f", no example shared ({' + '.join(str(len(d.examples)) for d in dumps)} examples)"
+    return ""
+
+
+def writes_distinct(dumps: list[WorkerDump]) -> CheckResult:
+    """With several workers, no two workers write one checkpoint or model path (they would race)."""
+    name = "writes-distinct"
+    if len(dumps) < 2:
+        return CheckResult(name, "inconclusive", "one worker")
+    writers: dict[str, dict[int, dict]] = {}
+    for index, dump in enumerate(dumps):
+        for write in dump.writes:
+            writers.setdefault(write["path"], {}).setdefault(index, write)
+    if not writers:
+        return CheckResult(name, "inconclusive", "no checkpoint or model was saved")
+    for path, by_worker in writers.items():
+        if len(by_worker) > 1:
+            how = "; ".join(
+                f"worker {i}: {w['what']}" + (f" (line {w['line']})" if w.get("line") else "") for i, w in sorted(by_worker.items())
+            )
+            return CheckResult(name, "fail", f"`{path}` is written by {len(by_worker)} workers ({how}): only the chief may write there")
+    return CheckResult(name, "pass", f"{len(writers)} path(s) written, each by one worker")
 
 
 def _fed(feed: list[list]) -> str:

@@ -24,7 +24,16 @@ def register(app: typer.Typer) -> None:
 
     @app.command("validate")
     def validate_command(
-        script: Path = typer.Argument(..., help="The training script to run."),
+        command: list[str] | None = typer.Argument(
+            None,
+            metavar="[SCRIPT] [-- ARGS...]",
+            help="The training script, then the script's own arguments after `--` (with -m: only the arguments). "
+            "Default: [tool.distfix.validate] in pyproject.toml.",
+        ),
+        module: str | None = typer.Option(None, "-m", "--module", help="Run a module as `python -m MODULE` does (from --cwd)."),
+        cwd: Path | None = typer.Option(
+            None, "--cwd", help="The folder the script runs in (default: the project root when the script imports its own package, else its folder)."
+        ),
         replicas: int = typer.Option(2, "--replicas", min=1, help="Replicas (GPUs, or logical CPU devices)."),
         workers: int = typer.Option(1, "--workers", min=1, help="MultiWorkerMirroredStrategy workers (on 127.0.0.1, or Ray actors with --backend ray)."),
         device: Device = typer.Option(Device.auto, "--device", help="auto: GPUs when TensorFlow sees any, else CPU."),
@@ -44,6 +53,7 @@ def register(app: typer.Typer) -> None:
         (missing, unparsable, needs a module, file or download that is not there, or it ran but no
         consistency check could decide: verdict "inconclusive").
         """
+        from fixer.validate.project import ProjectError, resolve_entry
         from fixer.validate.report import EXIT_CODES
         from fixer.validate.runner import RunSpec
         from fixer.validate.session import CannotValidate, validate
@@ -56,6 +66,13 @@ def register(app: typer.Typer) -> None:
         if missing is not None:
             typer.echo(f"distfix: error: {missing}", err=True)
             raise typer.Exit(2)
+        words = list(command or [])
+        script = None if module is not None or not words else Path(words.pop(0))
+        try:
+            entry = resolve_entry(script, module, tuple(words), cwd)
+        except ProjectError as exc:
+            typer.echo(f"distfix: cannot validate: {exc}", err=True)
+            raise typer.Exit(2) from None
         spec = RunSpec(
             replicas=replicas,
             workers=workers,
@@ -67,9 +84,10 @@ def register(app: typer.Typer) -> None:
             backend=backend.value,
             address=address,
             gpus_per_worker=gpus_per_worker or 0.0,
+            entry=entry,
         )
         try:
-            report = validate(script, spec, compare=not no_compare)
+            report = validate(entry.script, spec, compare=not no_compare)
         except CannotValidate as exc:
             typer.echo(f"distfix: cannot validate: {exc}", err=True)
             raise typer.Exit(2) from None

@@ -23,7 +23,18 @@ from typing import Any
 
 from fixer.ray_session import import_ray
 from fixer.validate import ray_worker
-from fixer.validate.runner import BOOTSTRAP, SPARE_PORTS, RunSpec, WorkerDump, prepare, tf_config, worker_dump, worker_settings
+from fixer.validate.runner import (
+    BOOTSTRAP,
+    SPARE_PORTS,
+    Prepared,
+    RunSpec,
+    WorkerDump,
+    prepare,
+    run_paths,
+    tf_config,
+    worker_dump,
+    worker_settings,
+)
 
 # Beyond the run's own timeout (which the actors enforce), how long the driver waits for a set-up
 # step or for an actor to report before it treats the actor as lost.
@@ -42,8 +53,8 @@ def run_on_ray(
     from ray.util.placement_group import placement_group, remove_placement_group
     from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
-    target, addresses = prepare(script, text, folder)
-    payload = ray.put(_archive(target.parent))
+    prepared = prepare(script, text, folder, spec.entry)
+    payload = ray.put(_archive(prepared.root))
     group = placement_group([_bundle(spec)] * spec.workers, strategy="SPREAD")
     actors: list[Any] = []
     try:
@@ -55,7 +66,7 @@ def run_on_ray(
             if spec.gpus_per_worker:
                 options["num_gpus"] = spec.gpus_per_worker
             actors.append(worker_class.options(**options).remote())
-        settings = _settings(ray, actors, spec, target, addresses, replicas, claim_replicas)
+        settings = _settings(ray, actors, spec, prepared, replicas, claim_replicas)
         for index, worker in enumerate(settings):
             (folder / f"settings_{index}.json").write_text(json.dumps(worker), encoding="utf-8")
         results = _run(ray, actors, payload, settings, spec.timeout)
@@ -95,7 +106,7 @@ def _worker_class(ray: Any) -> Any:
 
 
 def _archive(source: Path) -> bytes:
-    """The script's folder copy as ``src/`` and the bootstrap with its child package as ``bootstrap/``."""
+    """The project's copy as ``src/`` and the bootstrap with its child package as ``bootstrap/``."""
 
     def skip_caches(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
         return None if "__pycache__" in info.name.split("/") else info
@@ -109,7 +120,7 @@ def _archive(source: Path) -> bytes:
 
 
 def _settings(
-    ray: Any, actors: list[Any], spec: RunSpec, target: Path, addresses: list[str], replicas: int | None, claim_replicas: int | None
+    ray: Any, actors: list[Any], spec: RunSpec, prepared: Prepared, replicas: int | None, claim_replicas: int | None
 ) -> list[dict]:
     """Each worker's settings, its cluster and mapped addresses on the nodes the actors landed on.
 
@@ -117,7 +128,7 @@ def _settings(
     mapped to worker j mod W's node, so a hard-coded cluster spreads like the real one), and
     worker 0 the spare ports for addresses the script builds at run time.
     """
-    workers = spec.workers
+    workers, addresses = spec.workers, prepared.addresses
     shares = [len(addresses[index::workers]) for index in range(workers)]
     counts = [1 + share + (SPARE_PORTS if index == 0 else 0) for index, share in enumerate(shares)]
     reserved = _get(ray, [a.reserve.remote(c) for a, c in zip(actors, counts)], spec.timeout, "the Ray workers did not start")
@@ -130,7 +141,7 @@ def _settings(
     return [
         {
             **common,
-            "script": f"src/{target.name}",  # relative to the actor's folder on its node
+            **run_paths(prepared, prepared.root.parent),  # relative to the actor's folder on its node
             "address_map": address_map,
             "spare_host": reserved[0][0],
             "spare_ports": reserved[0][1][1 + shares[0] :],

@@ -84,13 +84,15 @@ class ValidationWorker:
         settings = {
             **settings,
             "script": os.path.join(self.folder, settings["script"]),
+            "cwd": os.path.join(self.folder, settings["cwd"]),
+            "path": [os.path.join(self.folder, p) for p in settings["path"]],
             "dump": os.path.join(self.folder, "dump.json"),
         }
         settings_path = os.path.join(self.folder, "settings.json")
         with open(settings_path, "w", encoding="utf-8") as handle:
             json.dump(settings, handle)
         output_path = os.path.join(self.folder, "output.txt")
-        ending = self._run_child(settings_path, output_path, os.path.dirname(settings["script"]), settings["device"], timeout)
+        ending = self._run_child(settings_path, output_path, settings["cwd"], settings["device"], timeout)
         with open(output_path, encoding="utf-8", errors="replace") as handle:
             output = handle.read()
         dump = None

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from fixer.doctor.probe import free_ports
 from fixer.launcher import launcher_plan
+from fixer.validate.project import Entry
 from fixer.validate.ray_worker import start_bootstrap
 
 BOOTSTRAP = Path(__file__).with_name("bootstrap.py")
@@ -45,6 +46,7 @@ class RunSpec:
     backend: str = "local"  # local (processes on 127.0.0.1) | ray (actors on a Ray cluster, see ray_backend.py)
     address: str | None = None  # ray: the cluster to join; None starts a local Ray for the run
     gpus_per_worker: float = 0.0  # ray: the GPUs each worker's actor asks Ray for
+    entry: Entry | None = None  # how the project runs the script (project.py); None: `python script.py` in its folder
 
 
 @dataclass
@@ -68,6 +70,9 @@ class WorkerDump:
     claimed: list[int | None] = field(default_factory=list)  # script lines that read the claimed replica count
     topology: dict | None = None  # what ran: {"in_sync", "local"} of the first strategy the script made
     devices: str | None = None  # GPU, logical GPU, logical CPU or CPU
+    examples: list[str] = field(default_factory=list)  # short digest of each example drawn
+    fit_arrays: bool = False  # Keras fit built the input from arrays (its own per-worker shuffle)
+    writes: list[dict] = field(default_factory=list)  # checkpoints and models saved: {"path", "what", "line"}
     output: str = ""
 
 
@@ -81,18 +86,42 @@ def _addresses(path: str, text: str) -> list[str]:
     return found
 
 
-def prepare(script: Path, text: str, folder: Path) -> tuple[Path, list[str]]:
-    """Copy the script's folder into ``folder/src`` with ``text`` as the script; the copy and the addresses it names."""
+@dataclass(frozen=True)
+class Prepared:
+    """A variant's copy of the project: the script in it, and where and how it runs (relative to ``root``)."""
+
+    root: Path  # the copy of the project (``folder/src``)
+    script: Path  # the variant's script in the copy
+    cwd: Path  # the folder the script runs in, in the copy
+    addresses: list[str]  # the addresses the script names
+
+
+def prepare(script: Path, text: str, folder: Path, entry: Entry | None = None) -> Prepared:
+    """Copy the project (or the script's folder) into ``folder/src`` with ``text`` as the script.
+
+    A project too big to copy quickly is replaced by the script's own folder (then the script
+    runs there and only its folder is on sys.path).
+    """
     folder.mkdir(parents=True, exist_ok=True)
     source = folder / "src"
-    copy_script_folder(script.parent, source, {folder, folder.parent})
-    target = source / script.name
+    root, cwd = (entry.root, entry.cwd) if entry else (script.parent, script.parent)
+    if not copy_script_folder(root, source, {folder, folder.parent}) and root != script.parent:
+        shutil.rmtree(source, ignore_errors=True)
+        root, cwd = script.parent, script.parent
+        copy_script_folder(root, source, {folder, folder.parent})
+    where = entry.script if entry else script
+    target = source / where.relative_to(root) if where.is_relative_to(root) else source / script.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.is_symlink():  # the variant's text replaces the link, not the file it points to
+        target.unlink()
     target.write_text(text, encoding="utf-8")
-    return target, _addresses(str(script), text)
+    run_in = source / cwd.relative_to(root) if cwd.is_relative_to(root) else target.parent
+    return Prepared(source, target, run_in, _addresses(str(script), text))
 
 
 def worker_settings(spec: RunSpec, replicas: int | None, claim_replicas: int | None) -> dict:
     """What every worker of a run is told (the bootstrap reads it); each backend adds the paths and addresses."""
+    entry = spec.entry
     return {
         "replicas": replicas or spec.replicas,
         "workers": spec.workers,
@@ -101,7 +130,19 @@ def worker_settings(spec: RunSpec, replicas: int | None, claim_replicas: int | N
         "synthetic_data": spec.synthetic_data,
         "claim_replicas": claim_replicas,
         "tolerance": TOLERANCE,
+        "module": entry.module if entry else None,
+        "args": list(entry.args) if entry else [],
+        "env": dict(entry.env) if entry else {},
     }
+
+
+def run_paths(prepared: Prepared, base: Path | None = None) -> dict:
+    """The script, its folder and the project root of ``prepared`` (relative to ``base`` when given)."""
+
+    def rel(path: Path) -> str:
+        return str(path.relative_to(base)) if base is not None else str(path)
+
+    return {"script": rel(prepared.script), "cwd": rel(prepared.cwd), "path": [rel(prepared.root)]}
 
 
 def tf_config(cluster: list[str], index: int) -> str | None:
@@ -124,7 +165,8 @@ def run_script(
         from fixer.validate.ray_backend import run_on_ray
 
         return run_on_ray(script, text, spec, folder, replicas, claim_replicas)
-    target, addresses = prepare(script, text, folder)
+    prepared = prepare(script, text, folder, spec.entry)
+    addresses = prepared.addresses
     ports = free_ports(spec.workers + len(addresses) + SPARE_PORTS)
     cluster = [f"127.0.0.1:{p}" for p in ports[: spec.workers]]
     mapped = ports[spec.workers : spec.workers + len(addresses)]
@@ -133,7 +175,7 @@ def run_script(
     for index in range(spec.workers):
         settings = {
             **worker_settings(spec, replicas, claim_replicas),
-            "script": str(target),
+            **run_paths(prepared),
             "address_map": {address: f"127.0.0.1:{port}" for address, port in zip(addresses, mapped)},
             "spare_ports": ports[spec.workers + len(addresses) :],
             "dump": str(folder / f"dump_{index}.json"),
@@ -141,7 +183,7 @@ def run_script(
         }
         settings_path = folder / f"settings_{index}.json"
         settings_path.write_text(json.dumps(settings), encoding="utf-8")
-        processes.append(start_bootstrap(BOOTSTRAP, settings_path, folder / f"output_{index}.txt", target.parent, spec.device))
+        processes.append(start_bootstrap(BOOTSTRAP, settings_path, folder / f"output_{index}.txt", prepared.cwd, spec.device))
     endings = _wait(processes, started + spec.timeout)
     return [_collect(folder, index, ending) for index, ending in enumerate(endings)]
 
@@ -189,10 +231,12 @@ def worker_dump(ending: str, output: str, dump: str | None) -> WorkerDump:
     return WorkerDump(**{k: v for k, v in data.items() if k in known}, output=output)
 
 
-def copy_script_folder(source: Path, destination: Path, temp: set[Path]) -> None:
+def copy_script_folder(source: Path, destination: Path, temp: set[Path]) -> bool:
     """Copy the script's folder (small ones whole, without junk and without the ``temp`` folders).
 
-    A folder too big to copy quickly (a home or /tmp) gives an empty copy: only the script runs.
+    Symbolic links are copied as links, so a relative link to a sibling still resolves in the
+    copy. A folder too big to copy quickly (a home or /tmp) gives an empty copy: only the script
+    runs. Returns whether the folder was copied.
     """
     files, size = 0, 0
     for dirpath, dirnames, filenames in os.walk(source):
@@ -201,7 +245,7 @@ def copy_script_folder(source: Path, destination: Path, temp: set[Path]) -> None
         size += sum(_size(Path(dirpath, name)) for name in filenames)
         if files > MAX_COPY_FILES or size > MAX_COPY_BYTES:
             destination.mkdir(parents=True)
-            return
+            return False
 
     def ignore(directory: str, names: list[str]) -> set[str]:
         return {n for n in names if n in _JUNK or Path(directory, n) in temp}
@@ -211,7 +255,8 @@ def copy_script_folder(source: Path, destination: Path, temp: set[Path]) -> None
     except (shutil.Error, OSError):
         shutil.rmtree(destination, ignore_errors=True)
         destination.mkdir(parents=True)
-
+        return False
+    return True
 
 
 def _size(path: Path) -> int:

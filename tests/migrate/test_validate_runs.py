@@ -65,6 +65,37 @@ def test_migrate_validate_local_backend(tmp_path, distfix):
     assert data["validation"]["totals"] == {"passed": 1, "failed": 0, "inconclusive": 0, "error": 0, "skipped": 1}
 
 
+PROJECT_PREAMBLE = (
+    "import argparse\n\n"
+    "from trainer import settings\n\n"
+    "parser = argparse.ArgumentParser()\n"
+    "parser.add_argument('--epochs', type=int, required=True)\n"
+    "assert parser.parse_args().epochs == settings.EPOCHS\n"
+)
+
+
+@pytest.mark.tensorflow
+def test_migrate_validate_runs_a_package_module_with_its_configured_arguments(tmp_path, distfix):
+    # trainer/task.py imports its own package and needs its arguments: [tool.distfix.validate] gives both.
+    broken = (CORPUS / "placement/tfd101_model_outside_scope/before.py").read_text()
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "pyproject.toml": '[tool.distfix.validate]\nmodule = "trainer.task"\nargs = ["--epochs", "2"]\n',
+            "trainer/__init__.py": "",
+            "trainer/settings.py": "EPOCHS = 2\n",
+            "trainer/task.py": PROJECT_PREAMBLE + broken,
+        },
+    )
+    report = tmp_path / "report.json"
+    result = distfix(
+        "migrate", str(repo), "--unsafe-fixes", "--validate", "--max-steps", "3", "--report", str(report), "--write", timeout=900
+    )
+    task = _verdicts(json.loads(report.read_text()))["task.py"]
+    assert result.returncode == 0, task
+    assert (task["status"], task["original"]) == ("passed", "failed"), task
+
+
 @pytest.mark.tensorflow
 @pytest.mark.ray
 def test_migrate_validate_ray_backend(tmp_path, distfix):

@@ -67,6 +67,20 @@ def test_ray_backend_gives_the_local_verdicts(case: Path, tmp_path: Path, ray_cl
     assert ray_cluster.nodes()[0]["NodeManagerAddress"] == "127.0.0.1"
 
 
+@pytest.mark.tensorflow
+@pytest.mark.ray
+@pytest.mark.parametrize("project, script", [("trainer_package", None), ("symlinked_sibling", "scripts/train.py")])
+def test_a_project_runs_on_ray_as_it_does_locally(project: str, script: str | None, ray_cluster):
+    # The whole project travels (its package, its relative symlink), with [tool.distfix.validate]'s module and arguments.
+    from fixer.validate.project import resolve_entry
+
+    folder = ROOT / "corpus" / "projects" / project
+    entry = resolve_entry(folder / script if script else None, start=folder)
+    report = validate(entry.script, RunSpec(device="cpu", max_steps=2, timeout=300, entry=entry, backend="ray"), compare=False)
+    assert report.variants["original"].checks[0].result == "pass", report.table()
+    assert report.verdict == "pass", report.table()
+
+
 def _shape(value):
     """The keys and value types of a JSON document, without the values."""
     if isinstance(value, dict):

@@ -65,7 +65,7 @@ def test_no_compare_json_schema(tmp_path: Path, distfix):
     checks = {c["name"]: c for c in data["variants"]["original"]["checks"]}
     assert checks["runs"]["result"] == "pass"
     assert checks["replicas-consistent"]["result"] == "pass"
-    assert set(checks) == {"runs", "replicas-consistent", "workers-consistent", "inputs-distinct", "replica-count-invariant", "finite"}
+    assert set(checks) == {"runs", "replicas-consistent", "workers-consistent", "inputs-distinct", "replica-count-invariant", "finite", "writes-distinct"}
 
 
 @pytest.mark.tensorflow

@@ -22,10 +22,10 @@ def test_a_missing_module_or_file_cannot_be_validated(tmp_path: Path, distfix):
     module = distfix("validate", "--no-compare", "--device", "cpu", str(tmp_path / "uses_helper.py"), timeout=300)
     assert module.returncode == 2, module.stdout + module.stderr
     # The script's sibling module was found; the module it imports is what is missing.
-    assert "cannot validate: the script needs the module `definitely_missing_module_xyz` (line 2)" in module.stderr
+    assert "cannot validate: the original script needs the module `definitely_missing_module_xyz` (line 2)" in module.stderr
     data = distfix("validate", "--no-compare", "--device", "cpu", str(tmp_path / "reads_data.py"), timeout=300)
     assert data.returncode == 2, data.stdout + data.stderr
-    assert "cannot validate: the script needs the file `data/train.csv` (line 3)" in data.stderr
+    assert "cannot validate: the original script needs the file `data/train.csv` (line 3)" in data.stderr
 
 
 ERRORS = {

@@ -18,7 +18,7 @@ _ROOT_ERROR = re.compile(r"^\s*\(\d+\)\s+[A-Z_]+:\s+(.*)$")
 _NOISE = re.compile(r"^(Graph execution error:|Detected at node|in user code:|\d+ root error\(s\) found|\[\[)")
 _FUNCTION_NODE = re.compile(r"^\{\{function_node [^}]*\}\}\s*")
 _OP_SUFFIX = re.compile(r"\s*\[Op:[^\]]*\]\s*$")
-_MISSING_FILE = re.compile(r"(\S+)\s*:\s*No such file or directory")
+_MISSING_FILE = re.compile(r"(\S+)\s*:\s*No such file or directory|Could not find directory (\S+)")
 _NETWORK_WORDS = ("URL", "urlopen", "Connection", "resolve host", "Name or service not known")
 
 
@@ -72,7 +72,7 @@ def _missing(exc: BaseException, text: str) -> dict | None:
         return {"kind": "file", "name": exc.filename}
     found = _MISSING_FILE.search(text)
     if type(exc).__name__ == "NotFoundError" and found:
-        return {"kind": "file", "name": found.group(1)}
+        return {"kind": "file", "name": found.group(1) or found.group(2)}
     return None
 
 
@@ -87,7 +87,8 @@ def describe(exc: BaseException, script: str) -> dict:
         "type": kind,
         "message": (message or _origin(exc))[:500],
         "line": _script_line(exc, text, script),
-        "network": any(word in text for word in _NETWORK_WORDS),
+        # DownloadRefused: --synthetic-data's get_file stopped a download (child/data.py)
+        "network": kind == "DownloadRefused" or any(word in text for word in _NETWORK_WORDS),
         "missing": _missing(exc, text),
     }
 
@@ -98,4 +99,14 @@ def exit_error(exc: SystemExit) -> dict | None:
         return None
     message = exc.code if isinstance(exc.code, str) else f"exit code {exc.code}"
     frames = traceback.extract_tb(exc.__traceback__)
-    return {"type": "SystemExit", "message": message[:500], "line": frames[-1].lineno if frames else None, "network": False, "missing": None}
+    # argparse rejects the command line with exit code 2 (its message went to stderr): the
+    # script was not given the arguments it needs, which says nothing about its distribution.
+    usage = exc.code == 2 and any(os.path.basename(f.filename) == "argparse.py" for f in frames)
+    return {
+        "type": "SystemExit",
+        "message": message[:500],
+        "line": frames[-1].lineno if frames else None,
+        "network": False,
+        "missing": None,
+        "usage": usage,
+    }

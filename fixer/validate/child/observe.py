@@ -22,6 +22,7 @@ from .state import DUMP, SETTINGS, compiled_with_xla
 
 MAX_VARIABLES = 2000
 MAX_HISTORY = 50
+MAX_EXAMPLES = 20000  # example digests kept per worker (16 hex digits each)
 _VARIABLES: list[tuple[str, object, bool]] = []  # (key, distributed variable, synchronized on read)
 _DEFAULT_NAME = re.compile(r"Variable(_\d+)?")
 _ASSIGNMENT = re.compile(r"\s*([A-Za-z_][\w.]*)\s*=(?!=)")
@@ -157,25 +158,35 @@ def _digest(arrays) -> str:
     return hashlib.sha1(b"|".join(parts)).hexdigest()
 
 
-def _global_rows(locals_: list[list[np.ndarray]]) -> tuple[int, str]:
-    """The global batch (every replica's part) as [rows, digest of its rows in any order].
+def _row_digests(locals_: list[list[np.ndarray]]) -> list[str] | None:
+    """A digest of each example (row) of the global batch (every replica's part); None without a common batch dimension."""
+    leaves = [np.concatenate([np.asarray(part[i]) for part in locals_]) if np.ndim(locals_[0][i]) else None for i in range(len(locals_[0]))]
+    sizes = {len(leaf) for leaf in leaves if leaf is not None}
+    if len(sizes) != 1:
+        return None
+    return [_digest([leaf[r] for leaf in leaves if leaf is not None]) for r in range(sizes.pop())]
+
+
+def _global_rows(row_digests: list[str] | None, locals_: list[list[np.ndarray]]) -> tuple[int, str]:
+    """The global batch as [rows, digest of its rows in any order].
 
     The N-replica run sees a global batch as N parts, the 1-replica reference as one; the
     digest of the sorted row digests is the same for both when they hold the same examples.
     """
-    leaves = [np.concatenate([np.asarray(part[i]) for part in locals_]) if np.ndim(locals_[0][i]) else None for i in range(len(locals_[0]))]
-    sizes = {len(leaf) for leaf in leaves if leaf is not None}
-    if len(sizes) != 1:  # no common batch dimension: the whole structure, in order
+    if row_digests is None:  # no common batch dimension: the whole structure, in order
         return 0, _digest([a for part in locals_ for a in part])
-    rows = sizes.pop()
-    row_digests = sorted(_digest([leaf[r] for leaf in leaves if leaf is not None]) for r in range(rows))
-    return rows, hashlib.sha1("".join(row_digests).encode()).hexdigest()
+    return len(row_digests), hashlib.sha1("".join(sorted(row_digests)).encode()).hexdigest()
 
 
 def _record(locals_: list[list[np.ndarray]]) -> None:
     DUMP["inputs"].append(_digest([a for part in locals_ for a in part]))
-    if len(DUMP["feed"]) < MAX_HISTORY and locals_ and locals_[0]:
-        DUMP["feed"].append(list(_global_rows(locals_)))
+    if not (locals_ and locals_[0]):
+        return
+    rows = _row_digests(locals_)
+    if rows is not None and len(DUMP["examples"]) < MAX_EXAMPLES:
+        DUMP["examples"].extend(r[:16] for r in rows[: MAX_EXAMPLES - len(DUMP["examples"])])
+    if len(DUMP["feed"]) < MAX_HISTORY:
+        DUMP["feed"].append(list(_global_rows(rows, locals_)))
 
 
 def _local_parts(strategy, element) -> list[list]:

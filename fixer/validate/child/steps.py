@@ -103,6 +103,13 @@ def _limit_iterators(tf) -> None:
         return element
 
     def patched_get_next_as_optional(self):
+        if tf.inside_function() and not keras_on_stack():
+            # The script's loop over a distributed dataset inside one tf.function (``for x in
+            # dist_ds`` becomes ``reduce``, which draws with get_next_as_optional): each batch
+            # drawn is recorded as the loop runs.
+            optional = get_next_as_optional(self)
+            tf.cond(optional.has_value(), lambda: observe.record_batch_in_graph(self._strategy, optional.get_value()), lambda: None)
+            return optional
         if keras_on_stack() or tf.inside_function():
             return get_next_as_optional(self)
         _check_draw()
@@ -131,7 +138,7 @@ def _fit_observer(callbacks):
     return Observer()
 
 
-def _limit_keras_fit() -> None:
+def _limit_keras_fit(tf) -> None:
     """Keras ``fit`` trains one epoch; its batches are steps, observed after each; it ends at the step limit.
 
     ``fit`` is stopped by a callback, never by raising ``steps_per_epoch`` to the limit: past the
@@ -154,6 +161,9 @@ def _limit_keras_fit() -> None:
                 DUMP["stopped"] = True
                 raise StopRun
             kwargs["epochs"] = 1
+            given = args[0] if args else kwargs.get("x")
+            if not isinstance(given, (tf.data.Dataset, tf.distribute.DistributedDataset)):
+                DUMP["fit_arrays"] = True  # Keras makes the dataset: not the script's input pipeline
             kwargs["callbacks"] = [*(kwargs.get("callbacks") or []), _fit_observer(_callbacks)]
             return _original(self, *args, **kwargs)
 
@@ -166,4 +176,4 @@ def install(tf) -> None:
     _limit_functions(tf)
     _limit_runs(tf)
     _limit_iterators(tf)
-    _limit_keras_fit()
+    _limit_keras_fit(tf)
