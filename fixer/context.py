@@ -16,6 +16,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from fixer.config import Config
 from fixer.rule import Rule, make_fix
 from fixer.textmap import TextMap
+from fixer.tf.fix_scope import OriginalFile
 from fixer.tf.index import ModuleIndex
 from fixer.tf.model import TFModel
 from fixer.tf.validity import fix_failure
@@ -46,6 +47,11 @@ class RuleContext:
         if self.positions is not None:
             return self.positions
         return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+    @cached_property
+    def _original_file(self) -> OriginalFile:
+        # What fix checks reuse of this run, so that they parse no more than the edited function.
+        return OriginalFile(self.text, self.module, self.index, lambda: self._positions, self.textmap)
 
     # Positions ------------------------------------------------------------------------------
 
@@ -155,7 +161,7 @@ class RuleContext:
         level = applicability or rule.applicability
         fix: Fix | None = None
         if edits:
-            reason = fix_failure(self.text, self.tf.names, edits, self.module)
+            reason = fix_failure(self.text, self.tf.names, edits, self.module, self._original_file)
             if reason is not None:
                 # A fix that would break this program is not offered: the finding stays, as advice.
                 edits = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 import libcst as cst
@@ -24,6 +24,7 @@ from libcst.metadata import (
 )
 
 from fixer.textmap import TextMap, apply_edits
+from fixer.tf.fix_scope import OriginalFile, fixed_function
 from fixer.tf.index import ModuleIndex
 from fixer.tf.names import NameResolver
 from fixer.tf.paths import bound_on_every_path
@@ -34,16 +35,21 @@ _TF_IMPORT_HEADS = ("import tensorflow", "from tensorflow", "import keras", "fro
 
 
 def fix_failure(
-    text: str, names: NameResolver, edits: Sequence[Edit], module: cst.Module | None = None
+    text: str,
+    names: NameResolver,
+    edits: Sequence[Edit],
+    module: cst.Module | None = None,
+    original: OriginalFile | None = None,
 ) -> str | None:
     """Why applying ``edits`` to ``text`` would make the program worse, or None when it would not.
 
     ``module`` (the parsed ``text``) lets the cheap pre-checks skip names the module binds at
-    top level, so most fixes are judged without parsing the fixed text.
+    top level, so most fixes are judged without parsing the fixed text. ``original`` (what the
+    rule run knows of the file) lets a fix inside one function be judged on that function alone.
     """
     return (
         inserts_tensorflow_import(names, edits)
-        or unbound_inserted_names(text, edits, module)
+        or unbound_inserted_names(text, edits, module, original)
         or removes_what_is_read(text, edits)
     )
 
@@ -76,19 +82,35 @@ _STRING = re.compile(r"(?s)(\"\"\".*?\"\"\"|\'\'\'.*?\'\'\'|\"(?:\\.|[^\"\\\n])*
 _IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
 
 
-def unbound_inserted_names(text: str, edits: Sequence[Edit], original: cst.Module | None = None) -> str | None:
+def unbound_inserted_names(
+    text: str,
+    edits: Sequence[Edit],
+    original: cst.Module | None = None,
+    original_file: OriginalFile | None = None,
+) -> str | None:
     """Every name the fix inserts must be bound on every path to where it is inserted.
 
-    The edits are applied and the result parsed; each name the inserted text reads is looked
-    up where it now stands. Names bound at module level by an import, def or class are always
-    in reach of code that runs after the module loaded.
+    The edits are applied and the result parsed (only the edited function's text when
+    ``original_file`` is given and one function body holds every edit); each name the inserted
+    text reads is looked up where it now stands. Names bound at module level by an import, def or
+    class are always in reach of code that runs after the module loaded.
     """
     inserted = [e for e in edits if e.content.strip()]
     wanted = set().union(set(), *(candidate_reads(e.content, after_dot=text[e.start - 1 : e.start] == ".") for e in inserted))
+    if original_file is not None:
+        original = original_file.module
     if wanted and original is not None:
         wanted -= _always_bound_in_original(original)
     if not wanted:
         return None
+    regions = _inserted_regions(text, edits)
+    local = fixed_function(original_file, edits) if original_file is not None else None
+    if local is not None:
+        return _first_unbound(
+            sorted(wanted), local.index, local.contexts, local.offset, regions,
+            lambda name: _bound_outside(original_file, local.function, name)  # type: ignore[arg-type]
+            or _bound_somewhere(local.index.local, local.contexts, name),
+        )
     fixed = apply_edits(text, list(edits))
     try:
         module = cst.parse_module(fixed)
@@ -98,23 +120,43 @@ def unbound_inserted_names(text: str, edits: Sequence[Edit], original: cst.Modul
     wanted -= _always_bound(module)
     if not wanted:
         return None
-    regions = _inserted_regions(text, edits)
     textmap = TextMap(fixed)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     contexts = wrapper.resolve(ExpressionContextProvider)
-    for name in sorted(wanted):
-        if not _bound_somewhere(index, contexts, name):
-            continue  # a name the file never binds (a star import, a notebook's earlier kernel): not ours to judge
+
+    def offset(node: cst.CSTNode) -> int:
+        start = positions[node].start
+        return textmap.offset(start.line, start.column + 1)
+
+    return _first_unbound(sorted(wanted), index, contexts, offset, regions, lambda name: _bound_somewhere(index, contexts, name))
+
+
+def _first_unbound(
+    wanted: list[str],
+    index,
+    contexts: Mapping[cst.CSTNode, ExpressionContext],
+    offset: Callable[[cst.CSTNode], int],
+    regions: list[tuple[int, int]],
+    bound_somewhere: Callable[[str], bool],
+) -> str | None:
+    """The reason for the first wanted name read in an inserted region where it may be unbound.
+
+    A name the file never binds (a star import, a notebook's earlier kernel) is not ours to
+    judge; whether the file binds it is asked last, only for a read that fails, since answering
+    it may take a look at the whole file.
+    """
+    for name in wanted:
         for node in index.names.get(name, []):
             if contexts.get(node) is not ExpressionContext.LOAD or not _reads(index, node):
                 continue
-            start = positions[node].start
-            offset = textmap.offset(start.line, start.column + 1)
-            if not any(low <= offset < high for low, high in regions):
+            where = offset(node)
+            if not any(low <= where < high for low, high in regions):
                 continue
             if not bound_on_every_path(index, name, node):
-                return f"`{name}` is not bound on every path to where the fix would use it"
+                if bound_somewhere(name):
+                    return f"`{name}` is not bound on every path to where the fix would use it"
+                break
     return None
 
 
@@ -126,6 +168,26 @@ def _bound_somewhere(index: ModuleIndex, contexts, name: str) -> bool:
         if contexts.get(node) is ExpressionContext.STORE or isinstance(index.parent.get(node), cst.Param):
             return True
     return False
+
+
+def _bound_outside(original: OriginalFile, function: cst.FunctionDef, name: str) -> bool:
+    """True when the original file binds ``name`` somewhere outside ``function`` (which the fix rewrites)."""
+    index = original.index
+    if any(not index.is_within(f, function) for f in index.functions_by_name.get(name, [])):
+        return True
+    nodes = [n for n in index.names.get(name, []) if not index.is_within(n, function)]
+    if not nodes:
+        return False
+    contexts = _contexts_of(original.module)
+    return any(
+        contexts.get(node) is ExpressionContext.STORE or isinstance(index.parent.get(node), cst.Param) for node in nodes
+    )
+
+
+@lru_cache(maxsize=1)
+def _contexts_of(module: cst.Module) -> Mapping[cst.CSTNode, ExpressionContext]:
+    """Expression contexts of the whole original module: asked only when a fixed read fails (rare)."""
+    return MetadataWrapper(module, unsafe_skip_copy=True).resolve(ExpressionContextProvider)
 
 
 def _reads(index: ModuleIndex, node: cst.Name) -> bool:
