@@ -45,21 +45,98 @@ class OriginalFile:
 
 
 @dataclass
-class FixedFunction:
-    """The one function a fix edits, parsed from the fixed text, and how it maps back to that text."""
+class FixedChunk:
+    """The lines a fix edits, parsed from the fixed text: one function, or whole top-level statements."""
 
-    function: cst.FunctionDef  # the original function the edits fall in
+    module: cst.Module  # the fixed lines (under the header when they are a nested function)
+    start: int  # offset of the chunk in the original text, and in the fixed text
+    end: int  # end of the chunk in the original text
+    shift: int  # how much longer the fixed chunk is than the original one
+    header_length: int
+    textmap: TextMap  # of the parsed source (header included)
+    function: cst.FunctionDef | None  # the original function the edits fall in, if any
+    _positions: Mapping[cst.CSTNode, CodeRange] | None = None
+
+    @property
+    def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
+        """Positions of the chunk's nodes in the parsed source (computed on first use)."""
+        if self._positions is None:
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._positions
+
+    def offset(self, node: cst.CSTNode) -> int:
+        """Offset in the fixed text where ``node`` (one of the chunk's) starts."""
+        start = self.positions[node].start
+        return self.start + self.textmap.offset(start.line, start.column + 1) - self.header_length
+
+    def holds(self, original: OriginalFile, node: cst.CSTNode) -> bool:
+        """True when ``node`` of the original file lies in the lines the chunk replaces."""
+        start = original.positions()[node].start
+        return self.start <= original.textmap.offset(start.line, start.column + 1) < self.end
+
+    def fixed_offset(self, original: OriginalFile, node: cst.CSTNode) -> int:
+        """Offset in the fixed text of ``node``, a node of the original file outside the chunk."""
+        start = original.positions()[node].start
+        offset = original.textmap.offset(start.line, start.column + 1)
+        return offset + self.shift if offset >= self.end else offset
+
+
+def fixed_chunk(original: OriginalFile, edits: Sequence[Edit]) -> FixedChunk | None:
+    """The edited lines parsed with the edits applied: the innermost function whose body holds
+    every edit, else the run of top-level statements they touch.
+
+    None when the fixed lines do not parse (or, for a function, no longer parse as one function
+    of the same indentation): then the caller checks the whole file.
+    """
+    low = min(e.start for e in edits)
+    high = max(e.end for e in edits)
+    function: cst.FunctionDef | None = None
+    found = _innermost_function(original, low, high)
+    if found is not None:
+        function, chunk_start, chunk_end = found
+    else:
+        span = _top_level_span(original, low, high)
+        if span is None:
+            return None
+        chunk_start, chunk_end = span
+    chunk = original.text[chunk_start:chunk_end]
+    shifted = [Edit(e.start - chunk_start, e.end - chunk_start, e.content) for e in edits]
+    fixed = apply_edits(chunk, shifted)
+    nested = function is not None and chunk[:1] in (" ", "\t", "\f")
+    header = _HEADER + original.module.default_newline if nested else ""
+    try:
+        module = cst.parse_module(header + fixed)
+    except (cst.ParserSyntaxError, RecursionError, MemoryError):
+        return None
+    if function is not None and _single_function(module, nested) is None:
+        return None
+    return FixedChunk(
+        module=module,
+        start=chunk_start,
+        end=chunk_end,
+        shift=len(fixed) - len(chunk),
+        header_length=len(header),
+        textmap=TextMap(header + fixed),
+        function=function,
+    )
+
+
+@dataclass
+class FixedFunction:
+    """The one function a fix edits, parsed from the fixed text, with what a binding check asks of it."""
+
+    chunk: FixedChunk
     index: "SplicedIndex"  # the fixed function's nodes, module-level questions to the original
     contexts: Mapping[cst.CSTNode, ExpressionContext]
-    positions: Mapping[cst.CSTNode, CodeRange]
-    textmap: TextMap  # of the parsed chunk (header included)
-    chunk_start: int  # offset of the chunk in the fixed text (the same as in the original)
-    header_length: int
+
+    @property
+    def function(self) -> cst.FunctionDef:
+        """The original function the edits fall in."""
+        return self.chunk.function  # type: ignore[return-value]
 
     def offset(self, node: cst.CSTNode) -> int:
         """Offset in the fixed text where ``node`` starts."""
-        start = self.positions[node].start
-        return self.chunk_start + self.textmap.offset(start.line, start.column + 1) - self.header_length
+        return self.chunk.offset(node)
 
 
 def fixed_function(original: OriginalFile, edits: Sequence[Edit]) -> FixedFunction | None:
@@ -68,34 +145,40 @@ def fixed_function(original: OriginalFile, edits: Sequence[Edit]) -> FixedFuncti
     None when no function body holds them all (module-level code), or when the fixed function
     does not parse as one function of the same indentation: then the caller checks the whole file.
     """
-    low = min(e.start for e in edits)
-    high = max(e.end for e in edits)
-    found = _innermost_function(original, low, high)
-    if found is None:
+    chunk = fixed_chunk(original, edits)
+    if chunk is None or chunk.function is None:
         return None
-    function, chunk_start, chunk_end = found
-    chunk = original.text[chunk_start:chunk_end]
-    shifted = [Edit(e.start - chunk_start, e.end - chunk_start, e.content) for e in edits]
-    fixed_chunk = apply_edits(chunk, shifted)
-    nested = chunk[:1] in (" ", "\t", "\f")
-    header = _HEADER + original.module.default_newline if nested else ""
-    try:
-        module = cst.parse_module(header + fixed_chunk)
-    except (cst.ParserSyntaxError, RecursionError, MemoryError):
-        return None
-    parsed = _single_function(module, nested)
-    if parsed is None:
-        return None
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    wrapper = MetadataWrapper(chunk.module, unsafe_skip_copy=True)
+    chunk._positions = wrapper.resolve(PositionProvider)
     return FixedFunction(
-        function=function,
-        index=SplicedIndex(ModuleIndex.build(module), original.index),
+        chunk=chunk,
+        index=SplicedIndex(ModuleIndex.build(chunk.module), original.index),
         contexts=wrapper.resolve(ExpressionContextProvider),
-        positions=wrapper.resolve(PositionProvider),
-        textmap=TextMap(header + fixed_chunk),
-        chunk_start=chunk_start,
-        header_length=len(header),
     )
+
+
+def _top_level_span(original: OriginalFile, low: int, high: int) -> tuple[int, int] | None:
+    """Whole lines from the first top-level statement the edits reach to the last (gaps included)."""
+    positions = original.positions()
+    textmap = original.textmap
+    spans = []
+    for statement in original.module.body:
+        where = positions[statement]
+        spans.append((textmap.line_starts[where.start.line - 1], textmap.line_end(where.end.line)))
+    touched = [(a, b) for a, b in spans if b > low and (a < high or a <= low)]
+    if not touched:
+        return None
+    start = min(touched[0][0], textmap.line_starts[textmap.position(low).line - 1])
+    end = max(touched[-1][1], _line_end_at(textmap, high))
+    return start, end
+
+
+def _line_end_at(textmap: TextMap, offset: int) -> int:
+    """``offset`` when it starts a line (or ends the text), else the end of the line holding it."""
+    if offset >= len(textmap.text):
+        return len(textmap.text)
+    line = textmap.position(offset).line
+    return offset if textmap.line_starts[line - 1] == offset else textmap.line_end(line)
 
 
 def _innermost_function(original: OriginalFile, low: int, high: int) -> tuple[cst.FunctionDef, int, int] | None:

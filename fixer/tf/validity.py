@@ -24,7 +24,7 @@ from libcst.metadata import (
 )
 
 from fixer.textmap import TextMap, apply_edits
-from fixer.tf.fix_scope import OriginalFile, fixed_function
+from fixer.tf.fix_scope import FixedChunk, OriginalFile, fixed_chunk, fixed_function
 from fixer.tf.index import ModuleIndex
 from fixer.tf.names import NameResolver
 from fixer.tf.paths import bound_on_every_path
@@ -50,7 +50,7 @@ def fix_failure(
     return (
         inserts_tensorflow_import(names, edits)
         or unbound_inserted_names(text, edits, module, original)
-        or removes_what_is_read(text, edits)
+        or removes_what_is_read(text, edits, original)
     )
 
 
@@ -235,12 +235,13 @@ def _inserted_regions(text: str, edits: Sequence[Edit]) -> list[tuple[int, int]]
     return regions
 
 
-def removes_what_is_read(text: str, edits: Sequence[Edit]) -> str | None:
+def removes_what_is_read(text: str, edits: Sequence[Edit], original: OriginalFile | None = None) -> str | None:
     """A fix may not remove the last binding of a name (or environment key) that code after it reads.
 
     TF_CONFIG set and then read back by the same script, a dict built once and used again:
     removing the binding turns those reads into `NameError`/`KeyError`. Reads before the removed
-    code (a `pop` of an earlier value) do not depend on it.
+    code (a `pop` of an earlier value) do not depend on it. With ``original`` (what the rule run
+    knows of the file) only the edited lines are parsed again.
     """
     if not any(e.end > e.start for e in edits):
         return None
@@ -248,6 +249,9 @@ def removes_what_is_read(text: str, edits: Sequence[Edit]) -> str | None:
     reinserted = set().union(set(), *(_assigned_in(e.content) for e in edits))
     if not removed - reinserted:
         return None  # nothing assigned is removed, or the fix moves it (checked by the binding check)
+    chunk = fixed_chunk(original, edits) if original is not None else None
+    if chunk is not None:
+        return _removes_what_is_read_locally(original, chunk, edits)  # type: ignore[arg-type]
     fixed = apply_edits(text, list(edits))
     try:
         before = cst.parse_module(text)
@@ -256,25 +260,58 @@ def removes_what_is_read(text: str, edits: Sequence[Edit]) -> str | None:
         return None
     old_bound, _, old_targets = _bindings_and_reads(before)
     new_bound, new_reads, _ = _bindings_and_reads(after)
-    lost = old_bound - new_bound
+    lost = {key for key, _ in old_bound} - {key for key, _ in new_bound}
     if not lost:
         return None
-    # Where the last removed binding of each lost key stood, in the fixed text's offsets.
     old_positions = MetadataWrapper(before, unsafe_skip_copy=True).resolve(PositionProvider)
-    old_map = TextMap(text)
-    removed_at: dict[str, int] = {}
-    for key, node in old_targets:
-        if key in lost:
-            end = old_positions[node].end
-            offset = old_map.offset(end.line, end.column + 1)
-            removed_at[key] = max(removed_at.get(key, 0), _shifted(offset, edits))
+    removed_at = _removed_at(lost, old_targets, old_positions, TextMap(text), edits)
     textmap = TextMap(fixed)
     positions = MetadataWrapper(after, unsafe_skip_copy=True).resolve(PositionProvider)
-    for key, node in new_reads:
-        if key not in removed_at:
-            continue
+
+    def offset(node: cst.CSTNode) -> int:
         start = positions[node].start
-        if textmap.offset(start.line, start.column + 1) >= removed_at[key]:
+        return textmap.offset(start.line, start.column + 1)
+
+    return _read_after_removal(removed_at, ((key, offset(node)) for key, node in new_reads if key in removed_at))
+
+
+def _removes_what_is_read_locally(original: OriginalFile, chunk: FixedChunk, edits: Sequence[Edit]) -> str | None:
+    """:func:`removes_what_is_read` from the original file's bindings and reads and the fixed lines'.
+
+    The fixed file is the original outside the chunk and the fixed chunk inside it: its bindings
+    and reads are the original's outside the chunk and the chunk's own.
+    """
+    old_bound, old_reads, old_targets = _bindings_and_reads_of(original.module)
+    chunk_bound, chunk_reads, _ = _bindings_and_reads(chunk.module)
+    new_bound = {key for key, node in old_bound if not chunk.holds(original, node)} | {key for key, _ in chunk_bound}
+    lost = {key for key, _ in old_bound} - new_bound
+    if not lost:
+        return None
+    removed_at = _removed_at(lost, old_targets, original.positions(), original.textmap, edits)
+    reads = [
+        *((key, chunk.fixed_offset(original, node)) for key, node in old_reads if key in removed_at and not chunk.holds(original, node)),
+        *((key, chunk.offset(node)) for key, node in chunk_reads if key in removed_at),
+    ]
+    # In source order, as a visit of the whole fixed file meets them (a visit's order is that of
+    # the nodes' starts; the stable sort keeps it where two start together).
+    return _read_after_removal(removed_at, sorted(reads, key=lambda read: read[1]))
+
+
+def _removed_at(lost: set[str], targets, positions, textmap: TextMap, edits: Sequence[Edit]) -> dict[str, int]:
+    """Where the last removed binding of each lost key stood, in the fixed text's offsets."""
+    removed_at: dict[str, int] = {}
+    for key, node in targets:
+        if key in lost:
+            end = positions[node].end
+            offset = textmap.offset(end.line, end.column + 1)
+            removed_at[key] = max(removed_at.get(key, 0), _shifted(offset, edits))
+    return removed_at
+
+
+def _read_after_removal(removed_at: dict[str, int], reads) -> str | None:
+    """The reason for the first read (key, fixed offset) at or after its key's removed binding."""
+    for key, offset in reads:
+        if offset >= removed_at[key]:
             what = f"the environment variable {key[len(_ENV):]}" if key.startswith(_ENV) else f"`{key}`"
             return f"it removes {what}, which the program still reads"
     return None
@@ -300,11 +337,13 @@ def _assigned_in(text: str) -> set[str]:
     return {m.group(1) for m in _ASSIGNED.finditer(text)}
 
 
-def _bindings_and_reads(
-    module: cst.Module,
-) -> tuple[set[str], list[tuple[str, cst.CSTNode]], list[tuple[str, cst.CSTNode]]]:
-    """Names (and ``environ:KEY`` entries) the module assigns, the nodes reading them, and the targets."""
-    bound: set[str] = set()
+_Entries = list[tuple[str, cst.CSTNode]]
+
+
+def _bindings_and_reads(module: cst.Module) -> tuple[_Entries, _Entries, _Entries]:
+    """Names (and ``environ:KEY`` entries) the module binds (with the binding node), the nodes
+    reading them, and the assignment targets."""
+    bound: _Entries = []
     reads: list[tuple[str, cst.CSTNode]] = []
     assigned: list[tuple[str, cst.CSTNode]] = []
     targets: set[int] = set()
@@ -314,11 +353,11 @@ def _bindings_and_reads(
             target = node.target
             targets.add(id(target))
             if isinstance(target, cst.Name):
-                bound.add(target.value)
+                bound.append((target.value, target))
                 assigned.append((target.value, target))
             key = _environ_key(target)
             if key is not None:
-                bound.add(_ENV + key)
+                bound.append((_ENV + key, target))
                 assigned.append((_ENV + key, target))
 
         def visit_Subscript(self, node: cst.Subscript) -> None:
@@ -333,7 +372,7 @@ def _bindings_and_reads(
                 key = _string(node.args[0].value)
                 if key is not None and _mentions_environ(func):
                     if name == "setdefault":
-                        bound.add(_ENV + key)
+                        bound.append((_ENV + key, node))
                     else:
                         reads.append((_ENV + key, node))
 
@@ -343,6 +382,10 @@ def _bindings_and_reads(
 
     module.visit(_Visit())
     return bound, reads, assigned
+
+
+# Every fix of one file asks about the same original module (one module held, the last).
+_bindings_and_reads_of = lru_cache(maxsize=1)(_bindings_and_reads)
 
 
 def _environ_key(node: cst.BaseExpression) -> str | None:

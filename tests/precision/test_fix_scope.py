@@ -10,9 +10,9 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from fixer.textmap import TextMap
-from fixer.tf.fix_scope import OriginalFile, fixed_function
+from fixer.tf.fix_scope import OriginalFile, fixed_chunk, fixed_function
 from fixer.tf.index import ModuleIndex
-from fixer.tf.validity import unbound_inserted_names
+from fixer.tf.validity import removes_what_is_read, unbound_inserted_names
 from fixer.types import Edit
 
 
@@ -195,3 +195,89 @@ def test_a_fixed_function_maps_nodes_to_offsets_in_the_fixed_text():
     fixed = "class T:\n    def test(self):\n        with strategy.scope():\n            model = build()\n"
     (name,) = local.index.names["strategy"]
     assert fixed[local.offset(name) :].startswith("strategy.scope()")
+
+
+# Removing what is read, judged on the edited lines ---------------------------------------------
+
+REMOVALS = {
+    "TF_CONFIG read back later at module level": (
+        """\
+        import json, os
+        os.environ["TF_CONFIG"] = json.dumps(cluster)
+        task = json.loads(os.environ["TF_CONFIG"])["task"]
+        """,
+        'os.environ["TF_CONFIG"] =',
+        "it removes the environment variable TF_CONFIG, which the program still reads",
+    ),
+    "TF_CONFIG read only before": (
+        """\
+        import json, os
+        previous = os.environ.get("TF_CONFIG")
+        os.environ["TF_CONFIG"] = json.dumps(cluster)
+        """,
+        'os.environ["TF_CONFIG"] =',
+        None,
+    ),
+    "TF_CONFIG set in a method, read in a later function": (
+        """\
+        import json, os
+
+        class T:
+            def test(self):
+                os.environ["TF_CONFIG"] = json.dumps(cluster)
+                run()
+
+        def run():
+            return json.loads(os.environ["TF_CONFIG"])
+        """,
+        'os.environ["TF_CONFIG"] =',
+        "it removes the environment variable TF_CONFIG, which the program still reads",
+    ),
+    "TF_CONFIG set again elsewhere": (
+        """\
+        import os
+
+        def first():
+            os.environ["TF_CONFIG"] = "{}"
+            print(os.environ["TF_CONFIG"])
+
+        os.environ["TF_CONFIG"] = "{}"
+        """,
+        'os.environ["TF_CONFIG"] = "{}"\n    print',
+        None,
+    ),
+    "a dict used again in the same function": (
+        """\
+        def main():
+            config = {'a': 1}
+            print(config)
+        """,
+        "config = ",
+        "it removes `config`, which the program still reads",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", REMOVALS)
+def test_removals_judged_on_the_edited_lines_match_the_whole_file(name):
+    source, marker, expected = REMOVALS[name]
+    text = textwrap.dedent(source)
+    start = text.index(marker)
+    line_start = text.rindex("\n", 0, start) + 1
+    edits = [Edit(line_start, text.index("\n", start) + 1, "")]
+    original = _original(text)
+    assert fixed_chunk(original, edits) is not None  # the local path is the one taken
+    assert removes_what_is_read(text, edits, original) == expected
+    assert removes_what_is_read(text, edits) == expected  # the whole-file path agrees
+
+
+def test_a_top_level_chunk_covers_whole_statements_and_the_lines_between():
+    text = "import os\n\n# set it\nos.environ['A'] = (\n    '1'\n)\nx = 2\n"
+    at = text.index("# set it")
+    # A line inserted above the comment and a value changed inside the assignment: the chunk runs
+    # from the comment line (where the first edit is) to the statement's last line; `x = 2` is not touched.
+    inside = text.index("'1'")
+    chunk = fixed_chunk(_original(text), [Edit(at, at, "y = 1\n"), Edit(inside, inside + 3, "'2'")])
+    assert chunk is not None and chunk.function is None
+    assert (chunk.start, chunk.end) == (at, text.index("x = 2"))
+    assert chunk.module.code == "y = 1\n# set it\nos.environ['A'] = (\n    '2'\n)\n"
