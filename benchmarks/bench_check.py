@@ -213,6 +213,8 @@ def main() -> int:
         tree, label = _tree(args, work)
     except MissingClone as exc:
         print(f"skipped: {exc}")
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
         return 0
     files, stage1, stage2, kept_lines = filter_stages(tree)
     lines = sum(code_lines(path) for path in sources(tree))

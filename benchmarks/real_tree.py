@@ -69,7 +69,9 @@ def _git_dir(clones: Path, repo: Repository) -> Path:
 
 def _python_files(git_dir: Path, commit: str, wanted: tuple[str, ...] = ("*.py",)) -> bytes:
     archive = subprocess.run(
-        ["git", f"--git-dir={git_dir}", "archive", "--format=tar", commit, "--", *wanted],
+        # A pathspec that matches nothing fails the archive (a tree without notebooks): with
+        # several patterns, take the whole tree and let the caller keep the files it wants.
+        ["git", f"--git-dir={git_dir}", "archive", "--format=tar", commit, *(["--", *wanted] if len(wanted) == 1 else [])],
         capture_output=True,
     )
     if archive.returncode != 0:

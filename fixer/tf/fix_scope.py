@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import libcst as cst
 from libcst.metadata import (
@@ -105,7 +106,7 @@ def fixed_chunk(original: OriginalFile, edits: Sequence[Edit]) -> FixedChunk | N
     nested = function is not None and chunk[:1] in (" ", "\t", "\f")
     header = _HEADER + original.module.default_newline if nested else ""
     try:
-        module = cst.parse_module(header + fixed)
+        module = _parsed(header + fixed)
     except (cst.ParserSyntaxError, RecursionError, MemoryError):
         return None
     if function is not None and _single_function(module, nested) is None:
@@ -148,13 +149,22 @@ def fixed_function(original: OriginalFile, edits: Sequence[Edit]) -> FixedFuncti
     chunk = fixed_chunk(original, edits)
     if chunk is None or chunk.function is None:
         return None
-    wrapper = MetadataWrapper(chunk.module, unsafe_skip_copy=True)
-    chunk._positions = wrapper.resolve(PositionProvider)
-    return FixedFunction(
-        chunk=chunk,
-        index=SplicedIndex(ModuleIndex.build(chunk.module), original.index),
-        contexts=wrapper.resolve(ExpressionContextProvider),
-    )
+    local, contexts, chunk._positions = _analysed(chunk.module)
+    return FixedFunction(chunk=chunk, index=SplicedIndex(local, original.index), contexts=contexts)
+
+
+@lru_cache(maxsize=64)
+def _parsed(source: str) -> cst.Module:
+    """The parsed chunk source. The language server checks the same fixed functions again on
+    every edit elsewhere in the file: their text, and so this, is unchanged."""
+    return cst.parse_module(source)
+
+
+@lru_cache(maxsize=64)
+def _analysed(module: cst.Module) -> tuple[ModuleIndex, Mapping[cst.CSTNode, ExpressionContext], Mapping[cst.CSTNode, CodeRange]]:
+    """Index, expression contexts and positions of a parsed chunk (cached with it, see _parsed)."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    return ModuleIndex.build(module), wrapper.resolve(ExpressionContextProvider), wrapper.resolve(PositionProvider)
 
 
 def _top_level_span(original: OriginalFile, low: int, high: int) -> tuple[int, int] | None:
