@@ -11,9 +11,10 @@ from functools import cached_property
 from typing import Mapping
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from fixer.config import Config
+from fixer.positions import positions as positions_of
 from fixer.rule import Rule, make_fix
 from fixer.textmap import TextMap
 from fixer.tf.fix_scope import OriginalFile
@@ -46,7 +47,7 @@ class RuleContext:
     def _positions(self) -> Mapping[cst.CSTNode, CodeRange]:
         if self.positions is not None:
             return self.positions
-        return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return positions_of(self.module)
 
     @cached_property
     def _original_file(self) -> OriginalFile:

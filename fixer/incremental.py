@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from typing import Iterator
 
 import libcst as cst
-from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange
 
 from fixer.engine import ParsedSource, parse_source
+from fixer.positions import positions as positions_of
 from fixer.tf.index import ModuleIndex
 from fixer.types import Finding
 
@@ -60,7 +61,7 @@ class _Chunk:
             module = module.with_changes(header=(), body=[head, *module.body[1:]])
         try:
             index = ModuleIndex.build(module)
-            positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+            positions = positions_of(module)
         except RecursionError:
             return None
         has_block = any(type(node) is cst.IndentedBlock for node in index.order)

@@ -22,9 +22,9 @@ from libcst.metadata import (
     ExpressionContext,
     ExpressionContextProvider,
     MetadataWrapper,
-    PositionProvider,
 )
 
+from fixer.positions import positions as positions_of
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.index import ModuleIndex
 from fixer.types import Edit
@@ -62,7 +62,7 @@ class FixedChunk:
     def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
         """Positions of the chunk's nodes in the parsed source (computed on first use)."""
         if self._positions is None:
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._positions = positions_of(self.module)
         return self._positions
 
     def offset(self, node: cst.CSTNode) -> int:
@@ -127,7 +127,7 @@ class FixedFunction:
     """The one function a fix edits, parsed from the fixed text, with what a binding check asks of it."""
 
     chunk: FixedChunk
-    index: "SplicedIndex"  # the fixed function's nodes, module-level questions to the original
+    index: SplicedIndex  # the fixed function's nodes, module-level questions to the original
     contexts: Mapping[cst.CSTNode, ExpressionContext]
 
     @property
@@ -164,7 +164,7 @@ def _parsed(source: str) -> cst.Module:
 def _analysed(module: cst.Module) -> tuple[ModuleIndex, Mapping[cst.CSTNode, ExpressionContext], Mapping[cst.CSTNode, CodeRange]]:
     """Index, expression contexts and positions of a parsed chunk (cached with it, see _parsed)."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    return ModuleIndex.build(module), wrapper.resolve(ExpressionContextProvider), wrapper.resolve(PositionProvider)
+    return ModuleIndex.build(module), wrapper.resolve(ExpressionContextProvider), positions_of(module)
 
 
 def _top_level_span(original: OriginalFile, low: int, high: int) -> tuple[int, int] | None:

@@ -20,9 +20,9 @@ from libcst.metadata import (
     ExpressionContext,
     ExpressionContextProvider,
     MetadataWrapper,
-    PositionProvider,
 )
 
+from fixer.positions import positions as positions_of
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.fix_scope import FixedChunk, OriginalFile, fixed_chunk, fixed_function
 from fixer.tf.index import ModuleIndex
@@ -122,7 +122,7 @@ def unbound_inserted_names(
         return None
     textmap = TextMap(fixed)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
+    positions = positions_of(module)
     contexts = wrapper.resolve(ExpressionContextProvider)
 
     def offset(node: cst.CSTNode) -> int:
@@ -263,10 +263,10 @@ def removes_what_is_read(text: str, edits: Sequence[Edit], original: OriginalFil
     lost = {key for key, _ in old_bound} - {key for key, _ in new_bound}
     if not lost:
         return None
-    old_positions = MetadataWrapper(before, unsafe_skip_copy=True).resolve(PositionProvider)
+    old_positions = positions_of(before)
     removed_at = _removed_at(lost, old_targets, old_positions, TextMap(text), edits)
     textmap = TextMap(fixed)
-    positions = MetadataWrapper(after, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = positions_of(after)
 
     def offset(node: cst.CSTNode) -> int:
         start = positions[node].start
