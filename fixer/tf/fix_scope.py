@@ -82,9 +82,9 @@ class FixedChunk:
         return offset + self.shift if offset >= self.end else offset
 
 
-def fixed_chunk(original: OriginalFile, edits: Sequence[Edit]) -> FixedChunk | None:
+def fixed_chunk(original: OriginalFile, edits: Sequence[Edit], function_only: bool = False) -> FixedChunk | None:
     """The edited lines parsed with the edits applied: the innermost function whose body holds
-    every edit, else the run of top-level statements they touch.
+    every edit, else (unless ``function_only``) the run of top-level statements they touch.
 
     None when the fixed lines do not parse (or, for a function, no longer parse as one function
     of the same indentation): then the caller checks the whole file.
@@ -95,6 +95,8 @@ def fixed_chunk(original: OriginalFile, edits: Sequence[Edit]) -> FixedChunk | N
     found = _innermost_function(original, low, high)
     if found is not None:
         function, chunk_start, chunk_end = found
+    elif function_only:
+        return None
     else:
         span = _top_level_span(original, low, high)
         if span is None:
@@ -146,7 +148,7 @@ def fixed_function(original: OriginalFile, edits: Sequence[Edit]) -> FixedFuncti
     None when no function body holds them all (module-level code), or when the fixed function
     does not parse as one function of the same indentation: then the caller checks the whole file.
     """
-    chunk = fixed_chunk(original, edits)
+    chunk = fixed_chunk(original, edits, function_only=True)
     if chunk is None or chunk.function is None:
         return None
     local, contexts, chunk._positions = _analysed(chunk.module)
