@@ -8,15 +8,23 @@ check. Wall times are medians; CPU seconds (user + system, all processes) are gi
 they hold when the machine is shared.
 
     python benchmarks/bench_check.py --real CLONES     # the real tree (see real_tree.py)
+    python benchmarks/bench_check.py --real CLONES --manifest benchmarks/heavy-tree.toml
+                                                      # distribution-heavy trees, notebooks included
     python benchmarks/bench_check.py --tree DIR        # any tree of .py files
     python benchmarks/bench_check.py [--files 1300] [--lines 300000] [--keep DIR]  # generated
 
 Options common to all: ``--runs 5``.
+
+Then, per repository of a manifest (or per top-level folder with ``--per-folder``), one cold
+check beside ruff; and the ten slowest files of the tree, each timed alone in this process
+(CPU seconds). The guard: a file whose check takes more than 50 ms per 1,000 lines (at least
+50 ms: small files pay a fixed cost) is flagged, and the benchmark exits 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -30,7 +38,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_tree import generate  # noqa: E402
-from real_tree import MissingClone, build  # noqa: E402
+from real_tree import MANIFEST, MissingClone, build  # noqa: E402
+
+SUFFIXES = (".py", ".ipynb")
+GUARD_MS_PER_1000_LINES = 50.0
 
 BIN = Path(sys.executable).parent
 PARSE_ALL = """
@@ -103,14 +114,70 @@ def median_of(runs: int, command: list[str], cwd: Path, env: dict[str, str], bef
     return statistics.median(walls), statistics.median(cpus)
 
 
+def sources(tree: Path) -> list[Path]:
+    """The files distfix checks in ``tree``: Python files and notebooks."""
+    return sorted(path for path in tree.rglob("*") if path.suffix in SUFFIXES and path.is_file())
+
+
+def code_lines(path: Path) -> int:
+    """Lines of code: of the file, or of a notebook's code cells."""
+    data = path.read_bytes()
+    if path.suffix != ".ipynb":
+        return data.count(b"\n")
+    try:
+        cells = json.loads(data).get("cells", [])
+    except (ValueError, AttributeError):
+        return 0
+    return sum(
+        len("".join(c.get("source", [])).splitlines()) if isinstance(c.get("source"), list) else len(str(c.get("source", "")).splitlines())
+        for c in cells
+        if isinstance(c, dict) and c.get("cell_type") == "code"
+    )
+
+
 def filter_stages(tree: Path) -> tuple[int, int, int, int]:
     """Files in the tree, and files each pre-filter stage keeps (default configuration)."""
     from fixer.config import Config
     from fixer.runner import filter_stage
 
-    stages = [filter_stage(path.read_bytes(), Config(), str(path)) for path in sorted(tree.rglob("*.py"))]
-    kept_lines = sum(path.read_bytes().count(b"\n") for path, stage in zip(sorted(tree.rglob("*.py")), stages) if stage == 2)
+    paths = sources(tree)
+    stages = [filter_stage(path.read_bytes(), Config(), str(path)) for path in paths]
+    kept_lines = sum(code_lines(path) for path, stage in zip(paths, stages) if stage == 2)
     return len(stages), sum(s >= 1 for s in stages), sum(s == 2 for s in stages), kept_lines
+
+
+def per_file_cpu(tree: Path) -> list[tuple[float, int, Path]]:
+    """CPU seconds of a cold check of each file alone (in this process), with its lines; slowest first."""
+    from fixer.runner import Job, process_file
+
+    job = Job(use_cache=False)
+    paths = sources(tree)
+    if paths:
+        process_file(paths[0], job)  # the first file would pay for importing the analysis
+    timings = []
+    for path in paths:
+        start = time.process_time()
+        process_file(path, job)
+        timings.append((time.process_time() - start, code_lines(path), path))
+    return sorted(timings, key=lambda t: t[0], reverse=True)
+
+
+def over_budget(timings: list[tuple[float, int, Path]]) -> list[tuple[float, int, Path]]:
+    """The files slower than the guard: 50 ms per 1,000 lines, and never less than 50 ms."""
+    return [t for t in timings if t[0] * 1000 > GUARD_MS_PER_1000_LINES * max(t[1], 1000) / 1000]
+
+
+def per_folder(tree: Path, distfix: list[str], ruff_command: list[str] | None, work: Path, env: dict[str, str]) -> None:
+    """One cold check and one ruff run per top-level folder (a repository of the manifest)."""
+    print(f"{'folder':<40} {'files':>6} {'parsed':>6} {'distfix s':>10} {'cpu':>7} {'ruff s':>7} {'cpu':>6} {'ratio':>6}")
+    for folder in sorted(p for p in tree.iterdir() if p.is_dir()):
+        files, _, parsed, _ = filter_stages(folder)
+        wall, cpu, _ = timed([*distfix[:-1], str(folder), "--no-cache"], work, env)
+        line = f"{folder.name:<40} {files:>6} {parsed:>6} {wall:>10.2f} {cpu:>7.2f}"
+        if ruff_command:
+            ruff_wall, ruff_cpu, _ = timed([*ruff_command[:-1], str(folder)], work, env)
+            line += f" {ruff_wall:>7.2f} {ruff_cpu:>6.2f} {cpu / ruff_cpu:>5.1f}x"
+        print(line)
 
 
 def _tree(args: argparse.Namespace, work: Path) -> tuple[Path, str]:
@@ -120,8 +187,8 @@ def _tree(args: argparse.Namespace, work: Path) -> tuple[Path, str]:
     if tree.exists():
         shutil.rmtree(tree)
     if args.real:
-        build(args.real, tree)
-        return tree, "real tree (benchmarks/real-tree.toml)"
+        build(args.real, tree, args.manifest)
+        return tree, f"real tree ({args.manifest.name})"
     generate(tree, args.files, args.lines)
     return tree, "generated tree"
 
@@ -132,6 +199,8 @@ def main() -> int:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--tree", type=Path, help="benchmark this existing tree")
     source.add_argument("--real", type=Path, metavar="CLONES", help="build the real tree from the clones in CLONES")
+    parser.add_argument("--manifest", type=Path, default=MANIFEST, help="with --real: the repositories (default real-tree.toml)")
+    parser.add_argument("--per-folder", action="store_true", help="also one cold check per top-level folder (on with --real)")
     parser.add_argument("--files", type=int, default=1300, help="generated tree: number of files")
     parser.add_argument("--lines", type=int, default=300_000, help="generated tree: number of lines")
     parser.add_argument("--keep", type=Path, help="build the tree and the cache here and keep them")
@@ -144,9 +213,11 @@ def main() -> int:
         tree, label = _tree(args, work)
     except MissingClone as exc:
         print(f"skipped: {exc}")
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
         return 0
     files, stage1, stage2, kept_lines = filter_stages(tree)
-    lines = sum(path.read_bytes().count(b"\n") for path in tree.rglob("*.py"))
+    lines = sum(code_lines(path) for path in sources(tree))
     cache = work / "cache"
     # An installed distfix has its bytecode compiled; without it a warm run measures compiling
     # the modules it imports (PYTHONDONTWRITEBYTECODE is set in some sandboxes).
@@ -185,9 +256,19 @@ def main() -> int:
     else:
         print("ruff: not installed, not compared (pip install ruff to compare)")
     print(f"peak memory of a cold check (all processes): {max(peaks)} MB")
+    if args.real or args.per_folder:
+        per_folder(tree, distfix, ruff_command, work, env)
+    timings = per_file_cpu(tree)
+    print(f"ten slowest files (CPU of a cold check of the file alone; {sum(t[0] for t in timings):.2f} s for all):")
+    for seconds, count, path in timings[:10]:
+        print(f"  {seconds * 1000:>8.0f} ms {count:>7} lines {seconds * 1e6 / max(count, 1):>7.1f} ms/1000 lines  {path.relative_to(tree)}")
+    slow = over_budget(timings)
+    for seconds, count, path in slow:
+        print(f"GUARD: {path.relative_to(tree)}: {seconds * 1000:.0f} ms for {count} lines (budget {GUARD_MS_PER_1000_LINES:.0f} ms per 1,000)")
+    print(f"guard: {len(slow)} files over {GUARD_MS_PER_1000_LINES:.0f} ms per 1,000 lines")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
-    return 0
+    return 1 if slow else 0
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ and receiving its diagnostics, and of the server's CPU time per edit (which, unl
 time, holds on a machine shared with other jobs). The load average is printed with the figures.
 
     python benchmarks/bench_lsp.py [--lines 2000] [--edits 50]
+    python benchmarks/bench_lsp.py --file tf_keras/distribute/distribute_strategy_test.py  # a real file
 """
 
 from __future__ import annotations
@@ -83,8 +84,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--edits", type=int, default=50)
+    parser.add_argument("--file", type=Path, help="open this file instead of a generated one")
     args = parser.parse_args()
-    text = training_file(args.lines)
+    text = args.file.read_text(encoding="utf-8") if args.file else training_file(args.lines)
     uri = (ROOT / "bench_lsp_document.py").as_uri()
     started = time.perf_counter()
     client = Client()

@@ -11,11 +11,13 @@ from functools import cached_property
 from typing import Mapping
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from fixer.config import Config
+from fixer.positions import positions as positions_of
 from fixer.rule import Rule, make_fix
 from fixer.textmap import TextMap
+from fixer.tf.fix_scope import OriginalFile
 from fixer.tf.index import ModuleIndex
 from fixer.tf.model import TFModel
 from fixer.tf.validity import fix_failure
@@ -45,7 +47,12 @@ class RuleContext:
     def _positions(self) -> Mapping[cst.CSTNode, CodeRange]:
         if self.positions is not None:
             return self.positions
-        return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return positions_of(self.module)
+
+    @cached_property
+    def _original_file(self) -> OriginalFile:
+        # What fix checks reuse of this run, so that they parse no more than the edited function.
+        return OriginalFile(self.text, self.module, self.index, lambda: self._positions, self.textmap)
 
     # Positions ------------------------------------------------------------------------------
 
@@ -155,7 +162,7 @@ class RuleContext:
         level = applicability or rule.applicability
         fix: Fix | None = None
         if edits:
-            reason = fix_failure(self.text, self.tf.names, edits, self.module)
+            reason = fix_failure(self.text, self.tf.names, edits, self.module, self._original_file)
             if reason is not None:
                 # A fix that would break this program is not offered: the finding stays, as advice.
                 edits = None

@@ -22,9 +22,10 @@ from functools import cached_property
 from typing import Iterator, Mapping
 
 import libcst as cst
-from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange
 
 from fixer.engine import ParsedSource, may_be_too_complex, parse_source
+from fixer.positions import positions as positions_of
 from fixer.tf.index import ModuleIndex
 from fixer.types import Finding
 
@@ -50,7 +51,7 @@ class _Chunk:
         They cost a code generation of the chunk; on a document's first version that was about
         0.5 s of a 2,000-line file, most of it for statements no finding or rule looks at.
         """
-        return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return positions_of(self.module)
 
     @classmethod
     def parse(cls, text: str, first: bool) -> "_Chunk | None":

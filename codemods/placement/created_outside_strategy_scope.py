@@ -305,12 +305,13 @@ class _Finder:
         # A local name is only used inside its own function: a single-device baseline that builds
         # `model` in one function is not the distributed `model` of another.
         scope = self.index.enclosing_function(creation.statement)
+        # The cheap scope test first: most uses of a common name (`model`) are in other functions.
         uses = [
             node
             for name in creation.names
             for node in self._uses(name)
-            if not self.index.is_within(node, creation.statement)
-            and ("." in name or scope is None or self.index.is_within(node, scope))
+            if ("." in name or scope is None or self._in_function(node, scope))
+            and not self.index.is_within(node, creation.statement)
             # A module-level name bound again before the use (a later notebook cell) is another object.
             and ("." in name or scope is not None or not rebound_between(self.index, name, creation.statement, node))
             and not (scope is None and "." not in name and isinstance(self.index.parent.get(node), cst.AssignTarget))
@@ -333,6 +334,16 @@ class _Finder:
         # Seed 000: a variable made before the strategy, never used, in a program training under
         # the scope — the article's "it will be used in training" case.
         return not uses and creation.kind == "variable" and bool(self.strategies.scope_blocks)
+
+    def _in_function(self, node: cst.CSTNode, function: cst.CSTNode) -> bool:
+        """True when ``node`` lies in ``function`` (a def or lambda): along the memoised chain of
+        enclosing functions, not the parents (a walk per use made this quadratic in the file)."""
+        current = self.index.enclosing_function(node)
+        while current is not None:
+            if current is function:
+                return True
+            current = self.index.enclosing_function(current)
+        return False
 
     def on_a_path_without_strategy(self, creation: Creation) -> bool:
         """The creation runs in an if/else arm other than every one that builds or enters a strategy.

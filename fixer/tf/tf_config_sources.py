@@ -343,15 +343,13 @@ def tf_config_pops(ctx: RuleContext) -> list[cst.CSTNode]:
 
 def tf_config_deletions(ctx: RuleContext) -> list[cst.CSTNode]:
     """``del os.environ["TF_CONFIG"]`` statements (the Del node)."""
-    found: list[cst.CSTNode] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Del(self, node: cst.Del) -> None:
-            if environ_item(ctx, node.target, "TF_CONFIG"):
-                found.append(node)
-
-    ctx.module.visit(_Collect())
-    return found
+    # The index holds every node in the order a visit meets them; a visit of the module would
+    # rebuild every node on the way (most of this rule's time on a large file).
+    return [
+        node
+        for node in ctx.index.order
+        if type(node) is cst.Del and environ_item(ctx, node.target, "TF_CONFIG")  # exact type: isinstance is slow
+    ]
 
 
 def tf_config_of(ctx: RuleContext, setter: TfConfigSetter) -> object:

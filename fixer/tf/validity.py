@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 import libcst as cst
@@ -20,10 +20,11 @@ from libcst.metadata import (
     ExpressionContext,
     ExpressionContextProvider,
     MetadataWrapper,
-    PositionProvider,
 )
 
+from fixer.positions import positions as positions_of
 from fixer.textmap import TextMap, apply_edits
+from fixer.tf.fix_scope import FixedChunk, OriginalFile, fixed_chunk, fixed_function
 from fixer.tf.index import ModuleIndex
 from fixer.tf.names import NameResolver
 from fixer.tf.paths import bound_on_every_path
@@ -34,17 +35,22 @@ _TF_IMPORT_HEADS = ("import tensorflow", "from tensorflow", "import keras", "fro
 
 
 def fix_failure(
-    text: str, names: NameResolver, edits: Sequence[Edit], module: cst.Module | None = None
+    text: str,
+    names: NameResolver,
+    edits: Sequence[Edit],
+    module: cst.Module | None = None,
+    original: OriginalFile | None = None,
 ) -> str | None:
     """Why applying ``edits`` to ``text`` would make the program worse, or None when it would not.
 
     ``module`` (the parsed ``text``) lets the cheap pre-checks skip names the module binds at
-    top level, so most fixes are judged without parsing the fixed text.
+    top level, so most fixes are judged without parsing the fixed text. ``original`` (what the
+    rule run knows of the file) lets a fix inside one function be judged on that function alone.
     """
     return (
         inserts_tensorflow_import(names, edits)
-        or unbound_inserted_names(text, edits, module)
-        or removes_what_is_read(text, edits)
+        or unbound_inserted_names(text, edits, module, original)
+        or removes_what_is_read(text, edits, original)
     )
 
 
@@ -76,19 +82,35 @@ _STRING = re.compile(r"(?s)(\"\"\".*?\"\"\"|\'\'\'.*?\'\'\'|\"(?:\\.|[^\"\\\n])*
 _IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
 
 
-def unbound_inserted_names(text: str, edits: Sequence[Edit], original: cst.Module | None = None) -> str | None:
+def unbound_inserted_names(
+    text: str,
+    edits: Sequence[Edit],
+    original: cst.Module | None = None,
+    original_file: OriginalFile | None = None,
+) -> str | None:
     """Every name the fix inserts must be bound on every path to where it is inserted.
 
-    The edits are applied and the result parsed; each name the inserted text reads is looked
-    up where it now stands. Names bound at module level by an import, def or class are always
-    in reach of code that runs after the module loaded.
+    The edits are applied and the result parsed (only the edited function's text when
+    ``original_file`` is given and one function body holds every edit); each name the inserted
+    text reads is looked up where it now stands. Names bound at module level by an import, def or
+    class are always in reach of code that runs after the module loaded.
     """
     inserted = [e for e in edits if e.content.strip()]
     wanted = set().union(set(), *(candidate_reads(e.content, after_dot=text[e.start - 1 : e.start] == ".") for e in inserted))
+    if original_file is not None:
+        original = original_file.module
     if wanted and original is not None:
         wanted -= _always_bound_in_original(original)
     if not wanted:
         return None
+    regions = _inserted_regions(text, edits)
+    local = fixed_function(original_file, edits) if original_file is not None else None
+    if local is not None:
+        return _first_unbound(
+            sorted(wanted), local.index, local.contexts, local.offset, regions,
+            lambda name: _bound_outside(original_file, local.function, name)  # type: ignore[arg-type]
+            or _bound_somewhere(local.index.local, local.contexts, name),
+        )
     fixed = apply_edits(text, list(edits))
     try:
         module = cst.parse_module(fixed)
@@ -98,23 +120,43 @@ def unbound_inserted_names(text: str, edits: Sequence[Edit], original: cst.Modul
     wanted -= _always_bound(module)
     if not wanted:
         return None
-    regions = _inserted_regions(text, edits)
     textmap = TextMap(fixed)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
+    positions = positions_of(module)
     contexts = wrapper.resolve(ExpressionContextProvider)
-    for name in sorted(wanted):
-        if not _bound_somewhere(index, contexts, name):
-            continue  # a name the file never binds (a star import, a notebook's earlier kernel): not ours to judge
+
+    def offset(node: cst.CSTNode) -> int:
+        start = positions[node].start
+        return textmap.offset(start.line, start.column + 1)
+
+    return _first_unbound(sorted(wanted), index, contexts, offset, regions, lambda name: _bound_somewhere(index, contexts, name))
+
+
+def _first_unbound(
+    wanted: list[str],
+    index,
+    contexts: Mapping[cst.CSTNode, ExpressionContext],
+    offset: Callable[[cst.CSTNode], int],
+    regions: list[tuple[int, int]],
+    bound_somewhere: Callable[[str], bool],
+) -> str | None:
+    """The reason for the first wanted name read in an inserted region where it may be unbound.
+
+    A name the file never binds (a star import, a notebook's earlier kernel) is not ours to
+    judge; whether the file binds it is asked last, only for a read that fails, since answering
+    it may take a look at the whole file.
+    """
+    for name in wanted:
         for node in index.names.get(name, []):
             if contexts.get(node) is not ExpressionContext.LOAD or not _reads(index, node):
                 continue
-            start = positions[node].start
-            offset = textmap.offset(start.line, start.column + 1)
-            if not any(low <= offset < high for low, high in regions):
+            where = offset(node)
+            if not any(low <= where < high for low, high in regions):
                 continue
             if not bound_on_every_path(index, name, node):
-                return f"`{name}` is not bound on every path to where the fix would use it"
+                if bound_somewhere(name):
+                    return f"`{name}` is not bound on every path to where the fix would use it"
+                break
     return None
 
 
@@ -126,6 +168,26 @@ def _bound_somewhere(index: ModuleIndex, contexts, name: str) -> bool:
         if contexts.get(node) is ExpressionContext.STORE or isinstance(index.parent.get(node), cst.Param):
             return True
     return False
+
+
+def _bound_outside(original: OriginalFile, function: cst.FunctionDef, name: str) -> bool:
+    """True when the original file binds ``name`` somewhere outside ``function`` (which the fix rewrites)."""
+    index = original.index
+    if any(not index.is_within(f, function) for f in index.functions_by_name.get(name, [])):
+        return True
+    nodes = [n for n in index.names.get(name, []) if not index.is_within(n, function)]
+    if not nodes:
+        return False
+    contexts = _contexts_of(original.module)
+    return any(
+        contexts.get(node) is ExpressionContext.STORE or isinstance(index.parent.get(node), cst.Param) for node in nodes
+    )
+
+
+@lru_cache(maxsize=1)
+def _contexts_of(module: cst.Module) -> Mapping[cst.CSTNode, ExpressionContext]:
+    """Expression contexts of the whole original module: asked only when a fixed read fails (rare)."""
+    return MetadataWrapper(module, unsafe_skip_copy=True).resolve(ExpressionContextProvider)
 
 
 def _reads(index: ModuleIndex, node: cst.Name) -> bool:
@@ -173,12 +235,13 @@ def _inserted_regions(text: str, edits: Sequence[Edit]) -> list[tuple[int, int]]
     return regions
 
 
-def removes_what_is_read(text: str, edits: Sequence[Edit]) -> str | None:
+def removes_what_is_read(text: str, edits: Sequence[Edit], original: OriginalFile | None = None) -> str | None:
     """A fix may not remove the last binding of a name (or environment key) that code after it reads.
 
     TF_CONFIG set and then read back by the same script, a dict built once and used again:
     removing the binding turns those reads into `NameError`/`KeyError`. Reads before the removed
-    code (a `pop` of an earlier value) do not depend on it.
+    code (a `pop` of an earlier value) do not depend on it. With ``original`` (what the rule run
+    knows of the file) only the edited lines are parsed again.
     """
     if not any(e.end > e.start for e in edits):
         return None
@@ -186,6 +249,9 @@ def removes_what_is_read(text: str, edits: Sequence[Edit]) -> str | None:
     reinserted = set().union(set(), *(_assigned_in(e.content) for e in edits))
     if not removed - reinserted:
         return None  # nothing assigned is removed, or the fix moves it (checked by the binding check)
+    chunk = fixed_chunk(original, edits) if original is not None else None
+    if chunk is not None:
+        return _removes_what_is_read_locally(original, chunk, edits)  # type: ignore[arg-type]
     fixed = apply_edits(text, list(edits))
     try:
         before = cst.parse_module(text)
@@ -194,25 +260,58 @@ def removes_what_is_read(text: str, edits: Sequence[Edit]) -> str | None:
         return None
     old_bound, _, old_targets = _bindings_and_reads(before)
     new_bound, new_reads, _ = _bindings_and_reads(after)
-    lost = old_bound - new_bound
+    lost = {key for key, _ in old_bound} - {key for key, _ in new_bound}
     if not lost:
         return None
-    # Where the last removed binding of each lost key stood, in the fixed text's offsets.
-    old_positions = MetadataWrapper(before, unsafe_skip_copy=True).resolve(PositionProvider)
-    old_map = TextMap(text)
-    removed_at: dict[str, int] = {}
-    for key, node in old_targets:
-        if key in lost:
-            end = old_positions[node].end
-            offset = old_map.offset(end.line, end.column + 1)
-            removed_at[key] = max(removed_at.get(key, 0), _shifted(offset, edits))
+    old_positions = positions_of(before)
+    removed_at = _removed_at(lost, old_targets, old_positions, TextMap(text), edits)
     textmap = TextMap(fixed)
-    positions = MetadataWrapper(after, unsafe_skip_copy=True).resolve(PositionProvider)
-    for key, node in new_reads:
-        if key not in removed_at:
-            continue
+    positions = positions_of(after)
+
+    def offset(node: cst.CSTNode) -> int:
         start = positions[node].start
-        if textmap.offset(start.line, start.column + 1) >= removed_at[key]:
+        return textmap.offset(start.line, start.column + 1)
+
+    return _read_after_removal(removed_at, ((key, offset(node)) for key, node in new_reads if key in removed_at))
+
+
+def _removes_what_is_read_locally(original: OriginalFile, chunk: FixedChunk, edits: Sequence[Edit]) -> str | None:
+    """:func:`removes_what_is_read` from the original file's bindings and reads and the fixed lines'.
+
+    The fixed file is the original outside the chunk and the fixed chunk inside it: its bindings
+    and reads are the original's outside the chunk and the chunk's own.
+    """
+    old_bound, old_reads, old_targets = _bindings_and_reads_of(original.module)
+    chunk_bound, chunk_reads, _ = _bindings_and_reads(chunk.module)
+    new_bound = {key for key, node in old_bound if not chunk.holds(original, node)} | {key for key, _ in chunk_bound}
+    lost = {key for key, _ in old_bound} - new_bound
+    if not lost:
+        return None
+    removed_at = _removed_at(lost, old_targets, original.positions(), original.textmap, edits)
+    reads = [
+        *((key, chunk.fixed_offset(original, node)) for key, node in old_reads if key in removed_at and not chunk.holds(original, node)),
+        *((key, chunk.offset(node)) for key, node in chunk_reads if key in removed_at),
+    ]
+    # In source order, as a visit of the whole fixed file meets them (a visit's order is that of
+    # the nodes' starts; the stable sort keeps it where two start together).
+    return _read_after_removal(removed_at, sorted(reads, key=lambda read: read[1]))
+
+
+def _removed_at(lost: set[str], targets, positions, textmap: TextMap, edits: Sequence[Edit]) -> dict[str, int]:
+    """Where the last removed binding of each lost key stood, in the fixed text's offsets."""
+    removed_at: dict[str, int] = {}
+    for key, node in targets:
+        if key in lost:
+            end = positions[node].end
+            offset = textmap.offset(end.line, end.column + 1)
+            removed_at[key] = max(removed_at.get(key, 0), _shifted(offset, edits))
+    return removed_at
+
+
+def _read_after_removal(removed_at: dict[str, int], reads) -> str | None:
+    """The reason for the first read (key, fixed offset) at or after its key's removed binding."""
+    for key, offset in reads:
+        if offset >= removed_at[key]:
             what = f"the environment variable {key[len(_ENV):]}" if key.startswith(_ENV) else f"`{key}`"
             return f"it removes {what}, which the program still reads"
     return None
@@ -238,11 +337,13 @@ def _assigned_in(text: str) -> set[str]:
     return {m.group(1) for m in _ASSIGNED.finditer(text)}
 
 
-def _bindings_and_reads(
-    module: cst.Module,
-) -> tuple[set[str], list[tuple[str, cst.CSTNode]], list[tuple[str, cst.CSTNode]]]:
-    """Names (and ``environ:KEY`` entries) the module assigns, the nodes reading them, and the targets."""
-    bound: set[str] = set()
+_Entries = list[tuple[str, cst.CSTNode]]
+
+
+def _bindings_and_reads(module: cst.Module) -> tuple[_Entries, _Entries, _Entries]:
+    """Names (and ``environ:KEY`` entries) the module binds (with the binding node), the nodes
+    reading them, and the assignment targets."""
+    bound: _Entries = []
     reads: list[tuple[str, cst.CSTNode]] = []
     assigned: list[tuple[str, cst.CSTNode]] = []
     targets: set[int] = set()
@@ -252,11 +353,11 @@ def _bindings_and_reads(
             target = node.target
             targets.add(id(target))
             if isinstance(target, cst.Name):
-                bound.add(target.value)
+                bound.append((target.value, target))
                 assigned.append((target.value, target))
             key = _environ_key(target)
             if key is not None:
-                bound.add(_ENV + key)
+                bound.append((_ENV + key, target))
                 assigned.append((_ENV + key, target))
 
         def visit_Subscript(self, node: cst.Subscript) -> None:
@@ -271,7 +372,7 @@ def _bindings_and_reads(
                 key = _string(node.args[0].value)
                 if key is not None and _mentions_environ(func):
                     if name == "setdefault":
-                        bound.add(_ENV + key)
+                        bound.append((_ENV + key, node))
                     else:
                         reads.append((_ENV + key, node))
 
@@ -281,6 +382,10 @@ def _bindings_and_reads(
 
     module.visit(_Visit())
     return bound, reads, assigned
+
+
+# Every fix of one file asks about the same original module (one module held, the last).
+_bindings_and_reads_of = lru_cache(maxsize=1)(_bindings_and_reads)
 
 
 def _environ_key(node: cst.BaseExpression) -> str | None:
