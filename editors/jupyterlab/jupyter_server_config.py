@@ -19,7 +19,5 @@ c.LanguageServerManager.language_servers = {
         "version": 2,
         # distfix reads the text JupyterLab sends; no copies under .virtual_documents/ on disk.
         "requires_documents_on_disk": False,
-        # jupyterlab-lsp uses one server per language: the highest priority wins (pylsp has 50).
-        "priority": 100,
     }
 }
