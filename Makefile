@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.distfix-installed
 
-.PHONY: venv demo test test-fast generate clean
+.PHONY: venv browser demo test test-fast generate clean
 
 venv: $(STAMP)
 
@@ -21,13 +21,22 @@ $(STAMP): pyproject.toml
 demo: venv
 	$(BIN)/distfix fix --diff --unsafe-fixes corpus/ ; status=$$?; [ $$status -le 1 ]
 
-test: venv
+test: venv browser
 	$(BIN)/python -m pytest
 
 # A stand-in `tensorflow` that refuses to import comes first on the path (of the test
 # subprocesses too), so a test that starts TensorFlow without the marker fails here.
-test-fast: venv
+test-fast: venv browser
 	PYTHONPATH=$(CURDIR)/tests/no_tensorflow $(BIN)/python -m pytest -m "not tensorflow"
+
+# Debian's chromium and chromium-driver for tests/lsp/test_jupyterlab.py, installed when missing and
+# possible (root with apt-get). Never fails the build: without them that test skips and says why.
+browser:
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
+	    || echo "browser: apt-get could not install chromium chromium-driver; tests/lsp/test_jupyterlab.py will skip"; \
+	else echo "browser: chromium/chromedriver missing and not root with apt-get; tests/lsp/test_jupyterlab.py will skip"; fi
 
 # The code table (fixer/codes.py), the README rule table and docs/rules.md, from the rule registry.
 generate: venv

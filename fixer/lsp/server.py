@@ -129,9 +129,20 @@ def _collection_deferred():
             gc.enable()
 
 
+def _is_python_document(uri: str) -> bool:
+    """Whether a text document is checked: `.py` / `.pyi` files, and documents the client opened as
+    Python whatever their name. jupyterlab-lsp sends a notebook as one Python document named
+    `NAME.ipynb` (its code cells joined, magics turned into `get_ipython()` calls). Notebook cells
+    are checked with their notebook (publish_notebook), not one by one."""
+    if uri.endswith((".py", ".pyi")):
+        return True
+    document = server.workspace.text_documents.get(uri)
+    return document is not None and document.language_id == "python" and notebooks.notebook_of(server.workspace, uri) is None
+
+
 def publish(uri: str) -> None:
     """Check the document and publish its diagnostics."""
-    if not uri.endswith(".py") and not uri.endswith(".pyi"):
+    if not _is_python_document(uri):
         return
     server.published.pop(uri, None)
     with _collection_deferred():

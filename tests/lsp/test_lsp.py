@@ -242,3 +242,19 @@ async def test_light_bulb_fix_all_is_computed_on_resolve(client: LanguageClient)
     assert lazy.edit is None
     resolved = await client.code_action_resolve_async(lazy)
     assert apply(SOURCE, resolved.edit.changes[uri]) == fix_source("lazy.py", SOURCE).fixed_text
+
+
+async def test_a_document_opened_as_python_is_checked_whatever_its_name(client: LanguageClient):
+    # jupyterlab-lsp sends a notebook as one Python document named after it, magics as calls.
+    text = (
+        "import tensorflow as tf\n\nstrategy = tf.distribute.MirroredStrategy()\n\n\n"
+        'get_ipython().run_line_magic("matplotlib", " inline")\nstrategy.experimental_run_v2(lambda: 1)\n'
+    )
+    other = (client.root / "notes.txt").as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(other, "plaintext", 1, "strategy.experimental_run_v2(f)\n")))
+    uri = (client.root / ".virtual_documents" / "mistake.ipynb").as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, text)))
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    # Messages are handled in order: the plain-text document published nothing before this one.
+    assert params.uri == uri
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in params.diagnostics] == [("TFD401", 6, 9)]
