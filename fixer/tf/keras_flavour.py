@@ -13,13 +13,15 @@ import libcst as cst
 
 from fixer.target.versions import KERAS3_FROM
 from fixer.tf.compat import imports_keras2_only_library
-from fixer.tf.names import dotted_name
+from fixer.tf.module_summary import ImportRef
+from fixer.tf.names import dotted_name, imported_modules, imported_names
 from fixer.tf.tf_config_sources import NOT_LITERAL, env_setters, literal_value
 
 if TYPE_CHECKING:
     from fixer.context import RuleContext
     from fixer.target import Target
 
+_TENSORFLOW = frozenset({"tensorflow", "keras", "tf_keras"})  # importing one reads the switch
 _LEGACY_TRUE = frozenset({"1", "true", "True"})  # what TensorFlow 2.21 accepts (tensorflow/__init__.py)
 
 
@@ -39,12 +41,45 @@ def legacy_keras(ctx: RuleContext) -> LegacySetting:
     setters = env_setters(ctx, "TF_USE_LEGACY_KERAS", putenv=False)
     if not setters:
         # A library that imports only under tf-keras (TFRS) means the switch is set outside.
-        return LegacySetting(True if imports_keras2_only_library(ctx.index) else None, None)
+        if imports_keras2_only_library(ctx.index):
+            return LegacySetting(True, None)
+        return _project_setting(ctx)
     last = setters[-1]
     value = literal_value(ctx, last.value)
     if value is NOT_LITERAL:
         return LegacySetting(None, last.value, literal=False)
     return LegacySetting(str(value) in _LEGACY_TRUE, last.value)
+
+
+def _project_setting(ctx: RuleContext) -> LegacySetting:
+    """The switch as set by the project modules that run before this script imports TensorFlow
+    (its package's `__init__.py`, a `config` module imported first: fixer/tf/legacy_switch.py)."""
+    switch = ctx.tf.project.legacy_switch(_imports_before_tensorflow(ctx))
+    if switch == "unknown":
+        return LegacySetting(None, None, literal=False)
+    return LegacySetting(None if switch is None else switch == "on", None)
+
+
+def _imports_before_tensorflow(ctx: RuleContext) -> list[ImportRef]:
+    """The module-level imports of the script that come before its first TensorFlow or Keras import."""
+    found: list[ImportRef] = []
+    for node in ctx.index.imports:
+        if ctx.index.enclosing_function(node) is not None:
+            continue
+        if isinstance(node, cst.Import):
+            modules = [target for target, _ in imported_modules(node)]
+            if any(m.split(".")[0] in _TENSORFLOW for m in modules):
+                break
+            found += [ImportRef(0, m) for m in modules]
+            continue
+        module = dotted_name(node.module) if node.module is not None else ""
+        if module is None:
+            continue
+        if not node.relative and module.split(".")[0] in _TENSORFLOW:
+            break
+        names = [name for _, name in imported_names(node)]
+        found += [ImportRef(len(node.relative), module, name) for name in names] or [ImportRef(len(node.relative), module)]
+    return found
 
 
 def keras_module(ctx: RuleContext, func: cst.BaseExpression) -> str:
