@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from fixer.context import RuleContext
     from fixer.target import Target
 
-_TENSORFLOW = frozenset({"tensorflow", "keras", "tf_keras"})  # importing one reads the switch
+_KERAS = frozenset({"keras", "tf_keras"})  # importing one reads the switch
 _LEGACY_TRUE = frozenset({"1", "true", "True"})  # what TensorFlow 2.21 accepts (tensorflow/__init__.py)
 
 
@@ -52,34 +52,47 @@ def legacy_keras(ctx: RuleContext) -> LegacySetting:
 
 
 def _project_setting(ctx: RuleContext) -> LegacySetting:
-    """The switch as set by the project modules that run before this script imports TensorFlow
-    (its package's `__init__.py`, a `config` module imported first: fixer/tf/legacy_switch.py)."""
-    switch = ctx.tf.project.legacy_switch(_imports_before_tensorflow(ctx))
+    """The switch as set by the project modules that run before TensorFlow reads it (the script's
+    package's `__init__.py`, a `config` module imported first: fixer/tf/legacy_switch.py)."""
+    switch = ctx.tf.project.legacy_switch(_imports_before_keras(ctx))
     if switch == "unknown":
         return LegacySetting(None, None, literal=False)
     return LegacySetting(None if switch is None else switch == "on", None)
 
 
-def _imports_before_tensorflow(ctx: RuleContext) -> list[ImportRef]:
-    """The module-level imports of the script that come before its first TensorFlow or Keras import."""
+def _imports_before_keras(ctx: RuleContext) -> list[ImportRef]:
+    """The module-level imports of the script that run before TensorFlow reads the switch: before
+    its first `tf.keras` use or Keras import, and before `import tensorflow` when it imports from
+    `tensorflow.keras` (TensorFlow fixes that package's path at its own import;
+    benchmarks/probe_legacy_switch_order.py)."""
+    written = [(node, _imported(node)) for node in ctx.index.imports if ctx.index.enclosing_function(node) is None]
+    from_keras = any(any(m.startswith("tensorflow.keras") for m in modules) for _, modules in written)
+    first_use = min((ctx.index.order[a] for a in ctx.index.attributes if a.attr.value == "keras"), default=None)
     found: list[ImportRef] = []
-    for node in ctx.index.imports:
-        if ctx.index.enclosing_function(node) is not None:
-            continue
-        if isinstance(node, cst.Import):
-            modules = [target for target, _ in imported_modules(node)]
-            if any(m.split(".")[0] in _TENSORFLOW for m in modules):
-                break
-            found += [ImportRef(0, m) for m in modules]
-            continue
-        module = dotted_name(node.module) if node.module is not None else ""
-        if module is None:
-            continue
-        if not node.relative and module.split(".")[0] in _TENSORFLOW:
+    for node, modules in written:
+        if first_use is not None and ctx.index.order[node] > first_use:
             break
-        names = [name for _, name in imported_names(node)]
-        found += [ImportRef(len(node.relative), module, name) for name in names] or [ImportRef(len(node.relative), module)]
+        roots = {m.split(".")[0] for m in modules}
+        if roots & _KERAS or any(m.startswith("tensorflow.keras") for m in modules) or (from_keras and "tensorflow" in roots):
+            break
+        if isinstance(node, cst.Import):
+            found += [ImportRef(0, m) for m in modules]
+        elif node.module is not None or node.relative:
+            module = dotted_name(node.module) if node.module is not None else ""
+            names = [name for _, name in imported_names(node)]
+            found += [ImportRef(len(node.relative), module or "", n) for n in names] or [ImportRef(len(node.relative), module or "")]
     return found
+
+
+def _imported(node: cst.Import | cst.ImportFrom) -> list[str]:
+    """The dotted modules (or module.name) an import statement names: `from tensorflow import
+    keras` is `tensorflow.keras`."""
+    if isinstance(node, cst.Import):
+        return [target for target, _ in imported_modules(node)]
+    if node.relative or node.module is None:
+        return []
+    module = dotted_name(node.module) or ""
+    return [module, *(f"{module}.{name}" for _, name in imported_names(node))]
 
 
 def keras_module(ctx: RuleContext, func: cst.BaseExpression) -> str:

@@ -2,9 +2,9 @@
 
 A training script often leaves the switch to a module it imports first (`import config` whose
 top level sets `os.environ["TF_USE_LEGACY_KERAS"] = "1"`) or to its package's `__init__.py`.
-TensorFlow 2.21 reads the variable when `tensorflow` is imported (`tensorflow/__init__.py`), so
-only settings that run before the module's own TensorFlow import count here, and only those its
-top level runs (not a function's body).
+TensorFlow 2.21 decides at the first `tf.keras` use (for `from tensorflow.keras import`: at
+`import tensorflow`), `benchmarks/probe_legacy_switch_order.py`; so only settings the module's
+top level runs (not a function's body) before it uses or imports Keras count here.
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from collections.abc import Iterator
 KEY = "TF_USE_LEGACY_KERAS"
 _TRUE = frozenset({"1", "true", "True"})  # what TensorFlow 2.21 accepts
 _ENVIRON = frozenset({"os.environ", "environ"})
-_TENSORFLOW = frozenset({"tensorflow", "keras", "tf_keras"})
+_KERAS = frozenset({"keras", "tf_keras"})
 
 
 def legacy_switch(tree: ast.Module) -> str | None:
-    """What the module's top level sets TF_USE_LEGACY_KERAS to before it imports TensorFlow (the
+    """What the module's top level sets TF_USE_LEGACY_KERAS to before it uses or imports Keras (the
     last such setting): "on", "off", "unknown" (not a literal); None when it does not set it."""
     value: str | None = None
     for statement in _top_level(tree.body):
-        if _imports_tensorflow(statement):
+        if _touches_keras(statement):
             break
         for setting in _settings(statement):
             value = "unknown" if setting is None else "on" if setting in _TRUE else "off"
@@ -44,12 +44,22 @@ def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield statement
 
 
-def _imports_tensorflow(statement: ast.stmt) -> bool:
+def _touches_keras(statement: ast.stmt) -> bool:
+    """``statement`` imports Keras (`keras`, `tf_keras`, `tensorflow.keras`) or uses `<x>.keras`:
+    after it the switch is read (`import tensorflow` alone does not read it for `tf.keras`)."""
     if isinstance(statement, ast.Import):
-        return any(alias.name.split(".")[0] in _TENSORFLOW for alias in statement.names)
+        return any(_is_keras_module(alias.name) for alias in statement.names)
     if isinstance(statement, ast.ImportFrom):
-        return not statement.level and (statement.module or "").split(".")[0] in _TENSORFLOW
-    return False
+        module = statement.module or ""
+        return not statement.level and (
+            _is_keras_module(module) or (module == "tensorflow" and any(a.name == "keras" for a in statement.names))
+        )
+    return any(isinstance(node, ast.Attribute) and node.attr == "keras" for node in ast.walk(statement))
+
+
+def _is_keras_module(name: str) -> bool:
+    parts = name.split(".")
+    return parts[0] in _KERAS or parts[:2] == ["tensorflow", "keras"]
 
 
 def _settings(statement: ast.stmt) -> Iterator[str | None]:

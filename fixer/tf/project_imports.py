@@ -129,7 +129,7 @@ class ProjectImports:
         return self._call(self._origin, name, ())
 
     def legacy_switch(self, before_tensorflow: Sequence[ImportRef]) -> str | None:
-        """What the project's own modules that run before the checked file imports TensorFlow set
+        """What the project's own modules that run before TensorFlow reads the switch set
         TF_USE_LEGACY_KERAS to ("on", "off", "unknown"; None: none sets it). They are the packages
         holding the file (their `__init__.py`, outermost first: `python -m pkg.train` runs them)
         and the modules ``before_tensorflow`` names, in order; the last setting wins."""

@@ -1,6 +1,6 @@
-"""TF_USE_LEGACY_KERAS set by the project's own modules that run before the script imports
-TensorFlow (a `config` module imported first, the package's `__init__.py`) decides which Keras
-`tf.keras` is, as the script's own setting does (TFD504 as the witness)."""
+"""TF_USE_LEGACY_KERAS set by the project's own modules that run before TensorFlow reads it (a
+`config` module imported first, the package's `__init__.py`) decides which Keras `tf.keras` is,
+as the script's own setting does (TFD504 as the witness)."""
 
 from __future__ import annotations
 
@@ -51,10 +51,19 @@ def test_the_package_init_of_the_script_sets_tf_keras(tmp_path):
     assert tfd504(tmp_path, files, "trainer/train.py") == []
 
 
-def test_a_setting_after_tensorflow_is_imported_is_too_late(tmp_path):
+def test_a_setting_after_the_first_keras_use_is_too_late(tmp_path):
     assert tfd504(tmp_path, {"config.py": SETS_SWITCH, "train.py": MWMS_FIT + "import config\n"})
-    late = "import tensorflow\n" + SETS_SWITCH
+    late = "import tensorflow as tf\ntf.keras.backend.set_floatx('float32')\n" + SETS_SWITCH
     assert tfd504(tmp_path, {"config.py": late, "train.py": "import config\n" + MWMS_FIT})
+
+
+def test_after_import_tensorflow_the_switch_still_counts_for_tf_keras(tmp_path):
+    # Measured (benchmarks/probe_legacy_switch_order.py): `tf.keras` is decided at its first use.
+    script = MWMS_FIT.replace("import tensorflow as tf\n", "import tensorflow as tf\nimport config\n")
+    assert tfd504(tmp_path, {"config.py": SETS_SWITCH, "train.py": script}) == []
+    # ... but `from tensorflow.keras import` follows the path TensorFlow fixed at its import.
+    from_import = script.replace("import config\n", "import config\nfrom tensorflow.keras import layers\n")
+    assert tfd504(tmp_path, {"config.py": SETS_SWITCH, "train.py": from_import})
 
 
 def test_a_setting_in_a_function_does_not_run_on_import(tmp_path):
@@ -82,7 +91,9 @@ def test_the_scripts_own_setting_wins(tmp_path):
         ("import os\nif os.name == 'posix':\n    os.environ['TF_USE_LEGACY_KERAS'] = '1'\n", "on"),
         ("import os\nimport tf_keras\nos.environ['TF_USE_LEGACY_KERAS'] = '1'\n", None),  # tf_keras imports TensorFlow
         ("import os\nclass C:\n    os.environ['TF_USE_LEGACY_KERAS'] = '1'\n", None),
-        ("import tensorflow as tf\nimport os\nos.environ['TF_USE_LEGACY_KERAS'] = '1'\n", None),
+        ("import tensorflow as tf\nimport os\nos.environ['TF_USE_LEGACY_KERAS'] = '1'\n", "on"),
+        ("import tensorflow as tf\nimport os\nK = tf.keras\nos.environ['TF_USE_LEGACY_KERAS'] = '1'\n", None),
+        ("from tensorflow import keras\nimport os\nos.environ['TF_USE_LEGACY_KERAS'] = '1'\n", None),
     ],
 )
 def test_legacy_switch_reads_top_level_settings(source, expected):
