@@ -171,9 +171,12 @@ def source_line(tree: Path, path: str, cell: int | None, line: int) -> str:
         return ""
 
 
-def check_tree(repo: str, tree: Path, select: list[str] = ()) -> list[WildFinding]:
-    """Every finding of ``distfix check`` on a materialised tree, paths relative to the tree."""
+def check_tree(repo: str, tree: Path, select: list[str] = (), target_version: str | None = None) -> list[WildFinding]:
+    """Every finding of ``distfix check`` on a materialised tree, paths relative to the tree
+    (with ``target_version``: `--target-version`, the upgrade findings too)."""
     selection = [option for code in select for option in ("--select", code)]
+    if target_version:
+        selection += ["--target-version", target_version]
     result = _distfix(["check", "--format", "json", "--exit-zero", "--no-cache", *selection, "."], tree)
     # Exit 2 means a file error (a TFD000 finding, an unreadable file); the other files are reported.
     if result.returncode not in (0, 2) or not result.stdout.strip():
@@ -196,8 +199,10 @@ def check_tree(repo: str, tree: Path, select: list[str] = ()) -> list[WildFindin
     return findings
 
 
-def load_ledger(path: Path) -> list[dict]:
-    """The ledger's verdicts (blank lines and ``//`` comment lines are allowed)."""
+def load_ledger(path: Path, target_version: str | None = None) -> list[dict]:
+    """The ledger's verdicts (blank lines and ``//`` comment lines are allowed). A verdict with a
+    ``target`` key judges a finding of `--target-version` that version (an upgrade finding): it is
+    used only in a run with that ``target_version``; the others judge the pinned version."""
     if not path.exists():
         return []
     entries = []
@@ -207,7 +212,8 @@ def load_ledger(path: Path) -> list[dict]:
         entry = json.loads(line)
         if entry.get("verdict") not in (*DETECTION_VERDICTS, FIX_WRONG):
             raise ValueError(f"{path}:{number}: unknown verdict {entry.get('verdict')!r}")
-        entries.append(entry)
+        if entry.get("target") in (None, target_version):
+            entries.append(entry)
     return entries
 
 
@@ -284,13 +290,14 @@ def precision(counts: Counter) -> float | None:
     return counts["tp"] / judged if judged else None
 
 
-def ledger_stub(finding: WildFinding) -> dict:
+def ledger_stub(finding: WildFinding, target_version: str | None = None) -> dict:
     """A ledger line for a finding without a verdict (verdict and reason to be filled in)."""
-    return {
+    stub = {
         "repo": finding.repo, "path": finding.path, "cell": finding.cell, "line": finding.line,
         "code": finding.code, "fingerprint": fingerprint(finding.text), "verdict": "",
         "reason": f"{finding.message} | {finding.text}",
     }
+    return {**stub, "target": target_version} if target_version else stub
 
 
 def fix_counts(findings: list[WildFinding], comparison: Comparison) -> str:
@@ -344,6 +351,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--select", action="append", default=[], help="rule codes or prefixes, as for check")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a finding has no verdict")
     parser.add_argument("--emit-new", type=Path, help="append ledger stubs for findings without a verdict")
+    parser.add_argument("--target-version", help="check with `--target-version X.Y` (upgrade findings; verdicts with that `target`)")
     parser.add_argument("--fix-diffs", type=Path, help="write `fix --diff --unsafe-fixes` of each tree here")
     return parser.parse_args(argv)
 
@@ -370,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
             missing = materialise(spec, git_dir, tree)
             if missing:
                 print(f"note {spec.name}: {len(missing)} file(s) absent from the mirror: {', '.join(missing[:5])}")
-            found = check_tree(spec.name, tree, args.select)
+            found = check_tree(spec.name, tree, args.select, args.target_version)
             print(f"{spec.name}: {len(found)} finding(s)")
             findings.extend(found)
             checked.add(spec.name)
@@ -380,12 +388,12 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
-    comparison = compare(findings, load_ledger(args.ledger), repos=checked)
+    comparison = compare(findings, load_ledger(args.ledger, args.target_version), repos=checked)
     print(format_report(comparison, fix_counts(findings, comparison)))
     if args.emit_new and comparison.new:
         with args.emit_new.open("a", encoding="utf-8") as stream:
             for finding in comparison.new:
-                stream.write(json.dumps(ledger_stub(finding)) + "\n")
+                stream.write(json.dumps(ledger_stub(finding, args.target_version)) + "\n")
     return 1 if args.strict and comparison.new else 0
 
 

@@ -79,6 +79,15 @@ def test_an_unknown_verdict_is_rejected(tmp_path):
         wild.load_ledger(ledger)
 
 
+def test_upgrade_verdicts_judge_only_runs_with_their_target_version(tmp_path):
+    ledger = tmp_path / "ledger.jsonl"
+    pinned, upgrade = _verdict(1, "x"), dict(_verdict(2, "y"), target="2.21")
+    ledger.write_text(json.dumps(pinned) + "\n" + json.dumps(upgrade) + "\n")
+    assert wild.load_ledger(ledger) == [pinned]
+    assert wild.load_ledger(ledger, "2.21") == [pinned, upgrade]
+    assert wild.load_ledger(ledger, "2.20") == [pinned]
+
+
 def test_the_fingerprint_ignores_whitespace_only():
     assert wild.fingerprint("  model  =\tbuild() ") == wild.fingerprint("model = build()")
     assert wild.fingerprint("model = build(1)") != wild.fingerprint("model = build()")

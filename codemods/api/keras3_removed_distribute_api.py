@@ -7,7 +7,7 @@ import libcst as cst
 from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.tf.compat import is_compat_fallback, is_tf1_program
-from fixer.tf.keras_target import keras_major
+from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
 from fixer.tf.names import canonical, dotted_name
 from fixer.types import Applicability, Edit
 
@@ -102,14 +102,15 @@ class Keras3RemovedDistributeApi(Rule):
                 continue
             if keras_major(ctx, attribute) != 3:
                 continue
+            prefix = keras_upgrade_prefix(ctx, attribute)
             if qualified == _DATASET_CREATOR:
                 ctx.report(
                     attribute,
-                    "`DatasetCreator` is not in Keras 3 (`AttributeError`) and has no Keras 3 equivalent: "
+                    prefix + "`DatasetCreator` is not in Keras 3 (`AttributeError`) and has no Keras 3 equivalent: "
                     "use tf-keras (TF_USE_LEGACY_KERAS=1) or a ClusterCoordinator loop",
                 )
                 continue
-            message = "`SyncBatchNormalization` is not in Keras 3 (`AttributeError`); use `BatchNormalization(synchronized=True)`"
+            message = prefix + "`SyncBatchNormalization` is not in Keras 3 (`AttributeError`); use `BatchNormalization(synchronized=True)`"
             ctx.report(attribute, message, edits=_sync_bn_edits(ctx, attribute))
 
     def _check_removed_imports(self, ctx: RuleContext) -> None:
@@ -126,7 +127,8 @@ class Keras3RemovedDistributeApi(Rule):
                 continue
             ctx.report(
                 node.module,
-                f"`{dotted_name(node.module)}` is not in Keras 3 (`ModuleNotFoundError`), so `{removed[0]}` cannot be imported; "
+                keras_upgrade_prefix(ctx, node.module)
+                + f"`{dotted_name(node.module)}` is not in Keras 3 (`ModuleNotFoundError`), so `{removed[0]}` cannot be imported; "
                 + ("use `BatchNormalization(synchronized=True)`" if removed[0] == "SyncBatchNormalization" else "use tf-keras"),
             )
 
@@ -148,7 +150,7 @@ class Keras3RemovedDistributeApi(Rule):
             if constructor is None or keras_major(ctx, constructor) != 3:
                 continue
             method = call.func.attr.value  # type: ignore[attr-defined]
-            message = f"`{method}` is not in Keras 3's LossScaleOptimizer (`AttributeError`); "
+            message = keras_upgrade_prefix(ctx, constructor) + f"`{method}` is not in Keras 3's LossScaleOptimizer (`AttributeError`); "
             message += "use `scale_loss(loss)` and pass the gradients to `apply_gradients` as they are (it unscales them)"
             function = ctx.index.enclosing_function(call)
             edits = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -22,6 +23,9 @@ from fixer.tf.paths import exclusive, rebound_between
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from fixer.target import Target
 
 _MODEL_PREFIXES = ("keras.applications.",)
 _MODELS = frozenset({"keras.Sequential", "keras.Model", "keras.models.Sequential", "keras.models.Model"})
@@ -122,7 +126,7 @@ class CreatedOutsideStrategyScope(Rule):
                 # moving that construction (its own finding) into the scope is the fix.
                 ctx.report(
                     creation.call,
-                    f"{_message(creation, False)}: it is created by `{model_class}` itself, which is constructed "
+                    f"{finder.upgrade_prefix(creation)}{_message(creation, False)}: it is created by `{model_class}` itself, which is constructed "
                     f"outside `strategy.scope()`; construct the model inside the scope",
                 )
                 continue
@@ -134,7 +138,7 @@ class CreatedOutsideStrategyScope(Rule):
                 for creation in run:
                     ctx.report(
                         creation.call,
-                        _message(creation, edits is None),
+                        finder.upgrade_prefix(creation) + _message(creation, edits is None),
                         edits=edits,
                         applicability=level,
                     )
@@ -267,10 +271,20 @@ class _Finder:
             return None
         return owner.name.value
 
-    def _keras2(self, call: cst.Call) -> bool:
-        """The Keras that ``call`` constructs from is Keras 2 on the project's target (tf-keras, or TensorFlow below 2.16)."""
-        flavour = keras_flavour(keras_module(self.ctx, call.func), legacy_keras(self.ctx), self.ctx.tf.target)
+    def _keras2(self, call: cst.Call, target: Target | None = None) -> bool:
+        """The Keras that ``call`` constructs from is Keras 2 on ``target`` (default: the project's):
+        tf-keras, or TensorFlow below 2.16."""
+        flavour = keras_flavour(keras_module(self.ctx, call.func), legacy_keras(self.ctx), target or self.ctx.tf.target)
         return flavour == 2
+
+    def upgrade_prefix(self, creation: Creation) -> str:
+        """"on upgrade to TF X.Y: " for an optimizer or `compile()` that the pinned version's Keras 2
+        tolerates outside the scope (see `creations` and `used_by_distributed_code`)."""
+        target = self.ctx.tf.target
+        if creation.kind not in ("optimizer", "compile") or not target.upgrade:
+            return ""
+        tolerated = self._keras2(creation.call, target.at_pin()) and (creation.kind == "optimizer" or not self._scope_forgotten())
+        return target.upgrade_prefix(same_at_pin=not tolerated)
 
     def _model_names(self) -> set[str]:
         """Names bound to a Keras model anywhere in the module."""

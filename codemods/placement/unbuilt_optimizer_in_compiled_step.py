@@ -9,6 +9,7 @@ from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
+from fixer.tf.keras_target import keras_upgrade_prefix
 from fixer.tf.names import dotted_name
 from fixer.tf.optimizers import (
     State,
@@ -131,7 +132,7 @@ class UnbuiltOptimizerInCompiledStep(Rule):
                 if creation.state is State.STATEFUL
                 else f"Keras 3 `{creation.class_name}` and its model create their variables"
             )
-            message = (
+            message = keras_upgrade_prefix(ctx, creation.call.func) + (
                 f"{what} in the compiled step `{functions[ctx.index.enclosing_function(call)]}` (fails with "
                 "several replicas); "
             )

@@ -8,7 +8,7 @@ from fixer.tf.pipelines import binding
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
-from fixer.tf.keras_target import keras_major
+from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability
 
@@ -122,7 +122,8 @@ class GradientClippingBeforeAggregation(Rule):
                 continue
             ctx.report(
                 arg,
-                f"Keras 3 applies `{arg.keyword.value}` on each replica before the replicas' gradients are summed "  # type: ignore[union-attr]
+                keras_upgrade_prefix(ctx, call.func)
+                + f"Keras 3 applies `{arg.keyword.value}` on each replica before the replicas' gradients are summed "  # type: ignore[union-attr]
                 "(a longer step); clip in a custom `train_step` after an all-reduce, or use tf-keras",
             )
 

@@ -8,7 +8,7 @@ from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.dataflow import names_in
-from fixer.tf.keras_target import keras_major
+from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
 from fixer.tf.loss_scaling import gradient_calls
 from fixer.tf.optimizers import optimizer_creation
 from fixer.types import Applicability, Edit
@@ -84,13 +84,15 @@ class GradientsAggregatedTwice(Rule):
                 continue
             if _divided_between(ctx, statement, call):
                 continue
-            keras = self._keras(ctx, call.func.value)
+            creation = optimizer_creation(ctx, call.func.value)
+            keras = keras_major(ctx, creation.call.func) if creation is not None else None
             skip = next((a for a in call.args if a.keyword is not None and a.keyword.value in _SKIP_KEYWORDS), None)
             if skip is not None:
-                if keras == 3:
+                if keras == 3 and creation is not None:
                     ctx.report(
                         skip,
-                        f"Keras 3's `apply_gradients` has no `{skip.keyword.value}` (`TypeError`); divide the "  # type: ignore[union-attr]
+                        keras_upgrade_prefix(ctx, creation.call.func)
+                        + f"Keras 3's `apply_gradients` has no `{skip.keyword.value}` (`TypeError`); divide the "  # type: ignore[union-attr]
                         "all-reduced gradients by `num_replicas_in_sync` instead",
                     )
                 continue
@@ -107,11 +109,6 @@ class GradientsAggregatedTwice(Rule):
                 "these gradients are already all-reduced, and `apply_gradients` sums them again (an N times larger "
                 "step); divide them by `num_replicas_in_sync` first",
             )
-
-    def _keras(self, ctx: RuleContext, receiver: cst.BaseExpression) -> int | None:
-        """The Keras of the optimizer ``receiver`` (2 or 3), None when it cannot be told."""
-        creation = optimizer_creation(ctx, receiver)
-        return keras_major(ctx, creation.call.func) if creation is not None else None
 
 
 def _sum_reductions(ctx: RuleContext, func, gradients: list[cst.Call]) -> list[cst.Call]:

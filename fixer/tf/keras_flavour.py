@@ -13,13 +13,15 @@ import libcst as cst
 
 from fixer.target.versions import KERAS3_FROM
 from fixer.tf.compat import imports_keras2_only_library
-from fixer.tf.names import dotted_name
+from fixer.tf.module_summary import ImportRef
+from fixer.tf.names import dotted_name, imported_modules, imported_names
 from fixer.tf.tf_config_sources import NOT_LITERAL, env_setters, literal_value
 
 if TYPE_CHECKING:
     from fixer.context import RuleContext
     from fixer.target import Target
 
+_KERAS = frozenset({"keras", "tf_keras"})  # importing one reads the switch
 _LEGACY_TRUE = frozenset({"1", "true", "True"})  # what TensorFlow 2.21 accepts (tensorflow/__init__.py)
 
 
@@ -39,12 +41,58 @@ def legacy_keras(ctx: RuleContext) -> LegacySetting:
     setters = env_setters(ctx, "TF_USE_LEGACY_KERAS", putenv=False)
     if not setters:
         # A library that imports only under tf-keras (TFRS) means the switch is set outside.
-        return LegacySetting(True if imports_keras2_only_library(ctx.index) else None, None)
+        if imports_keras2_only_library(ctx.index):
+            return LegacySetting(True, None)
+        return _project_setting(ctx)
     last = setters[-1]
     value = literal_value(ctx, last.value)
     if value is NOT_LITERAL:
         return LegacySetting(None, last.value, literal=False)
     return LegacySetting(str(value) in _LEGACY_TRUE, last.value)
+
+
+def _project_setting(ctx: RuleContext) -> LegacySetting:
+    """The switch as set by the project modules that run before TensorFlow reads it (the script's
+    package's `__init__.py`, a `config` module imported first: fixer/tf/legacy_switch.py)."""
+    switch = ctx.tf.project.legacy_switch(_imports_before_keras(ctx))
+    if switch == "unknown":
+        return LegacySetting(None, None, literal=False)
+    return LegacySetting(None if switch is None else switch == "on", None)
+
+
+def _imports_before_keras(ctx: RuleContext) -> list[ImportRef]:
+    """The module-level imports of the script that run before TensorFlow reads the switch: before
+    its first `tf.keras` use or Keras import, and before `import tensorflow` when it imports from
+    `tensorflow.keras` (TensorFlow fixes that package's path at its own import;
+    benchmarks/probe_legacy_switch_order.py)."""
+    written = [(node, _imported(node)) for node in ctx.index.imports if ctx.index.enclosing_function(node) is None]
+    from_keras = any(any(m.startswith("tensorflow.keras") for m in modules) for _, modules in written)
+    first_use = min((ctx.index.order[a] for a in ctx.index.attributes if a.attr.value == "keras"), default=None)
+    found: list[ImportRef] = []
+    for node, modules in written:
+        if first_use is not None and ctx.index.order[node] > first_use:
+            break
+        roots = {m.split(".")[0] for m in modules}
+        if roots & _KERAS or any(m.startswith("tensorflow.keras") for m in modules) or (from_keras and "tensorflow" in roots):
+            break
+        if isinstance(node, cst.Import):
+            found += [ImportRef(0, m) for m in modules]
+        elif node.module is not None or node.relative:
+            module = dotted_name(node.module) if node.module is not None else ""
+            names = [name for _, name in imported_names(node)]
+            found += [ImportRef(len(node.relative), module or "", n) for n in names] or [ImportRef(len(node.relative), module or "")]
+    return found
+
+
+def _imported(node: cst.Import | cst.ImportFrom) -> list[str]:
+    """The dotted modules (or module.name) an import statement names: `from tensorflow import
+    keras` is `tensorflow.keras`."""
+    if isinstance(node, cst.Import):
+        return [target for target, _ in imported_modules(node)]
+    if node.relative or node.module is None:
+        return []
+    module = dotted_name(node.module) or ""
+    return [module, *(f"{module}.{name}" for _, name in imported_names(node))]
 
 
 def keras_module(ctx: RuleContext, func: cst.BaseExpression) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from fixer.tf.datasets import DATASET_CONSTRUCTORS, DATASET_METHODS
+from fixer.tf.legacy_switch import legacy_switch
 from fixer.tf.names import canonical
 
 MODEL = "model"
@@ -84,6 +85,7 @@ class ModuleSummary:
     imports: dict[str, ImportRef] = field(default_factory=dict)
     path_entries: tuple[str, ...] = ()  # absolute folders added to sys.path
     sets_legacy_keras: bool = False  # the module sets TF_USE_LEGACY_KERAS itself
+    legacy_switch: str | None = None  # "on"/"off"/"unknown" when set on import before TensorFlow
 
 
 EMPTY = ModuleSummary()
@@ -107,6 +109,7 @@ def summarise(text: str, path: str) -> ModuleSummary:
         imports=imports,
         path_entries=_path_entries(tree, os.path.abspath(path)) if "sys.path" in text else (),
         sets_legacy_keras="TF_USE_LEGACY_KERAS" in text,
+        legacy_switch=legacy_switch(tree) if "TF_USE_LEGACY_KERAS" in text else None,
     )
 
 

@@ -19,7 +19,7 @@ them changes.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
@@ -127,6 +127,46 @@ class ProjectImports:
         if head not in self._imports:
             return None  # this file's own function, a builtin or unbound: not another module's
         return self._call(self._origin, name, ())
+
+    def legacy_switch(self, before_tensorflow: Sequence[ImportRef]) -> str | None:
+        """What the project's own modules that run before TensorFlow reads the switch set
+        TF_USE_LEGACY_KERAS to ("on", "off", "unknown"; None: none sets it). They are the packages
+        holding the file (their `__init__.py`, outermost first: `python -m pkg.train` runs them)
+        and the modules ``before_tensorflow`` names, in order; the last setting wins."""
+        if not self._enabled:
+            return None
+        value = None
+        for module in [*self._enclosing_packages(), *(self._imported_module(ref) for ref in before_tensorflow)]:
+            switch = self._summary(module).legacy_switch if module is not None else None
+            value = switch or value
+        return value
+
+    def _enclosing_packages(self) -> list[str]:
+        """The `__init__.py` of each package holding the checked file, outermost first."""
+        found = []
+        folder = os.path.dirname(self._origin)
+        while os.path.dirname(folder) != folder:
+            init = os.path.join(folder, "__init__.py")
+            if self._consult(init) is None:
+                break
+            if init != self._origin:
+                found.append(init)
+            folder = os.path.dirname(folder)
+        return found[::-1]
+
+    def _imported_module(self, ref: ImportRef) -> str | None:
+        """The project file an import of the checked file runs: `import a.b` -> a/b.py,
+        `from a import b` -> a/b.py or a.py, `from . import b` -> ./b.py or ./__init__.py."""
+        if not ref.level and ref.module.split(".")[0] in LIBRARY_ROOTS:
+            return None
+        base = ref.module.split(".") if ref.module else []
+        candidates = [[*base, ref.name], base] if ref.name else [base]
+        for parts in candidates:
+            if parts or ref.level:
+                found = self._locate(self._origin, ref.level, parts)
+                if found is not None:
+                    return found
+        return None
 
     # Resolution -------------------------------------------------------------------------------
 
