@@ -16,7 +16,9 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 MESSAGES = [
     ("InvalidArgumentError", "You must feed a value for placeholder tensor 'cond/else/_1/cond/Placeholder_1' with dtype int32", ("TFD109",)),
     ("RuntimeError", "Mixing different tf.distribute.Strategy objects: <MirroredStrategy object at 0x7f> is not <MirroredStrategy object at 0x7e>", ("TFD104",)),
-    ("AssertionError", "(no message) raised at optimizer.py:134 `distribution.extended.update(`", ("TFD101",)),
+    ("AssertionError", "(no message) raised at optimizer.py:134 `distribution.extended.update(`", ("TFD101", "TFD113")),
+    ("AssertionError", "(no message) raised at steps.py:69 `return original(self, fn, args, kwargs, options)`", ("TFD101", "TFD113")),
+    ("ValueError", "Variable (<tf.Variable 'dense/kernel:0' shape=(2, 1) dtype=float32>) was not created in the distribution strategy scope of (<MirroredStrategy object at 0x7f>).", ("TFD113", "TFD101")),
     ("ValueError", "DistributedVariable.handle is not available outside the replica context or a `tf.distribute.Strategy.update()` call.", ("TFD103",)),
     ("UnknownError", "Could not start gRPC server", ("TFD601", "TFD603")),
     ("ValueError", "Attempt to convert a value (PerReplica:{", ("TFD504",)),
