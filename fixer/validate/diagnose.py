@@ -148,7 +148,10 @@ def explain(error: dict, findings: list[Finding], table: tuple[KnownError, ...] 
         return []
     where = f" (error at line {error['line']})" if error.get("line") else ""
     lines = []
-    for code in entry.codes:
+    # When the script holds some of the rules that explain the error, those are the explanation:
+    # naming the others too (a bare AssertionError is TFD101's or TFD113's) would only mislead.
+    present = [code for code in entry.codes if any(f.code == code for f in findings)]
+    for code in present or entry.codes:
         found = [f for f in findings if f.code == code]
         if found:
             at = ", ".join(str(f.start.line) for f in found)

@@ -81,3 +81,11 @@ def test_a_code_the_registry_does_not_know_is_still_named():
 
 def test_the_table_has_one_entry_per_pattern():
     assert len({e.pattern.pattern for e in KNOWN_ERRORS}) == len(KNOWN_ERRORS)
+
+
+def test_only_the_rules_found_in_the_script_are_named_when_some_are():
+    path = CORPUS / "placement" / "tfd113_model_loaded_outside_scope" / "before.py"
+    findings = check_source(str(path), path.read_text()).findings
+    error = {"type": "AssertionError", "message": "(no message) raised at steps.py:69 `return original(self, fn, args, kwargs, options)`", "line": 27}
+    assert [line.split(" ", 1)[0] for line in explain(error, findings)] == ["TFD113"]
+    assert [line.split(" ", 1)[0] for line in explain(error, [])] == ["TFD101", "TFD113"]
