@@ -22,7 +22,7 @@ PARSE_ERROR_CODE = "TFD000"
 
 # Every rule in codemods/, sorted; a new rule adds its code here (tests/test_codes.py says so).
 RULE_CODES: tuple[str, ...] = (
-    "TFD101", "TFD102", "TFD103", "TFD104", "TFD105", "TFD106", "TFD107", "TFD108", "TFD109", "TFD111",
+    "TFD101", "TFD102", "TFD103", "TFD104", "TFD105", "TFD106", "TFD107", "TFD108", "TFD109", "TFD111", "TFD112", "TFD113",
     "TFD201", "TFD202", "TFD203", "TFD204",
     "TFD301", "TFD302", "TFD303", "TFD304", "TFD305",
     "TFD401", "TFD402", "TFD403", "TFD404",
@@ -39,6 +39,7 @@ ERROR, WARNING, INFO = "error", "warning", "info"
 _NOT_ERRORS: dict[str, str] = {
     "TFD401": WARNING,  # a deprecated name (its message says when the name is removed outright)
     "TFD402": WARNING,  # replicas run one after another: slow, not wrong
+    "TFD112": INFO,  # a hard-coded device list runs; on a smaller machine replicas share a device
     "TFD601": INFO,  # a hard-coded TF_CONFIG runs; it only ties the script to one cluster
 }
 SEVERITIES: dict[str, str] = {code: _NOT_ERRORS.get(code, ERROR) for code in KNOWN_CODES}

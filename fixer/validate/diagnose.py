@@ -38,8 +38,15 @@ KNOWN_ERRORS = (
         "objects made under one strategy are used under another (several strategies, or one made outside the scope)",
     ),
     KnownError(
-        ("TFD101",),
-        re.compile(r"^\(no message\) raised at (optimizer|mirrored_strategy|mirrored_run|values|distribute_lib|distribute_utils|cross_device_ops)\.py:"),
+        ("TFD113", "TFD101"),
+        re.compile(r"was not created in the distribution strategy scope"),
+        "a model (a saved one loaded, or one built) outside `strategy.scope()` is compiled or trained in it",
+    ),
+    # TensorFlow filters its own frames out of tracebacks, so a bare AssertionError inside a
+    # strategy call can end at validate's wrapper of that call (child/steps.py).
+    KnownError(
+        ("TFD101", "TFD113"),
+        re.compile(r"^\(no message\) raised at (optimizer|mirrored_strategy|mirrored_run|values|distribute_lib|distribute_utils|cross_device_ops|steps)\.py:"),
         "a variable created outside `strategy.scope()` is used by distributed code",
         error_type="AssertionError",
     ),
@@ -141,7 +148,10 @@ def explain(error: dict, findings: list[Finding], table: tuple[KnownError, ...] 
         return []
     where = f" (error at line {error['line']})" if error.get("line") else ""
     lines = []
-    for code in entry.codes:
+    # When the script holds some of the rules that explain the error, those are the explanation:
+    # naming the others too (a bare AssertionError is TFD101's or TFD113's) would only mislead.
+    present = [code for code in entry.codes if any(f.code == code for f in findings)]
+    for code in present or entry.codes:
         found = [f for f in findings if f.code == code]
         if found:
             at = ", ".join(str(f.start.line) for f in found)

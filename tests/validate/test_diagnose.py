@@ -16,7 +16,9 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 MESSAGES = [
     ("InvalidArgumentError", "You must feed a value for placeholder tensor 'cond/else/_1/cond/Placeholder_1' with dtype int32", ("TFD109",)),
     ("RuntimeError", "Mixing different tf.distribute.Strategy objects: <MirroredStrategy object at 0x7f> is not <MirroredStrategy object at 0x7e>", ("TFD104",)),
-    ("AssertionError", "(no message) raised at optimizer.py:134 `distribution.extended.update(`", ("TFD101",)),
+    ("AssertionError", "(no message) raised at optimizer.py:134 `distribution.extended.update(`", ("TFD101", "TFD113")),
+    ("AssertionError", "(no message) raised at steps.py:69 `return original(self, fn, args, kwargs, options)`", ("TFD101", "TFD113")),
+    ("ValueError", "Variable (<tf.Variable 'dense/kernel:0' shape=(2, 1) dtype=float32>) was not created in the distribution strategy scope of (<MirroredStrategy object at 0x7f>).", ("TFD113", "TFD101")),
     ("ValueError", "DistributedVariable.handle is not available outside the replica context or a `tf.distribute.Strategy.update()` call.", ("TFD103",)),
     ("UnknownError", "Could not start gRPC server", ("TFD601", "TFD603")),
     ("ValueError", "Attempt to convert a value (PerReplica:{", ("TFD504",)),
@@ -79,3 +81,11 @@ def test_a_code_the_registry_does_not_know_is_still_named():
 
 def test_the_table_has_one_entry_per_pattern():
     assert len({e.pattern.pattern for e in KNOWN_ERRORS}) == len(KNOWN_ERRORS)
+
+
+def test_only_the_rules_found_in_the_script_are_named_when_some_are():
+    path = CORPUS / "placement" / "tfd113_model_loaded_outside_scope" / "before.py"
+    findings = check_source(str(path), path.read_text()).findings
+    error = {"type": "AssertionError", "message": "(no message) raised at steps.py:69 `return original(self, fn, args, kwargs, options)`", "line": 27}
+    assert [line.split(" ", 1)[0] for line in explain(error, findings)] == ["TFD113"]
+    assert [line.split(" ", 1)[0] for line in explain(error, [])] == ["TFD101", "TFD113"]

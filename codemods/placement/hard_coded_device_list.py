@@ -1,0 +1,131 @@
+"""TFD112: a `MirroredStrategy` given a literal list of device names (advice)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from fixer.context import RuleContext
+from fixer.rule import Rule
+from fixer.tf.compat import runs_on_tf1
+from fixer.types import Applicability
+
+_MIRRORED = "tensorflow.distribute.MirroredStrategy"
+# Calls that make or look up the machine's devices: a list under a test of one, or in a module
+# that makes logical devices, names devices the program knows exist.
+_DEVICE_QUERIES = frozenset(
+    "tensorflow." + name
+    for name in (
+        "config.list_logical_devices",
+        "config.list_physical_devices",
+        "config.experimental.list_logical_devices",
+        "config.experimental.list_physical_devices",
+        "test.is_gpu_available",
+        "test.gpu_device_name",
+    )
+)
+_DEVICE_MAKERS = frozenset(
+    {
+        "tensorflow.config.set_logical_device_configuration",
+        "tensorflow.config.experimental.set_virtual_device_configuration",
+    }
+)
+
+
+class HardCodedDeviceList(Rule):
+    """
+    ## What it does
+    Finds `tf.distribute.MirroredStrategy(...)` given a literal list (or tuple) of two or more
+    device-name strings, as its first argument or `devices=`, written inline or bound to a name
+    that holds only that list. Not reported: one listed device (a deliberate single-device run);
+    a list computed at run time (from `tf.config.list_logical_devices`, a comprehension, a flag);
+    a list chosen under an `if` that asks which devices exist (`list_logical_devices("GPU")`,
+    `tf.test.is_gpu_available()`); a module that makes its own logical devices
+    (`set_logical_device_configuration`), as tests do.
+
+    ## Why is this bad in distributed training?
+    The list fixes the replica count, whatever the machine has. Measured on TensorFlow 2.21
+    with 2 logical CPUs (`benchmarks/probe_hard_coded_device_list.py`): four CPUs listed give
+    **4** replicas, and the two that do not exist run on `CPU:0`; two GPUs listed on a host
+    without GPUs give 2 replicas that both run on `CPU:0`, beside the one variable copy. Nothing
+    is raised: the global batch is split over replicas that share one device, so the program
+    is slower than it looks and `num_replicas_in_sync` no longer matches the hardware. What a
+    GPU host with fewer GPUs than listed does was not measured.
+
+    ## Fix safety
+    Display-only (advice): omit the list so the strategy uses every visible device, or build
+    it from `tf.config.list_logical_devices("GPU")`. Which devices the author meant is not in
+    the source.
+
+    ## Runtime evidence
+    `benchmarks/probe_hard_coded_device_list.py` prints each case's replicas and placement.
+
+    ## References
+    - https://www.tensorflow.org/api_docs/python/tf/distribute/MirroredStrategy
+    - https://www.tensorflow.org/guide/distributed_training#mirroredstrategy
+    """
+
+    code = "TFD112"
+    name = "hard-coded-device-list"
+    message = "hard-coded device list: replicas the machine lacks silently share one device"
+    applicability = Applicability.DISPLAY_ONLY
+    triggers = ("MirroredStrategy",)
+
+    def check(self, ctx: RuleContext) -> None:
+        if runs_on_tf1(ctx.index) or any(ctx.tf.names.callee(call) in _DEVICE_MAKERS for call in ctx.index.calls):
+            return
+        for call, callee in ctx.tf.strategies.constructions:
+            if callee != _MIRRORED:
+                continue
+            listed = _device_argument(call)
+            if listed is None:
+                continue
+            devices = _literal_devices(ctx, listed)
+            if devices is None or len(devices) < 2 or _under_device_test(ctx, call):
+                continue
+            ctx.report(
+                listed,
+                f"`MirroredStrategy` with {len(devices)} hard-coded devices: on a machine with fewer, the missing "
+                "replicas silently run on one device; omit the list or build it from "
+                "`tf.config.list_logical_devices`",
+            )
+
+
+def _device_argument(call: cst.Call) -> cst.BaseExpression | None:
+    """The expression given as ``devices`` (first positional argument or keyword)."""
+    for position, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            if arg.keyword.value == "devices":
+                return arg.value
+        elif position == 0 and not arg.star:
+            return arg.value
+    return None
+
+
+def _under_device_test(ctx: RuleContext, call: cst.Call) -> bool:
+    """``call`` runs under an `if` (or conditional expression) whose test asks which devices exist."""
+    for ancestor in ctx.index.ancestors(call):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)):
+            return False
+        if isinstance(ancestor, (cst.If, cst.IfExp)):
+            tested = [node for node in ctx.index.calls if ctx.index.is_within(node, ancestor.test)]
+            if any(ctx.tf.names.callee(node) in _DEVICE_QUERIES for node in tested):
+                return True
+    return False
+
+
+def _literal_devices(ctx: RuleContext, node: cst.BaseExpression) -> list[str] | None:
+    """The device strings of a literal list or tuple (directly or through a name holding only
+    it); None when any element is not a plain string or the value is not known."""
+    if isinstance(node, cst.Name):
+        value = ctx.tf.semantic.value_of(node)
+        if value is None:
+            return None
+        node = value
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        return None
+    devices = []
+    for element in node.elements:
+        if not isinstance(element, cst.Element) or not isinstance(element.value, cst.SimpleString):
+            return None
+        devices.append(element.value.evaluated_value)
+    return devices
