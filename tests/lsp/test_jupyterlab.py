@@ -1,5 +1,5 @@
 """The JupyterLab set-up of docs/lsp.md, end to end: JupyterLab with jupyterlab-lsp and the documented
-`editors/jupyterlab/jupyter_server_config.py`, a notebook holding a TFD401 mistake, opened in headless
+`docs/jupyterlab/jupyter_server_config.py`, a notebook holding a TFD401 mistake, opened in headless
 Debian Chromium driven by selenium; the test waits until distfix's diagnostic is rendered in the cell.
 
 Chromium and its driver come from Debian (`make browser` installs them when it can); without them the
@@ -30,7 +30,7 @@ from selenium.webdriver.support import expected_conditions  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFIG = ROOT / "editors" / "jupyterlab" / "jupyter_server_config.py"
+CONFIG = ROOT / "docs" / "jupyterlab" / "jupyter_server_config.py"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 # Bounds for waits on events, generous for a loaded machine; a passing run takes about 15 s.
