@@ -74,6 +74,15 @@ class RawClient:
             if message.get("method") == method:
                 return message
 
+    def pending_notifications(self, method: str) -> list[dict]:
+        """The notifications of ``method`` received and not yet read (the others are dropped)."""
+        found = []
+        while not self.messages.empty():
+            message = self.messages.get()
+            if message.get("method") == method:
+                found.append(message)
+        return found
+
     def close(self) -> None:
         self.process.kill()
         self.process.wait()
@@ -146,3 +155,41 @@ def test_a_huge_document_gets_one_diagnostic(client, tmp_path):
     assert [d["code"] for d in published["diagnostics"]] == ["TFD000"]
     assert "document too large to analyse" in published["diagnostics"][0]["message"]
     _ping(client, 6)
+
+
+EDITS = 50
+BURST_SOURCE = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+{padding}dist = strategy.experimental_distribute_datasets_from_function(make_dataset)
+"""
+
+
+def test_a_burst_of_edits_costs_far_fewer_analyses_than_edits(client, tmp_path):
+    """50 didChange notifications written back to back: every analysis publishes diagnostics
+    with the version it analysed (fixer/lsp/server.py ``publish``), so the notifications count
+    the analyses. The last one must be for the last version and its text."""
+    uri = (tmp_path / "burst.py").as_uri()
+    client.send({
+        "jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": BURST_SOURCE.format(padding="")}},
+    })
+    assert client.notification("textDocument/publishDiagnostics")["params"]["version"] == 1
+    burst = b""
+    for version in range(2, EDITS + 2):  # version v puts v blank lines before the finding's line
+        change = {"text": BURST_SOURCE.format(padding="\n" * version)}
+        body = json.dumps({
+            "jsonrpc": "2.0", "method": "textDocument/didChange",
+            "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+        }).encode()
+        burst += b"Content-Length: %d\r\n\r\n" % len(body) + body
+    client.raw(burst)
+    published = []
+    while not published or published[-1]["version"] != EDITS + 1:
+        published.append(client.notification("textDocument/publishDiagnostics")["params"])
+    assert len(published) <= 5, f"{len(published)} analyses for {EDITS} edits: {[p['version'] for p in published]}"
+    final_line = 3 + EDITS + 1  # 0-based: three lines, then the last version's blank lines
+    assert [(d["code"], d["range"]["start"]["line"]) for d in published[-1]["diagnostics"]] == [("TFD401", final_line)]
+    _ping(client, 9)
+    assert client.pending_notifications("textDocument/publishDiagnostics") == []  # nothing analysed late
