@@ -71,26 +71,47 @@ def could_not_parse(result: FileResult) -> bool:
 MAX_BOOL_OPERANDS = 3000
 
 
+# libcst's tree costs about 3.7 KB and 70 microseconds per CPython syntax node (a one-line list
+# of 66,684 nodes: 4.8 s and 245 MB to parse, 8.3 s and 410 MB to check), linear but heavy: a
+# 5 MB one-line list (1.67 million nodes) ran past 200 s and 7 GB. Files above this are refused
+# as a per-file error (about 18 s and 1 GB at the limit); the largest corpus file has 3,794 nodes.
+MAX_SYNTAX_NODES = 250_000
+# Even CPython's tree of the 5 MB line took 12 s and 1.7 GB to build: above this many characters
+# a file is refused before any parse (the language server's document limit is the same).
+MAX_ANALYSED_CHARS = 2_000_000
+
+
 def may_be_too_complex(text: str) -> bool:
     """False when ``text`` cannot hold an over-long `and`/`or` chain (a count of the two words'
     letters, microseconds); True means :func:`complexity_error` must look at the tree."""
     return text.count("and") + text.count("or") > MAX_BOOL_OPERANDS
 
 
+def may_be_too_large(text: str) -> bool:
+    """False when ``text`` cannot hold more than :data:`MAX_SYNTAX_NODES` nodes (a node takes at
+    least half a character: ``[1,1]`` is 5 characters and 5 nodes with its context)."""
+    return len(text) > MAX_SYNTAX_NODES // 2
+
+
 def complexity_error(tree: ast.AST) -> str | None:
     """Why a module (as CPython's AST) is too complex for libcst to parse safely, or None.
 
-    The measure is the number of `and`/`or` operands nested along any path of the tree, the
-    depth libcst's parser will recurse to for them. The walk is iterative: the tree may be deep.
+    Two measures: the number of syntax nodes (libcst's time and memory grow with it), and the
+    number of `and`/`or` operands nested along any path of the tree, the depth libcst's parser
+    will recurse to for them. The walk is iterative: the tree may be deep.
     """
     deepest = 0
+    nodes = 0
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
         node, chain = stack.pop()
+        nodes += 1
         if isinstance(node, ast.BoolOp):
             chain += len(node.values) - 1
             deepest = max(deepest, chain)
         stack.extend((child, chain) for child in ast.iter_child_nodes(node))
+    if nodes > MAX_SYNTAX_NODES:
+        return f"too large to analyse: {nodes:,} syntax nodes (the limit is {MAX_SYNTAX_NODES:,})"
     operands = deepest + 1
     if operands <= MAX_BOOL_OPERANDS:
         return None
@@ -101,6 +122,9 @@ def _parse(path: str, text: str) -> tuple[cst.Module, str | None] | Finding:
     """The module, with the text it was parsed from when that is not ``text``; or TFD000."""
     # Python's own parser goes first: it is 15 times faster, places and words errors the way
     # users know, and refuses nesting deep enough to crash libcst's native parser.
+    if len(text) > MAX_ANALYSED_CHARS:
+        size = f"{len(text) / 1e6:.1f} million characters; the limit is {MAX_ANALYSED_CHARS / 1e6:.0f} million"
+        return parse_error_finding(path, f"too large to analyse ({size})")
     try:
         tree = ast.parse(text)
     except SyntaxError as precise:
@@ -109,7 +133,7 @@ def _parse(path: str, text: str) -> tuple[cst.Module, str | None] | Finding:
         return parse_error_finding(path, "file is too deeply nested to parse")
     except ValueError as exc:  # e.g. a NUL character
         return parse_error_finding(path, f"could not parse: {exc}")
-    if may_be_too_complex(text):
+    if may_be_too_large(text) or may_be_too_complex(text):
         reason = complexity_error(tree)
         if reason is not None:
             return parse_error_finding(path, reason)

@@ -8,10 +8,15 @@ finds a ``Content-Length`` header at the end of a line whatever precedes it (so 
 recovers at the next message), and answers what cannot be handled as the JSON-RPC
 specification asks: Parse error (-32700) or Invalid Request (-32600) with a null id when the
 id cannot be known, Invalid params (-32602) with the request's id otherwise.
+
+Memory stays bounded whatever the client sends: a frame whose ``Content-Length`` is above
+:data:`MAX_FRAME_BYTES` is read through in pieces and dropped (answered with Invalid Request,
+its id unknown), and a header line is read at most :data:`MAX_LINE_BYTES` at a time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -20,14 +25,22 @@ from typing import Any, Awaitable, Callable, Protocol
 
 from lsprotocol.types import ErrorCodes, ResponseError
 from pygls.exceptions import JsonRpcException
+from pygls.io_ import StdinAsyncReader
 from pygls.protocol import JsonRPCProtocol
+
+# A 2-million-character document (the analysis limit, fixer/lsp/server.py) is at most 12 MB of
+# JSON even when every character is escaped as \uXXXX; a frame above this is not a document
+# distfix would analyse, and reading it whole is what made a 19 MB document cost 2.4 GB.
+MAX_FRAME_BYTES = 32 * 1024 * 1024
+MAX_LINE_BYTES = 64 * 1024  # header lines are a few dozen bytes
+_SKIP_CHUNK = 1024 * 1024
 
 # Anything left of a broken frame may precede the header on its line.
 _CONTENT_LENGTH = re.compile(rb"Content-Length:[ \t]*(\d+)[ \t]*\r?\n$", re.IGNORECASE)
 
 
 class Reader(Protocol):
-    """pygls's asynchronous stdin reader."""
+    """pygls's asynchronous stdin reader, or an :class:`asyncio.StreamReader` (TCP)."""
 
     def readline(self) -> Awaitable[bytes]: ...
 
@@ -44,7 +57,10 @@ async def read_messages(
     """Read framed messages until end of input and hand each to ``protocol``."""
     length: int | None = None
     while not stop_event.is_set():
-        line = await reader.readline()
+        try:
+            line = await reader.readline()
+        except ValueError:  # a StreamReader's line longer than its limit: it dropped the line
+            continue
         if not line:
             return
         match = _CONTENT_LENGTH.search(line)
@@ -53,11 +69,38 @@ async def read_messages(
             continue
         if line.strip() or length is None:
             continue  # another header (Content-Type), or a blank line of a frame without its length
-        body = await reader.readexactly(length)
+        try:
+            if length > MAX_FRAME_BYTES:
+                await _skip(reader, length)
+                logger.error("Dropped a message of %d bytes (the limit is %d)", length, MAX_FRAME_BYTES)
+                too_large = f"Invalid Request: a message of {length / 2**20:.0f} MB is above the limit of {MAX_FRAME_BYTES // 2**20} MB"
+                _answer(protocol, None, ErrorCodes.InvalidRequest, too_large)
+                length = None
+                continue
+            body = await reader.readexactly(length)
+        except asyncio.IncompleteReadError:  # the input ended inside the frame (TCP)
+            return
         length = None
         if not body:
             return
         _handle(body, protocol, logger, error_handler)
+
+
+async def _skip(reader: Reader, length: int) -> None:
+    """Read ``length`` bytes and drop them, holding at most one piece at a time."""
+    while length > 0:
+        piece = await reader.readexactly(min(length, _SKIP_CHUNK))
+        if not piece:
+            raise asyncio.IncompleteReadError(b"", length)
+        length -= len(piece)
+
+
+class BoundedStdinReader(StdinAsyncReader):
+    """pygls's stdin reader with header lines read at most :data:`MAX_LINE_BYTES` at a time (a
+    client that sends no newline would otherwise grow one line without end)."""
+
+    def readline(self) -> Awaitable[bytes]:
+        return self.loop.run_in_executor(self.executor, self.stdin.readline, MAX_LINE_BYTES)
 
 
 def _handle(

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified as ContentModified
-from pygls.io_ import StdinAsyncReader, StdoutWriter
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from fixer import __version__
@@ -27,17 +27,18 @@ from fixer.engine import PARSE_ERROR_CODE, check_source, fix_source, parse_error
 from fixer.explain import render_explanation
 from fixer.incremental import DocumentParser
 from fixer.lsp import notebooks
-from fixer.lsp.framing import read_messages
+from fixer.lsp.framing import BoundedStdinReader, read_messages
 from fixer.lsp.convert import SOURCE, character_column, diagnostic, range_from_json, uri_path
 from fixer.registry import default_registry
 from fixer.textmap import TextMap
 from fixer.types import Finding
 
 logger = logging.getLogger(__name__)
-DEBOUNCE_SECONDS = 0.025
-# Above this a document gets one diagnostic instead of an analysis (the CLI's limit is 10 MB):
-# a 19 MB document took 63 s and 2.4 GB; no training script is near 2 million characters.
-MAX_DOCUMENT_CHARS = 2_000_000  # coalesces an editor's burst of changes (paste, multi-cursor, format)
+DEBOUNCE_SECONDS = 0.025  # coalesces an editor's burst of changes (paste, multi-cursor, format)
+# Above this a document gets one diagnostic instead of an analysis (the CLI's limit, engine's
+# MAX_ANALYSED_CHARS, is the same): a 19 MB document took 63 s and 2.4 GB; no training script
+# is near 2 million characters.
+MAX_DOCUMENT_CHARS = 2_000_000
 FIX_ALL_KIND = "source.fixAll.distfix"
 FIX_ALL_TITLE = "distfix: apply all safe fixes"
 _IGNORE = re.compile(r"#\s*distfix:\s*ignore\[(?P<codes>[^\]]*)\]")
@@ -62,7 +63,7 @@ class DistfixServer(LanguageServer):
         """Serve over stdio with :func:`fixer.lsp.framing.read_messages`, which answers every
         request and recovers from framing errors (pygls's loop does neither)."""
         self._stop_event = threading.Event()
-        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        reader = BoundedStdinReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
             asyncio.run(read_messages(self._stop_event, reader, self.protocol, logger, self.report_server_error))
@@ -72,6 +73,25 @@ class DistfixServer(LanguageServer):
             pass
         finally:
             self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client at a time on a socket, read by the same loop as stdio."""
+        self._stop_event = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)
+            await read_messages(self._stop_event, reader, self.protocol, logger, self.report_server_error)
+            self.shutdown()
+
+        async def serve() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(serve())
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            pass
 
     def config_for(self, path: Path) -> Config:
         """The configuration for a file, from the nearest pyproject.toml (read once per folder)."""
