@@ -1,0 +1,90 @@
+"""Regression tests for issue 28 (precision round 2): shapes seen in public code, in our own words.
+
+Each test is a minimal program of the kind real code has and says why the finding is wrong there.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from fixer.engine import check_source, fix_source
+
+
+def _codes(source: str, path: str = "train.py") -> list[str]:
+    codes = [f.code for f in check_source(path, textwrap.dedent(source)).findings]
+    assert "TFD000" not in codes  # a test program that does not parse proves nothing
+    return codes
+
+
+def _fixed(source: str, path: str = "train.py") -> str:
+    result = fix_source(path, textwrap.dedent(source), unsafe=True)
+    return result.fixed_text or textwrap.dedent(source)
+
+
+# Class 5: code that is meant to fail ------------------------------------------------------------
+
+_STEP = """
+    import tensorflow as tf
+
+    strategy = tf.distribute.MirroredStrategy()
+
+    def replica_step(x):
+        return tf.distribute.get_replica_context().all_reduce("sum", x)
+    """
+
+
+def _with_step(body: str) -> str:
+    """The strategy and replica function above, then ``body`` at the module's top level."""
+    return textwrap.dedent(_STEP) + textwrap.dedent(body)
+
+
+def test_the_same_mistake_outside_a_negative_test_is_reported():
+    # The control for the tests below: without the expectation the rule fires on this line.
+    source = _with_step("strategy.experimental_run_v2(replica_step, args=(1.0,))\n")
+    assert "TFD401" in _codes(source)
+
+
+def test_a_mistake_inside_assert_raises_is_the_tested_failure():
+    body = """
+    class StrategyTest(tf.test.TestCase):
+        def test_old_name_rejected(self):
+            with self.assertRaises(AttributeError):
+                strategy.experimental_run_v2(replica_step, args=(1.0,))
+    """
+    assert "TFD401" not in _codes(_with_step(body), "strategy_test.py")
+
+
+def test_a_mistake_inside_pytest_raises_and_assert_raises_regex_is_not_reported():
+    body = """
+    import pytest
+
+    def test_old_name_rejected():
+        with pytest.raises(AttributeError, match="experimental_run_v2"):
+            strategy.experimental_run_v2(replica_step, args=(1.0,))
+
+    class T(tf.test.TestCase):
+        def test_regex(self):
+            with self.assertRaisesRegex(AttributeError, "no attribute"):
+                strategy.experimental_run_v2(replica_step, args=(2.0,))
+    """
+    assert "TFD401" not in _codes(_with_step(body), "test_strategy.py")
+
+
+def test_the_call_form_of_assert_raises_runs_its_callable_inside_the_expectation():
+    body = """
+    class T(tf.test.TestCase):
+        def test_call_form(self):
+            self.assertRaises(AttributeError, strategy.experimental_run_v2, replica_step)
+    """
+    assert "TFD401" not in _codes(_with_step(body), "test_strategy.py")
+
+
+def test_code_after_the_expectation_block_is_still_checked():
+    body = """
+    class T(tf.test.TestCase):
+        def test_then_real_use(self):
+            with self.assertRaises(ValueError):
+                int("x")
+            strategy.experimental_run_v2(replica_step, args=(1.0,))
+    """
+    assert "TFD401" in _codes(_with_step(body), "test_strategy.py")
