@@ -88,3 +88,93 @@ def test_code_after_the_expectation_block_is_still_checked():
             strategy.experimental_run_v2(replica_step, args=(1.0,))
     """
     assert "TFD401" in _codes(_with_step(body), "test_strategy.py")
+
+
+# Class 7: fallbacks for older TensorFlow -------------------------------------------------------
+
+def _tfd401(source: str) -> list[str]:
+    return [c for c in _codes(source) if c == "TFD401"]
+
+
+def test_the_old_name_after_a_getattr_probe_that_found_nothing_is_a_fallback():
+    # `run` is missing before TF 2.2: the old spelling is the branch that exists for those releases.
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+
+        def step(x):
+            return x * 2
+
+        if getattr(strategy, "run", None) is None:
+            result = strategy.experimental_run_v2(step, args=(1.0,))
+        else:
+            result = strategy.run(step, args=(1.0,))
+        """
+    assert _tfd401(source) == []
+
+
+def test_the_old_name_after_an_early_return_on_hasattr_is_a_fallback():
+    source = """
+        import tensorflow as tf
+
+        def distributed_step(strategy, step, batch):
+            if hasattr(strategy, "run"):
+                return strategy.run(step, args=(batch,))
+            return strategy.experimental_run_v2(step, args=(batch,))
+
+        distributed_step(tf.distribute.MirroredStrategy(), lambda b: b, 1.0)
+        """
+    assert _tfd401(source) == []
+
+
+def test_a_version_flag_computed_with_packaging_guards_the_old_name():
+    source = """
+        import tensorflow as tf
+        from packaging import version
+
+        NEW_TF = version.parse(tf.__version__) >= version.parse("2.2")
+        strategy = tf.distribute.MirroredStrategy()
+
+        def step(x):
+            return x * 2
+
+        if NEW_TF:
+            result = strategy.run(step, args=(1.0,))
+        else:
+            result = strategy.experimental_run_v2(step, args=(1.0,))
+        """
+    assert _tfd401(source) == []
+
+
+def test_a_feature_flag_computed_with_hasattr_guards_the_old_name():
+    source = """
+        import tensorflow as tf
+
+        CAN_RUN = hasattr(tf.distribute.Strategy, "run")
+        strategy = tf.distribute.MirroredStrategy()
+
+        def step(x):
+            return x * 2
+
+        if not CAN_RUN:
+            result = strategy.experimental_run_v2(step, args=(1.0,))
+        """
+    assert _tfd401(source) == []
+
+
+def test_an_unrelated_condition_does_not_hide_the_old_name():
+    # The control: a branch on a training option is no fallback; the rename is still right there.
+    source = """
+        import tensorflow as tf
+
+        USE_MIXED = False
+        strategy = tf.distribute.MirroredStrategy()
+
+        def step(x):
+            return x * 2
+
+        if not USE_MIXED:
+            result = strategy.experimental_run_v2(step, args=(1.0,))
+        """
+    assert _tfd401(source) == ["TFD401"]
