@@ -178,3 +178,62 @@ def test_an_unrelated_condition_does_not_hide_the_old_name():
             result = strategy.experimental_run_v2(step, args=(1.0,))
         """
     assert _tfd401(source) == ["TFD401"]
+
+
+# Class 5: fixture and placeholder clusters ------------------------------------------------------
+
+_PLACEHOLDER_CLUSTER = """
+    import json
+    import os
+
+    import tensorflow as tf
+
+    os.environ["TF_CONFIG"] = json.dumps({
+        "cluster": {"worker": ["<worker-0-ip>:port", "<worker-1-ip>:port", "<worker-2-ip>:port"]},
+        "task": {"type": "worker", "index": 0},
+    })
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    """
+
+
+def test_a_placeholder_spec_is_one_tfd603_not_one_per_entry():
+    findings = [f for f in check_source("train.py", textwrap.dedent(_PLACEHOLDER_CLUSTER)).findings if f.code == "TFD603"]
+    assert len(findings) == 1
+    assert "placeholders" in findings[0].message and "'<worker-0-ip>:port' and 2 more" in findings[0].message
+
+
+def test_a_word_for_a_port_is_a_placeholder_and_a_real_bad_port_is_still_named():
+    from fixer.clusterspec import check_cluster
+
+    kinds = [p.kind for p in check_cluster({"worker": ["host-a:port", "host-b:PORT"]})]
+    assert kinds == ["placeholder"]
+    # A number out of range is a typo in a real address, not a slot: still reported per entry.
+    assert [p.kind for p in check_cluster({"worker": ["10.0.0.1:70000"]})] == ["port-out-of-range"]
+
+
+def test_a_tests_fake_cluster_is_a_fixture_not_a_deployment():
+    # A unittest that sets TF_CONFIG to check how a resolver reads it: hard-coding is the point,
+    # and its hosts (real-looking, loopback or placeholders) never form a cluster.
+    source = """
+        import json
+        import os
+        import unittest
+
+        import tensorflow as tf
+
+        class ResolverTest(unittest.TestCase):
+            def setUp(self):
+                os.environ["TF_CONFIG"] = json.dumps({
+                    "cluster": {"worker": ["localhost:12345", "fake-host:2222"], "ps": ["<ps-ip>:port"]},
+                    "task": {"type": "worker", "index": 0},
+                })
+
+            def test_task(self):
+                resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+                self.assertEqual(resolver.task_type, "worker")
+        """
+    cluster_codes = {"TFD601", "TFD602", "TFD603"}
+    assert cluster_codes.isdisjoint(_codes(source, "resolver_test.py"))
+    assert cluster_codes.isdisjoint(_codes(source, "tests/test_resolver.py"))
+    # The same file as a script is a deployment: it is checked.
+    assert {"TFD601", "TFD602", "TFD603"} <= set(_codes(source, "resolver.py"))
