@@ -237,3 +237,28 @@ def test_a_tests_fake_cluster_is_a_fixture_not_a_deployment():
     assert cluster_codes.isdisjoint(_codes(source, "tests/test_resolver.py"))
     # The same file as a script is a deployment: it is checked.
     assert {"TFD601", "TFD602", "TFD603"} <= set(_codes(source, "resolver.py"))
+
+
+# Class 6: one finding in the right place --------------------------------------------------------
+
+def test_two_direct_calls_of_a_step_on_one_line_are_one_tfd103():
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.SGD()
+
+        def train_step(x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        dataset = tf.data.Dataset.from_tensor_slices(tf.ones((8, 2))).batch(4)
+        for x in dataset:
+            loss = train_step(x) + train_step(x)
+        """
+    assert _codes(source).count("TFD103") == 1
