@@ -262,3 +262,27 @@ def test_two_direct_calls_of_a_step_on_one_line_are_one_tfd103():
             loss = train_step(x) + train_step(x)
         """
     assert _codes(source).count("TFD103") == 1
+
+
+# Class 4: premises refuted by measurement -------------------------------------------------------
+
+_DATA_PREP = """
+    import numpy as np
+    import tensorflow as tf
+
+    (x_train, y_train), _ = tf.keras.datasets.mnist.load_data()
+    x_train = (x_train / np.float32(255) - 0.5) / 0.5
+    x_train = tf.keras.utils.normalize(x_train, axis=-1)
+    path = tf.keras.utils.get_file("labels.csv", "https://example.com/labels.csv")
+    with tf.io.TFRecordWriter("train.tfrecord") as writer:
+        writer.write(b"record")
+    {late_op}
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    """
+
+
+def test_tfrecord_writing_get_file_and_numpy_normalisation_do_not_start_the_runtime():
+    # benchmarks/probe_runtime_start_io.py: the strategy is created after each of these
+    # (TF 2.21, Keras 3 and tf-keras); only a TensorFlow op before it makes it fail.
+    assert "TFD105" not in _codes(_DATA_PREP.replace("{late_op}", "pass"))
+    assert "TFD105" in _codes(_DATA_PREP.replace("{late_op}", "scale = tf.constant(2.0)"))
