@@ -286,3 +286,20 @@ def test_tfrecord_writing_get_file_and_numpy_normalisation_do_not_start_the_runt
     # (TF 2.21, Keras 3 and tf-keras); only a TensorFlow op before it makes it fail.
     assert "TFD105" not in _codes(_DATA_PREP.replace("{late_op}", "pass"))
     assert "TFD105" in _codes(_DATA_PREP.replace("{late_op}", "scale = tf.constant(2.0)"))
+
+
+_MULTI_WORKER_INPUT = """
+    import tensorflow as tf
+
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    dataset = tf.data.Dataset.range(1024).{pipeline}
+    distributed = strategy.experimental_distribute_dataset(dataset)
+    """
+
+
+def test_a_shuffle_of_whole_batches_keeps_auto_sharded_workers_disjoint():
+    # benchmarks/probe_shuffle_before_shard.py, ".batch(4).shuffle(4)": auto-sharding hands each
+    # worker its part of every batch, so shuffling whole batches leaves the workers disjoint.
+    assert "TFD204" not in _codes(_MULTI_WORKER_INPUT.replace("{pipeline}", "batch(64).shuffle(16)"))
+    # The control: shuffling elements before batching gives each worker another order.
+    assert "TFD204" in _codes(_MULTI_WORKER_INPUT.replace("{pipeline}", "shuffle(1024).batch(64)"))
