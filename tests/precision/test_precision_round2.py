@@ -303,3 +303,39 @@ def test_a_shuffle_of_whole_batches_keeps_auto_sharded_workers_disjoint():
     assert "TFD204" not in _codes(_MULTI_WORKER_INPUT.replace("{pipeline}", "batch(64).shuffle(16)"))
     # The control: shuffling elements before batching gives each worker another order.
     assert "TFD204" in _codes(_MULTI_WORKER_INPUT.replace("{pipeline}", "shuffle(1024).batch(64)"))
+
+
+_MEAN_LOSS_STEP = """
+    import tensorflow as tf
+
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.optimizers.{optimizer}
+
+    def replica_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    @tf.function
+    def step(x, y):
+        return strategy.reduce("SUM", strategy.run(replica_step, args=(x, y)), axis=None)
+    """
+
+
+def _tfd303_message(optimizer: str) -> str:
+    findings = check_source("train.py", textwrap.dedent(_MEAN_LOSS_STEP).replace("{optimizer}", optimizer)).findings
+    [message] = [f.message for f in findings if f.code == "TFD303"]
+    return message
+
+
+def test_tfd303_says_what_a_per_replica_mean_does_to_the_optimizer_in_the_file():
+    # benchmarks/probe_loss_scaling_optimizers.py: Adam/RMSprop weights identical, the reported
+    # loss doubled with 2 replicas; SGD's weights differ.
+    adam = _tfd303_message("Adam(0.01)")
+    assert "Adam normalises their scale (same steps)" in adam and "reported loss is N times too large" in adam
+    assert "SGD takes steps N times too large" in _tfd303_message("SGD(0.1)")
+    assert "Adam/RMSprop steps not" in _tfd303_message("Adagrad(0.1)")
