@@ -339,3 +339,40 @@ def test_tfd303_says_what_a_per_replica_mean_does_to_the_optimizer_in_the_file()
     assert "Adam normalises their scale (same steps)" in adam and "reported loss is N times too large" in adam
     assert "SGD takes steps N times too large" in _tfd303_message("SGD(0.1)")
     assert "Adam/RMSprop steps not" in _tfd303_message("Adagrad(0.1)")
+
+
+_METRIC_MADE_OUTSIDE = """
+    {imports}
+    import numpy as np
+
+    strategy = tf.distribute.MirroredStrategy()
+    metric = keras.metrics.MeanAbsoluteError(name="mae")
+    with strategy.scope():
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+        model.compile("adam", loss="mse", metrics=[metric])
+    model.fit(np.ones((8, 4)), np.ones((8, 1)))
+    """
+
+
+def test_a_keras3_metric_made_outside_the_scope_and_compiled_inside_is_not_tfd101():
+    # benchmarks/probe_metric_and_string_optimizer_outside_scope.py: Keras 3 trains and reports
+    # the same as with the metric made inside; tf-keras's compile raises ValueError for it.
+    keras3 = _METRIC_MADE_OUTSIDE.replace("{imports}", "import keras\n    import tensorflow as tf")
+    assert "TFD101" not in _codes(keras3)
+    tf_keras = _METRIC_MADE_OUTSIDE.replace("{imports}", "import tf_keras as keras\n    import tensorflow as tf")
+    assert "TFD101" in _codes(tf_keras)
+
+
+def test_compile_sgd_by_name_outside_the_scope_is_not_tfd101_but_a_stateful_optimizer_is():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])
+        model.compile({optimizer}, loss="mse", metrics=["mae"])
+        model.fit(np.ones((8, 4)), np.ones((8, 1)))
+        """
+    assert "TFD101" not in _codes(source.replace("{optimizer}", '"sgd"'))
+    assert "TFD101" in _codes(source.replace("{optimizer}", "tf.keras.optimizers.Adam()"))
