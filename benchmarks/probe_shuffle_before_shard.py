@@ -83,6 +83,7 @@ results = dict(
             None,
             lambda: distributed(source().shuffle(N).batch(4).with_options(_options())),
         ),
+        variant("AUTO, unseeded shuffle of whole batches (.batch(4).shuffle(4))", None, lambda: distributed(source().batch(4).shuffle(4))),
         variant("AUTO, unseeded shuffle, 2 epochs (repeat after shuffle)", None, lambda: distributed(source().shuffle(N).repeat(2).batch(4))),
         variant("AUTO, shuffle(seed=7), 2 epochs (repeat after shuffle)", None, lambda: distributed(source().shuffle(N, seed=7).repeat(2).batch(4))),
         variant("iterated, unseeded shuffle then .shard(2, task)", None, lambda: iterated(source().shuffle(N).shard(2, task).batch(2))),

@@ -129,6 +129,23 @@ def _address_problems(where: str, address: object) -> tuple[list[ClusterProblem]
     return [], host, port
 
 
+# Characters that mark a template slot in a documented or redacted address ("<worker-ip>:port", "{host}:2222").
+_SLOT_MARKS = ("<", ">", "{", "}", "$", "...")
+
+
+def is_placeholder(address: object) -> bool:
+    """True for an address that stands for one to fill in: a ``<slot>``/``{slot}``/``$VAR`` in it,
+    or a port written as the word "port" (``host:port``, ``worker0:PORT``) or as ``xxxx``."""
+    if not isinstance(address, str):
+        return False
+    if any(mark in address for mark in _SLOT_MARKS):
+        return True
+    _, port = split_address(address)
+    word = (port or "").lower()
+    # "port", "PORT_NUMBER", "xxxx": a slot's name. Another word ("http") is a real mistake.
+    return "port" in word or (len(word) > 1 and set(word) <= {"x", "n"})
+
+
 def check_cluster(cluster: object) -> list[ClusterProblem]:
     """Defects of a cluster dict ``{"worker": ["host:port", ...], ...}`` (a ``tf.train.ClusterSpec`` argument)."""
     prefix = "cluster"
@@ -138,6 +155,7 @@ def check_cluster(cluster: object) -> list[ClusterProblem]:
     seen: dict[tuple[str, str], str] = {}  # (host or "loopback", port) -> first position
     loopback: list[str] = []
     remote: list[str] = []
+    placeholders: list[str] = []  # redacted entries such as "<worker-ip>:port": one problem for all
     for job, addresses in cluster.items():
         job_path = f"{prefix}.{job}"
         if job not in TASK_TYPES:
@@ -155,6 +173,9 @@ def check_cluster(cluster: object) -> list[ClusterProblem]:
             )
         for position, address in enumerate(addresses):
             where = f"{job}[{position}]"
+            if is_placeholder(address):
+                placeholders.append(address)
+                continue
             found, host, port = _address_problems(where, address)
             for problem in found:
                 problems.append(ClusterProblem(problem.code, problem.kind, problem.message, f"{prefix}.{where}"))
@@ -192,6 +213,16 @@ def check_cluster(cluster: object) -> list[ClusterProblem]:
                         f"{prefix}.{where}",
                     )
                 )
+    if placeholders:
+        more = f" and {len(placeholders) - 1} more" if len(placeholders) > 1 else ""
+        problems.append(
+            _malformed(
+                "placeholder",
+                f"the cluster spec holds placeholders, not addresses ({placeholders[0]!r}{more}); write each "
+                "task's real host:port, or read TF_CONFIG from the launcher's environment",
+                prefix,
+            )
+        )
     if loopback and remote:
         problems.append(
             _loopback(

@@ -8,6 +8,7 @@ from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.target.apis import FROM_IMPORT_FAILS_FROM, REAL_SUBMODULES, exists_in
 from fixer.tf.compat import (
+    in_version_branch,
     is_compat_fallback,
     is_declaration_only,
     is_tf1_program,
@@ -112,7 +113,7 @@ class RenamedDistributeApi(Rule):
             new = _METHODS.get(attribute.attr.value)
             if new is None or not ctx.tf.strategies.is_strategy(attribute.value):
                 continue
-            if is_compat_fallback(ctx.index, attribute):
+            if is_compat_fallback(ctx.index, attribute) or in_version_branch(ctx.tf.semantic, attribute):
                 continue  # kept on purpose for older TensorFlow releases
             target = ctx.tf.target
             state = _method_state(attribute.attr.value, new, target.version)
@@ -130,7 +131,11 @@ class RenamedDistributeApi(Rule):
                 continue
             if is_declaration_only(ctx.index, attribute):
                 continue  # an annotation or a monkey-patch follows the class the program constructs
-            if is_compat_fallback(ctx.index, attribute) or is_type_check_argument(ctx.index, attribute):
+            if (
+                is_compat_fallback(ctx.index, attribute)
+                or in_version_branch(ctx.tf.semantic, attribute)
+                or is_type_check_argument(ctx.index, attribute)
+            ):
                 # Older releases on purpose, or a type test that must match the old class too
                 # (the experimental and current TPUStrategy are different classes).
                 continue

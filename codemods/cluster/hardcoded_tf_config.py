@@ -17,6 +17,7 @@ from fixer.tf.tf_config_sources import (
 from fixer.clusterspec import launcher_problem
 from fixer.context import RuleContext
 from fixer.rule import Rule
+from fixer.test_files import is_test_path
 from fixer.tf.bindings import assignments_to
 from fixer.tf.processes import shell_start_lines, starts_processes_after
 from fixer.types import Applicability, Edit
@@ -86,6 +87,8 @@ class HardcodedTfConfig(Rule):
     triggers = ("TF_CONFIG",)
 
     def check(self, ctx: RuleContext) -> None:
+        if is_test_path(ctx.path):
+            return  # a test's TF_CONFIG is a fixture: tying the test to that cluster is the point
         setters = tf_config_setters(ctx)
         shell_starts = shell_start_lines(ctx.text)
         for setter in setters:

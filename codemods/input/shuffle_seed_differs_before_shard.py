@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.tf.pipelines import (
+    Pipeline,
     SHUFFLE_SEED,
     data_sharded,
     distributed_inputs,
@@ -69,7 +70,9 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     the workers' examples were disjoint and covered all 16. Sharding by file is not affected:
     over 8 TFRecord files, `list_files`' default (unseeded) shuffle and an unseeded `.shuffle`
     of the file names before the reader still gave each worker its own 4 files, because
-    auto-sharding splits the file list at its source.
+    auto-sharding splits the file list at its source. Nor is a shuffle of whole batches
+    (`.batch(4).shuffle(4)`, unseeded): auto-sharding gives each worker its part of every batch,
+    so the workers were disjoint in all four runs; such a shuffle is not reported.
 
     ## Fix safety
     Unsafe: the shuffle gets one constant seed, `seed=42` (a seed taken from the task index is
@@ -171,7 +174,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
                 continue
             line = ctx.range(call).start.line
             point = f"auto-sharding by data (line {line})"
-            found.extend((shuffle, point) for shuffle in distributed.before_shard("shuffle"))
+            found.extend((shuffle, point) for shuffle in _element_shuffles(distributed))
         return sorted(found, key=lambda pair: ctx.index.order[pair[0]])
 
     @staticmethod
@@ -197,3 +200,24 @@ class ShuffleSeedDiffersBeforeShard(Rule):
         if not shuffle.args or any(arg.star for arg in shuffle.args):
             return None
         return [ctx.insert_after(shuffle.args[-1].value, f", seed={SHUFFLE_SEED}")]
+
+
+# Methods that group elements into the batches auto-sharding by data hands out.
+_BATCHING = frozenset({"batch", "padded_batch", "ragged_batch"})
+
+
+def _element_shuffles(found: Pipeline) -> list[cst.Call]:
+    """The shuffles of an auto-sharded pipeline that reorder elements, not whole batches.
+
+    Measured (benchmarks/probe_shuffle_before_shard.py, `.batch(4).shuffle(4)`): auto-sharding
+    gives each worker its own part of every batch, so an unseeded shuffle of whole batches only
+    changes the order each worker reads its part in; the workers stay disjoint.
+    """
+    shuffles = []
+    for method in reversed(found.methods):  # in the order they run
+        name = method.func.attr.value if isinstance(method.func, cst.Attribute) else ""
+        if name in _BATCHING or name == "shard":
+            break
+        if name == "shuffle":
+            shuffles.append(method)
+    return shuffles

@@ -44,7 +44,8 @@ class StrategyCreatedAfterTfOps(Rule):
     startup`. Configuration does not start it (measured): `tf.config.set_*`,
     `list_physical_devices`, `device_lib.list_local_devices()`, the profiler server, seeds, logging, `tf.data.Options`, cluster resolvers,
     `CommunicationOptions`, `tf.executing_eagerly()`, `tf.__version__`, `TensorSpec`,
-    `tf.function`, `tf.io.gfile`, mixed-precision policies, `keras.Input`, unbuilt layers
+    `tf.function`, `tf.io.gfile`, writing TFRecords (`tf.io.TFRecordWriter`), downloads with
+    `keras.utils.get_file`, NumPy arithmetic and `keras.utils.normalize`, mixed-precision policies, `keras.Input`, unbuilt layers
     without random state, losses, callbacks, learning-rate schedules, and the whole class of
     descriptions that hold no tensor: parsing specs (`tf.io.FixedLenFeature`, `VarLenFeature`,
     `FixedLenSequenceFeature`, `SparseFeature`, `RaggedFeature`), type specs

@@ -103,6 +103,7 @@ class TrainStepOutsideStrategyRun(Rule):
         replica = ctx.tf.replica
         excluded = set(replica.replica_functions) | set(replica.steps())
         self._report_inline_loops(ctx, excluded)
+        reported_lines: set[tuple[int, int]] = set()  # (step, line): one finding for a line's calls
         for step, applies in self._steps(ctx, excluded).items():
             if not any(self._trains_scope_variables(ctx, call) for call in applies):
                 continue  # a model trained on one device on purpose: not this rule's business
@@ -111,6 +112,10 @@ class TrainStepOutsideStrategyRun(Rule):
                     continue
                 if ctx.index.is_within(site, step):
                     continue
+                line = (id(step), ctx.range(site).start.line)
+                if line in reported_lines:
+                    continue  # `train_step(a) + train_step(b)`: one mistake, said once
+                reported_lines.add(line)
                 self._report(ctx, step, site)
 
     # Which functions are steps ----------------------------------------------------------------

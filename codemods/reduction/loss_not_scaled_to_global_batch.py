@@ -23,6 +23,7 @@ from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.calls import argument_value
 from fixer.tf.index import FunctionLike, ModuleIndex
+from fixer.tf.optimizers import optimizer_creation
 from fixer.tf.replica import RunCall
 from fixer.types import Applicability, Edit
 
@@ -58,11 +59,16 @@ class LossNotScaledToGlobalBatch(Rule):
 
     ## Why is this bad in distributed training?
     Gradients are summed across replicas (Keras 3 `apply_gradients` sums them; so does an
-    all-reduce with `SUM`). A per-replica mean therefore gives an N-times larger step with N
+    all-reduce with `SUM`). A per-replica mean therefore gives N-times larger gradients with N
     replicas — measured on TensorFlow 2.21: gradient `[134, 160]` instead of `[67, 80]` with 2
     replicas, `[268, 320]` with 4 — and reporting the loss with `strategy.reduce(SUM, ...)`
-    shows it N times too large. Fixing only the reported number hides the bug. A per-example
-    vector is worse: its gradient is the sum over the batch.
+    shows it N times too large. What that does to training depends on the optimizer, and the
+    message names it when one constructor binds the optimizer: SGD (with or without momentum)
+    takes different, larger steps, while Adam and RMSprop normalise the gradient's scale and end
+    with identical weights and report exactly twice the loss with 2 replicas
+    (`benchmarks/probe_loss_scaling_optimizers.py`, Keras 3 and tf-keras). Fixing only the
+    reported number hides the bug. A per-example vector is worse: its gradient is the sum over
+    the batch.
 
     ## Fix safety
     Unsafe (it changes the numbers, on purpose). A `tf.reduce_mean(x)` loss becomes
@@ -159,12 +165,7 @@ class LossNotScaledToGlobalBatch(Rule):
                 edit = ctx.insert_after(call, divide)
             else:
                 edit = _divided(ctx, origin, divide, tf)
-            ctx.report(
-                origin,
-                "the loss is a per-replica mean, but gradients are summed across replicas: the step is "
-                "N times too large with N replicas; divide by the number of replicas",
-                edits=[*imports, edit, *reduces],
-            )
+            ctx.report(origin, _mean_message(_optimizer_class(ctx, func)), edits=[*imports, edit, *reduces])
         elif scaling is Scaling.REPLICA_SUM:
             ctx.report(
                 origin,
@@ -200,6 +201,36 @@ class LossNotScaledToGlobalBatch(Rule):
                 "the loss is a per-replica mean, but gradients are summed across replicas: divide it by "
                 "`num_replicas_in_sync`, or average per-example losses with `tf.nn.compute_average_loss`",
             )
+
+
+# What a per-replica mean loss does with gradients summed over N replicas, by optimizer class
+# (benchmarks/probe_loss_scaling_optimizers.py, TF 2.21, Keras 3 and tf-keras, 2 replicas, 5 steps):
+# Adam and RMSprop normalise the gradient's scale, so their weights came out identical and their
+# reported loss exactly doubled; SGD (with or without momentum) moved the weights differently.
+_SCALE_FREE = frozenset({"Adam", "RMSprop"})
+_PLAIN_STEP = frozenset({"SGD"})
+
+
+def _mean_message(optimizer: str | None) -> str:
+    """The TFD303 message for a per-replica mean loss, said for the optimizer that applies it."""
+    start = "the loss is a per-replica mean, but gradients are summed across replicas"
+    fix = "divide by the number of replicas"
+    if optimizer in _SCALE_FREE:
+        return f"{start}: {optimizer} normalises their scale (same steps), but the reported loss is N times too large; {fix}"
+    if optimizer in _PLAIN_STEP:
+        return f"{start}: {optimizer} takes steps N times too large with N replicas; {fix}"
+    return f"{start}: gradients and reported loss are N times too large (SGD steps too; Adam/RMSprop steps not); {fix}"
+
+
+def _optimizer_class(ctx: RuleContext, func) -> str | None:
+    """The Keras optimizer class whose `apply_gradients`/`minimize` the replica function calls,
+    when one constructor binds it; None when unknown or several."""
+    classes = set()
+    for call in ctx.tf.replica.calls_in(func):
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in _APPLIES:
+            creation = optimizer_creation(ctx, call.func.value)
+            classes.add(creation.class_name if creation is not None else None)
+    return classes.pop() if len(classes) == 1 else None
 
 
 def _applies_gradients(ctx: RuleContext, call: cst.Call) -> bool:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from fixer.semantic import SemanticModel
 from fixer.tf.calls import calls_within
 from fixer.tf.dataflow import names_in
-from fixer.tf.index import ModuleIndex
+from fixer.tf.index import ModuleIndex, subtree
 from fixer.tf.names import dotted_name
 from fixer.tf.parameters import positional_parameters
 
@@ -34,6 +35,25 @@ def is_compat_fallback(index: ModuleIndex, node: cst.CSTNode) -> bool:
         if isinstance(ancestor, cst.FunctionDef | cst.ClassDef):
             return False
         previous = ancestor
+    return False
+
+
+def in_version_branch(semantic: SemanticModel, node: cst.CSTNode) -> bool:
+    """True when ``node`` runs under a version or feature test: inside or after (past an
+    early ``return``) an ``if`` on ``getattr``/``hasattr``, ``tf.__version__`` or
+    ``packaging.version``, or on a name whose one reaching value is such a test."""
+    return any(_is_feature_test(semantic, condition.test) for condition in semantic.conditions(node))
+
+
+def _is_feature_test(semantic: SemanticModel, test: cst.BaseExpression) -> bool:
+    if _is_version_check(test) or _probes(test):
+        return True
+    # A flag computed once (`NEW_TF = version.parse(tf.__version__) >= ...`) and tested later.
+    for name in subtree(test):
+        if type(name) is cst.Name:
+            value = semantic.value_of(name)
+            if value is not None and (_is_version_check(value) or _probes(value)):
+                return True
     return False
 
 

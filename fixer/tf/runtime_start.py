@@ -80,6 +80,13 @@ _CONFIGURATION = (
     # Measured (ground truth, addendum 2): a MultiWorkerMirroredStrategy created after these works.
     "tensorflow.compat.v1.disable_eager_execution",
     "tensorflow.debugging.disable_traceback_filtering",
+    # Measured on 2.21, Keras 3 and tf-keras (benchmarks/probe_runtime_start_io.py): writing
+    # TFRecords, downloading with get_file and normalising NumPy arrays leave the runtime unstarted.
+    "tensorflow.io.TFRecordWriter",
+    "tensorflow.compat.v1.io.TFRecordWriter",
+    "tensorflow.compat.v1.python_io.TFRecordWriter",
+    "keras.utils.get_file",
+    "keras.utils.normalize",
 )
 # `context._reset_context()` clears the eager context: what ran before it no longer counts,
 # and it is itself the workaround, so a strategy must never be moved above it.

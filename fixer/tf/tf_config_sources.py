@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from fixer.context import RuleContext
+from fixer.test_files import is_test_path
 from fixer.tf.bindings import assignments_to
 from fixer.tf.names import dotted_name
 
@@ -371,6 +372,8 @@ def cluster_problems(ctx: RuleContext) -> list[tuple[cst.CSTNode, object]]:
     """Every defect of every literal TF_CONFIG and `tf.train.ClusterSpec({...})` in the module."""
     from fixer.clusterspec import check_cluster, parse_tf_config
 
+    if is_test_path(ctx.path):
+        return []  # a test's literal cluster is a fixture (fake hosts, placeholders), not a deployment
     found: list[tuple[cst.CSTNode, object]] = []
     for setter in tf_config_setters(ctx):
         config = tf_config_of(ctx, setter)

@@ -1,0 +1,72 @@
+"""TFD101: a Keras metric, or `compile("sgd")`, made outside `strategy.scope()` for a model built inside.
+
+Two logical CPUs make MirroredStrategy run 2 replicas. Each variant trains the same model (fixed
+initial weights, fixed data, no shuffling) for 2 epochs with `fit` and prints the final weights
+and the metric `fit` reports: everything inside the scope (the reference), a
+`MeanAbsoluteError` metric constructed outside the scope and passed to `compile` inside it, and
+`compile("sgd", metrics=["mae"])` called outside the scope. Run under both Keras flavours:
+
+    python benchmarks/probe_metric_and_string_optimizer_outside_scope.py
+
+Output on TensorFlow 2.21, 2026-11-26:
+
+    ## Keras 3
+    all inside: kernel [1.2206799983978271, 1.2439899444580078, 1.260509967803955, 1.2404799461364746]; mae 2.4599
+    metric outside: kernel [1.2206799983978271, 1.2439899444580078, 1.260509967803955, 1.2404799461364746]; mae 2.4599
+    compile('sgd') outside: kernel [1.2206799983978271, 1.2439899444580078, 1.260509967803955, 1.2404799461364746]; mae 2.4599
+    ## tf-keras (TF_USE_LEGACY_KERAS=1)
+    all inside: kernel [1.2206799983978271, 1.2439899444580078, 1.260509967803955, 1.2404799461364746]; mae 2.4599
+    metric outside: ValueError: Metric (MeanAbsoluteError(name=mae,dtype=float32)) passed to `model.compile` was created inside a different distribution strategy scope than the model
+    compile('sgd') outside: kernel [1.2206799983978271, 1.2439899444580078, 1.260509967803955, 1.2404799461364746]; mae 2.4599
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from keras_flavours import run_under_both_kerases  # noqa: E402
+
+CHILD = r"""
+import numpy as np
+import tensorflow as tf
+
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+rng = np.random.default_rng(0)
+x = rng.random((64, 4)).astype("float32")
+y = 2 * x.sum(axis=1, keepdims=True) + 1  # not the initial weights: training must move them
+
+
+def build():
+    return tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1, kernel_initializer="ones")])
+
+
+def run(variant):
+    if variant == "metric outside":
+        metric = tf.keras.metrics.MeanAbsoluteError(name="mae")
+    with strategy.scope():
+        model = build()
+        if variant == "all inside":
+            model.compile("sgd", loss="mse", metrics=[tf.keras.metrics.MeanAbsoluteError(name="mae")])
+        elif variant == "metric outside":
+            model.compile("sgd", loss="mse", metrics=[metric])
+    if variant == "compile('sgd') outside":
+        model.compile("sgd", loss="mse", metrics=["mae"])
+    history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+    kernel = model.layers[-1].kernel.numpy().ravel()
+    print(f"{variant}: kernel {np.round(kernel, 5).tolist()}; mae {round(history.history['mae'][-1], 5)}")
+
+
+for variant in ("all inside", "metric outside", "compile('sgd') outside"):
+    try:
+        run(variant)
+    except ValueError as exc:
+        print(f"{variant}: ValueError: {str(exc).split('. ')[0]}")
+"""
+
+if __name__ == "__main__":
+    run_under_both_kerases(CHILD)
