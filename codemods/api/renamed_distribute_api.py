@@ -61,7 +61,8 @@ class RenamedDistributeApi(Rule):
     Also the TensorFlow 1 methods `strategy.make_dataset_iterator(dataset)` and
     `strategy.experimental_run(fn, iterator)`, which TensorFlow 2.21 still runs (measured;
     `experimental_run` warns "is deprecated and will be removed in a future version ... use run()
-    instead"): they are not renames, so the finding says what to write and has no edit. A
+    instead"): they are not renames, so the finding says what to write and has no edit. Only
+    calls are reported (not a method kept or replaced by assignment). A
     file that names `compat.v1.distribute` (a `tf.compat.v1` strategy, whose own methods they are)
     and a target without `run` (before 2.2) are not reported.
 
@@ -148,6 +149,9 @@ class RenamedDistributeApi(Rule):
             replaced = _REPLACED_METHODS.get(attribute.attr.value)
             if replaced is None or not ctx.tf.strategies.is_strategy(attribute.value):
                 continue
+            call = ctx.index.parent.get(attribute)
+            if not (isinstance(call, cst.Call) and call.func is attribute):
+                continue  # kept or replaced (`strategy.make_dataset_iterator = patched`), not called
             if is_compat_fallback(ctx.index, attribute):
                 continue
             instead, needs = replaced

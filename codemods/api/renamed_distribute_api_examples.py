@@ -307,4 +307,14 @@ EXAMPLES = (
         """,
         note="a tf.compat.v1 strategy's own method",
     ),
+    Valid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        strategy.orig_make_dataset_iterator = strategy.make_dataset_iterator
+        strategy.make_dataset_iterator = make_iterator
+        """,
+        note="a method patched, not called",
+    ),
 )

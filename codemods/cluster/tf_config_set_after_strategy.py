@@ -12,6 +12,9 @@ from fixer.tf.tf_config_sources import tf_config_setters
 from fixer.types import Applicability
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef)
+# How a notebook starts worker processes (its magics are kept as comments in the analysed text).
+# `%%bash` is masked as `#%bash`, `!python` as `#python`.
+_LAUNCHES = ("%bash", "%sh", "%script", "#python", "# python", "%run", "subprocess")
 
 
 class TfConfigSetAfterStrategy(Rule):
@@ -22,7 +25,10 @@ class TfConfigSetAfterStrategy(Rule):
     `os.environ.update(...)`, `os.environ.setdefault(...)` or `os.putenv(...)`. The assignment is
     followed when it sits later in the strategy's block or in a later statement that encloses it
     (an `if`, `with`, loop); an assignment in another branch of the same `if`, or in another
-    function, is not followed. The finding is at the construction, with the assignment's line.
+    function, is not followed. The finding is at the construction, with the assignment's line. A
+    notebook that starts processes (`%%bash`, `!python`, `%run`, `subprocess`) is not reported:
+    it sets TF_CONFIG for the workers it launches (as TensorFlow's multi-worker tutorials do), and
+    its own kernel's strategy is meant to be a single worker.
 
     ## Why is this bad in distributed training?
     The strategy reads TF_CONFIG once, when it is created. Assigned afterwards, the cluster is
@@ -50,6 +56,8 @@ class TfConfigSetAfterStrategy(Rule):
     triggers = ("TF_CONFIG",)
 
     def check(self, ctx: RuleContext) -> None:
+        if ctx.path.endswith(".ipynb") and any(marker in ctx.text for marker in _LAUNCHES):
+            return  # a notebook that starts workers sets TF_CONFIG for them, not for its own kernel
         setters = tf_config_setters(ctx)
         if not setters:
             return
@@ -60,10 +68,11 @@ class TfConfigSetAfterStrategy(Rule):
             later = next((s for s in setters if _runs_later(ctx, statement, s.statement)), None)
             if later is None:
                 continue
-            line = ctx.range(later.node).start.line
+            # A notebook's line numbers run across its cells: there, only the order is said.
+            where = "further down" if ctx.path.endswith(".ipynb") else f"at line {ctx.range(later.node).start.line}"
             ctx.report(
                 call,
-                f"TF_CONFIG is set at line {line}, after this MultiWorkerMirroredStrategy was created: it stays "
+                f"TF_CONFIG is set {where}, after this MultiWorkerMirroredStrategy was created: it stays "
                 "a single worker; create it after TF_CONFIG is set",
             )
 
@@ -72,17 +81,12 @@ def _runs_later(ctx: RuleContext, first: cst.BaseStatement, other: cst.BaseState
     """True when ``other`` runs after ``first`` on the same path: later in ``first``'s block, or inside
     a later statement of a block that encloses it, without leaving ``first``'s function."""
     other_chain = {id(other), *(id(node) for node in ctx.index.ancestors(other))}
-    statement: cst.CSTNode = first
-    while True:
-        block = ctx.index.parent.get(statement)
-        body = list(getattr(block, "body", ()))
-        if statement in body:
-            position = body.index(statement)
-            if any(id(s) in other_chain for s in body[position + 1:]):
+    for node in (first, *ctx.index.ancestors(first)):
+        if node is not first and isinstance(node, (*_SCOPES, cst.Lambda)):
+            return False
+        body = getattr(ctx.index.parent.get(node), "body", None)
+        # Only statement sequences (a module's or an indented block's): an `if`'s body is a block.
+        if isinstance(body, (list, tuple)) and node in body:
+            if any(id(s) in other_chain for s in body[body.index(node) + 1:]):
                 return True
-        holder = ctx.index.parent.get(block) if block is not None else None
-        if holder is None or isinstance(block, cst.Module):
-            return False
-        statement = ctx.index.statement_of(holder)
-        if isinstance(statement, _SCOPES):
-            return False
+    return False

@@ -83,3 +83,53 @@ def test_tfd605_does_not_follow_an_assignment_in_an_exclusive_else():
     """
     assert codes(source, "TFD605") == []
 
+
+
+def test_tfd605_follows_an_assignment_after_an_elif_chain():
+    source = """
+        import os
+        import tensorflow as tf
+
+        def main(mode):
+            if mode == "a":
+                pass
+            elif mode == "b":
+                strategy = tf.distribute.MultiWorkerMirroredStrategy()
+                os.environ["TF_CONFIG"] = os.environ["CLUSTER_SPEC"]
+            return strategy
+    """
+    assert codes(source, "TFD605") == [9]
+
+
+def _notebook(cells: list[str]) -> str:
+    import json
+
+    return json.dumps(
+        {
+            "cells": [{"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None} for c in cells],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
+
+
+def _tfd605_in_notebook(cells: list[str]) -> list[str]:
+    from fixer.config import Config
+    from fixer.notebook import analyse_notebook
+
+    result = analyse_notebook("train.ipynb", _notebook(cells), Config(), fix=False, unsafe=False)
+    return [f.message for f in result.findings if f.code == "TFD605"]
+
+
+_KERNEL = "import os\nimport tensorflow as tf\nstrategy = tf.distribute.MultiWorkerMirroredStrategy()"
+_SET = "os.environ['TF_CONFIG'] = os.environ['CLUSTER_SPEC']"
+
+
+def test_tfd605_in_a_notebook_says_the_order_not_a_combined_line():
+    (message,) = _tfd605_in_notebook([_KERNEL, _SET])
+    assert "further down" in message and "line" not in message
+
+
+def test_tfd605_skips_a_notebook_that_launches_the_workers():
+    assert _tfd605_in_notebook([_KERNEL, _SET, "%%bash\npython main.py &> job_0.log &"]) == []
