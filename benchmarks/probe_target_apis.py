@@ -27,6 +27,7 @@ IMPORTS = (
 STRATEGY_METHODS = (
     "run", "experimental_run_v2",
     "distribute_datasets_from_function", "experimental_distribute_datasets_from_function",
+    "make_dataset_iterator", "experimental_run",
 )
 ATTRIBUTES = (
     "distribute.MultiWorkerMirroredStrategy", "distribute.experimental.MultiWorkerMirroredStrategy",
@@ -51,6 +52,11 @@ def main() -> None:
         for part in dotted.split("."):
             found = getattr(found, part, None)
         print(f"{'ok' if found is not None else 'missing':<12} tf.{dotted}")
+    try:
+        tf.distribute.experimental.ParameterServerStrategy()
+        print("ok           tf.distribute.experimental.ParameterServerStrategy()")
+    except TypeError as exc:
+        print(f"TypeError    tf.distribute.experimental.ParameterServerStrategy(): {exc}")
 
 
 if __name__ == "__main__":

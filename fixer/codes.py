@@ -27,7 +27,7 @@ RULE_CODES: tuple[str, ...] = (
     "TFD301", "TFD302", "TFD303", "TFD304", "TFD305",
     "TFD401", "TFD402", "TFD403", "TFD404",
     "TFD501", "TFD502", "TFD503", "TFD504",
-    "TFD601", "TFD602", "TFD603", "TFD604",
+    "TFD601", "TFD602", "TFD603", "TFD604", "TFD605",
 )  # fmt: skip
 
 KNOWN_CODES: tuple[str, ...] = (PARSE_ERROR_CODE, *RULE_CODES)

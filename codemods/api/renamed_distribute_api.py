@@ -22,6 +22,12 @@ _METHODS = {
     "experimental_run_v2": "run",
     "experimental_distribute_datasets_from_function": "distribute_datasets_from_function",
 }
+# TensorFlow 1 style strategy methods that TF 2 keeps (measured on 2.21: both run) -> what to write
+# instead, and the method the replacement needs in the target. Not a rename: reported without an edit.
+_REPLACED_METHODS: dict[str, tuple[str, str]] = {
+    "make_dataset_iterator": ("iter(strategy.experimental_distribute_dataset(dataset))", "run"),
+    "experimental_run": ("strategy.run(fn, args=(next(iterator),))", "run"),
+}
 # Deprecated qualified names -> (current name, keyword arguments the current one does not take,
 # how many positional arguments mean the same in both). The experimental MultiWorkerMirroredStrategy
 # takes `communication` first, the current one `cluster_resolver`; TPUStrategy's second
@@ -53,6 +59,13 @@ class RenamedDistributeApi(Rule):
     `strategy.experimental_distribute_datasets_from_function`,
     `tf.distribute.experimental.MultiWorkerMirroredStrategy`,
     `tf.distribute.experimental.TPUStrategy` and `tf.distribute.experimental.CollectiveCommunication`.
+    Also the TensorFlow 1 methods `strategy.make_dataset_iterator(dataset)` and
+    `strategy.experimental_run(fn, iterator)`, which TensorFlow 2.21 still runs (measured;
+    `experimental_run` warns "is deprecated and will be removed in a future version ... use run()
+    instead"): they are not renames, so the finding says what to write and has no edit. Only
+    calls are reported (not a method kept or replaced by assignment). A
+    file that names `compat.v1.distribute` (a `tf.compat.v1` strategy, whose own methods they are)
+    and a target without `run` (before 2.2) are not reported.
 
     ## Why is this bad in distributed training?
     The old names print deprecation warnings on every worker, some are gone from recent
@@ -99,12 +112,15 @@ class RenamedDistributeApi(Rule):
         "TPUStrategy",
         "CollectiveCommunication",
         "from tensorflow.distribute",
+        "make_dataset_iterator",
+        "experimental_run",
     )
 
     def check(self, ctx: RuleContext) -> None:
         if is_tf1_program(ctx.index):
             return  # TF 1.x APIs: the current names do not exist there (tf.compat.v1.distribute, contrib)
         self._check_methods(ctx)
+        self._check_replaced_methods(ctx)
         self._check_qualified_attributes(ctx)
         self._check_imports(ctx)
 
@@ -123,6 +139,27 @@ class RenamedDistributeApi(Rule):
             message = f"`{old}` is removed in {target.label()} (`AttributeError`{target.assumed_note()}); use `{new}`" if state == "removed" else f"`{old}` is deprecated; use `{new}`"
             same_at_pin = state == _method_state(old, new, target.at_pin().version)
             ctx.report(attribute.attr, target.upgrade_prefix(same_at_pin) + message, edits=[ctx.replace(attribute.attr, new)])
+
+    def _check_replaced_methods(self, ctx: RuleContext) -> None:
+        """`strategy.make_dataset_iterator(ds)` / `strategy.experimental_run(fn, it)`: TF 1 input and
+        step methods with a different TF 2 shape, so the finding says what to write instead."""
+        if "compat.v1.distribute" in ctx.text:
+            return  # a tf.compat.v1 strategy (names normalise it to tf.distribute): its own methods
+        target = ctx.tf.target
+        for attribute in ctx.index.attributes:
+            replaced = _REPLACED_METHODS.get(attribute.attr.value)
+            if replaced is None or not ctx.tf.strategies.is_strategy(attribute.value):
+                continue
+            call = ctx.index.parent.get(attribute)
+            if not (isinstance(call, cst.Call) and call.func is attribute):
+                continue  # kept or replaced (`strategy.make_dataset_iterator = patched`), not called
+            if is_compat_fallback(ctx.index, attribute):
+                continue
+            instead, needs = replaced
+            if not exists_in(needs, target.version):
+                continue  # the target has no `run` yet: the old method is the one to use
+            prefix = target.upgrade_prefix(same_at_pin=exists_in(needs, target.at_pin().version))
+            ctx.report(attribute.attr, f"{prefix}`{attribute.attr.value}` is a TensorFlow 1 strategy method; use `{instead}`")
 
     def _check_qualified_attributes(self, ctx: RuleContext) -> None:
         for attribute in ctx.index.attributes:

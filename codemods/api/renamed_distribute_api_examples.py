@@ -278,4 +278,43 @@ EXAMPLES = (
         range="3:12-3:66",
         applicability=Applicability.DISPLAY_ONLY,
     ),
+    Invalid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        iterator = strategy.make_dataset_iterator(train_dataset)
+        """,
+        note="the TensorFlow 1 input method: advice, no edit",
+        applicability=Applicability.DISPLAY_ONLY,
+    ),
+    Invalid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        loss = strategy.experimental_run(train_step, iterator)
+        """,
+        note="the TensorFlow 1 step method: advice, no edit",
+        applicability=Applicability.DISPLAY_ONLY,
+    ),
+    Valid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.compat.v1.distribute.MirroredStrategy()
+        iterator = strategy.make_dataset_iterator(train_dataset)
+        """,
+        note="a tf.compat.v1 strategy's own method",
+    ),
+    Valid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        strategy.orig_make_dataset_iterator = strategy.make_dataset_iterator
+        strategy.make_dataset_iterator = make_iterator
+        """,
+        note="a method patched, not called",
+    ),
 )

@@ -20,7 +20,12 @@ _SIGNATURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         (),
     ),
     "tensorflow.train.ClusterSpec": (("cluster",), ("cluster",)),
+    # One class under both names on 2.21; the tf.compat.v1 class (cluster_resolver=None) is not it.
+    "tensorflow.distribute.experimental.ParameterServerStrategy": (("cluster_resolver", "variable_partitioner"), ("cluster_resolver",)),
+    "tensorflow.distribute.ParameterServerStrategy": (("cluster_resolver", "variable_partitioner"), ("cluster_resolver",)),
 }
+# The ParameterServerStrategy that needs a resolver is the TF 2 one, under that name from 2.4.
+_PARAMETER_SERVER_V2_FROM = (2, 4)
 # Keywords people pass for the cluster's jobs (SimpleClusterResolver and ClusterSpec take a spec).
 _JOB_KEYWORDS = {"worker": "worker", "workers": "worker", "chief": "chief", "ps": "ps", "evaluator": "evaluator"}
 # Keywords people write for `task_id`.
@@ -32,9 +37,13 @@ _TASK_INDEX_NAMES = ("task_id", "task_index", "worker_index", "worker_id", "rank
 class ClusterResolverMisuse(Rule):
     """
     ## What it does
-    Checks calls of `SimpleClusterResolver`, `TFConfigClusterResolver` and `tf.train.ClusterSpec`
-    against their real signatures in TensorFlow 2.21: unknown keywords, too many positional
-    arguments, a missing cluster spec.
+    Checks calls of `SimpleClusterResolver`, `TFConfigClusterResolver`, `tf.train.ClusterSpec` and
+    `ParameterServerStrategy` against their real signatures in TensorFlow 2.21: unknown keywords,
+    too many positional arguments, a missing cluster spec or resolver. `ParameterServerStrategy()`
+    without a resolver raises `TypeError: ParameterServerStrategyV2.__init__() missing 1 required
+    positional argument: 'cluster_resolver'` (measured, benchmarks/probe_target_apis.py); it is
+    judged only for a target of TensorFlow 2.4 or later and in files that do not name
+    `compat.v1.distribute` (the TensorFlow 1 class takes no resolver).
 
     ## Why is this bad in distributed training?
     Seed article 004 builds `SimpleClusterResolver(workers=worker_addresses)`: that raises
@@ -64,7 +73,7 @@ class ClusterResolverMisuse(Rule):
     message = "call does not match the resolver's signature"
     fix_title = "Use the real signature"
     applicability = Applicability.UNSAFE
-    triggers = ("ClusterResolver", "ClusterSpec")
+    triggers = ("ClusterResolver", "ClusterSpec", "ParameterServerStrategy")
 
     def check(self, ctx: RuleContext) -> None:
         for call in ctx.index.calls:
@@ -72,6 +81,8 @@ class ClusterResolverMisuse(Rule):
             if callee not in _SIGNATURES:
                 continue
             if any(a.star for a in call.args):
+                continue
+            if callee.endswith("ParameterServerStrategy") and not self._parameter_server_v2(ctx, call):
                 continue
             params, required = _SIGNATURES[callee]
             short = callee.rsplit(".", 1)[1]
@@ -85,6 +96,11 @@ class ClusterResolverMisuse(Rule):
                 self._unknown(ctx, call, short, unknown, params)
             elif any(r not in given for r in required):
                 ctx.report(call, f"`{short}` needs `{required[0]}`: it raises `TypeError` without it")
+
+    def _parameter_server_v2(self, ctx: RuleContext, call: cst.Call) -> bool:
+        """The TF 2 ParameterServerStrategy: the target has it (2.4 on) and the file names no
+        `compat.v1.distribute` (names normalise that class to the same qualified name)."""
+        return ctx.tf.target.version >= _PARAMETER_SERVER_V2_FROM and "compat.v1.distribute" not in ctx.text
 
     def _unknown(self, ctx: RuleContext, call: cst.Call, short: str, unknown: list[str], params: tuple[str, ...]) -> None:
         message = f"`{short}` takes no `{unknown[0]}`"

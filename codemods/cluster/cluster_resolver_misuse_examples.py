@@ -197,4 +197,29 @@ EXAMPLES = (
         """,
         note="several jobs and no task type: advice",
     ),
+    Invalid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.experimental.ParameterServerStrategy()
+        """,
+        note="ParameterServerStrategy without a resolver",
+    ),
+    Valid(
+        """
+        import tensorflow as tf
+
+        resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+        strategy = tf.distribute.ParameterServerStrategy(resolver)
+        """,
+        note="ParameterServerStrategy with its resolver",
+    ),
+    Valid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.compat.v1.distribute.experimental.ParameterServerStrategy()
+        """,
+        note="the TensorFlow 1 class takes no resolver",
+    ),
 )

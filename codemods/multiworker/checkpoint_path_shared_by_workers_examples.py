@@ -210,4 +210,18 @@ EXAMPLES = (
         + '\n\ndef worker_dir(root, task_type, task_id):\n    return root if task_id == 0 else os.path.join(root, f"tmp_{task_id}")\n',
         note="a per-task directory kept on `self` and used in another statement",
     ),
+    Invalid(
+        _HEADER.replace("tf.keras.Sequential([tf.keras.layers.Dense(1)])", "zoo.build(args.arch)")
+        + 'model.compile(optimizer="adam", loss="mse")\nmodel.save(args.output_dir)\n',
+        after=_fixed(
+            'model.compile(optimizer="adam", loss="mse")\n'
+            'model.save(_worker_path(args.output_dir, strategy))\n'
+            '_remove_worker_copy(args.output_dir, strategy)\n'
+        ).replace("tf.keras.Sequential([tf.keras.layers.Dense(1)])", "zoo.build(args.arch)"),
+        note="a model from an unknown factory, known by its compile",
+    ),
+    Valid(
+        _HEADER + 'tf.saved_model.save(model, "/export/1")\n',
+        note="tf.saved_model.save to one directory: measured harmless (see the probe)",
+    ),
 )

@@ -12,6 +12,7 @@ from fixer.tf.dataflow import independent
 from fixer.tf.names import dotted_name
 from fixer.tf.runtime_start import after_last_reset, earlier_op, resets_before, runs_tf_on_the_way
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
+from fixer.tf.tf_config_sources import tf_config_setters
 from fixer.types import Applicability, Edit
 
 class StrategyCreatedAfterTfOps(Rule):
@@ -29,7 +30,8 @@ class StrategyCreatedAfterTfOps(Rule):
 
     A strategy with no TF_CONFIG in play is a single local worker, which TensorFlow creates after
     other ops (measured on 2.21): no finding when the file deletes TF_CONFIG before it
-    (`os.environ.pop("TF_CONFIG")`, `del os.environ["TF_CONFIG"]`), nor in a notebook whose
+    (`os.environ.pop("TF_CONFIG")`, `del os.environ["TF_CONFIG"]`) and does not set it again
+    before the strategy (set again, by any setter TFD601 follows, the finding stays), nor in a notebook whose
     code never names TF_CONFIG (a kernel is not started by a cluster launcher; the ground truth
     has no notebook run with one). A script that never names TF_CONFIG keeps the finding: a
     launcher may start it as one worker of a cluster, which is the failing case. A script that a
@@ -113,13 +115,22 @@ class StrategyCreatedAfterTfOps(Rule):
         creates after other ops (measured on 2.21).
 
         Either the file itself deletes TF_CONFIG before the strategy (``os.environ.pop("TF_CONFIG")``,
-        ``del os.environ["TF_CONFIG"]``), or it is a notebook whose code never names TF_CONFIG: a
+        ``del os.environ["TF_CONFIG"]``) and does not set it again between the deletion and the
+        strategy, or it is a notebook whose code never names TF_CONFIG: a
         kernel is not started by a cluster launcher. A script that never names TF_CONFIG may still be
         launched with one per worker, so it keeps the finding.
         """
         if ctx.path.endswith(".ipynb") and "TF_CONFIG" not in ctx.text:
             return True
-        return any(ctx.index.before(node, call) for node in _tf_config_deletions(ctx))
+        deletions = [node for node in _tf_config_deletions(ctx) if ctx.index.before(node, call)]
+        if not deletions:
+            return False
+        # A TF_CONFIG set again after the last deletion and before the strategy puts a cluster back.
+        last = max(deletions, key=lambda node: ctx.index.order[node])
+        return not any(
+            ctx.index.before(last, setter.node) and ctx.index.before(setter.node, call)
+            for setter in tf_config_setters(ctx)
+        )
 
 
 def _tf_config_deletions(ctx: RuleContext) -> list[cst.CSTNode]:

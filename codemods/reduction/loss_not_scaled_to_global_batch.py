@@ -43,7 +43,9 @@ class LossNotScaledToGlobalBatch(Rule):
     a loss object built with `reduction="none"`), directly or through a helper (a function, a
     method called on `self`, or a lambda bound to a name) whose one `return` gives it, also
     when the helper's result is summed with other terms (`get_loss(y, p) + sum(model.losses) +
-    AUX_WEIGHT * aux`, a weight being a number or a module-level name bound to one). A
+    AUX_WEIGHT * aux`, a weight being a number or a module-level name bound to one), or
+    accumulated from zero by one `loss += term` (in a loop: reported at the term, which the fix
+    divides; several `+=` of the same loss are not followed). A
     per-example vector divided by `num_replicas_in_sync` is still a vector and is reported, and
     so is a `tf.reduce_sum(...)` divided by `num_replicas_in_sync` alone (the batch size is
     missing); a `tf.reduce_sum(...)` divided by anything else but a count taken on the replica is

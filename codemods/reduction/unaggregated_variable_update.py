@@ -8,6 +8,7 @@ from fixer.tf.loss_scaling import Scaling, classify, gradient_calls, loss_origin
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.tf.dataflow import names_in
+from fixer.tf.parameters import parameter, positional_parameters
 from fixer.rule import Rule
 from fixer.types import Applicability, Edit
 
@@ -46,7 +47,10 @@ class UnaggregatedVariableUpdate(Rule):
     `assign` from gradients computed by `tape.gradient` on that replica, with no cross-replica
     aggregation (`all_reduce`) and no optimizer `apply_gradients` in between. The gradients are
     followed when bound to a name, unpacked (`dW, db = tape.gradient(loss, [W, b])`), used
-    inline (`w.assign_sub(lr * tape.gradient(loss, w))`), or returned by a helper. Programs whose
+    inline (`w.assign_sub(lr * tape.gradient(loss, w))`), passed inline to a function of the
+    module that updates its parameter (`apply_update(w, tape.gradient(loss, w))`, reported at the
+    helper's update), or returned by a helper. A helper imported from another module, or a
+    gradient passed through a container (`[tape.gradient(...)]`), is not followed. Programs whose
     only strategy is `OneDeviceStrategy` have one replica and are not reported.
 
     ## Why is this bad in distributed training?
@@ -116,7 +120,44 @@ class UnaggregatedVariableUpdate(Rule):
                 if method in _UPDATES:
                     self._report(ctx, func, gradient, ancestor, None, ctx.source(gradient), inline=gradient)
                     return True
+            if isinstance(ancestor, cst.Call) and isinstance(ancestor.func, cst.Name):
+                update = self._helper_update(ctx, ancestor, gradient)
+                if update is not None:
+                    self._report(ctx, func, gradient, update, None, ctx.source(gradient), inline=gradient)
+                    return True
         return False
+
+    def _helper_update(self, ctx: RuleContext, call: cst.Call, gradient: cst.Call) -> cst.Call | None:
+        """`apply_update(var, tape.gradient(loss, var))`: the update inside the module helper ``call``
+        runs, on the parameter the gradient is passed as, when the helper aggregates nothing."""
+        argument = next((arg for arg in call.args if ctx.index.is_within(gradient, arg.value)), None)
+        if argument is None or argument.star:
+            return None
+        for helper in ctx.tf.replica.resolve_callable(call.func, call):
+            if not isinstance(helper, cst.FunctionDef):
+                continue
+            if argument.keyword is not None:
+                param = parameter(helper, argument.keyword.value)
+            else:
+                positional = positional_parameters(helper)
+                position = call.args.index(argument)
+                param = positional[position] if position < len(positional) else None
+            if param is None:
+                continue
+            derived = _derivednames_in(ctx, helper, param.name.value)
+            calls = [c for c in ctx.index.calls if ctx.index.enclosing_function(c) is helper]
+            if any(
+                isinstance(c.func, cst.Attribute) and c.func.attr.value in _AGGREGATING and derived & names_in(c)
+                for c in calls
+            ):
+                continue
+            for update in calls:
+                if (
+                    isinstance(update.func, cst.Attribute) and update.func.attr.value in _UPDATES
+                    and any(derived & names_in(arg.value) for arg in update.args)
+                ):
+                    return update
+        return None
 
     def _check_returned(self, ctx: RuleContext, helper, gradient: cst.Call, value: cst.BaseExpression) -> None:
         """A helper returns the gradients (`return loss, tape.gradient(...)`): follow its callers."""

@@ -21,6 +21,9 @@ from fixer.types import Edit
 
 _SAVES = frozenset({"save", "save_weights", "write"})
 _CHECKPOINT = "tensorflow.train.Checkpoint"
+# Methods only a Keras model has among the objects a training script saves: a name they are called
+# on holds a model, whatever built it (a factory of an unknown package, a parameter, a loader).
+_MODEL_METHODS = frozenset({"compile", "fit"})
 _MANAGER = "tensorflow.train.CheckpointManager"
 _MODELS = ("keras.Sequential", "keras.Model", "keras.models.", "keras.applications.", "keras.saving.load_model")
 # Identifiers that make a path (or a value it is built from) depend on the task.
@@ -115,7 +118,21 @@ def _savers(ctx: RuleContext) -> set[str]:
         if callee.startswith(_MODELS) or callee == _CHECKPOINT or local in factories or local in classes or from_project:
             targets = assignment_targets(assign)
             keys.update(ctx.source(t) for t in targets if isinstance(t, (cst.Name, cst.Attribute)))
-    return keys
+    return keys | _trained(ctx)
+
+
+def _trained(ctx: RuleContext) -> set[str]:
+    """Source texts of the names (and attributes) that ``compile`` or ``fit`` is called on, other than
+    imported modules (``re.compile``)."""
+    found = set()
+    for call in ctx.index.calls:
+        func = call.func
+        if (
+            isinstance(func, cst.Attribute) and func.attr.value in _MODEL_METHODS
+            and isinstance(func.value, (cst.Name, cst.Attribute)) and ctx.tf.names.qualified(func.value) is None
+        ):
+            found.add(ctx.source(func.value))
+    return found
 
 
 def _managers(ctx: RuleContext) -> dict[str, cst.Call]:

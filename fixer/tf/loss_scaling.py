@@ -62,7 +62,7 @@ def loss_origin(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> tup
         value = last_assignment(ctx, func, loss.value, gradient)
         if value is None:
             return None, func
-        loss = value
+        loss = _accumulated_term(ctx, func, loss.value, value, gradient) or value
     if isinstance(loss, cst.Call):
         helper = loss_helper(ctx, func, loss)
         if helper is not None:
@@ -70,6 +70,22 @@ def loss_origin(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> tup
             if returned is not None:
                 return returned, helper
     return loss, func
+
+
+def _accumulated_term(
+    ctx: RuleContext, func: FunctionLike, name: str, start: cst.BaseExpression, gradient: cst.Call
+) -> cst.BaseExpression | None:
+    """``loss = 0.0`` then one ``loss += term`` (in a loop, one term per head or step): the loss is
+    scaled like ``term``, so the term is the origin. None for any other start or several ``+=``."""
+    if not (isinstance(start, (cst.Float, cst.Integer)) and float(start.value.replace("_", "")) == 0.0):
+        return None
+    terms = [
+        node for node in ctx.index.in_function("assigns", func)
+        if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign)
+        and isinstance(node.target, cst.Name) and node.target.value == name
+        and ctx.index.before(start, node) and ctx.index.before(node, gradient)
+    ]
+    return terms[0].value if len(terms) == 1 else None
 
 
 def loss_call(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> cst.Call | None:

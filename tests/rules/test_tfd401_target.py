@@ -123,3 +123,42 @@ def test_a_finding_the_pinned_version_has_too_is_no_upgrade_finding(tmp_path):
 def test_a_message_citing_an_assumed_version_says_so(tmp_path):
     (finding,) = findings(tmp_path, RUN_V2, None)
     assert finding.message == "`experimental_run_v2` is removed in TensorFlow 2.21 (`AttributeError`; 2.21 assumed: no pin found); use `run`"
+
+
+TF1_METHODS = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+iterator = strategy.make_dataset_iterator(dataset)
+out = strategy.experimental_run(step_fn, iterator)
+"""
+
+
+def test_tensorflow_1_strategy_methods_get_their_tf2_form_without_an_edit(tmp_path):
+    found = findings(tmp_path, TF1_METHODS, "2.15.0")
+    assert [(f.start.line, f.fix) for f in found] == [(4, None), (5, None)]
+    assert "experimental_distribute_dataset" in found[0].message and "strategy.run(" in found[1].message
+
+
+def test_tensorflow_1_strategy_methods_are_right_before_run_exists(tmp_path):
+    assert findings(tmp_path, TF1_METHODS, "2.1.0") == []
+
+
+def test_tensorflow_1_strategy_methods_of_a_compat_v1_strategy_are_not_reported(tmp_path):
+    source = TF1_METHODS.replace("tf.distribute.MirroredStrategy()", "tf.compat.v1.distribute.MirroredStrategy()")
+    assert findings(tmp_path, source, "2.15.0") == []
+
+
+PARAMETER_SERVER = """\
+import tensorflow as tf
+
+strategy = tf.distribute.experimental.ParameterServerStrategy()
+"""
+
+
+@pytest.mark.parametrize(("pin", "reported"), [("2.15.0", True), ("2.3.0", False)])
+def test_parameter_server_strategy_without_a_resolver_is_judged_from_tensorflow_2_4(tmp_path, pin, reported):
+    found = findings(tmp_path, PARAMETER_SERVER, pin, code="TFD604")
+    assert [f.message for f in found] == (
+        ["`ParameterServerStrategy` needs `cluster_resolver`: it raises `TypeError` without it"] if reported else []
+    )
