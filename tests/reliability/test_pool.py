@@ -91,19 +91,26 @@ def test_workers_die_with_their_parent(tmp_path):
         parent.kill()
 
 
+# Enough files that a run on an idle machine is still busy when the signal arrives.
+FILES = 2000
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_stopped_fix_write_stops_its_workers_and_writes_nothing_after(tmp_path, signum):
     tree = tmp_path / "tree"
     tree.mkdir()
-    for number in range(400):
-        (tree / f"f{number:03}.py").write_text(GOOD)
+    for number in range(FILES):
+        (tree / f"f{number:04}.py").write_text(GOOD)
     process = subprocess.Popen(
         [sys.executable, "-m", "fixer", "fix", "--write", "--jobs", "2", str(tree)],
         cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
     try:
         fixed = GOOD.replace("experimental_distribute", "distribute")
-        _wait_until(lambda: any(p.read_text() == fixed for p in tree.glob("f*.py")), "a first file to be fixed")
+        # Files are taken in order: watching the first few sees the first write at once, long before
+        # the last of the tree is reached (a whole tree read per poll let a quick run finish first).
+        first = [tree / f"f{number:04}.py" for number in range(8)]
+        _wait_until(lambda: any(p.read_text() == fixed for p in first), "a first file to be fixed")
         workers = _children(process.pid)
         process.send_signal(signum)
         _, stderr = process.communicate(timeout=120)
@@ -116,7 +123,7 @@ def test_a_stopped_fix_write_stops_its_workers_and_writes_nothing_after(tmp_path
     snapshot = {p.name: p.read_text() for p in tree.iterdir()}
     assert all(text in (GOOD, GOOD.replace("experimental_distribute", "distribute")) for text in snapshot.values())
     assert sum(text == GOOD for text in snapshot.values()) > 0, "the run was stopped before the end"
-    assert sorted(snapshot) == [f"f{number:03}.py" for number in range(400)], "no temporary file is left"
+    assert sorted(snapshot) == [f"f{number:04}.py" for number in range(FILES)], "no temporary file is left"
 
 
 @pytest.mark.parametrize("command", ["check", "migrate"])

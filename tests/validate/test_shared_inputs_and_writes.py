@@ -76,7 +76,10 @@ UNSHARDED = (
     "options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF\n"
     "dataset = dataset.shuffle(64, seed=index).with_options(options)"
 )
-SHARED_SAVE = "checkpoint.write('ckpt/state')"
+# Both workers write one path, one after the other: written at once, the two writes can collide
+# (seen: `ckpt/state_temp/part-00000-of-00001 not found`), and the run would fail before the
+# example and write checks could judge it. The lock keeps this test about what it checks.
+SHARED_SAVE = "import fcntl; lock = open('write.lock', 'w'); fcntl.flock(lock, fcntl.LOCK_EX); checkpoint.write('ckpt/state')"
 OWN_SAVE = "checkpoint.write('ckpt/state' if index == 0 else f'ckpt-worker-{index}/state')"
 
 
