@@ -104,6 +104,9 @@ def test_a_stopped_fix_write_stops_its_workers_and_writes_nothing_after(tmp_path
     process = subprocess.Popen(
         [sys.executable, "-m", "fixer", "fix", "--write", "--jobs", "2", str(tree)],
         cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        # A suite started in the background (nohup, `cmd &`) inherits SIGINT ignored, and so would
+        # the command: Ctrl-C is what this test sends, so the command gets the default disposition.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         fixed = GOOD.replace("experimental_distribute", "distribute")
