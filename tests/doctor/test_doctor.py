@@ -307,7 +307,8 @@ def test_terminating_the_doctor_kills_its_probe_workers():
     import signal
     import subprocess
     import sys
-    import time
+
+    from child_processes import wait_until
 
     config = _config([f"127.0.0.1:{_free_port()}", f"127.0.0.1:{_free_port()}"])  # worker 1 never comes: a hang
     doctor = subprocess.Popen(
@@ -315,12 +316,8 @@ def test_terminating_the_doctor_kills_its_probe_workers():
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
     try:
-        workers = ""
-        deadline = time.monotonic() + 120  # wait for the worker to start, however loaded the machine
-        while not workers and time.monotonic() < deadline:
-            workers = subprocess.run(["pgrep", "-f", "fixer/doctor/probe_child.py"], capture_output=True, text=True).stdout
-            time.sleep(0.05)
-        assert workers, "the probe worker never started"
+        wait_until(lambda: subprocess.run(["pgrep", "-f", "fixer/doctor/probe_child.py"], capture_output=True, text=True).stdout,
+                   "the probe worker to start")
         doctor.send_signal(signal.SIGTERM)
         assert doctor.wait(timeout=30) == 128 + signal.SIGTERM
         left = subprocess.run(["pgrep", "-f", "fixer/doctor/probe_child.py"], capture_output=True, text=True).stdout

@@ -8,10 +8,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from child_processes import wait_until
 from repos import BAD, FIXED, git, make_repo
 
 HOOK = """#!/bin/sh
@@ -36,11 +36,7 @@ def _start(repo: Path, temporary: Path) -> subprocess.Popen:
 
 
 def _wait_for(path: Path, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 240
-    while not path.exists():
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, f"git never reached {path.name}"
-        time.sleep(0.05)
+    assert wait_until(path.exists, f"git to reach {path.name}", until_exit=process), process.communicate()
 
 
 @pytest.mark.parametrize("hook, phase", [("post-checkout", "preparing the branches"), ("post-commit", "committing")])
@@ -73,10 +69,8 @@ def test_the_run_after_a_kill_removes_the_worktree_left_behind(tmp_path, distfix
     os.killpg(process.pid, signal.SIGKILL)  # git runs in a session of its own: it finishes
     process.communicate(timeout=60)
     release.touch()
-    deadline = time.monotonic() + 240
-    while git(repo, "worktree", "list").count("\n") != 2 or list((repo / ".git" / "worktrees").glob("*/locked")):
-        assert time.monotonic() < deadline, "git never finished the worktree"
-        time.sleep(0.05)
+    wait_until(lambda: git(repo, "worktree", "list").count("\n") == 2
+               and not list((repo / ".git" / "worktrees").glob("*/locked")), "git to finish the worktree")
     (repo / ".git" / "hooks" / "post-checkout").unlink()
     (left,) = temporary.iterdir()
     rerun = distfix("migrate", str(repo), "--write", "--branch", "fixes", "--commit", env={"TMPDIR": str(temporary)})

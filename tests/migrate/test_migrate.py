@@ -8,11 +8,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 
 import libcst as cst
 import pytest
-
+from child_processes import restore_default_sigint, wait_until
 from repos import ADVICE_ONLY, BAD, FIXED, git, make_repo
 
 from fixer.migrate import run
@@ -183,7 +182,8 @@ def test_interrupted_run_resumes_without_half_written_files(tmp_path):
     state = tmp_path / "state.json"
     inodes = {path: path.stat().st_ino for path in tree.iterdir()}
     command = [sys.executable, "-m", "fixer", "migrate", str(tree), "--write", "--jobs", "1", "--state-file", str(state)]
-    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=restore_default_sigint)
     _wait_until_a_file_is_written(inodes, process)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)
@@ -204,11 +204,9 @@ def test_killed_run_resumes_from_its_journal(tmp_path):
     command = [sys.executable, "-m", "fixer", "migrate", str(tree), "--write", "--jobs", "1", "--state-file", str(state)]
     # A session of its own, so that the kill reaches the run and its worker, as `kill -9 -PGID` would.
     process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 240
-    while process.poll() is None and not (state.exists() and state.read_text().count("\n") >= 3):
-        assert time.monotonic() < deadline, "the run journalled no file in 240 s"
-        time.sleep(0.05)
-    if process.poll() is not None:
+    journalled = wait_until(lambda: state.exists() and state.read_text().count("\n") >= 3, "the run to journal a file",
+                            until_exit=process)
+    if not journalled:
         pytest.skip("the run finished before the kill")
     os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=60)
@@ -242,12 +240,8 @@ def _wait_until_a_file_is_written(inodes: dict, process: subprocess.Popen) -> No
     """Return once the run has replaced its first file (an event, however slow the machine), or it ended.
 
     Writes are a rename of a temporary file, so a written file has a new inode."""
-    deadline = time.monotonic() + 240
-    while process.poll() is None:
-        if any(path.stat().st_ino != inode for path, inode in inodes.items()):
-            return
-        assert time.monotonic() < deadline, "the run wrote no file in 240 s"
-        time.sleep(0.05)
+    wait_until(lambda: any(path.stat().st_ino != inode for path, inode in inodes.items()), "the run to write a file",
+               until_exit=process)
 
 
 def _crash_on_boom(path, job):

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from child_processes import wait_until
 from repos import make_repo
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,13 +131,6 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _wait_for(condition, what: str, bound: float = 600) -> None:
-    deadline = time.monotonic() + bound
-    while not condition():
-        assert time.monotonic() < deadline, f"waited {bound} s for {what}"
-        time.sleep(0.2)
-
-
 def _script(pid_file: Path, attempts_to_hang: int) -> str:
     """A script the fix changes (TFD401) that records its pid, then hangs on its first
     ``attempts_to_hang`` runs (each one is killed with its Ray worker) and ends at once after."""
@@ -176,7 +170,7 @@ def test_a_lost_ray_worker_is_retried_once_then_reported_as_an_error(tmp_path):
             for pid_file, run in started:
                 script = _pids(pid_file)[run - 1]
                 os.kill(_ray_worker_above(script), signal.SIGKILL)
-                _wait_for(lambda: not _alive(script), "the killed worker's script to be gone (no orphan left)", bound=120)
+                wait_until(lambda: not _alive(script), "the killed worker's script to be gone (no orphan left)", bound=120)
                 to_kill.discard((pid_file, run))
             time.sleep(0.2)
         stdout, stderr = migrate.communicate(timeout=900)

@@ -10,10 +10,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from child_processes import restore_default_sigint, wait_until
 
 from fixer.pool import map_resilient
 
@@ -32,14 +32,6 @@ def test_a_crashing_item_costs_only_itself():
     items = list(range(40))
     results = map_resilient(_square_or_crash, items, 2, crashed=lambda item: -1)
     assert results == [-1 if i in (7, 23) else i * i for i in items]
-
-
-def _wait_until(condition, what: str, limit: float = 120.0) -> None:
-    """Poll ``condition`` until it holds; the limit only turns a hang into a failure."""
-    deadline = time.monotonic() + limit
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def _children(pid: int) -> set[int]:
@@ -82,11 +74,11 @@ def test_workers_die_with_their_parent(tmp_path):
     script.write_text(BLOCKING_PARENT)
     parent = subprocess.Popen([sys.executable, str(script), str(fifo)], env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
-        _wait_until(lambda: len(_children(parent.pid)) >= 2, "two workers")
+        wait_until(lambda: len(_children(parent.pid)) >= 2, "two workers")
         workers = _children(parent.pid)
         parent.kill()  # SIGKILL: the parent cannot clean up; the workers must go by themselves
         parent.wait()
-        _wait_until(lambda: not any(_alive(pid) for pid in workers), "the workers to die with their parent")
+        wait_until(lambda: not any(_alive(pid) for pid in workers), "the workers to die with their parent")
     finally:
         parent.kill()
 
@@ -104,16 +96,14 @@ def test_a_stopped_fix_write_stops_its_workers_and_writes_nothing_after(tmp_path
     process = subprocess.Popen(
         [sys.executable, "-m", "fixer", "fix", "--write", "--jobs", "2", str(tree)],
         cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-        # A suite started in the background (nohup, `cmd &`) inherits SIGINT ignored, and so would
-        # the command: Ctrl-C is what this test sends, so the command gets the default disposition.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=restore_default_sigint,
     )
     try:
         fixed = GOOD.replace("experimental_distribute", "distribute")
         # Files are taken in order: watching the first few sees the first write at once, long before
         # the last of the tree is reached (a whole tree read per poll let a quick run finish first).
         first = [tree / f"f{number:04}.py" for number in range(8)]
-        _wait_until(lambda: any(p.read_text() == fixed for p in first), "a first file to be fixed")
+        wait_until(lambda: any(p.read_text() == fixed for p in first), "a first file to be fixed")
         workers = _children(process.pid)
         process.send_signal(signum)
         _, stderr = process.communicate(timeout=120)
@@ -143,7 +133,7 @@ def test_a_killed_worker_loses_no_result(tmp_path, command):
         [sys.executable, "-m", "fixer", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
-        _wait_until(lambda: len(_children(process.pid)) >= 2, "the workers")
+        wait_until(lambda: len(_children(process.pid)) >= 2, "the workers")
         victim = max(_children(process.pid))
         os.kill(victim, signal.SIGKILL)
         stdout, stderr = process.communicate(timeout=300)
