@@ -22,9 +22,9 @@ Output on TensorFlow 2.21, Keras 3.15.1, tf-keras 2.21 (2026-11-26):
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
+
+from probing import print_outcomes, rerun_per_keras, two_cpu_replicas
 
 X = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]  # global batch of 4: 2 rows per replica
 Y = [[1.0], [2.0], [3.0], [4.0]]
@@ -72,26 +72,16 @@ def run_cases(flavour: str) -> None:
     """All cases under the Keras this process imported."""
     import tensorflow as tf
 
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-    for way in WAYS:
-        try:
-            outcome = _case(tf, strategy, way)
-        except Exception as exc:  # the probe records what fails, whatever it is
-            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-            outcome = f"{type(exc).__name__}: {(lines[-1] if lines else '')[:150]}"
-        print(f"{flavour} | {way}: {outcome}", flush=True)
+    strategy = two_cpu_replicas(tf)
+    print_outcomes(flavour, ((way, lambda way=way: _case(tf, strategy, way)) for way in WAYS))
 
 
 def main() -> None:
     """Run the cases once per Keras, each in a fresh process (the Keras is chosen at import)."""
     if len(sys.argv) > 1:
         run_cases(sys.argv[1])
-        return
-    for flavour, legacy in (("keras 3", "0"), ("tf-keras", "1")):
-        env = dict(os.environ, TF_USE_LEGACY_KERAS=legacy, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-        subprocess.run([sys.executable, __file__, flavour], env=env, check=False)
+    else:
+        rerun_per_keras(__file__)
 
 
 if __name__ == "__main__":

@@ -28,10 +28,10 @@ Output on TensorFlow 2.21, Keras 3.15.1, tf-keras 2.21 (2026-11-26):
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
+
+from probing import print_outcomes, rerun_per_keras, two_cpu_replicas
 
 X = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]  # global batch of 4: 2 rows per replica
 Y = [[1.0], [2.0], [3.0], [4.0]]
@@ -97,31 +97,22 @@ def run_cases(flavour: str) -> None:
     """All cases under the Keras this process imported."""
     import tensorflow as tf
 
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    strategy = two_cpu_replicas(tf)
     cases = (
         ("compile(jit_compile=True) + fit", lambda: _fit(tf, strategy, jit=True)),
         ("compile(jit_compile=False) + fit", lambda: _fit(tf, strategy, jit=False)),
         ("outer tf.function(jit_compile=True)", lambda: _custom_loop(tf, strategy, outer_jit=True, inner_jit=False)),
         ("XLA on the per-replica loss only", lambda: _custom_loop(tf, strategy, outer_jit=False, inner_jit=True)),
     )
-    for label, case in cases:
-        try:
-            outcome = case()
-        except Exception as exc:  # the probe records what fails, whatever it is
-            outcome = _error(exc)
-        print(f"{flavour} | {label}: {outcome}", flush=True)
+    print_outcomes(flavour, cases, _error)
 
 
 def main() -> None:
     """Run the cases once per Keras, each in a fresh process (the Keras is chosen at import)."""
     if len(sys.argv) > 1:
         run_cases(sys.argv[1])
-        return
-    for flavour, legacy in (("keras 3", "0"), ("tf-keras", "1")):
-        env = dict(os.environ, TF_USE_LEGACY_KERAS=legacy, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-        subprocess.run([sys.executable, __file__, flavour], env=env, check=False)
+    else:
+        rerun_per_keras(__file__)
 
 
 if __name__ == "__main__":

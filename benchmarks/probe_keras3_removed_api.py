@@ -31,18 +31,17 @@ Output on TensorFlow 2.21, Keras 3.15.1, tf-keras 2.21 (2026-11-26):
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
+
+from probing import (
+    last_error_line,
+    print_outcomes,
+    rerun_per_keras,
+    two_cpu_replicas,
+)
 
 X = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]  # global batch of 4: 2 rows per replica
 Y = [[1.0], [2.0], [3.0], [4.0]]
-
-
-def _error(exc: Exception) -> str:
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    # Errors raised while tracing start with "in user code:"; the cause is the last line.
-    return f"{type(exc).__name__}: {(lines[-1] if lines else '')[:140]}"
 
 
 def _per_replica(tf, strategy, variable) -> list:
@@ -108,9 +107,7 @@ def run_cases(flavour: str) -> None:
     """All cases under the Keras this process imported."""
     import tensorflow as tf
 
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    strategy = two_cpu_replicas(tf)
     cases = (
         ("SyncBatchNormalization", lambda: _batch_norm_means(tf, strategy, lambda: tf.keras.layers.experimental.SyncBatchNormalization())),
         ("BatchNormalization(synchronized=True)", lambda: _batch_norm_means(tf, strategy, lambda: tf.keras.layers.BatchNormalization(synchronized=True))),
@@ -119,22 +116,15 @@ def run_cases(flavour: str) -> None:
         ("scale_loss + apply_gradients", lambda: _loss_scaled_step(tf, strategy, keras3_form=True)),
         ("DatasetCreator", lambda: _dataset_creator(tf)),
     )
-    for label, case in cases:
-        try:
-            outcome = case()
-        except Exception as exc:  # the probe records what fails, whatever it is
-            outcome = _error(exc)
-        print(f"{flavour} | {label}: {outcome}", flush=True)
+    print_outcomes(flavour, cases, lambda exc: last_error_line(exc, 140))
 
 
 def main() -> None:
     """Run the cases once per Keras, each in a fresh process (the Keras is chosen at import)."""
     if len(sys.argv) > 1:
         run_cases(sys.argv[1])
-        return
-    for flavour, legacy in (("keras 3", "0"), ("tf-keras", "1")):
-        env = dict(os.environ, TF_USE_LEGACY_KERAS=legacy, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-        subprocess.run([sys.executable, __file__, flavour], env=env, check=False)
+    else:
+        rerun_per_keras(__file__)
 
 
 if __name__ == "__main__":

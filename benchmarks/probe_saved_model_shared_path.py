@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
+
+from probing import free_ports
 
 ROUNDS = 12
 
@@ -65,17 +66,6 @@ def run_worker(mode: str, index: int, ports: list[int], directory: str) -> None:
         + f"; {loadable} of {ROUNDS} chief directories load",
         flush=True,
     )
-
-
-def free_ports(count: int) -> list[int]:
-    """``count`` ports nothing listens on now."""
-    sockets = [socket.socket() for _ in range(count)]
-    for sock in sockets:
-        sock.bind(("localhost", 0))
-    ports = [sock.getsockname()[1] for sock in sockets]
-    for sock in sockets:
-        sock.close()
-    return ports
 
 
 def main() -> None:

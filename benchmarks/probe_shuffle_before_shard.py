@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 from collections import Counter
+
+from probing import free_ports
 
 WORKER = r"""
 import json, os
@@ -117,16 +118,6 @@ def _options():
 """
 
 
-def _free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    for sock in sockets:
-        sock.bind(("127.0.0.1", 0))
-    ports = [sock.getsockname()[1] for sock in sockets]
-    for sock in sockets:
-        sock.close()
-    return ports
-
-
 WRITE_FILES = r"""
 import os, sys
 import tensorflow as tf
@@ -139,7 +130,7 @@ for f in range(8):
 
 def _cluster(legacy: str, files: str, timeout: float = 180.0) -> list[dict]:
     """Run the worker script on 2 local workers; their RESULT lines, by task."""
-    ports = _free_ports(2)
+    ports = free_ports(2)
     cluster = {"worker": [f"127.0.0.1:{p}" for p in ports]}
     script = WORKER.replace("def variant(", OPTIONS + "\n\ndef variant(")
     processes = []

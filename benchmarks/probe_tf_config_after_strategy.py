@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
+
+from probing import free_ports
 
 
 def run_worker(order: str, index: int, ports: list[int]) -> None:
@@ -41,17 +42,6 @@ def run_worker(order: str, index: int, ports: list[int]) -> None:
         f"all-reduce of 1.0 per replica = {float(total)}",
         flush=True,
     )
-
-
-def free_ports(count: int) -> list[int]:
-    """``count`` ports nothing listens on now."""
-    sockets = [socket.socket() for _ in range(count)]
-    for sock in sockets:
-        sock.bind(("localhost", 0))
-    ports = [sock.getsockname()[1] for sock in sockets]
-    for sock in sockets:
-        sock.close()
-    return ports
 
 
 def main() -> None:

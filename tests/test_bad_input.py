@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
+from read_only_folders import read_only
 
 GOOD = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\nd = s.experimental_distribute_datasets_from_function(f)\n"
 
@@ -159,29 +158,6 @@ def test_write_through_a_symlink_changes_the_target_and_keeps_the_link(tmp_path,
     assert "distribute_datasets_from_function(f)" in real.read_text() and "experimental_" not in real.read_text()
 
 
-@contextlib.contextmanager
-def _unwritable(folder: Path):
-    """``folder`` with no new file allowed in it (chmod, or for root the immutable attribute); skip if neither works."""
-    folder.chmod(0o555)
-    immutable = False
-    try:
-        probe = folder / ".probe"
-        try:
-            probe.touch()
-        except PermissionError:
-            pass
-        else:
-            probe.unlink()
-            immutable = subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode == 0
-            if not immutable:
-                pytest.skip("cannot make a folder unwritable here (root without chattr)")
-        yield folder
-    finally:
-        if immutable:
-            subprocess.run(["chattr", "-i", str(folder)], check=True)
-        folder.chmod(0o755)
-
-
 @pytest.mark.parametrize("name", ["train.py", "train.ipynb"])
 def test_a_file_that_cannot_be_written_gets_one_line(tmp_path, distfix, name):
     folder = tmp_path / "ro"
@@ -191,7 +167,7 @@ def test_a_file_that_cannot_be_written_gets_one_line(tmp_path, distfix, name):
         cell = {"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {}, "outputs": [], "source": GOOD}
         source = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
     (folder / name).write_text(source)
-    with _unwritable(folder):
+    with read_only(folder):
         result = distfix("fix", "--write", str(folder / name))
     assert result.returncode == 2
     _assert_one_line_error(result, name, "could not write: ")

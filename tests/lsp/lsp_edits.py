@@ -1,10 +1,18 @@
-"""Helpers of the LSP tests: asking for code actions, and applying the TextEdits a language server
+"""Helpers of the LSP tests: opening a document, asking for code actions, and applying the TextEdits a language server
 returns as an editor would (UTF-16 positions)."""
 
 from __future__ import annotations
 
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+
+
+async def open_document(client: LanguageClient, name: str, text: str) -> tuple[str, list[types.Diagnostic]]:
+    """Open ``name`` (below the client's workspace root) with ``text``; its URI and first diagnostics."""
+    uri = (client.root / name).as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, text)))
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return uri, params.diagnostics
 
 
 def apply(text: str, edits: list[types.TextEdit]) -> str:

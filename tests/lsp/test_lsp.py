@@ -8,13 +8,12 @@ from pathlib import Path
 import libcst as cst
 import pytest
 import pytest_lsp
+from lsp_edits import apply, code_actions, open_document
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from pygls.exceptions import JsonRpcException
-
 from fixer.engine import check_source, fix_source
-from lsp_edits import apply, code_actions
 
 SOURCE = """\
 import tensorflow as tf
@@ -50,15 +49,8 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
     await lsp_client.shutdown_session()
 
 
-async def _open(client: LanguageClient, name: str, text: str) -> tuple[str, list[types.Diagnostic]]:
-    uri = (client.root / name).as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, text)))
-    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    return uri, params.diagnostics
-
-
 async def test_diagnostics_carry_codes_links_and_fixes(client: LanguageClient):
-    uri, diagnostics = await _open(client, "train.py", SOURCE)
+    uri, diagnostics = await open_document(client, "train.py", SOURCE)
     codes = sorted(d.code for d in diagnostics)
     assert codes == ["TFD401", "TFD401", "TFD402"]
     renamed = next(d for d in diagnostics if d.range.start.line == 3)
@@ -69,7 +61,7 @@ async def test_diagnostics_carry_codes_links_and_fixes(client: LanguageClient):
 
 
 async def test_quick_fixes_reproduce_the_engine_exactly(client: LanguageClient):
-    uri, diagnostics = await _open(client, "train.py", SOURCE)
+    uri, diagnostics = await open_document(client, "train.py", SOURCE)
     text = SOURCE
     for diag in sorted(diagnostics, key=lambda d: d.range.start.line, reverse=True):
         actions = await code_actions(client, uri, diag, only=[types.CodeActionKind.QuickFix])
@@ -85,7 +77,7 @@ async def test_quick_fixes_reproduce_the_engine_exactly(client: LanguageClient):
 
 
 async def test_fix_all_applies_safe_fixes_only(client: LanguageClient):
-    uri, _ = await _open(client, "train.py", SOURCE)
+    uri, _ = await open_document(client, "train.py", SOURCE)
     actions = await code_actions(client, uri, None, only=["source.fixAll.distfix"])
     assert [a.kind for a in actions] == ["source.fixAll.distfix"]
     fixed = apply(SOURCE, actions[0].edit.changes[uri])
@@ -94,7 +86,7 @@ async def test_fix_all_applies_safe_fixes_only(client: LanguageClient):
 
 
 async def test_ignore_action_inserts_the_suppression(client: LanguageClient):
-    uri, diagnostics = await _open(client, "train.py", SOURCE)
+    uri, diagnostics = await open_document(client, "train.py", SOURCE)
     diag = next(d for d in diagnostics if d.code == "TFD402")
     actions = await code_actions(client, uri, diag)
     ignore = next(a for a in actions if a.title == "Ignore TFD402 on this line")
@@ -110,7 +102,7 @@ async def test_ignore_action_inserts_the_suppression(client: LanguageClient):
 
 
 async def test_incremental_change_and_syntax_error_mid_edit(client: LanguageClient):
-    uri, diagnostics = await _open(client, "train.py", SOURCE)
+    uri, diagnostics = await open_document(client, "train.py", SOURCE)
     assert len(diagnostics) == 3
     line = SOURCE.splitlines()[3]
     start = line.index("experimental_distribute")
@@ -140,7 +132,7 @@ async def test_incremental_change_and_syntax_error_mid_edit(client: LanguageClie
 
 
 async def test_hover_shows_the_rule_explanation(client: LanguageClient):
-    uri, diagnostics = await _open(client, "train.py", SOURCE)
+    uri, diagnostics = await open_document(client, "train.py", SOURCE)
     diag = next(d for d in diagnostics if d.code == "TFD402")
     result = await client.text_document_hover_async(
         types.HoverParams(types.TextDocumentIdentifier(uri), diag.range.start)
@@ -150,7 +142,7 @@ async def test_hover_shows_the_rule_explanation(client: LanguageClient):
 
 
 async def test_configuration_change_is_picked_up(client: LanguageClient):
-    uri, diagnostics = await _open(client, "train.py", SOURCE)
+    uri, diagnostics = await open_document(client, "train.py", SOURCE)
     # The server asked to be told about pyproject.toml changes (VS Code only sends what was asked).
     [registration] = client.registrations
     assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
@@ -171,7 +163,7 @@ async def test_a_broken_request_gets_an_error_and_the_server_keeps_serving(clien
         await client.text_document_hover_async(
             types.HoverParams(types.TextDocumentIdentifier("file:///never/opened.py"), types.Position(0, 0))
         )
-    uri, diagnostics = await _open(client, "after_error.py", SOURCE)
+    uri, diagnostics = await open_document(client, "after_error.py", SOURCE)
     assert len(diagnostics) == 3
 
 
@@ -184,7 +176,7 @@ pair = ("é😀", strategy.experimental_distribute_datasets_from_function(make_d
 
 
 async def test_positions_count_utf16_units_before_the_finding(client: LanguageClient):
-    uri, diagnostics = await _open(client, "wide.py", WIDE)
+    uri, diagnostics = await open_document(client, "wide.py", WIDE)
     [diag] = diagnostics
     line = WIDE.splitlines()[3]
     prefix = line[: line.index("experimental_")]
@@ -201,7 +193,7 @@ async def test_positions_count_utf16_units_before_the_finding(client: LanguageCl
 
 async def test_ignore_action_extends_an_existing_comment(client: LanguageClient):
     text = WIDE.replace("(make_dataset))\n", "(make_dataset))  # distfix: ignore[TFD999]\n")
-    uri, [diag] = await _open(client, "extend.py", text)
+    uri, [diag] = await open_document(client, "extend.py", text)
     actions = await code_actions(client, uri, diag)
     ignore = next(a for a in actions if a.title == "Ignore TFD401 on this line")
     assert apply(text, ignore.edit.changes[uri]).splitlines()[3].endswith(
@@ -210,7 +202,7 @@ async def test_ignore_action_extends_an_existing_comment(client: LanguageClient)
 
 
 async def test_saving_pyproject_reloads_the_configuration(client: LanguageClient):
-    uri, diagnostics = await _open(client, "saved.py", SOURCE)
+    uri, diagnostics = await open_document(client, "saved.py", SOURCE)
     assert len(diagnostics) == 3
     pyproject = client.root / "pyproject.toml"
     pyproject.write_text('[tool.distfix]\nignore = ["TFD402"]\n')
@@ -222,7 +214,7 @@ async def test_saving_pyproject_reloads_the_configuration(client: LanguageClient
 async def test_a_new_pin_file_rechecks_open_documents(client: LanguageClient):
     folder = client.root / "pinned"
     folder.mkdir()
-    uri, diagnostics = await _open(client, "pinned/train.py", SOURCE)
+    uri, diagnostics = await open_document(client, "pinned/train.py", SOURCE)
     assert sorted(d.code for d in diagnostics) == ["TFD401", "TFD401", "TFD402"]
     requirements = folder / "requirements.txt"
     requirements.write_text("tensorflow==2.1.0\n")  # neither `run` nor `distribute_datasets_from_function` exists there
@@ -236,7 +228,7 @@ async def test_a_new_pin_file_rechecks_open_documents(client: LanguageClient):
 
 
 async def test_light_bulb_fix_all_is_computed_on_resolve(client: LanguageClient):
-    uri, diagnostics = await _open(client, "lazy.py", SOURCE)
+    uri, diagnostics = await open_document(client, "lazy.py", SOURCE)
     actions = await code_actions(client, uri, diagnostics[0])
     [lazy] = [a for a in actions if a.kind == "source.fixAll.distfix"]
     assert lazy.edit is None

@@ -6,10 +6,9 @@ from __future__ import annotations
 import sys
 
 import pytest_lsp
+from lsp_edits import code_actions, open_document
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
-
-from lsp_edits import code_actions
 
 SOURCE = """\
 import tensorflow as tf
@@ -29,13 +28,6 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
     await lsp_client.shutdown_session()
 
 
-async def _open(client: LanguageClient, name: str, text: str) -> tuple[str, list[types.Diagnostic]]:
-    uri = (client.root / name).as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, text)))
-    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    return uri, params.diagnostics
-
-
 async def test_a_configuration_error_is_shown_to_the_user(client: LanguageClient):
     (client.root / "pyproject.toml").write_text('[tool.distfix]\nselect = ["TFD4O1"]\n')
     uri = (client.root / "train.py").as_uri()
@@ -49,7 +41,7 @@ async def test_a_configuration_error_is_shown_to_the_user(client: LanguageClient
 
 
 async def test_only_source_includes_fix_all(client: LanguageClient):
-    uri, _ = await _open(client, "train.py", SOURCE)
+    uri, _ = await open_document(client, "train.py", SOURCE)
     for only in (["source"], ["source.fixAll"], ["source.fixAll.distfix"]):
         actions = await code_actions(client, uri, None, only=only)
         assert [a.kind for a in actions] == ["source.fixAll.distfix"], only
@@ -57,7 +49,7 @@ async def test_only_source_includes_fix_all(client: LanguageClient):
 
 
 async def test_only_filters_by_kind(client: LanguageClient):
-    uri, diagnostics = await _open(client, "train.py", SOURCE)
+    uri, diagnostics = await open_document(client, "train.py", SOURCE)
     (diag,) = diagnostics
     quick = await code_actions(client, uri, diag, only=["quickfix"])
     assert quick and all(a.kind == types.CodeActionKind.QuickFix for a in quick)

@@ -3,7 +3,6 @@ code (2) and migrate's report say what happened to the files on disk."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import resource
@@ -11,33 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from read_only_folders import read_only
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\nd = s.experimental_distribute_datasets_from_function(f)\n"
-
-
-@contextlib.contextmanager
-def read_only(folder: Path):
-    """``folder`` where no file can be created (chmod; for root, which chmod does not stop, chattr +i)."""
-    folder.chmod(0o555)
-    immutable = False
-    try:
-        probe = folder / ".probe"
-        try:
-            probe.touch()
-        except PermissionError:
-            pass
-        else:
-            probe.unlink()
-            immutable = subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode == 0
-            if not immutable:
-                pytest.skip("cannot make a folder read-only here (root without chattr)")
-        yield folder
-    finally:
-        if immutable:
-            subprocess.run(["chattr", "-i", str(folder)], check=True)
-        folder.chmod(0o755)
 
 
 def _limit_file_size() -> None:

@@ -1,0 +1,60 @@
+"""What the probes (``probe_*.py``) share: running a probe once per Keras flavour, the two-replica
+strategy they measure on, printing each case's outcome, and free local ports for worker clusters.
+
+A probe that measures Keras behaviour runs its own file again with the flavour as its argument,
+once per flavour, each in a fresh process: the flavour is fixed when TensorFlow is imported.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+
+# (label printed before each case, TF_USE_LEGACY_KERAS value)
+KERAS_FLAVOURS = (("keras 3", "0"), ("tf-keras", "1"))
+
+
+def rerun_per_keras(script: str) -> None:
+    """Run ``python script FLAVOUR`` on the CPU once per Keras flavour; its output goes to ours."""
+    for flavour, legacy in KERAS_FLAVOURS:
+        env = dict(os.environ, TF_USE_LEGACY_KERAS=legacy, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+        subprocess.run([sys.executable, script, flavour], env=env, check=False)
+
+
+def two_cpu_replicas(tf):  # noqa: ANN001, ANN201 - `tf` is the module the probe imported
+    """A MirroredStrategy over two logical CPUs (call before any other TensorFlow operation)."""
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    return tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+
+
+def last_error_line(exc: Exception, width: int = 150) -> str:
+    """The exception's type and its last non-blank line (errors raised while tracing start with
+    "in user code:"; the cause is the last line), cut to ``width`` characters."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {(lines[-1] if lines else '')[:width]}"
+
+
+def print_outcomes(flavour: str, cases: Iterable[tuple[str, Callable[[], str]]],
+                   describe: Callable[[Exception], str] = last_error_line) -> None:
+    """Run each ``(label, case)`` and print ``flavour | label: outcome``; an exception is an outcome."""
+    for label, case in cases:
+        try:
+            outcome = case()
+        except Exception as exc:  # the probe records what fails, whatever it is
+            outcome = describe(exc)
+        print(f"{flavour} | {label}: {outcome}", flush=True)
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` local ports nothing listens on now (for a cluster of worker processes)."""
+    sockets = [socket.socket() for _ in range(count)]
+    for sock in sockets:
+        sock.bind(("localhost", 0))
+    ports = [sock.getsockname()[1] for sock in sockets]
+    for sock in sockets:
+        sock.close()
+    return ports
