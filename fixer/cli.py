@@ -228,7 +228,7 @@ def _exit_code(results: list[FileResult], problems: int, found: bool, exit_zero:
 @app.command()
 def check(
     paths: Optional[list[str]] = PathsArgument,
-    output_format: CheckFormat = typer.Option(CheckFormat.text, "--format", help="Output format."),
+    output_format: CheckFormat = typer.Option(CheckFormat.text, "--output-format", "--format", help="Output format (ruff's --output-format; --format is the same)."),
     select: Optional[list[str]] = SelectOption,
     ignore: Optional[list[str]] = IgnoreOption,
     extend_select: Optional[list[str]] = ExtendSelectOption,

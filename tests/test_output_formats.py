@@ -68,6 +68,14 @@ def test_concise_has_no_summary(script, distfix):
     assert result.stdout == f"{script}:3:10: TFD401 [*] `experimental_distribute_datasets_from_function` is deprecated; use `distribute_datasets_from_function`\n"
 
 
+def test_ruffs_spelling_of_the_option_is_accepted(script, distfix):
+    """Someone used to ruff types --output-format; it is the same option as --format."""
+    ours = distfix("check", "--format", "concise", str(script))
+    theirs = distfix("check", "--output-format", "concise", str(script))
+    assert (theirs.returncode, theirs.stdout) == (ours.returncode, ours.stdout) == (1, ours.stdout)
+    assert ours.stdout.count("TFD401") == 1
+
+
 def test_the_schema_rejects_what_it_should():
     """The copy is the real schema, not something that accepts anything."""
     assert SCHEMA["title"] == "Static Analysis Results Format (SARIF) Version 2.1.0 JSON Schema"
