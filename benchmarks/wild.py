@@ -22,7 +22,9 @@ line number.
     python benchmarks/wild.py --fix-diffs DIR      # also write every `fix --diff --unsafe-fixes`
 
 Prints precision per rule and overall (tp / (tp + fp + noise)), findings without a verdict and
-verdicts whose finding vanished. Exit 1 with ``--strict`` when a finding has no verdict.
+verdicts whose finding vanished. Trees marked ``unseen = true`` are held out (nobody tunes rules on
+them): their precision is printed apart from the seen trees', as the estimate for code never read.
+Exit 1 with ``--strict`` when a finding has no verdict.
 """
 
 from __future__ import annotations
@@ -51,11 +53,13 @@ FIX_WRONG = "fix-wrong"
 
 @dataclass(frozen=True)
 class RepoSpec:
-    """One public tree: ``owner/name``, the commit judged, and the folders taken from it."""
+    """One public tree: ``owner/name``, the commit judged, the folders taken from it, and whether it
+    is held out (``unseen``: no rule is tuned on its findings or code)."""
 
     name: str
     commit: str
     folders: tuple[str, ...]
+    unseen: bool = False
 
     @property
     def slug(self) -> str:
@@ -96,7 +100,7 @@ def load_repos(path: Path) -> list[RepoSpec]:
     """The ``[[repo]]`` tables of the repository list."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     return [
-        RepoSpec(entry["name"], entry["commit"], tuple(entry.get("folders", ())))
+        RepoSpec(entry["name"], entry["commit"], tuple(entry.get("folders", ())), bool(entry.get("unseen", False)))
         for entry in data.get("repo", [])
     ]
 
@@ -273,11 +277,13 @@ def compare(findings: list[WildFinding], ledger: list[dict], repos: set[str] | N
     return comparison
 
 
-def precision_table(comparison: Comparison) -> list[tuple[str, Counter]]:
-    """Verdict counts per rule (sorted by code), then the row ``all``."""
+def precision_table(comparison: Comparison, repos: set[str] | None = None) -> list[tuple[str, Counter]]:
+    """Verdict counts per rule (sorted by code), then the row ``all``; only the findings of
+    ``repos`` when given."""
     per_rule: dict[str, Counter] = defaultdict(Counter)
     for finding, entry in comparison.verdicts:
-        per_rule[finding.code][entry["verdict"]] += 1
+        if repos is None or finding.repo in repos:
+            per_rule[finding.code][entry["verdict"]] += 1
     total = Counter()
     for counts in per_rule.values():
         total.update(counts)
@@ -308,13 +314,32 @@ def fix_counts(findings: list[WildFinding], comparison: Comparison) -> str:
     return "fixes offered: " + (", ".join(parts) if parts else "none")
 
 
-def format_report(comparison: Comparison, fixes: str) -> str:
-    """The human-readable summary printed by the script."""
+def _table_lines(table: list[tuple[str, Counter]]) -> list[str]:
     out = ["rule     tp   fp noise precision"]
-    for code, counts in precision_table(comparison):
+    for code, counts in table:
         value = precision(counts)
         shown = f"{value:9.2f}" if value is not None else "        -"
         out.append(f"{code:7} {counts['tp']:4} {counts['fp']:4} {counts['noise']:5} {shown}")
+    return out
+
+
+def split_tables(comparison: Comparison, checked: set[str], unseen: set[str]) -> list[tuple[str, list[tuple[str, Counter]]]]:
+    """Precision tables of every checked tree, of the seen trees and of the held-out (unseen) ones;
+    only the first when no held-out tree was checked."""
+    held_out = checked & unseen
+    tables = [("all trees", precision_table(comparison))]
+    if held_out:
+        tables.append((f"seen trees ({len(checked - held_out)})", precision_table(comparison, checked - held_out)))
+        tables.append((f"unseen trees, held out ({len(held_out)})", precision_table(comparison, held_out)))
+    return tables
+
+
+def format_report(comparison: Comparison, fixes: str, checked: set[str] = frozenset(), unseen: set[str] = frozenset()) -> str:
+    """The human-readable summary printed by the script (with ``unseen`` trees among those
+    ``checked``: the precision of the seen and of the held-out trees apart, after the overall one)."""
+    out = []
+    for title, table in split_tables(comparison, set(checked), set(unseen)):
+        out += [f"== {title}", *_table_lines(table)]
     out.append(fixes)
     out.append(f"findings without a verdict: {len(comparison.new)}")
     for f in comparison.new:
@@ -389,7 +414,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     comparison = compare(findings, load_ledger(args.ledger, args.target_version), repos=checked)
-    print(format_report(comparison, fix_counts(findings, comparison)))
+    unseen = {spec.name for spec in specs if spec.unseen}
+    print(format_report(comparison, fix_counts(findings, comparison), checked, unseen))
     if args.emit_new and comparison.new:
         with args.emit_new.open("a", encoding="utf-8") as stream:
             for finding in comparison.new:

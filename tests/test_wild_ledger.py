@@ -140,3 +140,31 @@ def test_end_to_end_on_a_local_mirror(tmp_path, capsys):
     assert "NEW o/r keep/train.py:4 TFD401 | strategy.experimental_run_v2(lambda: 2)" in out
     assert [json.loads(line)["line"] for line in stubs.read_text().splitlines()] == [4]
     assert not (tmp_path / "work" / "o+r" / "skip").exists()
+
+
+def test_held_out_trees_are_read_from_the_list(tmp_path):
+    repos = tmp_path / "repos.toml"
+    repos.write_text('[[repo]]\nname = "a/seen"\ncommit = "c"\n[[repo]]\nname = "b/held"\ncommit = "c"\nunseen = true\n')
+    assert [(s.name, s.unseen) for s in wild.load_repos(repos)] == [("a/seen", False), ("b/held", True)]
+
+
+def test_precision_is_reported_for_seen_and_held_out_trees_apart():
+    seen = [wild.WildFinding(repo="a/seen", path="t.py", cell=None, line=n, code="TFD101", text=f"s{n}") for n in (1, 2)]
+    held = [wild.WildFinding(repo="b/held", path="t.py", cell=None, line=n, code="TFD101", text=f"h{n}") for n in (1, 2, 3)]
+    ledger = [
+        {"repo": f.repo, "path": f.path, "cell": None, "line": f.line, "code": f.code,
+         "fingerprint": wild.fingerprint(f.text), "verdict": verdict, "reason": "r"}
+        for f, verdict in zip(seen + held, ["tp", "tp", "tp", "fp", "noise"])
+    ]
+    comparison = wild.compare(seen + held, ledger)
+    tables = {title: dict(table) for title, table in wild.split_tables(comparison, {"a/seen", "b/held"}, {"b/held"})}
+    assert wild.precision(tables["all trees"]["all"]) == 0.6
+    assert wild.precision(tables["seen trees (1)"]["TFD101"]) == 1.0
+    assert wild.precision(tables["unseen trees, held out (1)"]["TFD101"]) == 1 / 3
+    report = wild.format_report(comparison, "fixes offered: none", {"a/seen", "b/held"}, {"b/held"})
+    assert "== unseen trees, held out (1)\nrule     tp   fp noise precision\nTFD101     1    1     1      0.33" in report
+
+
+def test_without_a_held_out_tree_checked_only_the_overall_table_is_printed():
+    comparison = wild.compare([_finding(1, "x")], [_verdict(1, "x")])
+    assert [title for title, _ in wild.split_tables(comparison, {"o/r"}, {"other/held"})] == ["all trees"]
