@@ -373,6 +373,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--work", type=Path, help="where to materialise the trees (default: a temporary folder)")
     parser.add_argument("--only", action="append", help="check only this owner/name (repeatable)")
+    parser.add_argument("--seen-only", action="store_true",
+                        help="leave out the held-out trees (unseen = true): for whoever is changing rules")
     parser.add_argument("--select", action="append", default=[], help="rule codes or prefixes, as for check")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a finding has no verdict")
     parser.add_argument("--emit-new", type=Path, help="append ledger stubs for findings without a verdict")
@@ -384,7 +386,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Materialise, check, compare, report."""
     args = _arguments(argv)
-    specs = [s for s in load_repos(args.repos) if not args.only or s.name in args.only]
+    specs = [s for s in load_repos(args.repos) if (not args.only or s.name in args.only) and not (args.seen_only and s.unseen)]
     work = args.work or Path(tempfile.mkdtemp(prefix="distfix-wild-"))
     findings: list[WildFinding] = []
     checked: set[str] = set()

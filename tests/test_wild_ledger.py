@@ -142,6 +142,17 @@ def test_end_to_end_on_a_local_mirror(tmp_path, capsys):
     assert not (tmp_path / "work" / "o+r" / "skip").exists()
 
 
+def test_seen_only_leaves_the_held_out_trees_unchecked(tmp_path, capsys):
+    """Whoever changes rules runs --seen-only: a held-out tree is not even materialised."""
+    repos = tmp_path / "repos.toml"
+    repos.write_text('[[repo]]\nname = "a/seen"\ncommit = "c"\n[[repo]]\nname = "b/held"\ncommit = "c"\nunseen = true\n')
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text("")
+    wild.main(["--repos", str(repos), "--ledger", str(ledger), "--mirrors", str(tmp_path / "none"), "--seen-only"])
+    out = capsys.readouterr().out
+    assert "a/seen" in out and "b/held" not in out
+
+
 def test_held_out_trees_are_read_from_the_list(tmp_path):
     repos = tmp_path / "repos.toml"
     repos.write_text('[[repo]]\nname = "a/seen"\ncommit = "c"\n[[repo]]\nname = "b/held"\ncommit = "c"\nunseen = true\n')
