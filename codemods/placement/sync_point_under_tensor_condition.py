@@ -1,0 +1,239 @@
+"""TFD110: an optimizer update under a tensor condition in compiled per-replica code."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from fixer.context import RuleContext
+from fixer.prefilter import STRATEGY
+from fixer.rule import Rule
+from fixer.tf.index import FunctionLike
+from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
+from fixer.tf.names import dotted_name
+from fixer.tf.optimizers import compiled_replica_functions, optimizer_creation, optimizer_state
+from fixer.tf.strategies import Membership
+from fixer.tf.tensor_tests import is_tensor_test
+from fixer.tf.tf_config_sources import literal_value
+from fixer.types import Applicability
+
+_CONDS = frozenset({"tensorflow.cond", "tensorflow.compat.v1.cond"})
+_ALWAYS_UPDATES = frozenset({"apply_gradients", "minimize"})
+_ERROR = "`merge_call called while defining a new graph`"
+_ADVICE = "accumulate here and apply from the step: `if ...: strategy.run(apply_fn)`"
+
+
+class SyncPointUnderTensorCondition(Rule):
+    """
+    ## What it does
+    In per-replica code that runs compiled (a function given to `strategy.run` from a
+    `tf.function` step, or the `train_step` override of a Keras model used under a strategy,
+    which `fit` compiles), finds an optimizer update (`apply_gradients`, `minimize`, Keras 3
+    `optimizer.apply`, directly or through a helper) under a condition decided by a tensor:
+
+    - in a branch of `tf.cond`;
+    - under an `if` or `while` whose test is a tensor or variable: a TensorFlow op
+      (`tf.equal(...)`, `tf.math.floormod(...)`), an optimizer's `iterations`, or a name holding
+      one (a `tf.Variable` step counter, a tensor given to `strategy.run`).
+
+    It also finds a Keras 3 optimizer made with `gradient_accumulation_steps=` greater than 1 in
+    a strategy's scope (or given to a `compile` there): Keras applies its accumulated update
+    under exactly such a condition. A test on a Python value (a config int) is decided when the
+    step is traced and is not reported; nor is a strategy of one replica, nor an eager
+    `strategy.run`.
+
+    ## Why is this bad in distributed training?
+    An optimizer update is a synchronization point: each replica's update calls `merge_call` to
+    aggregate the gradients across replicas. TensorFlow cannot do that inside a branch of a graph
+    condition (autograph turns a tensor `if` into `tf.cond`), so tracing the step fails with
+    `RuntimeError: merge_call called while defining a new graph or a tf.function. This can often
+    happen if the function fn passed to strategy.run() contains a nested @tf.function, and the
+    nested @tf.function contains a synchronization point, such as aggregating gradients ... or
+    if the function fn uses a control flow statement which contains a synchronization point in
+    the body.` This is the usual shape of gradient accumulation (apply every K steps).
+
+    Measured on TensorFlow 2.21, Keras 3.15.1 and tf-keras 2.21, 2 replicas, accumulating 2 steps
+    (`benchmarks/probe_sync_point_under_condition.py`): an `if` on a `tf.Variable` step counter,
+    `tf.cond`, and an `if` on `optimizer.iterations` around `apply_gradients` in the replica
+    function all raise that error under both Kerases, as does a `train_step` override that wraps
+    `apply_gradients` in `tf.cond` under `fit`; Keras 3's `SGD(gradient_accumulation_steps=2)`
+    compiled in the scope raises it in `fit` (without a strategy it trains;
+    keras-team/keras#20582). The same `tf.cond` step run eagerly, and an `if` on a Python int,
+    run. Both alternatives below reach the single-device weights [0.3414, 0.215] on both
+    replicas under both Kerases.
+
+    ## Fix safety
+    Display-only: the fix moves code across functions. Accumulate the gradients in the replica
+    function into ON_READ/SUM variables (`tf.Variable(..., synchronization=ON_READ,
+    aggregation=SUM)` made in the scope), then apply them from cross-replica code, where a tensor
+    condition holds no synchronization point:
+
+    - in the same `tf.function` step: `strategy.run(accumulate, args=...)`, then
+      `if step % K == 0: strategy.run(apply_accumulated)`; or
+    - from two compiled steps, with Python deciding: `accumulate_step(x, y)` every step and
+      `apply_step()` every K steps (OpenNMT-tf does this).
+
+    For Keras 3's `gradient_accumulation_steps`: drop it and accumulate in a custom loop as
+    above (tf-keras optimizers have no such argument).
+
+    ## Runtime evidence
+    `distfix validate` shows the first compiled step failing with the `merge_call` error above
+    and names this rule.
+
+    ## References
+    - https://github.com/tensorflow/tensorflow/issues/27716
+    - https://github.com/tensorflow/tensorflow/issues/59487
+    - https://github.com/keras-team/keras/issues/20582
+    - https://www.tensorflow.org/api_docs/python/tf/distribute/ReplicaContext#merge_call
+    """
+
+    code = "TFD110"
+    name = "sync-point-under-tensor-condition"
+    message = "optimizer update under a tensor condition in per-replica code"
+    applicability = Applicability.DISPLAY_ONLY
+    triggers = ("apply_gradients", "minimize", ".apply(", "gradient_accumulation_steps")
+    needs = (STRATEGY,)
+
+    def check(self, ctx: RuleContext) -> None:
+        if ctx.tf.strategies.single_replica:
+            return
+        replica = ctx.tf.replica
+        compiled = set(compiled_replica_functions(ctx)) | set(replica.reachable(replica.keras_steps))
+        reported: set[int] = set()
+        for func in compiled:
+            for call in _calls_within(ctx, func):
+                self._check_call(ctx, call, reported)
+        self._check_accumulation_steps(ctx)
+
+    def _check_call(self, ctx: RuleContext, call: cst.Call, reported: set[int]) -> None:
+        if id(call) in reported:
+            return
+        if ctx.tf.names.callee(call) in _CONDS:
+            update = _update_in_branches(ctx, call)
+            if update is not None:
+                reported.add(id(call))
+                ctx.report(
+                    call,
+                    f"`{update}` in a `tf.cond` branch of per-replica code: the compiled step fails with "
+                    f"{_ERROR}; {_ADVICE}",
+                )
+            return
+        update = _update_made_by(ctx, call)
+        if update is None:
+            return
+        test = next(
+            (
+                c.test
+                for c in ctx.tf.semantic.conditions(call)
+                if ctx.index.is_within(call, c.statement) and is_tensor_test(ctx, c.test)
+            ),
+            None,
+        )
+        if test is None:
+            return
+        reported.add(id(call))
+        keyword = "while" if isinstance(ctx.index.parent.get(test), cst.While) else "if"
+        ctx.report(
+            call,
+            f"`{update}` under `{keyword} {_short(ctx, test)}` (a tensor) in per-replica code: the compiled step "
+            f"fails with {_ERROR}; {_ADVICE}",
+        )
+
+    def _check_accumulation_steps(self, ctx: RuleContext) -> None:
+        """Keras 3 optimizers given `gradient_accumulation_steps` > 1 that train under a strategy."""
+        for call in ctx.index.calls:
+            steps = next((a for a in call.args if a.keyword is not None and a.keyword.value == "gradient_accumulation_steps"), None)
+            if steps is None or optimizer_state(ctx, call) is None:
+                continue
+            value = literal_value(ctx, steps.value)
+            if not isinstance(value, int) or value <= 1 or not _trains_under_strategy(ctx, call):
+                continue
+            if keras_major(ctx, call.func) != 3:
+                continue  # tf-keras optimizers have no such argument (a TypeError of its own)
+            ctx.report(
+                steps,
+                keras_upgrade_prefix(ctx, call.func)
+                + "Keras 3 applies accumulated gradients under a graph condition, which fails under a strategy with "
+                f"{_ERROR} (keras-team/keras#20582); accumulate in a custom loop and apply from the step",
+            )
+
+
+def _calls_within(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
+    """The calls of ``func`` itself, in source order (its nested defs are followed as callees)."""
+    return ctx.tf.replica.calls_in(func)
+
+
+def _update_in_branches(ctx: RuleContext, cond: cst.Call) -> str | None:
+    """The optimizer update (method name) a `tf.cond` call's branches make, directly or through helpers."""
+    replica = ctx.tf.replica
+    branches: list[FunctionLike] = []
+    for position, keyword in ((1, "true_fn"), (2, "false_fn")):
+        branch = _argument(cond, position, keyword)
+        if isinstance(branch, cst.Lambda):
+            branches.append(branch)
+        elif branch is not None:
+            branches.extend(replica.resolve_callable(branch, cond))
+    for func in replica.reachable(branches):
+        for call in replica.calls_in(func):
+            if _is_update(ctx, call):
+                return call.func.attr.value  # type: ignore[attr-defined]
+    return None
+
+
+def _update_made_by(ctx: RuleContext, call: cst.Call) -> str | None:
+    """The optimizer update ``call`` makes: itself, or one in a function of the file it runs."""
+    if _is_update(ctx, call):
+        return call.func.attr.value  # type: ignore[attr-defined]
+    replica = ctx.tf.replica
+    for func in replica.reachable(replica.resolve_callable(call.func, call)):
+        for inner in replica.calls_in(func):
+            if _is_update(ctx, inner):
+                return inner.func.attr.value  # type: ignore[attr-defined]
+    return None
+
+
+def _is_update(ctx: RuleContext, call: cst.Call) -> bool:
+    """``opt.apply_gradients(...)``, ``opt.minimize(...)``, or Keras 3 ``opt.apply(...)`` on an optimizer."""
+    if not isinstance(call.func, cst.Attribute):
+        return False
+    method = call.func.attr.value
+    if method in _ALWAYS_UPDATES:
+        return True
+    if method != "apply":
+        return False
+    receiver = call.func.value
+    if optimizer_creation(ctx, receiver) is not None:
+        return True
+    last = (dotted_name(receiver) or "").rsplit(".", 1)[-1].lower()
+    return last.endswith(("optimizer", "opt", "optim"))
+
+
+def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    for index, arg in enumerate(call.args):
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+        if arg.keyword is None and index == position:
+            return arg.value
+    return None
+
+
+def _trains_under_strategy(ctx: RuleContext, creation: cst.Call) -> bool:
+    """The optimizer is made in a strategy scope, or bound to a name a `compile` in one is given."""
+    strategies = ctx.tf.strategies
+    if strategies.membership(creation) is Membership.INSIDE:
+        return True
+    assign = ctx.index.parent.get(creation)
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return False
+    key = dotted_name(assign.targets[0].target)
+    for call in ctx.index.calls:
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile"):
+            continue
+        given = _argument(call, 0, "optimizer")
+        if given is not None and key is not None and dotted_name(given) == key and strategies.membership(call) is Membership.INSIDE:
+            return True
+    return False
+
+
+def _short(ctx: RuleContext, test: cst.BaseExpression) -> str:
+    text = " ".join(ctx.source(test).split())
+    return text if len(text) <= 40 else text[:37] + "..."
