@@ -10,6 +10,8 @@ optimizer applies twice; accumulators are ON_READ/SUM variables. The ways:
 - `tf.cond`: `tf.cond(cond, apply, no_op)` in the replica function; compiled outer step.
 - `tf.cond, eager run`: the same replica function, `strategy.run` not under `tf.function`.
 - `optimizer.iterations`: `if optimizer.iterations < 100: apply`.
+- `while on tf.Variable`: `while step < 0: apply` (never entered, traced all the same).
+- `for over tf.range`: `for _ in tf.range(1 - (step + 1) % K): apply` (autograph's while loop).
 - `python if on int`: `if K == 1:` with the Python int K = 2, decided when the step is traced
   (no update is traced, so the weights stay at 1.0; the point is that it runs).
 - `fix a`: accumulate in one compiled `strategy.run` step, apply in another, Python decides.
@@ -30,6 +32,8 @@ Output on TensorFlow 2.21, Keras 3.15.1, tf-keras 2.21 (2026-11-26):
     keras 3 | tf.cond: RuntimeError: merge_call` called while defining a new graph or a tf.function. This can often happen if the function `fn` pas
     keras 3 | tf.cond, eager run: weights per replica [[0.3414, 0.215], [0.3414, 0.215]]
     keras 3 | optimizer.iterations: RuntimeError: merge_call` called while defining a new graph or a tf.function. This can often happen if the function `fn` pas
+    keras 3 | while on tf.Variable: RuntimeError: merge_call` called while defining a new graph or a tf.function. This can often happen if the function `fn` pas
+    keras 3 | for over tf.range: RuntimeError: merge_call` called while defining a new graph or a tf.function. This can often happen if the function `fn` pas
     keras 3 | python if on int: weights per replica [[1.0, 1.0], [1.0, 1.0]]
     keras 3 | fix a: weights per replica [[0.3414, 0.215], [0.3414, 0.215]]
     keras 3 | fix b: weights per replica [[0.3414, 0.215], [0.3414, 0.215]]
@@ -41,6 +45,8 @@ Output on TensorFlow 2.21, Keras 3.15.1, tf-keras 2.21 (2026-11-26):
     tf-keras | tf.cond: RuntimeError: merge_call( RuntimeError: `merge_call` called while defining a new graph or a tf.function. This can often happ
     tf-keras | tf.cond, eager run: weights per replica [[0.3414, 0.215], [0.3414, 0.215]]
     tf-keras | optimizer.iterations: RuntimeError: merge_call( RuntimeError: `merge_call` called while defining a new graph or a tf.function. This can often happ
+    tf-keras | while on tf.Variable: RuntimeError: merge_call( RuntimeError: `merge_call` called while defining a new graph or a tf.function. This can often happ
+    tf-keras | for over tf.range: RuntimeError: merge_call( RuntimeError: `merge_call` called while defining a new graph or a tf.function. This can often happ
     tf-keras | python if on int: weights per replica [[1.0, 1.0], [1.0, 1.0]]
     tf-keras | fix a: weights per replica [[0.3414, 0.215], [0.3414, 0.215]]
     tf-keras | fix b: weights per replica [[0.3414, 0.215], [0.3414, 0.215]]
@@ -63,6 +69,8 @@ WAYS = (
     "tf.cond",
     "tf.cond, eager run",
     "optimizer.iterations",
+    "while on tf.Variable",
+    "for over tf.range",
     "python if on int",
     "fix a",
     "fix b",
@@ -139,6 +147,12 @@ def _custom_loop(tf, strategy, way: str) -> str:
             tf.cond(tf.equal((step + 1) % K, 0), apply, lambda: tf.constant(0))
         elif way == "optimizer.iterations":
             if optimizer.iterations < 100:
+                apply()
+        elif way == "while on tf.Variable":
+            while step < 0:  # never true: the loop is traced all the same
+                apply()
+        elif way == "for over tf.range":
+            for _ in tf.range(1 - (step + 1) % K):
                 apply()
         elif way == "python if on int":
             if K == 1:  # a config value: decided when the step is traced

@@ -17,9 +17,11 @@ from fixer.tf.tf_config_sources import literal_value
 from fixer.types import Applicability
 
 _CONDS = frozenset({"tensorflow.cond", "tensorflow.compat.v1.cond"})
+_RANGE = "tensorflow.range"
 _ALWAYS_UPDATES = frozenset({"apply_gradients", "minimize"})
 _ERROR = "`merge_call called while defining a new graph`"
 _ADVICE = "accumulate here and apply from the step: `if ...: strategy.run(apply_fn)`"
+_FIT_ADVICE = "`fit` has no cross-replica step to decide in: use a custom loop that applies from its step"
 
 
 class SyncPointUnderTensorCondition(Rule):
@@ -33,7 +35,8 @@ class SyncPointUnderTensorCondition(Rule):
     - in a branch of `tf.cond`;
     - under an `if` or `while` whose test is a tensor or variable: a TensorFlow op
       (`tf.equal(...)`, `tf.math.floormod(...)`), an optimizer's `iterations`, or a name holding
-      one (a `tf.Variable` step counter, a tensor given to `strategy.run`).
+      one (a `tf.Variable` step counter, a tensor given to `strategy.run`);
+    - in the body of a `for` loop over `tf.range(...)`.
 
     It also finds a Keras 3 optimizer made with `gradient_accumulation_steps=` greater than 1 in
     a strategy's scope (or given to a `compile` there): Keras applies its accumulated update
@@ -53,8 +56,9 @@ class SyncPointUnderTensorCondition(Rule):
 
     Measured on TensorFlow 2.21, Keras 3.15.1 and tf-keras 2.21, 2 replicas, accumulating 2 steps
     (`benchmarks/probe_sync_point_under_condition.py`): an `if` on a `tf.Variable` step counter,
-    `tf.cond`, and an `if` on `optimizer.iterations` around `apply_gradients` in the replica
-    function all raise that error under both Kerases, as does a `train_step` override that wraps
+    `tf.cond`, an `if` on `optimizer.iterations`, a `while` on the counter and a `for` over
+    `tf.range` around `apply_gradients` in the replica function all raise that error under both
+    Kerases, as does a `train_step` override that wraps
     `apply_gradients` in `tf.cond` under `fit`; Keras 3's `SGD(gradient_accumulation_steps=2)`
     compiled in the scope raises it in `fit` (without a strategy it trains;
     keras-team/keras#20582). The same `tf.cond` step run eagerly, and an `if` on a Python int,
@@ -97,14 +101,17 @@ class SyncPointUnderTensorCondition(Rule):
         if ctx.tf.strategies.single_replica:
             return
         replica = ctx.tf.replica
-        compiled = set(compiled_replica_functions(ctx)) | set(replica.reachable(replica.keras_steps))
+        by_run = set(compiled_replica_functions(ctx))
+        # `fit` runs a train_step override: there is no step of the file's own to decide in.
+        by_fit = set(replica.reachable(replica.keras_steps)) - by_run
         reported: set[int] = set()
-        for func in compiled:
-            for call in _calls_within(ctx, func):
-                self._check_call(ctx, call, reported)
+        for funcs, advice in ((by_run, _ADVICE), (by_fit, _FIT_ADVICE)):
+            for func in sorted(funcs, key=lambda f: ctx.index.order[f]):
+                for call in ctx.tf.replica.calls_in(func):
+                    self._check_call(ctx, call, reported, advice)
         self._check_accumulation_steps(ctx)
 
-    def _check_call(self, ctx: RuleContext, call: cst.Call, reported: set[int]) -> None:
+    def _check_call(self, ctx: RuleContext, call: cst.Call, reported: set[int], advice: str) -> None:
         if id(call) in reported:
             return
         if ctx.tf.names.callee(call) in _CONDS:
@@ -114,28 +121,20 @@ class SyncPointUnderTensorCondition(Rule):
                 ctx.report(
                     call,
                     f"`{update}` in a `tf.cond` branch of per-replica code: the compiled step fails with "
-                    f"{_ERROR}; {_ADVICE}",
+                    f"{_ERROR}; {advice}",
                 )
             return
         update = _update_made_by(ctx, call)
         if update is None:
             return
-        test = next(
-            (
-                c.test
-                for c in ctx.tf.semantic.conditions(call)
-                if ctx.index.is_within(call, c.statement) and is_tensor_test(ctx, c.test)
-            ),
-            None,
-        )
-        if test is None:
+        construct = _tensor_construct(ctx, call)
+        if construct is None:
             return
         reported.add(id(call))
-        keyword = "while" if isinstance(ctx.index.parent.get(test), cst.While) else "if"
         ctx.report(
             call,
-            f"`{update}` under `{keyword} {_short(ctx, test)}` (a tensor) in per-replica code: the compiled step "
-            f"fails with {_ERROR}; {_ADVICE}",
+            f"`{update}` under `{construct}` (a tensor) in per-replica code: the compiled step fails with "
+            f"{_ERROR}; {advice}",
         )
 
     def _check_accumulation_steps(self, ctx: RuleContext) -> None:
@@ -157,9 +156,22 @@ class SyncPointUnderTensorCondition(Rule):
             )
 
 
-def _calls_within(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
-    """The calls of ``func`` itself, in source order (its nested defs are followed as callees)."""
-    return ctx.tf.replica.calls_in(func)
+def _tensor_construct(ctx: RuleContext, call: cst.Call) -> str | None:
+    """``if <test>`` / ``while <test>`` / ``for <target> in tf.range(...)`` around ``call`` in its
+    own function whose test or range is a tensor (autograph makes it `tf.cond`/`tf.while_loop`)."""
+    for condition in ctx.tf.semantic.conditions(call):
+        # Only the blocks that hold the call: an earlier `if t: return` was not measured.
+        if ctx.index.is_within(call, condition.statement) and is_tensor_test(ctx, condition.test):
+            keyword = "while" if isinstance(condition.statement, cst.While) else "if"
+            return f"{keyword} {_short(ctx, condition.test)}"
+    scope = ctx.index.enclosing_function(call)
+    for node in ctx.index.ancestors(call):
+        if node is scope:
+            break
+        in_loop_body = isinstance(node, cst.For) and ctx.index.is_within(call, node.body)
+        if in_loop_body and isinstance(node.iter, cst.Call) and ctx.tf.names.callee(node.iter) == _RANGE:
+            return f"for {_short(ctx, node.target)} in {_short(ctx, node.iter)}"
+    return None
 
 
 def _update_in_branches(ctx: RuleContext, cond: cst.Call) -> str | None:

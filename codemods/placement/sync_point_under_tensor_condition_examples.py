@@ -141,6 +141,11 @@ EXAMPLES = (
         model.fit(dataset)
         """,
         note="a train_step override that fit runs on every replica",
+        message=(
+            "`apply_gradients` in a `tf.cond` branch of per-replica code: the compiled step fails with "
+            "`merge_call called while defining a new graph`; `fit` has no cross-replica step to decide in: use a "
+            "custom loop that applies from its step"
+        ),
     ),
     Invalid(
         """
@@ -249,6 +254,55 @@ EXAMPLES = (
             strategy.run(replica_step, args=(x, y))
         """,
         note="a `while` on a variable",
+    ),
+    Invalid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.SGD(0.01)
+
+        def replica_step(x, y):
+            for _ in tf.range(INNER_STEPS):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(tf.square(model(x) - y)) / GLOBAL_BATCH
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+        @tf.function
+        def train_step(x, y):
+            strategy.run(replica_step, args=(x, y))
+        """,
+        note="a `for` over tf.range (autograph's while loop)",
+        message=(
+            "`apply_gradients` under `for _ in tf.range(INNER_STEPS)` (a tensor) in per-replica code: the "
+            "compiled step fails with `merge_call called while defining a new graph`; accumulate here and apply "
+            "from the step: `if ...: strategy.run(apply_fn)`"
+        ),
+    ),
+    Valid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.SGD(0.01)
+
+        def replica_step(x, y):
+            for head in range(HEADS):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(tf.square(model(x) - y)) / GLOBAL_BATCH
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+        @tf.function
+        def train_step(x, y):
+            strategy.run(replica_step, args=(x, y))
+        """,
+        note="a Python `range` loop is unrolled when the step is traced",
     ),
     Valid(
         """
