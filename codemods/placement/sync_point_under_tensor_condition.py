@@ -20,8 +20,8 @@ _CONDS = frozenset({"tensorflow.cond", "tensorflow.compat.v1.cond"})
 _RANGE = "tensorflow.range"
 _ALWAYS_UPDATES = frozenset({"apply_gradients", "minimize"})
 _ERROR = "`merge_call called while defining a new graph`"
-_ADVICE = "accumulate here and apply from the step: `if ...: strategy.run(apply_fn)`"
-_FIT_ADVICE = "`fit` has no cross-replica step to decide in: use a custom loop that applies from its step"
+_ADVICE = "decide in the step: `if ...: strategy.run(apply_fn)`"
+_FIT_ADVICE = "`fit` has no step of yours to decide in: use a custom loop"
 
 
 class SyncPointUnderTensorCondition(Rule):
@@ -120,8 +120,7 @@ class SyncPointUnderTensorCondition(Rule):
                 reported.add(id(call))
                 ctx.report(
                     call,
-                    f"`{update}` in a `tf.cond` branch of per-replica code: the compiled step fails with "
-                    f"{_ERROR}; {advice}",
+                    f"`{update}` in a `tf.cond` branch in replica code fails tracing with {_ERROR}; {advice}",
                 )
             return
         update = _update_made_by(ctx, call)
@@ -133,8 +132,7 @@ class SyncPointUnderTensorCondition(Rule):
         reported.add(id(call))
         ctx.report(
             call,
-            f"`{update}` under `{construct}` (a tensor) in per-replica code: the compiled step fails with "
-            f"{_ERROR}; {advice}",
+            f"`{update}` under `{construct}` (a tensor) in replica code fails tracing with {_ERROR}; {advice}",
         )
 
     def _check_accumulation_steps(self, ctx: RuleContext) -> None:
@@ -151,8 +149,8 @@ class SyncPointUnderTensorCondition(Rule):
             ctx.report(
                 steps,
                 keras_upgrade_prefix(ctx, call.func)
-                + "Keras 3 applies accumulated gradients under a graph condition, which fails under a strategy with "
-                f"{_ERROR} (keras-team/keras#20582); accumulate in a custom loop and apply from the step",
+                + f"Keras 3 accumulation applies under a graph condition: under a strategy `fit` fails with {_ERROR}; "
+                "accumulate in a custom loop",
             )
 
 
@@ -163,14 +161,14 @@ def _tensor_construct(ctx: RuleContext, call: cst.Call) -> str | None:
         # Only the blocks that hold the call: an earlier `if t: return` was not measured.
         if ctx.index.is_within(call, condition.statement) and is_tensor_test(ctx, condition.test):
             keyword = "while" if isinstance(condition.statement, cst.While) else "if"
-            return f"{keyword} {_short(ctx, condition.test)}"
+            return _short(f"{keyword} {ctx.source(condition.test)}")
     scope = ctx.index.enclosing_function(call)
     for node in ctx.index.ancestors(call):
         if node is scope:
             break
         in_loop_body = isinstance(node, cst.For) and ctx.index.is_within(call, node.body)
         if in_loop_body and isinstance(node.iter, cst.Call) and ctx.tf.names.callee(node.iter) == _RANGE:
-            return f"for {_short(ctx, node.target)} in {_short(ctx, node.iter)}"
+            return _short(f"for {ctx.source(node.target)} in {ctx.source(node.iter)}")
     return None
 
 
@@ -246,6 +244,7 @@ def _trains_under_strategy(ctx: RuleContext, creation: cst.Call) -> bool:
     return False
 
 
-def _short(ctx: RuleContext, test: cst.BaseExpression) -> str:
-    text = " ".join(ctx.source(test).split())
-    return text if len(text) <= 40 else text[:37] + "..."
+def _short(source: str) -> str:
+    """The construct's own text on one line, cut to keep the message short."""
+    text = " ".join(source.split())
+    return text if len(text) <= 26 else text[:23] + "..."

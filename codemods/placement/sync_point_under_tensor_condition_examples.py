@@ -33,9 +33,8 @@ EXAMPLES = (
         note="an `if` on a tf.Variable step counter",
         range="14:9-14:73",
         message=(
-            "`apply_gradients` under `if (step + 1) % 4 == 0` (a tensor) in per-replica code: the compiled step "
-            "fails with `merge_call called while defining a new graph`; accumulate here and apply from the "
-            "step: `if ...: strategy.run(apply_fn)`"
+            "`apply_gradients` under `if (step + 1) % 4 == 0` (a tensor) in replica code fails tracing with "
+            "`merge_call called while defining a new graph`; decide in the step: `if ...: strategy.run(apply_fn)`"
         ),
     ),
     Invalid(
@@ -64,9 +63,8 @@ EXAMPLES = (
         """,
         note="a tf.cond branch, through a nested def",
         message=(
-            "`apply_gradients` in a `tf.cond` branch of per-replica code: the compiled step fails with "
-            "`merge_call called while defining a new graph`; accumulate here and apply from the step: "
-            "`if ...: strategy.run(apply_fn)`"
+            "`apply_gradients` in a `tf.cond` branch in replica code fails tracing with "
+            "`merge_call called while defining a new graph`; decide in the step: `if ...: strategy.run(apply_fn)`"
         ),
     ),
     Invalid(
@@ -142,9 +140,8 @@ EXAMPLES = (
         """,
         note="a train_step override that fit runs on every replica",
         message=(
-            "`apply_gradients` in a `tf.cond` branch of per-replica code: the compiled step fails with "
-            "`merge_call called while defining a new graph`; `fit` has no cross-replica step to decide in: use a "
-            "custom loop that applies from its step"
+            "`apply_gradients` in a `tf.cond` branch in replica code fails tracing with "
+            "`merge_call called while defining a new graph`; `fit` has no step of yours to decide in: use a custom loop"
         ),
     ),
     Invalid(
@@ -173,9 +170,8 @@ EXAMPLES = (
         """,
         note="the update made by a helper the tensor `if` calls",
         message=(
-            "`apply_gradients` under `if tf.math.floormod(counter, 4) == 0` (a tensor) in per-replica code: the "
-            "compiled step fails with `merge_call called while defining a new graph`; accumulate here and apply "
-            "from the step: `if ...: strategy.run(apply_fn)`"
+            "`apply_gradients` under `if tf.math.floormod(cou...` (a tensor) in replica code fails tracing with "
+            "`merge_call called while defining a new graph`; decide in the step: `if ...: strategy.run(apply_fn)`"
         ),
     ),
     Invalid(
@@ -215,9 +211,8 @@ EXAMPLES = (
         """,
         note="Keras 3's own gradient accumulation under a strategy",
         message=(
-            "Keras 3 applies accumulated gradients under a graph condition, which fails under a strategy with "
-            "`merge_call called while defining a new graph` (keras-team/keras#20582); accumulate in a custom "
-            "loop and apply from the step"
+            "Keras 3 accumulation applies under a graph condition: under a strategy `fit` fails with "
+            "`merge_call called while defining a new graph`; accumulate in a custom loop"
         ),
     ),
     Invalid(
@@ -277,9 +272,8 @@ EXAMPLES = (
         """,
         note="a `for` over tf.range (autograph's while loop)",
         message=(
-            "`apply_gradients` under `for _ in tf.range(INNER_STEPS)` (a tensor) in per-replica code: the "
-            "compiled step fails with `merge_call called while defining a new graph`; accumulate here and apply "
-            "from the step: `if ...: strategy.run(apply_fn)`"
+            "`apply_gradients` under `for _ in tf.range(INNER...` (a tensor) in replica code fails tracing with "
+            "`merge_call called while defining a new graph`; decide in the step: `if ...: strategy.run(apply_fn)`"
         ),
     ),
     Valid(

@@ -51,7 +51,7 @@ def messages(tmp_path: Path, source: str, pin: str | None) -> list[str]:
 
 def test_keras_3_accumulation_under_a_current_pin(tmp_path):
     [message] = messages(tmp_path, KERAS_ACCUMULATION, "2.21.0")
-    assert message.startswith("Keras 3 applies accumulated gradients under a graph condition")
+    assert message.startswith("Keras 3 accumulation applies under a graph condition")
 
 
 def test_no_accumulation_finding_under_tf_keras(tmp_path):
