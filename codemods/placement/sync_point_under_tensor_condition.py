@@ -123,11 +123,13 @@ class SyncPointUnderTensorCondition(Rule):
                     f"`{update}` in a `tf.cond` branch in replica code fails tracing with {_ERROR}; {advice}",
                 )
             return
-        update = _update_made_by(ctx, call)
-        if update is None:
-            return
+        # The construct first: most calls sit under none, and following a call into the functions
+        # it runs costs more than looking at its enclosing blocks.
         construct = _tensor_construct(ctx, call)
         if construct is None:
+            return
+        update = _update_made_by(ctx, call)
+        if update is None:
             return
         reported.add(id(call))
         ctx.report(
