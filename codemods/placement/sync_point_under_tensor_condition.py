@@ -161,7 +161,7 @@ def _tensor_construct(ctx: RuleContext, call: cst.Call) -> str | None:
     own function whose test or range is a tensor (autograph makes it `tf.cond`/`tf.while_loop`)."""
     for condition in ctx.tf.semantic.conditions(call):
         # Only the blocks that hold the call: an earlier `if t: return` was not measured.
-        if ctx.index.is_within(call, condition.statement) and is_tensor_test(ctx, condition.test):
+        if ctx.index.is_within(call, condition.statement) and is_tensor_test(ctx.tf, condition.test):
             keyword = "while" if isinstance(condition.statement, cst.While) else "if"
             return _short(f"{keyword} {ctx.source(condition.test)}")
     scope = ctx.index.enclosing_function(call)
