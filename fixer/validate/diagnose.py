@@ -32,6 +32,13 @@ KNOWN_ERRORS = (
         re.compile(r"You must feed a value for placeholder tensor '[^']*cond/Placeholder"),
         "a Keras 3 optimizer with state is not built before the first compiled step with several replicas",
     ),
+    # The same error for a synchronization point under a graph condition (TFD110) and for one in
+    # a nested `tf.function` (TFD107: `@tf.function` on a tf-keras `train_step`).
+    KnownError(
+        ("TFD110", "TFD107"),
+        re.compile(r"merge_call`? called while defining a new graph"),
+        "an optimizer update (a synchronization point) under a tensor condition or in a nested `tf.function`",
+    ),
     KnownError(
         ("TFD104",),
         re.compile(r"Mixing different tf\.distribute\.Strategy objects"),

@@ -380,3 +380,43 @@ def test_only_called_from_graphs_ignores_recursive_calls(callers, expected):
     model = _model(source)
     walk = model.index.functions_by_name["walk"][0]
     assert model.replica.only_called_from_graphs(walk) is expected
+
+
+# Tensor tests (fixer/tf/tensor_tests.py) ------------------------------------------------------
+
+_TENSOR_TEST_PRELUDE = """\
+import tensorflow as tf
+strategy = tf.distribute.MirroredStrategy()
+step = tf.Variable(0)
+limit = 4
+count = tf.cast(step, tf.float32)
+
+def replica_step(x, flag, every):
+    if TEST:
+        pass
+
+strategy.run(replica_step, args=(x, tf.equal(step, 0), 4))
+"""
+
+
+@pytest.mark.parametrize(
+    ("test", "expected"),
+    [
+        ("step % 4 == 0", True),  # a tf.Variable
+        ("count > 2.0", True),  # bound to a TensorFlow op
+        ("tf.equal(step, 0)", True),
+        ("optimizer.iterations < 10", True),  # a Keras optimizer's counter
+        ("not flag", True),  # a tensor given to strategy.run
+        ("every == 4", False),  # a Python int given to strategy.run
+        ("limit == 4", False),  # a Python constant
+        ("step is None", False),  # Python's own answer
+        ("tf.executing_eagerly()", False),
+        ("tf.distribute.has_strategy()", False),
+    ],
+)
+def test_tensor_tests(test, expected):
+    from fixer.tf.tensor_tests import is_tensor_test
+
+    model = _model(_TENSOR_TEST_PRELUDE.replace("TEST", test))
+    [statement] = [n for n in model.index.order if isinstance(n, cst.If)]
+    assert is_tensor_test(model, statement.test) is expected

@@ -32,6 +32,17 @@ MESSAGES = [
     ("RuntimeError", "Virtual devices cannot be modified after being initialized", ("TFD111",)),
     ("TypeError", "BaseOptimizer.apply_gradients() got an unexpected keyword argument 'skip_gradients_aggregation'", ("TFD305",)),
     (
+        "RuntimeError",
+        "`merge_call` called while defining a new graph or a tf.function. This can often happen if the function "
+        "`fn` passed to `strategy.run()` contains a nested `@tf.function`",
+        ("TFD110", "TFD107"),
+    ),
+    (
+        "RuntimeError",
+        "Exception encountered when calling Cond.call(). merge_call called while defining a new graph or a tf.function.",
+        ("TFD110", "TFD107"),
+    ),
+    (
         "InvalidArgumentError",
         "Trying to access resource sequential/dense/kernel/replica_1/3 (defined @ /x/core.py:43) located in device "
         "/job:localhost/replica:0/task:0/device:CPU:1 from device /job:localhost/replica:0/task:0/device:CPU:0",

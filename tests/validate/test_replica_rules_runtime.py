@@ -1,4 +1,4 @@
-"""Runtime evidence for TFD104, TFD106, TFD107 and TFD108: with two replicas the corpus script that
+"""Runtime evidence for TFD104, TFD106, TFD107, TFD108 and TFD110: with two replicas the corpus script that
 the rule flags fails with the error the rule names, and the clean (TFD107: the fixed) script runs.
 
 Only the ``runs`` check is asserted. TFD107's scripts use tf-keras, whose `fit` under
@@ -21,6 +21,7 @@ EXPECTED = {
     "tfd106_fit_in_replica_fn": "RuntimeError: ",
     "tfd108_run_result_as_float": "TypeError: float() argument must be a string or a real number, not 'PerReplica'",
     "tfd107_tf_function_train_step": "RuntimeError: `merge_call` called while defining a new graph or a tf.function",
+    "tfd110_accumulation_under_condition": "RuntimeError: `merge_call` called while defining a new graph or a tf.function",
 }
 
 
@@ -44,3 +45,14 @@ def test_flagged_script_fails_and_clean_script_runs(case: str):
 def test_train_on_batch_in_replica_fn_needs_cross_replica_context():
     runs = _runs(PLACEMENT / "tfd106_fit_in_replica_fn" / "before.py")
     assert "Method requires being in cross-replica context" in runs.detail, runs.detail
+
+
+@pytest.mark.tensorflow
+def test_accumulation_under_a_tensor_condition_is_named_tfd110():
+    report = validate(
+        PLACEMENT / "tfd110_accumulation_under_condition" / "before.py",
+        RunSpec(replicas=2, device="cpu", max_steps=10, timeout=240),
+        compare=False,
+    )
+    named = [line.split(" ", 1)[0] for line in report.variants["original"].diagnoses]
+    assert named == ["TFD110"], report.table()
