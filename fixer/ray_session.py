@@ -111,26 +111,44 @@ def _check_reachable(address: str) -> None:
         raise RaySessionError(f"cannot join the Ray cluster at {target!r}: {exc.strerror or exc}") from None
 
 
+# Ray gives a new node's raylet a fixed 30 s to register with the GCS (ray/_private/node.py, not
+# configurable); a machine busy enough misses it (seen at load average 20). A new start usually
+# succeeds, so a start that timed out is tried again; any other failure is reported at once.
+STARTUP_TIMEOUT_TEXT = "timed out during startup"
+STARTUP_ATTEMPTS = 3
+
+
 @contextmanager
 def _start_local(ray: Any, num_cpus: int | None) -> Iterator[None]:
     # Ray's socket paths must stay short (107 bytes on Linux): a folder of its own in the temp root.
     folder = tempfile.mkdtemp(prefix="distfix-ray-")
     try:
         with _loopback():
-            try:
-                ray.init(
-                    num_cpus=num_cpus,
-                    object_store_memory=OBJECT_STORE_BYTES,
-                    include_dashboard=False,
-                    configure_logging=False,
-                    log_to_driver=False,
-                    _temp_dir=folder,
-                )
-            except Exception as exc:
-                raise RaySessionError(f"cannot start a local Ray: {exc}") from None
+            _init_local(ray, num_cpus, folder)
             try:
                 yield
             finally:
                 ray.shutdown()  # the driver that started the head stops its processes
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _init_local(ray: Any, num_cpus: int | None, folder: str) -> None:
+    """Start a local Ray head, again when its start timed out (up to STARTUP_ATTEMPTS times)."""
+    for attempt in range(1, STARTUP_ATTEMPTS + 1):
+        try:
+            ray.init(
+                num_cpus=num_cpus,
+                object_store_memory=OBJECT_STORE_BYTES,
+                include_dashboard=False,
+                configure_logging=False,
+                log_to_driver=False,
+                _temp_dir=folder,
+            )
+            return
+        except Exception as exc:
+            ray.shutdown()  # whatever the failed start left running
+            if STARTUP_TIMEOUT_TEXT not in str(exc) or attempt == STARTUP_ATTEMPTS:
+                tries = f" ({attempt} attempts)" if attempt > 1 else ""
+                raise RaySessionError(f"cannot start a local Ray{tries}: {exc}") from None
+
