@@ -9,7 +9,7 @@ the values it read, or the first line of the error it raised. Cases:
 - 1 TFRecord file with the default AUTO policy, with FILE, with DATA, with OFF, and with DATA
   set on the reader before `map` (where TFD205's fix puts it);
 - 2 TFRecord files with AUTO; 3 files with AUTO;
-- `list_files` of a pattern that matches 1 file, AUTO;
+- `list_files` of a pattern that matches 1 file, AUTO, and with DATA set on `list_files`;
 - 1 text file (`TextLineDataset`) with AUTO;
 - 1 file through `distribute_datasets_from_function` (no auto-sharding: the function shards);
 - in-memory `from_tensor_slices` with AUTO (falls back to DATA);
@@ -52,6 +52,9 @@ reason; tf-keras' `Graph execution error` is the same pair of errors, its first 
     - list_files matching 1 file, AUTO
       worker 0: InvalidArgumentError: {{function_node __wrapped__IteratorGetNextAsOptional_device_/job:worker/replica:0/task:0/device:CPU:0}} Could not apply FILE based sharding: the dataset only has 1 file(s), which is not enough for the
       worker 1: UnavailableError: {{function_node __wrapped__CollectiveReduceV2_Nordering_token_1_device_/job:worker/replica:0/task:1/device:CPU:0}} Collective ops is aborted by: Socket closed
+    - list_files matching 1 file, DATA set on list_files (the fix)
+      worker 0: [0, 2]
+      worker 1: [1, 3]
     - 1 text file, AUTO
       worker 0: InvalidArgumentError: {{function_node __wrapped__IteratorGetNextAsOptional_device_/job:worker/replica:0/task:0/device:CPU:0}} Could not apply FILE based sharding: the dataset only has 1 file(s), which is not enough for the
       worker 1: UnavailableError: {{function_node __wrapped__CollectiveReduceV2_Nordering_token_1_device_/job:worker/replica:0/task:1/device:CPU:0}} Collective ops is aborted by: recvmsg:Connection reset by peer
@@ -152,6 +155,10 @@ CASES = {
     "list_files matching 1 file, AUTO": lambda: read(
         tf.data.Dataset.list_files(os.path.join(folder, "part-0.*"), shuffle=False).interleave(tf.data.TFRecordDataset).map(parse)
     ),
+    "list_files matching 1 file, DATA set on list_files (the fix)": lambda: read(
+        policy(tf.data.Dataset.list_files(os.path.join(folder, "part-0.*"), shuffle=False), "DATA")
+        .interleave(tf.data.TFRecordDataset).map(parse)
+    ),
     "1 text file, AUTO": lambda: read(tf.data.TextLineDataset(os.path.join(folder, "lines.txt")).map(lambda s: tf.strings.to_number(s, tf.int64))),
     "1 file, distribute_datasets_from_function": from_function,
     "in-memory from_tensor_slices, AUTO": lambda: read(tf.data.Dataset.from_tensor_slices(tf.range(8, dtype=tf.int64))),
@@ -186,6 +193,7 @@ CASES = (
     "2 files, AUTO",
     "3 files, AUTO",
     "list_files matching 1 file, AUTO",
+    "list_files matching 1 file, DATA set on list_files (the fix)",
     "1 text file, AUTO",
     "1 file, distribute_datasets_from_function",
     "in-memory from_tensor_slices, AUTO",

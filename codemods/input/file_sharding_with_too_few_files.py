@@ -52,11 +52,12 @@ class FileShardingWithTooFewFiles(Rule):
 
     ## Fix safety
     Safe: `.with_options(_shard_by_data())` is added after the file source, with a helper that
-    sets `AutoShardPolicy.DATA` (measured: the two workers then read disjoint halves of the one
-    file, the split the strategy would make of an in-memory source). Each worker reads the whole
+    sets `AutoShardPolicy.DATA` (measured with the options on the reader and on `list_files`: the
+    two workers then read disjoint halves of the one file, the split the strategy would make of an
+    in-memory source). Each worker reads the whole
     file and keeps its share, which costs I/O, not correctness. Splitting the input into at least
     as many files as workers is the other repair, and the faster one for large inputs. Display-only
-    when the pipeline already sets options (the policy is FILE).
+    when the pipeline sets the policy itself (AUTO or FILE written out): the options are the user's.
 
     ## Runtime evidence
     `distfix validate` names this rule behind the `Could not apply FILE based sharding` error.
@@ -90,13 +91,12 @@ class FileShardingWithTooFewFiles(Rule):
             if files is None or not (files < workers if workers is not None else files == 1):
                 continue
             reported.add(id(found.source))
-            cluster = f"the {workers} workers" if workers is not None else "a cluster of 2 or more workers"
+            cluster = f"{workers} workers" if workers is not None else "2+ workers"
             ctx.report(
                 found.source,
-                f"this input reads {files} file(s), fewer than {cluster}, and is sharded by file "
-                f"({policy or 'AUTO'} policy, distributed at line {ctx.range(call).start.line}): worker 0 raises "
-                "`Could not apply FILE based sharding` and the others abort; shard it by data "
-                "(`AutoShardPolicy.DATA`) or split it into at least as many files as workers",
+                f"{files} file(s) for {cluster}, sharded by file ({policy or 'AUTO'} policy, distributed at line "
+                f"{ctx.range(call).start.line}): `Could not apply FILE based sharding`; use `AutoShardPolicy.DATA` "
+                "or one file per worker",
                 edits=_shard_by_data(ctx, found) if policy is None else None,
                 applicability=None if policy is None else Applicability.DISPLAY_ONLY,
             )

@@ -44,9 +44,8 @@ EXAMPLES = (
         note="one literal path, the default AUTO policy",
         range="4:11-4:52",
         message=(
-            "this input reads 1 file(s), fewer than a cluster of 2 or more workers, and is sharded by file (AUTO "
-            "policy, distributed at line 5): worker 0 raises `Could not apply FILE based sharding` and the others "
-            "abort; shard it by data (`AutoShardPolicy.DATA`) or split it into at least as many files as workers"
+            "1 file(s) for 2+ workers, sharded by file (AUTO policy, distributed at line 5): `Could not apply FILE "
+            "based sharding`; use `AutoShardPolicy.DATA` or one file per worker"
         ),
     ),
     Invalid(
@@ -159,9 +158,8 @@ EXAMPLES = (
         """,
         note="2 files for the 3 workers of a literal TF_CONFIG",
         message=(
-            "this input reads 2 file(s), fewer than the 3 workers, and is sharded by file (AUTO policy, distributed "
-            "at line 12): worker 0 raises `Could not apply FILE based sharding` and the others abort; shard it by "
-            "data (`AutoShardPolicy.DATA`) or split it into at least as many files as workers"
+            "2 file(s) for 3 workers, sharded by file (AUTO policy, distributed at line 12): `Could not apply FILE "
+            "based sharding`; use `AutoShardPolicy.DATA` or one file per worker"
         ),
     ),
     Invalid(

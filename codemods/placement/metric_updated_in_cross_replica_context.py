@@ -14,6 +14,15 @@ from fixer.types import Applicability
 
 _METRIC_MODULES = ("keras.metrics.",)
 _UPDATES = frozenset({"update_state"})
+# Strategies whose metric variables the probe did not measure: a module that builds only these
+# is not reported.
+_NOT_MEASURED = frozenset(
+    "tensorflow.distribute." + name
+    for name in (
+        "OneDeviceStrategy", "ParameterServerStrategy", "experimental.ParameterServerStrategy",
+        "CentralStorageStrategy", "experimental.CentralStorageStrategy",
+    )
+)
 
 
 class MetricUpdatedInCrossReplicaContext(Rule):
@@ -26,8 +35,9 @@ class MetricUpdatedInCrossReplicaContext(Rule):
     that calls `strategy.run` or `strategy.reduce` itself (the outer `tf.function` step). Not
     reported: an update inside the replica function (the function given to `strategy.run`, a
     helper it calls, a Keras `train_step`), a metric made outside any scope, Keras 3 metrics,
-    a module whose only strategy is `OneDeviceStrategy`, `result()` and `reset_state()`, and
-    updates in functions whose context the file does not show.
+    a module whose only strategies are `OneDeviceStrategy` (measured: it works) or
+    `ParameterServerStrategy`/`CentralStorageStrategy` (not measured), `result()` and
+    `reset_state()`, and updates in functions whose context the file does not show.
 
     ## Why is this bad in distributed training?
     A tf-keras metric made in the scope keeps its totals in `SyncOnReadVariable`s summed across
@@ -69,6 +79,9 @@ class MetricUpdatedInCrossReplicaContext(Rule):
         strategies = ctx.tf.strategies
         if runs_on_tf1(ctx.index) or not strategies.scope_blocks or strategies.single_replica:
             return
+        built = {kind for _, kind in strategies.constructions}
+        if built and built <= _NOT_MEASURED:
+            return
         for call in ctx.index.calls:
             metric = _updated_metric(call)
             if metric is None:
@@ -78,13 +91,11 @@ class MetricUpdatedInCrossReplicaContext(Rule):
                 continue
             if keras_major(ctx, made.func) != 2:
                 continue  # Keras 3 metrics take cross-replica updates (measured); unknown: silent
-            how = "`update_state`" if isinstance(call.func, cst.Attribute) else "calling it"
             ctx.report(
                 call,
-                f"{keras_upgrade_prefix(ctx, made.func, found_under=2)}tf-keras metric `{metric.value}` made in "
-                f"`strategy.scope()` (line {ctx.range(made).start.line}) is updated ({how}) in cross-replica code: "
-                "raises `SyncOnReadVariable does not support assign_add in cross-replica context`; update it "
-                "inside the replica function, or accumulate the reduced value in Python",
+                f"{keras_upgrade_prefix(ctx, made.func, found_under=2)}tf-keras metric `{metric.value}` made in the "
+                f"scope (line {ctx.range(made).start.line}) is updated in cross-replica code: `SyncOnReadVariable does "
+                "not support assign_add`; update it in the replica function",
             )
 
 

@@ -27,9 +27,8 @@ EXAMPLES = (
         note="updated in the outer tf.function after strategy.reduce",
         range="12:5-12:34",
         message=(
-            "tf-keras metric `train_loss` made in `strategy.scope()` (line 6) is updated (`update_state`) in "
-            "cross-replica code: raises `SyncOnReadVariable does not support assign_add in cross-replica "
-            "context`; update it inside the replica function, or accumulate the reduced value in Python"
+            "tf-keras metric `train_loss` made in the scope (line 6) is updated in cross-replica code: "
+            "`SyncOnReadVariable does not support assign_add`; update it in the replica function"
         ),
     ),
     Invalid(
@@ -288,5 +287,19 @@ EXAMPLES = (
             error(batch)
         """,
         note="a metric function, not a metric object",
+    ),
+    Valid(
+        """
+        import tensorflow as tf
+        import tf_keras
+
+        strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
+        with strategy.scope():
+            train_loss = tf_keras.metrics.Mean()
+
+        for batch in dataset:
+            train_loss.update_state(coordinator.schedule(step, args=(batch,)).fetch())
+        """,
+        note="ParameterServerStrategy only: not measured, not reported",
     ),
 )
