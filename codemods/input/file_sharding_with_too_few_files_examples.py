@@ -321,4 +321,38 @@ EXAMPLES = (
         """,
         note="not distributed by the strategy",
     ),
+    Valid(
+        """
+        import json
+        import os
+
+        import tensorflow as tf
+
+        os.environ["TF_CONFIG"] = json.dumps({
+            "cluster": {"worker": ["localhost:12345"]},
+            "task": {"type": "worker", "index": 0},
+        })
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        dataset = tf.data.TFRecordDataset("train.tfrecord").batch(64)
+        dist = strategy.experimental_distribute_dataset(dataset)
+        """,
+        note="a literal one-worker cluster: one file is enough",
+    ),
+    Valid(
+        """
+        import json
+        import os
+
+        import tensorflow as tf
+
+        os.environ["TF_CONFIG"] = json.dumps({
+            "cluster": {"chief": ["host0:2222"], "worker": ["host1:2222"]},
+            "task": {"type": "chief", "index": 0},
+        })
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        dataset = tf.data.TFRecordDataset(["a.tfrecord", "b.tfrecord"]).batch(64)
+        dist = strategy.experimental_distribute_dataset(dataset)
+        """,
+        note="a chief and a worker with 2 files: one file each",
+    ),
 )
