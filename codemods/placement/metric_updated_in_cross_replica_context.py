@@ -7,8 +7,10 @@ import libcst as cst
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
+from fixer.tf.bindings import assignments_to
 from fixer.tf.compat import runs_on_tf1
 from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
+from fixer.tf.names import dotted_name
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability
 
@@ -30,7 +32,8 @@ class MetricUpdatedInCrossReplicaContext(Rule):
     ## What it does
     Under tf-keras (Keras 2: `import tf_keras`, or `tf.keras` with `TF_USE_LEGACY_KERAS=1` or a
     TensorFlow before 2.16), finds `metric.update_state(...)` or `metric(...)` on a Keras
-    metric made inside `with strategy.scope():`, where the update runs in cross-replica code:
+    metric made inside `with strategy.scope():` (also `self.metric.update_state(...)` on one an
+    object makes in its `__init__` while built in the scope), where the update runs in cross-replica code:
     at module level (the Python training loop), directly in the scope block, or in a function
     that calls `strategy.run` or `strategy.reduce` itself (the outer `tf.function` step). Not
     reported: an update inside the replica function (the function given to `strategy.run`, a
@@ -93,25 +96,39 @@ class MetricUpdatedInCrossReplicaContext(Rule):
                 continue  # Keras 3 metrics take cross-replica updates (measured); unknown: silent
             ctx.report(
                 call,
-                f"{keras_upgrade_prefix(ctx, made.func, found_under=2)}tf-keras metric `{metric.value}` made in the "
+                f"{keras_upgrade_prefix(ctx, made.func, found_under=2)}tf-keras metric `{ctx.source(metric)}` made in the "
                 f"scope (line {ctx.range(made).start.line}) is updated in cross-replica code: `SyncOnReadVariable does "
                 "not support assign_add`; update it in the replica function",
             )
 
 
-def _updated_metric(call: cst.Call) -> cst.Name | None:
-    """The name ``call`` updates as a metric: ``name.update_state(...)`` or ``name(...)``."""
+def _updated_metric(call: cst.Call) -> cst.Name | cst.Attribute | None:
+    """What ``call`` updates as a metric: ``name.update_state(...)``, ``self.name.update_state(...)``
+    or ``name(...)``."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in _UPDATES and isinstance(func.value, cst.Name):
-        return func.value
+    if isinstance(func, cst.Attribute) and func.attr.value in _UPDATES:
+        receiver = func.value
+        if isinstance(receiver, cst.Name) or _self_attribute(receiver):
+            return receiver
+        return None
     if isinstance(func, cst.Name) and call.args:
         return func
     return None
 
 
-def _metric_made_in_scope(ctx: RuleContext, name: cst.Name) -> cst.Call | None:
-    """The Keras metric constructor call ``name`` holds when that call runs in a strategy scope."""
-    value = ctx.tf.semantic.value_of(name)
+def _self_attribute(node: cst.BaseExpression) -> bool:
+    """``self.name``: a metric an object keeps."""
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
+def _metric_made_in_scope(ctx: RuleContext, metric: cst.Name | cst.Attribute) -> cst.Call | None:
+    """The Keras metric constructor call ``metric`` holds when that call runs in a strategy scope:
+    for a name, the one binding that reaches it; for ``self.name``, the one assignment in the file."""
+    if isinstance(metric, cst.Name):
+        value = ctx.tf.semantic.value_of(metric)
+    else:
+        assigned = assignments_to(ctx.index, dotted_name(metric))
+        value = assigned[0].value if len(assigned) == 1 else None
     if not isinstance(value, cst.Call):
         return None
     callee = ctx.tf.names.callee(value) or ""

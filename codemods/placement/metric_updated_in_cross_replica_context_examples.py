@@ -145,6 +145,35 @@ EXAMPLES = (
         count=2,
         note="two metrics updated in the loop",
     ),
+    Invalid(
+        """
+        import tensorflow as tf
+        import tf_keras
+
+        class Trainer:
+            def __init__(self, strategy, model):
+                self.strategy = strategy
+                self.model = model
+                self.train_loss = tf_keras.metrics.Mean()
+
+            def replica_step(self, batch):
+                return self.model.train_on_batch(batch)
+
+            @tf.function
+            def train_step(self, batch):
+                losses = self.strategy.run(self.replica_step, args=(batch,))
+                self.train_loss.update_state(self.strategy.reduce("SUM", losses, axis=None))
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            trainer = Trainer(strategy, build_model())
+        """,
+        note="a metric an object keeps, made when the object is built in the scope",
+        message=(
+            "tf-keras metric `self.train_loss` made in the scope (line 8) is updated in cross-replica code: "
+            "`SyncOnReadVariable does not support assign_add`; update it in the replica function"
+        ),
+    ),
     Valid(
         """
         import tensorflow as tf
@@ -301,5 +330,30 @@ EXAMPLES = (
             train_loss.update_state(coordinator.schedule(step, args=(batch,)).fetch())
         """,
         note="ParameterServerStrategy only: not measured, not reported",
+    ),
+    Valid(
+        """
+        import tensorflow as tf
+        import tf_keras
+
+        class Trainer:
+            def __init__(self, strategy):
+                self.strategy = strategy
+                self.train_loss = tf_keras.metrics.Mean()
+
+            def replica_step(self, batch):
+                loss = compute_loss(batch)
+                self.train_loss.update_state(loss)
+                return loss
+
+            @tf.function
+            def train_step(self, batch):
+                return self.strategy.run(self.replica_step, args=(batch,))
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            trainer = Trainer(strategy)
+        """,
+        note="a metric an object keeps, updated in its replica method",
     ),
 )
