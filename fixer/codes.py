@@ -22,8 +22,8 @@ PARSE_ERROR_CODE = "TFD000"
 
 # Every rule in codemods/, sorted; a new rule adds its code here (tests/test_codes.py says so).
 RULE_CODES: tuple[str, ...] = (
-    "TFD101", "TFD102", "TFD103", "TFD104", "TFD105", "TFD106", "TFD107", "TFD108", "TFD109", "TFD110", "TFD111", "TFD112", "TFD113",
-    "TFD201", "TFD202", "TFD203", "TFD204",
+    "TFD101", "TFD102", "TFD103", "TFD104", "TFD105", "TFD106", "TFD107", "TFD108", "TFD109", "TFD110", "TFD111", "TFD112", "TFD113", "TFD114",
+    "TFD201", "TFD202", "TFD203", "TFD204", "TFD205",
     "TFD301", "TFD302", "TFD303", "TFD304", "TFD305",
     "TFD401", "TFD402", "TFD403", "TFD404",
     "TFD501", "TFD502", "TFD503", "TFD504",

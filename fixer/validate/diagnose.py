@@ -104,6 +104,16 @@ KNOWN_ERRORS = (
         error_type="TypeError",
     ),
     KnownError(
+        ("TFD114",),
+        re.compile(r"SyncOnReadVariable does not support `?assign_add`? in cross-replica context"),
+        "a tf-keras metric made in `strategy.scope()` is updated in cross-replica code",
+    ),
+    KnownError(
+        ("TFD205",),
+        re.compile(r"Could not apply FILE based sharding: the dataset only has \d+ file\(s\)"),
+        "input read from fewer files than workers is auto-sharded by file",
+    ),
+    KnownError(
         ("TFD601", "TFD603"),
         re.compile(r"Could not start gRPC server"),
         "several processes claim the same task of the cluster (a hard-coded or malformed TF_CONFIG)",

@@ -31,6 +31,8 @@ MESSAGES = [
     ("AttributeError", "module 'keras.utils' has no attribute 'experimental'", ("TFD403",)),
     ("RuntimeError", "Virtual devices cannot be modified after being initialized", ("TFD111",)),
     ("TypeError", "BaseOptimizer.apply_gradients() got an unexpected keyword argument 'skip_gradients_aggregation'", ("TFD305",)),
+    ("InvalidArgumentError", "{{function_node __wrapped__IteratorGetNextAsOptional_device_/job:worker/replica:0/task:0/device:CPU:0}} Could not apply FILE based sharding: the dataset only has 1 file(s), which is not enough for the required 2 shards/workers.", ("TFD205",)),
+    ("ValueError", "SyncOnReadVariable does not support `assign_add` in cross-replica context when aggregation is set to `tf.VariableAggregation.SUM`.", ("TFD114",)),
     (
         "RuntimeError",
         "`merge_call` called while defining a new graph or a tf.function. This can often happen if the function "

@@ -1,4 +1,4 @@
-"""Runtime evidence for TFD104, TFD106, TFD107, TFD108 and TFD110: with two replicas the corpus script that
+"""Runtime evidence for TFD104, TFD106, TFD107, TFD108, TFD110 and TFD114: with two replicas the corpus script that
 the rule flags fails with the error the rule names, and the clean (TFD107: the fixed) script runs.
 
 Only the ``runs`` check is asserted. TFD107's scripts use tf-keras, whose `fit` under
@@ -22,6 +22,7 @@ EXPECTED = {
     "tfd108_run_result_as_float": "TypeError: float() argument must be a string or a real number, not 'PerReplica'",
     "tfd107_tf_function_train_step": "RuntimeError: `merge_call` called while defining a new graph or a tf.function",
     "tfd110_accumulation_under_condition": "RuntimeError: `merge_call` called while defining a new graph or a tf.function",
+    "tfd114_metric_updated_cross_replica": "ValueError: SyncOnReadVariable does not support `assign_add` in cross-replica context",
 }
 
 

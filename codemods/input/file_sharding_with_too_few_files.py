@@ -1,0 +1,150 @@
+"""TFD205: under MultiWorkerMirroredStrategy, input read from fewer files than workers, sharded by file."""
+
+from __future__ import annotations
+
+import json
+
+import libcst as cst
+
+from fixer.context import RuleContext
+from fixer.prefilter import STRATEGY
+from fixer.rule import Rule
+from fixer.tf.compat import runs_on_tf1
+from fixer.tf.pipelines import Pipeline, add_helper, auto_shard_policy, distributed_inputs, pipeline
+from fixer.tf.tf_config_sources import NOT_LITERAL, env_setters, literal_value
+from fixer.types import Applicability
+
+_READERS = frozenset(
+    {"tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset", "tensorflow.data.FixedLengthRecordDataset"}
+)
+_LIST_FILES = "tensorflow.data.Dataset.list_files"
+_GLOB = frozenset("*?[")
+# The policies under which a multi-worker strategy splits a file-read input by file.
+_BY_FILE = (None, "AUTO", "FILE")
+
+
+class FileShardingWithTooFewFiles(Rule):
+    """
+    ## What it does
+    Under `MultiWorkerMirroredStrategy`, finds a dataset read from files (`TFRecordDataset`,
+    `TextLineDataset`, `FixedLengthRecordDataset`, `Dataset.list_files`) that the strategy
+    auto-shards (`strategy.experimental_distribute_dataset(ds)`, or `model.fit(ds)`) with the
+    default policy (AUTO) or `AutoShardPolicy.FILE`, when the source reads fewer files than the
+    cluster has workers. The file count must be plain in the source: a literal path, a literal
+    list of paths, or a `list_files` pattern without glob characters; the worker count is taken
+    from a literal TF_CONFIG in the file, and without one only a single file is reported (every
+    multi-worker cluster has two workers or more). Not reported: a pipeline sharded by hand
+    (`.shard(...)`) or by the task index, the DATA or OFF policy, a glob pattern (its match count
+    is not in the source), datasets built by `distribute_datasets_from_function` (no
+    auto-sharding), and `tfds.load` (its file count is not in the source either).
+
+    ## Why is this bad in distributed training?
+    Sharding by file gives each worker its own files; with fewer files than workers some worker
+    would get none, and TensorFlow refuses. Measured on TensorFlow 2.21 with 2 workers on
+    127.0.0.1 (`benchmarks/probe_file_sharding_too_few_files.py`): one TFRecord file (a path, a
+    one-element list or a `list_files` match) or one text file with the default AUTO policy, or
+    with FILE, makes worker 0 raise `InvalidArgumentError: Could not apply FILE based sharding:
+    the dataset only has 1 file(s), which is not enough for the required 2 shards/workers` and
+    worker 1 `UnavailableError: Collective ops is aborted`; Keras `fit` fails the same way. Unlike
+    an in-memory source, a file source with too few files does not fall back to sharding by data.
+    With the DATA policy the workers read disjoint halves ([0, 2] and [1, 3]); with 2 files each
+    worker reads its own file.
+
+    ## Fix safety
+    Safe: `.with_options(_shard_by_data())` is added after the file source, with a helper that
+    sets `AutoShardPolicy.DATA` (measured with the options on the reader and on `list_files`: the
+    two workers then read disjoint halves of the one file, the split the strategy would make of an
+    in-memory source). Each worker reads the whole
+    file and keeps its share, which costs I/O, not correctness. Splitting the input into at least
+    as many files as workers is the other repair, and the faster one for large inputs. Display-only
+    when the pipeline sets the policy itself (AUTO or FILE written out): the options are the user's.
+
+    ## Runtime evidence
+    `distfix validate` names this rule behind the `Could not apply FILE based sharding` error.
+
+    ## References
+    - https://www.tensorflow.org/tutorials/distribute/input#sharding
+    - https://github.com/tensorflow/tensorflow/issues/36846
+    """
+
+    code = "TFD205"
+    name = "file-sharding-with-too-few-files"
+    message = "input read from fewer files than workers is sharded by file"
+    fix_title = "Auto-shard this input by data"
+    applicability = Applicability.SAFE
+    triggers = ("Dataset",)
+    needs = (STRATEGY,)
+
+    def check(self, ctx: RuleContext) -> None:
+        if runs_on_tf1(ctx.index) or not ctx.tf.strategies.uses_multi_worker:
+            return
+        workers = _literal_worker_count(ctx)
+        reported: set[int] = set()
+        for call, dataset in distributed_inputs(ctx):
+            found = pipeline(ctx, dataset, call)
+            if found is None or found.source is None or id(found.source) in reported or found.per_task(ctx):
+                continue
+            policy = auto_shard_policy(ctx, found)
+            if policy not in _BY_FILE:
+                continue
+            files = _file_count(ctx, found.source)
+            if files is None or not (files < workers if workers is not None else files == 1):
+                continue
+            reported.add(id(found.source))
+            cluster = f"{workers} workers" if workers is not None else "2+ workers"
+            ctx.report(
+                found.source,
+                f"{files} file(s) for {cluster}, sharded by file ({policy or 'AUTO'} policy, distributed at line "
+                f"{ctx.range(call).start.line}): `Could not apply FILE based sharding`; use `AutoShardPolicy.DATA` "
+                "or one file per worker",
+                edits=_shard_by_data(ctx, found) if policy is None else None,
+                applicability=None if policy is None else Applicability.DISPLAY_ONLY,
+            )
+
+
+def _shard_by_data(ctx: RuleContext, found: Pipeline) -> list | None:
+    """Edits that add the DATA policy right after the file source, with its helper."""
+    assert found.source is not None
+    tf, imports = ctx.import_module("tensorflow", "tf")
+    helper = add_helper(ctx, "snippets/shard_by_data.py.j2", "_shard_by_data", tf=tf)
+    return [*imports, *helper, ctx.insert_after(found.source, ".with_options(_shard_by_data())")]
+
+
+def _file_count(ctx: RuleContext, source: cst.Call) -> int | None:
+    """How many files ``source`` reads, when the source says it plainly, else None."""
+    callee = ctx.tf.names.callee(source) or ""
+    if callee not in _READERS and callee != _LIST_FILES or not source.args:
+        return None
+    first = source.args[0]
+    if first.keyword is not None and first.keyword.value not in ("filenames", "file_pattern"):
+        return None
+    value = literal_value(ctx, first.value)
+    if value is NOT_LITERAL and isinstance(first.value, cst.Name):
+        # A path string cannot be changed in place: the one binding that reaches the read says it
+        # (literal_value gives up on any name passed to a call, which only matters for containers).
+        bound = ctx.tf.semantic.value_of(first.value)
+        value = literal_value(ctx, bound) if isinstance(bound, (cst.SimpleString, cst.ConcatenatedString)) else NOT_LITERAL
+    paths = [value] if isinstance(value, str) else value if isinstance(value, list) else None
+    if not paths or not all(isinstance(p, str) for p in paths):
+        return None
+    if callee == _LIST_FILES and any(_GLOB & set(p) for p in paths):
+        return None  # how many files a glob matches is not in the source
+    return len(set(paths))
+
+
+def _literal_worker_count(ctx: RuleContext) -> int | None:
+    """The number of workers (chief included) of the one literal TF_CONFIG the file sets, else None."""
+    setters = env_setters(ctx, "TF_CONFIG")
+    if len(setters) != 1:
+        return None
+    value = literal_value(ctx, setters[0].value)
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    if value is NOT_LITERAL or not isinstance(value, dict) or not isinstance(value.get("cluster"), dict):
+        return None
+    cluster = value["cluster"]
+    count = sum(len(cluster.get(job) or []) for job in ("chief", "worker"))
+    return count or None

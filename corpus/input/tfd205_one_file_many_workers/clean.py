@@ -1,0 +1,52 @@
+"""Training on every worker from one TFRecord file, auto-sharded by data: every worker reads the
+file and keeps its own share of each global batch (benchmarks/probe_file_sharding_too_few_files.py:
+disjoint halves with 2 workers)."""
+
+import os
+import tempfile
+
+import tensorflow as tf
+
+GLOBAL_BATCH = 4
+
+TRAIN_FILE = "train.tfrecord"
+
+strategy = tf.distribute.MultiWorkerMirroredStrategy(
+    cluster_resolver=tf.distribute.cluster_resolver.TFConfigClusterResolver()
+)
+
+# The training file (written here so the example is self-contained: every worker writes the same
+# records to a file of its own, then moves it into place, so a reader never sees half a file).
+with tempfile.NamedTemporaryFile(dir=".", suffix=".part", delete=False) as part:
+    pass
+with tf.io.TFRecordWriter(part.name) as writer:
+    for i in range(16):
+        writer.write(tf.io.serialize_tensor(tf.constant(float(i))).numpy())
+os.replace(part.name, TRAIN_FILE)
+with strategy.scope():
+    w = tf.Variable([0.0])
+    optimizer = tf.keras.optimizers.SGD(0.01)
+
+dataset = tf.data.TFRecordDataset(TRAIN_FILE).map(lambda r: tf.io.parse_tensor(r, tf.float32))
+dataset = dataset.map(lambda x: tf.reshape(x, [1])).batch(GLOBAL_BATCH)
+# One file cannot give each worker files of its own: split the batches instead.
+options = tf.data.Options()
+options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+dataset = dataset.with_options(options)
+
+
+def replica_fn(batch):
+    with tf.GradientTape() as tape:
+        loss = tf.nn.compute_average_loss(tf.square(batch * w - 1.0), global_batch_size=GLOBAL_BATCH)
+    optimizer.apply_gradients([(tape.gradient(loss, w), w)])
+    return loss
+
+
+@tf.function
+def train_step(batch):
+    return strategy.run(replica_fn, args=(batch,))
+
+
+for batch in strategy.experimental_distribute_dataset(dataset):
+    train_step(batch)
+print("w", w.numpy())
