@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.tf.datasets import DatasetModel
-from fixer.tf.host_batches import NUMPY, HostBatches, unwrap_enumerate
+from fixer.tf.host_batches import NUMPY, HostBatches, unwrap_iteration
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.tf.dataflow import names_in
@@ -22,14 +22,18 @@ class DatasetNotDistributed(Rule):
     Finds a `tf.data` dataset whose batches reach `strategy.run` — directly, or through a step
     function that calls `strategy.run` — without `strategy.experimental_distribute_dataset` or
     `strategy.distribute_datasets_from_function`. Batches are followed from `for` loops (also
-    over `enumerate(ds)`), from `next(it)` with `it = iter(ds)` (also an iterator passed to the
+    over `enumerate(ds)` and progress bars such as `tqdm(ds)`), from `next(it)` with `it = iter(ds)` (also an iterator passed to the
     step, and an element unpacked as in `x, y = next(it)`), and the dataset through names, `self` attributes, local factory functions,
-    parameters (to the arguments of their calls), `tfds.load(..., split=...)`, and functions of
+    parameters (to the arguments of their calls), a pipeline rebound step by step however long
+    (`ds = ds.map(...)` repeated), a callable loader object of the module (`loader = Loader(...)`,
+    then `loader()`: what its `__call__` returns), `tfds.load(..., split=...)`, and functions of
     other modules of the project that return a `tf.data` dataset (`ds = utility.make_dataset(...)`,
     also with `.prefetch(...)`/`.map(...)` chained on it; followed as for TFD504). A step is
     matched by Python's scoping, so a nested single-device `step` elsewhere is not confused
     with the distributed one. Programs whose only strategy is `OneDeviceStrategy` are not
-    reported.
+    reported. Not followed: loader objects of other modules or kept in attributes, and
+    iteration wrappers other than `enumerate`/`iter`/`tqdm`. The finding is at the dataset the
+    loop or `iter(...)` reads (where the fix distributes it), not at the step call it feeds.
 
     Batches made outside tf.data are found too: a slice of a NumPy array (`x[i:i + n]`, from
     `np.load`/`np.array`/... or `tf.keras.datasets.*.load_data()`), and the loop variable or
@@ -148,7 +152,7 @@ class DatasetNotDistributed(Rule):
             if ancestor is func:
                 break
             if isinstance(ancestor, cst.For) and name in names_in(ancestor.target):
-                return unwrap_enumerate(ancestor.iter)
+                return unwrap_iteration(ancestor.iter)
         for bound, where in datasets.bindings(name, near):
             source = self._source(ctx, datasets, bound, where, depth + 1)
             if source is not None:

@@ -1,0 +1,98 @@
+"""TFD201 follows a dataset through long rebinding chains, progress bars and callable loader objects."""
+
+from __future__ import annotations
+
+import textwrap
+
+from fixer.engine import check_source, fix_source
+
+_STEP = """
+import tensorflow as tf
+from tqdm import tqdm
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(8,))])
+    optimizer = tf.keras.optimizers.SGD()
+
+
+@tf.function
+def train_step(x, y):
+    def step_fn(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.nn.compute_average_loss(tf.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+    return strategy.run(step_fn, args=(x, y))
+
+
+"""
+
+_PIPELINE = """
+ds = tf.data.Dataset.from_tensor_slices((tf.zeros((64, 8)), tf.zeros((64, 1))))
+ds = ds.map(lambda x, y: (x * 2.0, y))
+ds = ds.map(lambda x, y: (x + 1.0, y))
+ds = ds.map(lambda x, y: (x, y * 0.5))
+ds = ds.filter(lambda x, y: True)
+ds = ds.batch(16)
+"""
+
+
+def findings(tail: str) -> list[tuple[int, str]]:
+    source = textwrap.dedent(_STEP) + textwrap.dedent(tail)
+    return [(f.start.line, f.message[:30]) for f in check_source("train.py", source).findings if f.code == "TFD201"]
+
+
+def lines(tail: str) -> list[int]:
+    return [line for line, _ in findings(tail)]
+
+
+def test_a_pipeline_rebound_five_times_is_followed():
+    assert lines(_PIPELINE + "for x, y in ds:\n    train_step(x, y)\n") == [29]
+
+
+def test_enumerate_over_a_long_pipeline_is_followed():
+    assert lines(_PIPELINE + "for step, (x, y) in enumerate(ds):\n    train_step(x, y)\n") == [29]
+
+
+def test_a_progress_bar_is_looked_through_and_the_fix_distributes_inside_it():
+    tail = _PIPELINE + "for x, y in tqdm(ds, total=4):\n    train_step(x, y)\n"
+    assert lines(tail) == [29]
+    fixed = fix_source("train.py", textwrap.dedent(_STEP) + tail, unsafe=True).fixed_text
+    assert "for x, y in tqdm(strategy.experimental_distribute_dataset(ds), total=4):" in fixed
+    assert lines(fixed[len(textwrap.dedent(_STEP)):]) == []
+
+
+def test_enumerate_of_a_progress_bar_is_looked_through():
+    assert lines(_PIPELINE + "for i, (x, y) in enumerate(tqdm(ds)):\n    train_step(x, y)\n") == [29]
+
+
+_LOADER = """
+class Loader:
+    def __init__(self, batch_size):
+        self.batch_size = batch_size
+
+    def __call__(self):
+        ds = tf.data.Dataset.from_tensor_slices((tf.zeros((64, 8)), tf.zeros((64, 1))))
+        return {returned}
+
+
+loader = Loader(16)
+for x, y in loader():
+    train_step(x, y)
+"""
+
+
+def test_a_callable_loader_object_returning_a_dataset_is_followed():
+    assert lines(_LOADER.format(returned="ds.batch(self.batch_size)")) == [33]
+
+
+def test_a_callable_loader_returning_a_distributed_dataset_is_not_reported():
+    returned = "strategy.experimental_distribute_dataset(ds.batch(self.batch_size))"
+    assert lines(_LOADER.format(returned=returned)) == []
+
+
+def test_a_progress_bar_over_a_distributed_dataset_is_not_reported():
+    tail = _PIPELINE + "dist = strategy.experimental_distribute_dataset(ds)\nfor x, y in tqdm(dist):\n    train_step(x, y)\n"
+    assert lines(tail) == []
