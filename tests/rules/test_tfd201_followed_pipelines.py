@@ -1,4 +1,5 @@
-"""TFD201 follows a dataset through long rebinding chains, progress bars and callable loader objects."""
+"""TFD201 follows a dataset through long rebinding chains, progress bars and callable loader objects,
+and reports at the call that hands the batch to the replicas."""
 
 from __future__ import annotations
 
@@ -49,23 +50,23 @@ def lines(tail: str) -> list[int]:
 
 
 def test_a_pipeline_rebound_five_times_is_followed():
-    assert lines(_PIPELINE + "for x, y in ds:\n    train_step(x, y)\n") == [29]
+    assert lines(_PIPELINE + "for x, y in ds:\n    train_step(x, y)\n") == [30]
 
 
 def test_enumerate_over_a_long_pipeline_is_followed():
-    assert lines(_PIPELINE + "for step, (x, y) in enumerate(ds):\n    train_step(x, y)\n") == [29]
+    assert lines(_PIPELINE + "for step, (x, y) in enumerate(ds):\n    train_step(x, y)\n") == [30]
 
 
 def test_a_progress_bar_is_looked_through_and_the_fix_distributes_inside_it():
     tail = _PIPELINE + "for x, y in tqdm(ds, total=4):\n    train_step(x, y)\n"
-    assert lines(tail) == [29]
+    assert lines(tail) == [30]
     fixed = fix_source("train.py", textwrap.dedent(_STEP) + tail, unsafe=True).fixed_text
     assert "for x, y in tqdm(strategy.experimental_distribute_dataset(ds), total=4):" in fixed
     assert lines(fixed[len(textwrap.dedent(_STEP)):]) == []
 
 
 def test_enumerate_of_a_progress_bar_is_looked_through():
-    assert lines(_PIPELINE + "for i, (x, y) in enumerate(tqdm(ds)):\n    train_step(x, y)\n") == [29]
+    assert lines(_PIPELINE + "for i, (x, y) in enumerate(tqdm(ds)):\n    train_step(x, y)\n") == [30]
 
 
 _LOADER = """
@@ -85,7 +86,7 @@ for x, y in loader():
 
 
 def test_a_callable_loader_object_returning_a_dataset_is_followed():
-    assert lines(_LOADER.format(returned="ds.batch(self.batch_size)")) == [33]
+    assert lines(_LOADER.format(returned="ds.batch(self.batch_size)")) == [34]
 
 
 def test_a_callable_loader_returning_a_distributed_dataset_is_not_reported():
@@ -96,3 +97,19 @@ def test_a_callable_loader_returning_a_distributed_dataset_is_not_reported():
 def test_a_progress_bar_over_a_distributed_dataset_is_not_reported():
     tail = _PIPELINE + "dist = strategy.experimental_distribute_dataset(ds)\nfor x, y in tqdm(dist):\n    train_step(x, y)\n"
     assert lines(tail) == []
+
+
+def test_the_finding_is_at_the_step_call_and_names_the_dataset_line():
+    found = findings("ds = tf.data.Dataset.range(8).batch(4)\nfor x in ds:\n    y = x * 2\n    train_step(x, y)\n")
+    assert [line for line, _ in found] == [25]
+    source = textwrap.dedent(_STEP) + "ds = tf.data.Dataset.range(8).batch(4)\nfor x in ds:\n    y = x * 2\n    train_step(x, y)\n"
+    finding = next(f for f in check_source("train.py", source).findings if f.code == "TFD201")
+    assert "`ds` (line 23)" in finding.message and finding.start.column == 5
+
+
+def test_a_run_call_fed_directly_is_reported_at_the_run():
+    tail = (
+        "def replica_fn(x):\n    return x * 2\n\n\n"
+        "ds = tf.data.Dataset.range(8).batch(4)\nfor x in ds:\n    strategy.run(replica_fn, args=(x,))\n"
+    )
+    assert lines(tail) == [28]
