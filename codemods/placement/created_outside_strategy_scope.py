@@ -187,7 +187,7 @@ def _message(creation: Creation, advice_only: bool) -> str:
     return text
 
 
-def _self_scoping_models(ctx: RuleContext, finder: "_Finder") -> set[str]:
+def _self_scoping_models(ctx: RuleContext, finder: _Finder) -> set[str]:
     """Keras model classes of this module whose `call()` enters a strategy scope itself
     (`def call(self, x): with strategy.scope(): ...`). A scope entered in `__init__` is not
     counted: Keras records the strategy when the model is constructed, which may be inside it."""
