@@ -7,7 +7,9 @@ On 2 logical CPU devices under `MirroredStrategy`, `Dataset.range(64)`:
   and, as a control, with `input_context.get_per_replica_batch_size(8)`;
 - batched with the per-replica size and given to Keras `fit` (a `train_step` override prints what each
   replica receives);
-- batched with `4 * num_workers` where `num_workers` was read from the environment without `int()`.
+- batched with `4 * num_workers` where `num_workers` was read from the environment without `int()`,
+  or turned into text with `str()` / `"{}".format()`;
+- NumPy arrays given to Keras `fit(x, y, batch_size=PER_REPLICA)`.
 
 Prints the size of each replica's first batch. Runs once under Keras 3 and once under tf-keras
 (`TF_USE_LEGACY_KERAS=1`), each in its own process.
@@ -73,6 +75,24 @@ with strategy.scope():
     probe.compile(optimizer="sgd", loss="mse")
 probe.fit(tf.data.Dataset.from_tensor_slices((tf.ones([64, 2]), tf.ones([64, 1]))).batch(PER_REPLICA), epochs=1, steps_per_epoch=1, verbose=0)
 report(f"batch(PER_REPLICA * num_workers) with num_workers = os.environ[...] ({PER_REPLICA * num_workers!r})", lambda: sizes(strategy.experimental_distribute_dataset(source.batch(PER_REPLICA * num_workers))))
+as_text = str(strategy.num_replicas_in_sync)
+report(f"batch(PER_REPLICA * str(count)) ({PER_REPLICA * as_text!r})", lambda: sizes(strategy.experimental_distribute_dataset(source.batch(PER_REPLICA * as_text))))
+formatted = "{}".format(strategy.num_replicas_in_sync)
+report(f"batch(PER_REPLICA * '{{}}'.format(count)) ({PER_REPLICA * formatted!r})", lambda: sizes(strategy.experimental_distribute_dataset(source.batch(PER_REPLICA * formatted))))
+
+
+class ArrayProbe(Probe):
+    def train_step(self, data):
+        x, _ = data
+        tf.print("Keras fit(x, y, batch_size=PER_REPLICA) on arrays: a replica's train_step got", tf.shape(x)[0], "examples", output_stream=sys.stdout)
+        return {"n": tf.cast(tf.shape(x)[0], tf.float32)}
+
+
+with strategy.scope():
+    arrays = ArrayProbe()
+    arrays.compile(optimizer="sgd", loss="mse")
+import numpy as np
+arrays.fit(np.ones([64, 2], "float32"), np.ones([64, 1], "float32"), batch_size=PER_REPLICA, epochs=1, steps_per_epoch=1, verbose=0)
 
 """
 

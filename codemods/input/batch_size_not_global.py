@@ -34,21 +34,28 @@ class BatchSizeNotGlobal(Rule):
       it is one replica's share (`BATCH_SIZE_PER_REPLICA`, `per_gpu_batch`, `args.per_device_batch_size`;
       under `MultiWorkerMirroredStrategy` also `per_worker_batch_size`), used as it is.
       `experimental_distribute_dataset` expects the global batch and splits it; so does Keras
-      `fit(ds)` of a model built in `strategy.scope()` (measured).
+      `fit(ds)` of a model built in `strategy.scope()`, and `fit(x, y, batch_size=...)` on arrays
+      (measured).
+    - the same splitters given a neutral name (`.batch(BATCH_SIZE)`) while the code computes the
+      global batch from it (`GLOBAL = BATCH_SIZE * strategy.num_replicas_in_sync`) and never
+      reads that global batch: the per-replica value was passed on instead.
     - a `dataset_fn` given to `distribute_datasets_from_function` that batches with the global
       size: a name that says so (`GLOBAL_BATCH_SIZE`), a size computed as
       `... * strategy.num_replicas_in_sync`, or any size other than the
       `input_context.get_per_replica_batch_size(...)` the function computes itself. Each
       `dataset_fn` batch is what one replica receives.
     - a global batch computed from a worker count that is a string: read from the environment
-      without `int()` (`num_workers = os.environ["NUM_WORKERS"]`), or the length of the
+      without `int()` (`num_workers = os.environ["NUM_WORKERS"]`), turned into text
+      (`str(n)`, `"{}".format(n)`, an f-string, `"%d" % n`), or the length of the
       `TF_CONFIG` text (`len(os.environ["TF_CONFIG"])`) instead of its list of workers.
 
     Not reported, because the intent cannot be read from the code: a literal or a neutral name
     (`.batch(64)`, `.batch(BATCH_SIZE)`, `.batch(args.batch_size)`, a parameter), which may well
     be meant as the global batch; a per-replica name multiplied by anything; a `dataset_fn`
     batch that uses its input context or divides; programs whose only strategy is
-    `OneDeviceStrategy`.
+    `OneDeviceStrategy`; a global batch that is read anywhere (it may scale the loss or the
+    learning rate while a neutral name is meant as the global batch elsewhere); a worker count
+    turned into text in another module or through a function's return value.
 
     ## Why is this bad in distributed training?
     `experimental_distribute_dataset` and Keras `fit` treat each batch as the global batch and
@@ -63,7 +70,9 @@ class BatchSizeNotGlobal(Rule):
     (`compute_average_loss(..., global_batch_size=...)`) and the steps per epoch are then all
     off by N. With `num_workers = os.environ["NUM_WORKERS"]`, `4 * num_workers` is the string
     `'2222'` and `.batch` raises `TypeError: Cannot convert '2222' to EagerTensor of dtype int64`
-    (`benchmarks/probe_batch_size.py`, output in `docs/probes.md`).
+    (`benchmarks/probe_batch_size.py`, output in `docs/probes.md`); `str(2)` or
+    `"{}".format(2)` multiplied by 4 is `'2222'` too, with the same `TypeError`, and
+    `fit(x, y, batch_size=4)` on NumPy arrays gives each replica's `train_step` 2 examples.
 
     ## Fix safety
     Display-only: whether the size was meant per replica or global is a decision about the
@@ -120,24 +129,35 @@ class BatchSizeNotGlobal(Rule):
             self._string_worker_counts(ctx)
 
     def _distributed(self, ctx: RuleContext, call: cst.Call, strategy: cst.BaseExpression, splitter: str) -> None:
-        """`experimental_distribute_dataset(ds)` (or a `fit(ds)` of a model built in the scope) with
-        ``ds`` batched by a per-replica size."""
-        found = pipeline(ctx, call.args[0].value, call)
-        batch = _last_batch(found.methods) if found is not None else None
-        size = argument_value(batch, 0, "batch_size") if batch is not None else None
+        """`experimental_distribute_dataset(ds)` (or a `fit(ds)` / `fit(x, y, batch_size=...)` of a
+        model built in the scope) with batches of a per-replica size."""
+        size = _keyword(call, "batch_size") if splitter.startswith("Keras") else None
+        if size is None:
+            found = pipeline(ctx, call.args[0].value, call)
+            batch = _last_batch(found.methods) if found is not None else None
+            size = argument_value(batch, 0, "batch_size") if batch is not None else None
         if size is None:
             return
         words = _PER_REPLICA_WORDS
         if ctx.tf.strategies.kinds(strategy) & MULTI_WORKER_CLASSES:
             words += _PER_WORKER_WORDS
         name = dotted_name(size)
-        if name is None or not any(word in name.rsplit(".", 1)[-1].lower() for word in words):
+        if name is None:
             return
-        ctx.report(
-            size,
-            f"`{name}` reads as one replica's batch, but {splitter} splits each batch between replicas; "
-            f"multiply it by `{ctx.source(strategy)}.num_replicas_in_sync` if that was meant",
-        )
+        if any(word in name.rsplit(".", 1)[-1].lower() for word in words):
+            ctx.report(
+                size,
+                f"`{name}` reads as one replica's batch, but {splitter} splits each batch between replicas; "
+                f"multiply it by `{ctx.source(strategy)}.num_replicas_in_sync` if that was meant",
+            )
+            return
+        unused = _unused_global(ctx, size)
+        if unused is not None:
+            ctx.report(
+                size,
+                f"`{unused}` (`{name}` times the replicas) is never used, and {splitter} splits each batch "
+                f"of `{name}` between replicas; batch with `{unused}`",
+            )
 
     def _dataset_fn(self, ctx: RuleContext, fn) -> None:
         """A ``dataset_fn`` whose batches (each one replica's) use the global size."""
@@ -186,6 +206,11 @@ class BatchSizeNotGlobal(Rule):
                 detail = (
                     f"`{name}` counts the TF_CONFIG text's characters; count "
                     '`len(json.loads(os.environ["TF_CONFIG"])["cluster"]["worker"])`'
+                )
+            elif kind == "text":
+                detail = (
+                    f"`{name}` is text (`str()`/`format()`): multiplying repeats it and `.batch` raises; "
+                    "keep the number"
                 )
             else:
                 detail = (
@@ -316,6 +341,8 @@ def _string_count(ctx: RuleContext, size: cst.BaseExpression, at: cst.CSTNode, d
         if any(word in name.lower() for word in _COUNT_WORDS):
             if _environment_read(ctx, value):
                 return name, "string"
+            if _as_text(ctx, value):
+                return name, "text"
             if (
                 isinstance(value, cst.Call)
                 and isinstance(value.func, cst.Name)
@@ -328,6 +355,47 @@ def _string_count(ctx: RuleContext, size: cst.BaseExpression, at: cst.CSTNode, d
             inner = _string_count(ctx, value, assign, depth + 1)
             if inner is not None:
                 return inner
+    return None
+
+
+def _as_text(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
+    """``str(n)``, ``"{}".format(n)``, ``f"{n}"`` or ``"%d" % n``: a number turned into text."""
+    if isinstance(expr, cst.FormattedString):
+        return True
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo):
+        return isinstance(expr.left, cst.SimpleString)
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    if isinstance(func, cst.Name):
+        return func.value == "str" and ctx.tf.names.callee(expr) is None
+    return isinstance(func, cst.Attribute) and func.attr.value == "format" and isinstance(func.value, cst.SimpleString)
+
+
+def _keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+
+
+def _unused_global(ctx: RuleContext, size: cst.BaseExpression) -> str | None:
+    """The name of a global batch computed from ``size`` and never read: ``G = size *
+    <strategy>.num_replicas_in_sync`` (either order) while ``size`` itself is what gets batched."""
+    if not isinstance(size, cst.Name):
+        return None
+    for assign in ctx.index.assigns:
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+            continue
+        value = assign.value
+        if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply)):
+            continue
+        sides = (value.left, value.right)
+        if not any(isinstance(side, cst.Name) and side.value == size.value for side in sides):
+            continue
+        if not any(isinstance(side, cst.Attribute) and side.attr.value == "num_replicas_in_sync" for side in sides):
+            continue
+        target = assign.targets[0].target
+        semantic = ctx.tf.semantic
+        if all(semantic.binding_at(use) is not None for use in ctx.index.names.get(target.value, [])):
+            return target.value
     return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.tf.datasets import DatasetModel
-from fixer.tf.host_batches import NUMPY, HostBatches, unwrap_enumerate
+from fixer.tf.host_batches import NUMPY, HostBatches, unwrap_iteration
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.tf.dataflow import names_in
@@ -22,14 +22,19 @@ class DatasetNotDistributed(Rule):
     Finds a `tf.data` dataset whose batches reach `strategy.run` — directly, or through a step
     function that calls `strategy.run` — without `strategy.experimental_distribute_dataset` or
     `strategy.distribute_datasets_from_function`. Batches are followed from `for` loops (also
-    over `enumerate(ds)`), from `next(it)` with `it = iter(ds)` (also an iterator passed to the
+    over `enumerate(ds)` and progress bars such as `tqdm(ds)`), from `next(it)` with `it = iter(ds)` (also an iterator passed to the
     step, and an element unpacked as in `x, y = next(it)`), and the dataset through names, `self` attributes, local factory functions,
-    parameters (to the arguments of their calls), `tfds.load(..., split=...)`, and functions of
+    parameters (to the arguments of their calls), a pipeline rebound step by step however long
+    (`ds = ds.map(...)` repeated), a callable loader object of the module (`loader = Loader(...)`,
+    then `loader()`: what its `__call__` returns), `tfds.load(..., split=...)`, and functions of
     other modules of the project that return a `tf.data` dataset (`ds = utility.make_dataset(...)`,
     also with `.prefetch(...)`/`.map(...)` chained on it; followed as for TFD504). A step is
     matched by Python's scoping, so a nested single-device `step` elsewhere is not confused
     with the distributed one. Programs whose only strategy is `OneDeviceStrategy` are not
-    reported.
+    reported. Not followed: loader objects of other modules or kept in attributes, and
+    iteration wrappers other than `enumerate`/`iter`/`tqdm`. The finding is at the call that
+    hands the batch to the replicas (the step call, or `strategy.run` itself) and names the
+    dataset and its line; the fix distributes the dataset where the loop or `iter(...)` reads it.
 
     Batches made outside tf.data are found too: a slice of a NumPy array (`x[i:i + n]`, from
     `np.load`/`np.array`/... or `tf.keras.datasets.*.load_data()`), and the loop variable or
@@ -80,7 +85,7 @@ class DatasetNotDistributed(Rule):
         datasets = DatasetModel(ctx)
         steps = {f: run for run in replica.run_calls for f in [ctx.index.enclosing_function(run.call)] if f is not None}
         host = HostBatches(ctx, datasets)
-        reported: set[int] = set()
+        fed: dict[int, tuple[cst.BaseExpression, list[tuple[cst.Call, object]]]] = {}  # by dataset: the calls it feeds
         host_batches = []  # (call, batch, kind, run): one per call, reported after the loop
         for call in ctx.index.calls:
             run = self._entry(ctx, call, steps)
@@ -90,14 +95,17 @@ class DatasetNotDistributed(Rule):
             for position, arg in enumerate(self._fed_values(ctx, call, run)):
                 source = self._source(ctx, datasets, arg, call)
                 if source is not None and datasets.is_dataset(source, source):
-                    if id(source) not in reported:
-                        reported.add(id(source))
-                        self._report(ctx, source, run)
+                    fed.setdefault(id(source), (source, []))[1].append((call, run))
                 elif host_batch is None and self._reaches_run(ctx, call, run, position):
                     kind = host.batch_kind(arg, call)
                     host_batch = (call, arg, kind, run) if kind is not None else None
             if host_batch is not None:
                 host_batches.append(host_batch)
+        for source, calls in fed.values():
+            # The call in the loop's own function (the step call) over `strategy.run` inside the step.
+            here = ctx.index.enclosing_function(source)
+            call, run = next(((c, r) for c, r in calls if ctx.index.enclosing_function(c) is here), calls[0])
+            self._report(ctx, source, run, call)
         # A step fed host batches is reported where it is called, not again at its `strategy.run`.
         fed_steps = {ctx.index.enclosing_function(r.call) for c, _, _, r in host_batches if c is not r.call}
         for call, batch, kind, run in host_batches:
@@ -148,7 +156,7 @@ class DatasetNotDistributed(Rule):
             if ancestor is func:
                 break
             if isinstance(ancestor, cst.For) and name in names_in(ancestor.target):
-                return unwrap_enumerate(ancestor.iter)
+                return unwrap_iteration(ancestor.iter)
         for bound, where in datasets.bindings(name, near):
             source = self._source(ctx, datasets, bound, where, depth + 1)
             if source is not None:
@@ -220,17 +228,22 @@ class DatasetNotDistributed(Rule):
             f"tf.data (each replica trains on all of its rows); {how}",
         )
 
-    def _report(self, ctx: RuleContext, source: cst.BaseExpression, run) -> None:
+    def _report(self, ctx: RuleContext, source: cst.BaseExpression, run, call: cst.Call) -> None:
+        """Reported at ``call``, the call that hands the batch to the replicas (the step call or
+        `strategy.run` itself), where the mistake takes effect; the fix distributes the dataset
+        where the loop or `iter(...)` reads it."""
         strategy = ctx.source(run.strategy)
+        shown = ctx.source(source)
+        where = f"`{shown}` (line {ctx.range(source).start.line})" if len(shown) <= 40 else f"line {ctx.range(source).start.line}"
         message = (
-            "every replica gets the whole batch of this plain tf.data dataset; distribute it with "
-            f"`{strategy}.experimental_distribute_dataset(...)` and batch it with the global batch size"
+            f"every replica gets the whole batch of the plain tf.data dataset {where}; distribute it with "
+            f"`{strategy}.experimental_distribute_dataset(...)`, batched by the global size"
         )
         if not self._reachable(ctx, source, run):
-            ctx.report(source, message)
+            ctx.report(call, message)
             return
-        replacement = f"{strategy}.experimental_distribute_dataset({ctx.source(source)})"
-        ctx.report(source, message, edits=[ctx.replace(source, replacement)])
+        replacement = f"{strategy}.experimental_distribute_dataset({shown})"
+        ctx.report(call, message, edits=[ctx.replace(source, replacement)])
 
     def _reachable(self, ctx: RuleContext, source: cst.CSTNode, run) -> bool:
         """The run's strategy expression can be written where the dataset is."""

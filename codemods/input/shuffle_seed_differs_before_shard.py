@@ -53,7 +53,12 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     `AutoShardPolicy.FILE`), where each worker reads its own files; auto-sharding turned off
     (TFD202's case); a shard whose index does not come from the task (`ds.shard(10, 0)` to hold
     out a split); datasets built by libraries (`tfds.load`, `image_dataset_from_directory`,
-    whose internal shuffles are not visible here).
+    whose internal shuffles are not visible here). A `tfds.load(..., split=...)` split is
+    followed for the shuffles written after it, but counts as sharded by data only under an
+    explicit `AutoShardPolicy.DATA`: it is read from TFRecord files, so the default policy
+    shards it by file when there are enough of them. Sharding by data does not depend on the
+    source or on the elements' structure (a dict of features is split like a tensor). Not
+    followed: a split unpacked with its info (`ds, info = tfds.load(..., with_info=True)`).
 
     ## Why is this bad in distributed training?
     Sharding by data keeps worker `i`'s slice of one shared order: each worker runs the whole

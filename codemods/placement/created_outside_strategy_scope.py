@@ -76,6 +76,17 @@ class CreatedOutsideStrategyScope(Rule):
     constructed outside the scope and built inside it holds `MirroredVariable`s and trains; one
     built outside fails with a bare `AssertionError`).
 
+    A Keras model class of the file whose `call()` enters `with strategy.scope():` itself is
+    reported where it is constructed outside the scope (not at the state its `__init__` makes):
+    entering the scope there does not distribute the model. Measured on TensorFlow 2.21 with 2
+    logical CPUs (`benchmarks/probe_scope_inside_call.py`): constructed outside the scope, Keras 3
+    records the default strategy, `fit` hands `call` the whole batch of 8 and the kernel is a
+    plain `Variable`; tf-keras raises `RuntimeError: Mixing different tf.distribute.Strategy
+    objects`. Constructed in the scope, both raise `RuntimeError: Method requires being in
+    cross-replica context` from the inner scope, so the fix is both: construct the model in the
+    scope and drop the scope from `call()` (advice: two edits in two places). Not followed: a
+    scope entered in another method, or a model class of another module.
+
     ## Why is this bad in distributed training?
     Only variables created under the strategy's scope are mirrored on every replica. TensorFlow
     2.21 with Keras 3 fails on the others with a bare `AssertionError` (no message) from
@@ -118,13 +129,19 @@ class CreatedOutsideStrategyScope(Rule):
         if not strategies.scope_blocks and not strategies.constructions:
             return
         finder = _Finder(ctx)
+        self_scoping = _self_scoping_models(ctx, finder)
+        scoping = _constructions_outside(ctx, self_scoping)
         groups: dict[int, list[Creation]] = {}
         for creation in finder.creations():
+            if id(creation.call) in scoping:
+                continue  # reported below, with what entering the scope in its own method does
             if finder.on_a_path_without_strategy(creation):
                 continue
             if not finder.used_by_distributed_code(creation):
                 continue
             model_class = finder.keras_model_class_of(creation)
+            if model_class is not None and model_class in self_scoping:
+                continue  # its construction is the finding
             if model_class is not None:
                 # State the model makes for itself is placed where the model is constructed:
                 # moving that construction (its own finding) into the scope is the fix.
@@ -135,6 +152,12 @@ class CreatedOutsideStrategyScope(Rule):
                 )
                 continue
             groups.setdefault(id(ctx.index.parent.get(creation.statement)), []).append(creation)
+        for call, model_class in sorted(scoping.values(), key=lambda pair: ctx.index.order[pair[0]]):
+            ctx.report(
+                call,
+                f"`{model_class}` enters `strategy.scope()` in `call()`, which does not distribute it: constructed here, "
+                "outside the scope, `fit` trains it on one device (tf-keras raises); construct it in the scope, drop the inner one",
+            )
         for group in groups.values():
             group.sort(key=lambda c: ctx.span(c.statement)[0])
             for run in _consecutive_runs(ctx, group):
@@ -162,6 +185,39 @@ def _message(creation: Creation, advice_only: bool) -> str:
     if advice_only:
         text += "; create it inside `with strategy.scope():`"
     return text
+
+
+def _self_scoping_models(ctx: RuleContext, finder: _Finder) -> set[str]:
+    """Keras model classes of this module whose `call()` enters a strategy scope itself
+    (`def call(self, x): with strategy.scope(): ...`). A scope entered in `__init__` is not
+    counted: Keras records the strategy when the model is constructed, which may be inside it."""
+    found = set()
+    for with_node, _ in ctx.tf.strategies.scope_blocks:
+        func = ctx.index.enclosing_function(with_node)
+        if not (isinstance(func, cst.FunctionDef) and func.name.value == "call"):
+            continue
+        owner = ctx.index.method_class(func)
+        if owner is not None and keras_model_base(ctx.index, finder.names, owner) is not None:
+            found.add(owner.name.value)
+    return found
+
+
+def _constructions_outside(ctx: RuleContext, classes: set[str]) -> dict[int, tuple[cst.Call, str]]:
+    """Calls constructing one of ``classes`` outside any scope block and outside the classes
+    themselves, by id: ``(call, class name)``."""
+    found: dict[int, tuple[cst.Call, str]] = {}
+    if not classes:
+        return found
+    for call in ctx.index.calls:
+        if not (isinstance(call.func, cst.Name) and call.func.value in classes):
+            continue
+        if ctx.tf.strategies.lexical_scope_block(call) is not None:
+            continue
+        func = ctx.index.enclosing_function(call)
+        owner = ctx.index.method_class(func) if isinstance(func, cst.FunctionDef) else None
+        if owner is None or owner.name.value not in classes:
+            found[id(call)] = (call, call.func.value)
+    return found
 
 
 class _Finder:

@@ -10,6 +10,7 @@ from fixer.tf.loss_scaling import (
     Scaling,
     classify,
     gradient_calls,
+    gradient_passed_through,
     is_regularization,
     last_assignment,
     loss_call,
@@ -41,11 +42,19 @@ class LossNotScaledToGlobalBatch(Rule):
     `tape.gradient` that is a per-replica mean (`tf.reduce_mean`, or a sum of such terms, plus
     unscaled `model.losses`) or an unreduced per-example vector (`tf.keras.losses.mse(...)`,
     a loss object built with `reduction="none"`), directly or through a helper (a function, a
-    method called on `self`, or a lambda bound to a name) whose one `return` gives it, also
+    method called on `self`, a lambda bound to a name, or the inner function a local factory
+    returns: `compute_loss = make_loss()`, also through `tf.function(...)`/`functools.partial`)
+    whose one `return` gives it, also
     when the helper's result is summed with other terms (`get_loss(y, p) + sum(model.losses) +
     AUX_WEIGHT * aux`, a weight being a number or a module-level name bound to one), or
     accumulated from zero by one `loss += term` (in a loop: reported at the term, which the fix
-    divides; several `+=` of the same loss are not followed). A
+    divides; several `+=` of the same loss are not followed), or passed through
+    `tf.grad_pass_through(f)(loss)`: whatever `f` does to the value (a division by
+    `num_replicas_in_sync`), the gradient is the loss's own (measured on TensorFlow 2.21 with 2
+    replicas: the value was halved, the summed gradient stayed 5.0 where dividing the loss gave
+    2.5, `benchmarks/probe_grad_pass_through.py`); that finding is advice: scale outside it. Not
+    followed: a factory of another module, one stored in an attribute, or a loss object's
+    wrapper (`optimizer.get_scaled_loss(loss)`). A
     per-example vector divided by `num_replicas_in_sync` is still a vector and is reported, and
     so is a `tf.reduce_sum(...)` divided by `num_replicas_in_sync` alone (the batch size is
     missing); a `tf.reduce_sum(...)` divided by anything else but a count taken on the replica is
@@ -156,6 +165,13 @@ class LossNotScaledToGlobalBatch(Rule):
         self, ctx: RuleContext, func, gradient: cst.Call, origin: cst.BaseExpression, holder, scaling: Scaling,
         reduces: list[Edit],
     ) -> None:
+        if gradient_passed_through(ctx, origin) is not None:
+            ctx.report(
+                origin,
+                f"`tf.grad_pass_through` changes the loss's value, not its gradient, which stays {scaling.value}'s "
+                "and is summed across replicas; scale the loss outside it",
+            )
+            return
         tf, imports = ctx.import_module("tensorflow", "tf")
         divide = f" / {tf}.distribute.get_replica_context().num_replicas_in_sync"
         # A helper also used outside training (evaluation, cross-replica code) keeps its meaning:

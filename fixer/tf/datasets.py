@@ -36,10 +36,17 @@ DISTRIBUTING = frozenset(
 )
 
 
+def loads_tfds_split(callee: str | None, call: cst.Call) -> bool:
+    """``tfds.load(..., split=...)``: a `tf.data` dataset per split (without a split: a dict of them)."""
+    return callee in TFDS_LOADS and any(a.keyword is not None and a.keyword.value == "split" for a in call.args)
+
+
 PLAIN = "plain"
 DISTRIBUTED = "distributed"
 _WRAPPERS = frozenset({"enumerate", "iter"})
-_TFDS_LOADS = frozenset({"tensorflow_datasets.load"})
+# Hops to other code followed from one expression: names rebound step by step, helpers, parameters.
+_MAX_HOPS = 12
+TFDS_LOADS = frozenset({"tensorflow_datasets.load"})
 
 
 class DatasetModel:
@@ -61,8 +68,12 @@ class DatasetModel:
         return self.kind(expr, near) == PLAIN
 
     def kind(self, expr: cst.BaseExpression, near: cst.CSTNode | None = None, depth: int = 0) -> str | None:
-        """``PLAIN``, ``DISTRIBUTED`` or None (not a dataset, or unknown)."""
-        if depth > 6:
+        """``PLAIN``, ``DISTRIBUTED`` or None (not a dataset, or unknown).
+
+        ``depth`` counts hops to other code (a name's binding, a function's return), not the steps
+        of a method chain, so a pipeline rebound step by step (``ds = ds.map(...)`` five times) is
+        followed to its source."""
+        if depth > _MAX_HOPS:
             return None
         key = (id(expr), id(near))
         if key in self._cache:
@@ -76,10 +87,11 @@ class DatasetModel:
         ctx = self.ctx
         if isinstance(expr, cst.Call):
             callee = ctx.tf.names.callee(expr)
+            if callee is not None and callee.rsplit(".", 1)[-1] == "tqdm" and expr.args:
+                return self.kind(expr.args[0].value, near, depth)  # a progress bar yields the elements
             if callee is not None:
-                if callee in _TFDS_LOADS:
-                    # tfds.load(..., split=...) gives datasets (without a split: a dict of them)
-                    return PLAIN if any(a.keyword is not None and a.keyword.value == "split" for a in expr.args) else None
+                if callee in TFDS_LOADS:
+                    return PLAIN if loads_tfds_split(callee, expr) else None
                 if callee.startswith(DATASET_CONSTRUCTORS):
                     return PLAIN
             imported = ctx.tf.project.returned(expr.func)
@@ -93,13 +105,14 @@ class DatasetModel:
                 if func.attr.value == "as_dataset" and any(a.keyword is not None and a.keyword.value == "split" for a in expr.args):
                     return PLAIN  # a tfds builder's split
                 if func.attr.value in DATASET_METHODS:
-                    inner = self.kind(func.value, near, depth + 1)
+                    inner = self.kind(func.value, near, depth)
                     return inner if inner == PLAIN else None
                 return None
             if isinstance(func, cst.Name):
                 if func.value in _WRAPPERS and expr.args:
                     return self.kind(expr.args[0].value, near, depth + 1)
-                return self._agree([self.kind(v, r, depth + 1) for v, r in self._returned(func.value, near)])
+                returned = self._returned(func.value, near) or self._called_instance(func.value, near)
+                return self._agree([self.kind(v, r, depth + 1) for v, r in returned])
             return None
         if isinstance(expr, (cst.Name, cst.Attribute)):
             key = dotted_name(expr)
@@ -119,6 +132,22 @@ class DatasetModel:
             for ret in index.in_function("returns", factory):
                 if ret.value is not None:
                     found.append((ret.value, ret))
+        return found
+
+    def _called_instance(self, name: str, near: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
+        """What ``name()`` returns when ``name`` holds an instance of a class of this module
+        (``loader = Loader(16)``, then ``loader()``): the returns of that class's ``__call__``."""
+        index = self.ctx.index
+        found = []
+        for value, _ in self.bindings(name, near):
+            if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+                return []
+            classes = [c for c in index.classes if c.name.value == value.func.value]
+            if len(classes) != 1:
+                return []
+            for method in index.functions_by_name.get("__call__", []):
+                if index.method_class(method) is classes[0]:
+                    found.extend((r.value, r) for r in index.in_function("returns", method) if r.value is not None)
         return found
 
     def _bindings(self, key: str, expr: cst.BaseExpression, near: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
@@ -176,7 +205,7 @@ class DatasetModel:
         if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
             return [(value, value)]  # `x, y = batch`: a part of whatever ``value`` is
         if isinstance(value, cst.Call):
-            if self.ctx.tf.names.callee(value) in _TFDS_LOADS:
+            if self.ctx.tf.names.callee(value) in TFDS_LOADS:
                 return [(value, value)]  # split=[...]: one dataset per split
             if isinstance(value.func, cst.Name) and value.func.value == "next" and value.args:
                 return [(value, value)]  # `x, y = next(it)`: a part of the element `next` reads

@@ -68,7 +68,7 @@ class HostBatches:
             if ancestor is func:
                 break
             if isinstance(ancestor, cst.For) and value.value in names_in(ancestor.target):
-                return self.iterator_kind(unwrap_enumerate(ancestor.iter), ancestor, depth + 1)
+                return self.iterator_kind(unwrap_iteration(ancestor.iter), ancestor, depth + 1)
         return self._agree([self.batch_kind(v, where, depth + 1) for v, where in self.datasets.bindings(value.value, near)])
 
     def iterator_kind(self, expr: cst.BaseExpression, near: cst.CSTNode, depth: int = 0) -> str | None:
@@ -176,8 +176,17 @@ def _yields(func: cst.FunctionDef) -> bool:
     return finder.found
 
 
-def unwrap_enumerate(iterable: cst.BaseExpression) -> cst.BaseExpression:
-    """``X`` of ``enumerate(X)``; anything else unchanged."""
-    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" and iterable.args:
-        return iterable.args[0].value
+# Wrappers a loop iterates through that yield the wrapped iterable's elements: `enumerate` (paired
+# with a counter) and progress bars (`tqdm(ds)`, `tqdm.tqdm(ds, total=n)`, `tqdm.auto.tqdm(ds)`).
+_PASS_THROUGH = frozenset({"enumerate", "tqdm"})
+
+
+def unwrap_iteration(iterable: cst.BaseExpression) -> cst.BaseExpression:
+    """``X`` of ``enumerate(X)``, ``tqdm(X)`` and their nestings (``enumerate(tqdm(X))``);
+    anything else unchanged."""
+    while isinstance(iterable, cst.Call) and iterable.args and iterable.args[0].keyword is None:
+        name = dotted_name(iterable.func)
+        if name is None or name.rsplit(".", 1)[-1] not in _PASS_THROUGH:
+            break
+        iterable = iterable.args[0].value
     return iterable

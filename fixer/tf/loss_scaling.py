@@ -18,6 +18,7 @@ from fixer.tf.names import dotted_name
 _MEANS = frozenset({"tensorflow.reduce_mean", "tensorflow.math.reduce_mean", "keras.ops.mean"})
 _SUMS = frozenset({"tensorflow.reduce_sum", "tensorflow.math.reduce_sum", "keras.ops.sum"})
 _AVERAGE = frozenset({"tensorflow.nn.compute_average_loss", "tensorflow.nn.scale_regularization_loss"})
+_PASS_THROUGH = frozenset({"tensorflow.grad_pass_through", "tensorflow.custom_gradient.grad_pass_through"})
 _PER_REPLICA_COUNTS = _SUMS | frozenset({"tensorflow.size", "tensorflow.math.count_nonzero"})
 
 
@@ -105,7 +106,12 @@ def loss_helper(ctx: RuleContext, func: FunctionLike, call: cst.Call) -> Functio
     if isinstance(target, cst.Name):
         defs = [f for f in ctx.index.functions_by_name.get(target.value, []) if ctx.index.method_class(f) is None]
         if not defs:
-            defs = [f for f in ctx.tf.replica.resolve_callable(target, call) if isinstance(f, cst.Lambda)]
+            # A lambda bound to a name, or the inner function a local loss factory returns
+            # (`compute_loss = make_loss()`, then `compute_loss(y, p)`).
+            defs = [
+                f for f in ctx.tf.replica.resolve_callable(target, call)
+                if isinstance(f, cst.Lambda) or (isinstance(f, cst.FunctionDef) and ctx.index.method_class(f) is None)
+            ]
     elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value in ("self", "cls"):
         owner = _owner_class(ctx, func)
         defs = [
@@ -184,6 +190,10 @@ def classify(ctx: RuleContext, expr: cst.BaseExpression | None, func: FunctionLi
         return classify(ctx, value, func, _depth + 1) if value is not None else Scaling.UNKNOWN
     if not isinstance(expr, cst.Call):
         return Scaling.UNKNOWN
+    passed = gradient_passed_through(ctx, expr)
+    if passed is not None:
+        # `tf.grad_pass_through(f)(x)`: whatever `f` does to the value, the gradient is x's.
+        return classify(ctx, passed, func, _depth + 1)
     callee = names.callee(expr)
     if callee in _AVERAGE:
         return Scaling.GLOBAL
@@ -201,6 +211,16 @@ def classify(ctx: RuleContext, expr: cst.BaseExpression | None, func: FunctionLi
     if helper is not None:
         return classify(ctx, _returned_expression(ctx, helper), helper, _depth + 1)
     return Scaling.UNKNOWN
+
+
+def gradient_passed_through(ctx: RuleContext, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``x`` of ``tf.grad_pass_through(f)(x)``: its gradient is the identity's (measured,
+    benchmarks/probe_grad_pass_through.py), so the loss is scaled like ``x`` for the gradient."""
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Call) and len(expr.args) == 1):
+        return None
+    if ctx.tf.names.callee(expr.func) not in _PASS_THROUGH:
+        return None
+    return expr.args[0].value
 
 
 def is_constant_weight(ctx: RuleContext, expr: cst.BaseExpression) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from fixer.tf.datasets import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTING
+from fixer.tf.datasets import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTING, loads_tfds_split
 from fixer.context import RuleContext
 from fixer.report import render
 from fixer.tf.bindings import assignments_in
@@ -151,6 +151,10 @@ def pipeline(ctx: RuleContext, expr: cst.BaseExpression, at: cst.CSTNode | None 
             if callee is not None and callee.startswith(DATASET_CONSTRUCTORS):
                 if not callee.endswith((".zip", ".sample_from_datasets", ".choose_from_datasets")):
                     return Pipeline(tuple(methods), node)
+                return Pipeline(tuple(methods), None)
+            if loads_tfds_split(callee, node):
+                # A split read from TFRecord files whose count is not visible here: no known source,
+                # so only an explicit policy says how auto-sharding splits it.
                 return Pipeline(tuple(methods), None)
             imported = ctx.tf.project.returned(node.func)
             if imported is not None or callee is not None:
