@@ -48,6 +48,19 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     policy (AUTO) over a source not read from files (`range`, `from_tensor_slices`,
     `from_generator`...), where sharding by file fails and TensorFlow falls back to data.
 
+    Across modules: when `check` is given a folder (and in the language server, for the
+    workspace), a function of a module that builds no strategy itself is reported at its
+    shuffle when another script of the folder calls it and hands the result, directly or
+    through one name and after dataset methods such as `batch`, to `fit`/`evaluate` or
+    `experimental_distribute_dataset` while every strategy that script builds is a
+    `MultiWorkerMirroredStrategy`; the pipeline the function returns is read here (an element
+    shuffle before its batching, a source not read from files, no auto-shard policy of its
+    own) and the message names the script and its line (`fixer/tf/importers.py`). Not followed
+    across modules: a script that sets an auto-shard policy or a global seed, or shards,
+    unbatches or sets options on the result itself; a result passed through a function of the
+    script or a second name; importers in notebooks or that do not mention a strategy; an
+    explicit `.shard` in the helper.
+
     Not reported: a shuffle after the shard point (`ds.shard(n, i).shuffle(...)`: each worker
     shuffles its own examples, as intended); a shuffle with a constant seed, or an unseeded one
     when a global seed not taken from the task is set (measured: identical on every worker);

@@ -72,6 +72,16 @@ class CreatedOutsideStrategyScope(Rule):
     constructed: when that is outside the scope, the finding points at the model's construction
     (its own finding, with the fix) instead of wrapping the line inside the class.
 
+    Across modules: when `check` is given a folder (and in the language server, for the
+    workspace), a metric or `tf.Variable` that a module with no strategy of its own makes at
+    import time, and that the `train_step`/`test_step` of a Keras model class of that module
+    reads, is reported at its creation when another script of the folder constructs the class
+    inside `with strategy.scope():` and trains it with `fit` (on the instance, directly or
+    through one name); the message names the script and its line (`fixer/tf/importers.py`).
+    No fix is offered: the metric belongs in the model's `__init__`, which then runs in the
+    script's scope. Not followed across modules: a class constructed outside a scope, through a
+    function of the script or in a notebook; models and optimizers of the helper module.
+
     A Keras layer on its own is not a finding: Keras 3 creates a layer's variables when it is
     built, not when it is constructed (measured on TensorFlow 2.21, 2 logical CPUs: a `Dense`
     constructed outside the scope and built inside it holds `MirroredVariable`s and trains; one

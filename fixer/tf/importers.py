@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -127,9 +128,10 @@ class ProjectView:
         stamps = {path: file_stamp(path) for path in self._listing}
         if self._by_module is not None and stamps == self._stamps:
             return self._by_module
+        names = _module_names(self._listing, self.root)
         by_module: dict[str, list[Use]] = {}
         for path, stamp in stamps.items():
-            for use in _uses_in(path, stamp):
+            for use in _uses_in(path, stamp, names):
                 by_module.setdefault(use.module, []).append(use)
         self._stamps, self._by_module = stamps, by_module
         return by_module
@@ -144,7 +146,35 @@ def _python_files(root: str) -> Iterator[str]:
                 yield os.path.join(folder, name)
 
 
-def _uses_in(path: str, stamp: Stamp) -> tuple[Use, ...]:
+def _module_names(files: list[str], root: str) -> frozenset[str]:
+    """The names an absolute import of a project module can start with: every file's and
+    folder's name under ``root`` (libraries excluded)."""
+    names: set[str] = set()
+    for path in files:
+        parts = os.path.relpath(path, root).split(os.sep)
+        names.update(parts[:-1])
+        names.add(parts[-1][: -len(".py")])
+    return frozenset(names - LIBRARY_ROOTS)
+
+
+# The modules a file imports, from its text: `from X import`, `from .X import`, `import X, Y`.
+_IMPORT_LINE = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import\b|import[ \t]+([\w., \t]+))", re.MULTILINE)
+
+
+def _may_import_project(data: bytes, names: frozenset[str]) -> bool:
+    """The text imports a module whose first name is one of the project's (or a relative one):
+    the cheap test that spares parsing scripts that import only libraries."""
+    for dots, module, modules in _IMPORT_LINE.findall(data):
+        if dots:
+            return True
+        for name in (module,) if module else modules.split(b","):
+            head = name.strip().split(b".")[0].split()[0:1]
+            if head and head[0].decode("ascii", "replace") in names:
+                return True
+    return False
+
+
+def _uses_in(path: str, stamp: Stamp, names: frozenset[str]) -> tuple[Use, ...]:
     """The uses ``path`` makes of other project modules, read once per stamp."""
     cached = _USES.get(path)
     if cached is not None and cached[0] == stamp:
@@ -156,7 +186,8 @@ def _uses_in(path: str, stamp: Stamp) -> tuple[Use, ...]:
                 data = handle.read()
         except (OSError, SourceError):
             data = b""
-        if b"Strategy" in data:  # only a script that builds or names a strategy gives context
+        # Only a script that builds or names a strategy gives context, and only to project modules.
+        if b"Strategy" in data and _may_import_project(data, names):
             uses = _read_uses(path, data.decode("utf-8", errors="replace"))
     _USES[path] = (stamp, uses)
     return uses
@@ -178,36 +209,36 @@ class _Importer:
         from fixer.tf.project_imports import ProjectImports
 
         self.path = os.path.abspath(path)
-        self.tree = tree
         self.imports = module_imports(tree)
         self.resolver = ProjectImports(self.path, text, self.imports)
+        self.shard_policy = "AutoShardPolicy" in text
+        # One walk: each node's parent, the calls, and the reads of each name.
         self.parent: dict[ast.AST, ast.AST] = {}
+        self.calls: list[ast.Call] = []
+        self.loads: dict[str, list[ast.Name]] = {}
         for node in ast.walk(tree):
             for child in ast.iter_child_nodes(node):
                 self.parent[child] = node
+            if isinstance(node, ast.Call):
+                self.calls.append(node)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                self.loads.setdefault(node.id, []).append(node)
         self.strategies = frozenset(self._strategies())
-        self.shard_policy = "AutoShardPolicy" in text
-        self.global_seed = any(
-            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _SEEDERS
-            for n in ast.walk(tree)
-        )
+        self.global_seed = any(isinstance(c.func, ast.Attribute) and c.func.attr in _SEEDERS for c in self.calls)
 
     def _strategies(self) -> Iterator[str]:
         """The class name of every TensorFlow strategy the file constructs."""
-        for node in ast.walk(self.tree):
-            if not isinstance(node, ast.Call):
-                continue
+        for node in self.calls:
             name = dotted(node.func) or ""
-            head = name.partition(".")[0]
-            ref = self.imports.get(head)
             last = name.rsplit(".", 1)[-1]
-            if ref is not None and not ref.level and ref.module.split(".")[0] == "tensorflow" and last.endswith("Strategy"):
+            if not last.endswith("Strategy"):
+                continue
+            ref = self.imports.get(name.partition(".")[0])
+            if ref is not None and not ref.level and ref.module.split(".")[0] == "tensorflow":
                 yield last
 
     def uses(self) -> Iterator[Use]:
-        for node in ast.walk(self.tree):
-            if not isinstance(node, ast.Call):
-                continue
+        for node in self.calls:
             name = dotted(node.func)
             if name is None:
                 continue
@@ -284,17 +315,22 @@ class _Importer:
         return feeds, after
 
     def _loads(self, name: str, assign: ast.Assign) -> Iterator[ast.Name]:
-        """The reads of ``name`` in the function (or module) of ``assign``, after it."""
-        scope = self.parent.get(assign)
-        while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-            scope = self.parent.get(scope)
-        if scope is None:
-            return
-        for node in ast.walk(scope):
-            if (
-                isinstance(node, ast.Name)
-                and node.id == name
-                and isinstance(node.ctx, ast.Load)
-                and (node.lineno, node.col_offset) > (assign.lineno, assign.col_offset)
+        """The reads of ``name`` after ``assign``, in its function (or anywhere, for the module)."""
+        scope = self._scope_of(assign)
+        for node in self.loads.get(name, []):
+            if (node.lineno, node.col_offset) > (assign.lineno, assign.col_offset) and (
+                isinstance(scope, ast.Module) or self._within(node, scope)
             ):
                 yield node
+
+    def _scope_of(self, node: ast.AST) -> ast.AST | None:
+        scope = self.parent.get(node)
+        while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            scope = self.parent.get(scope)
+        return scope
+
+    def _within(self, node: ast.AST, ancestor: ast.AST | None) -> bool:
+        current = self.parent.get(node)
+        while current is not None and current is not ancestor:
+            current = self.parent.get(current)
+        return current is ancestor
