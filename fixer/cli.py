@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import importlib
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -165,7 +166,8 @@ def _gather(
     target_version: tuple[int, int] | None = None,
 ) -> tuple[list[FileResult], int]:
     """Discover files, run the job over them, and report unusable paths; returns results and problem count."""
-    job = dataclasses.replace(job, overrides=_overrides(selection, unsafe_fixes, target_version))
+    roots = tuple(os.path.abspath(p) for p in paths if os.path.isdir(p))
+    job = dataclasses.replace(job, overrides=_overrides(selection, unsafe_fixes, target_version), project_roots=roots)
     files, problems = _discover(paths)
     try:
         with sigterm_interrupts():

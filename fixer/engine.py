@@ -7,8 +7,8 @@ and validate all call them. Neither raises for a bad file: problems become TFD00
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
 from typing import Callable, Mapping
+from dataclasses import dataclass, replace
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -216,7 +216,20 @@ def _context(path: str, text: str, parsed: ParsedSource, config: Config) -> Rule
 
 def selected_rules(path: str, text: str, config: Config, registry: Registry) -> list[type[Rule]]:
     """Rules that are enabled for ``path`` and pass the pre-filter on ``text`` (fixer/prefilter.py)."""
-    return [rule for rule in registry.rules if config.is_enabled(rule.code, path) and rule_may_fire(rule, text)]
+    enabled = [rule for rule in registry.rules if config.is_enabled(rule.code, path)]
+    kept = [rule for rule in enabled if rule_may_fire(rule, text)]
+    helper = [rule for rule in enabled if rule not in kept and any(t in text for t in rule.importer_triggers)]
+    if helper and _used_under_strategy(path):
+        # A helper module: the strategy its mistakes need is in the script that imports it.
+        kept = [rule for rule in enabled if rule in kept or rule in helper]
+    return kept
+
+
+def _used_under_strategy(path: str) -> bool:
+    # Imported here: the import graph is only built for a helper candidate under a project root.
+    from fixer.tf.importers import used_under_strategy
+
+    return used_under_strategy(path)
 
 
 def check_source(

@@ -107,6 +107,11 @@ class FilterPlan:
     def __init__(self, rules: Iterable[type["Rule"]]) -> None:
         self.rules = tuple(rules)
         self.triggers = tuple({t for rule in self.rules for t in _encoded_triggers(rule)})
+        self.importer_triggers = tuple({t.encode() for rule in self.rules for t in rule.importer_triggers})
+
+    def importer_candidate(self, data: bytes) -> bool:
+        """A rule may fire on this file when a project script imports it under a strategy."""
+        return any(t in data for t in self.importer_triggers)
 
     def stage(self, data: bytes) -> int:
         """How far a file gets: 0 no trigger at all, 1 a trigger but no rule's needs, 2 kept."""

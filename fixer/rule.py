@@ -99,6 +99,10 @@ class Rule:
     # rule can fire.
     triggers: ClassVar[tuple[str, ...]]
     needs: ClassVar[tuple["Evidence", ...]] = ()
+    # Texts that make a file a candidate without its own triggers and needs when another file
+    # of the project imports it under a strategy (fixer/tf/importers.py): a helper module whose
+    # mistake the importing script's strategy makes (`.shuffle(` in a dataset builder).
+    importer_triggers: ClassVar[tuple[str, ...]] = ()
     # Invalid and Valid examples, which tests/test_rule_examples.py runs: ``EXAMPLES`` in the sibling
     # module ``<rule module>_examples.py``. A class that still lists ``examples`` itself overrides it.
     examples: ClassVar[tuple[Valid | Invalid, ...]] = _SiblingExamples()  # type: ignore[assignment]

@@ -11,6 +11,7 @@ analysed, not here: a warm run whose every file is answered by the stat index ne
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -36,11 +37,16 @@ class Job:
     overrides: tuple[tuple[str, object], ...] = ()  # command-line settings over the file's config
     use_cache: bool = True
     prefilter: bool = True
+    # Folders given to the command: a module under one is also seen through the project's
+    # scripts that import it (fixer/tf/importers.py).
+    project_roots: tuple[str, ...] = ()
 
     @property
     def mode(self) -> str:
         """What the result depends on besides the file and the configuration."""
-        return f"fix={self.fix},unsafe={self.unsafe},prefilter={self.prefilter}"
+        # A module checked within a project root may also be reported through its importers.
+        project = f",project={'|'.join(self.project_roots)}" if self.project_roots else ""
+        return f"fix={self.fix},unsafe={self.unsafe},prefilter={self.prefilter}{project}"
 
 
 @lru_cache(maxsize=4096)
@@ -77,6 +83,15 @@ def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
     ``.py`` files and notebooks take the same path: pre-filter on the bytes, cache, decode,
     analyse, write atomically; only the analysis differs.
     """
+    if not job.project_roots:
+        return _process(path, job, config)
+    from fixer.tf.importers import project_roots
+
+    with project_roots(job.project_roots):
+        return _process(path, job, config)
+
+
+def _process(path: Path, job: Job, config: Config) -> FileResult:
     name = str(path)
     notebook = path.suffix == ".ipynb"
     try:
@@ -84,7 +99,7 @@ def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
     except SourceError as exc:
         return _error_result(name, str(exc))
     # Lossless for notebooks too: no trigger text holds a character JSON would escape.
-    if job.prefilter and not may_have_findings(data, config, name):
+    if job.prefilter and not may_have_findings(data, config, name) and not _helper_candidate(data, config, name, job):
         return FileResult(path=name)
     cache = ResultCache() if job.use_cache and not job.fix else None
     key = cache_key(data, config, f"{job.mode},notebook={notebook}", name) if cache else ""
@@ -166,6 +181,19 @@ def may_have_findings(data: bytes, config: Config, path: str) -> bool:
     return filter_stage(data, config, path) == 2
 
 
+def _helper_candidate(data: bytes, config: Config, path: str, job: Job) -> bool:
+    """A file the pre-filter would skip that a rule may still report on because a script of the
+    project imports it under a strategy (only asked under a project root, and for a text that
+    holds one of a rule's ``importer_triggers``)."""
+    if not job.project_roots or path.endswith(".ipynb"):
+        return False
+    if not filter_plan(config, path if config.per_file_ignores else "").importer_candidate(data):
+        return False
+    from fixer.tf.importers import used_under_strategy
+
+    return used_under_strategy(path)
+
+
 def _process_indexed(item: tuple[Path, Job]) -> FileResult:
     return process_file(*item)
 
@@ -185,6 +213,9 @@ def run(paths: Iterable[Path], job: Job, jobs: int | None = None) -> list[FileRe
     are answered from the stat index without being read (see fixer/cache.py).
     """
     paths = list(paths)
+    importers = sys.modules.get("fixer.tf.importers")
+    if importers is not None:
+        importers.forget_views()  # files may have changed since an earlier run in this process
     index = StatIndex() if job.use_cache and not job.fix else None
     results: list[FileResult | None] = [None] * len(paths)
     probes: dict[int, tuple[str, Signature | None, str]] = {}

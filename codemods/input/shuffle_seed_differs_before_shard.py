@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from fixer.tf.pipelines import (
     Pipeline,
@@ -15,6 +16,7 @@ from fixer.tf.pipelines import (
 )
 from fixer.context import RuleContext
 from fixer.rule import Rule
+from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Edit
 
@@ -45,6 +47,19 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     either sets `AutoShardPolicy.DATA`, or keeps the default
     policy (AUTO) over a source not read from files (`range`, `from_tensor_slices`,
     `from_generator`...), where sharding by file fails and TensorFlow falls back to data.
+
+    Across modules: when `check` is given a folder (and in the language server, for the
+    workspace), a function of a module that builds no strategy itself is reported at its
+    shuffle when another script of the folder calls it and hands the result, directly or
+    through one name and after dataset methods such as `batch`, to `fit`/`evaluate` or
+    `experimental_distribute_dataset` while every strategy that script builds is a
+    `MultiWorkerMirroredStrategy`; the pipeline the function returns is read here (an element
+    shuffle before its batching, a source not read from files, no auto-shard policy of its
+    own) and the message names the script and its line (`fixer/tf/importers.py`). Not followed
+    across modules: a script that sets an auto-shard policy or a global seed, or shards,
+    unbatches or sets options on the result itself; a result passed through a function of the
+    script or a second name; importers in notebooks or that do not mention a strategy; an
+    explicit `.shard` in the helper.
 
     Not reported: a shuffle after the shard point (`ds.shard(n, i).shuffle(...)`: each worker
     shuffles its own examples, as intended); a shuffle with a constant seed, or an unseeded one
@@ -108,9 +123,11 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     message = "a shuffle that differs between workers runs before the shard point"
     fix_title = "Seed the shuffle with one constant"
     triggers = ("MultiWorkerMirroredStrategy",)
+    importer_triggers = (".shuffle(",)
 
     def check(self, ctx: RuleContext) -> None:
         if not ctx.tf.strategies.uses_multi_worker:
+            self._check_helper(ctx)
             return
         per_worker_seed, constant_seed = self._global_seeds(ctx)
         reported: set[cst.Call] = set()
@@ -143,6 +160,45 @@ class ShuffleSeedDiffersBeforeShard(Rule):
                 ctx.report(shuffle.func.attr, message + f"give it one constant seed (`seed={SHUFFLE_SEED}`)")
             else:
                 ctx.report(shuffle.func.attr, message + f"seed it with one constant (`seed={SHUFFLE_SEED}`)", edits=edits)
+
+    def _check_helper(self, ctx: RuleContext) -> None:
+        """A dataset builder of a module that another script of the project calls and hands to
+        `fit` or `experimental_distribute_dataset` under MultiWorkerMirroredStrategy: its
+        returned pipeline is auto-sharded there, so an element shuffle in it runs before the
+        shard point (reported here, naming the importer)."""
+        importers = ctx.tf.importers
+        if importers is None or ctx.tf.strategies.constructions:
+            return
+        if any(self._global_seeds(ctx)):
+            return  # a global seed set here: see the in-file case; not followed across files
+        for func in ctx.module.body:
+            if not isinstance(func, cst.FunctionDef):
+                continue
+            uses = [u for u in importers.uses(func.name.value) if _auto_sharded_by(u)]
+            if not uses:
+                continue
+            use = uses[0]
+            feed = "`fit`" if FIT in use.feeds else "`experimental_distribute_dataset`"
+            where = f"{use.where(importers.root)} passes `{func.name.value}()` to {feed} under MultiWorkerMirroredStrategy"
+            for ret in _returns(ctx, func):
+                found = pipeline(ctx, ret.value, ret)
+                if found is None or not data_sharded(ctx, found):
+                    continue
+                for shuffle in _element_shuffles(found):
+                    seed = seed_argument(shuffle)
+                    unseeded = seed is None or (isinstance(seed, cst.Name) and seed.value == "None")
+                    if not unseeded and not task_dependent(ctx, seed):
+                        continue
+                    cause = "is unseeded" if unseeded else "is seeded by the task index"
+                    message = (
+                        f"this shuffle runs before auto-sharding by data ({where}) and {cause}: "
+                        "the workers' shards overlap and miss examples; "
+                    )
+                    edits = self._seed(ctx, shuffle, seed)
+                    if edits is None:
+                        ctx.report(shuffle.func.attr, message + f"give it one constant seed (`seed={SHUFFLE_SEED}`)")
+                    else:
+                        ctx.report(shuffle.func.attr, message + f"seed it with one constant (`seed={SHUFFLE_SEED}`)", edits=edits)
 
     def _global_seeds(self, ctx: RuleContext) -> tuple[cst.Call | None, bool]:
         """A global seed call that differs per worker (or None), and whether one constant global
@@ -205,6 +261,35 @@ class ShuffleSeedDiffersBeforeShard(Rule):
         if not shuffle.args or any(arg.star for arg in shuffle.args):
             return None
         return [ctx.insert_after(shuffle.args[-1].value, f", seed={SHUFFLE_SEED}")]
+
+
+# Importer methods after which the helper's order no longer decides the shard point.
+_RESHARDING = frozenset({"shard", "with_options", "unbatch", "rebatch"})
+
+
+def _auto_sharded_by(use: Use) -> bool:
+    """The importer hands the result to auto-sharding by data under MultiWorkerMirroredStrategy
+    alone, leaving its policy and the global seed as they are."""
+    return (
+        bool(use.strategies)
+        and use.strategies <= _MULTI_WORKER_NAMES
+        and bool(use.feeds & {FIT, DISTRIBUTE})
+        and not use.shard_policy
+        and not use.global_seed
+        and not _RESHARDING & set(use.after)
+    )
+
+
+_MULTI_WORKER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in MULTI_WORKER_CLASSES)
+
+
+def _returns(ctx: RuleContext, func: cst.FunctionDef) -> list[cst.Return]:
+    """The `return <value>` statements of ``func`` itself (not of functions nested in it)."""
+    return [
+        ret
+        for ret in m.findall(func, m.Return(value=m.DoNotCare()))
+        if isinstance(ret, cst.Return) and ret.value is not None and ctx.index.enclosing_function(ret) is func
+    ]
 
 
 # Methods that group elements into the batches auto-sharding by data hands out.

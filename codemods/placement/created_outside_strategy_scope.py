@@ -16,8 +16,9 @@ from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.bindings import assignments_to
 from fixer.tf.dataflow import independent
+from fixer.tf.importer_uses import FIT
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
-from fixer.tf.keras_models import keras_model_base
+from fixer.tf.keras_models import STEP_METHODS, keras_model_base
 from fixer.tf.optimizers import build_lines_after_move
 from fixer.tf.paths import exclusive, rebound_between
 from fixer.tf.reach import strategy_in_reach
@@ -71,6 +72,16 @@ class CreatedOutsideStrategyScope(Rule):
     constructed: when that is outside the scope, the finding points at the model's construction
     (its own finding, with the fix) instead of wrapping the line inside the class.
 
+    Across modules: when `check` is given a folder (and in the language server, for the
+    workspace), a metric or `tf.Variable` that a module with no strategy of its own makes at
+    import time, and that the `train_step`/`test_step` of a Keras model class of that module
+    reads, is reported at its creation when another script of the folder constructs the class
+    inside `with strategy.scope():` and trains it with `fit` (on the instance, directly or
+    through one name); the message names the script and its line (`fixer/tf/importers.py`).
+    No fix is offered: the metric belongs in the model's `__init__`, which then runs in the
+    script's scope. Not followed across modules: a class constructed outside a scope, through a
+    function of the script or in a notebook; models and optimizers of the helper module.
+
     A Keras layer on its own is not a finding: Keras 3 creates a layer's variables when it is
     built, not when it is constructed (measured on TensorFlow 2.21, 2 logical CPUs: a `Dense`
     constructed outside the scope and built inside it holds `MirroredVariable`s and trains; one
@@ -123,10 +134,12 @@ class CreatedOutsideStrategyScope(Rule):
     applicability = Applicability.UNSAFE
     triggers = ("scope(", "Strategy", ".run(", "experimental_run_v2")
     needs = (STRATEGY,)
+    importer_triggers = STEP_METHODS
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies
         if not strategies.scope_blocks and not strategies.constructions:
+            _check_helper(ctx)
             return
         finder = _Finder(ctx)
         self_scoping = _self_scoping_models(ctx, finder)
@@ -169,6 +182,67 @@ class CreatedOutsideStrategyScope(Rule):
                         edits=edits,
                         applicability=level,
                     )
+
+
+def _check_helper(ctx: RuleContext) -> None:
+    """A module with no strategy of its own whose Keras model class another script of the
+    project constructs in a strategy scope and trains with `fit`: a variable or metric the module
+    makes at import time (outside any scope) and that the class's `train_step`/`test_step` reads
+    is state `fit` uses on every replica. Reported at its creation, naming the importer; the fix
+    belongs in the class (make it in `__init__`, which runs in the importer's scope), so none is
+    offered."""
+    importers = ctx.tf.importers
+    if importers is None:
+        return
+    finder = _Finder(ctx)
+    steps: list[tuple[cst.FunctionDef, str, str]] = []  # step, its class, where the importer fits it
+    for cls in ctx.module.body:
+        if not isinstance(cls, cst.ClassDef) or keras_model_base(ctx.index, ctx.tf.names, cls) is None:
+            continue
+        uses = [u for u in importers.uses(cls.name.value) if u.strategies and u.in_scope and FIT in u.feeds]
+        if not uses:
+            continue
+        for func in ctx.index.functions:
+            if func.name.value in STEP_METHODS and ctx.index.method_class(func) is cls:
+                steps.append((func, cls.name.value, uses[0].where(importers.root)))
+    if not steps:
+        return
+    for statement in ctx.module.body:
+        if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+            continue
+        assign = statement.body[0]
+        if not (isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call)):
+            continue
+        kind = finder.kind_of(assign.value, follow_factories=False)
+        if kind not in ("metric", "variable"):
+            continue
+        for target in assignment_targets(assign):
+            if not isinstance(target, cst.Name):
+                continue
+            reader = _step_reading(ctx, target.value, assign.value, steps)
+            if reader is not None:
+                step, owner, where = reader
+                ctx.report(
+                    assign.value,
+                    f"{kind} created outside `strategy.scope()` but used by distributed code: `{owner}.{step.name.value}` "
+                    f"reads it, and {where} constructs `{owner}` in a strategy scope and trains it with `fit`; "
+                    "create it in the model's `__init__`",
+                )
+                break
+
+
+def _step_reading(
+    ctx: RuleContext, name: str, value: cst.Call, steps: list[tuple[cst.FunctionDef, str, str]]
+) -> tuple[cst.FunctionDef, str, str] | None:
+    """The first step method that reads the module-level ``name`` bound to ``value``."""
+    for use in ctx.index.names.get(name, []):
+        binding = ctx.tf.semantic.only_binding(use)
+        if binding is None or binding.value is not value:
+            continue
+        for step in steps:
+            if ctx.index.is_within(use, step[0]):
+                return step
+    return None
 
 
 def _message(creation: Creation, advice_only: bool) -> str:

@@ -31,6 +31,7 @@ from fixer.lsp.framing import BoundedStdinReader, read_messages
 from fixer.lsp.convert import SOURCE, character_column, diagnostic, range_from_json, uri_path
 from fixer.registry import default_registry
 from fixer.textmap import TextMap
+from fixer.tf.importers import project_roots
 from fixer.types import Finding
 
 logger = logging.getLogger(__name__)
@@ -57,6 +58,9 @@ class DistfixServer(LanguageServer):
         self.published: dict[str, tuple[int | None, list[Finding]]] = {}
         # One incremental parser per open document: an edit re-parses only what it changed.
         self.parsers: dict[str, DocumentParser] = {}
+        # The other files each document's findings were computed from (the project modules it
+        # imports, the scripts that import it): saving one of them checks the document again.
+        self.depends_on: dict[str, frozenset[str]] = {}
         self.notebooks = notebooks.OpenNotebooks(self.config_for, self.text_document_publish_diagnostics)
 
     def start_io(self, stdin=None, stdout=None) -> None:  # noqa: ANN001 - pygls's signature
@@ -128,8 +132,18 @@ def _analyse(uri: str) -> tuple[str, list[Finding]]:
         size = f"{len(document.source) / 1e6:.1f} million characters; the limit is {MAX_DOCUMENT_CHARS / 1e6:.0f} million"
         return document.source, [parse_error_finding(str(path), f"document too large to analyse ({size})")]
     parser = server.parsers.setdefault(uri, DocumentParser())
-    result = check_source(str(path), document.source, server.config_for(path), parser=parser.parse)
+    with project_roots(_workspace_roots(), live=True):
+        result = check_source(str(path), document.source, server.config_for(path), parser=parser.parse)
+    server.depends_on[uri] = frozenset(dependency for dependency, _ in result.dependencies)
     return document.source, result.findings
+
+
+def _workspace_roots() -> tuple[str, ...]:
+    """The workspace folders: a helper module open in the editor is also checked through the
+    scripts of its folder that import it (fixer/tf/importers.py)."""
+    folders = [str(uri_path(folder.uri)) for folder in server.workspace.folders.values()]
+    root = server.workspace.root_path
+    return tuple(folders or ([root] if root else []))
 
 
 @contextmanager
@@ -229,14 +243,19 @@ async def did_change(ls: DistfixServer, params: types.DidChangeTextDocumentParam
 def did_save(ls: DistfixServer, params: types.DidSaveTextDocumentParams) -> None:
     if _changes_results(params.text_document.uri):
         _reload()
-    else:
-        publish(params.text_document.uri)
+        return
+    publish(params.text_document.uri)
+    saved = str(uri_path(params.text_document.uri))
+    for uri, dependencies in list(server.depends_on.items()):
+        if saved in dependencies and uri != params.text_document.uri and uri in server.workspace.text_documents:
+            publish(uri)  # a module it imports, or a script importing it, changed on disk
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: DistfixServer, params: types.DidCloseTextDocumentParams) -> None:
     ls.published.pop(params.text_document.uri, None)
     ls.parsers.pop(params.text_document.uri, None)
+    ls.depends_on.pop(params.text_document.uri, None)
     timer = ls.pending.pop(params.text_document.uri, None)
     if timer is not None:  # a closed document is not checked any more
         timer.cancel()

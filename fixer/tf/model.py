@@ -15,6 +15,7 @@ from fixer.tf.strategies import StrategyModel
 
 if TYPE_CHECKING:
     from fixer.target import Target
+    from fixer.tf.importer_uses import ModuleImporters
     from fixer.tf.project_imports import ProjectImports, Stamp
 
 
@@ -59,6 +60,14 @@ class TFModel:
         return ProjectImports(self.path, self.text, imports_of(self.index))
 
     @cached_property
+    def importers(self) -> ModuleImporters | None:
+        """How the project's other files use this module's functions and classes (under which
+        strategy, in a scope, fed to `fit`); None outside a project root (fixer/tf/importers.py)."""
+        from fixer.tf.importers import importers_of
+
+        return importers_of(self.path) if self.path else None
+
+    @cached_property
     def target(self) -> Target:
         """The TensorFlow and Keras the project around this module runs (fixer/target)."""
         from fixer.target import target_for
@@ -71,4 +80,6 @@ class TFModel:
         target = self.__dict__.get("target")
         consulted = dict(project.consulted) if project is not None else {}
         consulted.update(target.consulted if target is not None else ())
+        importers = self.__dict__.get("importers")
+        consulted.update(importers.consulted if importers is not None else ())
         return tuple(sorted(consulted.items()))

@@ -97,7 +97,7 @@ def summarise(text: str, path: str) -> ModuleSummary:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return EMPTY
-    imports = _imports(tree)
+    imports = module_imports(tree)
     reader = _Reader(imports)
     functions = _FunctionFacts(
         reader, {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -162,7 +162,7 @@ class _FunctionFacts(Mapping[str, FunctionFacts]):
         return len(self._nodes)
 
 
-def _imports(tree: ast.Module) -> dict[str, ImportRef]:
+def module_imports(tree: ast.Module) -> dict[str, ImportRef]:
     """Every import of the module, wherever it stands (function-level imports are common)."""
     found: dict[str, ImportRef] = {}
     for node in _statements(tree):

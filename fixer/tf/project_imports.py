@@ -154,6 +154,19 @@ class ProjectImports:
             folder = os.path.dirname(folder)
         return found[::-1]
 
+    def member(self, ref: ImportRef, rest: str = "") -> tuple[str, str] | None:
+        """(module file, member name) that ``ref`` followed by attributes ``rest`` names, when it
+        is a function or class of a project module: `from data import build` -> (data.py,
+        "build"); `import data` with rest "build" -> the same; None for a library."""
+        if not ref.level and ref.module.split(".")[0] in LIBRARY_ROOTS:
+            return None
+        base = ref.module.split(".") if ref.module else []
+        parts = [*base, *([ref.name] if ref.name else []), *(rest.split(".") if rest else [])]
+        if len(parts) < 1 or (not ref.level and len(parts) < 2):
+            return None
+        module = self._locate(self._origin, ref.level, parts[:-1])
+        return None if module is None else (module, parts[-1])
+
     def _imported_module(self, ref: ImportRef) -> str | None:
         """The project file an import of the checked file runs: `import a.b` -> a/b.py,
         `from a import b` -> a/b.py or a.py, `from . import b` -> ./b.py or ./__init__.py."""

@@ -1,0 +1,336 @@
+"""How the project's own scripts use a module's functions and classes: the view from its importers.
+
+A helper module is often only wrong because of the script that imports it: `data.py` shuffles
+before the data is split between workers only because `main.py` passes its dataset to `fit`
+under a `MultiWorkerMirroredStrategy`. When `check` is given a folder (and in the language
+server, for each workspace folder) that folder is a *project root*; the first question about a
+module under it builds the project's import graph once: every `.py` file of the root that
+mentions a strategy (`Strategy` in its text) is read with CPython's `ast`, its calls of functions
+and classes of other project modules are resolved to files (as `fixer/tf/project_imports.py`
+resolves them) and each becomes a :class:`Use`: the strategy classes the importer builds,
+whether the call stands inside a `with <strategy>.scope():` block, and what the importer feeds
+its result to (`fit`/`evaluate`/`predict`, `experimental_distribute_dataset`, `strategy.run`),
+directly or through one name (`ds = build(); model.fit(ds)`).
+
+Cost is linear in the project: each file is read once, and each importer's uses are kept by
+path, size and modification time, so a changed importer is read again and nothing else is.
+In the command line the tree is listed once per process; in the language server (``live``) the
+files are stat'ed again at each question, so an importer edited on disk is seen at once.
+
+Not followed: uses in notebooks, importers that do not mention a strategy, a result passed
+through more than one name or through a function of the importer, and imports of a module
+created after the importer was last read (until the importer changes).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from fixer.cache import Stamp, file_stamp
+from fixer.sources import SourceError, open_regular
+from fixer.tf.datasets import DATASET_METHODS
+from fixer.tf.importer_uses import DISTRIBUTE, FIT, RUN, ModuleImporters, Use
+from fixer.tf.module_summary import LIBRARY_ROOTS, dotted, module_imports
+
+_FEEDS = {
+    "fit": FIT, "evaluate": FIT, "predict": FIT,
+    "experimental_distribute_dataset": DISTRIBUTE, "distribute_datasets_from_function": DISTRIBUTE,
+    "run": RUN,
+}
+_SEEDERS = frozenset({"set_seed", "set_random_seed"})
+_SKIPPED_FOLDERS = frozenset({"site-packages", "dist-packages", "node_modules", "__pycache__"})
+_MAX_BYTES = 2_000_000  # a generated file this large is not a training script
+
+
+# Per process: each importer's uses, by path, with the stamp they were read at.
+_USES: dict[str, tuple[Stamp, tuple[Use, ...]]] = {}
+_VIEWS: dict[str, ProjectView] = {}
+_ROOTS: ContextVar[tuple[tuple[str, ...], bool]] = ContextVar("distfix_project_roots", default=((), False))
+
+
+@contextmanager
+def project_roots(roots: tuple[str, ...], live: bool = False) -> Iterator[None]:
+    """Within the block, modules under ``roots`` are asked about through their importers;
+    ``live``: files may change between questions (the language server)."""
+    token = _ROOTS.set((tuple(os.path.abspath(r) for r in roots), live))
+    try:
+        yield
+    finally:
+        _ROOTS.reset(token)
+
+
+def forget_views() -> None:
+    """Drop the import graphs listed so far (a new run may see other files); the uses read from
+    each importer stay, kept by its stamp."""
+    _VIEWS.clear()
+
+
+def view_for(path: str) -> ProjectView | None:
+    """The view of the innermost project root holding ``path``, or None outside every root."""
+    roots, live = _ROOTS.get()
+    if not roots or not path:
+        return None
+    path = os.path.abspath(path)
+    holding = [r for r in roots if path.startswith(r.rstrip(os.sep) + os.sep)]
+    if not holding:
+        return None
+    root = max(holding, key=len)
+    view = _VIEWS.get(root)
+    if view is None:
+        view = _VIEWS[root] = ProjectView(root)
+    view.live = live
+    return view
+
+
+def used_under_strategy(path: str) -> bool:
+    """Another file of ``path``'s project root calls one of its functions or classes and builds
+    a strategy (False outside every root)."""
+    view = view_for(path)
+    return view is not None and any(use.strategies for use in view.uses_of(path))
+
+
+def importers_of(path: str) -> ModuleImporters | None:
+    """The importers' view of the module at ``path``, or None outside every project root."""
+    view = view_for(path)
+    return None if view is None else ModuleImporters(path, view)
+
+
+class ProjectView:
+    """The import graph of one project root, answering who uses a module and how."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.live = False
+        self._listing: list[str] | None = None
+        self._by_module: dict[str, list[Use]] | None = None
+        self._stamps: dict[str, Stamp] = {}
+
+    def uses_of(self, module: str, name: str | None = None) -> list[Use]:
+        """The calls other files of the project make of ``module``'s functions and classes
+        (only of ``name`` when given), in importer and line order."""
+        found = self._index().get(os.path.abspath(module), [])
+        return [u for u in found if name is None or u.name == name]
+
+    def stamp_of(self, importer: str) -> Stamp:
+        """The stamp ``importer`` had when its uses were read (for the result cache)."""
+        return self._stamps.get(importer)
+
+    def _index(self) -> dict[str, list[Use]]:
+        if self._by_module is not None and not self.live:
+            return self._by_module
+        if self._listing is None or self.live:
+            self._listing = list(_python_files(self.root))
+        stamps = {path: file_stamp(path) for path in self._listing}
+        if self._by_module is not None and stamps == self._stamps:
+            return self._by_module
+        names = _module_names(self._listing, self.root)
+        by_module: dict[str, list[Use]] = {}
+        for path, stamp in stamps.items():
+            for use in _uses_in(path, stamp, names):
+                by_module.setdefault(use.module, []).append(use)
+        self._stamps, self._by_module = stamps, by_module
+        return by_module
+
+
+def _python_files(root: str) -> Iterator[str]:
+    """Every `.py` file under ``root``, sorted, outside hidden folders and installed libraries."""
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_FOLDERS)
+        for name in sorted(files):
+            if name.endswith(".py"):
+                yield os.path.join(folder, name)
+
+
+def _module_names(files: list[str], root: str) -> frozenset[str]:
+    """The names an absolute import of a project module can start with: every file's and
+    folder's name under ``root`` (libraries excluded)."""
+    names: set[str] = set()
+    for path in files:
+        parts = os.path.relpath(path, root).split(os.sep)
+        names.update(parts[:-1])
+        names.add(parts[-1][: -len(".py")])
+    return frozenset(names - LIBRARY_ROOTS)
+
+
+# The modules a file imports, from its text: `from X import`, `from .X import`, `import X, Y`.
+_IMPORT_LINE = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import\b|import[ \t]+([\w., \t]+))", re.MULTILINE)
+
+
+def _may_import_project(data: bytes, names: frozenset[str]) -> bool:
+    """The text imports a module whose first name is one of the project's (or a relative one):
+    the cheap test that spares parsing scripts that import only libraries."""
+    for dots, module, modules in _IMPORT_LINE.findall(data):
+        if dots:
+            return True
+        for name in (module,) if module else modules.split(b","):
+            head = name.strip().split(b".")[0].split()[0:1]
+            if head and head[0].decode("ascii", "replace") in names:
+                return True
+    return False
+
+
+def _uses_in(path: str, stamp: Stamp, names: frozenset[str]) -> tuple[Use, ...]:
+    """The uses ``path`` makes of other project modules, read once per stamp."""
+    cached = _USES.get(path)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    uses: tuple[Use, ...] = ()
+    if stamp is not None and stamp[0] <= _MAX_BYTES:
+        try:
+            with open_regular(path) as handle:
+                data = handle.read()
+        except (OSError, SourceError):
+            data = b""
+        # Only a script that builds or names a strategy gives context, and only to project modules.
+        if b"Strategy" in data and _may_import_project(data, names):
+            uses = _read_uses(path, data.decode("utf-8", errors="replace"))
+    _USES[path] = (stamp, uses)
+    return uses
+
+
+def _read_uses(path: str, text: str) -> tuple[Use, ...]:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    return tuple(_Importer(path, text, tree).uses())
+
+
+class _Importer:
+    """Reads one importer: its strategies, and each call of a project module's object."""
+
+    def __init__(self, path: str, text: str, tree: ast.Module) -> None:
+        # Imported here: following imports needs the dataset tables, whose module needs the engine.
+        from fixer.tf.project_imports import ProjectImports
+
+        self.path = os.path.abspath(path)
+        self.imports = module_imports(tree)
+        self.resolver = ProjectImports(self.path, text, self.imports)
+        self.shard_policy = "AutoShardPolicy" in text
+        # One walk: each node's parent, the calls, and the reads of each name.
+        self.parent: dict[ast.AST, ast.AST] = {}
+        self.calls: list[ast.Call] = []
+        self.loads: dict[str, list[ast.Name]] = {}
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parent[child] = node
+            if isinstance(node, ast.Call):
+                self.calls.append(node)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                self.loads.setdefault(node.id, []).append(node)
+        self.strategies = frozenset(self._strategies())
+        self.global_seed = any(isinstance(c.func, ast.Attribute) and c.func.attr in _SEEDERS for c in self.calls)
+
+    def _strategies(self) -> Iterator[str]:
+        """The class name of every TensorFlow strategy the file constructs."""
+        for node in self.calls:
+            name = dotted(node.func) or ""
+            last = name.rsplit(".", 1)[-1]
+            if not last.endswith("Strategy"):
+                continue
+            ref = self.imports.get(name.partition(".")[0])
+            if ref is not None and not ref.level and ref.module.split(".")[0] == "tensorflow":
+                yield last
+
+    def uses(self) -> Iterator[Use]:
+        for node in self.calls:
+            name = dotted(node.func)
+            if name is None:
+                continue
+            head, _, rest = name.partition(".")
+            ref = self.imports.get(head)
+            if ref is None or (not ref.level and ref.module.split(".")[0] in LIBRARY_ROOTS):
+                continue
+            target = self.resolver.member(ref, rest)
+            if target is None or target[0] == self.path:
+                continue
+            feeds, after = self._feeds(node, 0)
+            yield Use(
+                module=target[0],
+                name=target[1],
+                importer=self.path,
+                line=node.lineno,
+                strategies=self.strategies,
+                in_scope=self._in_scope(node),
+                feeds=frozenset(feeds),
+                after=tuple(after),
+                shard_policy=self.shard_policy,
+                global_seed=self.global_seed,
+            )
+
+    def _in_scope(self, node: ast.AST) -> bool:
+        """Inside a `with <x>.scope():` block of the same function."""
+        current = self.parent.get(node)
+        while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if isinstance(current, (ast.With, ast.AsyncWith)) and any(
+                isinstance(item.context_expr, ast.Call)
+                and isinstance(item.context_expr.func, ast.Attribute)
+                and item.context_expr.func.attr == "scope"
+                for item in current.items
+            ):
+                return True
+            current = self.parent.get(current)
+        return False
+
+    def _feeds(self, node: ast.expr, depth: int) -> tuple[set[str], list[str]]:
+        """What the value of ``node`` is given to, and the dataset methods applied first."""
+        feeds: set[str] = set()
+        after: list[str] = []
+        current: ast.AST = node
+        while True:
+            parent = self.parent.get(current)
+            grand = self.parent.get(parent) if parent is not None else None
+            if (
+                isinstance(parent, ast.Attribute)
+                and parent.value is current
+                and isinstance(grand, ast.Call)
+                and grand.func is parent
+            ):
+                if parent.attr in DATASET_METHODS:
+                    after.append(parent.attr)
+                    current = grand
+                    continue
+                if _FEEDS.get(parent.attr) == FIT:
+                    feeds.add(FIT)  # `model.fit(...)` on the result: the result is the model
+                break
+            if isinstance(parent, ast.keyword):
+                parent, current = grand, parent
+            if isinstance(parent, ast.Call) and current is not parent.func and isinstance(parent.func, ast.Attribute):
+                feed = _FEEDS.get(parent.func.attr)
+                if feed is not None:
+                    feeds.add(feed)
+            elif isinstance(parent, ast.Assign) and depth < 1:
+                for target in parent.targets:
+                    if isinstance(target, ast.Name):
+                        for load in self._loads(target.id, parent):
+                            more, chained = self._feeds(load, depth + 1)
+                            feeds |= more
+                            after.extend(m for m in chained if m not in after)
+            break
+        return feeds, after
+
+    def _loads(self, name: str, assign: ast.Assign) -> Iterator[ast.Name]:
+        """The reads of ``name`` after ``assign``, in its function (or anywhere, for the module)."""
+        scope = self._scope_of(assign)
+        for node in self.loads.get(name, []):
+            if (node.lineno, node.col_offset) > (assign.lineno, assign.col_offset) and (
+                isinstance(scope, ast.Module) or self._within(node, scope)
+            ):
+                yield node
+
+    def _scope_of(self, node: ast.AST) -> ast.AST | None:
+        scope = self.parent.get(node)
+        while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            scope = self.parent.get(scope)
+        return scope
+
+    def _within(self, node: ast.AST, ancestor: ast.AST | None) -> bool:
+        current = self.parent.get(node)
+        while current is not None and current is not ancestor:
+            current = self.parent.get(current)
+        return current is ancestor
