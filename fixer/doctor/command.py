@@ -8,8 +8,7 @@ from __future__ import annotations
 import enum
 import json
 import os
-from pathlib import Path
-from typing import Optional
+from pathlib import Path  # noqa: TC003 - typer reads the commands' annotations at run time
 
 import typer
 
@@ -60,7 +59,9 @@ def check_config(text: str, network: bool, timeout: float, peers: bool = True) -
         return report
     if not problems:
         tasks = sum(len(v) for v in config["cluster"].values())
-        report.notes.append(f"TF_CONFIG is well formed ({tasks} task(s); this is {config['task']['type']} {config['task']['index']})")
+        report.notes.append(
+            f"TF_CONFIG is well formed ({tasks} task(s); this is {config['task']['type']} {config['task']['index']})"
+        )
     if network and not any(p.severity == "error" for p in report.problems):
         live, passed = live_checks(config, timeout, peers)
         report.problems.extend(live)
@@ -87,7 +88,10 @@ def _usage(
     if output is not None and not fingerprint:
         return "-o/--output is for --fingerprint"
     if (fingerprint or compare) and (config_option or no_network):
-        return f"{config_option or '--no-network'} is not used by {modes[0]}, which reads no TF_CONFIG and contacts nothing"
+        return (
+            f"{config_option or '--no-network'} is not used by {modes[0]}, "
+            "which reads no TF_CONFIG and contacts nothing"
+        )
     if probe and no_network:
         return "--no-network contradicts --probe, which forms the cluster over the network"
     if probe_options and not probe:
@@ -104,23 +108,47 @@ def register(app: typer.Typer) -> None:
 
     @app.command("doctor")
     def doctor(
-        tf_config: Optional[str] = typer.Option(None, "--tf-config", help="The TF_CONFIG JSON to check (default: $TF_CONFIG)."),
-        tf_config_file: Optional[Path] = typer.Option(None, "--tf-config-file", help="Read the TF_CONFIG JSON from a file."),
-        no_network: bool = typer.Option(False, "--no-network", help="Only check the TF_CONFIG itself; contact nothing."),
-        connect_timeout: float = typer.Option(2.0, "--connect-timeout", min=0.1, help="Seconds to wait to resolve or connect to each address."),
-        fingerprint: bool = typer.Option(False, "--fingerprint", help="Print (or write with -o) this worker's environment as JSON."),
-        output: Optional[Path] = typer.Option(None, "--output", "-o", help="With --fingerprint: the file to write."),
+        tf_config: str | None = typer.Option(
+            None, "--tf-config", help="The TF_CONFIG JSON to check (default: $TF_CONFIG)."
+        ),
+        tf_config_file: Path | None = typer.Option(
+            None, "--tf-config-file", help="Read the TF_CONFIG JSON from a file."
+        ),
+        no_network: bool = typer.Option(
+            False, "--no-network", help="Only check the TF_CONFIG itself; contact nothing."
+        ),
+        connect_timeout: float = typer.Option(
+            2.0, "--connect-timeout", min=0.1, help="Seconds to wait to resolve or connect to each address."
+        ),
+        fingerprint: bool = typer.Option(
+            False, "--fingerprint", help="Print (or write with -o) this worker's environment as JSON."
+        ),
+        output: Path | None = typer.Option(None, "--output", "-o", help="With --fingerprint: the file to write."),
         compare: bool = typer.Option(False, "--compare", help="Compare the fingerprint FILES of several workers."),
-        files: Optional[list[Path]] = typer.Argument(None, help="With --compare: fingerprint files written by --fingerprint -o."),
+        files: list[Path] | None = typer.Argument(
+            None, help="With --compare: fingerprint files written by --fingerprint -o."
+        ),
         probe: bool = typer.Option(False, "--probe", help="Form the cluster for real and all-reduce once."),
-        local: Optional[int] = typer.Option(None, "--local", min=1, max=16, help="With --probe: start this many workers on 127.0.0.1."),
-        device: Optional[Device] = typer.Option(None, "--device", help="With --probe: cpu hides the GPUs (default cpu with --local, else what is visible)."),
-        timeout: Optional[float] = typer.Option(None, "--timeout", min=1.0, help="With --probe: seconds before the workers are killed (default 60)."),
+        local: int | None = typer.Option(
+            None, "--local", min=1, max=16, help="With --probe: start this many workers on 127.0.0.1."
+        ),
+        device: Device | None = typer.Option(
+            None, "--device", help="With --probe: cpu hides the GPUs (default cpu with --local, else what is visible)."
+        ),
+        timeout: float | None = typer.Option(
+            None, "--timeout", min=1.0, help="With --probe: seconds before the workers are killed (default 60)."
+        ),
         output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="Output format."),
     ) -> None:
         """Check a cluster before launch. Exit 0: all good; 1: problems found; 2: could not run."""
-        config_option = "--tf-config" if tf_config is not None else "--tf-config-file" if tf_config_file is not None else None
-        probe_options = [name for name, value in (("--local", local), ("--device", device), ("--timeout", timeout)) if value is not None]
+        config_option = (
+            "--tf-config" if tf_config is not None else "--tf-config-file" if tf_config_file is not None else None
+        )
+        probe_options = [
+            name
+            for name, value in (("--local", local), ("--device", device), ("--timeout", timeout))
+            if value is not None
+        ]
         misuse = _usage(fingerprint, output, compare, files, probe, local, config_option, no_network, probe_options)
         if misuse is None and probe:
             misuse = missing_extra("validate", "distfix doctor --probe")

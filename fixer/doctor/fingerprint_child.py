@@ -12,6 +12,7 @@ import platform
 import socket
 import sys
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -19,7 +20,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 def _nccl_available() -> bool:
     """Whether the NCCL library can be loaded: from the nvidia-nccl wheel or the system."""
     spec = importlib.util.find_spec("nvidia.nccl") if importlib.util.find_spec("nvidia") else None
-    candidates = []
+    candidates: list[str | Path] = []
     if spec is not None and spec.submodule_search_locations:
         candidates += sorted(Path(spec.submodule_search_locations[0], "lib").glob("libnccl.so*"))
     candidates += ["libnccl.so.2", "libnccl.so"]
@@ -32,7 +33,7 @@ def _nccl_available() -> bool:
     return False
 
 
-def _version(distribution: str):
+def _version(distribution: str) -> str | None:
     try:
         return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:
@@ -41,7 +42,7 @@ def _version(distribution: str):
 
 def main() -> int:
     """Print the fingerprint; a worker without TensorFlow still gets one, with the reason."""
-    info = {
+    info: dict[str, Any] = {
         "python": platform.python_version(),
         "platform": f"{platform.system()} {platform.machine()}",
         "kernel": platform.release(),

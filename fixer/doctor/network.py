@@ -12,6 +12,7 @@ import concurrent.futures
 import errno
 import socket
 import threading
+from typing import Any
 
 from fixer.clusterspec import is_loopback, split_address
 from fixer.doctor.report import Problem
@@ -26,7 +27,7 @@ def resolve(host: str, timeout: float) -> set[str] | None:
 
     def lookup() -> None:
         try:
-            found.append({info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)})
+            found.append({str(info[4][0]) for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)})
         except (OSError, UnicodeError):
             pass
 
@@ -82,7 +83,7 @@ def _check_own(name: str, host: str, port: str | None, resolved: set[str]) -> tu
     if port is not None and port.isdigit() and port_in_use(int(port)):
         message = (
             f"{name}: port {port} is already in use on this machine, so TensorFlow cannot start its server "
-            "(\"Could not start gRPC server\"); stop the process holding it (an earlier run?) or pick another port"
+            '("Could not start gRPC server"); stop the process holding it (an earlier run?) or pick another port'
         )
         return [Problem("error", "own-port", message)], []
     return [], passed
@@ -92,7 +93,9 @@ def _check_one(name: str, address: str, own: bool, timeout: float, peers: bool) 
     host, port = split_address(address)
     resolved = resolve(host, timeout)
     if resolved is None:
-        return [Problem("error", "resolve", f"{name}: host {host!r} does not resolve; fix the name or use an IP address")], []
+        return [
+            Problem("error", "resolve", f"{name}: host {host!r} does not resolve; fix the name or use an IP address")
+        ], []
     if own:
         return _check_own(name, host, port, resolved)
     if not peers:
@@ -108,7 +111,7 @@ def _check_one(name: str, address: str, own: bool, timeout: float, peers: bool) 
     return [Problem("warning", "port", message)], []
 
 
-def live_checks(config: dict, timeout: float, peers: bool = True) -> tuple[list[Problem], list[str]]:
+def live_checks(config: dict[str, Any], timeout: float, peers: bool = True) -> tuple[list[Problem], list[str]]:
     """Problems and passed checks for the addresses of a parsed, well-formed TF_CONFIG.
 
     With ``peers`` False the other tasks' ports are not connected to (a probe starts them later).

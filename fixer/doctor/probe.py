@@ -17,8 +17,12 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 from fixer.doctor.report import Problem
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 CHILD = Path(__file__).with_name("probe_child.py")
 _WHERE = {
@@ -28,7 +32,12 @@ _WHERE = {
     "allreduce": "in the first all-reduce",
 }
 # What a worker still busy at the timeout was doing, why it is stuck there, and what known failures mean.
-_ACTIVITY = {"start": "starting", "import": "importing TensorFlow", "strategy": "forming the cluster", "allreduce": "in the first all-reduce"}
+_ACTIVITY = {
+    "start": "starting",
+    "import": "importing TensorFlow",
+    "strategy": "forming the cluster",
+    "allreduce": "in the first all-reduce",
+}
 _HANG_REASON = {
     "start": " (raise --timeout on a slow machine)",
     "import": " (raise --timeout on a slow machine)",
@@ -67,7 +76,7 @@ def free_ports(count: int) -> list[int]:
             sock.close()
 
 
-def _start(tf_config: str, cpu_only: bool, log) -> subprocess.Popen:
+def _start(tf_config: str, cpu_only: bool, log: IO[str]) -> subprocess.Popen[bytes]:
     env = {**os.environ, "TF_CONFIG": tf_config, "TF_CPP_MIN_LOG_LEVEL": "2"}
     if cpu_only:
         env["CUDA_VISIBLE_DEVICES"] = ""  # local workers must not share one GPU
@@ -81,7 +90,7 @@ def _start(tf_config: str, cpu_only: bool, log) -> subprocess.Popen:
     )
 
 
-def _kill(process: subprocess.Popen) -> None:
+def _kill(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
         try:
             os.killpg(process.pid, signal.SIGKILL)
@@ -97,7 +106,7 @@ def _outcome(name: str, output: str, cut_short: str | None) -> WorkerOutcome:
     seconds = {stage: float(at) for stage, at in stages}
     if result:
         seconds["done"] = float(result[3])
-    failure = next((line[len("FAILED "):] for line in lines if line.startswith("FAILED ")), None)
+    failure = next((line[len("FAILED ") :] for line in lines if line.startswith("FAILED ")), None)
     if failure is None and cut_short is None and result is None:
         failure = next((line.strip() for line in reversed(lines) if line.strip()), "exited without output")
     return WorkerOutcome(
@@ -111,7 +120,7 @@ def _outcome(name: str, output: str, cut_short: str | None) -> WorkerOutcome:
     )
 
 
-def _exit_on_sigterm(signum, frame) -> None:
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)  # unwinds through the `finally` that kills the workers
 
 
@@ -128,7 +137,7 @@ def run_workers(tf_configs: dict[str, str], timeout: float, cpu_only: bool) -> l
             signal.signal(signal.SIGTERM, previous)
 
 
-def _wait(processes: dict[str, subprocess.Popen], timeout: float) -> dict[str, str]:
+def _wait(processes: dict[str, subprocess.Popen[bytes]], timeout: float) -> dict[str, str]:
     """Wait until every worker is done, one fails, or the timeout; kill the rest and say why."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -150,8 +159,10 @@ def _wait(processes: dict[str, subprocess.Popen], timeout: float) -> dict[str, s
 
 def _run_workers(tf_configs: dict[str, str], timeout: float, cpu_only: bool) -> list[WorkerOutcome]:
     with tempfile.TemporaryDirectory(prefix="distfix-probe-") as folder:
-        logs = {name: open(Path(folder) / f"{index}.log", "w+", encoding="utf-8") for index, name in enumerate(tf_configs)}
-        processes: dict[str, subprocess.Popen] = {}
+        logs = {
+            name: open(Path(folder) / f"{index}.log", "w+", encoding="utf-8") for index, name in enumerate(tf_configs)
+        }
+        processes: dict[str, subprocess.Popen[bytes]] = {}
         cut_short: dict[str, str] = {}  # worker -> why it was killed: "timeout" or the failed peer
         try:
             for name, config in tf_configs.items():
@@ -187,15 +198,25 @@ def judge(outcomes: list[WorkerOutcome], expected_replicas: int | None) -> tuple
             expected = replicas * (replicas + 1) / 2
             if abs(outcome.result - expected) > 1e-6:
                 problems.append(
-                    Problem("error", "probe", f"{outcome.name} all-reduced {outcome.result:g}, expected {expected:g} over {replicas} replicas")
+                    Problem(
+                        "error",
+                        "probe",
+                        f"{outcome.name} all-reduced {outcome.result:g}, "
+                        f"expected {expected:g} over {replicas} replicas",
+                    )
                 )
             elif expected_replicas is not None and replicas != expected_replicas:
                 problems.append(
-                    Problem("error", "probe", f"{outcome.name} formed a cluster of {replicas} replicas, expected {expected_replicas}")
+                    Problem(
+                        "error",
+                        "probe",
+                        f"{outcome.name} formed a cluster of {replicas} replicas, expected {expected_replicas}",
+                    )
                 )
             else:
                 passed.append(
-                    f"{outcome.name} formed the cluster and all-reduced {outcome.result:g} over {replicas} replicas{_timings(outcome)}"
+                    f"{outcome.name} formed the cluster and all-reduced {outcome.result:g} "
+                    f"over {replicas} replicas{_timings(outcome)}"
                 )
         elif outcome.cut_short == "timeout":
             reason = _HANG_REASON.get(outcome.stage, "")
@@ -207,7 +228,9 @@ def judge(outcomes: list[WorkerOutcome], expected_replicas: int | None) -> tuple
         else:
             failure = (outcome.failure or "")[:300]
             hint = next((f" ({hint})" for text, hint in _FAILURE_HINTS.items() if text in failure), "")
-            problems.append(Problem("error", "probe", f"{outcome.name} failed {_WHERE[outcome.stage]}: {failure}{hint}"))
+            problems.append(
+                Problem("error", "probe", f"{outcome.name} failed {_WHERE[outcome.stage]}: {failure}{hint}")
+            )
     return problems, passed
 
 
@@ -215,7 +238,8 @@ def probe_local(workers: int, timeout: float, cpu_only: bool = True) -> tuple[li
     """Start ``workers`` local workers on free 127.0.0.1 ports and all-reduce once."""
     cluster = {"worker": [f"127.0.0.1:{port}" for port in free_ports(workers)]}
     configs = {
-        f"worker {index}": json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}}) for index in range(workers)
+        f"worker {index}": json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}})
+        for index in range(workers)
     }
     return judge(run_workers(configs, timeout, cpu_only), workers if cpu_only else None)
 

@@ -11,6 +11,7 @@ MultiWorkerMirroredStrategy fail with "Collective ops must be configured at prog
 import os
 import sys
 import time
+from typing import Any
 
 START = time.monotonic()
 
@@ -41,12 +42,12 @@ def _probe() -> int:
     )
     _stage("allreduce")
 
-    def contribution():
+    def contribution() -> Any:
         replica = tf.distribute.get_replica_context().replica_id_in_sync_group
         return tf.cast(replica, tf.float32) + 1.0
 
-    @tf.function
-    def all_reduce():
+    @tf.function  # type: ignore[untyped-decorator]  # TensorFlow ships no type information
+    def all_reduce() -> Any:
         return strategy.reduce(tf.distribute.ReduceOp.SUM, strategy.run(contribution), axis=None)
 
     total = float(all_reduce())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fixer.launcher import LauncherKind, LaunchOptions
 from fixer.launcher.plan import refuse_unlaunchable
@@ -10,8 +10,15 @@ from fixer.launcher.ray_job import write_ray_job
 from fixer.launcher.shell import write_shell_launchers
 from fixer.launcher.tfjob import write_tfjob
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def emit_launchers(script: Path, config: dict, out_dir: Path, options: LaunchOptions = LaunchOptions()) -> list[Path]:
+_DEFAULT_OPTIONS = LaunchOptions()  # frozen: one shared default is safe
+
+
+def emit_launchers(
+    script: Path, config: dict[str, object], out_dir: Path, options: LaunchOptions = _DEFAULT_OPTIONS
+) -> list[Path]:
     """Write the launchers of one TF_CONFIG's cluster into ``out_dir``; returns the files.
 
     A cluster TensorFlow would reject, or a TFJob without an image, raises ``ValueError`` and

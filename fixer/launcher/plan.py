@@ -12,6 +12,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import libcst as cst
 
@@ -23,7 +24,7 @@ from fixer.engine import build_context
 class LauncherPlan:
     """The TF_CONFIGs of a script that can become launchers, and why others cannot."""
 
-    configs: list[dict] = field(default_factory=list)
+    configs: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -54,19 +55,21 @@ def launcher_plan(path: str, text: str) -> LauncherPlan:
     return plan
 
 
-def cluster_tasks(cluster: dict) -> list[tuple[str, int, str]]:
+def cluster_tasks(cluster: dict[str, Any]) -> list[tuple[str, int, str]]:
     """Every task of a cluster as (type, index, address), in the cluster's order: a task type's
     ``["a:1", "b:1"]`` or TensorFlow's sparse ``{0: "a:1", 3: "b:1"}``."""
-    tasks = []
+    tasks: list[tuple[str, int, str]] = []
     for task_type, addresses in cluster.items():
         if isinstance(addresses, list):
             tasks.extend((task_type, index, address) for index, address in enumerate(addresses))
         elif isinstance(addresses, dict):
-            tasks.extend((task_type, index, address) for index, address in sorted((int(k), v) for k, v in addresses.items()))
+            tasks.extend(
+                (task_type, index, address) for index, address in sorted((int(k), v) for k, v in addresses.items())
+            )
     return tasks
 
 
-def refuse_unlaunchable(config: dict) -> None:
+def refuse_unlaunchable(config: dict[str, Any]) -> None:
     """Raise ``ValueError`` for a cluster TensorFlow would reject (nothing is written then)."""
     problem = launcher_problem(json.dumps(config))
     if problem is not None:

@@ -7,19 +7,24 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fixer.launcher.plan import cluster_tasks, project_root, relative_path
 from fixer.report import render
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def cluster_shape(cluster: dict) -> str:
+
+def cluster_shape(cluster: dict[str, Any]) -> str:
     """``1 chief, 2 workers``: how many tasks of each type."""
     counts = Counter(task_type for task_type, _, _ in cluster_tasks(cluster))
-    return ", ".join(f"{count} {task_type}{'s' * (count != 1 and task_type != 'ps')}" for task_type, count in counts.items())
+    return ", ".join(
+        f"{count} {task_type}{'s' * (count != 1 and task_type != 'ps')}" for task_type, count in counts.items()
+    )
 
 
-def write_ray_job(script: Path, config: dict, out_dir: Path) -> list[Path]:
+def write_ray_job(script: Path, config: dict[str, Any], out_dir: Path) -> list[Path]:
     """Write ``ray_job.py`` for ``config['cluster']``; returns the file."""
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / "ray_job.py"

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import json
 import shlex
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fixer.launcher.plan import cluster_tasks, relative_path
 from fixer.report import render
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # The interpreter the launch scripts run by default: whatever `python3` is on the task's machine
 # (the scripts run on other hosts, where this process's interpreter path means nothing).
 DEFAULT_PYTHON = "python3"
 
 
-def write_shell_launchers(script: Path, config: dict, out_dir: Path, python: str | None = None) -> list[Path]:
+def write_shell_launchers(script: Path, config: dict[str, Any], out_dir: Path, python: str | None = None) -> list[Path]:
     """Write ``launch_<type>_<index>.sh`` for every task of ``config['cluster']``; returns the files.
 
     ``python`` is the interpreter the scripts run unless ``$PYTHON`` is set when they start

@@ -10,10 +10,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fixer.launcher.plan import cluster_tasks, project_root, relative_path
 from fixer.report import render
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # TF_CONFIG task types and the TFJob replica types the training operator knows them by.
 REPLICA_TYPES = {"chief": "Chief", "worker": "Worker", "ps": "PS", "evaluator": "Evaluator"}
@@ -38,7 +41,7 @@ def job_name(script: Path) -> str:
     return name or "tfjob"
 
 
-def replica_specs(cluster: dict) -> list[ReplicaSpec]:
+def replica_specs(cluster: dict[str, Any]) -> list[ReplicaSpec]:
     """The replica specs of a cluster, in its order of task types."""
     indices: dict[str, list[int]] = {}
     for task_type, index, _ in cluster_tasks(cluster):
@@ -49,7 +52,9 @@ def replica_specs(cluster: dict) -> list[ReplicaSpec]:
     ]
 
 
-def write_tfjob(script: Path, config: dict, out_dir: Path, image: str, command: list[str] | None = None) -> list[Path]:
+def write_tfjob(
+    script: Path, config: dict[str, Any], out_dir: Path, image: str, command: list[str] | None = None
+) -> list[Path]:
     """Write ``tfjob.yaml`` for ``config['cluster']``; returns the file.
 
     ``command`` defaults to ``python <script>``, the script's path relative to the folder that

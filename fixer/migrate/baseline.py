@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fixer.textmap import TextMap
-from fixer.types import FileResult, Finding
+
+if TYPE_CHECKING:
+    from fixer.types import FileResult, Finding
 
 
 def baseline_key(finding: Finding, relative_path: str, line_text: str) -> str:
@@ -50,7 +53,9 @@ def _keys(result: FileResult, root: Path | None) -> list[str]:
     return [baseline_key(f, relative, textmap.line_text(f.start.line) if textmap else "") for f in result.findings]
 
 
-def apply_baseline(results: list[FileResult], baseline: Path | None, roots: dict[str, Path], record: bool = True) -> int:
+def apply_baseline(
+    results: list[FileResult], baseline: Path | None, roots: dict[str, Path], record: bool = True
+) -> int:
     """Hide the findings recorded in ``baseline``, or record them all when it does not exist yet
     and ``record`` is true (a partial, interrupted run records nothing).
 
@@ -69,7 +74,7 @@ def apply_baseline(results: list[FileResult], baseline: Path | None, roots: dict
     hidden = 0
     for result in results:
         kept = []
-        for finding, key in zip(result.findings, _keys(result, roots.get(result.path))):
+        for finding, key in zip(result.findings, _keys(result, roots.get(result.path)), strict=True):
             if key in known:
                 hidden += 1
             else:

@@ -10,7 +10,7 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, cast
 
 import typer
 
@@ -101,7 +101,8 @@ def _summarise(outcome: MigrationReport) -> None:
         typer.echo(f"distfix: error: {result.path}: {result.error}", err=True)
     totals = outcome.totals
     typer.echo(
-        f"{totals['files']} files, {totals['found']} findings, {totals['fixed']} {'fixed' if outcome.wrote else 'fixable'}, "
+        f"{totals['files']} files, {totals['found']} findings, "
+        f"{totals['fixed']} {'fixed' if outcome.wrote else 'fixable'}, "
         f"{totals['remaining']} remaining ({totals['needs_a_person']} need a person), {totals['errors']} errors "
         f"in {outcome.seconds:.1f} s. {outcome.verdict}"
     )
@@ -114,7 +115,9 @@ def _exit_code(outcome: MigrationReport, write: bool) -> int:
     validated = outcome.validation_totals or {"failed": 0, "error": 0}
     if outcome.interrupted or totals["errors"] or validated["error"]:
         return 2
-    return 1 if totals["remaining"] or totals["skipped"] or (totals["fixed"] and not write) or validated["failed"] else 0
+    return (
+        1 if totals["remaining"] or totals["skipped"] or (totals["fixed"] and not write) or validated["failed"] else 0
+    )
 
 
 def _show_validation(name: str, verdict: FileValidation) -> None:
@@ -130,29 +133,61 @@ def register(app: typer.Typer) -> None:
         paths: list[str] = typer.Argument(..., help="Folders or git repositories to migrate."),
         write: bool = typer.Option(False, "--write", help="Apply fixes (default: only report what would change)."),
         unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes that can change behaviour."),
-        select: Optional[list[str]] = typer.Option(None, "--select", help="Only these codes or prefixes."),
-        ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="Skip these codes or prefixes."),
-        jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: all cores)."),
-        report: Optional[Path] = typer.Option(None, "--report", help="Write a report: FILE.html, FILE.md or FILE.json."),
-        report_dir: Optional[Path] = typer.Option(None, "--report-dir", help="Write a pull-request body per repository with changes: DIR/<name>/PR.md."),
-        branch: Optional[str] = typer.Option(None, "--branch", help="In git repos, put the fixes on this new branch (needs --write --commit)."),
+        select: list[str] | None = typer.Option(None, "--select", help="Only these codes or prefixes."),
+        ignore: list[str] | None = typer.Option(None, "--ignore", help="Skip these codes or prefixes."),
+        jobs: int | None = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: all cores)."),
+        report: Path | None = typer.Option(None, "--report", help="Write a report: FILE.html, FILE.md or FILE.json."),
+        report_dir: Path | None = typer.Option(
+            None, "--report-dir", help="Write a pull-request body per repository with changes: DIR/<name>/PR.md."
+        ),
+        branch: str | None = typer.Option(
+            None, "--branch", help="In git repos, put the fixes on this new branch (needs --write --commit)."
+        ),
         commit: bool = typer.Option(False, "--commit", help="Commit the fixes on --branch, listing the rules applied."),
-        update_branch: bool = typer.Option(False, "--update-branch", help="If --branch exists (from an earlier migration), replace its fixes with fixes of the current HEAD."),
-        allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Do not refuse repositories with uncommitted changes."),
-        baseline: Optional[Path] = typer.Option(None, "--baseline", help="Report only findings not in this file (created on first use)."),
-        resume: bool = typer.Option(False, "--resume", help="Continue an interrupted run from its state file (not with --branch)."),
-        state_file: Path = typer.Option(Path(DEFAULT_STATE_FILE), "--state-file", help="Where an interrupted run saves its progress."),
-        exclude: Optional[list[str]] = typer.Option(None, "--exclude", help="Skip files matching this glob (repeatable)."),
-        progress: Optional[bool] = typer.Option(
+        update_branch: bool = typer.Option(
+            False,
+            "--update-branch",
+            help="If --branch exists (from an earlier migration), replace its fixes with fixes of the current HEAD.",
+        ),
+        allow_dirty: bool = typer.Option(
+            False, "--allow-dirty", help="Do not refuse repositories with uncommitted changes."
+        ),
+        baseline: Path | None = typer.Option(
+            None, "--baseline", help="Report only findings not in this file (created on first use)."
+        ),
+        resume: bool = typer.Option(
+            False, "--resume", help="Continue an interrupted run from its state file (not with --branch)."
+        ),
+        state_file: Path = typer.Option(
+            Path(DEFAULT_STATE_FILE), "--state-file", help="Where an interrupted run saves its progress."
+        ),
+        exclude: list[str] | None = typer.Option(None, "--exclude", help="Skip files matching this glob (repeatable)."),
+        progress: bool | None = typer.Option(
             None, "--progress/--no-progress", help="Show progress on stderr (default: only when stderr is a terminal)."
         ),
-        validate: bool = typer.Option(False, "--validate", help="After fixing, run every changed script that can run (distfix validate) and report each verdict."),
-        backend: Backend = typer.Option(Backend.local, "--backend", help="With --validate: run validations on this machine, or as Ray tasks."),
-        address: Optional[str] = typer.Option(None, "--address", help="With --backend ray: the cluster to join ('auto': RAY_ADDRESS); default: a local Ray for the run."),
-        max_steps: int = typer.Option(20, "--max-steps", min=1, help="With --validate: stop each run after this many steps."),
-        validate_timeout: float = typer.Option(120.0, "--validate-timeout", min=1.0, help="With --validate: seconds before a run is killed."),
-        synthetic_data: bool = typer.Option(False, "--synthetic-data", help="With --validate: replace keras.datasets downloads with random arrays."),
-        target_version: Optional[str] = TargetVersionOption,
+        validate: bool = typer.Option(
+            False,
+            "--validate",
+            help="After fixing, run every changed script that can run (distfix validate) and report each verdict.",
+        ),
+        backend: Backend = typer.Option(
+            Backend.local, "--backend", help="With --validate: run validations on this machine, or as Ray tasks."
+        ),
+        address: str | None = typer.Option(
+            None,
+            "--address",
+            help="With --backend ray: the cluster to join ('auto': RAY_ADDRESS); default: a local Ray for the run.",
+        ),
+        max_steps: int = typer.Option(
+            20, "--max-steps", min=1, help="With --validate: stop each run after this many steps."
+        ),
+        validate_timeout: float = typer.Option(
+            120.0, "--validate-timeout", min=1.0, help="With --validate: seconds before a run is killed."
+        ),
+        synthetic_data: bool = typer.Option(
+            False, "--synthetic-data", help="With --validate: replace keras.datasets downloads with random arrays."
+        ),
+        target_version: str | None = TargetVersionOption,
     ) -> None:
         """Migrate many files and repositories at once, with progress and a report.
 
@@ -167,8 +202,21 @@ def register(app: typer.Typer) -> None:
         from fixer.migrate.validation import ValidationSettings, default_validation_jobs, validate_results
 
         problems = _usage_errors(
-            paths, write, branch, commit, resume, report, baseline, state_file, validate, backend, address, update_branch, report_dir,
-            select, ignore,
+            paths,
+            write,
+            branch,
+            commit,
+            resume,
+            report,
+            baseline,
+            state_file,
+            validate,
+            backend,
+            address,
+            update_branch,
+            report_dir,
+            select,
+            ignore,
         )
         for problem in problems:
             typer.echo(f"distfix: error: {problem}", err=True)
@@ -188,7 +236,8 @@ def register(app: typer.Typer) -> None:
             excludes=tuple(exclude or ()),
             baseline=baseline,
             state_file=state_file,
-            target_version=target_version,
+            # The option's callback has already parsed "X.Y" into a (major, minor) pair.
+            target_version=cast("tuple[int, int] | None", target_version),
         )
         terminal = sys.stderr.isatty()
         show = ProgressPrinter(terminal) if (terminal if progress is None else progress) else None

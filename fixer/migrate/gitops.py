@@ -16,9 +16,12 @@ import signal
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 # The subject of every commit a migration makes (run.commit_message): how --update-branch tells
 # its own commits from a person's.
@@ -55,7 +58,9 @@ def git(repo: Path, *args: str) -> str:
     try:
         with _interrupt_after():
             # A session of its own: a Ctrl-C at the terminal reaches distfix, not git.
-            out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, timeout=300, start_new_session=True)
+            out = subprocess.run(
+                ["git", *args], cwd=repo, capture_output=True, text=True, timeout=300, start_new_session=True
+            )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(f"git {args[0]} failed: {exc}") from None
     if out.returncode != 0:
@@ -101,7 +106,9 @@ def remove_leftovers(repo: Path) -> list[str]:
         except GitError:
             git(repo, "worktree", "prune")
         shutil.rmtree(path.parent, ignore_errors=True)
-        notes.append(f"removed the temporary worktree {path} left by an interrupted migration (process {match.group(1)})")
+        notes.append(
+            f"removed the temporary worktree {path} left by an interrupted migration (process {match.group(1)})"
+        )
     return notes
 
 
@@ -129,7 +136,7 @@ class BranchWorktree:
         self.previous: str | None = None  # the branch's commit before this run, with update
         self.path: Path | None = None
 
-    def __enter__(self) -> "BranchWorktree":
+    def __enter__(self) -> BranchWorktree:
         self.previous = branch_tip(self.repo, self.branch)
         if self.previous is not None and not self.update:
             raise GitError(
@@ -183,6 +190,7 @@ class BranchWorktree:
 
     def _same_change(self, commit: str) -> bool:
         """True when the branch's commit has the same parent and files as ``commit``."""
+
         def parent_and_tree(rev: str) -> str:
             return git(self.repo, "rev-parse", f"{rev}^", f"{rev}^{{tree}}")
 

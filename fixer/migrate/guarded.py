@@ -19,10 +19,13 @@ import os
 import shutil
 import signal
 import sys
-from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fixer.migrate.validation import FileValidation, ValidationTask, place_script, run_staged
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36

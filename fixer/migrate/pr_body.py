@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fixer.migrate.summary import MigrationReport, RepoOutcome
 from fixer.report import render
-from fixer.types import FileResult
+
+if TYPE_CHECKING:
+    from fixer.types import FileResult
 
 
 def check_report_dir(directory: Path) -> None:

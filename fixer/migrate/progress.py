@@ -7,9 +7,12 @@ few seconds apart, so that the log stays short. The first and the last state are
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _BAR = 28
 
@@ -18,7 +21,8 @@ def progress_line(done: int, total: int, findings: int, errors: int, eta: float 
     """``[####......] 12/40 files · 3 findings · 0 errors · ETA 4s`` (``ETA ?`` before any file ends)."""
     filled = _BAR * done // max(total, 1)
     remaining = "?" if eta is None else f"{eta:.0f}s"
-    return f"[{'#' * filled}{'.' * (_BAR - filled)}] {done}/{total} files · {findings} findings · {errors} errors · ETA {remaining}"
+    bar = f"[{'#' * filled}{'.' * (_BAR - filled)}]"
+    return f"{bar} {done}/{total} files · {findings} findings · {errors} errors · ETA {remaining}"
 
 
 class ProgressPrinter:

@@ -44,7 +44,7 @@ def pack(task: ValidationTask) -> bytes:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def validate_archive(archive: bytes, task: ValidationTask) -> dict:
+def validate_archive(archive: bytes, task: ValidationTask) -> dict[str, Any]:
     """The Ray task: unpack the folder on this node and validate in a guarded child process
     (see ``guarded.py``), so nothing outlives this worker if it dies."""
     folder = Path(tempfile.mkdtemp(prefix="distfix-migrate-task-"))
@@ -65,7 +65,8 @@ def validate_archive(archive: bytes, task: ValidationTask) -> dict:
         if not verdict.exists():
             last = (child.stderr.strip().splitlines() or [f"exit status {child.returncode}"])[-1]
             return asdict(FileValidation("error", f"the validation process died: {last}", host=socket.gethostname()))
-        return json.loads(verdict.read_text(encoding="utf-8"))
+        outcome: dict[str, Any] = json.loads(verdict.read_text(encoding="utf-8"))
+        return outcome
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -75,7 +76,9 @@ def _summary(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__
 
 
-def validate_on_ray(tasks: list[ValidationTask], address: str | None, done: Done | None = None) -> dict[str, FileValidation]:
+def validate_on_ray(
+    tasks: list[ValidationTask], address: str | None, done: Done | None = None
+) -> dict[str, FileValidation]:
     """Run every validation as a Ray task on the cluster at ``address`` (None: a local Ray
     started for the run); verdicts by file name. A Ray that cannot start or be joined makes every
     verdict an error, with Ray's reason."""
@@ -102,7 +105,9 @@ def _run(ray: Any, tasks: list[ValidationTask], done: Done | None) -> dict[str, 
     def submit(task: ValidationTask) -> Any:
         # Retries are ours (max_retries=0), so the report can say what was lost and how often.
         cpus = min(task.processes, largest) if largest else task.processes
-        return remote.options(num_cpus=cpus, max_retries=0, name=f"distfix validate {task.name}").remote(archives[task.name], task)
+        return remote.options(num_cpus=cpus, max_retries=0, name=f"distfix validate {task.name}").remote(
+            archives[task.name], task
+        )
 
     pending = {submit(task): (task, 1, "") for task in tasks}
     verdicts: dict[str, FileValidation] = {}
@@ -116,7 +121,8 @@ def _run(ray: Any, tasks: list[ValidationTask], done: Done | None) -> dict[str, 
                 pending[submit(task)] = (task, 2, _summary(exc))
                 continue
             verdict = FileValidation(
-                "error", f"the Ray worker running it was lost twice (retried once): first {first_loss}; then {_summary(exc)}"
+                "error",
+                f"the Ray worker running it was lost twice (retried once): first {first_loss}; then {_summary(exc)}",
             )
         except ray.exceptions.RayError as exc:
             verdict = FileValidation("error", f"the Ray task failed: {_summary(exc)}")

@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 from fixer.migrate.baseline import apply_baseline
 from fixer.migrate.files import Target, collect
@@ -41,7 +42,7 @@ class MigrateOptions:
     state_file: Path = Path(DEFAULT_STATE_FILE)
     target_version: tuple[int, int] | None = None
 
-    def fingerprint(self) -> dict:
+    def fingerprint(self) -> dict[str, Any]:
         """What must match for --resume to continue a run."""
         return {
             "paths": list(self.paths),
@@ -64,6 +65,7 @@ RESUME_ON_BRANCH = (
 class MigrationInterrupted(Exception):
     """Ctrl-C while the branches were being prepared or committed; the message says what is left."""
 
+
 Progress = Callable[[int, int, int, int, float | None], None]  # done, total, findings, errors, ETA (s) if known
 
 
@@ -74,7 +76,9 @@ def _ignore_sigint(parent: int) -> None:
 
 
 def _job(options: MigrateOptions, write: bool) -> Job:
-    overrides: tuple[tuple[str, object], ...] = tuple((k, list(v)) for k, v in (("select", options.select), ("ignore", options.ignore)) if v)
+    overrides: tuple[tuple[str, object], ...] = tuple(
+        (k, list(v)) for k, v in (("select", options.select), ("ignore", options.ignore)) if v
+    )
     if options.target_version is not None:
         overrides += (("target_version", options.target_version),)
     return Job(fix=True, write=write, unsafe=options.unsafe, overrides=overrides, use_cache=False)
@@ -129,8 +133,10 @@ def _run_pool(
 
     report()
     broken = False
-    with ProcessPoolExecutor(max_workers=max(1, options.jobs), initializer=_ignore_sigint, initargs=(os.getpid(),)) as pool:
-        futures: dict[Future, str] = {}
+    with ProcessPoolExecutor(
+        max_workers=max(1, options.jobs), initializer=_ignore_sigint, initargs=(os.getpid(),)
+    ) as pool:
+        futures: dict[Future[Any], str] = {}
         queue = iter(pending)
         try:
             for _ in range(options.jobs * 4):
@@ -163,10 +169,12 @@ def _run_pool(
         # with it. The files left are run in a pool that isolates the one that kills its worker.
         left = [item for item in pending if item[0] not in done]
         try:
-            results = map_resilient(_process_item, [(file, job) for _, file, job in left], max(1, options.jobs), _crashed_item)
+            results = map_resilient(
+                _process_item, [(file, job) for _, file, job in left], max(1, options.jobs), _crashed_item
+            )
         except KeyboardInterrupt:
             return False
-        for (name, _, _), result in zip(left, results):
+        for (name, _, _), result in zip(left, results, strict=True):
             _store(done, name, result, journal)
         report()
     return True
@@ -177,10 +185,12 @@ def _process_item(item: tuple[Path, Job]) -> FileResult:
 
 
 def _crashed_item(item: tuple[Path, Job]) -> FileResult:
-    return FileResult(path=str(item[0]), error="distfix crashed on this file (its worker process died); please report it")
+    return FileResult(
+        path=str(item[0]), error="distfix crashed on this file (its worker process died); please report it"
+    )
 
 
-def _record(done: dict[str, FileResult], name: str, future: Future, journal: StateJournal | None) -> FileResult:
+def _record(done: dict[str, FileResult], name: str, future: Future[Any], journal: StateJournal | None) -> FileResult:
     """Store the finished ``future``'s result for the file ``name`` in ``done`` (and the
     journal), and return it."""
     try:
@@ -206,7 +216,7 @@ def _found(result: FileResult) -> int:
     return len(result.applied) + sum(1 for f in result.findings if f.code != "TFD000")
 
 
-def _submit(pool: ProcessPoolExecutor, futures: dict[Future, str], queue) -> None:
+def _submit(pool: ProcessPoolExecutor, futures: dict[Future[Any], str], queue: Iterator[tuple[str, Path, Job]]) -> None:
     item = next(queue, None)
     if item is not None:
         name, file, job = item
@@ -231,7 +241,7 @@ def _open_worktrees(
     """Make a temporary worktree in every repository (after removing those of killed runs), or
     set the outcome's error."""
     assert options.branch is not None
-    for target, outcome in zip(targets, outcomes):
+    for target, outcome in zip(targets, outcomes, strict=True):
         if target.repo is None:
             outcome.error = "not a git repository: --branch needs one"
             continue
@@ -254,12 +264,12 @@ def _commit_all(
     no branch (and an existing one is left as it was)."""
     for repo, worktree in worktrees.items():
         repo_results = [r for name, r in done.items() if Path(name).is_relative_to(repo)]
+        commit: str | None = None
+        error: str | None = None
         try:
             commit = worktree.commit(commit_message(repo_results))
         except GitError as exc:
-            commit, error = None, str(exc)
-        else:
-            error = None
+            error = str(exc)
         for outcome in outcomes:
             if outcome.repo != str(repo):
                 continue
@@ -313,7 +323,7 @@ def migrate(options: MigrateOptions, resume: bool = False, progress: Progress | 
     try:
         if use_branch:
             _open_worktrees(targets, outcomes, options, worktrees)
-        usable = [(t, o) for t, o in zip(targets, outcomes) if o.error is None]
+        usable = [(t, o) for t, o in zip(targets, outcomes, strict=True) if o.error is None]
         items = _work_items(usable, options, worktrees)
         completed = _run_pool(items, done, options, progress, journal)
         if completed and options.commit:

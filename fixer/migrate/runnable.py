@@ -19,10 +19,31 @@ from pathlib import Path
 # Calls that read a file named by their first argument (matched by the called name's last part).
 _READERS = frozenset(
     {
-        "open", "GFile", "File", "load", "loadtxt", "genfromtxt", "fromfile", "read_csv", "read_parquet",
-        "read_json", "read_table", "read_pickle", "read_feather", "read_hdf", "read_excel", "read_file",
-        "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "image_dataset_from_directory",
-        "text_dataset_from_directory", "audio_dataset_from_directory", "load_model", "load_weights", "imread",
+        "open",
+        "GFile",
+        "File",
+        "load",
+        "loadtxt",
+        "genfromtxt",
+        "fromfile",
+        "read_csv",
+        "read_parquet",
+        "read_json",
+        "read_table",
+        "read_pickle",
+        "read_feather",
+        "read_hdf",
+        "read_excel",
+        "read_file",
+        "TFRecordDataset",
+        "TextLineDataset",
+        "FixedLengthRecordDataset",
+        "image_dataset_from_directory",
+        "text_dataset_from_directory",
+        "audio_dataset_from_directory",
+        "load_model",
+        "load_weights",
+        "imread",
     }
 )
 _REMOTE = ("gs://", "s3://", "hdfs://", "az://", "abfs://")
@@ -30,7 +51,10 @@ _TPU_NAMES = frozenset({"TPUStrategy", "TPUClusterResolver", "initialize_tpu_sys
 _NCCL_NAMES = frozenset({"NcclAllReduce", "NCCL"})
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 # Asks the Python that runs the validation which of the names it cannot find (nothing is imported).
-_PROBE = "import importlib.util, json, sys; print(json.dumps([n for n in sys.argv[1:] if importlib.util.find_spec(n) is None]))"
+_PROBE = (
+    "import importlib.util, json, sys; "
+    "print(json.dumps([n for n in sys.argv[1:] if importlib.util.find_spec(n) is None]))"
+)
 
 
 def skip_reason(script: Path, text: str, device: str = "auto", project_root: Path | None = None) -> str | None:
@@ -58,7 +82,10 @@ def intrinsic_skip_reason(script: Path, text: str) -> str | None:
     except SyntaxError as exc:
         return f"the fixed script does not parse: {exc.msg} (line {exc.lineno})"
     if not is_entry_point(tree):
-        return "not an entry point: no training code runs at its top level or under `if __name__ == \"__main__\"` (a library module)"
+        return (
+            "not an entry point: no training code runs at its top level "
+            'or under `if __name__ == "__main__"` (a library module)'
+        )
     relative = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level]
     if relative:
         return f"it imports relatively (line {relative[0].lineno}), so it runs only inside its package, not as a script"
@@ -83,7 +110,12 @@ def _runs_code(statement: ast.stmt) -> bool:
     if isinstance(statement, ast.If):
         return _is_main_guard(statement.test) or any(_runs_code(s) for s in (*statement.body, *statement.orelse))
     if isinstance(statement, ast.Try):
-        blocks = (*statement.body, *statement.orelse, *statement.finalbody, *(s for h in statement.handlers for s in h.body))
+        blocks = (
+            *statement.body,
+            *statement.orelse,
+            *statement.finalbody,
+            *(s for h in statement.handlers for s in h.body),
+        )
         return any(_runs_code(s) for s in blocks)
     return False
 
@@ -170,7 +202,10 @@ def _data_reason(script: Path, tree: ast.Module, device: str) -> str | None:
         where = Path(name) if os.path.isabs(name) else script.parent / name
         present = glob.glob(str(where)) if glob.has_magic(name) else where.exists()
         if not present:
-            return f"reads `{name}` (line {call.lineno}), which is not there (the validation runs a copy of the script's own folder)"
+            return (
+                f"reads `{name}` (line {call.lineno}), which is not there "
+                "(the validation runs a copy of the script's own folder)"
+            )
     return None
 
 
@@ -186,7 +221,8 @@ def _literal_path(node: ast.expr) -> str | None:
         return node.value
     if isinstance(node, ast.Call) and _called_name(node) in ("Path", "join") and node.args:
         parts = [_literal_path(a) for a in node.args]
-        return os.path.join(*parts) if all(p is not None for p in parts) else None
+        known = [p for p in parts if p is not None]
+        return os.path.join(*known) if len(known) == len(parts) else None
     return None
 
 
@@ -196,7 +232,10 @@ def _module_reason(script: Path, tree: ast.Module, project_root: Path | None) ->
         missing = missing_modules(missing, project_root)
     if missing:
         listed = ", ".join(f"`{name}`" for name in missing)
-        return f"imports {listed}, which the Python that runs the validation cannot import (and no module of that name is next to the script)"
+        return (
+            f"imports {listed}, which the Python that runs the validation cannot import "
+            "(and no module of that name is next to the script)"
+        )
     return None
 
 
@@ -207,9 +246,9 @@ def _required_modules(tree: ast.Module) -> set[str]:
     for node in ast.walk(tree):
         guarded = isinstance(node, ast.Try) and any(_catches_import_error(h) for h in node.handlers)
         type_only = isinstance(node, ast.If) and "TYPE_CHECKING" in _names(node.test)
-        if guarded or type_only:
+        if isinstance(node, (ast.Try, ast.If)) and (guarded or type_only):
             optional.update(id(n) for statement in node.body for n in ast.walk(statement))
-    needed = set()
+    needed: set[str] = set()
     for node in ast.walk(tree):
         if id(node) in optional:
             continue
@@ -231,6 +270,13 @@ def missing_modules(names: list[str], folder: Path) -> list[str]:
         return []
     env = {k: v for k, v in os.environ.items() if k != "TF_CONFIG"}
     out = subprocess.run(
-        [sys.executable, "-c", _PROBE, *names], cwd=folder, env=env, capture_output=True, text=True, timeout=120, check=True
+        [sys.executable, "-c", _PROBE, *names],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
-    return json.loads(out.stdout)
+    missing: list[str] = json.loads(out.stdout)
+    return missing

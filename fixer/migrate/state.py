@@ -12,14 +12,17 @@ import fcntl
 import json
 import os
 from dataclasses import asdict
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fixer.types import Applicability, Edit, FileResult, Finding, Fix, Position
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DEFAULT_STATE_FILE = ".distfix-migrate-state.json"
 
 
-def finding_to_dict(finding: Finding) -> dict:
+def finding_to_dict(finding: Finding) -> dict[str, Any]:
     """A JSON-safe form of a finding."""
     data = asdict(finding)
     data["applicability"] = finding.applicability.label if finding.applicability else None
@@ -28,7 +31,7 @@ def finding_to_dict(finding: Finding) -> dict:
     return data
 
 
-def finding_from_dict(data: dict) -> Finding:
+def finding_from_dict(data: dict[str, Any]) -> Finding:
     """The inverse of :func:`finding_to_dict`."""
     fix = data.get("fix")
     return Finding(
@@ -38,7 +41,9 @@ def finding_from_dict(data: dict) -> Finding:
         message=data["message"],
         start=Position(**data["start"]),
         end=Position(**data["end"]),
-        fix=Fix(fix["title"], tuple(Edit(**e) for e in fix["edits"]), Applicability.from_label(fix["applicability"])) if fix else None,
+        fix=Fix(fix["title"], tuple(Edit(**e) for e in fix["edits"]), Applicability.from_label(fix["applicability"]))
+        if fix
+        else None,
         applicability=Applicability.from_label(data["applicability"]) if data.get("applicability") else None,
         cell=data.get("cell"),
     )
@@ -50,35 +55,39 @@ _PLAIN_RESULT_FIELDS = ("path", "source", "fixed_text", "error", "reverted", "he
 _FINDING_RESULT_FIELDS = ("findings", "applied")
 
 
-def result_to_dict(result: FileResult) -> dict:
+def result_to_dict(result: FileResult) -> dict[str, Any]:
     """A JSON-safe form of a file's result (texts included, for diffs in the report)."""
     data = {name: getattr(result, name) for name in _PLAIN_RESULT_FIELDS}
     data.update({name: [finding_to_dict(f) for f in getattr(result, name)] for name in _FINDING_RESULT_FIELDS})
     return data
 
 
-def result_from_dict(data: dict) -> FileResult:
+def result_from_dict(data: dict[str, Any]) -> FileResult:
     """The inverse of :func:`result_to_dict`."""
-    plain = {name: data[name] for name in _PLAIN_RESULT_FIELDS}
-    findings = {name: [finding_from_dict(f) for f in data[name]] for name in _FINDING_RESULT_FIELDS}
-    return FileResult(**plain, **findings)
+    fields: dict[str, Any] = {name: data[name] for name in _PLAIN_RESULT_FIELDS}
+    fields.update({name: [finding_from_dict(f) for f in data[name]] for name in _FINDING_RESULT_FIELDS})
+    return FileResult(**fields)
 
 
 class StateJournal:
     """The state file of a running migration, open for appending and locked."""
 
-    def __init__(self, path: Path, options: dict, resume: bool) -> None:
+    def __init__(self, path: Path, options: dict[str, Any], resume: bool) -> None:
         """Start a new journal (or continue the one ``resume`` loaded) at ``path``; ValueError
         when it cannot be written or another run holds it."""
         try:
             self._handle = open(path, "a", encoding="utf-8")
         except OSError as exc:
-            raise ValueError(f"cannot write the state file {path}: {exc.strerror} (choose another with --state-file)") from None
+            raise ValueError(
+                f"cannot write the state file {path}: {exc.strerror} (choose another with --state-file)"
+            ) from None
         try:
             fcntl.flock(self._handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             self._handle.close()
-            raise ValueError(f"another migration is using the state file {path}: wait for it, or pass another --state-file") from None
+            raise ValueError(
+                f"another migration is using the state file {path}: wait for it, or pass another --state-file"
+            ) from None
         self.path = path
         if resume:
             if not _ends_a_line(path):  # a line cut short by a kill: end it
@@ -87,7 +96,7 @@ class StateJournal:
             self._handle.truncate(0)
             self._write({"options": options})
 
-    def _write(self, record: dict) -> None:
+    def _write(self, record: dict[str, Any]) -> None:
         self._handle.write(json.dumps(record) + "\n")
         self._handle.flush()
 
@@ -110,7 +119,7 @@ def _ends_a_line(path: Path) -> bool:
         return raw.read(1) == b"\n"
 
 
-def load_state(path: Path) -> tuple[dict, dict[str, FileResult]]:
+def load_state(path: Path) -> tuple[dict[str, Any], dict[str, FileResult]]:
     """The options and finished results of an interrupted run; ValueError if unreadable."""
     try:
         with open(path, encoding="utf-8") as handle:
@@ -123,7 +132,10 @@ def load_state(path: Path) -> tuple[dict, dict[str, FileResult]]:
                 except (json.JSONDecodeError, KeyError, TypeError):  # cut short by a kill
                     continue
     except FileNotFoundError:
-        raise ValueError(f"cannot resume: no state file {path} (the run finished, or ran in another folder or with another --state-file)") from None
+        raise ValueError(
+            f"cannot resume: no state file {path} "
+            "(the run finished, or ran in another folder or with another --state-file)"
+        ) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
         raise ValueError(f"cannot resume from {path}: {exc}") from None
     return options, done

@@ -7,7 +7,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fixer import __version__
 from fixer.migrate.validation import STATUSES, FileValidation
@@ -16,6 +16,10 @@ from fixer.output.diff import unified_diff
 from fixer.output.text import location
 from fixer.report import render
 from fixer.types import Applicability, FileResult, Finding
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
 
 
 @dataclass
@@ -81,7 +85,11 @@ class MigrationReport:
             for r in self.results
             for f in r.findings
             if f.code != "TFD000"
-            and (f.fix is None or f.fix.applicability is Applicability.DISPLAY_ONLY or f.fix.applicability is Applicability.UNSAFE)
+            and (
+                f.fix is None
+                or f.fix.applicability is Applicability.DISPLAY_ONLY
+                or f.fix.applicability is Applicability.UNSAFE
+            )
         ]
 
     @property
@@ -116,7 +124,9 @@ class MigrationReport:
         else:
             verdict = "No findings."
         if not self.wrote:
-            verdict += " Dry run: nothing was written" + ("; run with --write to apply the fixes." if totals["fixed"] else ".")
+            verdict += " Dry run: nothing was written" + (
+                "; run with --write to apply the fixes." if totals["fixed"] else "."
+            )
         if totals["skipped"]:
             verdict += f" {totals['skipped']} uncommitted file(s) were left out of the branch and not checked."
         counts = self.validation_totals
@@ -132,7 +142,7 @@ class MigrationReport:
             return None
         return {status: sum(1 for v in self.validations.values() if v.status == status) for status in STATUSES}
 
-    def file_rows(self) -> list[dict]:
+    def file_rows(self) -> list[dict[str, Any]]:
         """Per-file findings and diffs, files with something to show only."""
         rows = []
         for result in self.results:
@@ -149,12 +159,14 @@ class MigrationReport:
                     "fixed": [_finding_row(f) for f in result.applied],
                     "remaining": [_finding_row(f) for f in result.findings if f.code != "TFD000"],
                     "diff": diff,
-                    "validation": self.validations[result.path].as_dict() if self.validations and result.path in self.validations else None,
+                    "validation": self.validations[result.path].as_dict()
+                    if self.validations and result.path in self.validations
+                    else None,
                 }
             )
         return rows
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """The JSON report."""
         return {
             "verdict": self.verdict,
@@ -171,7 +183,11 @@ class MigrationReport:
             "errors": [{"path": r.path, "error": r.error} for r in self.errors],
             "validation": None
             if self.validations is None
-            else {"backend": self.validation_backend, "seconds": round(self.validation_seconds, 3), "totals": self.validation_totals},
+            else {
+                "backend": self.validation_backend,
+                "seconds": round(self.validation_seconds, 3),
+                "totals": self.validation_totals,
+            },
             "files": self.file_rows(),
         }
 
@@ -185,7 +201,7 @@ FIX_LABELS = {
 }
 
 
-def _finding_row(finding: Finding) -> dict:
+def _finding_row(finding: Finding) -> dict[str, Any]:
     fix = finding.fix.applicability.label if finding.fix else "none"
     return {
         "location": location(finding),
@@ -197,7 +213,7 @@ def _finding_row(finding: Finding) -> dict:
     }
 
 
-def rule_docs(codes: dict[str, object]) -> dict[str, dict[str, str]]:
+def rule_docs(codes: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """Each rule's name and ``distfix explain`` text, for the reports to name and link."""
     from fixer.explain import render_explanation
     from fixer.registry import default_registry
@@ -225,7 +241,9 @@ _TEMPLATES = {
 def check_report_path(destination: Path) -> None:
     """Raise ValueError unless a report can be written there (known suffix, existing folder)."""
     if destination.suffix.lower() not in _TEMPLATES:
-        raise ValueError(f"--report {destination}: unknown report format {destination.suffix!r}: use .html, .md or .json")
+        raise ValueError(
+            f"--report {destination}: unknown report format {destination.suffix!r}: use .html, .md or .json"
+        )
     if destination.is_dir():
         raise ValueError(f"--report {destination}: is a directory")
     if not destination.parent.is_dir():
@@ -239,4 +257,3 @@ def write_report(report: MigrationReport, destination: Path) -> None:
     data = report.as_dict()
     text = json.dumps(data, indent=2) if template is None else render(template, report=report, data=data)
     destination.write_text(text, encoding="utf-8")
-

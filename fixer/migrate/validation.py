@@ -15,13 +15,18 @@ import shutil
 import socket
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any
 
 from fixer.migrate.runnable import intrinsic_skip_reason, skip_reason
-from fixer.types import FileResult
+
+if TYPE_CHECKING:
+    from fixer.types import FileResult
+    from fixer.validate.project import Entry
+    from fixer.validate.report import ValidationReport
 
 STATUSES = ("passed", "failed", "inconclusive", "error", "skipped")
 Done = Callable[[str, "FileValidation"], None]  # called with the file's name as each validation ends
@@ -33,7 +38,7 @@ class FileValidation:
 
     status: str  # one of STATUSES
     reason: str | None = None  # why it failed, was inconclusive, skipped or errored
-    failed_checks: list[dict] = field(default_factory=list)  # {"name", "detail"} of each failed check
+    failed_checks: list[dict[str, Any]] = field(default_factory=list)  # {"name", "detail"} of each failed check
     original: str | None = None  # the original script's status in the same run (compare mode only)
     ran: str | None = None  # what ran (replicas, workers, devices) and what was asked for
     notes: list[str] = field(default_factory=list)
@@ -41,7 +46,7 @@ class FileValidation:
     attempts: int = 1
     seconds: float = 0.0
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """The JSON form (also what a Ray task sends back)."""
         return asdict(self)
 
@@ -71,7 +76,7 @@ class ValidationTask:
     synthetic_data: bool
     # How the project runs the script (fixer/validate/project.py), JSON-able for a Ray node:
     # {"root", "script" and "cwd" relative to the root, "module", "args", "env"}; empty: the script's folder.
-    project: dict = field(default_factory=dict)
+    project: dict[str, Any] = field(default_factory=dict[str, Any])
 
     @property
     def workers(self) -> int:
@@ -95,18 +100,24 @@ def plan(results: list[FileResult], settings: ValidationSettings) -> list[Valida
         neighbours = {
             Path(other.path).relative_to(folder).as_posix(): other.fixed_text
             for other in changed
-            if other is not result and Path(other.path).is_relative_to(folder)
+            if other is not result and other.fixed_text is not None and Path(other.path).is_relative_to(folder)
         }
         tasks.append(
             ValidationTask(
-                result.path, result.source or "", result.fixed_text or "", neighbours,
-                settings.max_steps, settings.timeout, settings.synthetic_data, project,
+                result.path,
+                result.source or "",
+                result.fixed_text or "",
+                neighbours,
+                settings.max_steps,
+                settings.timeout,
+                settings.synthetic_data,
+                project,
             )
         )
     return tasks
 
 
-def project_of(path: Path) -> dict:
+def project_of(path: Path) -> dict[str, Any]:
     """How ``validate`` would run ``path`` (its project and ``[tool.distfix.validate]``); empty when it cannot say."""
     from fixer.validate.project import ProjectError, resolve_entry
 
@@ -161,7 +172,11 @@ def run_staged(script: Path, task: ValidationTask, compare: bool) -> FileValidat
     started = time.monotonic()
     host = socket.gethostname()
     spec = RunSpec(
-        replicas=2, workers=task.workers, max_steps=task.max_steps, timeout=task.timeout, synthetic_data=task.synthetic_data,
+        replicas=2,
+        workers=task.workers,
+        max_steps=task.max_steps,
+        timeout=task.timeout,
+        synthetic_data=task.synthetic_data,
         entry=staged_entry(script, task),
     )
     try:
@@ -172,25 +187,37 @@ def run_staged(script: Path, task: ValidationTask, compare: bool) -> FileValidat
     except CannotValidate as exc:
         return FileValidation("skipped", str(exc), host=host, seconds=time.monotonic() - started)
     except Exception as exc:  # a bug or a broken environment costs this file only
-        return FileValidation("error", f"internal error: {type(exc).__name__}: {exc}", host=host, seconds=time.monotonic() - started)
+        return FileValidation(
+            "error", f"internal error: {type(exc).__name__}: {exc}", host=host, seconds=time.monotonic() - started
+        )
     verdict = from_report(report)
     verdict.host, verdict.seconds = host, time.monotonic() - started
     if not compare:
-        verdict.notes.append("migrate's fix differs from the validator's (unsafe fixes off, or --select/--ignore): only the fixed script ran")
+        verdict.notes.append(
+            "migrate's fix differs from the validator's (unsafe fixes off, or --select/--ignore): "
+            "only the fixed script ran"
+        )
     return verdict
 
 
-def staged_entry(script: Path, task: ValidationTask):
+def staged_entry(script: Path, task: ValidationTask) -> Entry | None:
     """The validator's Entry for the staged copy of the task's project (None: the script's own folder)."""
     from fixer.validate.project import Entry
 
     if not task.project:
         return None
     root = script.parents[len(Path(task.project["script"]).parts) - 1]
-    return Entry(script, root, root / task.project["cwd"], task.project["module"], tuple(task.project["args"]), dict(task.project["env"]))
+    return Entry(
+        script,
+        root,
+        root / task.project["cwd"],
+        task.project["module"],
+        tuple(task.project["args"]),
+        dict(task.project["env"]),
+    )
 
 
-def from_report(report) -> FileValidation:
+def from_report(report: ValidationReport) -> FileValidation:
     """The verdict a validator report gives the fixed script (``report`` is a ValidationReport)."""
     from fixer.validate.checks import CONSISTENCY
 
@@ -200,7 +227,9 @@ def from_report(report) -> FileValidation:
         first = variant.error or (failed[0]["detail"] if failed else None)
         reason = "; ".join(filter(None, [first, *variant.diagnoses])) or None
     elif variant.status == "inconclusive":
-        reason = "; ".join(f"{c.name}: {c.detail}" for c in variant.checks if c.name in CONSISTENCY and c.result == "inconclusive")
+        reason = "; ".join(
+            f"{c.name}: {c.detail}" for c in variant.checks if c.name in CONSISTENCY and c.result == "inconclusive"
+        )
     else:
         reason = None
     compared = report.validated_name == "fixed" and report.variants["fixed"] is not report.variants["original"]
@@ -254,7 +283,9 @@ def default_validation_jobs() -> int:
     return max(1, cores // 2)
 
 
-def validate_results(results: list[FileResult], settings: ValidationSettings, done: Done | None = None) -> dict[str, FileValidation]:
+def validate_results(
+    results: list[FileResult], settings: ValidationSettings, done: Done | None = None
+) -> dict[str, FileValidation]:
     """Validate every changed file of a migration on the chosen backend; verdicts by file name."""
     verdicts: dict[str, FileValidation] = {}
     runnable = []

@@ -7,9 +7,13 @@ line (that is the line GitHub shows), and its message starts with ``cell N, line
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fixer.codes import ERROR, INFO, WARNING, severity
 from fixer.output.ipynb_location import NotebookLocator, cell_prefix
-from fixer.types import FileResult
+
+if TYPE_CHECKING:
+    from fixer.types import FileResult
 
 
 def _escape_data(value: str) -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # public, but missing from typeshed
+from typing import Any
 
 from fixer.types import Finding, Position
 
@@ -22,15 +23,16 @@ def _skip(text: str, pos: int) -> int:
     return _SPACE.match(text, pos).end()  # type: ignore[union-attr]
 
 
-def _wanted(path: tuple) -> bool:
+def _wanted(path: tuple[Any, ...]) -> bool:
     """True for the JSON paths on the way to a cell's source strings: ``cells[i].source[j]``."""
     pattern = ("cells", int, "source", int)
     return len(path) <= len(pattern) and all(
-        isinstance(part, want) if isinstance(want, type) else part == want for part, want in zip(path, pattern)
+        isinstance(part, want) if isinstance(want, type) else part == want
+        for part, want in zip(path, pattern, strict=False)
     )
 
 
-def _walk(text: str, pos: int, path: tuple, found: dict[int, list[int]]) -> int:
+def _walk(text: str, pos: int, path: tuple[Any, ...], found: dict[int, list[int]]) -> int:
     """Scan the JSON value at ``pos``; record where each source string of each cell opens."""
     pos = _skip(text, pos)
     if not _wanted(path) or text[pos] not in '"{[':
@@ -38,7 +40,8 @@ def _walk(text: str, pos: int, path: tuple, found: dict[int, list[int]]) -> int:
     if text[pos] == '"':
         if len(path) >= 3:
             found.setdefault(path[1] + 1, []).append(pos)
-        return scanstring(text, pos + 1)[1]
+        end: int = scanstring(text, pos + 1)[1]
+        return end
     closing = "}" if text[pos] == "{" else "]"
     pos = _skip(text, pos + 1)
     index = 0

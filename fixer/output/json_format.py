@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 from fixer.textmap import TextMap
-from fixer.types import FileResult, Finding
+
+if TYPE_CHECKING:
+    from fixer.types import FileResult, Finding
 
 
 def finding_dict(finding: Finding, textmap: TextMap | None) -> dict[str, object]:
@@ -46,7 +49,7 @@ def _position(textmap: TextMap, offset: int) -> dict[str, int]:
 
 def render(results: list[FileResult]) -> str:
     """All findings of all files as one JSON array."""
-    items = []
+    items: list[dict[str, Any]] = []
     for result in results:
         textmap = TextMap(result.source) if result.source is not None else None
         items.extend(finding_dict(f, textmap) for f in result.findings)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
 
 from fixer.output.text import finding_line
-from fixer.types import FileResult
+
+if TYPE_CHECKING:
+    from fixer.types import FileResult
 
 
 def render(results: list[FileResult]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from fixer import __version__
 from fixer.codes import ERROR, INFO, WARNING, severity
@@ -36,7 +37,7 @@ def _region(start_line: int, start_column: int, end_line: int, end_column: int) 
     return {"startLine": start_line, "startColumn": start_column, "endLine": end_line, "endColumn": end_column}
 
 
-def _fix(finding: Finding, textmap: TextMap, uri: str) -> list[dict]:
+def _fix(finding: Finding, textmap: TextMap, uri: str) -> list[dict[str, Any]]:
     if finding.fix is None or not finding.fix.edits or finding.fix.applicability is Applicability.DISPLAY_ONLY:
         return []
     replacements = []
@@ -56,12 +57,18 @@ def _fix(finding: Finding, textmap: TextMap, uri: str) -> list[dict]:
     ]
 
 
-def _result(finding: Finding, textmap: TextMap | None, locator: NotebookLocator | None, rule_index: dict[str, int]) -> dict:
+def _result(
+    finding: Finding, textmap: TextMap | None, locator: NotebookLocator | None, rule_index: dict[str, int]
+) -> dict[str, Any]:
     uri = _uri(finding.path)
-    start, end = locator.region(finding) if locator is not None and finding.cell is not None else (finding.start, finding.end)
-    region = _region(start.line, start.column, end.line, max(end.column, start.column) if end.line == start.line else end.column)
-    location: dict = {"physicalLocation": {"artifactLocation": {"uri": uri}, "region": region}}
-    result: dict = {
+    start, end = (
+        locator.region(finding) if locator is not None and finding.cell is not None else (finding.start, finding.end)
+    )
+    region = _region(
+        start.line, start.column, end.line, max(end.column, start.column) if end.line == start.line else end.column
+    )
+    location: dict[str, Any] = {"physicalLocation": {"artifactLocation": {"uri": uri}, "region": region}}
+    result: dict[str, Any] = {
         "ruleId": finding.code,
         "level": _LEVELS[severity(finding.code)],
         "message": {"text": cell_prefix(finding) + finding.message},
@@ -71,7 +78,11 @@ def _result(finding: Finding, textmap: TextMap | None, locator: NotebookLocator 
         result["ruleIndex"] = rule_index[finding.code]
     if finding.cell is not None:
         location["logicalLocations"] = [{"name": f"cell {finding.cell}"}]
-        result["properties"] = {"cell": finding.cell, "cellLine": finding.start.line, "cellColumn": finding.start.column}
+        result["properties"] = {
+            "cell": finding.cell,
+            "cellLine": finding.start.line,
+            "cellColumn": finding.start.column,
+        }
     elif textmap is not None:
         fixes = _fix(finding, textmap, uri)
         if fixes:
@@ -95,7 +106,7 @@ def render(results: list[FileResult]) -> str:
         for rule in rules
     ]
     rule_index = {rule.code: position for position, rule in enumerate(rules)}
-    sarif_results = []
+    sarif_results: list[dict[str, Any]] = []
     for file_result in results:
         textmap = TextMap(file_result.source) if file_result.source is not None else None
         locator = NotebookLocator(file_result.source or "") if file_result.path.endswith(".ipynb") else None

@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fixer.codes import severity
 from fixer.output.text import finding_line
-from fixer.types import FileResult, Finding
+
+if TYPE_CHECKING:
+    from fixer.types import FileResult, Finding
 
 
 def _source_lines(result: FileResult) -> dict[int | None, list[str]]:

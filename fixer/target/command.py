@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -19,7 +18,7 @@ def register(app: typer.Typer) -> None:
     def target_command(
         path: Path = typer.Argument(Path("."), help="A file or folder of the project (default: the current folder)."),
         output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="Output format."),
-        target_version: Optional[str] = TargetVersionOption,
+        target_version: str | None = TargetVersionOption,
     ) -> None:
         """Show the TensorFlow version and Keras the rules judge PATH against, and where each came from."""
         from fixer.config import ConfigError, load_config

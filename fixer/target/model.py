@@ -77,11 +77,11 @@ class Target:
         return f"TensorFlow {self.version[0]}.{self.version[1]}"
 
     def assumed_note(self) -> str:
-        """"; 2.21 assumed: no pin found" for a message that cites the version of an assumed target."""
+        """ "; 2.21 assumed: no pin found" for a message that cites the version of an assumed target."""
         return f"; {self.version[0]}.{self.version[1]} assumed: no pin found" if self.assumed else ""
 
     def upgrade_prefix(self, same_at_pin: bool = False) -> str:
-        """"on upgrade to TF 2.21: " for a finding about the requested upgrade, else "". A rule
+        """ "on upgrade to TF 2.21: " for a finding about the requested upgrade, else "". A rule
         passes ``same_at_pin`` when the pinned version gets the same finding: it is no upgrade finding."""
         return f"on upgrade to TF {self.version[0]}.{self.version[1]}: " if self.upgrade and not same_at_pin else ""
 
@@ -133,7 +133,7 @@ def _stamp(path: str) -> Stamp:
     return st.st_size, st.st_mtime_ns
 
 
-def _target_files(folder: str) -> list[os.DirEntry]:
+def _target_files(folder: str) -> list[os.DirEntry[str]]:
     """The files of ``folder`` a reader exists for (in `requirements/`, every .txt)."""
     inside_requirements = os.path.basename(folder) == "requirements"
     try:
@@ -157,9 +157,18 @@ def _reader(name: str, inside_requirements: bool) -> Reader | None:
 
 # Files an editor should report changes of (LSP file watchers): every name a reader exists for.
 WATCH_GLOBS = (
-    "**/requirements*.txt", "**/requirments*.txt", "**/constraints*.txt", "**/requirements/*.txt",
-    "**/setup.py", "**/setup.cfg", "**/Pipfile", "**/*.yml", "**/*.yaml",
-    "**/Dockerfile*", "**/*.Dockerfile", "**/Containerfile",
+    "**/requirements*.txt",
+    "**/requirments*.txt",
+    "**/constraints*.txt",
+    "**/requirements/*.txt",
+    "**/setup.py",
+    "**/setup.cfg",
+    "**/Pipfile",
+    "**/*.yml",
+    "**/*.yaml",
+    "**/Dockerfile*",
+    "**/*.Dockerfile",
+    "**/Containerfile",
 )
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fixer.target.model import LISTING, Target
 from fixer.target.versions import KERAS3_FROM
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _relative(path: str, base: Path) -> str:
@@ -24,7 +27,7 @@ def _keras_reason(target: Target) -> str:
     return "tf.keras is Keras 3 from TensorFlow 2.16 on; a script's own TF_USE_LEGACY_KERAS=1 still selects tf-keras"
 
 
-def as_dict(target: Target, base: Path, requested_from: str | None) -> dict:
+def as_dict(target: Target, base: Path, requested_from: str | None) -> dict[str, Any]:
     """The decision and its sources, paths relative to ``base``."""
     version = f"{target.version[0]}.{target.version[1]}"
     return {
@@ -37,13 +40,22 @@ def as_dict(target: Target, base: Path, requested_from: str | None) -> dict:
         "keras_reason": _keras_reason(target),
         "tf_keras_declared": _relative(target.tf_keras_from.path, base) if target.tf_keras_from else None,
         "decided_by": (
-            {"file": _relative(target.tensorflow_from.path, base), "line": target.tensorflow_from.line, "text": target.tensorflow_from.text}
-            if target.tensorflow_from else None
+            {
+                "file": _relative(target.tensorflow_from.path, base),
+                "line": target.tensorflow_from.line,
+                "text": target.tensorflow_from.text,
+            }
+            if target.tensorflow_from
+            else None
         ),
         "statements": [
             {"file": _relative(e.path, base), "line": e.line, "kind": e.kind, "text": e.text} for e in target.evidence
         ],
-        "files_read": [_relative(path, base) for path, stamp in target.consulted if not path.endswith(LISTING) and stamp is not None],
+        "files_read": [
+            _relative(path, base)
+            for path, stamp in target.consulted
+            if not path.endswith(LISTING) and stamp is not None
+        ],
     }
 
 
@@ -55,7 +67,9 @@ def as_text(target: Target, base: Path, requested_from: str | None) -> str:
         lines.append(f"TensorFlow {data['tensorflow']} (assumed: no file of the project names TensorFlow)")
     elif target.tensorflow_from is not None and target.requested is None:
         source = target.tensorflow_from
-        lines.append(f"TensorFlow {data['tensorflow']} (from {_relative(source.path, base)}:{source.line}: {source.text})")
+        lines.append(
+            f"TensorFlow {data['tensorflow']} (from {_relative(source.path, base)}:{source.line}: {source.text})"
+        )
     elif target.requested is None:
         lines.append(f"TensorFlow {data['tensorflow']} ({target.provenance()})")
     else:
@@ -63,7 +77,9 @@ def as_text(target: Target, base: Path, requested_from: str | None) -> str:
         upgrade = ": findings are about upgrading" if target.upgrade else ""
         lines.append(f"TensorFlow {data['tensorflow']} (target-version from {requested_from}{pinned}{upgrade})")
     lines.append(f"Keras {target.keras} ({data['keras_reason']})")
-    lines.append(f"tf-keras: {'declared in ' + data['tf_keras_declared'] if data['tf_keras_declared'] else 'not declared'}")
+    lines.append(
+        f"tf-keras: {'declared in ' + data['tf_keras_declared'] if data['tf_keras_declared'] else 'not declared'}"
+    )
     if data["statements"]:
         lines.append("Statements found:")
         lines += [f"  {s['file']}:{s['line']}: {s['text']}" for s in data["statements"]]

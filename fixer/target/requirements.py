@@ -11,10 +11,19 @@ from fixer.target.versions import CURRENT, Version, released
 _INFINITY: Version = (1 << 30,)
 
 # PEP 503 names (lower case, runs of -_. as one -) of the distributions that install TensorFlow.
-_TENSORFLOW = frozenset({
-    "tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-macos", "tensorflow-intel",
-    "tensorflow-aarch64", "tensorflow-rocm", "intel-tensorflow", "tensorflow-cpu-aws",
-})
+_TENSORFLOW = frozenset(
+    {
+        "tensorflow",
+        "tensorflow-cpu",
+        "tensorflow-gpu",
+        "tensorflow-macos",
+        "tensorflow-intel",
+        "tensorflow-aarch64",
+        "tensorflow-rocm",
+        "intel-tensorflow",
+        "tensorflow-cpu-aws",
+    }
+)
 _NIGHTLY = frozenset({"tf-nightly", "tf-nightly-cpu", "tf-nightly-gpu"})
 _KERAS = frozenset({"keras", "keras-nightly"})
 _TF_KERAS = frozenset({"tf-keras", "tf-keras-nightly"})
@@ -32,7 +41,7 @@ def normalise(name: str) -> str:
 
 
 def package_kind(name: str) -> str | None:
-    """"tensorflow", "tf-nightly", "keras" or "tf-keras" for a distribution that decides the target."""
+    """ "tensorflow", "tf-nightly", "keras" or "tf-keras" for a distribution that decides the target."""
     normal = normalise(name)
     if normal in _TENSORFLOW:
         return "tensorflow"

@@ -7,6 +7,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from fixer.target.requirements import Range, parse_requirement
 from fixer.target.versions import CURRENT, ngc_tensorflow
@@ -82,13 +83,15 @@ def read_setup_cfg(text: str, path: str) -> list[Evidence]:
     found: list[Evidence] = []
     for number, line in enumerate(text.splitlines(), 1):
         line = re.sub(r"(^|\s)[#;].*$", "", line).strip()
-        value = line.split("=", 1)[1] if re.match(r"^[\w.-]+\s*=", line) and not re.match(r"^[\w.-]+\s*==", line) else line
+        value = (
+            line.split("=", 1)[1] if re.match(r"^[\w.-]+\s*=", line) and not re.match(r"^[\w.-]+\s*==", line) else line
+        )
         if value.strip():
             found += _requirement(value.strip(), path, number)
     return found
 
 
-def _toml(text: str) -> dict:
+def _toml(text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
@@ -265,7 +268,12 @@ _DOCKER_NAME = re.compile(r"(?i)^(?:(?:docker|container)file(?:[-_.][\w.-]+)?|[\
 
 def reader_for(name: str) -> Reader | None:
     """The reader for a file called ``name``, or None when the target does not depend on it."""
-    fixed = {"pyproject.toml": read_pyproject, "setup.py": read_setup_py, "setup.cfg": read_setup_cfg, "Pipfile": read_pipfile}
+    fixed = {
+        "pyproject.toml": read_pyproject,
+        "setup.py": read_setup_py,
+        "setup.cfg": read_setup_cfg,
+        "Pipfile": read_pipfile,
+    }
     if name in fixed:
         return fixed[name]
     if _REQUIREMENTS_NAME.match(name):

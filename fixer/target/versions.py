@@ -8,10 +8,31 @@ Version = tuple[int, ...]
 # The newest patch release of every TensorFlow minor version on PyPI (pypi.org/project/tensorflow).
 # A range resolves to the newest of these it allows: what `pip install` would pick today.
 LATEST_PATCH: dict[tuple[int, int], int] = {
-    (1, 13): 2, (1, 14): 0, (1, 15): 5,
-    (2, 0): 4, (2, 1): 4, (2, 2): 3, (2, 3): 4, (2, 4): 4, (2, 5): 3, (2, 6): 5, (2, 7): 4,
-    (2, 8): 4, (2, 9): 3, (2, 10): 1, (2, 11): 1, (2, 12): 1, (2, 13): 1, (2, 14): 1, (2, 15): 1,
-    (2, 16): 2, (2, 17): 1, (2, 18): 1, (2, 19): 1, (2, 20): 0, (2, 21): 0,
+    (1, 13): 2,
+    (1, 14): 0,
+    (1, 15): 5,
+    (2, 0): 4,
+    (2, 1): 4,
+    (2, 2): 3,
+    (2, 3): 4,
+    (2, 4): 4,
+    (2, 5): 3,
+    (2, 6): 5,
+    (2, 7): 4,
+    (2, 8): 4,
+    (2, 9): 3,
+    (2, 10): 1,
+    (2, 11): 1,
+    (2, 12): 1,
+    (2, 13): 1,
+    (2, 14): 1,
+    (2, 15): 1,
+    (2, 16): 2,
+    (2, 17): 1,
+    (2, 18): 1,
+    (2, 19): 1,
+    (2, 20): 0,
+    (2, 21): 0,
 }
 
 # What distfix assumes when a project says nothing: the TensorFlow it is measured against.
@@ -29,10 +50,23 @@ def released() -> list[Version]:
 # NVIDIA NGC `nvcr.io/nvidia/tensorflow:YY.MM-tf2-py3`: the TensorFlow each monthly container
 # ships (NVIDIA's "Frameworks Support Matrix"). A tag between two rows ships the earlier row's.
 NGC_RELEASES: dict[tuple[int, int], tuple[int, int]] = {
-    (20, 1): (2, 0), (20, 6): (2, 2), (20, 10): (2, 3), (21, 2): (2, 4), (21, 6): (2, 5),
-    (21, 9): (2, 6), (22, 1): (2, 7), (22, 3): (2, 8), (22, 6): (2, 9), (22, 11): (2, 10),
-    (23, 1): (2, 11), (23, 4): (2, 12), (23, 8): (2, 13), (23, 12): (2, 14), (24, 2): (2, 15),
-    (24, 6): (2, 16), (25, 1): (2, 17),
+    (20, 1): (2, 0),
+    (20, 6): (2, 2),
+    (20, 10): (2, 3),
+    (21, 2): (2, 4),
+    (21, 6): (2, 5),
+    (21, 9): (2, 6),
+    (22, 1): (2, 7),
+    (22, 3): (2, 8),
+    (22, 6): (2, 9),
+    (22, 11): (2, 10),
+    (23, 1): (2, 11),
+    (23, 4): (2, 12),
+    (23, 8): (2, 13),
+    (23, 12): (2, 14),
+    (24, 2): (2, 15),
+    (24, 6): (2, 16),
+    (25, 1): (2, 17),
 }
 
 
