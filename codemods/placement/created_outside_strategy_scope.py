@@ -14,12 +14,12 @@ from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
-from fixer.tf.bindings import assignments_to
 from fixer.tf.dataflow import independent
+from fixer.tf.index import ModuleIndex
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
 from fixer.tf.keras_models import keras_model_base
 from fixer.tf.optimizers import build_lines_after_move
-from fixer.tf.paths import exclusive, rebound_between
+from fixer.tf.paths import exclusive
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
@@ -330,9 +330,10 @@ class _Finder:
             for node in self._uses(name)
             if ("." in name or scope is None or self._in_function(node, scope))
             and not self.index.is_within(node, creation.statement)
-            # A module-level name bound again before the use (a later notebook cell) is another object.
-            and ("." in name or scope is not None or not rebound_between(self.index, name, creation.statement, node))
             and not (scope is None and "." not in name and isinstance(self.index.parent.get(node), cst.AssignTarget))
+            # A name bound again on every path before the use (a model rebuilt in a new strategy's
+            # scope after a single-device baseline, a later notebook cell) holds another object.
+            and ("." in name or self._reaches(creation, node))
         ]
         for node in uses:
             if self.replica.in_replica_context(node):
@@ -360,6 +361,22 @@ class _Finder:
         # Seed 000: a variable made before the strategy, never used, in a program training under
         # the scope — the article's "it will be used in training" case.
         return not uses and creation.kind == "variable" and bool(self.strategies.scope_blocks)
+
+    def _reaches(self, creation: Creation, use: cst.CSTNode) -> bool:
+        """True when the object ``creation`` binds can be the one ``use`` (a name) reads, by the
+        flow-aware binding model."""
+        if not isinstance(use, cst.Name):
+            return True
+        semantic = self.ctx.tf.semantic
+        reaching = semantic.resolve(use)
+        if self.index.enclosing_function(creation.statement) is None and self.index.enclosing_function(use) is not None:
+            # A function reading a module-level name runs after it is defined: the object is the
+            # one bound where the function's module-level statement stands (a later cell may
+            # have rebuilt it in the scope), or any rebinding after that.
+            at = _module_statement(self.index, use)
+            later = [b for b in reaching if self.index.before(at, b.statement)]
+            reaching = [*semantic.reaching(use.value, at), *later]
+        return any(self.index.is_within(b.node, creation.statement) for b in reaching)
 
     def _in_function(self, node: cst.CSTNode, function: cst.CSTNode) -> bool:
         """True when ``node`` lies in ``function`` (a def or lambda): along the memoised chain of
@@ -398,16 +415,11 @@ class _Finder:
         if not self.strategies.scope_blocks:
             return False
         model = creation.call.func.value  # type: ignore[attr-defined]
-        func = self.index.enclosing_function(creation.statement)
-        bindings = [
-            assign
-            for assign in assignments_to(self.index, model.value)
-            if self.index.enclosing_function(assign) in (func, None)
-        ]
-        # A model the function builds itself is that local one, not a module-level namesake (a
-        # factory called in the scope binds its result to the same name there).
-        local = [assign for assign in bindings if func is not None and self.index.enclosing_function(assign) is func]
-        return any(self.strategies.membership(assign) is Membership.INSIDE for assign in local or bindings)
+        # The bindings that reach this `compile`: a baseline model compiled before the program
+        # rebuilds the name in a scope is not that later model. A model the function builds
+        # itself is that local one, not a module-level namesake.
+        bindings = [b.statement for b in self.ctx.tf.semantic.resolve(model)]
+        return any(self.strategies.membership(statement) is Membership.INSIDE for statement in bindings)
 
     def _optimizer_made_in_scope(self, creation: Creation) -> bool:
         """``model.compile(optimizer=opt)`` with a Keras 3 ``opt`` that every path meeting a scope
@@ -441,6 +453,16 @@ class _Finder:
         if "." in name:
             return [a for a in self.index.attributes if _attribute_key(a) == name]
         return list(self.index.names.get(name, []))
+
+
+def _module_statement(index: ModuleIndex, node: cst.CSTNode) -> cst.CSTNode:
+    """The module-level statement (a notebook cell's) that holds ``node``."""
+    top = node
+    for ancestor in index.ancestors(node):
+        if isinstance(ancestor, cst.Module):
+            break
+        top = ancestor
+    return top
 
 
 def _name_targets(assign: cst.Assign | cst.AnnAssign) -> list[cst.Name]:
