@@ -19,6 +19,7 @@ from fixer.tf.index import ModuleIndex
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
 from fixer.tf.keras_models import keras_model_base
 from fixer.tf.optimizers import build_lines_after_move
+from fixer.tf.names import dotted_name
 from fixer.tf.paths import exclusive
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
@@ -395,7 +396,19 @@ class _Finder:
         the `else` arm is the deliberate single-device path.
         """
         places = [w for w, _ in self.strategies.scope_blocks] + [call for call, _ in self.strategies.constructions]
-        return bool(places) and all(exclusive(self.index, creation.statement, place) for place in places)
+        if bool(places) and all(exclusive(self.index, creation.statement, place) for place in places):
+            return True
+        return self._strategy_absent(creation.statement)
+
+    def _strategy_absent(self, node: cst.CSTNode) -> bool:
+        """A branch test at ``node`` says the strategy whose scope the program enters is None
+        there (`if strategy is None:`, the `else:` of `if strategy:`): the single-device path."""
+        entered = {dotted_name(strategy) for _, strategy in self.strategies.scope_blocks} - {None}
+        for condition in self.ctx.tf.semantic.conditions(node):
+            tested = _none_test(condition.test)
+            if tested is not None and tested[0] in entered and condition.holds == tested[1]:
+                return True
+        return False
 
     def _scope_forgotten(self) -> bool:
         """The program builds a strategy, never enters its scope, and hands it to nothing else
@@ -453,6 +466,27 @@ class _Finder:
         if "." in name:
             return [a for a in self.index.attributes if _attribute_key(a) == name]
         return list(self.index.names.get(name, []))
+
+
+def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """``(name, when)`` for a test of whether ``name`` is None: the object is None (or falsy)
+    when the test is ``when`` (``x is None``, ``not x``: True; ``x is not None``, ``x``: False)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _none_test(test.expression)
+        return (inner[0], not inner[1]) if inner is not None else None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
+            name = dotted_name(test.left)
+            if name is None:
+                return None
+            if isinstance(target.operator, (cst.Is, cst.Equal)):
+                return name, True
+            if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
+                return name, False
+        return None
+    name = dotted_name(test)
+    return (name, False) if name is not None else None
 
 
 def _module_statement(index: ModuleIndex, node: cst.CSTNode) -> cst.CSTNode:

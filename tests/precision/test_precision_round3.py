@@ -124,3 +124,151 @@ def test_a_notebook_that_creates_its_strategy_in_a_later_cell_and_rebuilds_the_m
         "model.fit(x, y)\n",
     ]
     assert "TFD101" not in _notebook_codes(cells)
+
+
+# Class 2: branches ----------------------------------------------------------------------------
+
+
+def test_objects_of_the_single_device_branch_of_if_strategy_is_none_are_not_tfd101():
+    # `if strategy is None:` is the path without a strategy; the other arm builds in the scope.
+    source = f"""
+        import tensorflow as tf
+
+        strategy = None
+        if len(tf.config.list_physical_devices("GPU")) > 1:
+            strategy = tf.distribute.MirroredStrategy()
+
+        if strategy is None:
+            model = {_DENSE}
+            optimizer = tf.keras.optimizers.Adam()
+            step = tf.Variable(0)
+        else:
+            with strategy.scope():
+                model = {_DENSE}
+                optimizer = tf.keras.optimizers.Adam()
+                step = tf.Variable(0)
+
+        model.compile(optimizer=optimizer, loss="mse")
+        model.fit(x, y)
+        """
+    assert "TFD101" not in _codes(source)
+    # Nor a fix that wraps the `strategy is None` arm in `with strategy.scope():` (None.scope()).
+    assert _fixed(source) == textwrap.dedent(source)
+
+
+def test_the_else_of_if_strategy_and_a_function_taking_an_optional_strategy():
+    source = f"""
+        import tensorflow as tf
+
+        def make(strategy):
+            if strategy is None:
+                model = {_DENSE}
+                model.compile(optimizer=tf.keras.optimizers.Adam(), loss="mse")
+            else:
+                with strategy.scope():
+                    model = {_DENSE}
+                    model.compile(optimizer=tf.keras.optimizers.Adam(), loss="mse")
+            return model
+
+        strategy = tf.distribute.MirroredStrategy() if multi else None
+        if strategy:
+            with strategy.scope():
+                w = tf.Variable(1.0)
+        else:
+            w = tf.Variable(1.0)
+        make(strategy).fit(x, y)
+        """
+    assert "TFD101" not in _codes(source)
+
+
+def test_a_variable_outside_the_scope_on_the_strategy_path_is_still_tfd101():
+    source = """
+        import tensorflow as tf
+
+        strategy = None
+        if multi:
+            strategy = tf.distribute.MirroredStrategy()
+        w = tf.Variable(1.0)
+
+        @tf.function
+        def step():
+            strategy.run(lambda: w.assign_add(1.0))
+        """
+    assert "TFD101" in _codes(source)
+    assert "with strategy.scope()" not in _fixed(source)  # `strategy` may be None there: advice only
+
+
+_MWMS = f"""
+    import os
+    import tensorflow as tf
+
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        model = {_DENSE}
+        model.compile(optimizer="sgd", loss="mse")
+    model.fit(x, y)
+    task_type, task_id = strategy.cluster_resolver.task_type, strategy.cluster_resolver.task_id
+    """
+
+
+def test_a_chief_save_whose_else_saves_on_the_other_workers_is_not_tfd503():
+    body = """
+    if task_type == "chief":
+        model.save("/models/final.keras")
+    else:
+        model.save(os.path.join("/tmp/workertemp_" + str(task_id), "model.keras"))
+    """
+    assert not {"TFD502", "TFD503"} & set(_codes(textwrap.dedent(_MWMS) + textwrap.dedent(body)))
+
+
+def test_a_chief_save_without_an_else_is_still_tfd503():
+    body = """
+    if task_type == "chief":
+        model.save("/models/final.keras")
+    """
+    assert "TFD503" in _codes(textwrap.dedent(_MWMS) + textwrap.dedent(body))
+
+
+_TPU_OR_MWMS = f"""
+    import tensorflow as tf
+
+    if FLAGS.tpu:
+        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=FLAGS.tpu)
+        strategy = tf.distribute.TPUStrategy(resolver)
+    else:
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        model = {_DENSE}
+        model.compile(optimizer="sgd", loss="mse")
+    model.fit(x, y)
+    """
+
+
+def test_a_save_only_the_tpu_branch_runs_is_not_tfd502():
+    # One TPU host process writes it; the multi-worker branch never reaches this save.
+    body = """
+    if FLAGS.tpu:
+        model.save_weights("gs://bucket/ckpt/weights")
+    """
+    assert "TFD502" not in _codes(textwrap.dedent(_TPU_OR_MWMS) + textwrap.dedent(body))
+
+
+def test_a_save_in_the_tpu_arm_itself_is_not_tfd502_but_one_after_both_arms_is():
+    source = f"""
+        import tensorflow as tf
+
+        if FLAGS.tpu:
+            strategy = tf.distribute.TPUStrategy(resolver)
+            with strategy.scope():
+                model = {_DENSE}
+            model.save_weights("gs://bucket/ckpt/tpu")
+        else:
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            with strategy.scope():
+                model = {_DENSE}
+        model.save_weights("/shared/ckpt/weights")
+        """
+    findings = [f for f in check_source("train.py", textwrap.dedent(source)).findings if f.code == "TFD502"]
+    assert [textwrap.dedent(source).splitlines()[f.start.line - 1].strip() for f in findings] == [
+        'model.save_weights("/shared/ckpt/weights")'
+    ]
