@@ -272,3 +272,62 @@ def test_a_save_in_the_tpu_arm_itself_is_not_tfd502_but_one_after_both_arms_is()
     assert [textwrap.dedent(source).splitlines()[f.start.line - 1].strip() for f in findings] == [
         'model.save_weights("/shared/ckpt/weights")'
     ]
+
+
+# Class 8: fixes -------------------------------------------------------------------------------
+
+_SUBCLASS_STEP = """
+    import tensorflow as tf
+
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(1)
+
+        def call(self, inputs):
+            return self.dense(inputs)
+    {build}
+
+    strategy = tf.distribute.MirroredStrategy()
+    dataset = tf.data.Dataset.from_tensor_slices(({features}, tf.random.normal((64, 1)))).batch(8)
+    with strategy.scope():
+        model = Net()
+        optimizer = tf.keras.optimizers.Adam()
+
+
+    @tf.function
+    def train_step(features, labels):
+        def step(x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean((model(x) - y) ** 2) / strategy.num_replicas_in_sync
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        strategy.run(step, args=(features, labels))
+    """
+
+
+def test_tfd109_builds_a_subclass_without_build_by_calling_it_on_a_batch():
+    # Keras 3's `model.build((None, 8))` creates no variables for this class: the optimizer then
+    # fails with `ValueError: Unknown variable` (benchmarks/probe_model_built_in_scope.py).
+    source = _SUBCLASS_STEP.format(build="", features="tf.random.normal((64, 8))")
+    fixed = _fixed(source)
+    assert "    model(tf.zeros((1, 8)))\n    optimizer.build(model.trainable_variables)\n" in fixed
+    assert "model.build(" not in fixed
+
+
+def test_tfd109_keeps_model_build_for_a_subclass_with_its_own_build():
+    own_build = """
+        def build(self, input_shape):
+            self.dense.build(input_shape)
+            super().build(input_shape)
+    """
+    source = _SUBCLASS_STEP.format(build=textwrap.indent(textwrap.dedent(own_build), " " * 8), features="tf.random.normal((64, 8))")
+    assert "model.build((None, 8))" in _fixed(source)
+
+
+def test_tfd109_gives_advice_for_a_subclass_whose_input_shape_is_not_in_the_file():
+    source = _SUBCLASS_STEP.format(build="", features="load_features()")
+    assert _fixed(source) == textwrap.dedent(source)
+    messages = [f.message for f in check_source("train.py", textwrap.dedent(source)).findings if f.code == "TFD109"]
+    assert messages and "call `model` on one batch of its input" in messages[0]
