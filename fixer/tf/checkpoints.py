@@ -189,6 +189,8 @@ def _identifiers(node: cst.CSTNode) -> set[str]:
 
 
 def _mentions_task(words: set[str]) -> bool:
+    # A module-level constant spells the same word in capitals (`TASK_INDEX = tf_config[...]`).
+    words = {w.lower() for w in words}
     return bool(words & _TASK_WORDS) or any("chief" in w or w.startswith("task_") for w in words)
 
 

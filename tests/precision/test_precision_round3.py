@@ -331,3 +331,102 @@ def test_tfd109_gives_advice_for_a_subclass_whose_input_shape_is_not_in_the_file
     assert _fixed(source) == textwrap.dedent(source)
     messages = [f.message for f in check_source("train.py", textwrap.dedent(source)).findings if f.code == "TFD109"]
     assert messages and "call `model` on one batch of its input" in messages[0]
+
+
+# Class 3: runtime wrapping and guards ---------------------------------------------------------
+
+
+def test_a_step_wrapped_in_tf_function_at_run_time_is_not_tfd402():
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            w = tf.Variable(1.0)
+
+        def step(x):
+            w.assign_add(x)
+
+        def distributed_step(x):
+            strategy.run(step, args=(x,))
+
+        distributed_step = tf.function(distributed_step)
+        for x in range(3):
+            distributed_step(float(x))
+        """
+    assert "TFD402" not in _codes(source)
+
+
+def test_a_trainer_that_wraps_its_step_unless_run_eagerly_is_not_tfd402():
+    source = """
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self, strategy, run_eagerly=False):
+                self.strategy = strategy
+                with strategy.scope():
+                    self.w = tf.Variable(1.0)
+                self.train = self._train if run_eagerly else tf.function(self._train)
+
+            def _step(self, x):
+                self.w.assign_add(x)
+
+            def _train(self, x):
+                self.strategy.run(self._step, args=(x,))
+
+        Trainer(tf.distribute.MirroredStrategy()).train(1.0)
+        """
+    assert "TFD402" not in _codes(source)
+
+
+_REDUCE_HELPER = """
+    import tensorflow as tf
+
+    strategy = tf.distribute.MirroredStrategy()
+
+    def mean_loss(per_replica):
+        {guard}
+        return strategy.reduce("MEAN", per_replica, axis=None)
+
+    @tf.function
+    def step(x):
+        def fn(x):
+            return mean_loss(x * 2.0)
+        return mean_loss(strategy.run(fn, args=(x,)))
+    """
+
+
+def test_strategy_reduce_guarded_by_in_cross_replica_context_is_not_tfd302():
+    for guard in (
+        "if not tf.distribute.in_cross_replica_context():\n            return per_replica",
+        "if tf.distribute.get_replica_context() is not None:\n            return per_replica",
+    ):
+        assert "TFD302" not in _codes(_REDUCE_HELPER.format(guard=guard)), guard
+
+
+def test_strategy_reduce_in_a_helper_the_replica_function_calls_is_still_tfd302():
+    assert "TFD302" in _codes(_REDUCE_HELPER.format(guard="pass"))
+
+
+def test_a_path_made_per_worker_through_a_module_level_task_index_is_not_tfd502():
+    source = f"""
+        import json
+        import os
+        import tensorflow as tf
+
+        TASK_INDEX = json.loads(os.environ["TF_CONFIG"])["task"]["index"]
+        CKPT_DIR = f"/ckpt/worker_{{TASK_INDEX}}"
+
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        with strategy.scope():
+            model = {_DENSE}
+            model.compile(optimizer="sgd", loss="mse")
+        model.fit(x, y)
+
+        def save():
+            model.save_weights(os.path.join(CKPT_DIR, "weights"))
+
+        save()
+        """
+    assert "TFD502" not in _codes(source)
+    assert "TFD502" in _codes(source.replace("worker_{TASK_INDEX}", "shared"))
