@@ -430,3 +430,49 @@ def test_a_path_made_per_worker_through_a_module_level_task_index_is_not_tfd502(
         """
     assert "TFD502" not in _codes(source)
     assert "TFD502" in _codes(source.replace("worker_{TASK_INDEX}", "shared"))
+
+
+_UNSHARDED = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+{between}
+dataset = tf.data.Dataset.from_tensor_slices((features, labels)).shuffle(100).batch(64)
+{dead}
+model = build()
+for x, y in dataset:
+    model.train_on_batch(x, y)
+"""
+
+
+def test_tfd202_never_shards_with_a_strategy_name_deleted_before():
+    source = _UNSHARDED.format(between="workers = strategy.num_replicas_in_sync\ndel strategy", dead="")
+    assert "TFD202" in _codes(source)
+    assert "_input_shard(strategy)" not in _fixed(source)  # NameError: `strategy` was deleted
+
+
+def test_tfd202_does_not_edit_a_pipeline_in_dead_code():
+    dead = "if False:\n    dataset = tf.data.Dataset.range(10).shuffle(10).batch(2)"
+    source = _UNSHARDED.format(between="", dead=dead)
+    assert "TFD202" in _codes(source)
+    fixed = _fixed(source)
+    assert "range(10).shuffle(10)" in fixed and "range(10).shard" not in fixed
+
+
+def test_tfd202_skips_a_loop_after_return():
+    source = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+        def train(model):
+            dataset = tf.data.Dataset.from_tensor_slices((features, labels)).shuffle(100).batch(64)
+            for x, y in dataset:
+                model.train_on_batch(x, y)
+            return
+            old = tf.data.Dataset.from_tensor_slices((features, labels)).shuffle(100).batch(64)
+            for x, y in old:
+                model.train_on_batch(x, y)
+        """
+    fixed = _fixed(source)
+    assert fixed.count(".shard(") == 1 and "old = tf.data.Dataset.from_tensor_slices((features, labels)).shuffle" in fixed
