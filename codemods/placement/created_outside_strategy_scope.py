@@ -72,6 +72,14 @@ class CreatedOutsideStrategyScope(Rule):
     constructed: when that is outside the scope, the finding points at the model's construction
     (its own finding, with the fix) instead of wrapping the line inside the class.
 
+    A tf-keras model constructed without an input shape (a `Sequential` whose layers name none, a
+    model class of the file) and first used inside the scope, which builds it there, is not a
+    finding: its variables are mirrored and it trains. Under Keras 3 it is: the model keeps the
+    strategy current at its construction and `fit` fails in the scope
+    (`benchmarks/probe_model_built_in_scope.py`). A name rebuilt in the scope before the
+    distributed use (a single-device baseline first, a later notebook cell) and a creation in the
+    branch where the strategy is None (`if strategy is None:`) are other objects, not findings.
+
     A Keras layer on its own is not a finding: Keras 3 creates a layer's variables when it is
     built, not when it is constructed (measured on TensorFlow 2.21, 2 logical CPUs: a `Dense`
     constructed outside the scope and built inside it holds `MirroredVariable`s and trains; one
@@ -336,6 +344,8 @@ class _Finder:
             # scope after a single-device baseline, a later notebook cell) holds another object.
             and ("." in name or self._reaches(creation, node))
         ]
+        if creation.kind == "model" and self._built_first_in_scope(creation, uses):
+            return False
         for node in uses:
             if self.replica.in_replica_context(node):
                 return True
@@ -362,6 +372,35 @@ class _Finder:
         # Seed 000: a variable made before the strategy, never used, in a program training under
         # the scope — the article's "it will be used in training" case.
         return not uses and creation.kind == "variable" and bool(self.strategies.scope_blocks)
+
+    def _built_first_in_scope(self, creation: Creation, uses: list[cst.CSTNode]) -> bool:
+        """A tf-keras model constructed without an input shape (so without variables) whose first
+        use is inside the scope, where that use builds it: its variables are mirrored and it
+        trains. Keras 3 keeps the strategy current at construction and `fit` fails, so this holds
+        for tf-keras only (benchmarks/probe_model_built_in_scope.py)."""
+        if not uses or not self._keras2(creation.call) or not self._constructed_unbuilt(creation.call):
+            return False
+        first = min(uses, key=lambda node: self.index.order[node])
+        return self.strategies.lexical_scope_block(first) is not None
+
+    def _constructed_unbuilt(self, call: cst.Call) -> bool:
+        """``call`` makes a Keras model with no variables yet: a `Sequential` whose layers name no
+        input shape, or a model class of this file."""
+        if isinstance(call.func, cst.Name) and call.func.value in self._model_classes:
+            return True
+        if not (self.names.callee(call) or "").endswith("Sequential") or not call.args:
+            return False
+        layers = call.args[0].value
+        if not isinstance(layers, cst.List) or not layers.elements:
+            return False
+        first = layers.elements[0].value
+        if not isinstance(first, cst.Call):
+            return False
+        shaped = {"input_shape", "input_dim", "batch_input_shape", "batch_shape", "shape"}
+        callee = self.names.callee(first) or ""
+        return not callee.endswith(("Input", "InputLayer")) and not any(
+            arg.keyword is not None and arg.keyword.value in shaped for arg in first.args
+        )
 
     def _reaches(self, creation: Creation, use: cst.CSTNode) -> bool:
         """True when the object ``creation`` binds can be the one ``use`` (a name) reads, by the
