@@ -499,3 +499,25 @@ def test_a_tf_keras_model_without_input_shape_first_built_in_the_scope_is_not_tf
     assert "TFD101" not in _codes(_BUILT_IN_SCOPE.format(legacy=legacy, shape=""))
     assert "TFD101" in _codes(_BUILT_IN_SCOPE.format(legacy="", shape=""))
     assert "TFD101" in _codes(_BUILT_IN_SCOPE.format(legacy=legacy, shape=", input_shape=(4,)"))
+
+
+def test_a_nested_step_rebound_to_tf_function_unless_run_eagerly_is_not_tfd402():
+    source = """
+        import tensorflow as tf
+
+        class Model(tf.keras.Model):
+            def _make_function(self, step_function):
+                def one_step(data):
+                    return self.distribute_strategy.run(step_function, args=(data,))
+
+                if not self.run_eagerly:
+                    one_step = tf.function(one_step, reduce_retracing=True)
+
+                def function(iterator):
+                    for data in iterator:
+                        outputs = one_step(data)
+                    return outputs
+
+                return function
+        """
+    assert "TFD402" not in _codes(source)
