@@ -113,11 +113,16 @@ class MultiworkerInputNotSharded(Rule):
 
     def _iterated_per_worker(self, ctx: RuleContext) -> None:
         """A plain dataset that every worker iterates itself, feeding a training step."""
+        semantic = ctx.tf.semantic
         for loop in ctx.index.fors:
+            if semantic.never_runs(loop):
+                continue
             iterated = _unwrap(loop.iter)
             found = pipeline(ctx, iterated, loop)
             if found is None or found.per_task(ctx):
                 continue
+            # A fix never edits dead code: a pipeline read from an `if False:` arm is not this loop's.
+            dead_source = found.source is not None and semantic.never_runs(found.source)
             feeds = self._feeds(ctx, loop)
             if feeds is None:
                 continue
@@ -134,7 +139,7 @@ class MultiworkerInputNotSharded(Rule):
                     message += (
                         " once every worker shuffles identically (one constant seed)"
                     )
-                elif strategy is not None:
+                elif strategy is not None and not (seeded and dead_source):
                     edits = [ctx.replace(iterated, f"{strategy}.experimental_distribute_dataset({ctx.source(iterated)})"), *seeded]
                     if seeded:
                         message += (
@@ -144,7 +149,7 @@ class MultiworkerInputNotSharded(Rule):
                 continue
             message += "shard it by worker before shuffle and batch (`.shard(num_workers, worker_index)`)"
             edits = None
-            if found.source is not None:
+            if found.source is not None and not dead_source:
                 at = ctx.index.statement_of(found.source)
                 strategy = strategy_in_reach(ctx, at)
                 if strategy is not None:

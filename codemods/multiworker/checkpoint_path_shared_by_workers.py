@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fixer.tf.checkpoints import chief_guard, per_worker, rewrite_save, save_calls
+from fixer.tf.checkpoints import chief_guard, multi_worker_at, per_worker, rewrite_save, save_calls
 from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.types import Applicability
@@ -67,6 +67,8 @@ class CheckpointPathSharedByWorkers(Rule):
         for save in saves:
             if save.kind == "manager_save" or per_worker(ctx, save.path) or chief_guard(ctx, save.call) is not None:
                 continue
+            if not multi_worker_at(ctx, save.call):
+                continue  # a branch of another strategy (a TPU-only save): one host writes
             if save.kind == "manager":
                 uses = [s for s in saves if s.manager is save]
                 if uses and all(chief_guard(ctx, s.call) is not None for s in uses):

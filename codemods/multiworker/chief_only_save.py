@@ -10,6 +10,7 @@ from fixer.tf.checkpoints import (
     chief_guard,
     chief_test,
     moved_save,
+    multi_worker_at,
     not_chief_test,
     rewrite_save,
     save_calls,
@@ -75,11 +76,14 @@ class ChiefOnlySave(Rule):
     def check(self, ctx: RuleContext) -> None:
         if not ctx.tf.strategies.uses_multi_worker:
             return
-        for save in save_calls(ctx):
+        saves = save_calls(ctx)
+        for save in saves:
             if save.kind == "manager":
                 continue
             guard = chief_guard(ctx, save.call)
-            if guard is None:
+            if guard is None or not multi_worker_at(ctx, save.call):
+                continue
+            if guard.how == "if" and _others_save(ctx, guard.node, saves):
                 continue
             where = {
                 "if": "only the chief saves",
@@ -174,6 +178,15 @@ class ChiefOnlySave(Rule):
             return None
         text, edits = moved
         return [*_lifted(ctx, node, statement, body, text), *edits]
+
+
+def _others_save(ctx: RuleContext, node: cst.If, saves: list[Save]) -> bool:
+    """The `else:` of the chief test saves too: every worker saves (the others, usually, to a
+    temporary copy), which is the pattern the guide prescribes, not a chief-only save."""
+    orelse = node.orelse
+    return orelse is not None and any(
+        save.kind != "manager" and ctx.index.is_within(save.call, orelse) for save in saves
+    )
 
 
 def _lifted(ctx: RuleContext, node: cst.If, statement: cst.BaseStatement, body: list, text: str) -> list[Edit]:

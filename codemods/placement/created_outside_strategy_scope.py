@@ -14,13 +14,14 @@ from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
-from fixer.tf.bindings import assignments_to
 from fixer.tf.dataflow import independent
 from fixer.tf.importer_uses import FIT
+from fixer.tf.index import ModuleIndex
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
 from fixer.tf.keras_models import STEP_METHODS, keras_model_base
 from fixer.tf.optimizers import build_lines_after_move
-from fixer.tf.paths import exclusive, rebound_between
+from fixer.tf.names import dotted_name
+from fixer.tf.paths import exclusive
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
@@ -81,6 +82,14 @@ class CreatedOutsideStrategyScope(Rule):
     No fix is offered: the metric belongs in the model's `__init__`, which then runs in the
     script's scope. Not followed across modules: a class constructed outside a scope, through a
     function of the script or in a notebook; models and optimizers of the helper module.
+
+    A tf-keras model constructed without an input shape (a `Sequential` whose layers name none, a
+    model class of the file) and first used inside the scope, which builds it there, is not a
+    finding: its variables are mirrored and it trains. Under Keras 3 it is: the model keeps the
+    strategy current at its construction and `fit` fails in the scope
+    (`benchmarks/probe_model_built_in_scope.py`). A name rebuilt in the scope before the
+    distributed use (a single-device baseline first, a later notebook cell) and a creation in the
+    branch where the strategy is None (`if strategy is None:`) are other objects, not findings.
 
     A Keras layer on its own is not a finding: Keras 3 creates a layer's variables when it is
     built, not when it is constructed (measured on TensorFlow 2.21, 2 logical CPUs: a `Dense`
@@ -460,10 +469,13 @@ class _Finder:
             for node in self._uses(name)
             if ("." in name or scope is None or self._in_function(node, scope))
             and not self.index.is_within(node, creation.statement)
-            # A module-level name bound again before the use (a later notebook cell) is another object.
-            and ("." in name or scope is not None or not rebound_between(self.index, name, creation.statement, node))
             and not (scope is None and "." not in name and isinstance(self.index.parent.get(node), cst.AssignTarget))
+            # A name bound again on every path before the use (a model rebuilt in a new strategy's
+            # scope after a single-device baseline, a later notebook cell) holds another object.
+            and ("." in name or self._reaches(creation, node))
         ]
+        if creation.kind == "model" and self._built_first_in_scope(creation, uses):
+            return False
         for node in uses:
             if self.replica.in_replica_context(node):
                 return True
@@ -491,6 +503,51 @@ class _Finder:
         # the scope — the article's "it will be used in training" case.
         return not uses and creation.kind == "variable" and bool(self.strategies.scope_blocks)
 
+    def _built_first_in_scope(self, creation: Creation, uses: list[cst.CSTNode]) -> bool:
+        """A tf-keras model constructed without an input shape (so without variables) whose first
+        use is inside the scope, where that use builds it: its variables are mirrored and it
+        trains. Keras 3 keeps the strategy current at construction and `fit` fails, so this holds
+        for tf-keras only (benchmarks/probe_model_built_in_scope.py)."""
+        if not uses or not self._keras2(creation.call) or not self._constructed_unbuilt(creation.call):
+            return False
+        first = min(uses, key=lambda node: self.index.order[node])
+        return self.strategies.lexical_scope_block(first) is not None
+
+    def _constructed_unbuilt(self, call: cst.Call) -> bool:
+        """``call`` makes a Keras model with no variables yet: a `Sequential` whose layers name no
+        input shape, or a model class of this file."""
+        if isinstance(call.func, cst.Name) and call.func.value in self._model_classes:
+            return True
+        if not (self.names.callee(call) or "").endswith("Sequential") or not call.args:
+            return False
+        layers = call.args[0].value
+        if not isinstance(layers, cst.List) or not layers.elements:
+            return False
+        first = layers.elements[0].value
+        if not isinstance(first, cst.Call):
+            return False
+        shaped = {"input_shape", "input_dim", "batch_input_shape", "batch_shape", "shape"}
+        callee = self.names.callee(first) or ""
+        return not callee.endswith(("Input", "InputLayer")) and not any(
+            arg.keyword is not None and arg.keyword.value in shaped for arg in first.args
+        )
+
+    def _reaches(self, creation: Creation, use: cst.CSTNode) -> bool:
+        """True when the object ``creation`` binds can be the one ``use`` (a name) reads, by the
+        flow-aware binding model."""
+        if not isinstance(use, cst.Name):
+            return True
+        semantic = self.ctx.tf.semantic
+        reaching = semantic.resolve(use)
+        if self.index.enclosing_function(creation.statement) is None and self.index.enclosing_function(use) is not None:
+            # A function reading a module-level name runs after it is defined: the object is the
+            # one bound where the function's module-level statement stands (a later cell may
+            # have rebuilt it in the scope), or any rebinding after that.
+            at = _module_statement(self.index, use)
+            later = [b for b in reaching if self.index.before(at, b.statement)]
+            reaching = [*semantic.reaching(use.value, at), *later]
+        return any(self.index.is_within(b.node, creation.statement) for b in reaching)
+
     def _in_function(self, node: cst.CSTNode, function: cst.CSTNode) -> bool:
         """True when ``node`` lies in ``function`` (a def or lambda): along the memoised chain of
         enclosing functions, not the parents (a walk per use made this quadratic in the file)."""
@@ -508,7 +565,19 @@ class _Finder:
         the `else` arm is the deliberate single-device path.
         """
         places = [w for w, _ in self.strategies.scope_blocks] + [call for call, _ in self.strategies.constructions]
-        return bool(places) and all(exclusive(self.index, creation.statement, place) for place in places)
+        if bool(places) and all(exclusive(self.index, creation.statement, place) for place in places):
+            return True
+        return self._strategy_absent(creation.statement)
+
+    def _strategy_absent(self, node: cst.CSTNode) -> bool:
+        """A branch test at ``node`` says the strategy whose scope the program enters is None
+        there (`if strategy is None:`, the `else:` of `if strategy:`): the single-device path."""
+        entered = {dotted_name(strategy) for _, strategy in self.strategies.scope_blocks} - {None}
+        for condition in self.ctx.tf.semantic.conditions(node):
+            tested = _none_test(condition.test)
+            if tested is not None and tested[0] in entered and condition.holds == tested[1]:
+                return True
+        return False
 
     def _scope_forgotten(self) -> bool:
         """The program builds a strategy, never enters its scope, and hands it to nothing else
@@ -528,16 +597,11 @@ class _Finder:
         if not self.strategies.scope_blocks:
             return False
         model = creation.call.func.value  # type: ignore[attr-defined]
-        func = self.index.enclosing_function(creation.statement)
-        bindings = [
-            assign
-            for assign in assignments_to(self.index, model.value)
-            if self.index.enclosing_function(assign) in (func, None)
-        ]
-        # A model the function builds itself is that local one, not a module-level namesake (a
-        # factory called in the scope binds its result to the same name there).
-        local = [assign for assign in bindings if func is not None and self.index.enclosing_function(assign) is func]
-        return any(self.strategies.membership(assign) is Membership.INSIDE for assign in local or bindings)
+        # The bindings that reach this `compile`: a baseline model compiled before the program
+        # rebuilds the name in a scope is not that later model. A model the function builds
+        # itself is that local one, not a module-level namesake.
+        bindings = [b.statement for b in self.ctx.tf.semantic.resolve(model)]
+        return any(self.strategies.membership(statement) is Membership.INSIDE for statement in bindings)
 
     def _optimizer_made_in_scope(self, creation: Creation) -> bool:
         """``model.compile(optimizer=opt)`` with a Keras 3 ``opt`` that every path meeting a scope
@@ -571,6 +635,37 @@ class _Finder:
         if "." in name:
             return [a for a in self.index.attributes if _attribute_key(a) == name]
         return list(self.index.names.get(name, []))
+
+
+def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """``(name, when)`` for a test of whether ``name`` is None: the object is None (or falsy)
+    when the test is ``when`` (``x is None``, ``not x``: True; ``x is not None``, ``x``: False)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _none_test(test.expression)
+        return (inner[0], not inner[1]) if inner is not None else None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
+            name = dotted_name(test.left)
+            if name is None:
+                return None
+            if isinstance(target.operator, (cst.Is, cst.Equal)):
+                return name, True
+            if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
+                return name, False
+        return None
+    name = dotted_name(test)
+    return (name, False) if name is not None else None
+
+
+def _module_statement(index: ModuleIndex, node: cst.CSTNode) -> cst.CSTNode:
+    """The module-level statement (a notebook cell's) that holds ``node``."""
+    top = node
+    for ancestor in index.ancestors(node):
+        if isinstance(ancestor, cst.Module):
+            break
+        top = ancestor
+    return top
 
 
 def _name_targets(assign: cst.Assign | cst.AnnAssign) -> list[cst.Name]:

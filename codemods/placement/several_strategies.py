@@ -106,7 +106,7 @@ class SeveralStrategies(Rule):
                     continue
                 if id(earlier) not in created:
                     created[id(earlier)] = withs.created_in(earlier.blocks)
-                crossing = _crossing_use(ctx, withs, created[id(earlier)], later.blocks)
+                crossing = _crossing_use(ctx, withs, created[id(earlier)], later.blocks, made_in=earlier.blocks)
                 # Whether both are on one path is the dearer question: asked only for a crossing.
                 if crossing is not None and not _exclusive(ctx, earlier.call, later.call):
                     ctx.report(later.call, _message(crossing, "a strategy built earlier on this path"))
@@ -267,10 +267,10 @@ class _EnclosingWiths:
                     found.setdefault(block, set()).update(names)
         return found
 
-    def used_in(self, blocks: tuple[cst.With, ...]) -> list[str]:
-        """Names of :attr:`stateful_uses` inside ``blocks``, in source order."""
+    def uses_in(self, blocks: tuple[cst.With, ...]) -> list[tuple[str, cst.Call]]:
+        """The :attr:`stateful_uses` inside ``blocks``, in source order."""
         positions = sorted({p for block in blocks for p in self._uses_by_with.get(id(block), ())})
-        return [self.stateful_uses[p][0] for p in positions]
+        return [self.stateful_uses[p] for p in positions]
 
     def created_in(self, blocks: tuple[cst.With, ...]) -> set[str]:
         """Names assigned inside the given scope blocks."""
@@ -323,14 +323,29 @@ def _crossing_use(
     names: set[str] | None,
     blocks: tuple[cst.With, ...],
     exclude: frozenset[str] | set[str] = frozenset(),
+    made_in: tuple[cst.With, ...] = (),
 ) -> str | None:
     """The first name of ``names`` (None: any name not in ``exclude``) whose variables a call in
-    ``blocks`` creates or updates (``name.compile(...)``, ``name.fit(...)``...)."""
-    for name in withs.used_in(blocks):
+    ``blocks`` creates or updates (``name.compile(...)``, ``name.fit(...)``...).
+
+    With ``made_in`` (the earlier strategy's scope blocks), the object at the use must be one made
+    there: a name rebuilt in the new scope before the use holds the new strategy's object.
+    """
+    for name, call in withs.uses_in(blocks):
         if name in exclude or (names is not None and name not in names):
+            continue
+        if made_in and not _made_in(ctx, call, made_in):
             continue
         return name
     return None
+
+
+def _made_in(ctx: RuleContext, call: cst.Call, blocks: tuple[cst.With, ...]) -> bool:
+    """True when a binding made inside ``blocks`` can reach the receiver of ``call`` (``m`` in
+    ``m.fit()``), by the flow-aware binding model."""
+    receiver = call.func.value  # a Name: stateful_uses keeps only those
+    reaching = ctx.tf.semantic.resolve(receiver)
+    return any(ctx.index.is_within(b.statement, block) for b in reaching for block in blocks)
 
 
 def _runs_repeatedly(ctx: RuleContext, func: cst.FunctionDef) -> bool:

@@ -80,7 +80,11 @@ class UnbuiltOptimizerInCompiledStep(Rule):
     functional inputs, `build` or call before), `model.build((None, ...))` goes first, with the
     input shape the file writes down: the features of a `Dataset.from_tensor_slices` of literal
     tensors (`tf.random.normal((64, 784))`, `tf.constant([[...]])`) or the tensors given to the
-    step, when the model is called on them unchanged (`model(x)`, not `model(x[0])`). When the shape is not written in the file (data loaded at run time) or the trained
+    step, when the model is called on them unchanged (`model(x)`, not `model(x[0])`). A Keras
+    model class of the file without its own `build()` is called on one batch of that shape
+    instead (`model(tf.zeros((1, 784)))`): Keras 3's `model.build(shape)` creates no variables
+    for it and the first step fails with `ValueError: Unknown variable`
+    (benchmarks/probe_model_built_in_scope.py). When the shape is not written in the file (data loaded at run time) or the trained
     variables are not a model's `trainable_variables` or a list of variables, the finding says
     exactly what to add: building the optimizer on an empty variable list makes its first update
     fail. Building early creates the same variables, with the same initial values, that the

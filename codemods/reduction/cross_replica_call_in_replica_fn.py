@@ -73,6 +73,8 @@ class CrossReplicaCallInReplicaFn(Rule):
                 continue
             if not replica.in_replica_context(call) and ctx.index.enclosing_function(call) not in replica.probable_replica_functions:
                 continue
+            if _guarded_cross_replica(ctx, call):
+                continue  # `if tf.distribute.in_cross_replica_context():` runs it only from the caller
             method = func.attr.value
             if method in ("run", "experimental_run_v2"):
                 ctx.report(call, "nested `strategy.run` inside a replica function; call it from cross-replica code")
@@ -131,3 +133,31 @@ def _feeds_apply_gradients(ctx: RuleContext, call: cst.Call) -> bool:
         and bound & names_in(other)
         for other in ctx.tf.replica.calls_in(func)
     )
+
+
+def _guarded_cross_replica(ctx: RuleContext, call: cst.Call) -> bool:
+    """A branch test at ``call`` says it runs in cross-replica context: under
+    `if tf.distribute.in_cross_replica_context():`, or `get_replica_context() is None`, or after an
+    `if not in_cross_replica_context(): return` (`semantic.conditions`)."""
+    for condition in ctx.tf.semantic.conditions(call):
+        if _says_cross_replica(ctx, condition.test, condition.holds):
+            return True
+    return False
+
+
+def _says_cross_replica(ctx: RuleContext, test: cst.BaseExpression, holds: bool) -> bool:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _says_cross_replica(ctx, test.expression, not holds)
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and holds:
+        return _says_cross_replica(ctx, test.left, True) or _says_cross_replica(ctx, test.right, True)
+    if isinstance(test, cst.Call):
+        return holds and ctx.tf.names.callee(test) == "tensorflow.distribute.in_cross_replica_context"
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Call):
+        target = test.comparisons[0]
+        is_none = isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
+        if is_none and ctx.tf.names.callee(test.left) == "tensorflow.distribute.get_replica_context":
+            if isinstance(target.operator, cst.Is):
+                return holds
+            if isinstance(target.operator, cst.IsNot):
+                return not holds
+    return False

@@ -55,3 +55,32 @@ def _always_leaves(block: cst.BaseSuite) -> bool:
         if any(isinstance(small, _LEAVES) for small in smalls):
             return True
     return False
+
+
+def never_runs(tree: Tree, node: cst.CSTNode, stop: cst.CSTNode) -> bool:
+    """True when ``node`` is dead code within its scope (below ``stop``): after a statement of
+    its block that always leaves (`return`, `raise`, `continue`, `break`), or in the body of an
+    `if False:` / `if 0:`."""
+    child = node
+    current = tree.parent.get(node)
+    while current is not None and current is not stop:
+        if isinstance(current, cst.If) and child is current.body and _constant_false(current.test):
+            return True
+        body = getattr(current, "body", None)
+        if isinstance(current, cst.IndentedBlock | cst.Module) and isinstance(body, tuple | list) and child in body:
+            earlier = body[: body.index(child)]
+            if any(_always_leaves_line(statement) for statement in earlier):
+                return True
+        child, current = current, tree.parent.get(current)
+    return False
+
+
+def _always_leaves_line(statement: cst.CSTNode) -> bool:
+    smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+    return any(isinstance(small, _LEAVES) for small in smalls)
+
+
+def _constant_false(test: cst.BaseExpression) -> bool:
+    if isinstance(test, cst.Name):
+        return test.value == "False"
+    return isinstance(test, cst.Integer) and test.evaluated_value == 0

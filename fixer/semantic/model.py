@@ -8,7 +8,7 @@ import libcst as cst
 
 from fixer.semantic.bindings import Binding, BindingKind, Scope, ScopeKind
 from fixer.semantic.builder import Tree, build
-from fixer.semantic.conditions import Condition, conditions
+from fixer.semantic.conditions import Condition, conditions, never_runs
 from fixer.semantic.flow import Flow
 
 
@@ -135,6 +135,11 @@ class SemanticModel:
     def conditions(self, node: cst.CSTNode) -> list[Condition]:
         """The `if`/`while` tests known true or false where ``node`` runs, within its scope."""
         return conditions(self.tree, node, self._table.containing(node).node)
+
+    def never_runs(self, node: cst.CSTNode) -> bool:
+        """``node`` is dead code in its scope: after a `return`/`raise`/`continue`/`break` of its
+        block, or under `if False:` (a fix must not edit it, nor read a pipeline from it)."""
+        return never_runs(self.tree, node, self._table.containing(node).node)
 
 
 def _name_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:

@@ -12,11 +12,14 @@ import libcst as cst
 from fixer.context import RuleContext
 from fixer.edits import reindent, string_continuation_lines
 from fixer.report import render
+from fixer.semantic.bindings import Branch
+from fixer.semantic.conditions import Condition
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in, value_names
 from fixer.tf.parameters import call_position, parameter
 from fixer.tf.reach import strategy_in_reach
+from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Edit
 
 _SAVES = frozenset({"save", "save_weights", "write"})
@@ -186,6 +189,8 @@ def _identifiers(node: cst.CSTNode) -> set[str]:
 
 
 def _mentions_task(words: set[str]) -> bool:
+    # A module-level constant spells the same word in capitals (`TASK_INDEX = tf_config[...]`).
+    words = {w.lower() for w in words}
     return bool(words & _TASK_WORDS) or any("chief" in w or w.startswith("task_") for w in words)
 
 
@@ -521,3 +526,43 @@ def moved_save(ctx: RuleContext, save: Save, indent: str) -> tuple[str, list[Edi
             return None
     keep = string_continuation_lines(ctx, [statement])
     return reindent(text, old_indent, indent, first_line=ctx.range(statement).start.line, keep=keep) + ctx.newline, edits
+
+
+def multi_worker_at(ctx: RuleContext, node: cst.CSTNode) -> bool:
+    """False when no MultiWorkerMirroredStrategy can be the strategy where ``node`` runs: every
+    name the module binds to one holds, by the bindings that reach ``node``, only other strategies
+    (a save in the TPU-only branch, `if tpu: strategy = TPUStrategy(...)`). True when unsure."""
+    strategies = ctx.tf.strategies
+    names = set()
+    for call, kind in strategies.constructions:
+        if kind not in MULTI_WORKER_CLASSES:
+            continue
+        parent = ctx.index.parent.get(call)
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
+            return True
+        names.add(parent.targets[0].target.value)
+    if not names:
+        return True  # a strategy only known by its annotation or use
+    known = ctx.tf.semantic.conditions(node)
+    for name in names:
+        held = [b for b in ctx.tf.semantic.reaching(name, node) if not _arm_ruled_out(b.branch, known)]
+        kinds = {strategies.constructor_kind(b.value) if b.value is not None else None for b in held}
+        if not held or None in kinds or kinds & MULTI_WORKER_CLASSES:
+            return True
+    return False
+
+
+def _arm_ruled_out(branch: tuple[Branch, ...], known: list[Condition]) -> bool:
+    """An `if` arm holding a binding whose test the conditions at the use contradict (the same
+    test, e.g. `FLAGS.tpu`, known false there while the binding is in its body)."""
+    tests = {_code(c.test): c.holds for c in known}
+    for arm in branch:
+        if isinstance(arm.node, cst.If) and arm.arm in ("body", "else"):
+            holds = tests.get(_code(arm.node.test))
+            if holds is not None and holds != (arm.arm == "body"):
+                return True
+    return False
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)

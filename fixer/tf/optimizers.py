@@ -29,6 +29,7 @@ import libcst as cst
 from fixer.tf.calls import argument_value
 from fixer.tf.bindings import assignments_to
 from fixer.tf.index import FunctionLike, ModuleIndex
+from fixer.tf.keras_models import keras_model_base
 from fixer.tf.names import dotted_name
 from fixer.types import Edit
 
@@ -254,13 +255,44 @@ def plan_build(
         return BuildPlan((build_optimizer,), anchor, "")
     model_text = ctx.source(model)
     shape = known_input_shape(ctx, model)
+    if shape is None and _own_subclass_without_build(ctx, model):
+        return BuildPlan((), None, f"call `{model_text}` on one batch of its input, then `{build_optimizer}`")
     if shape is None:
         return BuildPlan(
             (),
             None,
             f"give `{model_text}` an input shape, then call `{build_optimizer}`",
         )
-    return BuildPlan((f"{model_text}.build({shape})", build_optimizer), anchor, "")
+    if not _own_subclass_without_build(ctx, model):
+        return BuildPlan((f"{model_text}.build({shape})", build_optimizer), anchor, "")
+    # Keras 3's `Model.build(shape)` creates no variables for a subclass without its own
+    # `build()`: the optimizer then fails with `ValueError: Unknown variable` at the first
+    # step. Calling the model on one batch of the input's shape builds it under both Kerases
+    # (benchmarks/probe_model_built_in_scope.py).
+    tf = ctx.tf.names.local_name_for("tensorflow")
+    if tf is None:
+        return BuildPlan((), None, f"call `{model_text}` on one batch of its input, then `{build_optimizer}`")
+    batch = "(1" + shape[len("(None"):]
+    return BuildPlan((f"{model_text}({tf}.zeros({batch}))", build_optimizer), anchor, "")
+
+
+def _own_subclass_without_build(ctx: "RuleContext", model: cst.BaseExpression) -> bool:
+    """``model`` holds an instance of a Keras model class of this file that defines no
+    ``build`` method (by the bindings of the name that reach it)."""
+    if not isinstance(model, cst.Name):
+        return False
+    classes = {cls.name.value: cls for cls in ctx.index.classes}
+    for held in ctx.tf.semantic.resolve(model):
+        value = held.value
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            continue
+        cls = classes.get(value.func.value)
+        if cls is None or keras_model_base(ctx.index, ctx.tf.names, cls) is None:
+            continue
+        body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+        if not any(isinstance(s, cst.FunctionDef) and s.name.value == "build" for s in body):
+            return True
+    return False
 
 
 def ready_for_compiled_step(ctx: "RuleContext", functions: Iterable[FunctionLike]) -> list[Edit] | None:

@@ -217,29 +217,3 @@ def _assigned_none(index: ModuleIndex, name: str, func: cst.CSTNode | None) -> b
         and any(name in _target_names(t.target) for t in assign.targets)
         for assign in index.in_function("assigns", func)
     )
-
-
-def _top_statement(index: ModuleIndex, node: cst.CSTNode) -> cst.CSTNode:
-    """The module-level statement (a notebook cell's) that holds ``node``."""
-    top = node
-    for ancestor in index.ancestors(node):
-        if isinstance(ancestor, cst.Module):
-            return top
-        top = ancestor
-    return top
-
-
-def rebound_between(index: ModuleIndex, name: str, binding: cst.CSTNode, use: cst.CSTNode) -> bool:
-    """True when a module-level statement after ``binding`` rebinds ``name`` on every path before
-    the top-level statement that holds ``use``: the use sees that later object, not ``binding``'s.
-
-    Notebook cells run in order, so a metric redefined in a later cell (in a strategy scope) is
-    the one a later replica function updates, whatever an earlier cell created.
-    """
-    start = _top_statement(index, binding)
-    end = _top_statement(index, use)
-    module = index.parent.get(start)
-    body = list(getattr(module, "body", ()))
-    if start not in body or end not in body:
-        return False
-    return any(binds_on_every_path(statement, name) for statement in body[body.index(start) + 1 : body.index(end)])

@@ -29,6 +29,8 @@ def strategy_in_reach(ctx: "RuleContext", statement: cst.CSTNode) -> str | None:
     key = next(iter(keys))
     if "." not in key and not bound_on_every_path(ctx.index, key, statement):
         return None
+    if "." not in key and not ctx.tf.semantic.reaching(key, statement):
+        return None  # deleted before (`del strategy`): no binding of the name reaches here
     offset = ctx.span(statement)[0]
     func = ctx.index.enclosing_function(statement)
     for assign in ctx.index.assigns:

@@ -193,3 +193,19 @@ def test_notebook_cells_joined_in_order_see_the_last_cell_that_bound_the_name():
     )
     assert s.reach("step", 4) == [2]
     assert s.reach("step", 6) == [4]
+
+
+def test_never_runs_marks_code_after_return_and_under_if_false():
+    import libcst as cst
+
+    from fixer.semantic.model import SemanticModel
+    from fixer.tf.index import ModuleIndex
+
+    source = "def f():\n    a = 1\n    return a\n    b = 2\nif False:\n    c = 3\nif flag:\n    d = 4\n"
+    module = cst.parse_module(source)
+    semantic = SemanticModel(ModuleIndex.build(module))
+    func = module.body[0]
+    live, dead = func.body.body[0], func.body.body[2]
+    assert not semantic.never_runs(live) and semantic.never_runs(dead)
+    assert semantic.never_runs(module.body[1].body.body[0])
+    assert not semantic.never_runs(module.body[2].body.body[0])
