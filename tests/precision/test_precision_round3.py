@@ -225,3 +225,27 @@ def test_a_smoke_test_feeding_plain_batches_gets_no_tfd201_but_a_checking_test_d
     """
     assert "TFD201" not in _codes(source.format(check="del out"), "run_args_test.py")
     assert "TFD201" in _codes(source.format(check="self.assertAllEqual(out, [0, 1])"), "run_args_test.py")
+
+
+# TFD401: a library's TF 1 graph-mode input path -----------------------------------------------------
+
+_V1_INPUT = """
+    import tensorflow.compat.v2 as tf
+
+    def batch_dimension(iterator):
+        return tf.nest.flatten(tf.compat.v1.data.get_output_shapes(iterator))[0].dims[0]
+
+    def get_iterator(dataset, distribution_strategy):
+        with distribution_strategy.scope():
+            return distribution_strategy.make_dataset_iterator(dataset)
+    {more}
+    """
+
+
+def test_a_handed_in_strategy_in_a_tf1_iterator_module_keeps_its_tf1_method():
+    assert "TFD401" not in _codes(_V1_INPUT.format(more=""), "training_utils_v1.py")
+
+
+def test_a_tf2_strategy_built_in_the_same_module_is_still_told_its_tf2_method():
+    more = "strategy = tf.distribute.MirroredStrategy()\n    it = strategy.make_dataset_iterator(tf.data.Dataset.range(4))"
+    assert "TFD401" in _codes(_V1_INPUT.format(more=more), "training_utils_v1.py")
