@@ -1,4 +1,4 @@
-"""Regression tests for issue 28, round 3: causes of the wrong findings on the ledger's seen trees.
+"""Regression tests for issue 28 on the ledger's seen trees (branch prec4): causes of their wrong findings.
 
 Each test is a minimal program of the shape the seen trees have, in our own words, with a
 control that keeps the finding where the mistake is real.
