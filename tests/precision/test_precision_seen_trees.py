@@ -249,3 +249,38 @@ def test_a_handed_in_strategy_in_a_tf1_iterator_module_keeps_its_tf1_method():
 def test_a_tf2_strategy_built_in_the_same_module_is_still_told_its_tf2_method():
     more = "strategy = tf.distribute.MirroredStrategy()\n    it = strategy.make_dataset_iterator(tf.data.Dataset.range(4))"
     assert "TFD401" in _codes(_V1_INPUT.format(more=more), "training_utils_v1.py")
+
+
+# TFD403's loss-scaling rewrite when the gradients are clipped ---------------------------------------
+
+_LOSS_SCALED_STEP = """
+    import tensorflow as tf
+
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD())
+
+    def replica_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+            scaled = optimizer.get_scaled_loss(loss)
+        grads = tape.gradient(scaled, model.trainable_variables)
+        grads = optimizer.get_unscaled_gradients(grads)
+        {between}
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    """
+
+
+def _tfd403_edits(between: str) -> int:
+    findings = check_source("train.py", textwrap.dedent(_LOSS_SCALED_STEP.format(between=between))).findings
+    return sum(1 for f in findings if f.code == "TFD403" and f.fix is not None)
+
+
+def test_gradients_clipped_after_unscaling_get_no_loss_scaling_rewrite():
+    # EfficientDet's step: dropping the unscaling would clip gradients still scaled by the loss scale.
+    assert _tfd403_edits("grads, _ = tf.clip_by_global_norm(grads, 10.0)") == 0
+
+
+def test_gradients_applied_straight_away_keep_the_rewrite():
+    assert _tfd403_edits("pass") == 1
