@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import PurePath
+
+import libcst as cst
+
+from fixer.tf.index import ModuleIndex, subtree
 
 
 def is_test_path(path: str) -> bool:
@@ -11,3 +16,45 @@ def is_test_path(path: str) -> bool:
     checkout may sit under any folder, and a helper module in ``tests/`` may be a real script."""
     stem = PurePath(path.replace("\\", "/")).stem
     return stem.startswith("test_") or stem.endswith(("_test", "_tests")) or stem == "conftest"
+
+
+def assertion_free_test(index: ModuleIndex, node: cst.CSTNode) -> bool:
+    """True when ``node`` sits in a test function (``test*``) that asserts nothing, directly or
+    through a function or method of the module it calls: a smoke test that only checks the code
+    runs, whose outcome no scaling or numeric detail of the code can change. The caller decides
+    that the file is a test file (:func:`is_test_path`)."""
+    test = None
+    func = index.enclosing_function(node)
+    while func is not None:
+        if isinstance(func, cst.FunctionDef) and func.name.value.startswith("test"):
+            test = func
+        func = index.enclosing_function(func)
+    if test is None or _asserts(test):
+        return False
+    called = set(_called_names(test))
+    return not any(_asserts(f) for name in called for f in index.functions_by_name.get(name, []))
+
+
+def _is_assertion(node: cst.CSTNode) -> bool:
+    """`assert ...`, `self.assertEqual(...)`, `np.testing.assert_allclose(...)`, `self.fail(...)`."""
+    if isinstance(node, cst.Assert):
+        return True
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name.lower().startswith("assert") or name == "fail"
+
+
+def _asserts(func: cst.FunctionDef) -> bool:
+    return any(_is_assertion(n) for n in subtree(func))
+
+
+def _called_names(func: cst.FunctionDef) -> Iterator[str]:
+    """The names of the functions and methods ``func`` calls (`helper(...)`, `self._check(...)`)."""
+    for n in subtree(func):
+        if isinstance(n, cst.Call):
+            if isinstance(n.func, cst.Name):
+                yield n.func.value
+            elif isinstance(n.func, cst.Attribute):
+                yield n.func.attr.value

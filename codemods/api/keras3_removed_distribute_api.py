@@ -7,6 +7,7 @@ import libcst as cst
 from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.tf.compat import is_compat_fallback, is_tf1_program
+from fixer.tf.index import subtree
 from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
 from fixer.tf.names import canonical, dotted_name
 from fixer.types import Applicability, Edit
@@ -64,7 +65,8 @@ class Keras3RemovedDistributeApi(Rule):
     A call with another keyword or `**kwargs`, or an imported name, is reported without an edit.
 
     `get_scaled_loss(x)` becomes `scale_loss(x)` and `get_unscaled_gradients(g)` becomes `g`
-    when both are in the same function: unsafe, because the rewrite breaks under tf-keras
+    when both are in the same function and the unscaled gradients go straight to
+    `apply_gradients` (clipped or read on the way, they would stay scaled: no edit then): unsafe, because the rewrite breaks under tf-keras
     (`'LossScaleOptimizerV3' object has no attribute 'scale_loss'`, measured), so it is right
     only when the environment really is Keras 3. `DatasetCreator` has no Keras 3 equivalent
     (Keras 3 has no ParameterServerStrategy `fit`): advice only, use tf-keras or a
@@ -189,6 +191,8 @@ def _loss_scaling_edits(ctx: RuleContext, calls: list[cst.Call]) -> list[Edit] |
         return None  # only half of the pair: what the other half does is not known
     if any(len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star for call in calls):
         return None
+    if any(_used_before_applied(ctx, call) for call in calls if call.func.attr.value == "get_unscaled_gradients"):  # type: ignore[attr-defined]
+        return None  # clipped or read while still scaled: `apply_gradients` unscales only at the end
     edits: list[Edit] = []
     for call in calls:
         if call.func.attr.value == "get_scaled_loss":  # type: ignore[attr-defined]
@@ -199,6 +203,31 @@ def _loss_scaling_edits(ctx: RuleContext, calls: list[cst.Call]) -> list[Edit] |
         else:
             edits.append(ctx.replace(call, ctx.source(call.args[0].value)))
     return edits
+
+
+def _used_before_applied(ctx: RuleContext, call: cst.Call) -> bool:
+    """The unscaled gradients ``call`` gives are read for anything but `apply_gradients` (clipped,
+    normed, returned), or are not bound to a plain name: without the unscaling those reads would
+    see gradients still multiplied by the loss scale."""
+    parent = ctx.index.parent.get(call)
+    if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
+        return True
+    name = parent.targets[0].target.value
+    function = ctx.index.enclosing_function(call)
+    scope = function if function is not None else ctx.module
+    for node in subtree(scope):
+        if not (isinstance(node, cst.Name) and node.value == name and ctx.index.before(call, node)):
+            continue
+        if ctx.index.is_within(node, call):
+            continue  # `grads = opt.get_unscaled_gradients(grads)`: its own argument
+        if isinstance(ctx.index.parent.get(node), cst.AssignTarget):
+            continue
+        if not any(
+            isinstance(a, cst.Call) and isinstance(a.func, cst.Attribute) and a.func.attr.value == "apply_gradients"
+            for a in ctx.index.ancestors(node)
+        ):
+            return True
+    return False
 
 
 def _rebinds_its_argument(ctx: RuleContext, call: cst.Call) -> bool:

@@ -64,8 +64,10 @@ class RenamedDistributeApi(Rule):
     `experimental_run` warns "is deprecated and will be removed in a future version ... use run()
     instead"): they are not renames, so the finding says what to write and has no edit. Only
     calls are reported (not a method kept or replaced by assignment). A
-    file that names `compat.v1.distribute` (a `tf.compat.v1` strategy, whose own methods they are)
-    and a target without `run` (before 2.2) are not reported.
+    file that names `compat.v1.distribute` (a `tf.compat.v1` strategy, whose own methods they are),
+    a strategy of unknown class in a file that reads TF 1 iterators (`tf.compat.v1.data.*`: a
+    library's graph-mode path, given `tf.compat.v1` strategies) and a target without `run`
+    (before 2.2) are not reported.
 
     ## Why is this bad in distributed training?
     The old names print deprecation warnings on every worker, some are gone from recent
@@ -145,6 +147,7 @@ class RenamedDistributeApi(Rule):
         step methods with a different TF 2 shape, so the finding says what to write instead."""
         if "compat.v1.distribute" in ctx.text:
             return  # a tf.compat.v1 strategy (names normalise it to tf.distribute): its own methods
+        tf1_input = "compat.v1.data." in ctx.text  # TF 1 iterators: a graph-mode input path
         target = ctx.tf.target
         for attribute in ctx.index.attributes:
             replaced = _REPLACED_METHODS.get(attribute.attr.value)
@@ -154,6 +157,11 @@ class RenamedDistributeApi(Rule):
             if not (isinstance(call, cst.Call) and call.func is attribute):
                 continue  # kept or replaced (`strategy.make_dataset_iterator = patched`), not called
             if is_compat_fallback(ctx.index, attribute):
+                continue
+            if tf1_input and not ctx.tf.strategies.kinds(attribute.value) - {"tensorflow.distribute.Strategy"}:
+                # A strategy handed in (its class unknown) to code that reads TF 1 iterators
+                # (`tf.compat.v1.data.get_output_shapes`): the graph-mode path of a library,
+                # where callers pass `tf.compat.v1` strategies whose own methods these are.
                 continue
             instead, needs = replaced
             if not exists_in(needs, target.version):

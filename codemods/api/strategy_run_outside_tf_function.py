@@ -8,7 +8,7 @@ from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.classes import in_unit_test
-from fixer.tf.compat import runs_repeatedly, runs_tf1_graphs
+from fixer.tf.compat import inside_graph_block, runs_repeatedly, runs_tf1_graphs
 from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.types import Applicability, Edit
 
@@ -21,7 +21,9 @@ class StrategyRunOutsideTfFunction(Rule):
     Finds `strategy.run(...)` in a function that is not compiled with `tf.function` (and is not
     only called from one), or at module level. Not reported: a `strategy.run` whose replica
     function is itself a `tf.function` (TensorFlow then clones it and runs every replica inside
-    that one graph, `mirrored_run.call_for_each_replica`), and programs whose only strategy is
+    that one graph, `mirrored_run.call_for_each_replica`), a `strategy.run` under
+    `with tf.Graph().as_default():` (or a `Session`'s) in its function, which adds graph ops
+    that the code evaluates later, and programs whose only strategy is
     `OneDeviceStrategy` (one replica: nothing runs one after another).
 
     ## Why is this bad in distributed training?
@@ -82,6 +84,8 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue
             if func is not None and (replica.is_tf_function(func) or replica.only_called_from_graphs(func)):
                 continue
+            if inside_graph_block(ctx.index, ctx.tf.names, run.call):
+                continue  # under `tf.Graph().as_default()`: graph ops, evaluated later, not eager
             if in_unit_test(ctx.index, run.call):
                 continue  # a unit test checks behaviour once; compiling it would change what it tests
             if not runs_repeatedly(ctx.index, ctx.tf.strategies, run.call):

@@ -9,6 +9,7 @@ import libcst as cst
 from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
+from fixer.tf.classes import bases_in_module
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf_config_sources import tf_config_deletions, tf_config_pops, tf_config_setters
@@ -227,6 +228,8 @@ class Keras3FitUnderMultiworker(Rule):
                     module = factories[func.value]
                 elif method is not None and method in factories:
                     module = factories[method]  # `self.model = self._build()`
+                elif local and (subclassed := _subclassed_keras(ctx, func)) is not None:
+                    module = subclassed  # `class Net(keras.Model)` of this module: its base's Keras
                 elif local and self._compiled(ctx, assign):
                     module = "tensorflow"  # a model of the project: tf.keras unless told otherwise
                 if module is not None:
@@ -366,6 +369,20 @@ def _own_method(ctx: RuleContext, func: cst.BaseExpression) -> str | None:
     name = func.attr.value
     if any(ctx.index.method_class(f) is owner for f in ctx.index.functions_by_name.get(name, [])):
         return name
+    return None
+
+
+def _subclassed_keras(ctx: RuleContext, func: cst.Name) -> str | None:
+    """The Keras (`keras_module`) of a model class ``func`` this module defines, read from the
+    first Keras model base among the class and its bases in the module (`import tf_keras as
+    keras; class Net(keras.Model)` is a tf-keras model); None when none is a Keras model."""
+    for cls in ctx.index.classes:
+        if cls.name.value != func.value:
+            continue
+        for owner in (cls, *bases_in_module(ctx.index, cls)):
+            for base in owner.bases:
+                if (ctx.tf.names.qualified(base.value) or "").startswith(_MODELS):
+                    return keras_module(ctx, base.value)
     return None
 
 

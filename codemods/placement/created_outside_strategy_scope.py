@@ -68,7 +68,10 @@ class CreatedOutsideStrategyScope(Rule):
     `compile` in the scope is reported for tf-keras (its `compile` raises `ValueError: Metric ...
     was created inside a different distribution strategy scope`) but not for Keras 3, which trains
     and reports the same; nor is `compile("sgd")` outside the scope for a model built in it (a
-    plain SGD has no state): `benchmarks/probe_metric_and_string_optimizer_outside_scope.py`. State that a Keras
+    plain SGD has no state): `benchmarks/probe_metric_and_string_optimizer_outside_scope.py`.
+    Nor is a metric whose only uses in the scope are its own methods (`metric.update_state(x)`
+    in cross-replica context): both Kerases update it as outside any scope
+    (`benchmarks/probe_metric_updated_in_cross_replica_context.py`). State that a Keras
     model makes in its own methods (a tracker in `__init__`) is created where the model is
     constructed: when that is outside the scope, the finding points at the model's construction
     (its own finding, with the fix) instead of wrapping the line inside the class.
@@ -480,12 +483,15 @@ class _Finder:
             if self.replica.in_replica_context(node):
                 return True
             if self.strategies.lexical_scope_block(node) is not None and (
-                creation.kind != "metric" or self._keras2(creation.call)
+                creation.kind != "metric" or (self._keras2(creation.call) and not _own_method_call(self.index, node))
             ):
                 # Keras 3: a metric handed to `compile` in the scope trains and reports the same as
                 # one made there; tf-keras's `compile` raises ValueError for it
                 # (benchmarks/probe_metric_and_string_optimizer_outside_scope.py). One read in a
-                # `train_step` override is the replica-context case above.
+                # `train_step` override is the replica-context case above. Its own methods called
+                # in the scope (`metric.update_state(x)`) run in cross-replica context, where both
+                # Kerases update it as outside
+                # (benchmarks/probe_metric_updated_in_cross_replica_context.py).
                 return True
             if any(self.index.is_within(node, run.call) for run in self.replica.run_calls):
                 return True
@@ -788,3 +794,17 @@ def _swallow_blank_line(ctx: RuleContext, start: int, end: int) -> int:
     if blank_before and not ctx.textmap.line_text(after_line).strip():
         return ctx.textmap.line_end(after_line)
     return end
+
+
+_METRIC_METHODS = frozenset({"update_state", "result", "reset_state", "reset_states"})
+
+
+def _own_method_call(index, node: cst.CSTNode) -> bool:
+    """``node`` is the object of one of a metric's own methods: `metric.update_state(x)`."""
+    parent = index.parent.get(node)
+    return (
+        isinstance(parent, cst.Attribute)
+        and parent.value is node
+        and parent.attr.value in _METRIC_METHODS
+        and isinstance(index.parent.get(parent), cst.Call)
+    )

@@ -6,6 +6,7 @@ import libcst as cst
 
 from fixer.context import RuleContext
 from fixer.rule import Rule
+from fixer.test_files import is_test_path
 from fixer.tf.compat import runs_on_tf1
 from fixer.types import Applicability
 
@@ -40,7 +41,9 @@ class HardCodedDeviceList(Rule):
     a list computed at run time (from `tf.config.list_logical_devices`, a comprehension, a flag);
     a list chosen under an `if` that asks which devices exist (`list_logical_devices("GPU")`,
     `tf.test.is_gpu_available()`); a module that makes its own logical devices
-    (`set_logical_device_configuration`), as tests do.
+    (`set_logical_device_configuration`), as tests do; a list of CPUs only in a test file
+    (`*_test.py`, `test_*.py`), where the replicas are a fixture for the mirrored code path and
+    the suite makes its logical CPUs itself, often through a helper of another module.
 
     ## Why is this bad in distributed training?
     The list fixes the replica count, whatever the machine has. Measured on TensorFlow 2.21
@@ -82,12 +85,19 @@ class HardCodedDeviceList(Rule):
             devices = _literal_devices(ctx, listed)
             if devices is None or len(devices) < 2 or _under_device_test(ctx, call):
                 continue
+            if is_test_path(ctx.path) and all(_is_cpu(d) for d in devices):
+                continue  # a test's replicas on CPUs: a fixture for the mirrored code path, not a machine
             ctx.report(
                 listed,
                 f"`MirroredStrategy` with {len(devices)} hard-coded devices: on a machine with fewer, the missing "
                 "replicas silently run on one device; omit the list or build it from "
                 "`tf.config.list_logical_devices`",
             )
+
+
+def _is_cpu(device: str) -> bool:
+    """`/cpu:1`, `/device:CPU:0`, `/job:worker/replica:0/task:0/cpu:0`: a CPU device name."""
+    return device.rstrip("/").split("/")[-1].lower().replace("device:", "").startswith("cpu:")
 
 
 def _device_argument(call: cst.Call) -> cst.BaseExpression | None:

@@ -146,6 +146,35 @@ def runs_tf1_graphs(index: ModuleIndex, names) -> bool:
     return any(names.callee(call) in _GRAPH_MODE_CALLS for call in index.calls)
 
 
+_GRAPH_OBJECTS = frozenset(
+    f"tensorflow.{prefix}{name}" for prefix in ("", "compat.v1.") for name in ("Graph", "Session", "InteractiveSession")
+)
+
+
+def inside_graph_block(index: ModuleIndex, names, node: cst.CSTNode) -> bool:
+    """True when ``node`` runs under ``with tf.Graph().as_default():`` (or a Session's) in its own
+    function: there TensorFlow builds graph ops that the code evaluates later, nothing runs
+    eagerly (tf-keras's graph-mode tests)."""
+    func = index.enclosing_function(node)
+    for ancestor in index.ancestors(node):
+        if ancestor is func:
+            return False
+        if isinstance(ancestor, cst.With) and any(_graph_default(names, item.item) for item in ancestor.items):
+            return True
+    return False
+
+
+def _graph_default(names, expression: cst.BaseExpression) -> bool:
+    """``tf.Graph().as_default()`` or ``tf.compat.v1.Session().as_default()``."""
+    return (
+        isinstance(expression, cst.Call)
+        and isinstance(expression.func, cst.Attribute)
+        and expression.func.attr.value == "as_default"
+        and isinstance(expression.func.value, cst.Call)
+        and names.callee(expression.func.value) in _GRAPH_OBJECTS
+    )
+
+
 def runs_repeatedly(index: ModuleIndex, strategies, node: cst.CSTNode, _depth: int = 0) -> bool:
     """True when ``node`` may run many times: in a loop, or in a function called from one.
 

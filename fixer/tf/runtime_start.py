@@ -79,6 +79,9 @@ _CONFIGURATION = (
     "tensorflow.compat.v1.profiler.experimental.server.start",
     # Measured (ground truth, addendum 2): a MultiWorkerMirroredStrategy created after these works.
     "tensorflow.compat.v1.disable_eager_execution",
+    # Measured on 2.21, Keras 3 and tf-keras (benchmarks/probe_device_config_after_resource_variables.py):
+    # four logical CPUs configured after it take effect.
+    "tensorflow.compat.v1.enable_resource_variables",
     "tensorflow.debugging.disable_traceback_filtering",
     # Measured on 2.21, Keras 3 and tf-keras (benchmarks/probe_runtime_start_io.py): writing
     # TFRecords, downloading with get_file and normalising NumPy arrays leave the runtime unstarted.
