@@ -22,7 +22,7 @@ def _load_child_package():
 
 
 _load_child_package()
-from _distfix_child import claim, cluster, data, data_pass, devices, errors, gradients, observe, state, steps, writes  # noqa: E402
+from _distfix_child import claim, cluster, data, data_pass, devices, errors, flavour, gradients, observe, state, steps, writes  # noqa: E402
 
 
 def _run_script(settings: dict) -> dict | None:
@@ -56,6 +56,7 @@ def main() -> None:
     os.environ.update(settings.get("env", {}))  # the project's configured environment, before TensorFlow reads it
     if settings.get("tf_config"):
         os.environ["TF_CONFIG"] = settings["tf_config"]
+    flavour.adopt_script_choice(settings["script"])
     cluster.guard_environment()
     import tensorflow as tf
 
