@@ -33,6 +33,7 @@ class CannotValidate(Exception):
 
 
 _LINE = re.compile(r" \(line \d+\)")
+_WORKER = re.compile(r"^worker \d+: ")  # which worker failed first is a race, not part of the error
 _USAGE_ERROR = re.compile(r"^\S+: error: (.+)$")
 
 
@@ -193,11 +194,16 @@ def _modernised(path: Path, original: str, fixed: FileResult, notes: list[str]) 
     return modern
 
 
+def _same_error(first: str, second: str) -> bool:
+    """The same error, whichever worker reported it first and whichever line the fix moved it to."""
+    return _LINE.sub("", _WORKER.sub("", first)) == _LINE.sub("", _WORKER.sub("", second))
+
+
 def _refuse_shared_failure(variants: dict[str, VariantReport], entry: Entry | None) -> None:
     """Both variants crashed with the same error no rule explains: the script cannot run here, fix or not."""
     original, fixed = variants["original"], variants["fixed"]
     if original.status != "failed" or fixed.status != "failed" or original.error is None or original.diagnoses:
         return
-    if _LINE.sub("", original.error) == _LINE.sub("", fixed.error):  # the fix may have moved the line
+    if _same_error(original.error, fixed.error):
         reproduce = f"; to reproduce: {entry.command()}" if entry else ""
         raise CannotValidate(f"the original and the fixed script fail the same way here, so the fix is not to blame: {original.error}{reproduce}")
