@@ -173,6 +173,7 @@ def _variants(path: Path, original: str, spec: RunSpec, root: Path, compare: boo
     if fixed.fixed_text is None:
         notes.append("distfix has no fix for this script: the fixed variant is the original")
         report = _evaluate(path, original, spec, root / "original", "original")
+        _refuse_unexplained_crash(report, spec.entry)
         return {"original": report, "fixed": report}
     baseline = _modernised(path, original, fixed, notes)
     variants = {"original": _evaluate(path, baseline, spec, root / "original", "original")}
@@ -192,6 +193,19 @@ def _modernised(path: Path, original: str, fixed: FileResult, notes: list[str]) 
         return original
     notes.append(f"the original ran with the version fixes the fixed script also has ({', '.join(codes)}), to isolate the distribution fix")
     return modern
+
+
+def _refuse_unexplained_crash(report: VariantReport, entry: Entry | None) -> None:
+    """A script distfix has no fix for crashed with an error no rule explains: nothing here says it is the distribution.
+
+    Measured on public scripts that crash on this TensorFlow for its version (a name removed
+    from ``tensorflow.distribute``, Keras 3's save path): "fail (fixed script)" blamed a fix
+    that does not exist. A hang (``checks.runs``: "still running after") is still a failure.
+    """
+    if report.status != "failed" or report.error is None or report.diagnoses or "still running after" in report.error:
+        return
+    reproduce = f"; to reproduce: {entry.command()}" if entry else ""
+    raise CannotValidate(f"the script fails here with an error none of distfix's rules explains, and distfix has no fix for it: {report.error}{reproduce}")
 
 
 def _same_error(first: str, second: str) -> bool:

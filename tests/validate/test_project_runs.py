@@ -90,6 +90,16 @@ def test_a_failure_both_variants_share_is_not_blamed_on_the_fix(tmp_path: Path, 
     assert "fail the same way here, so the fix is not to blame" in result.stderr, result.stderr
 
 
+def test_an_unexplained_crash_of_a_script_distfix_has_no_fix_for_cannot_be_validated(tmp_path: Path, distfix):
+    script = tmp_path / "train.py"
+    # measured: `from tensorflow.distribute import MirroredStrategy` raises ImportError on TF 2.21
+    script.write_text("import tensorflow as tf\n\nstrategy = tf.distribute.MirroredStrategy()\nfrom tensorflow.distribute import MirroredStrategy\n")
+    result = distfix("validate", "--device", "cpu", "--max-steps", "2", str(script), timeout=300)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "fails here with an error none of distfix's rules explains, and distfix has no fix for it: ImportError" in result.stderr, result.stderr
+    assert "to reproduce: cd " in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
 @pytest.mark.parametrize(
     ("first", "second", "same"),
     [
