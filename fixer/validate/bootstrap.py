@@ -22,7 +22,7 @@ def _load_child_package():
 
 
 _load_child_package()
-from _distfix_child import claim, cluster, data, devices, errors, gradients, observe, state, steps, writes  # noqa: E402
+from _distfix_child import claim, cluster, data, data_pass, devices, errors, flavour, gradients, observe, state, steps, writes  # noqa: E402
 
 
 def _run_script(settings: dict) -> dict | None:
@@ -56,6 +56,7 @@ def main() -> None:
     os.environ.update(settings.get("env", {}))  # the project's configured environment, before TensorFlow reads it
     if settings.get("tf_config"):
         os.environ["TF_CONFIG"] = settings["tf_config"]
+    flavour.adopt_script_choice(settings["script"])
     cluster.guard_environment()
     import tensorflow as tf
 
@@ -67,10 +68,15 @@ def main() -> None:
     gradients.install(tf)
     steps.install(tf)
     writes.install(tf)
+    data_pass.install(tf)
     if settings.get("synthetic_data"):
         data.patch_datasets()
     dump["error"] = _run_script(settings)
     dump["status"] = "error" if dump["error"] else "ok"
+    try:
+        data_pass.run()
+    except Exception as exc:  # a pipeline that cannot be read again: the examples the steps drew remain
+        dump["pass_error"] = f"{type(exc).__name__}: {exc}"
     try:
         observe.finish()
     except Exception as exc:  # observation must not hide the script's own outcome

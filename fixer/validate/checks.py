@@ -95,7 +95,12 @@ def workers_consistent(dumps: list[WorkerDump]) -> CheckResult:
 
 
 def inputs_distinct(dumps: list[WorkerDump]) -> CheckResult:
-    """With several workers, no two workers train on the same batch, nor on the same examples."""
+    """With several workers, no two workers train on the same batch, nor read the same examples.
+
+    Examples are compared twice: those of the batches the steps drew, and those each worker's
+    pipeline yields in the data-only pass after the script (``child/data_pass.py``), which reads
+    enough batches to see input that is not sharded when each worker shuffles it differently.
+    """
     name = "inputs-distinct"
     if len(dumps) < 2:
         return CheckResult(name, "inconclusive", "one worker")
@@ -105,43 +110,96 @@ def inputs_distinct(dumps: list[WorkerDump]) -> CheckResult:
             if digest in seen and seen[digest] != index:
                 return CheckResult(name, "fail", f"worker {seen[digest]} and worker {index} fed the same batch (batch {step})")
             seen.setdefault(digest, index)
-    if not seen:
+    passes = _pass_examples(dumps)
+    if not seen and not passes:
         return CheckResult(name, "inconclusive", "no batch was drawn from a distributed dataset")
-    overlap = _shared_examples(dumps)
+    overlap = _shared_examples(dumps, passes)
     if overlap is not None:
         return CheckResult(name, "fail", overlap)
-    return CheckResult(name, "pass", f"{len(seen)} distinct batches across {len(dumps)} workers{_examples_note(dumps)}")
+    return CheckResult(name, "pass", f"{len(seen)} distinct batches across {len(dumps)} workers{_examples_note(dumps, passes)}")
 
 
-def _shared_examples(dumps: list[WorkerDump]) -> str | None:
-    """Two workers that drew one example (the same row) in different batches: the input is not sharded.
+def _one_epoch(examples: list[str]) -> list[str] | None:
+    """A worker's examples up to where its data starts over, or None when that cannot be told.
 
-    Only decided when each worker's own examples are all different (a dataset that repeats, or
-    holds duplicate rows, could share a row by chance), and not when Keras ``fit`` made the input
-    from arrays (it shuffles them on each worker before sharding: an overlap the script did not write).
+    All of them when they all differ; the first epoch when what follows only repeats it (a
+    ``.repeat()``-ed dataset: each worker's part starts over); None when a row recurs otherwise
+    (duplicate rows could be shared by chance) or fewer than two examples precede the repeat
+    (constant data).
     """
-    if any(d.fit_arrays for d in dumps):
-        return None
-    own = [set(d.examples) for d in dumps]
-    if any(not d.examples or len(s) < len(d.examples) for d, s in zip(dumps, own)):
-        return None
-    for first in range(len(dumps)):
-        for second in range(first + 1, len(dumps)):
-            shared = own[first] & own[second]
-            if shared:
-                at = next(i for i, e in enumerate(dumps[second].examples) if e in shared)
-                return (
-                    f"worker {first} and worker {second} both trained on {len(shared)} of the same examples "
-                    f"(of {len(own[first])} and {len(own[second])} drawn; worker {second}'s example {at + 1} is one): "
-                    "the input is not sharded between workers"
-                )
+    first: dict[str, int] = {}
+    for example in examples:
+        if example in first:
+            break
+        first[example] = len(first)
+    else:
+        return examples or None
+    if len(first) >= 2 and all(example in first for example in examples[len(first) :]):
+        return examples[: len(first)]
     return None
 
 
-def _examples_note(dumps: list[WorkerDump]) -> str:
-    if all(d.examples and len(set(d.examples)) == len(d.examples) and not d.fit_arrays for d in dumps):
-        return f", no example shared ({' + '.join(str(len(d.examples)) for d in dumps)} examples)"
-    return ""
+def _pass_examples(dumps: list[WorkerDump]) -> list[list[list[str]]]:
+    """Per distributed dataset every worker read in the data-only pass: each worker's examples."""
+    if any(d.fit_arrays for d in dumps):
+        return []
+    count = min(len(d.pass_examples) for d in dumps)
+    return [[d.pass_examples[i] for d in dumps] for i in range(count) if all(d.pass_examples[i] for d in dumps)]
+
+
+def _overlap(lists: list[list[str]]) -> tuple[int, int, int, int, int] | None:
+    """The first two workers whose examples (one epoch each) overlap: (first, second, shared, at, of)."""
+    epochs = [_one_epoch(examples) for examples in lists]
+    if any(epoch is None for epoch in epochs):
+        return None
+    own = [set(epoch) for epoch in epochs if epoch is not None]
+    for first in range(len(own)):
+        for second in range(first + 1, len(own)):
+            shared = own[first] & own[second]
+            if shared:
+                at = next(i for i, e in enumerate(lists[second]) if e in shared)
+                return first, second, len(shared), at + 1, len(own[first])
+    return None
+
+
+def _shared_examples(dumps: list[WorkerDump], passes: list[list[list[str]]]) -> str | None:
+    """Two workers that drew one example (the same row) in different batches: the input is not sharded.
+
+    Not decided when Keras ``fit`` made the input from arrays (it shuffles them on each worker
+    before sharding: an overlap the script did not write).
+    """
+    if any(d.fit_arrays for d in dumps):
+        return None
+    drawn = _overlap([d.examples for d in dumps]) if all(d.examples for d in dumps) else None
+    if drawn is not None:
+        first, second, shared, at, _ = drawn
+        return (
+            f"worker {first} and worker {second} both trained on {shared} of the same examples "
+            f"(of {len(set(dumps[first].examples))} and {len(set(dumps[second].examples))} drawn; worker {second}'s example {at} is one): "
+            "the input is not sharded between workers"
+        )
+    for number, lists in enumerate(passes, start=1):
+        found = _overlap(lists)
+        if found is not None:
+            first, second, shared, at, of = found
+            which = f" of distributed dataset {number}" if len(passes) > 1 else ""
+            return (
+                f"in a data-only pass over each worker's input pipeline{which}, worker {first} and worker {second} "
+                f"both read {shared} of the same examples (of {of} read by worker {first}; worker {second}'s example {at} is one): "
+                "the input is not sharded between workers"
+            )
+    return None
+
+
+def _examples_note(dumps: list[WorkerDump], passes: list[list[list[str]]]) -> str:
+    note = ""
+    if not any(d.fit_arrays for d in dumps) and all(d.examples and _one_epoch(d.examples) for d in dumps):
+        note = f", no example shared ({' + '.join(str(len(set(d.examples))) for d in dumps)} examples)"
+    judged = [lists for lists in passes if all(_one_epoch(examples) for examples in lists)]
+    if judged:
+        read = " + ".join(str(sum(len(_one_epoch(lists[w]) or []) for lists in judged)) for w in range(len(dumps)))
+        note += f", none in a data-only pass ({read} examples)"
+    return note
 
 
 def writes_distinct(dumps: list[WorkerDump]) -> CheckResult:

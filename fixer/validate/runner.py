@@ -71,6 +71,7 @@ class WorkerDump:
     topology: dict | None = None  # what ran: {"in_sync", "local"} of the first strategy the script made
     devices: str | None = None  # GPU, logical GPU, logical CPU or CPU
     examples: list[str] = field(default_factory=list)  # short digest of each example drawn
+    pass_examples: list[list[str]] = field(default_factory=list)  # per distributed dataset: examples of the data-only pass
     fit_arrays: bool = False  # Keras fit built the input from arrays (its own per-worker shuffle)
     writes: list[dict] = field(default_factory=list)  # checkpoints and models saved: {"path", "what", "line"}
     output: str = ""

@@ -88,3 +88,29 @@ def test_a_failure_both_variants_share_is_not_blamed_on_the_fix(tmp_path: Path, 
     result = distfix("validate", "--device", "cpu", "--max-steps", "2", str(script), timeout=300)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "fail the same way here, so the fix is not to blame" in result.stderr, result.stderr
+
+
+def test_an_unexplained_crash_of_a_script_distfix_has_no_fix_for_cannot_be_validated(tmp_path: Path, distfix):
+    script = tmp_path / "train.py"
+    # measured: `from tensorflow.distribute import MirroredStrategy` raises ImportError on TF 2.21
+    script.write_text("import tensorflow as tf\n\nstrategy = tf.distribute.MirroredStrategy()\nfrom tensorflow.distribute import MirroredStrategy\n")
+    result = distfix("validate", "--device", "cpu", "--max-steps", "2", str(script), timeout=300)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "fails here with an error none of distfix's rules explains, and distfix has no fix for it: ImportError" in result.stderr, result.stderr
+    assert "to reproduce: cd " in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "same"),
+    [
+        ("worker 0: SyntaxError: from __future__ imports must occur at the beginning of the file (line 8)",
+         "worker 1: SyntaxError: from __future__ imports must occur at the beginning of the file (line 10)", True),
+        ("worker 0: ValueError: bad shape (line 4)", "worker 0: ValueError: other shape (line 4)", False),
+    ],
+)
+def test_the_same_error_whichever_worker_reported_it_first(first: str, second: str, same: bool):
+    # measured on a public script whose two variants both failed with one SyntaxError, reported
+    # by worker 0 in one run and worker 1 in the other: it was blamed on the fix
+    from fixer.validate.session import _same_error
+
+    assert _same_error(first, second) is same

@@ -65,3 +65,31 @@ def test_a_missing_image_folder_without_synthetic_data_cannot_be_validated(tmp_p
     with pytest.raises(CannotValidate, match="needs the file `data/train_images`"):
         validate(script, RunSpec(replicas=2, device="cpu", timeout=300), compare=False)
 
+
+
+TFDS = """\
+import numpy as np
+import tensorflow_datasets as tfds
+
+(train, test), info = tfds.load("mnist", split=["train", "test"], as_supervised=True, with_info=True)
+image, label = next(iter(train))
+assert image.shape == (28, 28, 1) and image.dtype == "uint8" and label.dtype == "int64", "tfds.load: spec"
+labels = [int(y) for _, y in train.take(64)]
+assert 0 <= min(labels) and max(labels) < info.features["label"].num_classes, "tfds.load: labels"
+assert info.splits["train"].num_examples == len(list(train)) > 0, "tfds.load: declared split"
+
+builder = tfds.builder("cifar10")
+builder.download_and_prepare()
+element = next(iter(builder.as_dataset(split="test")))
+assert set(element) >= {"image", "label"} and element["image"].shape == (32, 32, 3), "tfds.builder: spec"
+print("tfds reads synthetic data")
+"""
+
+
+def test_tfds_reads_synthetic_examples_of_the_declared_spec(tmp_path: Path):
+    pytest.importorskip("tensorflow_datasets")  # the [validate] extra installs it
+    script = tmp_path / "tfds_loaders.py"
+    script.write_text(TFDS)
+    report = validate(script, RunSpec(replicas=2, device="cpu", synthetic_data=True, timeout=300), compare=False)
+    assert report.variants["original"].checks[0].result == "pass", report.table() + "\n".join(report.variants["original"].output)
+    assert "tfds reads synthetic data" in report.variants["original"].output[0]

@@ -8,6 +8,8 @@
   other file is refused as a download ("cannot validate here").
 - ``image_dataset_from_directory`` (both flavours) on a folder that is missing or holds no image
   reads a generated folder: two classes of small PNG images.
+- ``tfds.load`` and ``tfds.builder`` read generated examples of the dataset's declared features
+  (``tfds_data``), when tensorflow-datasets is installed.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sys
 
 import numpy as np
 
+from . import tfds_data
 from .state import SETTINGS
 
 _SHAPES = {  # train x, train y, test x, test y, classes
@@ -155,3 +158,4 @@ def patch_datasets() -> None:
     """Make every Keras flavour's data readers return generated data (see the module's docstring)."""
     _patch_datasets(np.random.default_rng(0))
     _patch_utils()
+    tfds_data.install()

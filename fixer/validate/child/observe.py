@@ -158,7 +158,7 @@ def _digest(arrays) -> str:
     return hashlib.sha1(b"|".join(parts)).hexdigest()
 
 
-def _row_digests(locals_: list[list[np.ndarray]]) -> list[str] | None:
+def row_digests(locals_: list[list[np.ndarray]]) -> list[str] | None:
     """A digest of each example (row) of the global batch (every replica's part); None without a common batch dimension."""
     leaves = [np.concatenate([np.asarray(part[i]) for part in locals_]) if np.ndim(locals_[0][i]) else None for i in range(len(locals_[0]))]
     sizes = {len(leaf) for leaf in leaves if leaf is not None}
@@ -182,7 +182,7 @@ def _record(locals_: list[list[np.ndarray]]) -> None:
     DUMP["inputs"].append(_digest([a for part in locals_ for a in part]))
     if not (locals_ and locals_[0]):
         return
-    rows = _row_digests(locals_)
+    rows = row_digests(locals_)
     if rows is not None and len(DUMP["examples"]) < MAX_EXAMPLES:
         DUMP["examples"].extend(r[:16] for r in rows[: MAX_EXAMPLES - len(DUMP["examples"])])
     if len(DUMP["feed"]) < MAX_HISTORY:
