@@ -17,12 +17,6 @@ PROBES = sorted((ROOT / "benchmarks").glob("probe_*.py"))
 PROBE_NAME = re.compile(r"benchmarks/(probe_\w+\.py)")
 RULES = default_registry().rules
 
-# Rules whose runtime claims no probe measures yet. The list may only shrink: a rule listed here
-# that cites a probe fails the test, so it has to leave the list.
-NOT_YET_PROBED: frozenset[str] = frozenset({
-    "TFD503",
-})
-
 
 def _cited_probes(rule: type) -> list[str]:
     return PROBE_NAME.findall(inspect.getdoc(rule) or "")
@@ -35,9 +29,6 @@ def test_the_probes_and_rules_are_found():
 @pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.code)
 def test_the_rule_documentation_names_an_existing_probe(rule):
     cited = _cited_probes(rule)
-    if rule.code in NOT_YET_PROBED:
-        assert not cited, f"{rule.code} cites {cited}: remove it from NOT_YET_PROBED"
-        return
     assert cited, f"{rule.code}'s documentation names no benchmarks/probe_*.py"
     missing = [name for name in cited if not (ROOT / "benchmarks" / name).is_file()]
     assert not missing, f"{rule.code} cites probes that do not exist: {missing}"
