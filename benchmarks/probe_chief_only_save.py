@@ -16,18 +16,18 @@ worker not done 180 s after the case started is killed and reported as hung.
 Output on TensorFlow 2.21, Keras 3.15.1, tf-keras 2.21 (2026-11-27); Keras 3 `fit` fails under this strategy
 whatever the callbacks (TFD504), so only its `Checkpoint.write` case says anything about saves:
 
-    keras 3 | chief-only Checkpoint.write | worker 0: worker 0: all-reduce after the save = 2.0
-    keras 3 | chief-only Checkpoint.write | worker 1: worker 1: all-reduce after the save = 2.0
+    keras 3 | chief-only Checkpoint.write | worker 0: all-reduce after the save = 2.0
+    keras 3 | chief-only Checkpoint.write | worker 1: all-reduce after the save = 2.0
     keras 3 | chief-only ModelCheckpoint in fit | worker 0: ValueError: Attempt to convert a value (PerReplica:{
     keras 3 | chief-only ModelCheckpoint in fit | worker 1: ValueError: Attempt to convert a value (PerReplica:{
     keras 3 | alternative: ModelCheckpoint on every worker | worker 0: ValueError: Attempt to convert a value (PerReplica:{
     keras 3 | alternative: ModelCheckpoint on every worker | worker 1: ValueError: Attempt to convert a value (PerReplica:{
-    tf-keras | chief-only Checkpoint.write | worker 0: worker 0: all-reduce after the save = 2.0
-    tf-keras | chief-only Checkpoint.write | worker 1: worker 1: all-reduce after the save = 2.0
+    tf-keras | chief-only Checkpoint.write | worker 0: all-reduce after the save = 2.0
+    tf-keras | chief-only Checkpoint.write | worker 1: all-reduce after the save = 2.0
     tf-keras | chief-only ModelCheckpoint in fit | worker 0: tensorflow.python.framework.errors_impl.UnavailableError: {{function_node __wrapped__CollectiveReduceV2_Nordering_token_1_device_/job:worker/replica:0/task:0/device:CPU:0
     tf-keras | chief-only ModelCheckpoint in fit | worker 1: :UNKNOWN:Error received from peer  {grpc_status:13, grpc_message:"Collective instance 140 expected type 0 and data_type 1 but got type 0 and data_type 9"}
-    tf-keras | alternative: ModelCheckpoint on every worker | worker 0: worker 0: trained, losses [1.5657, 0.7973, 0.539]; saved
-    tf-keras | alternative: ModelCheckpoint on every worker | worker 1: worker 1: trained, losses [1.5657, 0.7973, 0.539]; nothing saved
+    tf-keras | alternative: ModelCheckpoint on every worker | worker 0: trained, losses [1.5657, 0.7973, 0.539]; saved
+    tf-keras | alternative: ModelCheckpoint on every worker | worker 1: trained, losses [1.5657, 0.7973, 0.539]; nothing saved
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def run_worker(case: str, index: int, directory: str) -> None:
         callbacks = [tf.keras.callbacks.ModelCheckpoint(target)] if index == 0 or case == CASES[2] else []
         history = model.fit(x, y, batch_size=4, epochs=3, verbose=0, callbacks=callbacks)
         result = f"trained, losses {[round(v, 4) for v in history.history['loss']]}; {os.path.exists(target) and 'saved' or 'nothing saved'}"
-    print(f"worker {index}: {result}", flush=True)
+    print(result, flush=True)
 
 
 def _last_error(path: str) -> str:
