@@ -251,7 +251,7 @@ def _task_problems(task: object, cluster: object) -> list[ClusterProblem]:
         problems.append(
             _malformed(
                 "index-not-int",
-                f"task index {index!r} is a string; write the number without quotes (TensorFlow accepts the string and then hangs)",
+                f"task index {index!r} is a string; write the number without quotes (TensorFlow 2.21 accepts it, but TF_CONFIG documents a number)",
                 "task.index",
             )
         )

@@ -28,6 +28,11 @@ class LoopbackAddressInCluster(Rule):
     ## Runtime evidence
     `distfix doctor` resolves every address and tries every port of the live TF_CONFIG.
 
+    Measured on TensorFlow 2.21 on 127.0.0.1 (`benchmarks/probe_cluster_specs.py`, output in
+    `docs/probes.md`): two tasks on one loopback port give `Could not start gRPC server` for one
+    and a hang for the other; a worker whose peer address reaches no process (what a `localhost`
+    entry is on another host) hangs while building the strategy, alive after SIGTERM.
+
     ## References
     - https://www.tensorflow.org/guide/distributed_training#TF_CONFIG
     """

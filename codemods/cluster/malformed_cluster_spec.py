@@ -21,7 +21,8 @@ class MalformedClusterSpec(Rule):
     Measured on TensorFlow 2.21: invalid JSON raises `JSONDecodeError` only when the strategy is
     built; a missing port raises `Could not parse port for local server`; an index out of range
     raises `The task_id 5 exceeds the maximum id of worker`; an index written as the string `"0"`
-    is accepted and then the process hangs waiting for peers. `distfix doctor` runs the same
+    is accepted (two workers given `"0"` and `"1"` form their cluster): it is reported because
+    TF_CONFIG documents a number. `distfix doctor` runs the same
     checks on the live `TF_CONFIG` before launch.
 
     ## Fix safety
@@ -31,6 +32,11 @@ class MalformedClusterSpec(Rule):
     ## Runtime evidence
     `distfix doctor --tf-config ...` reports the same defects; `distfix validate --workers 2`
     shows the crash or the hang (killed at the timeout).
+
+    Measured on TensorFlow 2.21 on 127.0.0.1 (`benchmarks/probe_cluster_specs.py`, output in
+    `docs/probes.md`): the `JSONDecodeError`, `Could not parse port` and `task_id 5 exceeds`
+    errors above when the strategy is built, and two workers given the string indices `"0"` and
+    `"1"` forming their cluster.
 
     ## References
     - https://www.tensorflow.org/guide/distributed_training#TF_CONFIG

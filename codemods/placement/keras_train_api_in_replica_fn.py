@@ -52,6 +52,12 @@ class KerasTrainApiInReplicaFn(Rule):
     ## Runtime evidence
     `distfix validate` shows the `runs` check failing with the error above.
 
+    Measured on TensorFlow 2.21 with 2 replicas (`benchmarks/probe_replica_function_calls.py`,
+    output in `docs/probes.md`): the Keras 3 errors above, eagerly and in a `tf.function`;
+    tf-keras raises the cross-replica `RuntimeError` eagerly and, inside a `tf.function` step,
+    `RuntimeError: Detected a call to Model.fit inside a tf.function` (the same for the other
+    four methods): every variant raises.
+
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#run
     - https://www.tensorflow.org/guide/distributed_training#use_tfdistributestrategy_with_keras_modelfit

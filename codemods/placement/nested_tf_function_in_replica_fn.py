@@ -46,6 +46,11 @@ class NestedTfFunctionInReplicaFn(Rule):
     ## Runtime evidence
     `distfix validate` on a tf-keras script shows the `runs` check failing with the error above.
 
+    Measured on TensorFlow 2.21 with 2 replicas (`benchmarks/probe_training_step_placement.py`,
+    output in `docs/probes.md`): the decorated override raises the `merge_call` error above in
+    `fit` under tf-keras; under Keras 3 it trains to the weights of the undecorated one; without
+    a strategy it trains under both.
+
     ## References
     - https://www.tensorflow.org/guide/keras/customizing_what_happens_in_fit
     - https://www.tensorflow.org/api_docs/python/tf/distribute/ReplicaContext#merge_call

@@ -46,6 +46,11 @@ class PerReplicaValueUsedAsTensor(Rule):
     ## Runtime evidence
     `distfix validate` with two replicas shows the `runs` check failing with the error above.
 
+    Measured on TensorFlow 2.21 with 2 replicas, Keras 3 and tf-keras alike
+    (`benchmarks/probe_replica_function_calls.py`, output in `docs/probes.md`): each of the
+    errors above, `print`/`str` showing every replica, and `strategy.reduce(SUM, result,
+    axis=None)` giving the number.
+
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#run
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#reduce

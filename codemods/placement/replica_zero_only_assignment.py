@@ -65,6 +65,14 @@ class ReplicaZeroOnlyAssignment(Rule):
     `distfix validate` reports check `replicas-consistent` failing for the original (the copies
     differ) and passing for the fixed script.
 
+    Measured on TensorFlow 2.21 with 2 replicas, Keras 3 and tf-keras alike
+    (`benchmarks/probe_replica_function_calls.py`, output in `docs/probes.md`): replica 0 alone
+    assigning `[5, 7]` leaves the copies at `[[5, 7], [0, 0]]` while the cross-replica read
+    shows `[5, 7]`; with `aggregation=MEAN` or `ONLY_FIRST_REPLICA` it raises `RuntimeError`
+    (eagerly the `merge_call` count error above; inside a `tf.function`, `merge_call called
+    while defining a new graph or a tf.function`); every replica assigning gives `[[5, 7], [5,
+    7]]`.
+
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/ReplicaContext
     - https://www.tensorflow.org/api_docs/python/tf/distribute/StrategyExtended#update

@@ -84,6 +84,14 @@ class SeveralStrategies(Rule):
     `distfix validate` shows the `runs` check failing with the `Mixing different
     tf.distribute.Strategy objects` error.
 
+    Measured on TensorFlow 2.21 with two 2-replica strategies
+    (`benchmarks/probe_training_step_placement.py`, output in `docs/probes.md`): `fit` in the
+    second scope, a `strategy.run` of the second updating a variable of the first, and a model
+    kept across a new strategy per loop iteration raise `Mixing different tf.distribute.Strategy
+    objects` under Keras 3 and tf-keras; a `compile` in the second scope raises it under
+    tf-keras only (under Keras 3 the error comes at `fit`); a second strategy with its own model
+    and a new model per iteration train.
+
     ## References
     - https://www.tensorflow.org/guide/distributed_training
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#scope

@@ -62,6 +62,13 @@ class StrategyCreatedAfterTfOps(Rule):
     ## Runtime evidence
     `distfix validate --workers 2` shows the original failing check `runs` with the error above.
 
+    Measured on TensorFlow 2.21 (`benchmarks/probe_cluster_specs.py`, output in
+    `docs/probes.md`): with a two-worker TF_CONFIG, a `tf.constant` before
+    `MultiWorkerMirroredStrategy()` raises the `RuntimeError` above on both workers, and with no
+    TF_CONFIG the strategy is built after it (one replica). What starts the runtime and what
+    does not (TFRecord writing, `get_file`, NumPy normalisation):
+    `benchmarks/probe_runtime_start_io.py`.
+
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/MultiWorkerMirroredStrategy
     - https://www.tensorflow.org/tutorials/distribute/multi_worker_with_ctl

@@ -49,6 +49,11 @@ class CrossReplicaCallInReplicaFn(Rule):
     `distfix validate` shows the original failing check `runs` with the `RuntimeError` above, and
     the fixed script running with identical copies on every replica.
 
+    Measured on TensorFlow 2.21 with 2 replicas, Keras 3 and tf-keras alike
+    (`benchmarks/probe_replica_function_calls.py`, output in `docs/probes.md`):
+    `strategy.reduce` inside the replica function raises the `RuntimeError` above, eagerly and
+    in a `tf.function`.
+
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/ReplicaContext#all_reduce
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#reduce
