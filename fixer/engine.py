@@ -17,6 +17,7 @@ from fixer.codes import PARSE_ERROR_CODE
 from fixer.config import Config
 from fixer.context import RuleContext
 from fixer.expected_failure import expected_failure_lines
+from fixer.positions import StatementPositions
 from fixer.prefilter import rule_may_fire
 from fixer.registry import Registry, default_registry
 from fixer.rule import Rule
@@ -119,8 +120,9 @@ def complexity_error(tree: ast.AST) -> str | None:
     return f"too complex to analyse: an `and`/`or` chain of {operands:,} operands (the limit is {MAX_BOOL_OPERANDS:,})"
 
 
-def _parse(path: str, text: str) -> tuple[cst.Module, str | None] | Finding:
-    """The module, with the text it was parsed from when that is not ``text``; or TFD000."""
+def _parse(path: str, text: str) -> tuple[cst.Module, str | None, ast.Module] | Finding:
+    """The module, with the text it was parsed from when that is not ``text``, and CPython's
+    tree of it (same lines); or TFD000."""
     # Python's own parser goes first: it is 15 times faster, places and words errors the way
     # users know, and refuses nesting deep enough to crash libcst's native parser.
     if len(text) > MAX_ANALYSED_CHARS:
@@ -139,14 +141,14 @@ def _parse(path: str, text: str) -> tuple[cst.Module, str | None] | Finding:
         if reason is not None:
             return parse_error_finding(path, reason)
     try:
-        return cst.parse_module(text), None
+        return cst.parse_module(text), None, tree
     except cst.ParserSyntaxError as exc:
         expanded = expand_leading_tabs(text)
         if expanded != text:
             # CPython accepted it: tabs and spaces mixed in a way libcst's tokenizer refuses
             # (a tab counts to the next multiple of 8 for CPython). Read it with the tabs expanded.
             try:
-                return cst.parse_module(expanded), expanded
+                return cst.parse_module(expanded), expanded, tree
             except cst.ParserSyntaxError:
                 pass
         reason = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
@@ -173,13 +175,16 @@ class ParsedSource:
     """A parsed file with its index, and its positions when the parser already knows them.
 
     ``text`` is set when the module was parsed from another text than the file's (tabs in the
-    indentation expanded): positions refer to it, so fixes are not offered.
+    indentation expanded): positions refer to it, so fixes are not offered. ``tree`` is
+    CPython's tree of the file when the parser built one (its statements' lines place
+    libcst's, see fixer/positions.py).
     """
 
     module: cst.Module
     index: ModuleIndex
     positions: Mapping[cst.CSTNode, CodeRange] | None = None
     text: str | None = None
+    tree: ast.Module | None = None
 
 
 Parser = Callable[[str, str], "ParsedSource | Finding"]
@@ -190,9 +195,9 @@ def parse_source(path: str, text: str) -> ParsedSource | Finding:
     parsed = _parse(path, text)
     if isinstance(parsed, Finding):
         return parsed
-    module, parsed_text = parsed
+    module, parsed_text, tree = parsed
     try:
-        return ParsedSource(module, ModuleIndex.build(module), text=parsed_text)
+        return ParsedSource(module, ModuleIndex.build(module), text=parsed_text, tree=tree)
     except RecursionError:  # the index visit is recursive too
         return parse_error_finding(path, "file is too deeply nested to analyse")
 
@@ -203,6 +208,10 @@ def build_context(path: str, text: str, module: cst.Module, config: Config | Non
 
 
 def _context(path: str, text: str, parsed: ParsedSource, config: Config) -> RuleContext:
+    index = parsed.index
+    positions = parsed.positions
+    if positions is None:  # one statement at a time, as rules ask (fixer/positions.py)
+        positions = StatementPositions(parsed.module, index.parent, index.order, text, parsed.tree)
     return RuleContext(
         path=path,
         text=text,
@@ -210,7 +219,7 @@ def _context(path: str, text: str, parsed: ParsedSource, config: Config) -> Rule
         index=parsed.index,
         tf=TFModel(parsed.module, parsed.index, path=path, text=text, target_version=config.target_version),
         config=config,
-        positions=parsed.positions,
+        positions=positions,
     )
 
 

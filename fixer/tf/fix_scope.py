@@ -24,6 +24,7 @@ from libcst.metadata import (
     MetadataWrapper,
 )
 
+from fixer.positions import line_span
 from fixer.positions import positions as positions_of
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.index import ModuleIndex
@@ -173,8 +174,13 @@ def _top_level_span(original: OriginalFile, low: int, high: int) -> tuple[int, i
     """Whole lines from the first top-level statement the edits reach to the last (gaps included)."""
     positions = original.positions()
     textmap = original.textmap
+    low_line, high_line = textmap.position(low).line, textmap.position(high).line
     spans = []
     for statement in original.module.body:
+        # Lines first (no code generation for them): only statements near the edits need ranges.
+        first, last = line_span(positions, statement)
+        if last < low_line or first > high_line:
+            continue
         where = positions[statement]
         spans.append((textmap.line_starts[where.start.line - 1], textmap.line_end(where.end.line)))
     touched = [(a, b) for a, b in spans if b > low and (a < high or a <= low)]
@@ -201,10 +207,16 @@ def _innermost_function(original: OriginalFile, low: int, high: int) -> tuple[cs
     """
     positions = original.positions()
     textmap = original.textmap
+    low_line, high_line = textmap.position(low).line, textmap.position(high).line
     best: tuple[cst.FunctionDef, int, int] | None = None
     for function in original.index.functions:
         body = function.body
         if not isinstance(body, cst.IndentedBlock) or not body.body:
+            continue
+        # Lines first (no code generation for them): a function that cannot hold the edits
+        # by its lines is passed over without computing its range.
+        last = line_span(positions, function)[1]
+        if not (line_span(positions, body.body[0])[0] <= low_line <= last and high_line <= last + 1):
             continue
         whole = positions[function]
         start = textmap.line_starts[whole.start.line - 1]
