@@ -13,7 +13,8 @@ class MalformedClusterSpec(Rule):
     ## What it does
     Checks every literal TF_CONFIG the code sets and every `tf.train.ClusterSpec({...})` literal,
     and names each defect exactly: invalid JSON (with its line and column), no `cluster` or no
-    `task`, a task index out of range or given as a string, an unknown task type, a missing or
+    `task`, a task index out of range or not a number (a digit string such as `"1"` is that
+    number to TensorFlow 2.21, measured, and not reported), an unknown task type, a missing or
     non-numeric port, duplicate addresses (whatever the host: two tasks on one loopback port are
     a duplicate too, reported by TFD602 as well).
 

@@ -35,9 +35,9 @@ EXAMPLES = (
         """
         import json
         import os
-        os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["w0:2222", "w1:2222"]}, "task": {"type": "worker", "index": "0"}})
+        os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["w0:2222", "w1:2222"]}, "task": {"type": "worker", "index": "first"}})
         """,
-        note="index as a string",
+        note="index that is not a number",
     ),
     Invalid(
         """
@@ -69,6 +69,14 @@ EXAMPLES = (
         os.environ["TF_CONFIG"] = ""
         """,
         note="empty",
+    ),
+    Valid(
+        """
+        import json
+        import os
+        os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["w0:2222", "w1:2222"]}, "task": {"type": "worker", "index": "1"}})
+        """,
+        note="a digit string index is taken for its number (benchmarks/probe_cluster_specs.py)",
     ),
     Valid(
         """

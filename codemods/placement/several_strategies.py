@@ -65,8 +65,8 @@ class SeveralStrategies(Rule):
     two replicas, under Keras 3 and tf-keras alike: `fit` of a model built in the first
     strategy's scope, inside the second one's scope, raises `RuntimeError: Mixing different
     tf.distribute.Strategy objects: <MirroredStrategy ...> is not <MirroredStrategy ...>`;
-    so do `compile` with the second strategy and a `strategy.run` of the second that updates a
-    variable of the first. A new strategy per loop iteration that keeps the model raises the same
+    so does a `strategy.run` of the second that updates a variable of the first, and `compile`
+    with the second strategy under tf-keras (under Keras 3 `compile` passes and `fit` raises). A new strategy per loop iteration that keeps the model raises the same
     error on the second iteration.
 
     Not reported, because it works (measured): two strategies that each build and train their own

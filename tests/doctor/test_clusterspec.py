@@ -56,8 +56,10 @@ def test_valid_configs_have_no_problem(text):
         (_tf_config({"worker": ["a:1", "b:1"]}, {"type": "worker", "index": 2}), "TFD603", "index-out-of-range",
          "task index 2 is out of range: job 'worker' has 2 task(s), indices 0-1", "task.index"),
         (_tf_config({"worker": ["a:1"]}, {"type": "worker", "index": -1}), "TFD603", "index-out-of-range", "task index -1", "task.index"),
-        (_tf_config({"worker": ["a:1", "b:1"]}, {"type": "worker", "index": "0"}), "TFD603", "index-not-int",
-         "task index '0' is a string", "task.index"),
+        (_tf_config({"worker": ["a:1", "b:1"]}, {"type": "worker", "index": "one"}), "TFD603", "index-not-int",
+         "task index 'one' must be a non-negative integer", "task.index"),
+        (_tf_config({"worker": ["a:1", "b:1"]}, {"type": "worker", "index": "2"}), "TFD603", "index-out-of-range",
+         "task index 2 is out of range", "task.index"),
         (_tf_config({"worker": ["a:1"]}, {"type": "worker"}), "TFD603", "index-not-int", "task index None", "task.index"),
         (_tf_config({"worker": ["a:1"]}, {"type": "worker", "index": True}), "TFD603", "index-not-int", "task index True", "task.index"),
         (_tf_config({"worker": ["a:1"]}, {"type": "workers", "index": 0}), "TFD603", "unknown-task-type",
@@ -107,8 +109,13 @@ def test_every_problem_of_a_bad_config_is_reported_at_once():
         ("TFD603", "missing-port"),
         ("TFD603", "non-numeric-port"),
         ("TFD603", "unknown-task-type"),
-        ("TFD603", "index-not-int"),
+        ("TFD603", "index-out-of-range"),
     ]
+
+
+def test_a_digit_string_index_is_the_number_tensorflow_takes_it_for():
+    """Measured (benchmarks/probe_cluster_specs.py): workers given "0" and "1" form their cluster."""
+    assert _kinds(_tf_config({"worker": ["a:1", "b:1"]}, {"type": "worker", "index": "1"})) == []
 
 
 def test_cluster_alone_and_config_object():

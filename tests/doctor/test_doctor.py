@@ -88,7 +88,7 @@ def test_unresolvable_host(distfix):
         ('{"task": {"type": "worker", "index": 0}}', "TF_CONFIG has no `cluster`"),
         ('{"cluster": {"worker": ["a:1"]}}', "TF_CONFIG has no `task`"),
         (_config(["a:1", "b:1"], index=5), "task index 5 is out of range: job 'worker' has 2 task(s)"),
-        ('{"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": "0"}}', "task index '0' is a string"),
+        ('{"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": "x"}}', "task index 'x' must be a non-negative integer"),
         (_config(["a:1"], task_type="workers"), "task type 'workers' is not one of chief, worker, evaluator, ps"),
         (_config(["10.0.0.1", "b:1"]), "worker[0] '10.0.0.1' has no port"),
         (_config(["a:x1", "b:1"]), "has a non-numeric port 'x1'"),
