@@ -205,13 +205,22 @@ def after_shard(ctx: RuleContext, call: cst.Call) -> bool:
 
 
 def add_helper(ctx: RuleContext, template: str, name: str, **names: str) -> list[Edit]:
-    """An edit adding a module-level helper function from a template after the imports (once)."""
+    """An edit adding a module-level helper function from a template after the module's leading
+    imports (once).
+
+    Only the imports before the module's first other statement count: a file that imports again
+    further down (several programs pasted into one file, a notebook's later cells) may call the
+    helper above that later import, and a definition placed after it would be unbound there."""
     if any(f.name.value == name for f in ctx.index.functions):
         return []
     last = None
-    for statement in ctx.module.body:
-        if isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], (cst.Import, cst.ImportFrom)):
+    for position, statement in enumerate(ctx.module.body):
+        if position == 0 and _is_docstring(statement):
             last = statement
+        elif isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], (cst.Import, cst.ImportFrom)):
+            last = statement
+        else:
+            break
     if last is None:
         offset = 0
     else:
@@ -220,6 +229,14 @@ def add_helper(ctx: RuleContext, template: str, name: str, **names: str) -> list
             offset += len(ctx.newline)
     snippet = render(template, **names).strip("\n").replace("\n", ctx.newline)
     return [Edit(offset, offset, ctx.newline + snippet + ctx.newline * 3)]
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
 
 
 # Auto-sharding by data needs every worker to produce the same order ------------------------
