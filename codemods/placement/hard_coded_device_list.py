@@ -44,6 +44,8 @@ class HardCodedDeviceList(Rule):
     (`set_logical_device_configuration`), as tests do; a list of CPUs only in a test file
     (`*_test.py`, `test_*.py`), where the replicas are a fixture for the mirrored code path and
     the suite makes its logical CPUs itself, often through a helper of another module.
+    Nor is a strategy bound to a name that is bound again before anything reads it (the
+    distributed-training guide shows the call, then builds the strategy it uses).
 
     ## Why is this bad in distributed training?
     The list fixes the replica count, whatever the machine has. Measured on TensorFlow 2.21
@@ -87,12 +89,30 @@ class HardCodedDeviceList(Rule):
                 continue
             if is_test_path(ctx.path) and all(_is_cpu(d) for d in devices):
                 continue  # a test's replicas on CPUs: a fixture for the mirrored code path, not a machine
+            if _never_used(ctx, call):
+                continue  # a strategy shown and rebound before any use (a guide's cell) places nothing
             ctx.report(
                 listed,
                 f"`MirroredStrategy` with {len(devices)} hard-coded devices: on a machine with fewer, the missing "
                 "replicas silently run on one device; omit the list or build it from "
                 "`tf.config.list_logical_devices`",
             )
+
+
+def _never_used(ctx: RuleContext, call: cst.Call) -> bool:
+    """``call``'s strategy is bound to a plain name that is bound again later and that no read of
+    the module resolves to (shown, then replaced before any use)."""
+    statement = next(iter(ctx.index.ancestors(call)), None)
+    if not isinstance(statement, cst.Assign) or statement.value is not call or len(statement.targets) != 1:
+        return False
+    target = statement.targets[0].target
+    if not isinstance(target, cst.Name):
+        return False  # an attribute or a subscript: kept somewhere this rule does not follow
+    binding = ctx.tf.semantic.binding_at(target)
+    if binding is None or binding.scope.of(target.value)[-1] is binding:
+        return False  # never rebound: a minimal program that only builds the strategy is still reported
+    reads = (name for name in ctx.index.names[target.value] if name is not target)
+    return not any(binding in ctx.tf.semantic.resolve(name) for name in reads)
 
 
 def _is_cpu(device: str) -> bool:

@@ -90,6 +90,18 @@ EXAMPLES = (
         """
         import tensorflow as tf
 
+        # how to pick devices, shown and then replaced before anything uses it
+        strategy = tf.distribute.MirroredStrategy(devices=["/gpu:0", "/gpu:1"])
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        """,
+        note="a strategy that nothing uses before it is rebound places no variable",
+    ),
+    Valid(
+        """
+        import tensorflow as tf
+
         strategy = tf.distribute.MirroredStrategy()
         """,
         note="every visible device",
