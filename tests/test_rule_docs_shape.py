@@ -6,11 +6,15 @@ reported, or name not followed is listed under one *Known limits* section placed
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from fixer.explain import render_explanation
 from fixer.registry import default_registry
-from fixer.rule import Rule
+
+if TYPE_CHECKING:
+    from fixer.rule import Rule
 
 LONGEST_WHAT_IT_DOES = 5
 RULES = default_registry().rules
