@@ -19,10 +19,10 @@ class JitCompileAcrossReplicas(Rule):
     """
     ## What it does
     Finds XLA compilation requested for a computation that spans every replica of a
-    `MirroredStrategy`: `model.compile(..., jit_compile=True)` inside `with strategy.scope():` (or in
-    a function called only there), and `tf.function(jit_compile=True)` (or `experimental_compile=True`),
-    as a decorator or as `step = tf.function(step, jit_compile=True)`, on a function that calls
-    `strategy.run` of a `MirroredStrategy`.
+    `MirroredStrategy`: `model.compile(..., jit_compile=True)` inside `with strategy.scope():` of
+    a `MirroredStrategy` (or in a function called only there), and `tf.function(jit_compile=True)`
+    (or the older `experimental_compile=True`), as a decorator or as
+    `step = tf.function(step, jit_compile=True)`, on a function that calls `strategy.run` of one.
 
     ## Why is this bad in distributed training?
     XLA compiles the step into one cluster placed on one device, but the mirrored variables

@@ -59,6 +59,8 @@ class DatasetNotDistributed(Rule):
     - Not reported: programs whose only strategy is `OneDeviceStrategy`, and a test function of a
       test file that asserts nothing (a smoke test that the step runs, whatever batch each replica
       gets).
+    - The finding is at the call that hands the batch to the replicas (the step call, or
+      `strategy.run` itself); the fix distributes the dataset where the loop or `iter(...)` reads it.
     - Not followed: loader objects of other modules or kept in attributes, and iteration wrappers
       other than `enumerate`/`iter`/`tqdm`.
     - Batches made outside tf.data: a slice of a NumPy array (`x[i:i + n]`, from

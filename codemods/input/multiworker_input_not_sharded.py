@@ -74,6 +74,7 @@ class MultiworkerInputNotSharded(Rule):
     not rewritten.
 
     ## Known limits
+    - The `dataset_fn(input_context)` is one given to `distribute_datasets_from_function`.
     - The training step is one called directly, one that calls `strategy.run`, or `train_on_batch`.
       A step defined in the file must train (take or apply gradients); a loop that only evaluates
       or logs on every worker is redundant, not wrong.
