@@ -56,7 +56,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     of the file names before the reader still gave each worker its own 4 files, because
     auto-sharding splits the file list at its source. Nor is a shuffle of whole batches
     (`.batch(4).shuffle(4)`, unseeded): auto-sharding gives each worker its part of every batch,
-    so the workers were disjoint in all four runs; such a shuffle is not reported.
+    so the workers were disjoint in all four runs.
 
     ## Fix safety
     Unsafe: the shuffle gets one constant seed, `seed=42` (a seed taken from the task index is
@@ -107,6 +107,8 @@ class ShuffleSeedDiffersBeforeShard(Rule):
       does not depend on the source or on the elements' structure (a dict of features is split like
       a tensor).
     - Not followed: a split unpacked with its info (`ds, info = tfds.load(..., with_info=True)`).
+    - Not reported: a shuffle of whole batches (`.batch(4).shuffle(4)`, unseeded), which leaves the
+      workers disjoint (measured, above).
 
     ## Runtime evidence
     `distfix validate --workers 2` records the batches each worker draws from the distributed

@@ -62,8 +62,7 @@ class UnaggregatedVariableUpdate(Rule):
     matches single-device training (measured). For a per-replica mean loss TFD303 stays silent
     on such a manual update, so the two fixes never combine into MEAN plus a loss divided by N
     (N times too small). When the loss scaling cannot be read from the
-    code, the finding says which op to use for which loss instead of guessing. Variables
-    created with `aggregation=SUM` are already aggregated and are not reported.
+    code, the finding says which op to use for which loss instead of guessing.
 
     ## Known limits
     - The gradients are followed when bound to a name, unpacked
@@ -74,6 +73,7 @@ class UnaggregatedVariableUpdate(Rule):
     - Not followed: a helper imported from another module, or a gradient passed through a container
       (`[tape.gradient(...)]`).
     - Programs whose only strategy is `OneDeviceStrategy` have one replica and are not reported.
+    - Variables created with `aggregation=SUM` are already aggregated and are not reported.
 
     ## Runtime evidence
     `distfix validate` reports check `replicas-consistent` failing for the original (the copies
