@@ -19,19 +19,10 @@ class JitCompileAcrossReplicas(Rule):
     """
     ## What it does
     Finds XLA compilation requested for a computation that spans every replica of a
-    `MirroredStrategy`:
-
-    - `model.compile(..., jit_compile=True)` inside `with strategy.scope():` (or in a function
-      called only there) of a `MirroredStrategy`;
-    - `tf.function(jit_compile=True)` (or the older `experimental_compile=True`), as a
-      decorator or as `step = tf.function(step, jit_compile=True)`, on a function that calls
-      `strategy.run` of a `MirroredStrategy`.
-
-    Only an explicit `True` is reported: Keras 3's default `jit_compile="auto"` already turns
-    XLA off under a strategy. `MultiWorkerMirroredStrategy` with one device per worker and TPUs
-    (where XLA is the normal path) are not reported. Keras 3 itself ignores `jit_compile=True`
-    in `compile` (with the warning `Model doesn't support jit_compile=True`) when a layer does not
-    support XLA or op determinism is enabled; the finding stays, as the flag then does nothing.
+    `MirroredStrategy`: `model.compile(..., jit_compile=True)` inside `with strategy.scope():` of
+    a `MirroredStrategy` (or in a function called only there), and `tf.function(jit_compile=True)`
+    (or the older `experimental_compile=True`), as a decorator or as
+    `step = tf.function(step, jit_compile=True)`, on a function that calls `strategy.run` of one.
 
     ## Why is this bad in distributed training?
     XLA compiles the step into one cluster placed on one device, but the mirrored variables
@@ -47,6 +38,15 @@ class JitCompileAcrossReplicas(Rule):
     Safe: the `jit_compile=True` (or `experimental_compile=True`) argument is removed. XLA
     changes speed, not results; the step then runs as an ordinary graph. To keep XLA, move it
     onto the per-replica computation by hand.
+
+    ## Known limits
+    - Only an explicit `True` is reported: Keras 3's default `jit_compile="auto"` already turns
+      XLA off under a strategy.
+    - `MultiWorkerMirroredStrategy` with one device per worker and TPUs (where XLA is the normal
+      path) are not reported.
+    - Keras 3 itself ignores `jit_compile=True` in `compile` (with the warning `Model doesn't
+      support jit_compile=True`) when a layer does not support XLA or op determinism is enabled;
+      the finding stays, as the flag then does nothing.
 
     ## Runtime evidence
     `distfix validate` shows the original failing check `runs` with the error above and the

@@ -30,20 +30,11 @@ _BN_KEYWORDS = frozenset(
 class Keras3RemovedDistributeApi(Rule):
     """
     ## What it does
-    Finds Keras 2 names from distributed training that Keras 3 (the `tf.keras` of TensorFlow
-    2.16 and later) no longer has, where the Keras in play is Keras 3:
-
-    - `tf.keras.layers.experimental.SyncBatchNormalization` (also from standalone `keras` and
-      from an `import` of `...layers.experimental`);
-    - `LossScaleOptimizer.get_scaled_loss(...)` and `.get_unscaled_gradients(...)` in a module
-      that uses a strategy;
-    - `tf.keras.utils.experimental.DatasetCreator`.
-
-    The Keras is told as TFD504 tells it: `tf_keras` is Keras 2, standalone `keras` is Keras 3,
-    `tf.keras` follows the script's `TF_USE_LEGACY_KERAS`, and a project pinning TensorFlow below
-    2.16 is Keras 2 everywhere. Where it cannot be told, nothing is reported. A use guarded by a
-    version check, `hasattr` or `try/except AttributeError` is a deliberate fallback and is
-    not reported; neither is a class that defines its own `get_scaled_loss`.
+    Finds Keras 2 names from distributed training that Keras 3 (the `tf.keras` of TensorFlow 2.16
+    and later) no longer has, where the Keras in play is Keras 3:
+    `tf.keras.layers.experimental.SyncBatchNormalization` (also from standalone `keras` and from an
+    `import` of `...layers.experimental`), `LossScaleOptimizer.get_scaled_loss(...)` and
+    `.get_unscaled_gradients(...)` in a module that uses a strategy, and `tf.keras.utils.experimental.DatasetCreator`.
 
     ## Why is this bad in distributed training?
     Measured on TensorFlow 2.21 with Keras 3.15 (`benchmarks/probe_keras3_removed_api.py`):
@@ -71,6 +62,13 @@ class Keras3RemovedDistributeApi(Rule):
     only when the environment really is Keras 3. `DatasetCreator` has no Keras 3 equivalent
     (Keras 3 has no ParameterServerStrategy `fit`): advice only, use tf-keras or a
     `ClusterCoordinator` loop.
+
+    ## Known limits
+    - The Keras is told as TFD504 tells it: `tf_keras` is Keras 2, standalone `keras` is Keras 3,
+      `tf.keras` follows the script's `TF_USE_LEGACY_KERAS`, and a project pinning TensorFlow below
+      2.16 is Keras 2 everywhere. Where it cannot be told, nothing is reported.
+    - A use guarded by a version check, `hasattr` or `try/except AttributeError` is a deliberate
+      fallback and is not reported; neither is a class that defines its own `get_scaled_loss`.
 
     ## Runtime evidence
     `benchmarks/probe_keras3_removed_api.py` runs each name and each rewrite on 2 replicas

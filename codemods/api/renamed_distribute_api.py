@@ -57,17 +57,9 @@ class RenamedDistributeApi(Rule):
     ## What it does
     Finds `tf.distribute` APIs used under a deprecated name: `strategy.experimental_run_v2`,
     `strategy.experimental_distribute_datasets_from_function`,
-    `tf.distribute.experimental.MultiWorkerMirroredStrategy`,
-    `tf.distribute.experimental.TPUStrategy` and `tf.distribute.experimental.CollectiveCommunication`.
-    Also the TensorFlow 1 methods `strategy.make_dataset_iterator(dataset)` and
-    `strategy.experimental_run(fn, iterator)`, which TensorFlow 2.21 still runs (measured;
-    `experimental_run` warns "is deprecated and will be removed in a future version ... use run()
-    instead"): they are not renames, so the finding says what to write and has no edit. Only
-    calls are reported (not a method kept or replaced by assignment). A
-    file that names `compat.v1.distribute` (a `tf.compat.v1` strategy, whose own methods they are),
-    a strategy of unknown class in a file that reads TF 1 iterators (`tf.compat.v1.data.*`: a
-    library's graph-mode path, given `tf.compat.v1` strategies) and a target without `run`
-    (before 2.2) are not reported.
+    `tf.distribute.experimental.MultiWorkerMirroredStrategy`, `tf.distribute.experimental.TPUStrategy`
+    and `tf.distribute.experimental.CollectiveCommunication`, and the TensorFlow 1 methods
+    `strategy.make_dataset_iterator(dataset)` and `strategy.experimental_run(fn, iterator)`.
 
     ## Why is this bad in distributed training?
     The old names print deprecation warnings on every worker, some are gone from recent
@@ -91,6 +83,16 @@ class RenamedDistributeApi(Rule):
     `MultiWorkerMirroredStrategy` takes `communication` first, the current one
     `cluster_resolver`), the rename would change the call, so the finding is reported without an
     edit.
+
+    ## Known limits
+    - `make_dataset_iterator` and `experimental_run` still run on TensorFlow 2.21 (measured;
+      `experimental_run` warns "is deprecated and will be removed in a future version ... use run()
+      instead"): they are not renames, so the finding says what to write and has no edit.
+    - Only calls are reported (not a method kept or replaced by assignment).
+    - Not reported: a file that names `compat.v1.distribute` (a `tf.compat.v1` strategy, whose own
+      methods they are), a strategy of unknown class in a file that reads TF 1 iterators
+      (`tf.compat.v1.data.*`: a library's graph-mode path, given `tf.compat.v1` strategies) and a
+      target without `run` (before 2.2).
 
     ## Runtime evidence
     The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,

@@ -19,12 +19,7 @@ class StrategyRunOutsideTfFunction(Rule):
     """
     ## What it does
     Finds `strategy.run(...)` in a function that is not compiled with `tf.function` (and is not
-    only called from one), or at module level. Not reported: a `strategy.run` whose replica
-    function is itself a `tf.function` (TensorFlow then clones it and runs every replica inside
-    that one graph, `mirrored_run.call_for_each_replica`), a `strategy.run` under
-    `with tf.Graph().as_default():` (or a `Session`'s) in its function, which adds graph ops
-    that the code evaluates later, and programs whose only strategy is
-    `OneDeviceStrategy` (one replica: nothing runs one after another).
+    only called from one), or at module level.
 
     ## Why is this bad in distributed training?
     Eager `strategy.run` executes the replicas one after another in Python: TensorFlow warns
@@ -48,6 +43,15 @@ class StrategyRunOutsideTfFunction(Rule):
     run time, an optimizer of unknown kind such as `model.optimizer` after
     `compile(optimizer="adam")`), the finding is advice: building on an empty variable list
     makes `apply_gradients` raise.
+
+    ## Known limits
+    - Not reported: a `strategy.run` whose replica function is itself a `tf.function` (TensorFlow
+      then clones it and runs every replica inside that one graph,
+      `mirrored_run.call_for_each_replica`).
+    - Not reported: a `strategy.run` under `with tf.Graph().as_default():` (or a `Session`'s) in its
+      function, which adds graph ops that the code evaluates later.
+    - Not reported: programs whose only strategy is `OneDeviceStrategy` (one replica: nothing runs
+      one after another).
 
     ## Runtime evidence
     None: the results are the same, only slower. `distfix validate` runs both variants.

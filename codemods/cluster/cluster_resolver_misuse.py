@@ -39,11 +39,7 @@ class ClusterResolverMisuse(Rule):
     ## What it does
     Checks calls of `SimpleClusterResolver`, `TFConfigClusterResolver`, `tf.train.ClusterSpec` and
     `ParameterServerStrategy` against their real signatures in TensorFlow 2.21: unknown keywords,
-    too many positional arguments, a missing cluster spec or resolver. `ParameterServerStrategy()`
-    without a resolver raises `TypeError: ParameterServerStrategyV2.__init__() missing 1 required
-    positional argument: 'cluster_resolver'` (measured, benchmarks/probe_target_apis.py); it is
-    judged only for a target of TensorFlow 2.4 or later and in files that do not name
-    `compat.v1.distribute` (the TensorFlow 1 class takes no resolver).
+    too many positional arguments, a missing cluster spec or resolver.
 
     ## Why is this bad in distributed training?
     Seed article 004 builds `SimpleClusterResolver(workers=worker_addresses)`: that raises
@@ -59,6 +55,13 @@ class ClusterResolverMisuse(Rule):
     variable in reach such as `task_id`, `task_index`, `worker_index`, `rank`), and
     `tf.train.ClusterSpec(workers=hosts)` becomes `tf.train.ClusterSpec({"worker": hosts})`;
     `task_index=` becomes `task_id=`. Otherwise the finding shows the call to write.
+
+    ## Known limits
+    - `ParameterServerStrategy()` without a resolver raises `TypeError:
+      ParameterServerStrategyV2.__init__() missing 1 required positional argument:
+      'cluster_resolver'` (measured, benchmarks/probe_target_apis.py); it is judged only for a
+      target of TensorFlow 2.4 or later and in files that do not name `compat.v1.distribute` (the
+      TensorFlow 1 class takes no resolver).
 
     ## Runtime evidence
     The original raises `TypeError` before training starts (check `runs`).

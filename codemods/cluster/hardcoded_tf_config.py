@@ -29,20 +29,7 @@ class HardcodedTfConfig(Rule):
     Finds `TF_CONFIG` set from literals inside the training script: `os.environ["TF_CONFIG"] =`
     a string, a triple-quoted string, an f-string of literals, `json.dumps` of a literal dict or of
     a name bound to one, and the same through `os.environ.update`, `os.environ.setdefault` and
-    `os.putenv`; `dict(cluster=..., task=...)` counts as a literal. A TF_CONFIG built from
-    command-line flags or environment variables is not reported, nor is a literal dict that is
-    later changed from them (`cfg["task"]["index"] = flags.task_index`, `cfg.update(...)`, or
-    handed to a function that may fill it). A dict name is followed to the binding the write
-    sees, so re-binding it afterwards (the tutorial's `tf_config = json.loads(os.environ[...])`)
-    does not hide it; when the binding depends on a branch it is not followed. `os` and `json`
-    used without an import (a notebook cell, a snippet) are the standard modules, unless the
-    file binds those names some other way. A TF_CONFIG deleted again in the same code before
-    any strategy or cluster resolver is built (a notebook showing the format) is not reported,
-    nor is one set by a launcher: code that starts processes after setting it (`subprocess`,
-    `multiprocessing`), or a notebook whose later cells start the workers (`!python main.py &`,
-    a `%%bash` cell, `%run main.py`, which reads the kernel's environment): the workers read it.
-    In a script a `%%writefile` cell writes, it is reported (without an edit: the cell is not
-    the notebook's Python).
+    `os.putenv`; `dict(cluster=..., task=...)` counts as a literal.
 
     ## Why is this bad in distributed training?
     When every worker runs the same script, every worker claims the same task index. Measured on
@@ -68,6 +55,26 @@ class HardcodedTfConfig(Rule):
     a Ray job entry point; with `--launcher tfjob`, a Kubeflow TFJob manifest). A TF_CONFIG whose
     cluster no launcher could carry (not valid JSON, no `cluster`, a TFD603 defect in the
     cluster) is reported but kept, so nothing is lost.
+
+    ## Known limits
+    - A TF_CONFIG built from command-line flags or environment variables is not reported, nor is a
+      literal dict that is later changed from them (`cfg["task"]["index"] = flags.task_index`,
+      `cfg.update(...)`, or handed to a function that may fill it).
+    - A dict name is followed to the binding the write sees, so re-binding it afterwards (the
+      tutorial's `tf_config = json.loads(os.environ[...])`) does not hide it; when the binding
+      depends on a branch it is not followed.
+    - `os` and `json` used without an import (a notebook cell, a snippet) are the standard modules,
+      unless the file binds those names some other way.
+    - A TF_CONFIG deleted again in the same code before any strategy or cluster resolver is built (a
+      notebook showing the format) is not reported.
+    - A TF_CONFIG set by a launcher is not reported: code that starts processes after setting it
+      (`subprocess`, `multiprocessing`), or a notebook whose later cells start the workers
+      (`!python main.py &`, a `%%bash` cell, `%run main.py`, which reads the kernel's environment):
+      the workers read it.
+    - In a script a `%%writefile` cell writes, it is reported without an edit: the cell is not the
+      notebook's Python.
+    - A TF_CONFIG whose cluster no launcher could carry (not valid JSON, no `cluster`, a TFD603
+      defect in the cluster) is reported but kept, so nothing is lost.
 
     ## Runtime evidence
     `distfix validate --workers 2` maps every address the script names to free 127.0.0.1 ports

@@ -25,6 +25,10 @@ class LoopbackAddressInCluster(Rule):
     ## Fix safety
     Display-only: use each machine's reachable address (or distinct ports on one machine).
 
+    ## Known limits
+    - Only literal TF_CONFIGs and `tf.train.ClusterSpec({...})` literals are read: a cluster built
+      at run time is not checked.
+
     ## Runtime evidence
     `distfix doctor` resolves every address and tries every port of the live TF_CONFIG.
 

@@ -13,10 +13,8 @@ class MalformedClusterSpec(Rule):
     ## What it does
     Checks every literal TF_CONFIG the code sets and every `tf.train.ClusterSpec({...})` literal,
     and names each defect exactly: invalid JSON (with its line and column), no `cluster` or no
-    `task`, a task index out of range or not a number (a digit string such as `"1"` is that
-    number to TensorFlow 2.21, measured, and not reported), an unknown task type, a missing or
-    non-numeric port, duplicate addresses (whatever the host: two tasks on one loopback port are
-    a duplicate too, reported by TFD602 as well).
+    `task`, a task index out of range or not a number, an unknown task type, a missing or
+    non-numeric port, duplicate addresses.
 
     ## Why is this bad in distributed training?
     Measured on TensorFlow 2.21: invalid JSON raises `JSONDecodeError` only when the strategy is
@@ -29,6 +27,13 @@ class MalformedClusterSpec(Rule):
     ## Fix safety
     Display-only: the right value depends on the cluster. The message says what is wrong and
     how to write it.
+
+    ## Known limits
+    - A digit string such as `"1"` as task index is that number to TensorFlow 2.21 (measured) and
+      is not reported as "not a number"; it is range-checked as the number.
+    - Duplicate addresses are reported whatever the host: two tasks on one loopback port are a
+      duplicate too, reported by TFD602 as well.
+    - Only literals are read: a cluster built at run time is not checked.
 
     ## Runtime evidence
     `distfix doctor --tf-config ...` reports the same defects; `distfix validate --workers 2`

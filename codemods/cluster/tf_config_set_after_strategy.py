@@ -22,13 +22,8 @@ class TfConfigSetAfterStrategy(Rule):
     ## What it does
     Finds a `MultiWorkerMirroredStrategy(...)` construction followed, in the same function (or
     both at module level), by an assignment of TF_CONFIG: `os.environ["TF_CONFIG"] = ...`,
-    `os.environ.update(...)`, `os.environ.setdefault(...)` or `os.putenv(...)`. The assignment is
-    followed when it sits later in the strategy's block or in a later statement that encloses it
-    (an `if`, `with`, loop); an assignment in another branch of the same `if`, or in another
-    function, is not followed. The finding is at the construction, with the assignment's line. A
-    notebook that starts processes (`%%bash`, `!python`, `%run`, `subprocess`) is not reported:
-    it sets TF_CONFIG for the workers it launches (as TensorFlow's multi-worker tutorials do), and
-    its own kernel's strategy is meant to be a single worker.
+    `os.environ.update(...)`, `os.environ.setdefault(...)` or `os.putenv(...)`. The finding is at
+    the construction, with the assignment's line.
 
     ## Why is this bad in distributed training?
     The strategy reads TF_CONFIG once, when it is created. Assigned afterwards, the cluster is
@@ -39,6 +34,14 @@ class TfConfigSetAfterStrategy(Rule):
     ## Fix safety
     Display-only: move the strategy's construction after the TF_CONFIG assignment (code in
     between may already use the strategy, so the move is left to you).
+
+    ## Known limits
+    - The assignment is followed when it sits later in the strategy's block or in a later statement
+      that encloses it (an `if`, `with`, loop); an assignment in another branch of the same `if`, or
+      in another function, is not followed.
+    - A notebook that starts processes (`%%bash`, `!python`, `%run`, `subprocess`) is not reported:
+      it sets TF_CONFIG for the workers it launches (as TensorFlow's multi-worker tutorials do), and
+      its own kernel's strategy is meant to be a single worker.
 
     ## Runtime evidence
     `python benchmarks/probe_tf_config_after_strategy.py` starts two workers in each order and

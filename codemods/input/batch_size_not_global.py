@@ -27,35 +27,11 @@ _COUNT_WORDS = ("worker", "world", "replica", "node", "host")
 class BatchSizeNotGlobal(Rule):
     """
     ## What it does
-    Finds a dataset that a strategy splits between replicas batched with a size that, by what
-    the code itself says, is not the size the API expects:
-
-    - `strategy.experimental_distribute_dataset(ds)` where `ds` is batched with a name that says
-      it is one replica's share (`BATCH_SIZE_PER_REPLICA`, `per_gpu_batch`, `args.per_device_batch_size`;
-      under `MultiWorkerMirroredStrategy` also `per_worker_batch_size`), used as it is.
-      `experimental_distribute_dataset` expects the global batch and splits it; so does Keras
-      `fit(ds)` of a model built in `strategy.scope()`, and `fit(x, y, batch_size=...)` on arrays
-      (measured).
-    - the same splitters given a neutral name (`.batch(BATCH_SIZE)`) while the code computes the
-      global batch from it (`GLOBAL = BATCH_SIZE * strategy.num_replicas_in_sync`) and never
-      reads that global batch: the per-replica value was passed on instead.
-    - a `dataset_fn` given to `distribute_datasets_from_function` that batches with the global
-      size: a name that says so (`GLOBAL_BATCH_SIZE`), a size computed as
-      `... * strategy.num_replicas_in_sync`, or any size other than the
-      `input_context.get_per_replica_batch_size(...)` the function computes itself. Each
-      `dataset_fn` batch is what one replica receives.
-    - a global batch computed from a worker count that is a string: read from the environment
-      without `int()` (`num_workers = os.environ["NUM_WORKERS"]`), turned into text
-      (`str(n)`, `"{}".format(n)`, an f-string, `"%d" % n`), or the length of the
-      `TF_CONFIG` text (`len(os.environ["TF_CONFIG"])`) instead of its list of workers.
-
-    Not reported, because the intent cannot be read from the code: a literal or a neutral name
-    (`.batch(64)`, `.batch(BATCH_SIZE)`, `.batch(args.batch_size)`, a parameter), which may well
-    be meant as the global batch; a per-replica name multiplied by anything; a `dataset_fn`
-    batch that uses its input context or divides; programs whose only strategy is
-    `OneDeviceStrategy`; a global batch that is read anywhere (it may scale the loss or the
-    learning rate while a neutral name is meant as the global batch elsewhere); a worker count
-    turned into text in another module or through a function's return value.
+    Finds a dataset that a strategy splits between replicas batched with a size that, by what the
+    code itself says, is not the size the API expects: a per-replica name given to a splitter that
+    expects the global batch, a neutral name passed on while the global batch computed from it is
+    never read, a `dataset_fn` batching with the global size, and a global batch computed from a
+    worker count that is a string.
 
     ## Why is this bad in distributed training?
     `experimental_distribute_dataset` and Keras `fit` treat each batch as the global batch and
@@ -80,6 +56,34 @@ class BatchSizeNotGlobal(Rule):
     (`per_replica * strategy.num_replicas_in_sync`), `input_context.get_per_replica_batch_size(global)`
     in a `dataset_fn`, and `int(...)` or the length of the parsed cluster's worker list for a
     worker count.
+
+    ## Known limits
+    - The per-replica case: `strategy.experimental_distribute_dataset(ds)` where `ds` is batched with
+      a name that says it is one replica's share (`BATCH_SIZE_PER_REPLICA`, `per_gpu_batch`,
+      `args.per_device_batch_size`; under `MultiWorkerMirroredStrategy` also
+      `per_worker_batch_size`), used as it is. `experimental_distribute_dataset` expects the global
+      batch and splits it; so does Keras `fit(ds)` of a model built in `strategy.scope()`, and
+      `fit(x, y, batch_size=...)` on arrays (measured).
+    - The neutral-name case: the same splitters given a neutral name (`.batch(BATCH_SIZE)`) while
+      the code computes the global batch from it (`GLOBAL = BATCH_SIZE * strategy.num_replicas_in_sync`)
+      and never reads that global batch: the per-replica value was passed on instead.
+    - The `dataset_fn` case: a `dataset_fn` given to `distribute_datasets_from_function` that
+      batches with the global size: a name that says so (`GLOBAL_BATCH_SIZE`), a size computed as
+      `... * strategy.num_replicas_in_sync`, or any size other than the
+      `input_context.get_per_replica_batch_size(...)` the function computes itself. Each
+      `dataset_fn` batch is what one replica receives.
+    - The worker-count case: read from the environment without `int()`
+      (`num_workers = os.environ["NUM_WORKERS"]`), turned into text (`str(n)`, `"{}".format(n)`, an
+      f-string, `"%d" % n`), or the length of the `TF_CONFIG` text (`len(os.environ["TF_CONFIG"])`)
+      instead of its list of workers.
+    - Not reported, because the intent cannot be read from the code: a literal or a neutral name
+      (`.batch(64)`, `.batch(BATCH_SIZE)`, `.batch(args.batch_size)`, a parameter), which may well
+      be meant as the global batch; a per-replica name multiplied by anything; a `dataset_fn` batch
+      that uses its input context or divides; programs whose only strategy is `OneDeviceStrategy`;
+      a global batch that is read anywhere (it may scale the loss or the learning rate while a
+      neutral name is meant as the global batch elsewhere).
+    - Not followed: a worker count turned into text in another module or through a function's
+      return value.
 
     ## Runtime evidence
     `distfix validate` shows a changed batch only through its consequences (the

@@ -22,29 +22,9 @@ class DatasetNotDistributed(Rule):
     ## What it does
     Finds a `tf.data` dataset whose batches reach `strategy.run` — directly, or through a step
     function that calls `strategy.run` — without `strategy.experimental_distribute_dataset` or
-    `strategy.distribute_datasets_from_function`. Batches are followed from `for` loops (also
-    over `enumerate(ds)` and progress bars such as `tqdm(ds)`), from `next(it)` with `it = iter(ds)` (also an iterator passed to the
-    step, and an element unpacked as in `x, y = next(it)`), and the dataset through names, `self` attributes, local factory functions,
-    parameters (to the arguments of their calls), a pipeline rebound step by step however long
-    (`ds = ds.map(...)` repeated), a callable loader object of the module (`loader = Loader(...)`,
-    then `loader()`: what its `__call__` returns), `tfds.load(..., split=...)`, and functions of
-    other modules of the project that return a `tf.data` dataset (`ds = utility.make_dataset(...)`,
-    also with `.prefetch(...)`/`.map(...)` chained on it; followed as for TFD504). A step is
-    matched by Python's scoping, so a nested single-device `step` elsewhere is not confused
-    with the distributed one. Programs whose only strategy is `OneDeviceStrategy` are not
-    reported, nor is a test function of a test file that asserts nothing (a smoke test that
-    the step runs, whatever batch each replica gets). Not followed: loader objects of other
-    modules or kept in attributes, and iteration wrappers other than `enumerate`/`iter`/`tqdm`.
-    The finding is at the call that hands the batch to the replicas (the step call, or
-    `strategy.run` itself) and names the dataset and its line; the fix distributes the dataset
-    where the loop or `iter(...)` reads it.
-
-    Batches made outside tf.data are found too: a slice of a NumPy array (`x[i:i + n]`, from
-    `np.load`/`np.array`/... or `tf.keras.datasets.*.load_data()`), and the loop variable or
-    `next(...)` of an `ImageDataGenerator.flow`/`flow_from_directory`/`flow_from_dataframe`
-    iterator or of a local generator function, when the step passes it on to `strategy.run`
-    unchanged (or unpacked). A whole array is not taken for a batch (it may be a constant every
-    replica needs), nor is a Keras `Sequence` indexed by hand or data from another module.
+    `strategy.distribute_datasets_from_function`, and batches made outside tf.data (NumPy slices,
+    `ImageDataGenerator` or generator batches) passed on to `strategy.run`. The finding is at the
+    call that hands the batch to the replicas and names the dataset and its line.
 
     ## Why is this bad in distributed training?
     A plain batch given to `strategy.run` is not split: every replica receives the whole batch.
@@ -63,6 +43,33 @@ class DatasetNotDistributed(Rule):
     `strategy.experimental_distribute_dataset(...)`; rebuilding the input is the author's call.
     Each batch is then split across replicas, so batch the dataset with the *global* batch size
     (per-replica size × `strategy.num_replicas_in_sync`) and scale the loss to it.
+
+    ## Known limits
+    - Batches are followed from `for` loops (also over `enumerate(ds)` and progress bars such as
+      `tqdm(ds)`), from `next(it)` with `it = iter(ds)` (also an iterator passed to the step, and an
+      element unpacked as in `x, y = next(it)`).
+    - The dataset is followed through names, `self` attributes, local factory functions, parameters
+      (to the arguments of their calls), a pipeline rebound step by step however long
+      (`ds = ds.map(...)` repeated), a callable loader object of the module (`loader = Loader(...)`,
+      then `loader()`: what its `__call__` returns), `tfds.load(..., split=...)`, and functions of
+      other modules of the project that return a `tf.data` dataset (`ds = utility.make_dataset(...)`,
+      also with `.prefetch(...)`/`.map(...)` chained on it; followed as for TFD504).
+    - A step is matched by Python's scoping, so a nested single-device `step` elsewhere is not
+      confused with the distributed one.
+    - Not reported: programs whose only strategy is `OneDeviceStrategy`, and a test function of a
+      test file that asserts nothing (a smoke test that the step runs, whatever batch each replica
+      gets).
+    - The finding is at the call that hands the batch to the replicas (the step call, or
+      `strategy.run` itself); the fix distributes the dataset where the loop or `iter(...)` reads it.
+    - Not followed: loader objects of other modules or kept in attributes, and iteration wrappers
+      other than `enumerate`/`iter`/`tqdm`.
+    - Batches made outside tf.data: a slice of a NumPy array (`x[i:i + n]`, from
+      `np.load`/`np.array`/... or `tf.keras.datasets.*.load_data()`), and the loop variable or
+      `next(...)` of an `ImageDataGenerator.flow`/`flow_from_directory`/`flow_from_dataframe`
+      iterator or of a local generator function, are found when the step passes them on to
+      `strategy.run` unchanged (or unpacked). A whole array is not taken for a batch (it may be a
+      constant every replica needs), nor is a Keras `Sequence` indexed by hand or data from another
+      module.
 
     ## Runtime evidence
     `distfix validate` compares a 1-replica and an N-replica run: the original fails check

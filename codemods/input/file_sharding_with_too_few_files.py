@@ -30,13 +30,7 @@ class FileShardingWithTooFewFiles(Rule):
     `TextLineDataset`, `FixedLengthRecordDataset`, `Dataset.list_files`) that the strategy
     auto-shards (`strategy.experimental_distribute_dataset(ds)`, or `model.fit(ds)`) with the
     default policy (AUTO) or `AutoShardPolicy.FILE`, when the source reads fewer files than the
-    cluster has workers. The file count must be plain in the source: a literal path, a literal
-    list of paths, or a `list_files` pattern without glob characters; the worker count is taken
-    from a literal TF_CONFIG in the file, and without one only a single file is reported (every
-    multi-worker cluster has two workers or more). Not reported: a pipeline sharded by hand
-    (`.shard(...)`) or by the task index, the DATA or OFF policy, a glob pattern (its match count
-    is not in the source), datasets built by `distribute_datasets_from_function` (no
-    auto-sharding), and `tfds.load` (its file count is not in the source either).
+    cluster has workers.
 
     ## Why is this bad in distributed training?
     Sharding by file gives each worker its own files; with fewer files than workers some worker
@@ -58,6 +52,16 @@ class FileShardingWithTooFewFiles(Rule):
     file and keeps its share, which costs I/O, not correctness. Splitting the input into at least
     as many files as workers is the other repair, and the faster one for large inputs. Display-only
     when the pipeline sets the policy itself (AUTO or FILE written out): the options are the user's.
+
+    ## Known limits
+    - The file count must be plain in the source: a literal path, a literal list of paths, or a
+      `list_files` pattern without glob characters.
+    - The worker count is taken from a literal TF_CONFIG in the file, and without one only a single
+      file is reported (every multi-worker cluster has two workers or more).
+    - Not reported: a pipeline sharded by hand (`.shard(...)`) or by the task index, the DATA or OFF
+      policy, a glob pattern (its match count is not in the source), datasets built by
+      `distribute_datasets_from_function` (no auto-sharding), and `tfds.load` (its file count is not
+      in the source either).
 
     ## Runtime evidence
     `distfix validate` names this rule behind the `Could not apply FILE based sharding` error.

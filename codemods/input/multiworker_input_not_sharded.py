@@ -41,25 +41,11 @@ _FROM_FUNCTION = frozenset({"distribute_datasets_from_function", "experimental_d
 class MultiworkerInputNotSharded(Rule):
     """
     ## What it does
-    Under `MultiWorkerMirroredStrategy`, finds input that every worker reads whole:
-    auto-sharding turned off (`AutoShardPolicy.OFF`) with no `.shard(...)` anywhere, a
-    `dataset_fn(input_context)` given to `distribute_datasets_from_function` that never shards
-    by the context, `ds.options().experimental_distribute...` assignments, which change a
-    copy and have no effect, and a plain `tf.data` dataset that each worker iterates itself
-    (`for x, y in dataset:`) into a training step: one called directly, one that calls
-    `strategy.run`, or `train_on_batch`. A step defined in the file must train (take or apply
-    gradients); a loop that only evaluates or logs on every worker is redundant, not wrong. The
-    dataset is followed through the variables and module functions that build it, and into
-    functions of other modules of the project that the file imports (followed as for TFD504): a
-    builder there that shards or reads a task index or an input context is taken as this
-    worker's share, and one that shuffles gets advice only (its shuffle cannot be seeded from
-    here). A pipeline
-    with a `.shard(...)`, or one that reads what the task index selects (`files[task_id]`,
-    `files[r.task_id::num_workers]`, or a slice by a variable read from the resolver or from
-    TF_CONFIG's `task.index`), is not reported, and neither is `AutoShardPolicy.OFF` then. A
-    `dataset_fn` that ignores its context is not reported either when the dataset it returns
-    comes from module helpers that already shard by worker (`make_worker_dataset()` doing
-    `.shard(NUM_WORKERS, WORKER_ID)` with both read from TF_CONFIG).
+    Under `MultiWorkerMirroredStrategy`, finds input that every worker reads whole: auto-sharding
+    turned off (`AutoShardPolicy.OFF`) with no `.shard(...)` anywhere, a `dataset_fn(input_context)`
+    that never shards by the context, `ds.options().experimental_distribute...` assignments (which
+    change a copy and have no effect), and a plain `tf.data` dataset that each worker iterates
+    itself (`for x, y in dataset:`) into a training step.
 
     ## Why is this bad in distributed training?
     Every worker then trains on the same examples in the same order: measured on TensorFlow
@@ -86,6 +72,22 @@ class MultiworkerInputNotSharded(Rule):
     counts the chief and the workers as TensorFlow does (chief first). Each worker then sees
     1/N of the data, so its batches are per-worker batches. The `options()` case is explained,
     not rewritten.
+
+    ## Known limits
+    - The `dataset_fn(input_context)` is one given to `distribute_datasets_from_function`.
+    - The training step is one called directly, one that calls `strategy.run`, or `train_on_batch`.
+      A step defined in the file must train (take or apply gradients); a loop that only evaluates
+      or logs on every worker is redundant, not wrong.
+    - The dataset is followed through the variables and module functions that build it, and into
+      functions of other modules of the project that the file imports (followed as for TFD504): a
+      builder there that shards or reads a task index or an input context is taken as this worker's
+      share, and one that shuffles gets advice only (its shuffle cannot be seeded from here).
+    - Not reported: a pipeline with a `.shard(...)`, or one that reads what the task index selects
+      (`files[task_id]`, `files[r.task_id::num_workers]`, or a slice by a variable read from the
+      resolver or from TF_CONFIG's `task.index`), and neither is `AutoShardPolicy.OFF` then.
+    - Not reported: a `dataset_fn` that ignores its context when the dataset it returns comes from
+      module helpers that already shard by worker (`make_worker_dataset()` doing
+      `.shard(NUM_WORKERS, WORKER_ID)` with both read from TF_CONFIG).
 
     ## Runtime evidence
     `distfix validate --workers 2` records the batches each worker feeds to `strategy.run`:

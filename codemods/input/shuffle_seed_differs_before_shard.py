@@ -34,46 +34,10 @@ _GENERIC_STRATEGY = "tensorflow.distribute.Strategy"
 class ShuffleSeedDiffersBeforeShard(Rule):
     """
     ## What it does
-    Under `MultiWorkerMirroredStrategy`, finds a dataset `shuffle` that runs before the point
-    where the data is split between workers and that is not the same on every worker: a
-    `shuffle` with no seed (and no global seed), a `shuffle` seeded by the task index, or any
-    `shuffle` when the global seed (`tf.random.set_seed`, `keras.utils.set_random_seed`)
-    differs per worker. The shard point is either auto-sharding by data or an explicit
-    `.shard(num_workers, task_index)` (also `.shard(ctx.num_input_pipelines,
-    ctx.input_pipeline_id)` in a `dataset_fn`). Auto-sharding by data happens when the pipeline
-    is given to `strategy.experimental_distribute_dataset` or to Keras `fit`/`evaluate` (which
-    distribute it the same way; counted only when every strategy the module builds is a
-    `MultiWorkerMirroredStrategy`, and under Keras 3 such a `fit` fails first, see TFD504) and
-    either sets `AutoShardPolicy.DATA`, or keeps the default
-    policy (AUTO) over a source not read from files (`range`, `from_tensor_slices`,
-    `from_generator`...), where sharding by file fails and TensorFlow falls back to data.
-
-    Across modules: when `check` is given a folder (and in the language server, for the
-    workspace), a function of a module that builds no strategy itself is reported at its
-    shuffle when another script of the folder calls it and hands the result, directly or
-    through one name and after dataset methods such as `batch`, to `fit`/`evaluate` or
-    `experimental_distribute_dataset` while every strategy that script builds is a
-    `MultiWorkerMirroredStrategy`; the pipeline the function returns is read here (an element
-    shuffle before its batching, a source not read from files, no auto-shard policy of its
-    own) and the message names the script and its line (`fixer/tf/importers.py`). Not followed
-    across modules: a script that sets an auto-shard policy or a global seed, or shards,
-    unbatches or sets options on the result itself; a result passed through a function of the
-    script or a second name; importers in notebooks or that do not mention a strategy; an
-    explicit `.shard` in the helper.
-
-    Not reported: a shuffle after the shard point (`ds.shard(n, i).shuffle(...)`: each worker
-    shuffles its own examples, as intended); a shuffle with a constant seed, or an unseeded one
-    when a global seed not taken from the task is set (measured: identical on every worker);
-    pipelines sharded by file (AUTO over `TFRecordDataset`/`list_files`..., or
-    `AutoShardPolicy.FILE`), where each worker reads its own files; auto-sharding turned off
-    (TFD202's case); a shard whose index does not come from the task (`ds.shard(10, 0)` to hold
-    out a split); datasets built by libraries (`tfds.load`, `image_dataset_from_directory`,
-    whose internal shuffles are not visible here). A `tfds.load(..., split=...)` split is
-    followed for the shuffles written after it, but counts as sharded by data only under an
-    explicit `AutoShardPolicy.DATA`: it is read from TFRecord files, so the default policy
-    shards it by file when there are enough of them. Sharding by data does not depend on the
-    source or on the elements' structure (a dict of features is split like a tensor). Not
-    followed: a split unpacked with its info (`ds, info = tfds.load(..., with_info=True)`).
+    Under `MultiWorkerMirroredStrategy`, finds a dataset `shuffle` that runs before the point where
+    the data is split between workers and that is not the same on every worker: a `shuffle` with no
+    seed (and no global seed), a `shuffle` seeded by the task index, or any `shuffle` when the
+    global seed (`tf.random.set_seed`, `keras.utils.set_random_seed`) differs per worker.
 
     ## Why is this bad in distributed training?
     Sharding by data keeps worker `i`'s slice of one shared order: each worker runs the whole
@@ -92,7 +56,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     of the file names before the reader still gave each worker its own 4 files, because
     auto-sharding splits the file list at its source. Nor is a shuffle of whole batches
     (`.batch(4).shuffle(4)`, unseeded): auto-sharding gives each worker its part of every batch,
-    so the workers were disjoint in all four runs; such a shuffle is not reported.
+    so the workers were disjoint in all four runs.
 
     ## Fix safety
     Unsafe: the shuffle gets one constant seed, `seed=42` (a seed taken from the task index is
@@ -106,6 +70,45 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     (same-seed-on-every-worker) never pull against each other: TFD501 gives per-worker seeds
     only when no shuffle runs before the shard point, and otherwise explains; this rule only
     ever adds one constant seed on the shuffle itself.
+
+    ## Known limits
+    - The shard point is either auto-sharding by data or an explicit `.shard(num_workers,
+      task_index)` (also `.shard(ctx.num_input_pipelines, ctx.input_pipeline_id)` in a
+      `dataset_fn`). Auto-sharding by data happens when the pipeline is given to
+      `strategy.experimental_distribute_dataset` or to Keras `fit`/`evaluate` (which distribute it
+      the same way; counted only when every strategy the module builds is a
+      `MultiWorkerMirroredStrategy`, and under Keras 3 such a `fit` fails first, see TFD504) and
+      either sets `AutoShardPolicy.DATA`, or keeps the default policy (AUTO) over a source not read
+      from files (`range`, `from_tensor_slices`, `from_generator`...), where sharding by file fails
+      and TensorFlow falls back to data.
+    - Across modules: when `check` is given a folder (and in the language server, for the
+      workspace), a function of a module that builds no strategy itself is reported at its shuffle
+      when another script of the folder calls it and hands the result, directly or through one name
+      and after dataset methods such as `batch`, to `fit`/`evaluate` or
+      `experimental_distribute_dataset` while every strategy that script builds is a
+      `MultiWorkerMirroredStrategy`; the pipeline the function returns is read here (an element
+      shuffle before its batching, a source not read from files, no auto-shard policy of its own)
+      and the message names the script and its line (`fixer/tf/importers.py`).
+    - Not followed across modules: a script that sets an auto-shard policy or a global seed, or
+      shards, unbatches or sets options on the result itself; a result passed through a function of
+      the script or a second name; importers in notebooks or that do not mention a strategy; an
+      explicit `.shard` in the helper.
+    - Not reported: a shuffle after the shard point (`ds.shard(n, i).shuffle(...)`: each worker
+      shuffles its own examples, as intended); a shuffle with a constant seed, or an unseeded one
+      when a global seed not taken from the task is set (measured: identical on every worker);
+      pipelines sharded by file (AUTO over `TFRecordDataset`/`list_files`..., or
+      `AutoShardPolicy.FILE`), where each worker reads its own files; auto-sharding turned off
+      (TFD202's case); a shard whose index does not come from the task (`ds.shard(10, 0)` to hold
+      out a split); datasets built by libraries (`tfds.load`, `image_dataset_from_directory`, whose
+      internal shuffles are not visible here).
+    - A `tfds.load(..., split=...)` split is followed for the shuffles written after it, but counts
+      as sharded by data only under an explicit `AutoShardPolicy.DATA`: it is read from TFRecord
+      files, so the default policy shards it by file when there are enough of them. Sharding by data
+      does not depend on the source or on the elements' structure (a dict of features is split like
+      a tensor).
+    - Not followed: a split unpacked with its info (`ds, info = tfds.load(..., with_info=True)`).
+    - Not reported: a shuffle of whole batches (`.batch(4).shuffle(4)`, unseeded), which leaves the
+      workers disjoint (measured, above).
 
     ## Runtime evidence
     `distfix validate --workers 2` records the batches each worker draws from the distributed

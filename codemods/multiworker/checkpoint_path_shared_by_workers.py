@@ -13,22 +13,7 @@ class CheckpointPathSharedByWorkers(Rule):
     ## What it does
     Under `MultiWorkerMirroredStrategy`, finds `model.save`, `model.save_weights`,
     `tf.train.Checkpoint.save`/`write` and `tf.train.CheckpointManager(directory=...)` that every
-    worker runs with the same path. Models
-    are recognised from Keras constructors, model factories of the module, subclasses of
-    `keras.Model`, `load_model`, any name the file calls `compile` or `fit` on (a model from a
-    package the file does not see), and functions and
-    `keras.Model` subclasses of other modules of the project that the file imports (followed as
-    for TFD504; modules under `site-packages` are not). A path is per worker
-    when it depends on the task, directly or through what it is built from: a variable is
-    followed to its bindings (`path = write_filepath(..., task_id)`,
-    `d = "/ckpt" if is_chief else f".../workertemp_{task_id}"`), a parameter to what the callers
-    pass, a helper to its body, an attribute (`self.ckpt_dir = worker_dir(..., task_id)` in any
-    method of the class, then `CheckpointManager(ckpt, self.ckpt_dir)`) to its assignments.
-    Saves only the chief runs are TFD503's, and so is a manager only the chief saves through.
-    Keras `ModelCheckpoint` and `BackupAndRestore` callbacks handle
-    this themselves and are not reported. Nor is `tf.saved_model.save(obj, export_dir)`: two
-    workers exporting to one directory 12 times in a row raised nothing and every export loaded
-    (measured on TensorFlow 2.21: benchmarks/probe_saved_model_shared_path.py).
+    worker runs with the same path.
 
     ## Why is this bad in distributed training?
     The workers race on the same files. Measured on TensorFlow 2.21 with two workers saving a
@@ -43,6 +28,23 @@ class CheckpointPathSharedByWorkers(Rule):
     `_remove_worker_copy` helpers, generated from a template, using the strategy's cluster
     resolver). For a `CheckpointManager` only the directory is rewritten: delete the other
     workers' directories after saving. Verified on two workers: only the chief's files remain.
+
+    ## Known limits
+    - Models are recognised from Keras constructors, model factories of the module, subclasses of
+      `keras.Model`, `load_model`, any name the file calls `compile` or `fit` on (a model from a
+      package the file does not see), and functions and `keras.Model` subclasses of other modules
+      of the project that the file imports (followed as for TFD504; modules under `site-packages`
+      are not).
+    - A path is per worker when it depends on the task, directly or through what it is built from:
+      a variable is followed to its bindings (`path = write_filepath(..., task_id)`,
+      `d = "/ckpt" if is_chief else f".../workertemp_{task_id}"`), a parameter to what the callers
+      pass, a helper to its body, an attribute (`self.ckpt_dir = worker_dir(..., task_id)` in any
+      method of the class, then `CheckpointManager(ckpt, self.ckpt_dir)`) to its assignments.
+    - Saves only the chief runs are TFD503's, and so is a manager only the chief saves through.
+    - Keras `ModelCheckpoint` and `BackupAndRestore` callbacks handle this themselves and are not
+      reported. Nor is `tf.saved_model.save(obj, export_dir)`: two workers exporting to one
+      directory 12 times in a row raised nothing and every export loaded (measured on TensorFlow
+      2.21: benchmarks/probe_saved_model_shared_path.py).
 
     ## Runtime evidence
     Running the original with `distfix validate --workers 2` can fail check `runs` with the

@@ -25,13 +25,8 @@ class ChiefOnlySave(Rule):
     """
     ## What it does
     Under `MultiWorkerMirroredStrategy`, finds model and checkpoint saves (TFD502's list, plus
-    `CheckpointManager.save()`) that only the chief runs: under a chief test (`if is_chief:`,
-    `if _is_chief(...)`, `if task_id == 0:`, `if 0 == tf_config["task"]["index"]:`,
-    `if task_type == "chief":`, `task_type in (None, "chief")`, also as one part of an `and`),
-    after an early `if not is_chief: return`, or in a function that only the chief calls. Also a
-    Keras saving callback (`ModelCheckpoint`, `BackupAndRestore`, or a subclass) that only the
-    chief gets: `[ModelCheckpoint(...)] if task_id == 0 else []`, or
-    `if rank == 0: callbacks.append(ModelCheckpoint(...))` (a Horovod habit).
+    `CheckpointManager.save()`) that only the chief runs, and Keras saving callbacks
+    (`ModelCheckpoint`, `BackupAndRestore`, or a subclass) that only the chief gets.
 
     ## Why is this bad in distributed training?
     Saving can take part in collectives (for example for variables synchronised on read): the
@@ -57,6 +52,14 @@ class ChiefOnlySave(Rule):
     save in the middle of the guarded block gets advice. A chief-only saving callback is given to
     every worker: `[cb] if is_chief else []` becomes `[cb]`, and an `append` under a chief test
     leaves the guard the same way a save does; other workers given other callbacks get advice.
+
+    ## Known limits
+    - "Only the chief" is read from: a chief test (`if is_chief:`, `if _is_chief(...)`,
+      `if task_id == 0:`, `if 0 == tf_config["task"]["index"]:`, `if task_type == "chief":`,
+      `task_type in (None, "chief")`, also as one part of an `and`), an early
+      `if not is_chief: return`, or a function that only the chief calls.
+    - A callback only the chief gets is found as `[ModelCheckpoint(...)] if task_id == 0 else []`,
+      or `if rank == 0: callbacks.append(ModelCheckpoint(...))` (a Horovod habit).
 
     ## Runtime evidence
     A hang, when it happens, shows in `distfix validate --workers 2` as check `runs` killed at

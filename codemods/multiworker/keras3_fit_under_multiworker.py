@@ -31,40 +31,8 @@ class Keras3FitUnderMultiworker(Rule):
     """
     ## What it does
     Finds `model.fit(...)` and `model.evaluate(...)` in a program that uses
-    `MultiWorkerMirroredStrategy` or `ParameterServerStrategy` when the model is a Keras 3
-    model. The Keras of each model is read from where its class comes from and what the script
-    sets:
-
-    - `tf_keras` models are Keras 2.
-    - Standalone `import keras` is Keras 3 from TensorFlow 2.16 on, whatever
-      `TF_USE_LEGACY_KERAS` says.
-    - `tf.keras` follows the script's own `TF_USE_LEGACY_KERAS` setting (`os.environ[...] =`,
-      `setdefault`, `update`; TensorFlow accepts `"1"`, `"true"`, `"True"`; `os.putenv` does not
-      reach `os.environ` and does not count). A setting from another variable cannot be read,
-      so it gives no finding. Comments and docstrings that mention the switch are not settings.
-    - A model is a name or attribute (`self.model`) bound to a Keras model class, or to what a
-      function or method of the module returns when it builds one or compiles the model it
-      returns (`self.model = self._build()`): a compiled model of the project is `tf.keras`.
-    - A model may also come from another module of the project (`import mnist_setup`, then
-      `mnist_setup.build_and_compile_cnn_model()`; `from .models import build`; a folder the
-      script adds to `sys.path` next to it; a module written by a `%%writefile` cell of the same
-      notebook): that module's function is read for what it returns, and its Keras import
-      decides the Keras. Modules under `site-packages` are not followed, and neither is a
-      module that sets `TF_USE_LEGACY_KERAS` itself (its Keras cannot be told).
-    - A project whose target is below TensorFlow 2.16 uses Keras 2 everywhere, and a Dockerfile
-      or job config that sets `TF_USE_LEGACY_KERAS=1` makes `tf.keras` Keras 2. The target is
-      the project-target model's (`distfix target` prints it): requirements, pyproject, setup
-      files, Pipfile, conda environments, Dockerfiles and job configs, with ranges resolved to
-      the newest release they allow (`~=2.15.0` is 2.15, `~=2.15` is 2.21). With
-      `--target-version` newer than the pin, the finding is an upgrade finding ("on upgrade to
-      TF 2.21: ...").
-    - The advice names the requirement to add, `tf-keras~=X.Y.0` matched to the target, and the
-      dependency file the pin came from; the inserted switch is offered only when the project
-      declares tf-keras or names no TensorFlow at all.
-
-    - A `fit` after the script removes TF_CONFIG (`os.environ.pop("TF_CONFIG", None)` or `del`,
-      with no setting in between, as a notebook's clean-up cell does) runs with one worker in
-      this process and is not reported.
+    `MultiWorkerMirroredStrategy` or `ParameterServerStrategy` when the model is a Keras 3 model.
+    The Keras of each model is read from where its class comes from and what the script sets.
 
     ## Why is this bad in distributed training?
     Measured with TensorFlow 2.21 and Keras 3.15 on two local workers: `fit` raises on every
@@ -87,6 +55,36 @@ class Keras3FitUnderMultiworker(Rule):
     with `tf_keras`, or write a custom loop). `tf-keras` must be installed
     (`pip install tf-keras` matching the TensorFlow version), and Keras 2 behaves differently from
     Keras 3 in places; the alternative is a custom training loop.
+
+    ## Known limits
+    - `tf_keras` models are Keras 2.
+    - Standalone `import keras` is Keras 3 from TensorFlow 2.16 on, whatever
+      `TF_USE_LEGACY_KERAS` says.
+    - `tf.keras` follows the script's own `TF_USE_LEGACY_KERAS` setting (`os.environ[...] =`,
+      `setdefault`, `update`; TensorFlow accepts `"1"`, `"true"`, `"True"`; `os.putenv` does not
+      reach `os.environ` and does not count). A setting from another variable cannot be read, so it
+      gives no finding. Comments and docstrings that mention the switch are not settings.
+    - A model is a name or attribute (`self.model`) bound to a Keras model class, or to what a
+      function or method of the module returns when it builds one or compiles the model it returns
+      (`self.model = self._build()`): a compiled model of the project is `tf.keras`.
+    - A model may also come from another module of the project (`import mnist_setup`, then
+      `mnist_setup.build_and_compile_cnn_model()`; `from .models import build`; a folder the script
+      adds to `sys.path` next to it; a module written by a `%%writefile` cell of the same
+      notebook): that module's function is read for what it returns, and its Keras import decides
+      the Keras. Modules under `site-packages` are not followed, and neither is a module that sets
+      `TF_USE_LEGACY_KERAS` itself (its Keras cannot be told).
+    - A project whose target is below TensorFlow 2.16 uses Keras 2 everywhere, and a Dockerfile or
+      job config that sets `TF_USE_LEGACY_KERAS=1` makes `tf.keras` Keras 2. The target is the
+      project-target model's (`distfix target` prints it): requirements, pyproject, setup files,
+      Pipfile, conda environments, Dockerfiles and job configs, with ranges resolved to the newest
+      release they allow (`~=2.15.0` is 2.15, `~=2.15` is 2.21). With `--target-version` newer than
+      the pin, the finding is an upgrade finding ("on upgrade to TF 2.21: ...").
+    - The advice names the requirement to add, `tf-keras~=X.Y.0` matched to the target, and the
+      dependency file the pin came from; the inserted switch is offered only when the project
+      declares tf-keras or names no TensorFlow at all.
+    - A `fit` after the script removes TF_CONFIG (`os.environ.pop("TF_CONFIG", None)` or `del`,
+      with no setting in between, as a notebook's clean-up cell does) runs with one worker in this
+      process and is not reported.
 
     ## Runtime evidence
     `distfix validate --workers 2` shows the original failing check `runs` with the `ValueError`

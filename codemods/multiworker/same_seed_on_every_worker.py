@@ -29,34 +29,8 @@ class SameSeedOnEveryWorker(Rule):
     """
     ## What it does
     Under `MultiWorkerMirroredStrategy`, finds one constant seed set on every worker
-    (`tf.random.set_seed(42)`, `keras.utils.set_random_seed(42)`, `random.seed(42)`; also a
-    name bound once to a literal, a parameter whose default is one that no caller replaces,
-    `def main(seed=17)`, or a config field, `cfg.seed` with `seed: int = 17` in a dataclass that
-    no construction sets) while the workers draw randomness that this seed controls and that
-    should differ between them. What
-    each seed controls in TensorFlow 2.21 / Keras 3.15 (read from their source in the venv and
-    measured on two workers):
-
-    - `tf.random.set_seed` seeds TensorFlow's stateful random ops: `tf.random.*` and
-      `tf.image.random_*` in a replica function or a dataset `map` function, and a dataset
-      `shuffle` after the shard point (`ds.shard(...)` then `ds.shuffle(...)`, on one line or
-      several).
-    - A `map` that runs before auto-sharding by data (`experimental_distribute_dataset` of
-      in-memory data, or `model.fit`/`evaluate` of it, which distribute their dataset the same
-      way, or `AutoShardPolicy.DATA`, with no `.shard` before the map) is not
-      per-worker randomness: every worker runs the whole pipeline and keeps its slice of each
-      batch (ground truth G2/G6), so each example gets one augmentation, the same draws on every
-      worker, exactly as on one machine. It is not reported. A map over files that AUTO shards
-      by file, or after a `.shard`, runs on each worker's own examples and is.
-    - Keras random layers (`RandomFlip`, `RandomRotation`, ..., `GaussianNoise`) and
-      `keras.random.*` without a seed take their seed from Python's `random` module when they
-      are created (`keras.random.SeedGenerator` calls `random.randint`; tf-keras does the same),
-      not from TensorFlow's global seed. So `tf.random.set_seed` alone leaves them different on
-      every worker, and `keras.utils.set_random_seed` or `random.seed` make them identical.
-    - A layer created inside `strategy.scope()` keeps its seed state in a variable whose
-      initial value is broadcast from worker 0, so it is identical on every worker whatever the
-      seeds (measured for `Dropout`). No seed change helps, so it is not reported. Neither are
-      weight initialisation and layers given their own `seed=`.
+    (`tf.random.set_seed(42)`, `keras.utils.set_random_seed(42)`, `random.seed(42)`) while the
+    workers draw randomness that this seed controls and that should differ between them.
 
     ## Why is this bad in distributed training?
     With the same seed, every worker draws the same "random" augmentations and noise, so the
@@ -76,6 +50,32 @@ class SameSeedOnEveryWorker(Rule):
     examples (measured). So when such a shuffle exists, the finding says so and makes no edit:
     shuffle after `.shard(...)`, or seed the per-worker random ops themselves
     (`tf.random.stateless_*` with the task index).
+
+    ## Known limits
+    - A constant seed is a literal, a name bound once to a literal, a parameter whose default is
+      one that no caller replaces, `def main(seed=17)`, or a config field, `cfg.seed` with
+      `seed: int = 17` in a dataclass that no construction sets.
+    - What each seed controls in TensorFlow 2.21 / Keras 3.15 (read from their source in the venv
+      and measured on two workers): `tf.random.set_seed` seeds TensorFlow's stateful random ops:
+      `tf.random.*` and `tf.image.random_*` in a replica function or a dataset `map` function, and
+      a dataset `shuffle` after the shard point (`ds.shard(...)` then `ds.shuffle(...)`, on one line
+      or several).
+    - A `map` that runs before auto-sharding by data (`experimental_distribute_dataset` of
+      in-memory data, or `model.fit`/`evaluate` of it, which distribute their dataset the same way,
+      or `AutoShardPolicy.DATA`, with no `.shard` before the map) is not per-worker randomness:
+      every worker runs the whole pipeline and keeps its slice of each batch (ground truth G2/G6),
+      so each example gets one augmentation, the same draws on every worker, exactly as on one
+      machine. It is not reported. A map over files that AUTO shards by file, or after a `.shard`,
+      runs on each worker's own examples and is.
+    - Keras random layers (`RandomFlip`, `RandomRotation`, ..., `GaussianNoise`) and
+      `keras.random.*` without a seed take their seed from Python's `random` module when they are
+      created (`keras.random.SeedGenerator` calls `random.randint`; tf-keras does the same), not
+      from TensorFlow's global seed. So `tf.random.set_seed` alone leaves them different on every
+      worker, and `keras.utils.set_random_seed` or `random.seed` make them identical.
+    - A layer created inside `strategy.scope()` keeps its seed state in a variable whose initial
+      value is broadcast from worker 0, so it is identical on every worker whatever the seeds
+      (measured for `Dropout`). No seed change helps, so it is not reported. Neither are weight
+      initialisation and layers given their own `seed=`.
 
     ## Runtime evidence
     With one seed, `distfix validate --workers 2` sees identical random draws on both workers.

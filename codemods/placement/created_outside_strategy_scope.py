@@ -50,65 +50,10 @@ class Creation:
 class CreatedOutsideStrategyScope(Rule):
     """
     ## What it does
-    Finds `tf.Variable`s, Keras models (including `keras.applications`, model classes defined
-    in the file, and models built by functions or classes of other modules of the project that
-    the file imports, followed as for TFD504), optimizers, metrics and `model.compile(...)` that run outside
-    `with strategy.scope():` while distributed code uses them: a replica function passed to
-    `strategy.run` (or a Keras model's `train_step`/`test_step` override, which `fit` and
-    `evaluate` run on every replica when the model is built or compiled in the scope), a model
-    compiled or trained under the strategy, or an object used inside the scope. Where code runs is decided from call sites: a factory called only inside the scope is
-    inside; the same factory called outside is outside, unless it enters the scope itself. A scope
-    object kept in a variable (`scope = strategy.scope()`, then `with scope:`) is a scope block.
-    `model.compile(optimizer=opt)` outside the scope is not reported when the model and `opt`
-    (a Keras 3 optimizer) are made in the scope on every path that meets it: measured with 2
-    replicas, it then trains identically.
-
-    A metric made outside the scope and updated in a `train_step` override reports another value
-    than one made inside (measured on TensorFlow 2.21: 0.9436 against 0.9302). One only handed to
-    `compile` in the scope is reported for tf-keras (its `compile` raises `ValueError: Metric ...
-    was created inside a different distribution strategy scope`) but not for Keras 3, which trains
-    and reports the same; nor is `compile("sgd")` outside the scope for a model built in it (a
-    plain SGD has no state): `benchmarks/probe_metric_and_string_optimizer_outside_scope.py`.
-    Nor is a metric whose only uses in the scope are its own methods (`metric.update_state(x)`
-    in cross-replica context): both Kerases update it as outside any scope
-    (`benchmarks/probe_metric_updated_in_cross_replica_context.py`). State that a Keras
-    model makes in its own methods (a tracker in `__init__`) is created where the model is
-    constructed: when that is outside the scope, the finding points at the model's construction
-    (its own finding, with the fix) instead of wrapping the line inside the class.
-
-    Across modules: when `check` is given a folder (and in the language server, for the
-    workspace), a metric or `tf.Variable` that a module with no strategy of its own makes at
-    import time, and that the `train_step`/`test_step` of a Keras model class of that module
-    reads, is reported at its creation when another script of the folder constructs the class
-    inside `with strategy.scope():` and trains it with `fit` (on the instance, directly or
-    through one name); the message names the script and its line (`fixer/tf/importers.py`).
-    No fix is offered: the metric belongs in the model's `__init__`, which then runs in the
-    script's scope. Not followed across modules: a class constructed outside a scope, through a
-    function of the script or in a notebook; models and optimizers of the helper module.
-
-    A tf-keras model constructed without an input shape (a `Sequential` whose layers name none, a
-    model class of the file) and first used inside the scope, which builds it there, is not a
-    finding: its variables are mirrored and it trains. Under Keras 3 it is: the model keeps the
-    strategy current at its construction and `fit` fails in the scope
-    (`benchmarks/probe_model_built_in_scope.py`). A name rebuilt in the scope before the
-    distributed use (a single-device baseline first, a later notebook cell) and a creation in the
-    branch where the strategy is None (`if strategy is None:`) are other objects, not findings.
-
-    A Keras layer on its own is not a finding: Keras 3 creates a layer's variables when it is
-    built, not when it is constructed (measured on TensorFlow 2.21, 2 logical CPUs: a `Dense`
-    constructed outside the scope and built inside it holds `MirroredVariable`s and trains; one
-    built outside fails with a bare `AssertionError`).
-
-    A Keras model class of the file whose `call()` enters `with strategy.scope():` itself is
-    reported where it is constructed outside the scope (not at the state its `__init__` makes):
-    entering the scope there does not distribute the model. Measured on TensorFlow 2.21 with 2
-    logical CPUs (`benchmarks/probe_scope_inside_call.py`): constructed outside the scope, Keras 3
-    records the default strategy, `fit` hands `call` the whole batch of 8 and the kernel is a
-    plain `Variable`; tf-keras raises `RuntimeError: Mixing different tf.distribute.Strategy
-    objects`. Constructed in the scope, both raise `RuntimeError: Method requires being in
-    cross-replica context` from the inner scope, so the fix is both: construct the model in the
-    scope and drop the scope from `call()` (advice: two edits in two places). Not followed: a
-    scope entered in another method, or a model class of another module.
+    Finds `tf.Variable`s, Keras models, optimizers, metrics and `model.compile(...)` that run
+    outside `with strategy.scope():` while distributed code uses them: a replica function passed to
+    `strategy.run` (or a Keras model's `train_step`/`test_step` override), a model compiled or
+    trained under the strategy, or an object used inside the scope.
 
     ## Why is this bad in distributed training?
     Only variables created under the strategy's scope are mirrored on every replica. TensorFlow
@@ -128,6 +73,62 @@ class CreatedOutsideStrategyScope(Rule):
     distributed step applies is built right after it (`optimizer.build(model.trainable_variables)`,
     see TFD109): once in the scope, an unbuilt one makes that step fail with 2 replicas. When the
     model is not built at that point, TFD109 reports what is left.
+
+    ## Known limits
+    - Keras models include `keras.applications`, model classes defined in the file, and models
+      built by functions or classes of other modules of the project that the file imports, followed
+      as for TFD504.
+    - A `train_step`/`test_step` override counts as distributed code because `fit` and `evaluate`
+      run it on every replica when the model is built or compiled in the scope.
+    - Where code runs is decided from call sites: a factory called only inside the scope is inside;
+      the same factory called outside is outside, unless it enters the scope itself. A scope object
+      kept in a variable (`scope = strategy.scope()`, then `with scope:`) is a scope block.
+    - `model.compile(optimizer=opt)` outside the scope is not reported when the model and `opt` (a
+      Keras 3 optimizer) are made in the scope on every path that meets it: measured with 2
+      replicas, it then trains identically.
+    - A metric made outside the scope and updated in a `train_step` override reports another value
+      than one made inside (measured on TensorFlow 2.21: 0.9436 against 0.9302). One only handed to
+      `compile` in the scope is reported for tf-keras (its `compile` raises `ValueError: Metric ...
+      was created inside a different distribution strategy scope`) but not for Keras 3, which trains
+      and reports the same; nor is `compile("sgd")` outside the scope for a model built in it (a
+      plain SGD has no state): `benchmarks/probe_metric_and_string_optimizer_outside_scope.py`.
+    - Nor is a metric whose only uses in the scope are its own methods (`metric.update_state(x)` in
+      cross-replica context): both Kerases update it as outside any scope
+      (`benchmarks/probe_metric_updated_in_cross_replica_context.py`).
+    - State that a Keras model makes in its own methods (a tracker in `__init__`) is created where
+      the model is constructed: when that is outside the scope, the finding points at the model's
+      construction (its own finding, with the fix) instead of wrapping the line inside the class.
+    - Across modules: when `check` is given a folder (and in the language server, for the
+      workspace), a metric or `tf.Variable` that a module with no strategy of its own makes at
+      import time, and that the `train_step`/`test_step` of a Keras model class of that module
+      reads, is reported at its creation when another script of the folder constructs the class
+      inside `with strategy.scope():` and trains it with `fit` (on the instance, directly or through
+      one name); the message names the script and its line (`fixer/tf/importers.py`). No fix is
+      offered: the metric belongs in the model's `__init__`, which then runs in the script's scope.
+    - Not followed across modules: a class constructed outside a scope, through a function of the
+      script or in a notebook; models and optimizers of the helper module.
+    - A tf-keras model constructed without an input shape (a `Sequential` whose layers name none, a
+      model class of the file) and first used inside the scope, which builds it there, is not a
+      finding: its variables are mirrored and it trains. Under Keras 3 it is: the model keeps the
+      strategy current at its construction and `fit` fails in the scope
+      (`benchmarks/probe_model_built_in_scope.py`).
+    - A name rebuilt in the scope before the distributed use (a single-device baseline first, a
+      later notebook cell) and a creation in the branch where the strategy is None
+      (`if strategy is None:`) are other objects, not findings.
+    - A Keras layer on its own is not a finding: Keras 3 creates a layer's variables when it is
+      built, not when it is constructed (measured on TensorFlow 2.21, 2 logical CPUs: a `Dense`
+      constructed outside the scope and built inside it holds `MirroredVariable`s and trains; one
+      built outside fails with a bare `AssertionError`).
+    - A Keras model class of the file whose `call()` enters `with strategy.scope():` itself is
+      reported where it is constructed outside the scope (not at the state its `__init__` makes):
+      entering the scope there does not distribute the model. Measured on TensorFlow 2.21 with 2
+      logical CPUs (`benchmarks/probe_scope_inside_call.py`): constructed outside the scope, Keras 3
+      records the default strategy, `fit` hands `call` the whole batch of 8 and the kernel is a
+      plain `Variable`; tf-keras raises `RuntimeError: Mixing different tf.distribute.Strategy
+      objects`. Constructed in the scope, both raise `RuntimeError: Method requires being in
+      cross-replica context` from the inner scope, so the fix is both: construct the model in the
+      scope and drop the scope from `call()` (advice: two edits in two places).
+    - Not followed: a scope entered in another method, or a model class of another module.
 
     ## Runtime evidence
     `distfix validate` shows the original crashing (check `runs`: bare `AssertionError` from

@@ -30,13 +30,7 @@ class DeviceConfigAfterRuntimeStart(Rule):
     `tf.config.set_logical_device_configuration` (or `experimental.set_virtual_device_configuration`)
     and `tf.config.set_visible_devices`, that runs after something that starts the TensorFlow
     runtime: earlier in the same block, in an enclosing block, or before the only call of the
-    function that holds it. What starts the runtime is what TFD105 measured: any strategy
-    constructor (`MirroredStrategy()` too), tensors and ops, variables, datasets, a built Keras
-    model, `list_logical_devices`, ... `list_physical_devices` does not. A `set_memory_growth`
-    after an earlier `set_memory_growth` that ran first is not reported: TensorFlow returns early
-    when the value does not change. Only programs that use a strategy are checked; in a notebook,
-    only a configuration below a strategy's construction is reported, since notebook cells (the
-    TensorFlow GPU guide's, for one) are often meant to be run on their own after a restart.
+    function that holds it.
 
     ## Why is this bad in distributed training?
     Devices can only be configured before the runtime is initialised. Measured on TensorFlow
@@ -52,6 +46,16 @@ class DeviceConfigAfterRuntimeStart(Rule):
     ## Fix safety
     Display-only: move the device-configuration block to the top of the program, before the
     strategy and before any op; `tf.config.list_physical_devices` is safe to call there.
+
+    ## Known limits
+    - What starts the runtime is what TFD105 measured: any strategy constructor
+      (`MirroredStrategy()` too), tensors and ops, variables, datasets, a built Keras model,
+      `list_logical_devices`, ... `list_physical_devices` does not.
+    - A `set_memory_growth` after an earlier `set_memory_growth` that ran first is not reported:
+      TensorFlow returns early when the value does not change.
+    - Only programs that use a strategy are checked; in a notebook, only a configuration below a
+      strategy's construction is reported, since notebook cells (the TensorFlow GPU guide's, for
+      one) are often meant to be run on their own after a restart.
 
     ## Runtime evidence
     `benchmarks/probe_device_config_after_runtime.py` runs each case in its own process.

@@ -37,15 +37,7 @@ class HardCodedDeviceList(Rule):
     ## What it does
     Finds `tf.distribute.MirroredStrategy(...)` given a literal list (or tuple) of two or more
     device-name strings, as its first argument or `devices=`, written inline or bound to a name
-    that holds only that list. Not reported: one listed device (a deliberate single-device run);
-    a list computed at run time (from `tf.config.list_logical_devices`, a comprehension, a flag);
-    a list chosen under an `if` that asks which devices exist (`list_logical_devices("GPU")`,
-    `tf.test.is_gpu_available()`); a module that makes its own logical devices
-    (`set_logical_device_configuration`), as tests do; a list of CPUs only in a test file
-    (`*_test.py`, `test_*.py`), where the replicas are a fixture for the mirrored code path and
-    the suite makes its logical CPUs itself, often through a helper of another module.
-    Nor is a strategy bound to a name that is bound again before anything reads it (the
-    distributed-training guide shows the call, then builds the strategy it uses).
+    that holds only that list.
 
     ## Why is this bad in distributed training?
     The list fixes the replica count, whatever the machine has. Measured on TensorFlow 2.21
@@ -60,6 +52,18 @@ class HardCodedDeviceList(Rule):
     Display-only (advice): omit the list so the strategy uses every visible device, or build
     it from `tf.config.list_logical_devices("GPU")`. Which devices the author meant is not in
     the source.
+
+    ## Known limits
+    - Not reported: one listed device (a deliberate single-device run); a list computed at run time
+      (from `tf.config.list_logical_devices`, a comprehension, a flag); a list chosen under an `if`
+      that asks which devices exist (`list_logical_devices("GPU")`, `tf.test.is_gpu_available()`).
+    - Not reported: a module that makes its own logical devices (`set_logical_device_configuration`),
+      as tests do; a list of CPUs only in a test file (`*_test.py`, `test_*.py`), where the replicas
+      are a fixture for the mirrored code path and the suite makes its logical CPUs itself, often
+      through a helper of another module.
+    - Not reported: a strategy bound to a name that is bound again before anything reads it (the
+      distributed-training guide shows the call, then builds the strategy it uses). In a notebook
+      such a cell is still reported.
 
     ## Runtime evidence
     `benchmarks/probe_hard_coded_device_list.py` prints each case's replicas and placement.

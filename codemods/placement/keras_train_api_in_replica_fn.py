@@ -49,6 +49,10 @@ class KerasTrainApiInReplicaFn(Rule):
     told from the code: the replica function receives per-replica batches, and what it returns
     feeds the code around `strategy.run`. A mechanical move would change what the step computes.
 
+    ## Known limits
+    - Only the function given to `strategy.run` and the helpers it calls in the same module are
+      searched: a helper of another module is not followed.
+
     ## Runtime evidence
     `distfix validate` shows the `runs` check failing with the error above.
 

@@ -30,17 +30,10 @@ _NOT_MEASURED = frozenset(
 class MetricUpdatedInCrossReplicaContext(Rule):
     """
     ## What it does
-    Under tf-keras (Keras 2: `import tf_keras`, or `tf.keras` with `TF_USE_LEGACY_KERAS=1` or a
-    TensorFlow before 2.16), finds `metric.update_state(...)` or `metric(...)` on a Keras
-    metric made inside `with strategy.scope():` (also `self.metric.update_state(...)` on one an
-    object makes in its `__init__` while built in the scope), where the update runs in cross-replica code:
-    at module level (the Python training loop), directly in the scope block, or in a function
-    that calls `strategy.run` or `strategy.reduce` itself (the outer `tf.function` step). Not
-    reported: an update inside the replica function (the function given to `strategy.run`, a
-    helper it calls, a Keras `train_step`), a metric made outside any scope, Keras 3 metrics,
-    a module whose only strategies are `OneDeviceStrategy` (measured: it works) or
-    `ParameterServerStrategy`/`CentralStorageStrategy` (not measured), `result()` and
-    `reset_state()`, and updates in functions whose context the file does not show.
+    Under tf-keras, finds `metric.update_state(...)` or `metric(...)` on a Keras metric made inside
+    `with strategy.scope():` where the update runs in cross-replica code: at module level (the
+    Python training loop), directly in the scope block, or in a function that calls `strategy.run`
+    or `strategy.reduce` itself (the outer `tf.function` step).
 
     ## Why is this bad in distributed training?
     A tf-keras metric made in the scope keeps its totals in `SyncOnReadVariable`s summed across
@@ -61,6 +54,17 @@ class MetricUpdatedInCrossReplicaContext(Rule):
     accumulator of the reduced value changes the code around it. Update the metric inside the
     function given to `strategy.run`, or accumulate the reduced value in Python, or make the
     metric outside the scope if it only ever sees reduced values (measured: it works there).
+
+    ## Known limits
+    - tf-keras is Keras 2: `import tf_keras`, or `tf.keras` with `TF_USE_LEGACY_KERAS=1` or a
+      TensorFlow before 2.16.
+    - Also `self.metric.update_state(...)` on a metric an object makes in its `__init__` while built
+      in the scope.
+    - Not reported: an update inside the replica function (the function given to `strategy.run`, a
+      helper it calls, a Keras `train_step`), a metric made outside any scope, Keras 3 metrics, a
+      module whose only strategies are `OneDeviceStrategy` (measured: it works) or
+      `ParameterServerStrategy`/`CentralStorageStrategy` (not measured), `result()` and
+      `reset_state()`, and updates in functions whose context the file does not show.
 
     ## Runtime evidence
     `distfix validate` names this rule behind the `SyncOnReadVariable does not support

@@ -27,12 +27,8 @@ class ModelLoadedOutsideStrategyScope(Rule):
     """
     ## What it does
     Finds a saved Keras model loaded (`keras.models.load_model`, `tf.keras.models.load_model`,
-    `keras.saving.load_model`) outside `with strategy.scope():` into a name, when that same
-    model is then compiled or trained with `fit` inside the scope. Where code runs is decided
-    as for TFD101: a function called only inside the scope is inside. Not reported: a model
-    loaded and used outside any scope (it trains on one device, as written), a load inside the
-    scope, `tf.saved_model.load` (not a Keras model), and a loaded model used only in a replica
-    function (not followed yet).
+    `keras.saving.load_model`) outside `with strategy.scope():` into a name, when that same model is
+    then compiled or trained with `fit` inside the scope.
 
     ## Why is this bad in distributed training?
     `load_model` creates the model's variables where it runs: outside the scope they are plain
@@ -50,6 +46,12 @@ class ModelLoadedOutsideStrategyScope(Rule):
     changes, which is the repair (measured: loaded in the scope, it trains under both Kerases,
     with the saved compile or a new one). Display-only when the line holds more than one
     statement or no single strategy is bound on every path to it.
+
+    ## Known limits
+    - Where code runs is decided as for TFD101: a function called only inside the scope is inside.
+    - Not reported: a model loaded and used outside any scope (it trains on one device, as written),
+      a load inside the scope, `tf.saved_model.load` (not a Keras model), and a loaded model used
+      only in a replica function (not followed yet).
 
     ## Runtime evidence
     `distfix validate` names this rule behind the two errors above.

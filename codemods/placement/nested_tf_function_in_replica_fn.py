@@ -18,8 +18,7 @@ _TF_FUNCTION = "tensorflow.function"
 class NestedTfFunctionInReplicaFn(Rule):
     """
     ## What it does
-    Finds `@tf.function` on a `train_step` that overrides tf-keras' (Keras 2: `tf_keras`,
-    `TF_USE_LEGACY_KERAS=1`, or a project pinned below TensorFlow 2.16) in a module that uses a
+    Finds `@tf.function` on a `train_step` that overrides tf-keras' in a module that uses a
     `tf.distribute` strategy.
 
     ## Why is this bad in distributed training?
@@ -42,6 +41,11 @@ class NestedTfFunctionInReplicaFn(Rule):
     Unsafe: the decorator is removed. Keras compiles `train_step` itself (unless
     `run_eagerly=True`, which the decorator was overriding), so the step computes the same
     thing. A decorator with a comment on its line is left alone (advice only).
+
+    ## Known limits
+    - tf-keras (Keras 2) is `tf_keras`, `TF_USE_LEGACY_KERAS=1`, or a project pinned below
+      TensorFlow 2.16; a Keras 3 `train_step` is not reported.
+    - Only modules that use a `tf.distribute` strategy are checked.
 
     ## Runtime evidence
     `distfix validate` on a tf-keras script shows the `runs` check failing with the error above.

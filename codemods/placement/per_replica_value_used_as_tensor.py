@@ -20,10 +20,9 @@ _TF_ACCEPTS_PER_REPLICA = ("tensorflow.nest.", "tensorflow.distribute.", "tensor
 class PerReplicaValueUsedAsTensor(Rule):
     """
     ## What it does
-    Finds the result of `strategy.run` (directly, through a name, or returned by a step that
-    returns `strategy.run(...)`) used as if it were one tensor in cross-replica code: `.numpy()`,
-    `float()`/`int()`, a NumPy function, an f-string format such as `{loss:.4f}`, or a TensorFlow
-    op.
+    Finds the result of `strategy.run` used as if it were one tensor in cross-replica code:
+    `.numpy()`, `float()`/`int()`, a NumPy function, an f-string format such as `{loss:.4f}`, or a
+    TensorFlow op.
 
     ## Why is this bad in distributed training?
     With more than one replica, `strategy.run` returns a `PerReplica` value (one tensor per
@@ -42,6 +41,10 @@ class PerReplicaValueUsedAsTensor(Rule):
     one is the author's choice. Use `strategy.reduce(tf.distribute.ReduceOp.SUM, result,
     axis=None)` (a loss computed with `tf.nn.compute_average_loss`) or `ReduceOp.MEAN`, or
     `strategy.experimental_local_results(result)` for the per-replica tensors.
+
+    ## Known limits
+    - The result is followed directly, through a name, or when returned by a step that returns
+      `strategy.run(...)`; other ways of passing it on are not followed.
 
     ## Runtime evidence
     `distfix validate` with two replicas shows the `runs` check failing with the error above.

@@ -34,11 +34,10 @@ def _attributes(node: cst.CSTNode) -> set[str]:
 class ReplicaZeroOnlyAssignment(Rule):
     """
     ## What it does
-    Inside a replica function (given to `strategy.run`, or a helper it calls), finds
-    `assign`, `assign_add`, `assign_sub` (and scatter updates) guarded by the replica id
+    Inside a replica function (given to `strategy.run`, or a helper it calls), finds `assign`,
+    `assign_add`, `assign_sub` (and scatter updates) guarded by the replica id
     (`get_replica_context().replica_id_in_sync_group == 0`), the task id or a chief flag — as an
     `if`, a conditional expression, or `tf.cond(tf.equal(replica_id, 0), lambda: v.assign(x), ...)`.
-    Programs whose only strategy is `OneDeviceStrategy` have one replica and are not reported.
 
     ## Why is this bad in distributed training?
     Every replica holds its own copy of a mirrored variable. When only replica 0 assigns, the
@@ -60,6 +59,9 @@ class ReplicaZeroOnlyAssignment(Rule):
     all-reduced value (`tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.MEAN,
     value)`), or to assign once in cross-replica code from the result of `strategy.run`. Other code under the guard, an `else`, `rid == 0 and v.assign(x)`, a
     conditional expression inside a larger expression and `tf.cond` also get advice.
+
+    ## Known limits
+    - Programs whose only strategy is `OneDeviceStrategy` have one replica and are not reported.
 
     ## Runtime evidence
     `distfix validate` reports check `replicas-consistent` failing for the original (the copies

@@ -51,14 +51,7 @@ class SeveralStrategies(Rule):
     """
     ## What it does
     Finds a model, optimizer or variable created under one strategy and then compiled, trained or
-    updated in the scope of another strategy object:
-    - two strategies built one after the other on one program path (not in alternative branches
-      such as `if gpus: MirroredStrategy() else: OneDeviceStrategy()`), where something created in
-      the first one's scope is used in the second one's scope;
-    - a strategy built inside a loop whose scope uses an object made before the loop, or made in
-      the loop only once (`if model is None: model = ...`);
-    - a function that builds a strategy and uses, in its scope, an object it is given or reads
-      from outside, when that function is called in a loop or more than once.
+    updated in the scope of another strategy object.
 
     ## Why is this bad in distributed training?
     Every variable belongs to the strategy it was created under. Measured on TensorFlow 2.21 with
@@ -79,6 +72,15 @@ class SeveralStrategies(Rule):
     ## Fix safety
     Display-only: build the strategy once, before the objects it distributes, and reuse it (or
     rebuild the model in the new strategy's scope). Which one is right depends on the program.
+
+    ## Known limits
+    - Two strategies count when built one after the other on one program path (not in alternative
+      branches such as `if gpus: MirroredStrategy() else: OneDeviceStrategy()`), where something
+      created in the first one's scope is used in the second one's scope.
+    - A strategy built inside a loop counts when its scope uses an object made before the loop, or
+      made in the loop only once (`if model is None: model = ...`).
+    - A function that builds a strategy and uses, in its scope, an object it is given or reads from
+      outside counts when that function is called in a loop or more than once.
 
     ## Runtime evidence
     `distfix validate` shows the `runs` check failing with the `Mixing different

@@ -19,26 +19,8 @@ class StrategyCreatedAfterTfOps(Rule):
     """
     ## What it does
     Finds `MultiWorkerMirroredStrategy(...)` constructed after the program already started the
-    TensorFlow runtime: earlier in the same block, in an enclosing block, or before the only
-    call of the function that creates it. What starts the runtime was measured on TensorFlow
-    2.21 / Keras 3.15, one call at a time before the strategy. Tensors and ops, variables,
-    datasets, optimizers, metrics, `Dropout`/`Random*`/`TextVectorization` layers, a built model
-    (a `Sequential` with an `Input`, a functional `Model`, `compile`, `build`, calling it),
-    another strategy, `tf.random.Generator`, summary writers, `list_logical_devices` and
-    `get_memory_info` start it. Module functions and classes are followed to what their bodies
-    call.
-
-    A strategy with no TF_CONFIG in play is a single local worker, which TensorFlow creates after
-    other ops (measured on 2.21): no finding when the file deletes TF_CONFIG before it
-    (`os.environ.pop("TF_CONFIG")`, `del os.environ["TF_CONFIG"]`) and does not set it again
-    before the strategy (set again, by any setter TFD601 follows, the finding stays), nor in a notebook whose
-    code never names TF_CONFIG (a kernel is not started by a cluster launcher; the ground truth
-    has no notebook run with one). A script that never names TF_CONFIG keeps the finding: a
-    launcher may start it as one worker of a cluster, which is the failing case. A script that a
-    notebook's `%%writefile` cell writes is judged by how the notebook starts it: launched
-    (`!python main.py`, a `%%bash` cell, `%run`, `subprocess`) after a cell sets TF_CONFIG, it is a
-    worker of that cluster; launched without it, a single worker. A TensorFlow
-    1.x program (it imports `tensorflow.contrib`) runs graphs by default and gets no finding.
+    TensorFlow runtime: earlier in the same block, in an enclosing block, or before the only call of
+    the function that creates it.
 
     ## Why is this bad in distributed training?
     Collective operations must be configured before the TensorFlow runtime starts. Constructing
@@ -58,6 +40,27 @@ class StrategyCreatedAfterTfOps(Rule):
     Unsafe: the strategy's statement moves up to just before the first statement in its block
     that starts the runtime, when its arguments do not depend on anything in between. Otherwise,
     or when the runtime starts outside the block, the finding says what to move.
+
+    ## Known limits
+    - What starts the runtime was measured on TensorFlow 2.21 / Keras 3.15, one call at a time
+      before the strategy. Tensors and ops, variables, datasets, optimizers, metrics,
+      `Dropout`/`Random*`/`TextVectorization` layers, a built model (a `Sequential` with an
+      `Input`, a functional `Model`, `compile`, `build`, calling it), another strategy,
+      `tf.random.Generator`, summary writers, `list_logical_devices` and `get_memory_info` start
+      it. Module functions and classes are followed to what their bodies call.
+    - A strategy with no TF_CONFIG in play is a single local worker, which TensorFlow creates after
+      other ops (measured on 2.21): no finding when the file deletes TF_CONFIG before it
+      (`os.environ.pop("TF_CONFIG")`, `del os.environ["TF_CONFIG"]`) and does not set it again
+      before the strategy (set again, by any setter TFD601 follows, the finding stays), nor in a
+      notebook whose code never names TF_CONFIG (a kernel is not started by a cluster launcher; the
+      ground truth has no notebook run with one).
+    - A script that never names TF_CONFIG keeps the finding: a launcher may start it as one worker
+      of a cluster, which is the failing case.
+    - A script that a notebook's `%%writefile` cell writes is judged by how the notebook starts it:
+      launched (`!python main.py`, a `%%bash` cell, `%run`, `subprocess`) after a cell sets
+      TF_CONFIG, it is a worker of that cluster; launched without it, a single worker.
+    - A TensorFlow 1.x program (it imports `tensorflow.contrib`) runs graphs by default and gets no
+      finding.
 
     ## Runtime evidence
     `distfix validate --workers 2` shows the original failing check `runs` with the error above.

@@ -27,22 +27,10 @@ _FIT_ADVICE = "`fit` has no step of yours to decide in: use a custom loop"
 class SyncPointUnderTensorCondition(Rule):
     """
     ## What it does
-    In per-replica code that runs compiled (a function given to `strategy.run` from a
-    `tf.function` step, or the `train_step` override of a Keras model used under a strategy,
-    which `fit` compiles), finds an optimizer update (`apply_gradients`, `minimize`, Keras 3
-    `optimizer.apply`, directly or through a helper) under a condition decided by a tensor:
-
-    - in a branch of `tf.cond`;
-    - under an `if` or `while` whose test is a tensor or variable: a TensorFlow op
-      (`tf.equal(...)`, `tf.math.floormod(...)`), an optimizer's `iterations`, or a name holding
-      one (a `tf.Variable` step counter, a tensor given to `strategy.run`);
-    - in the body of a `for` loop over `tf.range(...)`.
-
-    It also finds a Keras 3 optimizer made with `gradient_accumulation_steps=` greater than 1 in
-    a strategy's scope (or given to a `compile` there): Keras applies its accumulated update
-    under exactly such a condition. A test on a Python value (a config int) is decided when the
-    step is traced and is not reported; nor is a strategy of one replica, nor an eager
-    `strategy.run`.
+    In per-replica code that runs compiled, finds an optimizer update (`apply_gradients`,
+    `minimize`, Keras 3 `optimizer.apply`, directly or through a helper) under a condition decided
+    by a tensor, and a Keras 3 optimizer made with `gradient_accumulation_steps=` greater than 1 in
+    a strategy's scope (or given to a `compile` there).
 
     ## Why is this bad in distributed training?
     An optimizer update is a synchronization point: each replica's update calls `merge_call` to
@@ -78,6 +66,19 @@ class SyncPointUnderTensorCondition(Rule):
 
     For Keras 3's `gradient_accumulation_steps`: drop it and accumulate in a custom loop as
     above (tf-keras optimizers have no such argument).
+
+    ## Known limits
+    - Per-replica code that runs compiled is a function given to `strategy.run` from a
+      `tf.function` step, or the `train_step` override of a Keras model used under a strategy,
+      which `fit` compiles.
+    - A condition decided by a tensor is: a branch of `tf.cond`; an `if` or `while` whose test is a
+      tensor or variable: a TensorFlow op (`tf.equal(...)`, `tf.math.floormod(...)`), an
+      optimizer's `iterations`, or a name holding one (a `tf.Variable` step counter, a tensor given
+      to `strategy.run`); the body of a `for` loop over `tf.range(...)`.
+    - With `gradient_accumulation_steps=`, Keras applies its accumulated update under exactly such a
+      condition.
+    - A test on a Python value (a config int) is decided when the step is traced and is not
+      reported; nor is a strategy of one replica, nor an eager `strategy.run`.
 
     ## Runtime evidence
     `distfix validate` shows the first compiled step failing with the `merge_call` error above

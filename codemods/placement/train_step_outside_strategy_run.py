@@ -34,15 +34,7 @@ class TrainStepOutsideStrategyRun(Rule):
     ## What it does
     Finds a training step — a function that calls `optimizer.apply_gradients` or `minimize` on an
     optimizer or variables created inside `strategy.scope()` — called directly instead of through
-    `strategy.run(step, args=(...))`. Keras' own `train_step` (run by `fit`) and helpers it
-    calls are not reported, nor is a model deliberately trained on one device (its variables
-    created outside any scope) or a program whose only strategy is `OneDeviceStrategy`. When the
-    step is split across functions (a helper applies the gradients its caller computed, or
-    receives the tape), the call of the whole step is reported. A step written inline in a loop
-    over batches (`for x, y in ds:` or a loop reading `next(it)`, with the `GradientTape` and the
-    `apply_gradients` in its body, or `minimize`) is reported at the update, and the function
-    holding that loop is not taken for a step. A `for i in range(k)` loop without `next(...)`
-    (gradient accumulation inside a step) is not an inline loop.
+    `strategy.run(step, args=(...))`, and a step written inline in a loop over batches.
 
     ## Why is this bad in distributed training?
     Measured on TensorFlow 2.21 with Keras 3: called inside `with strategy.scope():`, the step
@@ -76,6 +68,17 @@ class TrainStepOutsideStrategyRun(Rule):
     `strategy.run(train_step, args=(x, y))` from a `@tf.function` for each batch of
     `strategy.experimental_distribute_dataset(ds)`, reduce the result with `SUM` and scale the
     loss to the global batch.
+
+    ## Known limits
+    - Keras' own `train_step` (run by `fit`) and helpers it calls are not reported, nor is a model
+      deliberately trained on one device (its variables created outside any scope) or a program
+      whose only strategy is `OneDeviceStrategy`.
+    - When the step is split across functions (a helper applies the gradients its caller computed,
+      or receives the tape), the call of the whole step is reported.
+    - A step written inline in a loop over batches (`for x, y in ds:` or a loop reading `next(it)`,
+      with the `GradientTape` and the `apply_gradients` in its body, or `minimize`) is reported at
+      the update, and the function holding that loop is not taken for a step. A `for i in range(k)`
+      loop without `next(...)` (gradient accumulation inside a step) is not an inline loop.
 
     ## Runtime evidence
     `distfix validate` shows the original failing check `runs` (the `ValueError` above) when the

@@ -29,16 +29,10 @@ _KERAS3_UPDATES = frozenset({"apply_gradients", "apply"})  # Keras 3 optimizers 
 class UnbuiltOptimizerInCompiledStep(Rule):
     """
     ## What it does
-    Finds a Keras 3 optimizer with state (Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam,
-    Ftrl, Lion, Adafactor, Lamb, SGD with momentum, a `LossScaleOptimizer` whatever it wraps;
-    plain SGD too when the model it trains has no weights before the step) created in `strategy.scope()` whose first `apply_gradients` (or
-    `apply`) runs in a replica function that a `tf.function` step runs with `strategy.run`, under a
-    strategy that can have more than one replica per process (`MirroredStrategy`, or a strategy the
-    file does not construct), and that is never built with `optimizer.build(...)` before. Not
-    reported: tf-keras (`TF_USE_LEGACY_KERAS=1` set in the file for `tf.keras`, or `import
-    tf_keras`), a project that pins TensorFlow below 2.16 (Keras 2), plain SGD on a model that has
-    its weights, an optimizer created outside the scope (TFD101), and an eager `strategy.run`
-    (TFD402).
+    Finds a Keras 3 optimizer with state created in `strategy.scope()` whose first
+    `apply_gradients` (or `apply`) runs in a replica function that a `tf.function` step runs with
+    `strategy.run`, under a strategy that can have more than one replica per process, and that is
+    never built with `optimizer.build(...)` before.
 
     ## Why is this bad in distributed training?
     A Keras 3 optimizer creates its variables (the iteration counter, one or two slots per
@@ -68,10 +62,9 @@ class UnbuiltOptimizerInCompiledStep(Rule):
     Keras 3's `optimizer.apply(grads, vars)` fails like `apply_gradients`, a model without `Input`
     fails unbuilt and runs after `model.build(input_shape)` and `optimizer.build(...)`; the same
     unbuilt model in a compiled step without any optimizer (forward pass only) runs.
-    Optimizer classes not in the table (Muon, your own) are not reported. A `LossScaleOptimizer`
-    keeps its own state (the loss scale and its step counter), so it fails even around plain SGD.
-    `MultiWorkerMirroredStrategy` with 2 workers of one replica each (CPU) runs an unbuilt Adam:
-    it is not reported.
+    A `LossScaleOptimizer` keeps its own state (the loss scale and its step counter), so it fails
+    even around plain SGD. `MultiWorkerMirroredStrategy` with 2 workers of one replica each (CPU)
+    runs an unbuilt Adam.
 
     ## Fix safety
     Unsafe: `optimizer.build(model.trainable_variables)` is inserted right after the optimizer is
@@ -89,6 +82,19 @@ class UnbuiltOptimizerInCompiledStep(Rule):
     exactly what to add: building the optimizer on an empty variable list makes its first update
     fail. Building early creates the same variables, with the same initial values, that the
     first update would create.
+
+    ## Known limits
+    - Optimizers with state are Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl, Lion,
+      Adafactor, Lamb, SGD with momentum, a `LossScaleOptimizer` whatever it wraps; plain SGD too
+      when the model it trains has no weights before the step.
+    - A strategy that can have more than one replica per process is `MirroredStrategy`, or a
+      strategy the file does not construct. `MultiWorkerMirroredStrategy` with 2 workers of one
+      replica each (CPU) runs an unbuilt Adam (measured, above): it is not reported.
+    - Optimizer classes not in the table above (Muon, your own) are not reported.
+    - Not reported: tf-keras (`TF_USE_LEGACY_KERAS=1` set in the file for `tf.keras`, or `import
+      tf_keras`), a project that pins TensorFlow below 2.16 (Keras 2), plain SGD on a model that has
+      its weights, an optimizer created outside the scope (TFD101), and an eager `strategy.run`
+      (TFD402).
 
     ## Runtime evidence
     `distfix validate` (2 replicas) shows the original failing check `runs` with the placeholder

@@ -21,12 +21,7 @@ class CrossReplicaCallInReplicaFn(Rule):
     ## What it does
     Finds `strategy.reduce`, `strategy.gather`, `strategy.experimental_local_results` and nested
     `strategy.run` calls inside a replica function (the function given to `strategy.run`, or a
-    helper it calls). A `train_step`/`test_step` override of a Keras model that the file builds or
-    compiles in a strategy scope is one too: `fit` and `evaluate` run it inside `strategy.run`
-    (measured on TensorFlow 2.21, Keras 3 and tf-keras: `strategy.reduce`,
-    `tf.distribute.get_strategy().reduce` or the model's own `self.distribute_strategy.reduce`
-    in `train_step` raises the error below). A model class
-    the file only defines (built in another module) is not followed.
+    helper it calls, or a Keras model's `train_step`/`test_step` override).
 
     ## Why is this bad in distributed training?
     These methods need cross-replica context. Inside `strategy.run`, TensorFlow 2.21 raises
@@ -44,6 +39,13 @@ class CrossReplicaCallInReplicaFn(Rule):
     all-reduce in front of it would apply them N times.
     A `reduce` over an axis, `experimental_local_results` and nested `run` calls have no
     replica-context equivalent: move them to the caller, outside `strategy.run`.
+
+    ## Known limits
+    - A `train_step`/`test_step` override counts when the file builds or compiles the model in a
+      strategy scope: `fit` and `evaluate` run it inside `strategy.run` (measured on TensorFlow
+      2.21, Keras 3 and tf-keras: `strategy.reduce`, `tf.distribute.get_strategy().reduce` or the
+      model's own `self.distribute_strategy.reduce` in `train_step` raises the `RuntimeError` quoted above).
+    - A model class the file only defines (built in another module) is not followed.
 
     ## Runtime evidence
     `distfix validate` shows the original failing check `runs` with the `RuntimeError` above, and

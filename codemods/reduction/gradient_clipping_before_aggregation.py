@@ -27,26 +27,10 @@ _NORM_CLIPPING = ("clipnorm", "global_clipnorm")  # measured; `clipvalue` is ele
 class GradientClippingBeforeAggregation(Rule):
     """
     ## What it does
-    Inside a replica function (one passed to `strategy.run`, and what it calls, or a Keras
-    model's `train_step` override when the file builds or compiles the model in a strategy
-    scope: `fit` runs it on each replica), finds
-    `tf.clip_by_global_norm` or `tf.clip_by_norm` applied to the gradients that `tape.gradient`
-    (or `tf.gradients`) computed on that replica, when they are then given to an optimizer's
-    `apply_gradients`, which sums them across replicas. The gradients are followed through
-    names, comprehensions (`[tf.clip_by_norm(g, 5.0) for g in grads]`), `zip` and filtering;
-    gradients that were all-reduced first (`get_replica_context().all_reduce(...)`) are not
-    reported, nor are programs whose only strategy is `OneDeviceStrategy`, nor an
-    `apply_gradients(..., skip_gradients_aggregation=True)` (tf-keras: the caller aggregates).
-
-    Also finds a Keras 3 optimizer made with `clipnorm=` or `global_clipnorm=` in the scope of
-    a strategy that can have several replicas (inside `with strategy.scope():`, or in a
-    function called only there): Keras 3 applies that clipping on each replica before
-    `apply_gradients` sums the replicas' gradients (measured, see below). The Keras is told as
-    TFD403 tells it; tf-keras, which clips after aggregating, is not reported.
-
-    Not reported (documented instead): `clip_by_value` and `clipvalue=` (element-wise); a Keras `Model.train_step` override
-    of a model class the file does not itself build or compile in a strategy scope (whether
-    `fit` runs it under a strategy is not visible there).
+    Inside a replica function, finds `tf.clip_by_global_norm` or `tf.clip_by_norm` applied to the
+    gradients computed on that replica when they are then given to an optimizer's
+    `apply_gradients`, which sums them across replicas; also a Keras 3 optimizer made with
+    `clipnorm=` or `global_clipnorm=` in the scope of a strategy that can have several replicas.
 
     ## Why is this bad in distributed training?
     Each replica's gradient is only its share of the global batch's gradient (with the loss
@@ -73,6 +57,24 @@ class GradientClippingBeforeAggregation(Rule):
     again and has no `skip_gradients_aggregation`); with tf-keras,
     `apply_gradients(..., skip_gradients_aggregation=True)` after the clip, or the optimizer's
     `global_clipnorm`, also work.
+
+    ## Known limits
+    - A replica function is one passed to `strategy.run`, and what it calls, or a Keras model's
+      `train_step` override when the file builds or compiles the model in a strategy scope (`fit`
+      runs it on each replica); the gradients are those `tape.gradient` (or `tf.gradients`)
+      computed.
+    - The gradients are followed through names, comprehensions
+      (`[tf.clip_by_norm(g, 5.0) for g in grads]`), `zip` and filtering.
+    - Not reported: gradients that were all-reduced first (`get_replica_context().all_reduce(...)`),
+      programs whose only strategy is `OneDeviceStrategy`, and an
+      `apply_gradients(..., skip_gradients_aggregation=True)` (tf-keras: the caller aggregates).
+    - The optimizer case: inside `with strategy.scope():`, or in a function called only there;
+      Keras 3 applies that clipping on each replica before `apply_gradients` sums the replicas'
+      gradients (measured, see below). The Keras is told as TFD403 tells it; tf-keras, which clips
+      after aggregating, is not reported.
+    - Not reported (documented instead): `clip_by_value` and `clipvalue=` (element-wise); a Keras
+      `Model.train_step` override of a model class the file does not itself build or compile in a
+      strategy scope (whether `fit` runs it under a strategy is not visible there).
 
     ## Runtime evidence
     Not observable by `distfix validate` as a failure: replicas stay consistent with each other;

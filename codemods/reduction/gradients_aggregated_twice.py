@@ -20,12 +20,8 @@ class GradientsAggregatedTwice(Rule):
     """
     ## What it does
     In a replica function, finds gradients computed there (`tape.gradient`) that are all-reduced
-    with SUM by hand (`get_replica_context().all_reduce(SUM, grads)`, often to clip them by
-    their global norm) and then given to `apply_gradients`, which all-reduces them again. Not
-    reported when the reduced gradients are divided by `num_replicas_in_sync` on the way, or
-    when tf-keras is told to skip its own aggregation (`experimental_aggregate_gradients=False`,
-    `skip_gradients_aggregation=True`). Under Keras 3 those keywords do not exist: a call that
-    passes one is reported too.
+    with SUM by hand (`get_replica_context().all_reduce(SUM, grads)`, often to clip them by their
+    global norm) and then given to `apply_gradients`, which all-reduces them again.
 
     ## Why is this bad in distributed training?
     The optimizer sums the replicas' gradients in replica context; gradients that are already
@@ -43,6 +39,12 @@ class GradientsAggregatedTwice(Rule):
     applies the reduced gradients as they are (measured). Under Keras 3, or when the Keras
     cannot be told, display-only: divide the reduced gradients by `num_replicas_in_sync` before
     `apply_gradients` (or drop the manual all-reduce if nothing needs the whole gradient).
+
+    ## Known limits
+    - Not reported when the reduced gradients are divided by `num_replicas_in_sync` on the way, or
+      when tf-keras is told to skip its own aggregation (`experimental_aggregate_gradients=False`,
+      `skip_gradients_aggregation=True`).
+    - Under Keras 3 those keywords do not exist: a call that passes one is reported too.
 
     ## Runtime evidence
     Not a crash: `distfix validate` shows replicas that agree with each other but not with the

@@ -35,42 +35,10 @@ _APPLIES = frozenset({"apply_gradients", "minimize"})
 class LossNotScaledToGlobalBatch(Rule):
     """
     ## What it does
-    In a replica function whose gradients are summed across replicas (it calls
-    `apply_gradients` or `minimize`, Keras 3's `optimizer.apply(grads, variables)` on the
-    gradients it computed, or all-reduces them with SUM; a Keras model's `train_step`
-    override counts when the file builds or compiles the model in a strategy scope, since `fit`
-    runs it on every replica), finds a loss given to
+    In a replica function whose gradients are summed across replicas, finds a loss given to
     `tape.gradient` that is a per-replica mean (`tf.reduce_mean`, or a sum of such terms, plus
-    unscaled `model.losses`) or an unreduced per-example vector (`tf.keras.losses.mse(...)`,
-    a loss object built with `reduction="none"`), directly or through a helper (a function, a
-    method called on `self`, a lambda bound to a name, or the inner function a local factory
-    returns: `compute_loss = make_loss()`, also through `tf.function(...)`/`functools.partial`)
-    whose one `return` gives it, also
-    when the helper's result is summed with other terms (`get_loss(y, p) + sum(model.losses) +
-    AUX_WEIGHT * aux`, a weight being a number or a module-level name bound to one), or
-    accumulated from zero by one `loss += term` (in a loop: reported at the term, which the fix
-    divides; several `+=` of the same loss are not followed), or passed through
-    `tf.grad_pass_through(f)(loss)`: whatever `f` does to the value (a division by
-    `num_replicas_in_sync`), the gradient is the loss's own (measured on TensorFlow 2.21 with 2
-    replicas: the value was halved, the summed gradient stayed 5.0 where dividing the loss gave
-    2.5, `benchmarks/probe_grad_pass_through.py`); that finding is advice: scale outside it. Not
-    followed: a factory of another module, one stored in an attribute, or a loss object's
-    wrapper (`optimizer.get_scaled_loss(loss)`). A
-    per-example vector divided by `num_replicas_in_sync` is still a vector and is reported, and
-    so is a `tf.reduce_sum(...)` divided by `num_replicas_in_sync` alone (the batch size is
-    missing); a `tf.reduce_sum(...)` divided by anything else but a count taken on the replica is
-    taken as divided by the global batch (not checked). Not reported: a mean loss whose gradients are all-reduced with MEAN (that is the single-device
-    gradient), a manual update without any aggregation (TFD301's finding; its fix picks MEAN
-    for a mean loss), programs whose only strategy is `OneDeviceStrategy`, a test function of a
-    test file (`*_test.py`, `test_*.py`) that asserts nothing, directly or through a helper of
-    the module (a smoke test that the loop runs: the loss's scale cannot change its outcome),
-    and a Keras 3 loss
-    object with its default reduction: in a replica context it already divides by the number
-    of replicas (measured on TensorFlow 2.21, 2 replicas: `MeanSquaredError()` returned
-    `[1.25, 6.25]` where `tf.reduce_mean` returned `[2.5, 12.5]`). In a `train_step` override,
-    the compiled loss (`self.compute_loss(...)`, `self.compiled_loss(...)`) is scaled by Keras and
-    not reported (measured: the same weights with 1 and 2 replicas, Keras 3 and tf-keras), while a
-    `tf.reduce_mean` loss there moved the weights twice as far with 2 replicas.
+    unscaled `model.losses`) or an unreduced per-example vector (`tf.keras.losses.mse(...)`, a loss
+    object built with `reduction="none"`), directly or through a helper.
 
     ## Why is this bad in distributed training?
     Gradients are summed across replicas (Keras 3 `apply_gradients` sums them; so does an
@@ -100,6 +68,43 @@ class LossNotScaledToGlobalBatch(Rule):
     elsewhere (evaluation, cross-replica code, where `get_replica_context()` may be None) keeps
     its meaning, and the loss is scaled where the training step calls it. A mean the fix cannot
     rewrite is explained instead.
+
+    ## Known limits
+    - Gradients are summed when the function calls `apply_gradients` or `minimize`, Keras 3's
+      `optimizer.apply(grads, variables)` on the gradients it computed, or all-reduces them with
+      SUM; a Keras model's `train_step` override counts when the file builds or compiles the model
+      in a strategy scope, since `fit` runs it on every replica.
+    - A helper is a function, a method called on `self`, a lambda bound to a name, or the inner
+      function a local factory returns (`compute_loss = make_loss()`, also through
+      `tf.function(...)`/`functools.partial`) whose one `return` gives the loss, also when the
+      helper's result is summed with other terms (`get_loss(y, p) + sum(model.losses) +
+      AUX_WEIGHT * aux`, a weight being a number or a module-level name bound to one).
+    - A loss accumulated from zero by one `loss += term` (in a loop) is reported at the term, which
+      the fix divides; several `+=` of the same loss are not followed.
+    - A loss passed through `tf.grad_pass_through(f)(loss)` is reported: whatever `f` does to the
+      value (a division by `num_replicas_in_sync`), the gradient is the loss's own (measured on
+      TensorFlow 2.21 with 2 replicas: the value was halved, the summed gradient stayed 5.0 where
+      dividing the loss gave 2.5, `benchmarks/probe_grad_pass_through.py`); that finding is advice:
+      scale outside it.
+    - Not followed: a factory of another module, one stored in an attribute, or a loss object's
+      wrapper (`optimizer.get_scaled_loss(loss)`).
+    - A per-example vector divided by `num_replicas_in_sync` is still a vector and is reported, and
+      so is a `tf.reduce_sum(...)` divided by `num_replicas_in_sync` alone (the batch size is
+      missing); a `tf.reduce_sum(...)` divided by anything else but a count taken on the replica is
+      taken as divided by the global batch (not checked).
+    - Not reported: a mean loss whose gradients are all-reduced with MEAN (that is the
+      single-device gradient), a manual update without any aggregation (TFD301's finding; its fix
+      picks MEAN for a mean loss), programs whose only strategy is `OneDeviceStrategy`, a test
+      function of a test file (`*_test.py`, `test_*.py`) that asserts nothing, directly or through
+      a helper of the module (a smoke test that the loop runs: the loss's scale cannot change its
+      outcome).
+    - Not reported: a Keras 3 loss object with its default reduction: in a replica context it
+      already divides by the number of replicas (measured on TensorFlow 2.21, 2 replicas:
+      `MeanSquaredError()` returned `[1.25, 6.25]` where `tf.reduce_mean` returned `[2.5, 12.5]`).
+    - In a `train_step` override, the compiled loss (`self.compute_loss(...)`,
+      `self.compiled_loss(...)`) is scaled by Keras and not reported (measured: the same weights
+      with 1 and 2 replicas, Keras 3 and tf-keras), while a `tf.reduce_mean` loss there moved the
+      weights twice as far with 2 replicas.
 
     ## Runtime evidence
     `distfix validate` compares a 1-replica and an N-replica run with the same global batch:

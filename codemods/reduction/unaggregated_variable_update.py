@@ -43,15 +43,9 @@ def _value_text(ctx: RuleContext, target: cst.BaseExpression) -> str:
 class UnaggregatedVariableUpdate(Rule):
     """
     ## What it does
-    Inside a replica function, finds a variable updated with `assign_sub`, `assign_add` or
-    `assign` from gradients computed by `tape.gradient` on that replica, with no cross-replica
-    aggregation (`all_reduce`) and no optimizer `apply_gradients` in between. The gradients are
-    followed when bound to a name, unpacked (`dW, db = tape.gradient(loss, [W, b])`), used
-    inline (`w.assign_sub(lr * tape.gradient(loss, w))`), passed inline to a function of the
-    module that updates its parameter (`apply_update(w, tape.gradient(loss, w))`, reported at the
-    helper's update), or returned by a helper. A helper imported from another module, or a
-    gradient passed through a container (`[tape.gradient(...)]`), is not followed. Programs whose
-    only strategy is `OneDeviceStrategy` have one replica and are not reported.
+    Inside a replica function, finds a variable updated with `assign_sub`, `assign_add` or `assign`
+    from gradients computed by `tape.gradient` on that replica, with no cross-replica aggregation
+    (`all_reduce`) and no optimizer `apply_gradients` in between.
 
     ## Why is this bad in distributed training?
     Each replica sees different data and so computes different gradients. Updating a mirrored
@@ -68,8 +62,18 @@ class UnaggregatedVariableUpdate(Rule):
     matches single-device training (measured). For a per-replica mean loss TFD303 stays silent
     on such a manual update, so the two fixes never combine into MEAN plus a loss divided by N
     (N times too small). When the loss scaling cannot be read from the
-    code, the finding says which op to use for which loss instead of guessing. Variables
-    created with `aggregation=SUM` are already aggregated and are not reported.
+    code, the finding says which op to use for which loss instead of guessing.
+
+    ## Known limits
+    - The gradients are followed when bound to a name, unpacked
+      (`dW, db = tape.gradient(loss, [W, b])`), used inline (`w.assign_sub(lr * tape.gradient(loss, w))`),
+      passed inline to a function of the module that updates its parameter
+      (`apply_update(w, tape.gradient(loss, w))`, reported at the helper's update), or returned by a
+      helper.
+    - Not followed: a helper imported from another module, or a gradient passed through a container
+      (`[tape.gradient(...)]`).
+    - Programs whose only strategy is `OneDeviceStrategy` have one replica and are not reported.
+    - Variables created with `aggregation=SUM` are already aggregated and are not reported.
 
     ## Runtime evidence
     `distfix validate` reports check `replicas-consistent` failing for the original (the copies
