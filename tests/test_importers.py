@@ -251,3 +251,33 @@ def test_a_distributed_or_single_replica_or_unrun_pipeline_is_not_reported_at_th
     ):
         _write(tmp_path, {"main.py": trainer.replace("OneDeviceStrategy()", 'OneDeviceStrategy("/cpu:0")')})
         assert _findings(tmp_path, "data.py", "TFD201") == [], trainer
+
+
+UNSHARDED_BUILDER = """\
+import tensorflow as tf
+
+
+def make_dataset(batch_size):
+    ds = tf.data.Dataset.from_tensor_slices(list(range(64))).batch(batch_size)
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
+    return ds.with_options(options)
+"""
+
+
+def test_a_builder_that_turns_auto_sharding_off_is_reported_at_its_policy(tmp_path):
+    _write(tmp_path, {"data.py": UNSHARDED_BUILDER, "main.py": _trainer()})
+    (finding,) = _findings(tmp_path, "data.py", "TFD202")
+    assert (finding.start.line, finding.start.column) == (7, 57)
+    assert "`main.py` line 9 hands `make_dataset()` to the workers of a MultiWorkerMirroredStrategy" in finding.message
+    assert finding.fix is None
+
+
+def test_an_off_policy_builder_sharded_or_not_under_multi_worker_is_not_reported(tmp_path):
+    _write(tmp_path, {"data.py": UNSHARDED_BUILDER})
+    assert _findings(tmp_path, "data.py", "TFD202") == []  # no importer
+    _write(tmp_path, {"main.py": _trainer("MirroredStrategy")})
+    assert _findings(tmp_path, "data.py", "TFD202") == []  # one worker
+    sharded = UNSHARDED_BUILDER.replace(".batch(batch_size)", ".shard(2, 0).batch(batch_size)")
+    _write(tmp_path, {"data.py": sharded, "main.py": _trainer()})
+    assert _findings(tmp_path, "data.py", "TFD202") == []  # sharded by hand
