@@ -184,3 +184,100 @@ def test_a_model_class_not_built_in_a_scope_or_a_metric_made_in_init_is_not_repo
     ).replace("train_acc.", "self.acc.")
     _write(tmp_path, {"model.py": in_init, "main.py": MODEL_TRAINER.format(construct=IN_SCOPE)})
     assert _findings(tmp_path, "model.py", "TFD101") == []
+
+
+PLAIN_BUILDER = """\
+import tensorflow as tf
+
+
+def make_dataset(batch_size):
+    ds = tf.data.Dataset.from_tensor_slices(list(range(64)))
+    return ds.batch(batch_size)
+"""
+
+LOOP_TRAINER = """\
+import tensorflow as tf
+
+from data import make_dataset
+
+strategy = tf.distribute.{strategy}()
+with strategy.scope():
+    w = tf.Variable(1.0)
+
+
+@tf.function
+def distributed_step(batch):
+    return strategy.run(lambda x: x * w, args=(batch,))
+
+
+train = {source}
+for step, batch in enumerate(train):
+    {feed}
+"""
+
+
+def _loop_trainer(
+    strategy: str = "MirroredStrategy", source: str = "make_dataset(16)", feed: str = "distributed_step(batch)"
+) -> str:
+    return LOOP_TRAINER.format(strategy=strategy, source=source, feed=feed)
+
+
+def test_a_plain_pipeline_the_importer_iterates_into_strategy_run_is_reported_at_the_helper(tmp_path):
+    _write(tmp_path, {"data.py": PLAIN_BUILDER, "main.py": _loop_trainer()})
+    (finding,) = _findings(tmp_path, "data.py", "TFD201")
+    assert (finding.start.line, finding.start.column) == (6, 12)
+    assert "`main.py` line 15 iterates `make_dataset()` and hands its batches to `strategy.run`" in finding.message
+    assert finding.fix is None  # the importer is where the dataset gets distributed
+    # Directly to the strategy's `run` in the loop, and with the loop over the call itself.
+    direct = "strategy.run(lambda x: x * w, args=(batch,))"
+    _write(tmp_path, {"main.py": _loop_trainer(feed=direct)})
+    assert len(_findings(tmp_path, "data.py", "TFD201")) == 1
+    looped = _loop_trainer(feed=direct).replace(
+        "train = make_dataset(16)\nfor step, batch in enumerate(train):", "for batch in make_dataset(16):"
+    )
+    assert "for batch in make_dataset(16):" in looped
+    _write(tmp_path, {"main.py": looped})
+    assert len(_findings(tmp_path, "data.py", "TFD201")) == 1
+
+
+def test_a_distributed_or_single_replica_or_unrun_pipeline_is_not_reported_at_the_helper(tmp_path):
+    _write(tmp_path, {"data.py": PLAIN_BUILDER})
+    assert _findings(tmp_path, "data.py", "TFD201") == []  # no importer
+    for trainer in (
+        _loop_trainer(source="strategy.experimental_distribute_dataset(make_dataset(16))"),
+        _loop_trainer(strategy="OneDeviceStrategy"),
+        _loop_trainer(feed="print(batch)"),  # the batches never reach the replicas
+        _loop_trainer(feed="session.run(batch)"),  # a `run` that is not the strategy's
+    ):
+        _write(tmp_path, {"main.py": trainer.replace("OneDeviceStrategy()", 'OneDeviceStrategy("/cpu:0")')})
+        assert _findings(tmp_path, "data.py", "TFD201") == [], trainer
+
+
+UNSHARDED_BUILDER = """\
+import tensorflow as tf
+
+
+def make_dataset(batch_size):
+    ds = tf.data.Dataset.from_tensor_slices(list(range(64))).batch(batch_size)
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
+    return ds.with_options(options)
+"""
+
+
+def test_a_builder_that_turns_auto_sharding_off_is_reported_at_its_policy(tmp_path):
+    _write(tmp_path, {"data.py": UNSHARDED_BUILDER, "main.py": _trainer()})
+    (finding,) = _findings(tmp_path, "data.py", "TFD202")
+    assert (finding.start.line, finding.start.column) == (7, 57)
+    assert "`main.py` line 9 hands `make_dataset()` to the workers of a MultiWorkerMirroredStrategy" in finding.message
+    assert finding.fix is None
+
+
+def test_an_off_policy_builder_sharded_or_not_under_multi_worker_is_not_reported(tmp_path):
+    _write(tmp_path, {"data.py": UNSHARDED_BUILDER})
+    assert _findings(tmp_path, "data.py", "TFD202") == []  # no importer
+    _write(tmp_path, {"main.py": _trainer("MirroredStrategy")})
+    assert _findings(tmp_path, "data.py", "TFD202") == []  # one worker
+    sharded = UNSHARDED_BUILDER.replace(".batch(batch_size)", ".shard(2, 0).batch(batch_size)")
+    _write(tmp_path, {"data.py": sharded, "main.py": _trainer()})
+    assert _findings(tmp_path, "data.py", "TFD202") == []  # sharded by hand

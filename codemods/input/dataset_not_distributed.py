@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from fixer.test_files import assertion_free_test, is_test_path
 from fixer.tf.datasets import DatasetModel
 from fixer.tf.host_batches import NUMPY, HostBatches, unwrap_iteration
+from fixer.tf.importer_uses import DISTRIBUTE, LOOP_RUN, Use
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.tf.dataflow import names_in
@@ -70,6 +72,16 @@ class DatasetNotDistributed(Rule):
       `strategy.run` unchanged (or unpacked). A whole array is not taken for a batch (it may be a
       constant every replica needs), nor is a Keras `Sequence` indexed by hand or data from another
       module.
+    - Across modules (when `check` is given a folder, and in the language server for the
+      workspace): a function of a module that builds no strategy and calls no `strategy.run` is
+      reported at the plain `tf.data` dataset it returns when another script of the folder, under a
+      strategy other than `OneDeviceStrategy`, loops over its result (directly, through one name,
+      or through `enumerate`/`iter`/`tqdm`) and hands the loop's elements to that strategy's `run`
+      or to a function of the script that calls it; the message names the script and its line
+      (`fixer/tf/importers.py`), and there is no fix (the dataset is distributed in the script).
+      Not followed across modules: a result passed through a second name, a function of the script
+      or `next(iter(...))`, a `run` on a strategy the script does not assign to a name, and
+      importers in notebooks or that do not mention a strategy.
 
     ## Runtime evidence
     `distfix validate` compares a 1-replica and an N-replica run: the original fails check
@@ -92,9 +104,13 @@ class DatasetNotDistributed(Rule):
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2")
     needs = (STRATEGY,)
+    importer_triggers = ("Dataset",)
 
     def check(self, ctx: RuleContext) -> None:
         replica = ctx.tf.replica
+        if not replica.run_calls and not ctx.tf.strategies.constructions:
+            self._check_helper(ctx)
+            return
         if not replica.run_calls or ctx.tf.strategies.single_replica:
             return  # no replicas, or a single one that rightly gets the whole batch
         datasets = DatasetModel(ctx)
@@ -128,6 +144,32 @@ class DatasetNotDistributed(Rule):
             if call is run.call and ctx.index.enclosing_function(call) in fed_steps:
                 continue
             self._report_host(ctx, batch, kind, run)
+
+    def _check_helper(self, ctx: RuleContext) -> None:
+        """A function of a module that builds no strategy and runs no replicas, returning a plain
+        `tf.data` dataset that another script of the project iterates and hands to `strategy.run`
+        without distributing it: reported at the returned dataset, naming the script."""
+        importers = ctx.tf.importers
+        if importers is None:
+            return
+        datasets = None
+        for func in ctx.module.body:
+            if not isinstance(func, cst.FunctionDef):
+                continue
+            uses = [u for u in importers.uses(func.name.value) if _iterated_into_run(u)]
+            if not uses:
+                continue
+            datasets = datasets or DatasetModel(ctx)
+            where = uses[0].where(importers.root)
+            for ret in _returns(ctx, func):
+                if not datasets.is_dataset(ret.value, ret):
+                    continue
+                ctx.report(
+                    ret.value,
+                    f"every replica gets the whole batch of this plain tf.data dataset: {where} iterates "
+                    f"`{func.name.value}()` and hands its batches to `strategy.run`; distribute it there with "
+                    "`strategy.experimental_distribute_dataset(...)`, batched by the global size",
+                )
 
     def _entry(self, ctx: RuleContext, call: cst.Call, steps: dict):
         """The run call that ``call`` feeds: itself, or the one in the step it calls."""
@@ -290,3 +332,18 @@ class DatasetNotDistributed(Rule):
             isinstance(a, cst.Assign) and any(ctx.source(t.target) == key for t in a.targets)
             for a in ctx.index.in_function("assigns", None)
         )
+
+
+def _iterated_into_run(use: Use) -> bool:
+    """The importer loops over the result and gives its batches to `strategy.run` undistributed,
+    under a strategy with more than one replica."""
+    return LOOP_RUN in use.feeds and DISTRIBUTE not in use.feeds and bool(use.strategies - {"OneDeviceStrategy"})
+
+
+def _returns(ctx: RuleContext, func: cst.FunctionDef) -> list[cst.Return]:
+    """The `return <value>` statements of ``func`` itself (not of functions nested in it)."""
+    return [
+        ret
+        for ret in m.findall(func, m.Return(value=m.DoNotCare()))
+        if isinstance(ret, cst.Return) and ret.value is not None and ctx.index.enclosing_function(ret) is func
+    ]

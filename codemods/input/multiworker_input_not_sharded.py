@@ -18,9 +18,10 @@ from fixer.tf.pipelines import (
 )
 from fixer.context import RuleContext
 from fixer.tf.dataflow import names_in, result_never_read
+from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
 from fixer.tf.parameters import positional_parameters
 from fixer.tf.reach import strategy_in_reach
-from fixer.tf.strategies import visible_defs
+from fixer.tf.strategies import MULTI_WORKER_CLASSES, visible_defs
 from fixer.rule import Rule
 from fixer.types import Applicability
 
@@ -88,6 +89,16 @@ class MultiworkerInputNotSharded(Rule):
     - Not reported: a `dataset_fn` that ignores its context when the dataset it returns comes from
       module helpers that already shard by worker (`make_worker_dataset()` doing
       `.shard(NUM_WORKERS, WORKER_ID)` with both read from TF_CONFIG).
+    - Across modules (when `check` is given a folder, and in the language server for the
+      workspace): a function of a module that builds no strategy and sets `AutoShardPolicy.OFF`
+      (with no `.shard(...)` or task selection in the module) is reported at the policy when
+      another script of the folder hands its result, directly or through one name, to
+      `fit`/`evaluate` or `experimental_distribute_dataset` while every strategy that script
+      builds is a `MultiWorkerMirroredStrategy`; the message names the script and its line
+      (`fixer/tf/importers.py`) and is advice (no fix). Not followed across modules: a script
+      that sets an auto-shard policy or shards the result itself, a result passed through a
+      function of the script or a second name, per-worker iteration of a helper's dataset, and
+      importers in notebooks or that do not mention a strategy.
 
     ## Runtime evidence
     `distfix validate --workers 2` records the batches each worker feeds to `strategy.run`:
@@ -111,14 +122,51 @@ class MultiworkerInputNotSharded(Rule):
     fix_title = "Shard the input across workers"
     applicability = Applicability.UNSAFE
     triggers = ("MultiWorkerMirroredStrategy",)
+    importer_triggers = ("AutoShardPolicy.OFF",)
 
     def check(self, ctx: RuleContext) -> None:
         if not ctx.tf.strategies.uses_multi_worker:
+            self._check_helper(ctx)
             return
         self._auto_shard_off(ctx)
         self._options_copy(ctx)
         self._dataset_fns(ctx)
         self._iterated_per_worker(ctx)
+
+    def _check_helper(self, ctx: RuleContext) -> None:
+        """A function of a module that builds no strategy, setting `AutoShardPolicy.OFF` with
+        nothing sharding, whose result another script of the project hands to `fit`
+        or `experimental_distribute_dataset` under MultiWorkerMirroredStrategy:
+        reported at the policy, naming the script (advice: the script shows the strategy)."""
+        importers = ctx.tf.importers
+        if importers is None or ctx.tf.strategies.constructions:
+            return
+        shards = any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "shard" for c in ctx.index.calls)
+        if shards or reads_task_selection(ctx):
+            return  # sharded by hand, as in the single-file case
+        for func in ctx.module.body:
+            if not isinstance(func, cst.FunctionDef):
+                continue
+            uses = [u for u in importers.uses(func.name.value) if _read_whole_by_workers(u)]
+            if not uses:
+                continue
+            name = func.name.value
+            where = f"{uses[0].where(importers.root)} hands `{name}()` to the workers of a MultiWorkerMirroredStrategy"
+            for assign in ctx.index.in_function("assigns", func):
+                if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+                    continue
+                target = assign.targets[0].target
+                if not (isinstance(target, cst.Attribute) and target.attr.value == "auto_shard_policy"):
+                    continue
+                if _is_options_copy(target):
+                    continue
+                if not (ctx.tf.names.qualified(assign.value) or "").endswith("AutoShardPolicy.OFF"):
+                    continue
+                ctx.report(
+                    assign.value,
+                    f"auto-sharding is off and nothing shards ({where}): every worker reads all the data; "
+                    "use AutoShardPolicy.DATA (or shard by the task index)",
+                )
 
     def _iterated_per_worker(self, ctx: RuleContext) -> None:
         """A plain dataset that every worker iterates itself, feeding a training step."""
@@ -297,6 +345,21 @@ class MultiworkerInputNotSharded(Rule):
             return
         shard = f".shard({context}.num_input_pipelines, {context}.input_pipeline_id)"
         ctx.report(sources[0], message, edits=[ctx.insert_after(sources[0], shard)])
+
+
+_MULTI_WORKER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in MULTI_WORKER_CLASSES)
+
+
+def _read_whole_by_workers(use: Use) -> bool:
+    """The importer hands the result to `fit` or `experimental_distribute_dataset` under
+    MultiWorkerMirroredStrategy alone, without a shard policy or a `shard` of its own."""
+    return (
+        bool(use.strategies)
+        and use.strategies <= _MULTI_WORKER_NAMES
+        and bool(use.feeds & {FIT, DISTRIBUTE})
+        and not use.shard_policy
+        and "shard" not in use.after
+    )
 
 
 def _returns_per_task(ctx: RuleContext, fn) -> bool:

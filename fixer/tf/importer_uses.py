@@ -16,6 +16,9 @@ Stamp = tuple[int, int] | None  # as fixer.cache.Stamp: size and modification ti
 FIT = "fit"  # Keras `fit`/`evaluate`/`predict`: the result is the model, or the data given to it
 DISTRIBUTE = "distribute"  # `strategy.experimental_distribute_dataset(result)`
 RUN = "run"  # passed to `strategy.run`
+# Iterated by a `for` loop (also over `enumerate`/`iter`/`tqdm` of it) whose elements are handed to
+# a strategy's `run`, directly or through a function of the importer that calls it.
+LOOP_RUN = "loop-run"
 
 
 @dataclass(frozen=True)
@@ -25,7 +28,7 @@ class Use:
     ``module`` and ``name`` are the called object's file and name; ``importer`` and ``line``
     where the call stands. ``strategies``: the strategy classes the importer builds
     (`MultiWorkerMirroredStrategy`...). ``feeds``: what its result is given to (:data:`FIT`,
-    :data:`DISTRIBUTE`, :data:`RUN`); ``after``: the dataset methods the importer applies to
+    :data:`DISTRIBUTE`, :data:`RUN`, :data:`LOOP_RUN`); ``after``: the dataset methods the importer applies to
     it first. ``shard_policy``: the importer sets an auto-shard policy itself;
     ``global_seed``: it sets a global random seed.
     """

@@ -34,7 +34,7 @@ from contextvars import ContextVar
 from fixer.cache import Stamp, file_stamp
 from fixer.sources import SourceError, open_regular
 from fixer.tf.datasets import DATASET_METHODS
-from fixer.tf.importer_uses import DISTRIBUTE, FIT, RUN, ModuleImporters, Use
+from fixer.tf.importer_uses import DISTRIBUTE, FIT, LOOP_RUN, RUN, ModuleImporters, Use
 from fixer.tf.module_summary import LIBRARY_ROOTS, dotted, module_imports
 
 _FEEDS = {
@@ -43,6 +43,9 @@ _FEEDS = {
     "run": RUN,
 }
 _SEEDERS = frozenset({"set_seed", "set_random_seed"})
+_RUNS = frozenset({"run", "experimental_run_v2"})
+# Calls a loop may iterate a dataset through and still read its elements one by one.
+_ITERATION_WRAPPERS = frozenset({"iter", "enumerate", "tqdm"})
 _SKIPPED_FOLDERS = frozenset({"site-packages", "dist-packages", "node_modules", "__pycache__"})
 _MAX_BYTES = 2_000_000  # a generated file this large is not a training script
 
@@ -216,6 +219,7 @@ class _Importer:
         self.parent: dict[ast.AST, ast.AST] = {}
         self.calls: list[ast.Call] = []
         self.loads: dict[str, list[ast.Name]] = {}
+        self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         for node in ast.walk(tree):
             for child in ast.iter_child_nodes(node):
                 self.parent[child] = node
@@ -223,7 +227,10 @@ class _Importer:
                 self.calls.append(node)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 self.loads.setdefault(node.id, []).append(node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions.setdefault(node.name, node)
         self.strategies = frozenset(self._strategies())
+        self.strategy_names = frozenset(self._strategy_names())
         self.global_seed = any(isinstance(c.func, ast.Attribute) and c.func.attr in _SEEDERS for c in self.calls)
 
     def _strategies(self) -> Iterator[str]:
@@ -236,6 +243,15 @@ class _Importer:
             ref = self.imports.get(name.partition(".")[0])
             if ref is not None and not ref.level and ref.module.split(".")[0] == "tensorflow":
                 yield last
+
+    def _strategy_names(self) -> Iterator[str]:
+        """The names (`strategy`, `self.strategy`) the file assigns a strategy construction to."""
+        for node in self.calls:
+            if not (dotted(node.func) or "").endswith("Strategy"):
+                continue
+            assign = self.parent.get(node)
+            if isinstance(assign, ast.Assign) and assign.value is node:
+                yield from (name for name in map(dotted, assign.targets) if name)
 
     def uses(self) -> Iterator[Use]:
         for node in self.calls:
@@ -298,6 +314,18 @@ class _Importer:
                 if _FEEDS.get(parent.attr) == FIT:
                     feeds.add(FIT)  # `model.fit(...)` on the result: the result is the model
                 break
+            if (
+                isinstance(parent, ast.Call)
+                and isinstance(parent.func, ast.Name)
+                and parent.func.id in _ITERATION_WRAPPERS
+                and parent.args[:1] == [current]
+            ):
+                current = parent  # `enumerate(ds)`: the loop still reads the dataset's elements
+                continue
+            if isinstance(parent, ast.For) and parent.iter is current:
+                if self._loop_feeds_run(parent):
+                    feeds.add(LOOP_RUN)
+                break
             if isinstance(parent, ast.keyword):
                 parent, current = grand, parent
             if isinstance(parent, ast.Call) and current is not parent.func and isinstance(parent.func, ast.Attribute):
@@ -313,6 +341,34 @@ class _Importer:
                             after.extend(m for m in chained if m not in after)
             break
         return feeds, after
+
+    def _loop_feeds_run(self, loop: ast.For) -> bool:
+        """The loop's body hands its elements to a strategy's `run` (an argument after the
+        function), or to a function of this file that calls a strategy's `run`."""
+        elements = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        for statement in loop.body:
+            for node in ast.walk(statement):
+                if not isinstance(node, ast.Call):
+                    continue
+                if self._strategy_run(node):
+                    given = node.args[1:] + [k.value for k in node.keywords]
+                elif isinstance(node.func, ast.Name) and self._runs_replicas(node.func.id):
+                    given = node.args + [k.value for k in node.keywords]
+                else:
+                    continue
+                if any(isinstance(n, ast.Name) and n.id in elements for arg in given for n in ast.walk(arg)):
+                    return True
+        return False
+
+    def _strategy_run(self, call: ast.Call) -> bool:
+        """`strategy.run(...)` on a name this file assigns a strategy to (not `session.run`)."""
+        func = call.func
+        return isinstance(func, ast.Attribute) and func.attr in _RUNS and dotted(func.value) in self.strategy_names
+
+    def _runs_replicas(self, name: str) -> bool:
+        """This file defines a function ``name`` that calls a strategy's `run`."""
+        func = self.functions.get(name)
+        return func is not None and any(isinstance(n, ast.Call) and self._strategy_run(n) for n in ast.walk(func))
 
     def _loads(self, name: str, assign: ast.Assign) -> Iterator[ast.Name]:
         """The reads of ``name`` after ``assign``, in its function (or anywhere, for the module)."""
