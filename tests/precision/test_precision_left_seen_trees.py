@@ -98,3 +98,53 @@ def test_a_project_tf_that_is_not_tensorflow_is_not_taken_for_it(tmp_path):
         },
     )
     assert "TFD402" in _codes(tmp_path / "speech/trainer.py")
+
+
+# An evaluation metric made outside the scope, then made again in it under the same name (ml-training)
+
+_EVALUATION = """
+    import tensorflow as tf
+
+    def main():
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+        data = tf.data.Dataset.from_tensor_slices(([[1.0, 2.0, 3.0]], [1.0])).batch(1)
+
+        accuracy = tf.keras.metrics.Accuracy()  # inline evaluation, eagerly, on this process
+        for features, labels in data:
+            accuracy.update_state(labels, model(features))
+        print(accuracy.result())
+    {before}
+        with strategy.scope():
+            accuracy = tf.keras.metrics.Accuracy()  # the distributed evaluation's own metric
+    {after}
+    """
+
+_EVAL_STEP = """
+        @tf.function
+        def eval_step(features, labels):
+            def replica_fn(features, labels):
+                accuracy.update_state(labels, model(features))
+            strategy.run(replica_fn, args=(features, labels))
+
+        for features, labels in strategy.experimental_distribute_dataset(data):
+            eval_step(features, labels)
+"""
+
+
+def test_a_metric_made_again_in_the_scope_before_the_distributed_step_is_defined_is_not_tfd101():
+    source = _EVALUATION.format(before="", after=_EVAL_STEP)
+    assert "TFD101" not in _codes_of(source)
+
+
+def test_a_distributed_step_defined_before_the_metric_is_made_again_still_reads_the_first_one():
+    # The step may run before the rebinding: the metric made outside the scope reaches it.
+    source = _EVALUATION.format(before=_EVAL_STEP, after="")
+    assert "TFD101" in _codes_of(source)
+
+
+def _codes_of(source: str) -> list[str]:
+    codes = [f.code for f in check_source("train.py", textwrap.dedent(source)).findings]
+    assert "TFD000" not in codes
+    return codes
