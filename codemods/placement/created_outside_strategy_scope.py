@@ -546,11 +546,14 @@ class _Finder:
             return True
         semantic = self.ctx.tf.semantic
         reaching = semantic.resolve(use)
-        if self.index.enclosing_function(creation.statement) is None and self.index.enclosing_function(use) is not None:
-            # A function reading a module-level name runs after it is defined: the object is the
-            # one bound where the function's module-level statement stands (a later cell may
-            # have rebuilt it in the scope), or any rebinding after that.
-            at = _module_statement(self.index, use)
+        outer = self.index.enclosing_function(creation.statement)
+        inner = self.index.enclosing_function(use)
+        if inner is not None and inner is not outer and (outer is None or isinstance(outer, cst.FunctionDef)):
+            # A nested function reading a name of the module or of the function around it runs
+            # after it is defined: the object is the one bound where its def stands in that scope
+            # (a later cell, or an evaluation metric made again in the scope, may have replaced
+            # it), or any rebinding after that.
+            at = _statement_in(self.index, use, outer)
             later = [b for b in reaching if self.index.before(at, b.statement)]
             reaching = [*semantic.reaching(use.value, at), *later]
         return any(self.index.is_within(b.node, creation.statement) for b in reaching)
@@ -665,14 +668,17 @@ def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
     return (name, False) if name is not None else None
 
 
-def _module_statement(index: ModuleIndex, node: cst.CSTNode) -> cst.CSTNode:
-    """The module-level statement (a notebook cell's) that holds ``node``."""
-    top = node
+def _statement_in(index: ModuleIndex, node: cst.CSTNode, function: cst.FunctionDef | None) -> cst.CSTNode:
+    """The statement of ``function``'s body (of the module, a notebook cell's, for None) that
+    holds ``node``."""
+    below = [node]
     for ancestor in index.ancestors(node):
-        if isinstance(ancestor, cst.Module):
+        if ancestor is function or isinstance(ancestor, cst.Module):
             break
-        top = ancestor
-    return top
+        below.append(ancestor)
+    if function is not None and len(below) > 1 and isinstance(below[-1], cst.BaseSuite):
+        return below[-2]  # the def's body block holds the statements
+    return below[-1]
 
 
 def _name_targets(assign: cst.Assign | cst.AnnAssign) -> list[cst.Name]:

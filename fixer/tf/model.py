@@ -34,7 +34,11 @@ class TFModel:
     @cached_property
     def names(self) -> NameResolver:
         """Resolves expressions to canonical qualified names."""
-        return NameResolver(self.index)
+        return NameResolver(self.index, self._reexported)
+
+    def _reexported(self, level: int, module: str, name: str) -> str | None:
+        """The TensorFlow/Keras name a project module hands on (`from tensorflow_asr import tf`)."""
+        return self.project.reexported(level, module, name)
 
     @cached_property
     def semantic(self) -> SemanticModel:

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -87,10 +87,15 @@ class NameResolver:
 
     Imports anywhere in the module count (function-level imports are common in training scripts);
     a module-level ``Alias = tf.distribute.MirroredStrategy`` also counts as an alias.
+
+    ``reexported(level, module, name)``, when given, says what TensorFlow or Keras name a
+    ``from <module> import <name>`` of one of the project's own modules binds (the module
+    re-exporting ``tf``: ``from tensorflow_asr import tf``), or None.
     """
 
-    def __init__(self, index: ModuleIndex) -> None:
+    def __init__(self, index: ModuleIndex, reexported: Callable[[int, str, str], str | None] | None = None) -> None:
         self._bindings: dict[str, str] = {}
+        self._reexported = reexported
         # Answers of `qualified`, kept once the bindings are complete: rules ask again and again.
         self._resolved: dict[cst.BaseExpression, str | None] | None = None
         for node in index.imports:
@@ -107,13 +112,22 @@ class NameResolver:
                     head = target.split(".")[0]
                     self._bindings.setdefault(head, head)
             return
-        if node.relative or node.module is None:
-            return
-        module = dotted_name(node.module)
+        module = dotted_name(node.module) if node.module is not None else ""
         if module is None:
             return
+        level = len(node.relative)
         for local, name in imported_names(node):
-            self._bindings[local] = f"{module}.{name}"
+            library = self._library_reexport(level, module, name)
+            if library is not None:
+                self._bindings[local] = library
+            elif not level:
+                self._bindings[local] = f"{module}.{name}"
+
+    def _library_reexport(self, level: int, module: str, name: str) -> str | None:
+        """The TensorFlow/Keras name a project module hands on, for an import from that module."""
+        if self._reexported is None or (not level and _is_tf_family(canonical(module))):
+            return None  # TensorFlow's own module: bound as written
+        return self._reexported(level, module, name)
 
     def _add_assigned_aliases(self, index: ModuleIndex) -> None:
         for node in index.assigns:

@@ -45,6 +45,8 @@ from fixer.tf.names import dotted_name, imported_modules, imported_names
 
 _LIBRARY_FOLDERS = frozenset({"site-packages", "dist-packages"})
 _MAX_DEPTH = 8  # calls followed through helpers of helpers
+# Libraries whose names a project module may hand on to its importers (`from pkg import tf`).
+_REEXPORTED_ROOTS = frozenset({"tensorflow", "keras", "tf_keras"})
 
 # Per process: summaries of the files read, shared by every file checked (and by the LSP).
 _SUMMARIES: dict[str, tuple[Stamp, ModuleSummary]] = {}
@@ -166,6 +168,27 @@ class ProjectImports:
             return None
         module = self._locate(self._origin, ref.level, parts[:-1])
         return None if module is None else (module, parts[-1])
+
+    def reexported(self, level: int, module: str, name: str) -> str | None:
+        """The TensorFlow or Keras name that ``from <level dots><module> import <name>`` binds
+        when ``module`` is a project module handing one on: `from tensorflow_asr import tf`, with
+        `import tensorflow as tf` in `tensorflow_asr/__init__.py`, binds "tensorflow"."""
+        if not self._enabled:
+            return None
+        return self._reexport(self._origin, ImportRef(level, module, name), 0)
+
+    def _reexport(self, key: str, ref: ImportRef, depth: int) -> str | None:
+        """What ``ref``, an import of module ``key``, binds when it ends in TensorFlow or Keras."""
+        root = ref.module.split(".")[0]
+        if not ref.level and root in _REEXPORTED_ROOTS:
+            return f"{ref.module}.{ref.name}" if ref.name else ref.module
+        if ref.name is None or depth > _MAX_DEPTH or (not ref.level and root in LIBRARY_ROOTS):
+            return None  # a whole project module, an import cycle, or another library
+        module = self._locate(key, ref.level, ref.module.split(".") if ref.module else [])
+        if module is None:
+            return None
+        inner = self._summary(module).imports.get(ref.name)
+        return None if inner is None else self._reexport(module, inner, depth + 1)
 
     def _imported_module(self, ref: ImportRef) -> str | None:
         """The project file an import of the checked file runs: `import a.b` -> a/b.py,
