@@ -53,7 +53,10 @@ KNOWN_ERRORS = (
     # strategy call can end at validate's wrapper of that call (child/steps.py).
     KnownError(
         ("TFD101", "TFD113"),
-        re.compile(r"^\(no message\) raised at (optimizer|mirrored_strategy|mirrored_run|values|distribute_lib|distribute_utils|cross_device_ops|steps)\.py:"),
+        re.compile(
+            r"^\(no message\) raised at (optimizer|mirrored_strategy|mirrored_run|values|distribute_lib"
+            r"|distribute_utils|cross_device_ops|steps)\.py:"
+        ),
         "a variable created outside `strategy.scope()` is used by distributed code",
         error_type="AssertionError",
     ),
@@ -99,7 +102,10 @@ KNOWN_ERRORS = (
     ),
     KnownError(
         ("TFD305",),
-        re.compile(r"apply_gradients\(\) got an unexpected keyword argument '(experimental_aggregate_gradients|skip_gradients_aggregation)'"),
+        re.compile(
+            r"apply_gradients\(\) got an unexpected keyword argument '(experimental_aggregate_gradients"
+            r"|skip_gradients_aggregation)'"
+        ),
         "Keras 3 `apply_gradients` told to skip an aggregation it has no switch for",
         error_type="TypeError",
     ),
@@ -172,9 +178,21 @@ def explain(error: dict, findings: list[Finding], table: tuple[KnownError, ...] 
         found = [f for f in findings if f.code == code]
         if found:
             at = ", ".join(str(f.start.line) for f in found)
-            lines.append(f"{_rule_text(code, entry)} explains this error{where}: distfix check finds it at line {at}; {_fix_text(found[0])}")
+            lines.append(
+                f"{_rule_text(code, entry)} explains this error{where}: distfix check finds it at line {at}; "
+                f"{_fix_text(found[0])}"
+            )
             continue
         rule = default_registry().get(code)
-        fix = "" if rule is None else f"; the rule's fix is {rule.applicability.label}" if rule.has_fix() else "; the rule has no automatic fix"
-        lines.append(f"{_rule_text(code, entry)} explains this error{where}, but distfix check does not find it in this script{fix}")
+        fix = (
+            ""
+            if rule is None
+            else f"; the rule's fix is {rule.applicability.label}"
+            if rule.has_fix()
+            else "; the rule has no automatic fix"
+        )
+        lines.append(
+            f"{_rule_text(code, entry)} explains this error{where}, but distfix check does not find it in this "
+            f"script{fix}"
+        )
     return lines

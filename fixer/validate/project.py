@@ -175,7 +175,9 @@ def resolve_entry(
     base = config.source.parent if config.source else anchor
     if script is None and module is None:
         if config.script is None and config.module is None:
-            raise ProjectError("no script: give SCRIPT, -m MODULE, or [tool.distfix.validate] script/module in pyproject.toml")
+            raise ProjectError(
+                "no script: give SCRIPT, -m MODULE, or [tool.distfix.validate] script/module in pyproject.toml"
+            )
         script = base / config.script if config.script else None
         module = config.module
     if script is not None and module is None and config.module is not None:
@@ -186,7 +188,9 @@ def resolve_entry(
             pass
     named = config.script is None and config.module is None
     named = named or (module is not None and module == config.module)
-    named = named or (script is not None and config.script is not None and script.absolute() == (base / config.script).absolute())
+    named = named or (
+        script is not None and config.script is not None and script.absolute() == (base / config.script).absolute()
+    )
     if named:
         cwd = cwd if cwd is not None else (base / config.cwd if config.cwd is not None else None)
         args = args if args else config.args

@@ -24,7 +24,13 @@ import time
 POLL_SECONDS = 0.2  # how often the wait looks at the stop request
 
 
-def start_bootstrap(bootstrap: str | os.PathLike, settings: str | os.PathLike, output: str | os.PathLike, cwd: str | os.PathLike, device: str) -> subprocess.Popen:
+def start_bootstrap(
+    bootstrap: str | os.PathLike,
+    settings: str | os.PathLike,
+    output: str | os.PathLike,
+    cwd: str | os.PathLike,
+    device: str,
+) -> subprocess.Popen:
     """Start ``bootstrap.py`` on ``settings`` in its own session, its output in the file ``output``.
 
     Local runs (``runner``) start their children with this too, so a Ray run's child sees the
@@ -99,7 +105,12 @@ class ValidationWorker:
         if os.path.exists(settings["dump"]):
             with open(settings["dump"], encoding="utf-8") as handle:
                 dump = handle.read()
-        return {"ending": ending, "code": self.process.returncode if self.process else None, "output": output, "dump": dump}
+        return {
+            "ending": ending,
+            "code": self.process.returncode if self.process else None,
+            "output": output,
+            "dump": dump,
+        }
 
     def _run_child(self, settings_path: str, output_path: str, cwd: str, device: str, timeout: float) -> str:
         bootstrap = os.path.join(self.folder, "bootstrap", "bootstrap.py")

@@ -13,20 +13,33 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fixer.doctor.probe import free_ports
 from fixer.launcher import launcher_plan
-from fixer.validate.project import Entry
 from fixer.validate.ray_worker import start_bootstrap
+
+if TYPE_CHECKING:
+    import subprocess
+
+    from fixer.validate.project import Entry
 
 BOOTSTRAP = Path(__file__).with_name("bootstrap.py")
 TOLERANCE = 1e-4  # relative, for float noise between copies of a value
 SPARE_PORTS = 8  # for addresses the script builds at run time
-_JUNK = {".git", ".venv", "venv", "__pycache__", ".distfix_cache", ".ipynb_checkpoints", "node_modules", ".pytest_cache"}
+_JUNK = {
+    ".git",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".distfix_cache",
+    ".ipynb_checkpoints",
+    "node_modules",
+    ".pytest_cache",
+}
 # A script's folder is copied whole (it may read data files next to it) unless it is this big.
 MAX_COPY_FILES = 2000
 MAX_COPY_BYTES = 200 * 1024 * 1024
@@ -71,7 +84,9 @@ class WorkerDump:
     topology: dict | None = None  # what ran: {"in_sync", "local"} of the first strategy the script made
     devices: str | None = None  # GPU, logical GPU, logical CPU or CPU
     examples: list[str] = field(default_factory=list)  # short digest of each example drawn
-    pass_examples: list[list[str]] = field(default_factory=list)  # per distributed dataset: examples of the data-only pass
+    pass_examples: list[list[str]] = field(
+        default_factory=list
+    )  # per distributed dataset: examples of the data-only pass
     fit_arrays: bool = False  # Keras fit built the input from arrays (its own per-worker shuffle)
     writes: list[dict] = field(default_factory=list)  # checkpoints and models saved: {"path", "what", "line"}
     output: str = ""
@@ -177,14 +192,16 @@ def run_script(
         settings = {
             **worker_settings(spec, replicas, claim_replicas),
             **run_paths(prepared),
-            "address_map": {address: f"127.0.0.1:{port}" for address, port in zip(addresses, mapped)},
+            "address_map": {address: f"127.0.0.1:{port}" for address, port in zip(addresses, mapped, strict=True)},
             "spare_ports": ports[spec.workers + len(addresses) :],
             "dump": str(folder / f"dump_{index}.json"),
             "tf_config": tf_config(cluster, index),
         }
         settings_path = folder / f"settings_{index}.json"
         settings_path.write_text(json.dumps(settings), encoding="utf-8")
-        processes.append(start_bootstrap(BOOTSTRAP, settings_path, folder / f"output_{index}.txt", prepared.cwd, spec.device))
+        processes.append(
+            start_bootstrap(BOOTSTRAP, settings_path, folder / f"output_{index}.txt", prepared.cwd, spec.device)
+        )
     endings = _wait(processes, started + spec.timeout)
     return [_collect(folder, index, ending) for index, ending in enumerate(endings)]
 
@@ -203,7 +220,7 @@ def _wait(processes: list[subprocess.Popen], deadline: float) -> list[str]:
     while None in endings:
         time.sleep(0.05)
         exited = [process.poll() for process in processes]
-        endings = [e or ("exited" if code is not None else None) for e, code in zip(endings, exited)]
+        endings = [e or ("exited" if code is not None else None) for e, code in zip(endings, exited, strict=True)]
         if any(code not in (None, 0) for code in exited):
             endings = [e or "stopped" for e in endings]
         elif time.monotonic() > deadline:

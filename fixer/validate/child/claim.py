@@ -44,4 +44,6 @@ def install(tf) -> None:
             DUMP["claimed"].append(line)
         return claimed
 
-    distribute_lib.StrategyBase.num_replicas_in_sync = property(num_replicas_in_sync, doc=distribute_lib.StrategyBase.num_replicas_in_sync.__doc__)
+    distribute_lib.StrategyBase.num_replicas_in_sync = property(
+        num_replicas_in_sync, doc=distribute_lib.StrategyBase.num_replicas_in_sync.__doc__
+    )

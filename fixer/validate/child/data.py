@@ -31,7 +31,12 @@ _SHAPES = {  # train x, train y, test x, test y, classes
 }
 # Keras 3, its `tf.keras` face (without resolving `tf.keras`, which must stay lazy), tf-keras and
 # tf-keras' own `tf.keras` tree (what `tf.keras` is under TF_USE_LEGACY_KERAS=1).
-_DATASET_ROOTS = ("keras.datasets", "keras._tf_keras.keras.datasets", "tf_keras.datasets", "tf_keras.api._v2.keras.datasets")
+_DATASET_ROOTS = (
+    "keras.datasets",
+    "keras._tf_keras.keras.datasets",
+    "tf_keras.datasets",
+    "tf_keras.api._v2.keras.datasets",
+)
 # Where each flavour's get_file and image_dataset_from_directory are reached from; the flag says
 # whether that flavour's `extract=True` returns the unpacked folder (Keras 3) or the archive (tf-keras).
 _UTILS = (("keras.utils", True), ("tf_keras.utils", False))
@@ -116,14 +121,27 @@ def _archive_stem(fname: str | None, origin: str | None) -> str:
 
 
 def _get_file(original, extract_gives_folder: bool):
-    def get_file(fname=None, origin=None, *args, untar=False, extract=False, cache_dir=None, cache_subdir="datasets", **kwargs):
+    def get_file(
+        fname=None, origin=None, *args, untar=False, extract=False, cache_dir=None, cache_subdir="datasets", **kwargs
+    ):
         base = os.path.expanduser(cache_dir or os.path.join("~", ".keras"))
         cached = os.path.join(base, cache_subdir, fname) if fname else None
         if cached and os.path.exists(cached):  # already there: no download
-            return original(fname, origin, *args, untar=untar, extract=extract, cache_dir=cache_dir, cache_subdir=cache_subdir, **kwargs)
+            return original(
+                fname,
+                origin,
+                *args,
+                untar=untar,
+                extract=extract,
+                cache_dir=cache_dir,
+                cache_subdir=cache_subdir,
+                **kwargs,
+            )
         if untar or (extract and extract_gives_folder):
             return image_folder(_archive_stem(fname, origin))
-        raise DownloadRefused(f"get_file would download {origin or fname}: --synthetic-data stands in only for archives of images")
+        raise DownloadRefused(
+            f"get_file would download {origin or fname}: --synthetic-data stands in only for archives of images"
+        )
 
     return get_file
 

@@ -85,7 +85,18 @@ def fingerprint(array: np.ndarray) -> list[float]:
     flat = array.ravel()
     if flat.size <= 16:
         return flat.tolist()
-    return [float(v) for v in (flat.mean(), np.abs(flat).mean(), np.sqrt((flat**2).mean()), flat.min(), flat.max(), flat[0], flat[-1])]
+    return [
+        float(v)
+        for v in (
+            flat.mean(),
+            np.abs(flat).mean(),
+            np.sqrt((flat**2).mean()),
+            flat.min(),
+            flat.max(),
+            flat[0],
+            flat[-1],
+        )
+    ]
 
 
 def _copies(variable) -> list[np.ndarray] | None:
@@ -113,7 +124,12 @@ def _inspect(step: str) -> dict[str, list[np.ndarray]]:
         if on_read:
             continue  # each replica keeps its own copy of a variable synchronized on read
         if DUMP["divergence"] is None and not all(_close(copies[0], other) for other in copies[1:]):
-            DUMP["divergence"] = {"step": step, "name": key, "size": int(copies[0].size), "copies": [fingerprint(c) for c in copies]}
+            DUMP["divergence"] = {
+                "step": step,
+                "name": key,
+                "size": int(copies[0].size),
+                "copies": [fingerprint(c) for c in copies],
+            }
         mirrored[key] = copies
     return mirrored
 
@@ -159,8 +175,14 @@ def _digest(arrays) -> str:
 
 
 def row_digests(locals_: list[list[np.ndarray]]) -> list[str] | None:
-    """A digest of each example (row) of the global batch (every replica's part); None without a common batch dimension."""
-    leaves = [np.concatenate([np.asarray(part[i]) for part in locals_]) if np.ndim(locals_[0][i]) else None for i in range(len(locals_[0]))]
+    """A digest of each example (row) of the global batch (every replica's part).
+
+    None without a common batch dimension.
+    """
+    leaves = [
+        np.concatenate([np.asarray(part[i]) for part in locals_]) if np.ndim(locals_[0][i]) else None
+        for i in range(len(locals_[0]))
+    ]
     sizes = {len(leaf) for leaf in leaves if leaf is not None}
     if len(sizes) != 1:
         return None

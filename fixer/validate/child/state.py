@@ -28,7 +28,8 @@ DUMP: dict = {
     "topology": None,  # what ran: the first strategy's replicas in sync and local devices
     "devices": None,  # the devices the replicas were given: GPU, logical GPU, logical CPU or CPU
     "examples": [],  # a short digest of every example (row of a global batch) drawn, in order (see observe.py)
-    "pass_examples": [],  # per distributed dataset: a short digest of each example of the data-only pass (see data_pass.py)
+    # per distributed dataset: a short digest of each example of the data-only pass (see data_pass.py)
+    "pass_examples": [],
     "fit_arrays": False,  # Keras fit was given arrays, not a tf.data dataset: Keras shuffles them per worker
     "writes": [],  # every checkpoint or model save: {"path", "what", "line"} (see writes.py)
 }

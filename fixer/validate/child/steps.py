@@ -108,7 +108,11 @@ def _limit_iterators(tf) -> None:
             # dist_ds`` becomes ``reduce``, which draws with get_next_as_optional): each batch
             # drawn is recorded as the loop runs.
             optional = get_next_as_optional(self)
-            tf.cond(optional.has_value(), lambda: observe.record_batch_in_graph(self._strategy, optional.get_value()), lambda: None)
+            tf.cond(
+                optional.has_value(),
+                lambda: observe.record_batch_in_graph(self._strategy, optional.get_value()),
+                lambda: None,
+            )
             return optional
         if keras_on_stack() or tf.inside_function():
             return get_next_as_optional(self)

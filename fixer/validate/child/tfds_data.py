@@ -34,7 +34,10 @@ def _declared_splits(splits_lib, original):
         if len(known):
             return known
         return splits_lib.SplitDict(
-            [splits_lib.SplitInfo(name=name, shard_lengths=[EXAMPLES_PER_SPLIT], num_bytes=0) for name in DECLARED_SPLITS]
+            [
+                splits_lib.SplitInfo(name=name, shard_lengths=[EXAMPLES_PER_SPLIT], num_bytes=0)
+                for name in DECLARED_SPLITS
+            ]
         )
 
     return property(splits)
@@ -45,7 +48,8 @@ def _mock_tfds() -> None:
     if _MOCK:
         return
     from tensorflow_datasets import testing
-    from tensorflow_datasets.core import dataset_info, splits as splits_lib
+    from tensorflow_datasets.core import dataset_info
+    from tensorflow_datasets.core import splits as splits_lib
 
     mock = testing.mock_data(num_examples=EXAMPLES_PER_SPLIT)
     mock.__enter__()
