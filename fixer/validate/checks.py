@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fixer.validate.runner import TOLERANCE, WorkerDump
 
@@ -44,7 +45,10 @@ def _after(step: str) -> str:
 
 def runs(dumps: list[WorkerDump], timeout: float) -> CheckResult:
     """Every worker exits cleanly within the timeout (the first failure is reported)."""
-    who = (lambda i: f"worker {i}: ") if len(dumps) > 1 else (lambda i: "")
+
+    def who(index: int) -> str:
+        return f"worker {index}: " if len(dumps) > 1 else ""
+
     for index, dump in enumerate(dumps):
         if dump.status == "error":
             error = dump.error or {}
@@ -234,7 +238,7 @@ def writes_distinct(dumps: list[WorkerDump]) -> CheckResult:
     name = "writes-distinct"
     if len(dumps) < 2:
         return CheckResult(name, "inconclusive", "one worker")
-    writers: dict[str, dict[int, dict]] = {}
+    writers: dict[str, dict[int, dict[str, Any]]] = {}
     for index, dump in enumerate(dumps):
         for write in dump.writes:
             writers.setdefault(write["path"], {}).setdefault(index, write)
@@ -252,13 +256,13 @@ def writes_distinct(dumps: list[WorkerDump]) -> CheckResult:
     return CheckResult(name, "pass", f"{len(writers)} path(s) written, each by one worker")
 
 
-def _fed(feed: list[list]) -> str:
+def _fed(feed: list[list[Any]]) -> str:
     sizes = sorted({rows for rows, _ in feed})
     size = f"{sizes[0]} rows" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]} rows"
     return f"{len(feed)} global batch(es) of {size} ({sum(rows for rows, _ in feed)} examples)"
 
 
-def _same_feed(many: list[list], one: list[list], replicas: int, claimed: list) -> tuple[bool, str]:
+def _same_feed(many: list[list[Any]], one: list[list[Any]], replicas: int, claimed: list[Any]) -> tuple[bool, str]:
     """Whether the N-replica run and the reference trained on the same global batches, and what they fed."""
     if not many and not one:
         if claimed:

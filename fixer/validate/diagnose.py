@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from fixer.registry import default_registry
 from fixer.types import Applicability, Finding
@@ -137,7 +138,7 @@ KNOWN_ERRORS = (
 )
 
 
-def known_error(error: dict, table: tuple[KnownError, ...] = KNOWN_ERRORS) -> KnownError | None:
+def known_error(error: dict[str, Any], table: tuple[KnownError, ...] = KNOWN_ERRORS) -> KnownError | None:
     """The table's entry for a run's error record (``child/errors.py``), if any."""
     message = error.get("message") or ""
     for entry in table:
@@ -164,7 +165,7 @@ def _rule_text(code: str, entry: KnownError) -> str:
     return f"{code} {rule.name}"
 
 
-def explain(error: dict, findings: list[Finding], table: tuple[KnownError, ...] = KNOWN_ERRORS) -> list[str]:
+def explain(error: dict[str, Any], findings: list[Finding], table: tuple[KnownError, ...] = KNOWN_ERRORS) -> list[str]:
     """One line per rule that explains ``error``: the rule, the lines, and what ``distfix fix`` can do."""
     entry = known_error(error, table)
     if entry is None:

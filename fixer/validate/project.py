@@ -69,7 +69,7 @@ def imported_top_names(text: str) -> set[str]:
         tree = ast.parse(text)
     except SyntaxError:
         return set()
-    names = set()
+    names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
@@ -195,6 +195,7 @@ def resolve_entry(
         cwd = cwd if cwd is not None else (base / config.cwd if config.cwd is not None else None)
         args = args if args else config.args
     env = {**config.env, **(env or {})}
+    run_in: Path | None
     if module is not None:
         run_in = (cwd or base).resolve()
         path = module_file(module, [run_in])

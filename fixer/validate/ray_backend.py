@@ -128,7 +128,7 @@ def _archive(source: Path) -> bytes:
 
 def _settings(
     ray: Any, actors: list[Any], spec: RunSpec, prepared: Prepared, replicas: int | None, claim_replicas: int | None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Each worker's settings, its cluster and mapped addresses on the nodes the actors landed on.
 
     Worker i gets a port for itself, one for every W-th address the script names (address j is
@@ -163,7 +163,9 @@ def _settings(
     ]
 
 
-def _run(ray: Any, actors: list[Any], payload: Any, settings: list[dict], timeout: float) -> list[dict]:
+def _run(
+    ray: Any, actors: list[Any], payload: Any, settings: list[dict[str, Any]], timeout: float
+) -> list[dict[str, Any]]:
     """Start every worker and wait; when one fails, the others are stopped at once (as local runs do)."""
     from ray.exceptions import RayError
 
@@ -171,22 +173,24 @@ def _run(ray: Any, actors: list[Any], payload: Any, settings: list[dict], timeou
         actor.run.remote(payload, worker, timeout): index
         for index, (actor, worker) in enumerate(zip(actors, settings, strict=True))
     }
-    results: list[dict | None] = [None] * len(actors)
+    results: list[dict[str, Any] | None] = [None] * len(actors)
     deadline = time.monotonic() + timeout + GRACE_SECONDS
     while pending and time.monotonic() < deadline:
         ready, _ = ray.wait(list(pending), num_returns=1, timeout=max(0.0, deadline - time.monotonic()))
         for reference in ready:
             index = pending.pop(reference)
+            result: dict[str, Any]
             try:
-                results[index] = ray.get(reference)
+                result = ray.get(reference)
             except RayError as exc:  # the actor or its node was lost
-                results[index] = {
+                result = {
                     "ending": "exited",
                     "code": None,
                     "output": f"Ray lost the worker: {exc}"[:2000],
                     "dump": None,
                 }
-            if results[index]["ending"] == "exited" and results[index]["code"] != 0:
+            results[index] = result
+            if result["ending"] == "exited" and result["code"] != 0:
                 for other in pending.values():
                     actors[other].stop.remote("stopped")
     for index in pending.values():  # the actor did not answer in time: ray.kill follows

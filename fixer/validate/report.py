@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fixer.validate import checks
 
@@ -39,7 +39,7 @@ class VariantReport:
     ran: str | None = None  # what ran, from the strategy the script made (see topology())
     diagnoses: list[str] = field(default_factory=list)  # the rules that explain the error (see diagnose.py)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
             "ran": self.ran,
@@ -71,7 +71,7 @@ class ValidationReport:
         """pass, fail, or inconclusive (it ran, but no consistency check could decide)."""
         return {"passed": "pass", "failed": "fail"}.get(self.variants[self.validated_name].status, "inconclusive")
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "script": self.script,
             "replicas": self.spec.replicas,
@@ -153,7 +153,7 @@ def topology(dumps: list[WorkerDump]) -> str | None:
     "2 workers x 1 replica (CPU) = 2 replicas in sync".
     """
     known = next((d for d in dumps if d.topology), None)
-    if known is None:
+    if known is None or known.topology is None:
         return None
     in_sync, local, devices = known.topology["in_sync"], known.topology["local"], known.devices or "unknown"
     if len(dumps) == 1:

@@ -16,7 +16,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fixer.doctor.probe import free_ports
 from fixer.launcher import launcher_plan
@@ -67,35 +67,36 @@ class WorkerDump:
     """What one worker process reported (see ``child/state.py`` for the fields)."""
 
     status: str  # ok | error | timeout | stopped (killed because another worker failed)
-    error: dict | None = None
+    error: dict[str, Any] | None = None
     steps: int = 0
     stopped: bool = False  # stopped cleanly after --max-steps
     inputs: list[str] = field(default_factory=list)
-    variables: dict[str, dict] = field(default_factory=dict)
+    variables: dict[str, dict[str, Any]] = field(default_factory=dict)
     history: list[dict[str, list[float]]] = field(default_factory=list)
     mirrored: int = 0
-    divergence: dict | None = None
-    nonfinite: dict | None = None
+    divergence: dict[str, Any] | None = None
+    nonfinite: dict[str, Any] | None = None
     values_checked: int = 0
     addresses: dict[str, str] = field(default_factory=dict)
-    feed: list[list] = field(default_factory=list)  # per batch drawn: [global rows, digest of the rows]
+    feed: list[list[Any]] = field(default_factory=list)  # per batch drawn: [global rows, digest of the rows]
     gradients: list[float] = field(default_factory=list)  # per optimizer update: norm of the summed gradients
     claimed: list[int | None] = field(default_factory=list)  # script lines that read the claimed replica count
-    topology: dict | None = None  # what ran: {"in_sync", "local"} of the first strategy the script made
+    topology: dict[str, Any] | None = None  # what ran: {"in_sync", "local"} of the first strategy the script made
     devices: str | None = None  # GPU, logical GPU, logical CPU or CPU
     examples: list[str] = field(default_factory=list)  # short digest of each example drawn
     pass_examples: list[list[str]] = field(
         default_factory=list
     )  # per distributed dataset: examples of the data-only pass
     fit_arrays: bool = False  # Keras fit built the input from arrays (its own per-worker shuffle)
-    writes: list[dict] = field(default_factory=list)  # checkpoints and models saved: {"path", "what", "line"}
+    writes: list[dict[str, Any]] = field(default_factory=list)  # checkpoints and models saved: {"path", "what", "line"}
     output: str = ""
 
 
 def _addresses(path: str, text: str) -> list[str]:
     found: list[str] = []
     for config in launcher_plan(path, text).configs:
-        for addresses in config.get("cluster", {}).values():
+        cluster = config.get("cluster")
+        for addresses in cluster.values() if isinstance(cluster, dict) else []:
             for address in addresses if isinstance(addresses, list) else []:
                 if isinstance(address, str) and address not in found:
                     found.append(address)
@@ -135,7 +136,7 @@ def prepare(script: Path, text: str, folder: Path, entry: Entry | None = None) -
     return Prepared(source, target, run_in, _addresses(str(script), text))
 
 
-def worker_settings(spec: RunSpec, replicas: int | None, claim_replicas: int | None) -> dict:
+def worker_settings(spec: RunSpec, replicas: int | None, claim_replicas: int | None) -> dict[str, Any]:
     """What every worker of a run is told (the bootstrap reads it); each backend adds the paths and addresses."""
     entry = spec.entry
     return {
@@ -152,7 +153,7 @@ def worker_settings(spec: RunSpec, replicas: int | None, claim_replicas: int | N
     }
 
 
-def run_paths(prepared: Prepared, base: Path | None = None) -> dict:
+def run_paths(prepared: Prepared, base: Path | None = None) -> dict[str, Any]:
     """The script, its folder and the project root of ``prepared`` (relative to ``base`` when given)."""
 
     def rel(path: Path) -> str:
@@ -206,7 +207,7 @@ def run_script(
     return [_collect(folder, index, ending) for index, ending in enumerate(endings)]
 
 
-def _kill(process: subprocess.Popen) -> None:
+def _kill(process: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:  # the group is gone already
@@ -214,7 +215,7 @@ def _kill(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def _wait(processes: list[subprocess.Popen], deadline: float) -> list[str]:
+def _wait(processes: list[subprocess.Popen[bytes]], deadline: float) -> list[str]:
     """How each process ended: exited, timeout, or stopped (killed because another one failed)."""
     endings: list[str | None] = [None] * len(processes)
     while None in endings:

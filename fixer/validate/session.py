@@ -53,8 +53,10 @@ def _refuse_missing_inputs(dumps: list[WorkerDump], spec: RunSpec, name: str, en
     This holds for either variant: the fix is never blamed for what the original would hit too.
     """
     reproduce = f"; to reproduce: {entry.command()}"
-    for dump in (d for d in dumps if d.error):
+    for dump in dumps:
         error = dump.error
+        if not error:
+            continue
         where = f" (line {error['line']})" if error.get("line") else ""
         missing = error.get("missing") or {}
         if error.get("usage"):
@@ -250,7 +252,9 @@ def _same_error(first: str, second: str) -> bool:
 def _refuse_shared_failure(variants: dict[str, VariantReport], entry: Entry | None) -> None:
     """Both variants crashed with the same error no rule explains: the script cannot run here, fix or not."""
     original, fixed = variants["original"], variants["fixed"]
-    if original.status != "failed" or fixed.status != "failed" or original.error is None or original.diagnoses:
+    if original.status != "failed" or fixed.status != "failed" or original.diagnoses:
+        return
+    if original.error is None or fixed.error is None:
         return
     if _same_error(original.error, fixed.error):
         reproduce = f"; to reproduce: {entry.command()}" if entry else ""

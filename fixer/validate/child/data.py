@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -56,7 +57,7 @@ def _replace(name: str, original: object, replacement: object) -> None:
             setattr(module, name, replacement)
 
 
-def _loader(shapes: tuple, rng: np.random.Generator):
+def _loader(shapes: tuple[Any, ...], rng: np.random.Generator):
     train_x, train_y, test_x, test_y, classes = shapes
 
     def load_data(*args, **kwargs):

@@ -16,6 +16,7 @@ Only with several workers (one worker has nobody to overlap with).
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from . import observe
 from .state import DUMP, SETTINGS
@@ -24,7 +25,7 @@ MAX_EXAMPLES = 2048
 MAX_BATCHES = 256
 MAX_SECONDS = 30.0
 MAX_DATASETS = 4
-_DATASETS: list = []  # the distributed datasets the run created, in order
+_DATASETS: list[Any] = []  # the distributed datasets the run created, in order
 
 
 def install(tf) -> None:
@@ -45,7 +46,7 @@ def install(tf) -> None:
         setattr(distribute_lib.StrategyBase, name, distribute)
 
 
-def _local_datasets(distributed) -> list:
+def _local_datasets(distributed) -> list[Any]:
     """This worker's pipelines of a distributed dataset, as the strategy built them."""
     if not getattr(distributed, "_built", True):
         distributed.build()

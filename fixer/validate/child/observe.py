@@ -15,6 +15,7 @@ import hashlib
 import linecache
 import re
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -211,7 +212,7 @@ def _record(locals_: list[list[np.ndarray]]) -> None:
         DUMP["feed"].append(list(_global_rows(rows, locals_)))
 
 
-def _local_parts(strategy, element) -> list[list]:
+def _local_parts(strategy, element) -> list[list[Any]]:
     import tensorflow as tf
 
     return [tf.nest.flatten(local, expand_composites=True) for local in strategy.experimental_local_results(element)]

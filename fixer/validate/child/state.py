@@ -6,9 +6,10 @@ import importlib.util
 import json
 import os
 import sys
+from typing import Any
 
-SETTINGS: dict = {}
-DUMP: dict = {
+SETTINGS: dict[str, Any] = {}
+DUMP: dict[str, Any] = {
     "status": "ok",
     "error": None,
     "steps": 0,

@@ -20,10 +20,11 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
+from typing import Any
 
 EXAMPLES_PER_SPLIT = 1024
 DECLARED_SPLITS = ("train", "validation", "test")
-_MOCK: list = []  # the entered mock, kept alive for the process
+_MOCK: list[Any] = []  # the entered mock, kept alive for the process
 
 
 def _declared_splits(splits_lib, original):
