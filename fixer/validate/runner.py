@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fixer.doctor.probe import free_ports
-from fixer.launcher import launcher_plan
+from fixer.launcher.plan import launcher_plan
 from fixer.validate.ray_worker import start_bootstrap
 
 if TYPE_CHECKING:
@@ -95,8 +95,7 @@ class WorkerDump:
 def _addresses(path: str, text: str) -> list[str]:
     found: list[str] = []
     for config in launcher_plan(path, text).configs:
-        cluster = config.get("cluster")
-        for addresses in cluster.values() if isinstance(cluster, dict) else []:
+        for addresses in config.get("cluster", {}).values():
             for address in addresses if isinstance(addresses, list) else []:
                 if isinstance(address, str) and address not in found:
                     found.append(address)

@@ -57,10 +57,10 @@ def _replace(name: str, original: object, replacement: object) -> None:
             setattr(module, name, replacement)
 
 
-def _loader(shapes: tuple[Any, ...], rng: np.random.Generator):
+def _loader(shapes: tuple[Any, ...], rng: np.random.Generator) -> Any:
     train_x, train_y, test_x, test_y, classes = shapes
 
-    def load_data(*args, **kwargs):
+    def load_data(*args: Any, **kwargs: Any) -> Any:
         return (
             (rng.integers(0, 256, train_x, dtype=np.uint8), rng.integers(0, classes, train_y, dtype=np.uint8)),
             (rng.integers(0, 256, test_x, dtype=np.uint8), rng.integers(0, classes, test_y, dtype=np.uint8)),
@@ -74,7 +74,7 @@ def _patch_datasets(rng: np.random.Generator) -> None:
         load_data = _loader(shapes, rng)
         for root in _DATASET_ROOTS:
             try:
-                module = importlib.import_module(f"{root}.{name}")
+                module: Any = importlib.import_module(f"{root}.{name}")  # a Keras datasets module
             except ImportError:
                 continue
             if module.load_data is not load_data:
@@ -107,10 +107,11 @@ def image_folder(name: str) -> str:
     return folder
 
 
-def _has_images(directory) -> bool:
-    if not isinstance(directory, (str, os.PathLike)) or not os.path.isdir(directory):
+def _has_images(directory: object) -> bool:
+    folder = os.fspath(directory) if isinstance(directory, (str, os.PathLike)) else None
+    if not isinstance(folder, str) or not os.path.isdir(folder):  # not a path, or a bytes path
         return False
-    return any(f.lower().endswith(_IMAGE_SUFFIXES) for _, _, files in os.walk(directory) for f in files)
+    return any(f.lower().endswith(_IMAGE_SUFFIXES) for _, _, files in os.walk(folder) for f in files)
 
 
 def _archive_stem(fname: str | None, origin: str | None) -> str:
@@ -121,10 +122,17 @@ def _archive_stem(fname: str | None, origin: str | None) -> str:
     return name
 
 
-def _get_file(original, extract_gives_folder: bool):
+def _get_file(original: Any, extract_gives_folder: bool) -> Any:
     def get_file(
-        fname=None, origin=None, *args, untar=False, extract=False, cache_dir=None, cache_subdir="datasets", **kwargs
-    ):
+        fname: Any = None,
+        origin: Any = None,
+        *args: Any,
+        untar: Any = False,
+        extract: Any = False,
+        cache_dir: Any = None,
+        cache_subdir: Any = "datasets",
+        **kwargs: Any,
+    ) -> Any:
         base = os.path.expanduser(cache_dir or os.path.join("~", ".keras"))
         cached = os.path.join(base, cache_subdir, fname) if fname else None
         if cached and os.path.exists(cached):  # already there: no download
@@ -147,8 +155,8 @@ def _get_file(original, extract_gives_folder: bool):
     return get_file
 
 
-def _image_dataset(original):
-    def image_dataset_from_directory(directory, *args, **kwargs):
+def _image_dataset(original: Any) -> Any:
+    def image_dataset_from_directory(directory: Any, *args: Any, **kwargs: Any) -> Any:
         if not _has_images(directory):
             directory = image_folder(os.path.basename(os.path.normpath(str(directory))))
         return original(directory, *args, **kwargs)

@@ -6,7 +6,10 @@ import importlib.util
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 SETTINGS: dict[str, Any] = {}
 DUMP: dict[str, Any] = {
@@ -69,7 +72,7 @@ def called_by_library(depth: int, keras_only: bool = False) -> bool:
 
 def keras_on_stack() -> bool:
     """Whether Keras (``fit``, ``evaluate``, ...) drives the current call."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_filename.startswith(_KERAS):
             return True
