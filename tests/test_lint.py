@@ -19,6 +19,7 @@ CLEAN = (
     "fixer/doctor",
     "fixer/output",
     "fixer/launcher",
+    "fixer/validate",
 )
 
 

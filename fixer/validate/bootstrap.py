@@ -10,23 +10,60 @@ import json
 import os
 import runpy
 import sys
+from typing import TYPE_CHECKING, Any
 
 
-def _load_child_package():
+def _load_child_package() -> None:
     """Import ``child/`` as ``_distfix_child``, without ``fixer`` (and its engine) around it."""
     folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child")
-    spec = importlib.util.spec_from_file_location("_distfix_child", os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
+    spec = importlib.util.spec_from_file_location(
+        "_distfix_child", os.path.join(folder, "__init__.py"), submodule_search_locations=[folder]
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the validator's child package from {folder}")
     package = importlib.util.module_from_spec(spec)
     sys.modules["_distfix_child"] = package
     spec.loader.exec_module(package)
 
 
-_load_child_package()
-from _distfix_child import claim, cluster, data, data_pass, devices, errors, flavour, gradients, observe, state, steps, writes  # noqa: E402
+if TYPE_CHECKING:  # the same modules, under the name mypy finds them by
+    from fixer.validate.child import (
+        claim,
+        cluster,
+        data,
+        data_pass,
+        devices,
+        errors,
+        flavour,
+        gradients,
+        observe,
+        state,
+        steps,
+        writes,
+    )
+else:
+    _load_child_package()
+    from _distfix_child import (
+        claim,
+        cluster,
+        data,
+        data_pass,
+        devices,
+        errors,
+        flavour,
+        gradients,
+        observe,
+        state,
+        steps,
+        writes,
+    )
 
 
-def _run_script(settings: dict) -> dict | None:
-    """Run the user's script as ``python script.py ARGS`` (or ``python -m module ARGS``) would; the error record if it failed."""
+def _run_script(settings: dict[str, Any]) -> dict[str, Any] | None:
+    """Run the user's script as ``python script.py ARGS`` (or ``python -m module ARGS``) would.
+
+    Returns the error record if it failed, else None.
+    """
     script, module = settings["script"], settings.get("module")
     sys.argv = [script, *settings.get("args", [])]
     # What the script's imports see: the script's folder (the run folder for -m), then the project root.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fixer.validate.runner import TOLERANCE, WorkerDump
 
@@ -27,7 +28,9 @@ class CheckResult:
 
 
 def _close(a: list[float], b: list[float], tolerance: float = TOLERANCE) -> bool:
-    return len(a) == len(b) and all(abs(x - y) <= tolerance * max(1.0, abs(x), abs(y)) for x, y in zip(a, b))
+    return len(a) == len(b) and all(
+        abs(x - y) <= tolerance * max(1.0, abs(x), abs(y)) for x, y in zip(a, b, strict=True)
+    )
 
 
 def _short(values: list[float], size: int) -> str:
@@ -42,7 +45,10 @@ def _after(step: str) -> str:
 
 def runs(dumps: list[WorkerDump], timeout: float) -> CheckResult:
     """Every worker exits cleanly within the timeout (the first failure is reported)."""
-    who = (lambda i: f"worker {i}: ") if len(dumps) > 1 else (lambda i: "")
+
+    def who(index: int) -> str:
+        return f"worker {index}: " if len(dumps) > 1 else ""
+
     for index, dump in enumerate(dumps):
         if dump.status == "error":
             error = dump.error or {}
@@ -50,7 +56,11 @@ def runs(dumps: list[WorkerDump], timeout: float) -> CheckResult:
             return CheckResult("runs", "fail", f"{who(index)}{error.get('type')}: {error.get('message')}{where}")
     for index, dump in enumerate(dumps):
         if dump.status == "timeout":
-            return CheckResult("runs", "fail", f"{who(index)}still running after {timeout:.0f} s (killed): a hang, e.g. waiting for a peer")
+            return CheckResult(
+                "runs",
+                "fail",
+                f"{who(index)}still running after {timeout:.0f} s (killed): a hang, e.g. waiting for a peer",
+            )
     done = f"{max(d.steps for d in dumps)} step(s), {max(len(d.inputs) for d in dumps)} batch(es)"
     if any(d.stopped for d in dumps):
         return CheckResult("runs", "pass", f"{len(dumps)} process(es) stopped cleanly after {done} (--max-steps)")
@@ -64,12 +74,18 @@ def replicas_consistent(dumps: list[WorkerDump]) -> CheckResult:
         if dump.divergence:
             found = dump.divergence
             copies = " vs ".join(_short(c, found["size"]) for c in found["copies"])
-            return CheckResult(name, "fail", f"`{found['name']}` differs between replicas {_after(found['step'])}: {copies}")
+            return CheckResult(
+                name, "fail", f"`{found['name']}` differs between replicas {_after(found['step'])}: {copies}"
+            )
     checked = max(d.mirrored for d in dumps)
     if not checked:
         return CheckResult(name, "inconclusive", "no mirrored variable with several copies was found")
     steps = max(len(d.history) for d in dumps)
-    return CheckResult(name, "pass", f"{checked} mirrored variable(s) identical on every replica after each of {steps} step(s) and at the end")
+    return CheckResult(
+        name,
+        "pass",
+        f"{checked} mirrored variable(s) identical on every replica after each of {steps} step(s) and at the end",
+    )
 
 
 def workers_consistent(dumps: list[WorkerDump]) -> CheckResult:
@@ -81,7 +97,9 @@ def workers_consistent(dumps: list[WorkerDump]) -> CheckResult:
     if not first.variables:
         return CheckResult(name, "inconclusive", "no distributed variable was found")
     for index, dump in enumerate(dumps[1:], start=1):
-        snapshots = list(zip(first.history, dump.history)) + [
+        # A worker that stopped early has fewer snapshots: compare the steps both took.
+        snapshots = list(zip(first.history, dump.history, strict=False))
+        snapshots += [
             ({k: v["values"] for k, v in first.variables.items()}, {k: v["values"] for k, v in dump.variables.items()})
         ]
         for step, (mine, theirs) in enumerate(snapshots, start=1):
@@ -90,8 +108,15 @@ def workers_consistent(dumps: list[WorkerDump]) -> CheckResult:
                 if other is not None and not _close(values, other):
                     when = "at the end" if step == len(snapshots) else f"after step {step}"
                     size = first.variables.get(key, {}).get("size", len(values))
-                    return CheckResult(name, "fail", f"`{key}` is {_short(values, size)} on worker 0 and {_short(other, size)} on worker {index} {when}")
-    return CheckResult(name, "pass", f"{len(first.variables)} variable(s) identical on {len(dumps)} workers after each step")
+                    return CheckResult(
+                        name,
+                        "fail",
+                        f"`{key}` is {_short(values, size)} on worker 0 and {_short(other, size)} on worker "
+                        f"{index} {when}",
+                    )
+    return CheckResult(
+        name, "pass", f"{len(first.variables)} variable(s) identical on {len(dumps)} workers after each step"
+    )
 
 
 def inputs_distinct(dumps: list[WorkerDump]) -> CheckResult:
@@ -108,7 +133,9 @@ def inputs_distinct(dumps: list[WorkerDump]) -> CheckResult:
     for index, dump in enumerate(dumps):
         for step, digest in enumerate(dump.inputs, start=1):
             if digest in seen and seen[digest] != index:
-                return CheckResult(name, "fail", f"worker {seen[digest]} and worker {index} fed the same batch (batch {step})")
+                return CheckResult(
+                    name, "fail", f"worker {seen[digest]} and worker {index} fed the same batch (batch {step})"
+                )
             seen.setdefault(digest, index)
     passes = _pass_examples(dumps)
     if not seen and not passes:
@@ -116,7 +143,9 @@ def inputs_distinct(dumps: list[WorkerDump]) -> CheckResult:
     overlap = _shared_examples(dumps, passes)
     if overlap is not None:
         return CheckResult(name, "fail", overlap)
-    return CheckResult(name, "pass", f"{len(seen)} distinct batches across {len(dumps)} workers{_examples_note(dumps, passes)}")
+    return CheckResult(
+        name, "pass", f"{len(seen)} distinct batches across {len(dumps)} workers{_examples_note(dumps, passes)}"
+    )
 
 
 def _one_epoch(examples: list[str]) -> list[str] | None:
@@ -175,7 +204,8 @@ def _shared_examples(dumps: list[WorkerDump], passes: list[list[list[str]]]) -> 
         first, second, shared, at, _ = drawn
         return (
             f"worker {first} and worker {second} both trained on {shared} of the same examples "
-            f"(of {len(set(dumps[first].examples))} and {len(set(dumps[second].examples))} drawn; worker {second}'s example {at} is one): "
+            f"(of {len(set(dumps[first].examples))} and {len(set(dumps[second].examples))} drawn; worker "
+            f"{second}'s example {at} is one): "
             "the input is not sharded between workers"
         )
     for number, lists in enumerate(passes, start=1):
@@ -185,7 +215,8 @@ def _shared_examples(dumps: list[WorkerDump], passes: list[list[list[str]]]) -> 
             which = f" of distributed dataset {number}" if len(passes) > 1 else ""
             return (
                 f"in a data-only pass over each worker's input pipeline{which}, worker {first} and worker {second} "
-                f"both read {shared} of the same examples (of {of} read by worker {first}; worker {second}'s example {at} is one): "
+                f"both read {shared} of the same examples (of {of} read by worker {first}; worker {second}'s "
+                f"example {at} is one): "
                 "the input is not sharded between workers"
             )
     return None
@@ -207,7 +238,7 @@ def writes_distinct(dumps: list[WorkerDump]) -> CheckResult:
     name = "writes-distinct"
     if len(dumps) < 2:
         return CheckResult(name, "inconclusive", "one worker")
-    writers: dict[str, dict[int, dict]] = {}
+    writers: dict[str, dict[int, dict[str, Any]]] = {}
     for index, dump in enumerate(dumps):
         for write in dump.writes:
             writers.setdefault(write["path"], {}).setdefault(index, write)
@@ -216,19 +247,22 @@ def writes_distinct(dumps: list[WorkerDump]) -> CheckResult:
     for path, by_worker in writers.items():
         if len(by_worker) > 1:
             how = "; ".join(
-                f"worker {i}: {w['what']}" + (f" (line {w['line']})" if w.get("line") else "") for i, w in sorted(by_worker.items())
+                f"worker {i}: {w['what']}" + (f" (line {w['line']})" if w.get("line") else "")
+                for i, w in sorted(by_worker.items())
             )
-            return CheckResult(name, "fail", f"`{path}` is written by {len(by_worker)} workers ({how}): only the chief may write there")
+            return CheckResult(
+                name, "fail", f"`{path}` is written by {len(by_worker)} workers ({how}): only the chief may write there"
+            )
     return CheckResult(name, "pass", f"{len(writers)} path(s) written, each by one worker")
 
 
-def _fed(feed: list[list]) -> str:
+def _fed(feed: list[list[Any]]) -> str:
     sizes = sorted({rows for rows, _ in feed})
     size = f"{sizes[0]} rows" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]} rows"
     return f"{len(feed)} global batch(es) of {size} ({sum(rows for rows, _ in feed)} examples)"
 
 
-def _same_feed(many: list[list], one: list[list], replicas: int, claimed: list) -> tuple[bool, str]:
+def _same_feed(many: list[list[Any]], one: list[list[Any]], replicas: int, claimed: list[Any]) -> tuple[bool, str]:
     """Whether the N-replica run and the reference trained on the same global batches, and what they fed."""
     if not many and not one:
         if claimed:
@@ -242,7 +276,9 @@ def _same_feed(many: list[list], one: list[list], replicas: int, claimed: list) 
     for step in range(steps):
         if many[step] != one[step]:
             rows_n, rows_1 = many[step][0], one[step][0]
-            what = f"{rows_n} rows with {replicas} replicas, {rows_1} with 1" if rows_n != rows_1 else "different examples"
+            what = (
+                f"{rows_n} rows with {replicas} replicas, {rows_1} with 1" if rows_n != rows_1 else "different examples"
+            )
             return False, f"the runs were fed different global batches (batch {step + 1}: {what})"
     if not steps:
         return False, "only one of the runs drew batches from a distributed dataset"
@@ -255,7 +291,9 @@ def _gradient_ratio(many: list[float], one: list[float]) -> float | None:
     return many[0] / one[0]
 
 
-def replica_count_invariant(many: list[WorkerDump], one: list[WorkerDump], again: list[WorkerDump], replicas: int) -> CheckResult:
+def replica_count_invariant(
+    many: list[WorkerDump], one: list[WorkerDump], again: list[WorkerDump], replicas: int
+) -> CheckResult:
     """On the same global batches, N replicas compute the update 1 replica computes, and end where it ends.
 
     The references are 1-replica runs told the replica count is N (``child/claim.py``), so a
@@ -273,7 +311,9 @@ def replica_count_invariant(many: list[WorkerDump], one: list[WorkerDump], again
             why = f": {error.get('type')}: {error.get('message')}" if error else f" ({failed.status})"
             return CheckResult(name, "inconclusive", f"a run {label} did not finish{why}")
     if one[0].feed != again[0].feed:
-        return CheckResult(name, "inconclusive", "two 1-replica runs were fed different batches: the input is not deterministic")
+        return CheckResult(
+            name, "inconclusive", "two 1-replica runs were fed different batches: the input is not deterministic"
+        )
     comparable, fed = _same_feed(many[0].feed, one[0].feed, replicas, one[0].claimed)
     if not comparable:
         return CheckResult(name, "inconclusive", fed)
@@ -291,14 +331,16 @@ def replica_count_invariant(many: list[WorkerDump], one: list[WorkerDump], again
                 return CheckResult(
                     name,
                     "inconclusive",
-                    f"{fed}, but the first update's gradient differs by a factor {ratio:.4g} between {replicas} replicas and 1: "
+                    f"{fed}, but the first update's gradient differs by a factor {ratio:.4g} between {replicas} "
+                    f"replicas and 1: "
                     "the model computes differently per replica (dropout, batch normalization, random augmentation)",
                 )
             return CheckResult(
                 name,
                 "fail",
                 f"{fed}, but the first update's gradient is {ratio:.4g}x as large with {replicas} replicas as with 1 "
-                f"(norm {many[0].gradients[0]:.5g} vs {one[0].gradients[0]:.5g}): the loss is not scaled to the global batch",
+                f"(norm {many[0].gradients[0]:.5g} vs {one[0].gradients[0]:.5g}): the loss is not scaled to the "
+                f"global batch",
             )
         gradient = f"first update's gradient equal (norm {one[0].gradients[0]:.5g}); "
     for key, entry in single.items():
@@ -307,16 +349,21 @@ def replica_count_invariant(many: list[WorkerDump], one: list[WorkerDump], again
                 name,
                 "fail",
                 f"{fed}, but `{key}` is {_short(multi[key]['values'], entry['size'])} with {replicas} replicas and "
-                f"{_short(entry['values'], entry['size'])} with 1 (loss not scaled to the global batch, or every replica reads the whole batch)",
+                f"{_short(entry['values'], entry['size'])} with 1 (loss not scaled to the global batch, or "
+                f"every replica reads the whole batch)",
             )
-    return CheckResult(name, "pass", f"{fed}; {gradient}{len(single)} variable(s) equal between 1 and {replicas} replicas")
+    return CheckResult(
+        name, "pass", f"{fed}; {gradient}{len(single)} variable(s) equal between 1 and {replicas} replicas"
+    )
 
 
 def finite(dumps: list[WorkerDump]) -> CheckResult:
     """Variables, and the values the steps return, stay finite."""
     for dump in dumps:
         if dump.nonfinite:
-            return CheckResult("finite", "fail", f"{dump.nonfinite['what']} is not finite {_after(dump.nonfinite['step'])}")
+            return CheckResult(
+                "finite", "fail", f"{dump.nonfinite['what']} is not finite {_after(dump.nonfinite['step'])}"
+            )
     checked = sum(d.values_checked for d in dumps)
     if not checked:
         return CheckResult("finite", "inconclusive", "no variable and no step result was found")

@@ -30,22 +30,53 @@ def register(app: typer.Typer) -> None:
             help="The training script, then the script's own arguments after `--` (with -m: only the arguments). "
             "Default: [tool.distfix.validate] in pyproject.toml.",
         ),
-        module: str | None = typer.Option(None, "-m", "--module", help="Run a module as `python -m MODULE` does (from --cwd)."),
+        module: str | None = typer.Option(
+            None, "-m", "--module", help="Run a module as `python -m MODULE` does (from --cwd)."
+        ),
         cwd: Path | None = typer.Option(
-            None, "--cwd", help="The folder the script runs in (default: the project root when the script imports its own package, else its folder)."
+            None,
+            "--cwd",
+            help=(
+                "The folder the script runs in "
+                "(default: the project root when the script imports its own package, else its folder)."
+            ),
         ),
         replicas: int = typer.Option(2, "--replicas", min=1, help="Replicas (GPUs, or logical CPU devices)."),
-        workers: int = typer.Option(1, "--workers", min=1, help="MultiWorkerMirroredStrategy workers (on 127.0.0.1, or Ray actors with --backend ray)."),
+        workers: int = typer.Option(
+            1,
+            "--workers",
+            min=1,
+            help="MultiWorkerMirroredStrategy workers (on 127.0.0.1, or Ray actors with --backend ray).",
+        ),
         device: Device = typer.Option(Device.auto, "--device", help="auto: GPUs when TensorFlow sees any, else CPU."),
-        max_steps: int = typer.Option(20, "--max-steps", min=1, help="Stop cleanly after this many steps (strategy.run calls, batches, fit batches)."),
+        max_steps: int = typer.Option(
+            20,
+            "--max-steps",
+            min=1,
+            help="Stop cleanly after this many steps (strategy.run calls, batches, fit batches).",
+        ),
         timeout: float = typer.Option(120.0, "--timeout", min=1.0, help="Seconds before a run is killed."),
         output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="Output format."),
-        no_compare: bool = typer.Option(False, "--no-compare", help="Run the script as it is, without its fixed version."),
-        synthetic_data: bool = typer.Option(False, "--synthetic-data", help="Replace keras.datasets downloads with random arrays."),
-        keep_temp: bool = typer.Option(False, "--keep-temp", help="Keep the temporary copies, outputs and dumps, and print where."),
-        backend: Backend = typer.Option(Backend.local, "--backend", help="local: processes on 127.0.0.1; ray: Ray actors (needs 'distfix[ray]')."),
-        address: str | None = typer.Option(None, "--address", help="ray: the cluster to join (HOST:PORT, or auto: RAY_ADDRESS); default: a Ray for the run."),
-        gpus_per_worker: float | None = typer.Option(None, "--gpus-per-worker", min=0.0, help="ray: GPUs each worker asks Ray for (default 0)."),
+        no_compare: bool = typer.Option(
+            False, "--no-compare", help="Run the script as it is, without its fixed version."
+        ),
+        synthetic_data: bool = typer.Option(
+            False, "--synthetic-data", help="Replace keras.datasets downloads with random arrays."
+        ),
+        keep_temp: bool = typer.Option(
+            False, "--keep-temp", help="Keep the temporary copies, outputs and dumps, and print where."
+        ),
+        backend: Backend = typer.Option(
+            Backend.local, "--backend", help="local: processes on 127.0.0.1; ray: Ray actors (needs 'distfix[ray]')."
+        ),
+        address: str | None = typer.Option(
+            None,
+            "--address",
+            help="ray: the cluster to join (HOST:PORT, or auto: RAY_ADDRESS); default: a Ray for the run.",
+        ),
+        gpus_per_worker: float | None = typer.Option(
+            None, "--gpus-per-worker", min=0.0, help="ray: GPUs each worker asks Ray for (default 0)."
+        ),
     ) -> None:
         """Run the script (and its fixed version) with several replicas and workers and check the result.
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from fixer.registry import default_registry
 from fixer.types import Applicability, Finding
@@ -53,7 +54,10 @@ KNOWN_ERRORS = (
     # strategy call can end at validate's wrapper of that call (child/steps.py).
     KnownError(
         ("TFD101", "TFD113"),
-        re.compile(r"^\(no message\) raised at (optimizer|mirrored_strategy|mirrored_run|values|distribute_lib|distribute_utils|cross_device_ops|steps)\.py:"),
+        re.compile(
+            r"^\(no message\) raised at (optimizer|mirrored_strategy|mirrored_run|values|distribute_lib"
+            r"|distribute_utils|cross_device_ops|steps)\.py:"
+        ),
         "a variable created outside `strategy.scope()` is used by distributed code",
         error_type="AssertionError",
     ),
@@ -99,7 +103,10 @@ KNOWN_ERRORS = (
     ),
     KnownError(
         ("TFD305",),
-        re.compile(r"apply_gradients\(\) got an unexpected keyword argument '(experimental_aggregate_gradients|skip_gradients_aggregation)'"),
+        re.compile(
+            r"apply_gradients\(\) got an unexpected keyword argument '(experimental_aggregate_gradients"
+            r"|skip_gradients_aggregation)'"
+        ),
         "Keras 3 `apply_gradients` told to skip an aggregation it has no switch for",
         error_type="TypeError",
     ),
@@ -131,7 +138,7 @@ KNOWN_ERRORS = (
 )
 
 
-def known_error(error: dict, table: tuple[KnownError, ...] = KNOWN_ERRORS) -> KnownError | None:
+def known_error(error: dict[str, Any], table: tuple[KnownError, ...] = KNOWN_ERRORS) -> KnownError | None:
     """The table's entry for a run's error record (``child/errors.py``), if any."""
     message = error.get("message") or ""
     for entry in table:
@@ -158,7 +165,7 @@ def _rule_text(code: str, entry: KnownError) -> str:
     return f"{code} {rule.name}"
 
 
-def explain(error: dict, findings: list[Finding], table: tuple[KnownError, ...] = KNOWN_ERRORS) -> list[str]:
+def explain(error: dict[str, Any], findings: list[Finding], table: tuple[KnownError, ...] = KNOWN_ERRORS) -> list[str]:
     """One line per rule that explains ``error``: the rule, the lines, and what ``distfix fix`` can do."""
     entry = known_error(error, table)
     if entry is None:
@@ -172,9 +179,21 @@ def explain(error: dict, findings: list[Finding], table: tuple[KnownError, ...] 
         found = [f for f in findings if f.code == code]
         if found:
             at = ", ".join(str(f.start.line) for f in found)
-            lines.append(f"{_rule_text(code, entry)} explains this error{where}: distfix check finds it at line {at}; {_fix_text(found[0])}")
+            lines.append(
+                f"{_rule_text(code, entry)} explains this error{where}: distfix check finds it at line {at}; "
+                f"{_fix_text(found[0])}"
+            )
             continue
         rule = default_registry().get(code)
-        fix = "" if rule is None else f"; the rule's fix is {rule.applicability.label}" if rule.has_fix() else "; the rule has no automatic fix"
-        lines.append(f"{_rule_text(code, entry)} explains this error{where}, but distfix check does not find it in this script{fix}")
+        fix = (
+            ""
+            if rule is None
+            else f"; the rule's fix is {rule.applicability.label}"
+            if rule.has_fix()
+            else "; the rule has no automatic fix"
+        )
+        lines.append(
+            f"{_rule_text(code, entry)} explains this error{where}, but distfix check does not find it in this "
+            f"script{fix}"
+        )
     return lines

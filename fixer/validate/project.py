@@ -69,7 +69,7 @@ def imported_top_names(text: str) -> set[str]:
         tree = ast.parse(text)
     except SyntaxError:
         return set()
-    names = set()
+    names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
@@ -175,7 +175,9 @@ def resolve_entry(
     base = config.source.parent if config.source else anchor
     if script is None and module is None:
         if config.script is None and config.module is None:
-            raise ProjectError("no script: give SCRIPT, -m MODULE, or [tool.distfix.validate] script/module in pyproject.toml")
+            raise ProjectError(
+                "no script: give SCRIPT, -m MODULE, or [tool.distfix.validate] script/module in pyproject.toml"
+            )
         script = base / config.script if config.script else None
         module = config.module
     if script is not None and module is None and config.module is not None:
@@ -186,11 +188,14 @@ def resolve_entry(
             pass
     named = config.script is None and config.module is None
     named = named or (module is not None and module == config.module)
-    named = named or (script is not None and config.script is not None and script.absolute() == (base / config.script).absolute())
+    named = named or (
+        script is not None and config.script is not None and script.absolute() == (base / config.script).absolute()
+    )
     if named:
         cwd = cwd if cwd is not None else (base / config.cwd if config.cwd is not None else None)
         args = args if args else config.args
     env = {**config.env, **(env or {})}
+    run_in: Path | None
     if module is not None:
         run_in = (cwd or base).resolve()
         path = module_file(module, [run_in])

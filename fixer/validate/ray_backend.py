@@ -18,8 +18,7 @@ import io
 import json
 import tarfile
 import time
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fixer.ray_session import import_ray
 from fixer.validate import ray_worker
@@ -35,6 +34,9 @@ from fixer.validate.runner import (
     worker_dump,
     worker_settings,
 )
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # Beyond the run's own timeout (which the actors enforce), how long the driver waits for a set-up
 # step or for an actor to report before it treats the actor as lost.
@@ -96,7 +98,12 @@ def _unplaceable(ray: Any, spec: RunSpec) -> str:
 
 
 def _resources(ray: Any) -> str:
-    return ", ".join(f"{name} {amount:g}" for name, amount in sorted(ray.cluster_resources().items()) if name in ("CPU", "GPU")) or "none"
+    return (
+        ", ".join(
+            f"{name} {amount:g}" for name, amount in sorted(ray.cluster_resources().items()) if name in ("CPU", "GPU")
+        )
+        or "none"
+    )
 
 
 def _worker_class(ray: Any) -> Any:
@@ -121,7 +128,7 @@ def _archive(source: Path) -> bytes:
 
 def _settings(
     ray: Any, actors: list[Any], spec: RunSpec, prepared: Prepared, replicas: int | None, claim_replicas: int | None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Each worker's settings, its cluster and mapped addresses on the nodes the actors landed on.
 
     Worker i gets a port for itself, one for every W-th address the script names (address j is
@@ -131,7 +138,12 @@ def _settings(
     workers, addresses = spec.workers, prepared.addresses
     shares = [len(addresses[index::workers]) for index in range(workers)]
     counts = [1 + share + (SPARE_PORTS if index == 0 else 0) for index, share in enumerate(shares)]
-    reserved = _get(ray, [a.reserve.remote(c) for a, c in zip(actors, counts)], spec.timeout, "the Ray workers did not start")
+    reserved = _get(
+        ray,
+        [a.reserve.remote(c) for a, c in zip(actors, counts, strict=True)],
+        spec.timeout,
+        "the Ray workers did not start",
+    )
     cluster = [f"{host}:{ports[0]}" for host, ports in reserved]
     address_map = {}
     for position, address in enumerate(addresses):
@@ -151,22 +163,34 @@ def _settings(
     ]
 
 
-def _run(ray: Any, actors: list[Any], payload: Any, settings: list[dict], timeout: float) -> list[dict]:
+def _run(
+    ray: Any, actors: list[Any], payload: Any, settings: list[dict[str, Any]], timeout: float
+) -> list[dict[str, Any]]:
     """Start every worker and wait; when one fails, the others are stopped at once (as local runs do)."""
     from ray.exceptions import RayError
 
-    pending = {actor.run.remote(payload, worker, timeout): index for index, (actor, worker) in enumerate(zip(actors, settings))}
-    results: list[dict | None] = [None] * len(actors)
+    pending = {
+        actor.run.remote(payload, worker, timeout): index
+        for index, (actor, worker) in enumerate(zip(actors, settings, strict=True))
+    }
+    results: list[dict[str, Any] | None] = [None] * len(actors)
     deadline = time.monotonic() + timeout + GRACE_SECONDS
     while pending and time.monotonic() < deadline:
         ready, _ = ray.wait(list(pending), num_returns=1, timeout=max(0.0, deadline - time.monotonic()))
         for reference in ready:
             index = pending.pop(reference)
+            result: dict[str, Any]
             try:
-                results[index] = ray.get(reference)
+                result = ray.get(reference)
             except RayError as exc:  # the actor or its node was lost
-                results[index] = {"ending": "exited", "code": None, "output": f"Ray lost the worker: {exc}"[:2000], "dump": None}
-            if results[index]["ending"] == "exited" and results[index]["code"] != 0:
+                result = {
+                    "ending": "exited",
+                    "code": None,
+                    "output": f"Ray lost the worker: {exc}"[:2000],
+                    "dump": None,
+                }
+            results[index] = result
+            if result["ending"] == "exited" and result["code"] != 0:
                 for other in pending.values():
                     actors[other].stop.remote("stopped")
     for index in pending.values():  # the actor did not answer in time: ray.kill follows

@@ -20,11 +20,18 @@ import tarfile
 import tempfile
 import threading
 import time
+from typing import Any
 
 POLL_SECONDS = 0.2  # how often the wait looks at the stop request
 
 
-def start_bootstrap(bootstrap: str | os.PathLike, settings: str | os.PathLike, output: str | os.PathLike, cwd: str | os.PathLike, device: str) -> subprocess.Popen:
+def start_bootstrap(
+    bootstrap: str | os.PathLike[str],
+    settings: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    cwd: str | os.PathLike[str],
+    device: str,
+) -> subprocess.Popen[bytes]:
     """Start ``bootstrap.py`` on ``settings`` in its own session, its output in the file ``output``.
 
     Local runs (``runner``) start their children with this too, so a Ray run's child sees the
@@ -52,7 +59,7 @@ class ValidationWorker:
 
     def __init__(self) -> None:
         self.folder = tempfile.mkdtemp(prefix="distfix-ray-worker-")
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
         self.stop_reason: str | None = None
         self.stop_requested = threading.Event()
 
@@ -66,12 +73,14 @@ class ValidationWorker:
                 sock = socket.socket()
                 sock.bind(("", 0))  # TensorFlow's server listens on every interface
                 sockets.append(sock)
-            return ray.util.get_node_ip_address(), [s.getsockname()[1] for s in sockets]
+            # Ray's own function has no annotations: its result is the node's address, a str.
+            address: str = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]
+            return address, [s.getsockname()[1] for s in sockets]
         finally:
             for sock in sockets:
                 sock.close()
 
-    def run(self, payload: bytes, settings: dict, timeout: float) -> dict:
+    def run(self, payload: bytes, settings: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Unpack the run, start the bootstrap with ``settings`` and wait at most ``timeout`` seconds.
 
         Returns how it ended (exited, stopped or timeout), the exit code, the output and the
@@ -79,8 +88,10 @@ class ValidationWorker:
         """
         with tarfile.open(fileobj=io.BytesIO(payload)) as archive:
             # The driver built the archive from the script's folder: extract it as it is.
-            trusted = {"filter": "fully_trusted"} if hasattr(tarfile, "fully_trusted_filter") else {}
-            archive.extractall(self.folder, **trusted)
+            if hasattr(tarfile, "fully_trusted_filter"):  # Pythons with extraction filters warn without one
+                archive.extractall(self.folder, filter="fully_trusted")
+            else:
+                archive.extractall(self.folder)
         settings = {
             **settings,
             "script": os.path.join(self.folder, settings["script"]),
@@ -99,7 +110,12 @@ class ValidationWorker:
         if os.path.exists(settings["dump"]):
             with open(settings["dump"], encoding="utf-8") as handle:
                 dump = handle.read()
-        return {"ending": ending, "code": self.process.returncode if self.process else None, "output": output, "dump": dump}
+        return {
+            "ending": ending,
+            "code": self.process.returncode if self.process else None,
+            "output": output,
+            "dump": dump,
+        }
 
     def _run_child(self, settings_path: str, output_path: str, cwd: str, device: str, timeout: float) -> str:
         bootstrap = os.path.join(self.folder, "bootstrap", "bootstrap.py")

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from fixer.validate import checks
-from fixer.validate.runner import RunSpec, WorkerDump
+
+if TYPE_CHECKING:
+    from fixer.validate.runner import RunSpec, WorkerDump
 
 OUTPUT_LINES = 20
 # TensorFlow's C++ info and warning lines, and its complaint that there is no GPU.
@@ -36,7 +39,7 @@ class VariantReport:
     ran: str | None = None  # what ran, from the strategy the script made (see topology())
     diagnoses: list[str] = field(default_factory=list)  # the rules that explain the error (see diagnose.py)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
             "ran": self.ran,
@@ -68,7 +71,7 @@ class ValidationReport:
         """pass, fail, or inconclusive (it ran, but no consistency check could decide)."""
         return {"passed": "pass", "failed": "fail"}.get(self.variants[self.validated_name].status, "inconclusive")
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "script": self.script,
             "replicas": self.spec.replicas,
@@ -89,18 +92,22 @@ class ValidationReport:
         names = list(self.variants)
         rows = [("check", *names)]
         for check in (c.name for c in self.variants[names[0]].checks):
-            rows.append((check, *[next((c.result for c in self.variants[n].checks if c.name == check), "-") for n in names]))
+            rows.append(
+                (check, *[next((c.result for c in self.variants[n].checks if c.name == check), "-") for n in names])
+            )
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = [
             f"distfix validate {self.script}: {self.header()}",
             "",
-            *("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows),
+            *("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows),
         ]
         lines += _section("evidence:", self._evidence())
         for name in self._distinct_variants():
             for index, text in enumerate(self.variants[name].output):
                 worker = f", worker {index}" if len(self.variants[name].output) > 1 else ""
-                lines += _section(f"output of {name}{worker} (last lines):", text.splitlines() if text else ["(nothing)"])
+                lines += _section(
+                    f"output of {name}{worker} (last lines):", text.splitlines() if text else ["(nothing)"]
+                )
         lines += [""] if self.notes or self.temp else []
         lines += [f"note: {note}" for note in self.notes]
         lines += [f"temporary files kept in {self.temp}"] if self.temp else []
@@ -118,18 +125,35 @@ class ValidationReport:
         return names[:1] if len(names) == 2 and self.variants[names[0]] is self.variants[names[1]] else names
 
     def _evidence(self) -> list[str]:
-        shown = [f"{name} / {c.name}: {c.detail}" for name in self._distinct_variants() for c in self.variants[name].checks if c.result == "fail"]
-        shown += [f"{name} / runs: {diagnosis}" for name in self._distinct_variants() for diagnosis in self.variants[name].diagnoses]
+        shown = [
+            f"{name} / {c.name}: {c.detail}"
+            for name in self._distinct_variants()
+            for c in self.variants[name].checks
+            if c.result == "fail"
+        ]
+        shown += [
+            f"{name} / runs: {diagnosis}"
+            for name in self._distinct_variants()
+            for diagnosis in self.variants[name].diagnoses
+        ]
         if self.verdict == "inconclusive":
             validated = self.variants[self.validated_name]
-            shown += [f"{self.validated_name} / {c.name}: inconclusive: {c.detail}" for c in validated.checks if c.name in checks.CONSISTENCY]
+            shown += [
+                f"{self.validated_name} / {c.name}: inconclusive: {c.detail}"
+                for c in validated.checks
+                if c.name in checks.CONSISTENCY
+            ]
         return shown
 
 
 def topology(dumps: list[WorkerDump]) -> str | None:
-    """What ran, e.g. "2 replicas on 2 logical CPU devices, 1 worker" or "2 workers x 1 replica (CPU) = 2 replicas in sync"."""
+    """What ran.
+
+    For example "2 replicas on 2 logical CPU devices, 1 worker" or
+    "2 workers x 1 replica (CPU) = 2 replicas in sync".
+    """
     known = next((d for d in dumps if d.topology), None)
-    if known is None:
+    if known is None or known.topology is None:
         return None
     in_sync, local, devices = known.topology["in_sync"], known.topology["local"], known.devices or "unknown"
     if len(dumps) == 1:

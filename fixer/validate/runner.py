@@ -13,20 +13,33 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fixer.doctor.probe import free_ports
-from fixer.launcher import launcher_plan
-from fixer.validate.project import Entry
+from fixer.launcher.plan import launcher_plan
 from fixer.validate.ray_worker import start_bootstrap
+
+if TYPE_CHECKING:
+    import subprocess
+
+    from fixer.validate.project import Entry
 
 BOOTSTRAP = Path(__file__).with_name("bootstrap.py")
 TOLERANCE = 1e-4  # relative, for float noise between copies of a value
 SPARE_PORTS = 8  # for addresses the script builds at run time
-_JUNK = {".git", ".venv", "venv", "__pycache__", ".distfix_cache", ".ipynb_checkpoints", "node_modules", ".pytest_cache"}
+_JUNK = {
+    ".git",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".distfix_cache",
+    ".ipynb_checkpoints",
+    "node_modules",
+    ".pytest_cache",
+}
 # A script's folder is copied whole (it may read data files next to it) unless it is this big.
 MAX_COPY_FILES = 2000
 MAX_COPY_BYTES = 200 * 1024 * 1024
@@ -54,26 +67,28 @@ class WorkerDump:
     """What one worker process reported (see ``child/state.py`` for the fields)."""
 
     status: str  # ok | error | timeout | stopped (killed because another worker failed)
-    error: dict | None = None
+    error: dict[str, Any] | None = None
     steps: int = 0
     stopped: bool = False  # stopped cleanly after --max-steps
     inputs: list[str] = field(default_factory=list)
-    variables: dict[str, dict] = field(default_factory=dict)
+    variables: dict[str, dict[str, Any]] = field(default_factory=dict)
     history: list[dict[str, list[float]]] = field(default_factory=list)
     mirrored: int = 0
-    divergence: dict | None = None
-    nonfinite: dict | None = None
+    divergence: dict[str, Any] | None = None
+    nonfinite: dict[str, Any] | None = None
     values_checked: int = 0
     addresses: dict[str, str] = field(default_factory=dict)
-    feed: list[list] = field(default_factory=list)  # per batch drawn: [global rows, digest of the rows]
+    feed: list[list[Any]] = field(default_factory=list)  # per batch drawn: [global rows, digest of the rows]
     gradients: list[float] = field(default_factory=list)  # per optimizer update: norm of the summed gradients
     claimed: list[int | None] = field(default_factory=list)  # script lines that read the claimed replica count
-    topology: dict | None = None  # what ran: {"in_sync", "local"} of the first strategy the script made
+    topology: dict[str, Any] | None = None  # what ran: {"in_sync", "local"} of the first strategy the script made
     devices: str | None = None  # GPU, logical GPU, logical CPU or CPU
     examples: list[str] = field(default_factory=list)  # short digest of each example drawn
-    pass_examples: list[list[str]] = field(default_factory=list)  # per distributed dataset: examples of the data-only pass
+    pass_examples: list[list[str]] = field(
+        default_factory=list
+    )  # per distributed dataset: examples of the data-only pass
     fit_arrays: bool = False  # Keras fit built the input from arrays (its own per-worker shuffle)
-    writes: list[dict] = field(default_factory=list)  # checkpoints and models saved: {"path", "what", "line"}
+    writes: list[dict[str, Any]] = field(default_factory=list)  # checkpoints and models saved: {"path", "what", "line"}
     output: str = ""
 
 
@@ -120,7 +135,7 @@ def prepare(script: Path, text: str, folder: Path, entry: Entry | None = None) -
     return Prepared(source, target, run_in, _addresses(str(script), text))
 
 
-def worker_settings(spec: RunSpec, replicas: int | None, claim_replicas: int | None) -> dict:
+def worker_settings(spec: RunSpec, replicas: int | None, claim_replicas: int | None) -> dict[str, Any]:
     """What every worker of a run is told (the bootstrap reads it); each backend adds the paths and addresses."""
     entry = spec.entry
     return {
@@ -137,7 +152,7 @@ def worker_settings(spec: RunSpec, replicas: int | None, claim_replicas: int | N
     }
 
 
-def run_paths(prepared: Prepared, base: Path | None = None) -> dict:
+def run_paths(prepared: Prepared, base: Path | None = None) -> dict[str, Any]:
     """The script, its folder and the project root of ``prepared`` (relative to ``base`` when given)."""
 
     def rel(path: Path) -> str:
@@ -177,19 +192,21 @@ def run_script(
         settings = {
             **worker_settings(spec, replicas, claim_replicas),
             **run_paths(prepared),
-            "address_map": {address: f"127.0.0.1:{port}" for address, port in zip(addresses, mapped)},
+            "address_map": {address: f"127.0.0.1:{port}" for address, port in zip(addresses, mapped, strict=True)},
             "spare_ports": ports[spec.workers + len(addresses) :],
             "dump": str(folder / f"dump_{index}.json"),
             "tf_config": tf_config(cluster, index),
         }
         settings_path = folder / f"settings_{index}.json"
         settings_path.write_text(json.dumps(settings), encoding="utf-8")
-        processes.append(start_bootstrap(BOOTSTRAP, settings_path, folder / f"output_{index}.txt", prepared.cwd, spec.device))
+        processes.append(
+            start_bootstrap(BOOTSTRAP, settings_path, folder / f"output_{index}.txt", prepared.cwd, spec.device)
+        )
     endings = _wait(processes, started + spec.timeout)
     return [_collect(folder, index, ending) for index, ending in enumerate(endings)]
 
 
-def _kill(process: subprocess.Popen) -> None:
+def _kill(process: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:  # the group is gone already
@@ -197,13 +214,13 @@ def _kill(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def _wait(processes: list[subprocess.Popen], deadline: float) -> list[str]:
+def _wait(processes: list[subprocess.Popen[bytes]], deadline: float) -> list[str]:
     """How each process ended: exited, timeout, or stopped (killed because another one failed)."""
     endings: list[str | None] = [None] * len(processes)
     while None in endings:
         time.sleep(0.05)
         exited = [process.poll() for process in processes]
-        endings = [e or ("exited" if code is not None else None) for e, code in zip(endings, exited)]
+        endings = [e or ("exited" if code is not None else None) for e, code in zip(endings, exited, strict=True)]
         if any(code not in (None, 0) for code in exited):
             endings = [e or "stopped" for e in endings]
         elif time.monotonic() > deadline:

@@ -6,20 +6,24 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fixer.config import Config
 from fixer.engine import check_source, fix_source
 from fixer.sources import SourceError, read_source
-from fixer.types import FileResult
 from fixer.validate import checks, diagnose
 from fixer.validate.project import Entry, ProjectError, resolve_entry
 from fixer.validate.report import ValidationReport, VariantReport, tail, topology
 from fixer.validate.runner import RunSpec, WorkerDump, run_script
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from fixer.types import FileResult
 
 # The fixes that bring a script to today's TensorFlow and Keras without touching its distribution:
 # renamed APIs (TFD401), building the optimizer before a compiled step (TFD109), the tf-keras
@@ -49,8 +53,10 @@ def _refuse_missing_inputs(dumps: list[WorkerDump], spec: RunSpec, name: str, en
     This holds for either variant: the fix is never blamed for what the original would hit too.
     """
     reproduce = f"; to reproduce: {entry.command()}"
-    for dump in (d for d in dumps if d.error):
+    for dump in dumps:
         error = dump.error
+        if not error:
+            continue
         where = f" (line {error['line']})" if error.get("line") else ""
         missing = error.get("missing") or {}
         if error.get("usage"):
@@ -59,16 +65,25 @@ def _refuse_missing_inputs(dumps: list[WorkerDump], spec: RunSpec, name: str, en
                 f"(give its arguments after `--`, or in [tool.distfix.validate] args){reproduce}"
             )
         if missing.get("kind") == "module":
-            raise CannotValidate(f"the {name} script needs the module `{missing['name']}`{where}, which is not installed here{reproduce}")
+            raise CannotValidate(
+                f"the {name} script needs the module `{missing['name']}`{where}, which is not installed here{reproduce}"
+            )
         if missing.get("kind") == "file":
             what = f"the file `{missing['name']}`" if missing.get("name") else f"a file ({error.get('message')})"
             raise CannotValidate(
                 f"the {name} script needs {what}{where}, which is not there "
-                f"(the script runs in a copy of its project: keep its data inside it or give an absolute path){reproduce}"
+                f"(the script runs in a copy of its project: keep its data inside it or give an absolute "
+                f"path){reproduce}"
             )
         if error.get("network"):
-            hint = "--synthetic-data does not replace this download" if spec.synthetic_data else "rerun with --synthetic-data"
-            raise CannotValidate(f"the {name} script needs network data{where}: {error.get('message')} ({hint}){reproduce}")
+            hint = (
+                "--synthetic-data does not replace this download"
+                if spec.synthetic_data
+                else "rerun with --synthetic-data"
+            )
+            raise CannotValidate(
+                f"the {name} script needs network data{where}: {error.get('message')} ({hint}){reproduce}"
+            )
 
 
 def _evaluate(script: Path, text: str, spec: RunSpec, folder: Path, name: str) -> VariantReport:
@@ -80,7 +95,10 @@ def _evaluate(script: Path, text: str, spec: RunSpec, folder: Path, name: str) -
     addresses = {k: v for d in main for k, v in d.addresses.items()}
     results = [runs]
     if runs.result != "pass":
-        results += [checks.CheckResult(name, "inconclusive", "the run did not finish") for name in (*checks.CONSISTENCY, "finite", "writes-distinct")]
+        results += [
+            checks.CheckResult(name, "inconclusive", "the run did not finish")
+            for name in (*checks.CONSISTENCY, "finite", "writes-distinct")
+        ]
         error = next((d.error for d in main if d.error), None)
         diagnoses = diagnose.explain(error, check_source(str(script), text).findings) if error else []
         return VariantReport("failed", results, runs.detail, output, addresses, topology(main), diagnoses)
@@ -89,13 +107,20 @@ def _evaluate(script: Path, text: str, spec: RunSpec, folder: Path, name: str) -
         with ThreadPoolExecutor(max_workers=2) as pool:
             one, again = pool.map(
                 lambda name: run_script(
-                    script, text, spec, folder.with_name(f"{folder.name}-1replica-{name}"), replicas=1, claim_replicas=spec.replicas
+                    script,
+                    text,
+                    spec,
+                    folder.with_name(f"{folder.name}-1replica-{name}"),
+                    replicas=1,
+                    claim_replicas=spec.replicas,
                 ),
                 "ab",
             )
         results.append(checks.replica_count_invariant(main, one, again, spec.replicas))
     else:
-        results.append(checks.CheckResult("replica-count-invariant", "inconclusive", "needs one worker and several replicas"))
+        results.append(
+            checks.CheckResult("replica-count-invariant", "inconclusive", "needs one worker and several replicas")
+        )
     results.append(checks.finite(main))
     results.append(checks.writes_distinct(main))
     if any(r.result == "fail" for r in results):
@@ -127,7 +152,10 @@ def validate(path: Path, spec: RunSpec, compare: bool = True) -> ValidationRepor
         raise CannotValidate(f"{path}: {parsed.error}")
     notes = []
     if spec.workers > 1 and spec.replicas > 1 and spec.device != "gpu":
-        notes.append(f"on CPU each MultiWorkerMirroredStrategy worker has one replica: {spec.workers} workers give {spec.workers} replicas")
+        notes.append(
+            f"on CPU each MultiWorkerMirroredStrategy worker has one replica: {spec.workers} workers give "
+            f"{spec.workers} replicas"
+        )
     root = Path(tempfile.mkdtemp(prefix="distfix-validate-"))
     try:
         with _backend_session(spec):
@@ -160,7 +188,9 @@ def _backend_session(spec: RunSpec) -> Iterator[None]:
         raise CannotValidate(str(exc)) from None
 
 
-def _variants(path: Path, original: str, spec: RunSpec, root: Path, compare: bool, notes: list[str]) -> dict[str, VariantReport]:
+def _variants(
+    path: Path, original: str, spec: RunSpec, root: Path, compare: bool, notes: list[str]
+) -> dict[str, VariantReport]:
     """The original's report and, in compare mode, the fixed script's (``notes`` gets what the user should know).
 
     In compare mode the original runs with the version fixes the fixed script also has (renamed
@@ -191,7 +221,10 @@ def _modernised(path: Path, original: str, fixed: FileResult, notes: list[str]) 
     if modern is None or modern == fixed.fixed_text:
         notes.append(f"the fix only brings the script up to date ({', '.join(codes)}): the original ran as written")
         return original
-    notes.append(f"the original ran with the version fixes the fixed script also has ({', '.join(codes)}), to isolate the distribution fix")
+    notes.append(
+        f"the original ran with the version fixes the fixed script also has ({', '.join(codes)}), to isolate "
+        f"the distribution fix"
+    )
     return modern
 
 
@@ -205,7 +238,10 @@ def _refuse_unexplained_crash(report: VariantReport, entry: Entry | None) -> Non
     if report.status != "failed" or report.error is None or report.diagnoses or "still running after" in report.error:
         return
     reproduce = f"; to reproduce: {entry.command()}" if entry else ""
-    raise CannotValidate(f"the script fails here with an error none of distfix's rules explains, and distfix has no fix for it: {report.error}{reproduce}")
+    raise CannotValidate(
+        f"the script fails here with an error none of distfix's rules explains, and distfix has no fix for it: "
+        f"{report.error}{reproduce}"
+    )
 
 
 def _same_error(first: str, second: str) -> bool:
@@ -216,8 +252,13 @@ def _same_error(first: str, second: str) -> bool:
 def _refuse_shared_failure(variants: dict[str, VariantReport], entry: Entry | None) -> None:
     """Both variants crashed with the same error no rule explains: the script cannot run here, fix or not."""
     original, fixed = variants["original"], variants["fixed"]
-    if original.status != "failed" or fixed.status != "failed" or original.error is None or original.diagnoses:
+    if original.status != "failed" or fixed.status != "failed" or original.diagnoses:
+        return
+    if original.error is None or fixed.error is None:
         return
     if _same_error(original.error, fixed.error):
         reproduce = f"; to reproduce: {entry.command()}" if entry else ""
-        raise CannotValidate(f"the original and the fixed script fail the same way here, so the fix is not to blame: {original.error}{reproduce}")
+        raise CannotValidate(
+            f"the original and the fixed script fail the same way here, so the fix is not to blame: "
+            f"{original.error}{reproduce}"
+        )

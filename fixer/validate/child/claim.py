@@ -14,18 +14,22 @@ loss is computed as one replica really computes it. Each claimed read is recorde
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
 from .state import DUMP, SETTINGS, called_by_library
 
+if TYPE_CHECKING:
+    from types import FrameType
+
 
 def _script_line() -> int | None:
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename != SETTINGS["script"]:
         frame = frame.f_back
     return frame.f_lineno if frame is not None else None
 
 
-def install(tf) -> None:
+def install(tf: Any) -> None:
     """Make the script's set-up reads of ``num_replicas_in_sync`` return ``claim_replicas``."""
     claimed = SETTINGS.get("claim_replicas")
     if not claimed:
@@ -34,7 +38,7 @@ def install(tf) -> None:
 
     true_count = distribute_lib.StrategyBase.num_replicas_in_sync.fget
 
-    def num_replicas_in_sync(self):
+    def num_replicas_in_sync(self: Any) -> Any:
         count = true_count(self)
         in_replica_function = tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context()
         if called_by_library(1) or tf.inside_function() or in_replica_function:
@@ -44,4 +48,6 @@ def install(tf) -> None:
             DUMP["claimed"].append(line)
         return claimed
 
-    distribute_lib.StrategyBase.num_replicas_in_sync = property(num_replicas_in_sync, doc=distribute_lib.StrategyBase.num_replicas_in_sync.__doc__)
+    distribute_lib.StrategyBase.num_replicas_in_sync = property(
+        num_replicas_in_sync, doc=distribute_lib.StrategyBase.num_replicas_in_sync.__doc__
+    )

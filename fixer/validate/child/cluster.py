@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 from .state import DUMP, SETTINGS
 
@@ -30,11 +31,12 @@ def map_address(address: str) -> str:
         # spare ports are free on the spare host (a Ray node; 127.0.0.1 for local runs)
         host = SETTINGS.get("spare_host", "127.0.0.1")
         mapping[address] = f"{host}:{spare.pop(0)}" if spare else "127.0.0.1:1"
-    DUMP["addresses"][address] = mapping[address]
-    return mapping[address]
+    mapped: str = mapping[address]
+    DUMP["addresses"][address] = mapped
+    return mapped
 
 
-def _rewrite_tf_config(value):
+def _rewrite_tf_config(value: Any) -> Any:
     try:
         config = json.loads(value)
     except (TypeError, ValueError):
@@ -53,15 +55,15 @@ def guard_environment() -> None:
     environ_class = type(os.environ)
     original_setitem = environ_class.__setitem__
 
-    def setitem(self, key, value):
+    def setitem(self: Any, key: Any, value: Any) -> None:
         if key == "TF_CONFIG":
             value = _rewrite_tf_config(value)
         original_setitem(self, key, value)
 
-    environ_class.__setitem__ = setitem
+    environ_class.__setitem__ = setitem  # type: ignore[method-assign]  # patching the class is the point
     original_putenv = os.putenv
 
-    def putenv(key, value):
+    def putenv(key: Any, value: Any) -> None:
         # os.environ calls putenv too, with bytes: only the script's own str calls are rewritten.
         if key == "TF_CONFIG" and isinstance(value, str):
             value = _rewrite_tf_config(value)
@@ -82,7 +84,7 @@ def guard_cluster_specs() -> None:
 
     spec_init = server_lib.ClusterSpec.__init__
 
-    def init_spec(self, cluster):
+    def init_spec(self: Any, cluster: Any) -> None:
         spec_init(self, cluster)
         self._cluster_spec = {
             job: {index: map_address(address) for index, address in tasks.items()}
@@ -93,7 +95,7 @@ def guard_cluster_specs() -> None:
     server_lib.ClusterSpec.__init__ = init_spec
     resolver_init = cluster_resolver.SimpleClusterResolver.__init__
 
-    def init_resolver(self, *args, **kwargs):
+    def init_resolver(self: Any, *args: Any, **kwargs: Any) -> None:
         resolver_init(self, *args, **kwargs)
         if self._master:
             self._master = _map_master(self._master)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,12 @@ _SHAPES = {  # train x, train y, test x, test y, classes
 }
 # Keras 3, its `tf.keras` face (without resolving `tf.keras`, which must stay lazy), tf-keras and
 # tf-keras' own `tf.keras` tree (what `tf.keras` is under TF_USE_LEGACY_KERAS=1).
-_DATASET_ROOTS = ("keras.datasets", "keras._tf_keras.keras.datasets", "tf_keras.datasets", "tf_keras.api._v2.keras.datasets")
+_DATASET_ROOTS = (
+    "keras.datasets",
+    "keras._tf_keras.keras.datasets",
+    "tf_keras.datasets",
+    "tf_keras.api._v2.keras.datasets",
+)
 # Where each flavour's get_file and image_dataset_from_directory are reached from; the flag says
 # whether that flavour's `extract=True` returns the unpacked folder (Keras 3) or the archive (tf-keras).
 _UTILS = (("keras.utils", True), ("tf_keras.utils", False))
@@ -51,10 +57,10 @@ def _replace(name: str, original: object, replacement: object) -> None:
             setattr(module, name, replacement)
 
 
-def _loader(shapes: tuple, rng: np.random.Generator):
+def _loader(shapes: tuple[Any, ...], rng: np.random.Generator) -> Any:
     train_x, train_y, test_x, test_y, classes = shapes
 
-    def load_data(*args, **kwargs):
+    def load_data(*args: Any, **kwargs: Any) -> Any:
         return (
             (rng.integers(0, 256, train_x, dtype=np.uint8), rng.integers(0, classes, train_y, dtype=np.uint8)),
             (rng.integers(0, 256, test_x, dtype=np.uint8), rng.integers(0, classes, test_y, dtype=np.uint8)),
@@ -68,7 +74,7 @@ def _patch_datasets(rng: np.random.Generator) -> None:
         load_data = _loader(shapes, rng)
         for root in _DATASET_ROOTS:
             try:
-                module = importlib.import_module(f"{root}.{name}")
+                module: Any = importlib.import_module(f"{root}.{name}")  # a Keras datasets module
             except ImportError:
                 continue
             if module.load_data is not load_data:
@@ -101,10 +107,11 @@ def image_folder(name: str) -> str:
     return folder
 
 
-def _has_images(directory) -> bool:
-    if not isinstance(directory, (str, os.PathLike)) or not os.path.isdir(directory):
+def _has_images(directory: object) -> bool:
+    folder = os.fspath(directory) if isinstance(directory, (str, os.PathLike)) else None
+    if not isinstance(folder, str) or not os.path.isdir(folder):  # not a path, or a bytes path
         return False
-    return any(f.lower().endswith(_IMAGE_SUFFIXES) for _, _, files in os.walk(directory) for f in files)
+    return any(f.lower().endswith(_IMAGE_SUFFIXES) for _, _, files in os.walk(folder) for f in files)
 
 
 def _archive_stem(fname: str | None, origin: str | None) -> str:
@@ -115,21 +122,41 @@ def _archive_stem(fname: str | None, origin: str | None) -> str:
     return name
 
 
-def _get_file(original, extract_gives_folder: bool):
-    def get_file(fname=None, origin=None, *args, untar=False, extract=False, cache_dir=None, cache_subdir="datasets", **kwargs):
+def _get_file(original: Any, extract_gives_folder: bool) -> Any:
+    def get_file(
+        fname: Any = None,
+        origin: Any = None,
+        *args: Any,
+        untar: Any = False,
+        extract: Any = False,
+        cache_dir: Any = None,
+        cache_subdir: Any = "datasets",
+        **kwargs: Any,
+    ) -> Any:
         base = os.path.expanduser(cache_dir or os.path.join("~", ".keras"))
         cached = os.path.join(base, cache_subdir, fname) if fname else None
         if cached and os.path.exists(cached):  # already there: no download
-            return original(fname, origin, *args, untar=untar, extract=extract, cache_dir=cache_dir, cache_subdir=cache_subdir, **kwargs)
+            return original(
+                fname,
+                origin,
+                *args,
+                untar=untar,
+                extract=extract,
+                cache_dir=cache_dir,
+                cache_subdir=cache_subdir,
+                **kwargs,
+            )
         if untar or (extract and extract_gives_folder):
             return image_folder(_archive_stem(fname, origin))
-        raise DownloadRefused(f"get_file would download {origin or fname}: --synthetic-data stands in only for archives of images")
+        raise DownloadRefused(
+            f"get_file would download {origin or fname}: --synthetic-data stands in only for archives of images"
+        )
 
     return get_file
 
 
-def _image_dataset(original):
-    def image_dataset_from_directory(directory, *args, **kwargs):
+def _image_dataset(original: Any) -> Any:
+    def image_dataset_from_directory(directory: Any, *args: Any, **kwargs: Any) -> Any:
         if not _has_images(directory):
             directory = image_folder(os.path.basename(os.path.normpath(str(directory))))
         return original(directory, *args, **kwargs)

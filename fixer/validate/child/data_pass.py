@@ -16,6 +16,7 @@ Only with several workers (one worker has nobody to overlap with).
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from . import observe
 from .state import DUMP, SETTINGS
@@ -24,10 +25,10 @@ MAX_EXAMPLES = 2048
 MAX_BATCHES = 256
 MAX_SECONDS = 30.0
 MAX_DATASETS = 4
-_DATASETS: list = []  # the distributed datasets the run created, in order
+_DATASETS: list[Any] = []  # the distributed datasets the run created, in order
 
 
-def install(tf) -> None:
+def install(tf: Any) -> None:
     """Keep every distributed dataset the strategies create (when there are several workers)."""
     if not SETTINGS.get("tf_config"):
         return
@@ -36,7 +37,7 @@ def install(tf) -> None:
     for name in ("experimental_distribute_dataset", "distribute_datasets_from_function"):
         original = getattr(distribute_lib.StrategyBase, name)
 
-        def distribute(self, *args, _original=original, **kwargs):
+        def distribute(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
             distributed = _original(self, *args, **kwargs)
             if len(_DATASETS) < MAX_DATASETS:
                 _DATASETS.append(distributed)
@@ -45,14 +46,14 @@ def install(tf) -> None:
         setattr(distribute_lib.StrategyBase, name, distribute)
 
 
-def _local_datasets(distributed) -> list:
+def _local_datasets(distributed: Any) -> list[Any]:
     """This worker's pipelines of a distributed dataset, as the strategy built them."""
     if not getattr(distributed, "_built", True):
         distributed.build()
     return list(getattr(distributed, "_cloned_datasets", None) or getattr(distributed, "_datasets", None) or [])
 
 
-def _read(dataset, deadline: float) -> list[str]:
+def _read(dataset: Any, deadline: float) -> list[str]:
     import tensorflow as tf
 
     examples: list[str] = []

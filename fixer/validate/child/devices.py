@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .state import DUMP, SETTINGS
 
 SEED = 1234
 
 
-def set_up_devices(tf) -> str:
+def set_up_devices(tf: Any) -> str:
     """Split the devices into the requested replicas; returns ``"gpu"`` or ``"cpu"``."""
     replicas = SETTINGS["replicas"]
     gpus = tf.config.list_physical_devices("GPU")
@@ -32,7 +34,7 @@ def set_up_devices(tf) -> str:
     return "cpu"
 
 
-def seed(tf, device: str) -> None:
+def seed(tf: Any, device: str) -> None:
     """One constant seed for Python, NumPy, TensorFlow and Keras in single-worker runs.
 
     The runs are then repeatable, so the 1-replica and the N-replica run start from the same

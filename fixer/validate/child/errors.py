@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import traceback
+from typing import Any
 
 _FILE = re.compile(r'File "([^"]+)", line (\d+)')
 _USER_CODE_ERROR = re.compile(r"^ {4}([A-Za-z_][\w.]*)(?::\s*(.*))?$")
@@ -65,7 +66,7 @@ def _origin(exc: BaseException) -> str:
     return f"(no message) raised at {os.path.basename(last.filename)}:{last.lineno} `{last.line}`"
 
 
-def _missing(exc: BaseException, text: str) -> dict | None:
+def _missing(exc: BaseException, text: str) -> dict[str, Any] | None:
     if isinstance(exc, ModuleNotFoundError):
         return {"kind": "module", "name": exc.name}
     if isinstance(exc, FileNotFoundError):
@@ -76,7 +77,7 @@ def _missing(exc: BaseException, text: str) -> dict | None:
     return None
 
 
-def describe(exc: BaseException, script: str) -> dict:
+def describe(exc: BaseException, script: str) -> dict[str, Any]:
     """The error record the parent reports (type, message, line, network, missing)."""
     script = os.path.realpath(script)
     text = str(exc)
@@ -93,7 +94,7 @@ def describe(exc: BaseException, script: str) -> dict:
     }
 
 
-def exit_error(exc: SystemExit) -> dict | None:
+def exit_error(exc: SystemExit) -> dict[str, Any] | None:
     """A ``sys.exit`` with a failure code or message as an error record; None for a clean exit."""
     if exc.code in (None, 0):
         return None

@@ -11,17 +11,19 @@ Keras of TensorFlow 2.16+).
 
 from __future__ import annotations
 
+from typing import Any
+
 from .state import DUMP, compiled_with_xla
 
 MAX_UPDATES = 50
 
 
-def _record(replica, norm) -> None:
+def _record(replica: Any, norm: Any) -> None:
     if int(replica) == 0 and len(DUMP["gradients"]) < MAX_UPDATES:
         DUMP["gradients"].append(float(norm))
 
 
-def install(tf) -> None:
+def install(tf: Any) -> None:
     """Record the norm of the summed gradients of every Keras 3 optimizer update."""
     try:
         from keras.src.backend.tensorflow.optimizer import TFOptimizer
@@ -29,7 +31,7 @@ def install(tf) -> None:
         return
     original = TFOptimizer._all_reduce_sum_gradients
 
-    def all_reduce_sum_gradients(self, grads_and_vars):
+    def all_reduce_sum_gradients(self: Any, grads_and_vars: Any) -> Any:
         reduced = original(self, grads_and_vars)
         context = tf.distribute.get_replica_context()
         dense = [tf.convert_to_tensor(g) for g, _ in reduced if g is not None]

@@ -15,10 +15,14 @@ import hashlib
 import linecache
 import re
 import sys
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .state import DUMP, SETTINGS, compiled_with_xla
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 MAX_VARIABLES = 2000
 MAX_HISTORY = 50
@@ -35,7 +39,7 @@ def track_variables() -> None:
 
     original = mirrored_strategy.MirroredExtended._create_variable
 
-    def create(self, next_creator, **kwargs):
+    def create(self: Any, next_creator: Any, **kwargs: Any) -> Any:
         variable = original(self, next_creator, **kwargs)
         if isinstance(variable, values.DistributedVariable) and len(_VARIABLES) < MAX_VARIABLES:
             on_read = variable.synchronization == variables.VariableSynchronization.ON_READ
@@ -51,7 +55,7 @@ def track_strategies() -> None:
 
     original = distribute_lib.StrategyBase.__init__
 
-    def init(self, extended):
+    def init(self: Any, extended: Any) -> None:
         original(self, extended)
         try:
             record_strategy(self)
@@ -63,7 +67,7 @@ def track_strategies() -> None:
 
 def _assigned_name() -> str | None:
     """The name the script assigns the variable being created to (``w = tf.Variable(...)``)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename != SETTINGS["script"]:
         frame = frame.f_back
     if frame is None:
@@ -85,10 +89,21 @@ def fingerprint(array: np.ndarray) -> list[float]:
     flat = array.ravel()
     if flat.size <= 16:
         return flat.tolist()
-    return [float(v) for v in (flat.mean(), np.abs(flat).mean(), np.sqrt((flat**2).mean()), flat.min(), flat.max(), flat[0], flat[-1])]
+    return [
+        float(v)
+        for v in (
+            flat.mean(),
+            np.abs(flat).mean(),
+            np.sqrt((flat**2).mean()),
+            flat.min(),
+            flat.max(),
+            flat[0],
+            flat[-1],
+        )
+    ]
 
 
-def _copies(variable) -> list[np.ndarray] | None:
+def _copies(variable: Any) -> list[np.ndarray] | None:
     try:
         return [np.asarray(component.numpy(), dtype=np.float64) for component in variable.values]
     except Exception:  # not numeric, or not initialized yet: nothing to compare
@@ -113,12 +128,17 @@ def _inspect(step: str) -> dict[str, list[np.ndarray]]:
         if on_read:
             continue  # each replica keeps its own copy of a variable synchronized on read
         if DUMP["divergence"] is None and not all(_close(copies[0], other) for other in copies[1:]):
-            DUMP["divergence"] = {"step": step, "name": key, "size": int(copies[0].size), "copies": [fingerprint(c) for c in copies]}
+            DUMP["divergence"] = {
+                "step": step,
+                "name": key,
+                "size": int(copies[0].size),
+                "copies": [fingerprint(c) for c in copies],
+            }
         mirrored[key] = copies
     return mirrored
 
 
-def _check_returned(value, step: str) -> None:
+def _check_returned(value: Any, step: str) -> None:
     import tensorflow as tf
 
     for leaf in tf.nest.flatten(value, expand_composites=True):
@@ -133,7 +153,7 @@ def _check_returned(value, step: str) -> None:
             DUMP["nonfinite"] = {"step": step, "what": "the value the step returned"}
 
 
-def after_step(returned=None) -> None:
+def after_step(returned: Any = None) -> None:
     """Observe the variables, and what the step returned, after one step."""
     DUMP["observed"] += 1
     step = str(DUMP["observed"])
@@ -150,7 +170,7 @@ def finish() -> None:
         DUMP["mirrored"] += len(copies) > 1
 
 
-def _digest(arrays) -> str:
+def _digest(arrays: Any) -> str:
     parts = []
     for array in arrays:
         array = np.asarray(array)
@@ -159,8 +179,14 @@ def _digest(arrays) -> str:
 
 
 def row_digests(locals_: list[list[np.ndarray]]) -> list[str] | None:
-    """A digest of each example (row) of the global batch (every replica's part); None without a common batch dimension."""
-    leaves = [np.concatenate([np.asarray(part[i]) for part in locals_]) if np.ndim(locals_[0][i]) else None for i in range(len(locals_[0]))]
+    """A digest of each example (row) of the global batch (every replica's part).
+
+    None without a common batch dimension.
+    """
+    leaves = [
+        np.concatenate([np.asarray(part[i]) for part in locals_]) if np.ndim(locals_[0][i]) else None
+        for i in range(len(locals_[0]))
+    ]
     sizes = {len(leaf) for leaf in leaves if leaf is not None}
     if len(sizes) != 1:
         return None
@@ -189,18 +215,18 @@ def _record(locals_: list[list[np.ndarray]]) -> None:
         DUMP["feed"].append(list(_global_rows(rows, locals_)))
 
 
-def _local_parts(strategy, element) -> list[list]:
+def _local_parts(strategy: Any, element: Any) -> list[list[Any]]:
     import tensorflow as tf
 
     return [tf.nest.flatten(local, expand_composites=True) for local in strategy.experimental_local_results(element)]
 
 
-def record_batch(strategy, element) -> None:
+def record_batch(strategy: Any, element: Any) -> None:
     """Record a batch drawn eagerly: its digest (inputs-distinct) and its global rows (the feed)."""
     _record([[np.asarray(t) for t in part] for part in _local_parts(strategy, element)])
 
 
-def record_batch_in_graph(strategy, element) -> None:
+def record_batch_in_graph(strategy: Any, element: Any) -> None:
     """Record a batch drawn inside a ``tf.function``, each time the function runs."""
     import tensorflow as tf
 
@@ -209,13 +235,13 @@ def record_batch_in_graph(strategy, element) -> None:
     parts = _local_parts(strategy, element)
     width = len(parts[0]) if parts else 0
 
-    def record(*arrays):
+    def record(*arrays: Any) -> None:
         _record([list(arrays[i : i + width]) for i in range(0, len(arrays), width)] if width else [])
 
     tf.numpy_function(record, [t for part in parts for t in part], Tout=[], stateful=True)
 
 
-def record_strategy(strategy) -> None:
+def record_strategy(strategy: Any) -> None:
     """What ran: the replicas in sync and the local devices of the first strategy the script makes."""
     if DUMP["topology"] is None:
         devices = list(strategy.extended.worker_devices)

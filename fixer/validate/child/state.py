@@ -6,9 +6,13 @@ import importlib.util
 import json
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
-SETTINGS: dict = {}
-DUMP: dict = {
+if TYPE_CHECKING:
+    from types import FrameType
+
+SETTINGS: dict[str, Any] = {}
+DUMP: dict[str, Any] = {
     "status": "ok",
     "error": None,
     "steps": 0,
@@ -28,7 +32,8 @@ DUMP: dict = {
     "topology": None,  # what ran: the first strategy's replicas in sync and local devices
     "devices": None,  # the devices the replicas were given: GPU, logical GPU, logical CPU or CPU
     "examples": [],  # a short digest of every example (row of a global batch) drawn, in order (see observe.py)
-    "pass_examples": [],  # per distributed dataset: a short digest of each example of the data-only pass (see data_pass.py)
+    # per distributed dataset: a short digest of each example of the data-only pass (see data_pass.py)
+    "pass_examples": [],
     "fit_arrays": False,  # Keras fit was given arrays, not a tf.data dataset: Keras shuffles them per worker
     "writes": [],  # every checkpoint or model save: {"path", "what", "line"} (see writes.py)
 }
@@ -67,7 +72,7 @@ def called_by_library(depth: int, keras_only: bool = False) -> bool:
 
 def keras_on_stack() -> bool:
     """Whether Keras (``fit``, ``evaluate``, ...) drives the current call."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_filename.startswith(_KERAS):
             return True

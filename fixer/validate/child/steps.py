@@ -10,6 +10,8 @@ that every batch Keras ``fit`` trains is a step.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import observe
 from .state import DUMP, SETTINGS, StopRun, called_by_library, keras_on_stack
 
@@ -27,7 +29,7 @@ def _begin_step() -> None:
     DUMP["steps"] += 1
 
 
-def _run_step(call, *args, **kwargs):
+def _run_step(call: Any, *args: Any, **kwargs: Any) -> Any:
     _Progress.running = True
     try:
         return call(*args, **kwargs)
@@ -35,12 +37,12 @@ def _run_step(call, *args, **kwargs):
         _Progress.running = False
 
 
-def _limit_functions(tf) -> None:
+def _limit_functions(tf: Any) -> None:
     from tensorflow.python.eager.polymorphic_function import polymorphic_function
 
     original = polymorphic_function.Function.__call__
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
         if _Progress.running or tf.inside_function() or called_by_library(1):
             return original(self, *args, **kwargs)
         known = getattr(self, "_distfix_step", False)
@@ -58,12 +60,12 @@ def _limit_functions(tf) -> None:
     polymorphic_function.Function.__call__ = __call__
 
 
-def _limit_runs(tf) -> None:
+def _limit_runs(tf: Any) -> None:
     from tensorflow.python.distribute import distribute_lib
 
     original = distribute_lib.StrategyBase.run
 
-    def run(self, fn, args=(), kwargs=None, options=None):
+    def run(self: Any, fn: Any, args: Any = (), kwargs: Any = None, options: Any = None) -> Any:
         if tf.inside_function():
             _Progress.traced_runs += 1
             return original(self, fn, args, kwargs, options)
@@ -83,13 +85,13 @@ def _check_draw() -> None:
         raise StopRun
 
 
-def _limit_iterators(tf) -> None:
+def _limit_iterators(tf: Any) -> None:
     from tensorflow.python.distribute import input_lib
 
     iterator_class = input_lib.DistributedIteratorBase
     get_next, get_next_as_optional = iterator_class.get_next, iterator_class.get_next_as_optional
 
-    def patched_get_next(self, name=None):
+    def patched_get_next(self: Any, name: Any = None) -> Any:
         if keras_on_stack() and not tf.inside_function():
             return get_next(self, name)
         if tf.inside_function():  # the script's compiled step, or Keras' train function
@@ -102,13 +104,17 @@ def _limit_iterators(tf) -> None:
         observe.record_batch(self._strategy, element)
         return element
 
-    def patched_get_next_as_optional(self):
+    def patched_get_next_as_optional(self: Any) -> Any:
         if tf.inside_function() and not keras_on_stack():
             # The script's loop over a distributed dataset inside one tf.function (``for x in
             # dist_ds`` becomes ``reduce``, which draws with get_next_as_optional): each batch
             # drawn is recorded as the loop runs.
             optional = get_next_as_optional(self)
-            tf.cond(optional.has_value(), lambda: observe.record_batch_in_graph(self._strategy, optional.get_value()), lambda: None)
+            tf.cond(
+                optional.has_value(),
+                lambda: observe.record_batch_in_graph(self._strategy, optional.get_value()),
+                lambda: None,
+            )
             return optional
         if keras_on_stack() or tf.inside_function():
             return get_next_as_optional(self)
@@ -123,11 +129,11 @@ def _limit_iterators(tf) -> None:
     iterator_class.get_next_as_optional = patched_get_next_as_optional
 
 
-def _fit_observer(callbacks):
+def _fit_observer(callbacks: Any) -> Any:
     """A callback of this Keras flavour: each batch is a step, observed; ``fit`` ends at the step limit."""
 
-    class Observer(callbacks.Callback):
-        def on_train_batch_end(self, batch, logs=None):
+    class Observer(callbacks.Callback):  # type: ignore[misc]  # Keras has no types: Callback is Any here
+        def on_train_batch_end(self, batch: Any, logs: Any = None) -> None:
             DUMP["steps"] += 1
             observe.after_step(logs)
             if DUMP["steps"] >= SETTINGS["max_steps"]:
@@ -138,7 +144,7 @@ def _fit_observer(callbacks):
     return Observer()
 
 
-def _limit_keras_fit(tf) -> None:
+def _limit_keras_fit(tf: Any) -> None:
     """Keras ``fit`` trains one epoch; its batches are steps, observed after each; it ends at the step limit.
 
     ``fit`` is stopped by a callback, never by raising ``steps_per_epoch`` to the limit: past the
@@ -156,7 +162,9 @@ def _limit_keras_fit(tf) -> None:
         if getattr(original, "_distfix_limited", False):
             continue
 
-        def fit(self, *args, _original=original, _callbacks=module.callbacks, **kwargs):
+        def fit(
+            self: Any, *args: Any, _original: Any = original, _callbacks: Any = module.callbacks, **kwargs: Any
+        ) -> Any:
             if DUMP["steps"] >= SETTINGS["max_steps"]:  # the limit was reached before this fit
                 DUMP["stopped"] = True
                 raise StopRun
@@ -167,11 +175,11 @@ def _limit_keras_fit(tf) -> None:
             kwargs["callbacks"] = [*(kwargs.get("callbacks") or []), _fit_observer(_callbacks)]
             return _original(self, *args, **kwargs)
 
-        fit._distfix_limited = True
+        fit._distfix_limited = True  # type: ignore[attr-defined]  # a marker on the function object
         module.Model.fit = fit
 
 
-def install(tf) -> None:
+def install(tf: Any) -> None:
     """Count the script's steps and stop it after ``--max-steps``."""
     _limit_functions(tf)
     _limit_runs(tf)

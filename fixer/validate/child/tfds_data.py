@@ -20,21 +20,25 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
+from typing import Any
 
 EXAMPLES_PER_SPLIT = 1024
 DECLARED_SPLITS = ("train", "validation", "test")
-_MOCK: list = []  # the entered mock, kept alive for the process
+_MOCK: list[Any] = []  # the entered mock, kept alive for the process
 
 
-def _declared_splits(splits_lib, original):
+def _declared_splits(splits_lib: Any, original: Any) -> Any:
     """``DatasetInfo.splits``, or the declared synthetic splits when tfds knows none."""
 
-    def splits(info):
+    def splits(info: Any) -> Any:
         known = original.fget(info)
         if len(known):
             return known
         return splits_lib.SplitDict(
-            [splits_lib.SplitInfo(name=name, shard_lengths=[EXAMPLES_PER_SPLIT], num_bytes=0) for name in DECLARED_SPLITS]
+            [
+                splits_lib.SplitInfo(name=name, shard_lengths=[EXAMPLES_PER_SPLIT], num_bytes=0)
+                for name in DECLARED_SPLITS
+            ]
         )
 
     return property(splits)
@@ -45,7 +49,8 @@ def _mock_tfds() -> None:
     if _MOCK:
         return
     from tensorflow_datasets import testing
-    from tensorflow_datasets.core import dataset_info, splits as splits_lib
+    from tensorflow_datasets.core import dataset_info
+    from tensorflow_datasets.core import splits as splits_lib
 
     mock = testing.mock_data(num_examples=EXAMPLES_PER_SPLIT)
     mock.__enter__()
@@ -56,7 +61,7 @@ def _mock_tfds() -> None:
 class _MockAfterImport(importlib.abc.MetaPathFinder):
     """Finds ``tensorflow_datasets`` as usual, and mocks it once its import has run."""
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(self, fullname: Any, path: Any = None, target: Any = None) -> Any:
         if fullname != "tensorflow_datasets":
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
@@ -64,11 +69,11 @@ class _MockAfterImport(importlib.abc.MetaPathFinder):
             return None
         load = spec.loader.exec_module
 
-        def exec_module(module):
+        def exec_module(module: Any) -> None:
             load(module)
             _mock_tfds()
 
-        spec.loader.exec_module = exec_module
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]  # this spec's loader only
         return spec
 
 

@@ -13,8 +13,12 @@ import importlib
 import inspect
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
 from .state import DUMP, SETTINGS
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 MAX_WRITES = 200
 
@@ -23,25 +27,25 @@ class _Writing:
     depth = 0  # a recorded save is running: the saves it makes are part of it
 
 
-def _where(path) -> str:
+def _where(path: str | os.PathLike[str]) -> str:
     text = os.path.realpath(os.fspath(path))
-    copy = os.path.realpath((SETTINGS.get("path") or [os.getcwd()])[0])
+    copy: str = os.path.realpath((SETTINGS.get("path") or [os.getcwd()])[0])
     return os.path.relpath(text, copy) if text.startswith(copy + os.sep) else text
 
 
 def _script_line() -> int | None:
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename != SETTINGS.get("script"):
         frame = frame.f_back
     return frame.f_lineno if frame is not None else None
 
 
-def _recording(function, what: str, path_of):
+def _recording(function: Any, what: str, path_of: Any) -> Any:
     """``function`` that records the path ``path_of(bound arguments)`` it writes to."""
     signature = inspect.signature(function)
 
     @functools.wraps(function)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         if _Writing.depth == 0 and len(DUMP["writes"]) < MAX_WRITES:
             try:
                 path = path_of(signature.bind(*args, **kwargs).arguments)
@@ -58,7 +62,7 @@ def _recording(function, what: str, path_of):
     return wrapper
 
 
-def _patch(owner, name: str, what: str, path_of) -> None:
+def _patch(owner: Any, name: str, what: str, path_of: Any) -> None:
     original = getattr(owner, name, None)
     if original is not None and not getattr(original, "_distfix_writes", False):
         wrapped = _recording(original, what, path_of)
@@ -66,7 +70,7 @@ def _patch(owner, name: str, what: str, path_of) -> None:
         setattr(owner, name, wrapped)
 
 
-def install(tf) -> None:
+def install(tf: Any) -> None:
     """Record the paths of the saves listed in the module's docstring."""
     from tensorflow.python.checkpoint import checkpoint, checkpoint_management
     from tensorflow.python.saved_model import save
@@ -76,7 +80,8 @@ def install(tf) -> None:
     _patch(checkpoint_management.CheckpointManager, "save", "CheckpointManager.save", lambda a: a["self"].directory)
     original = save.save
     _patch(save, "save", "tf.saved_model.save", lambda a: a.get("export_dir"))
-    for module in list(sys.modules.values()):  # `tf.saved_model.save` is the same function under another name
+    modules: list[Any] = list(sys.modules.values())  # any module, whatever it defines
+    for module in modules:  # `tf.saved_model.save` is the same function under another name
         if getattr(module, "__dict__", {}).get("save") is original:
             module.save = save.save
     for flavour in ("keras", "tf_keras"):
