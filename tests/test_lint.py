@@ -19,6 +19,8 @@ CLEAN = (
     "fixer/doctor",
     "fixer/output",
     "fixer/launcher",
+    "fixer/lsp",
+    "fixer/dev",
 )
 
 
