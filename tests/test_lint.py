@@ -20,6 +20,8 @@ CLEAN = (
     "fixer/output",
     "fixer/launcher",
     "fixer/validate",
+    "fixer/lsp",
+    "fixer/dev",
 )
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from fixer.cli_choices import TargetVersionOption
@@ -14,8 +12,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command("lsp")
     def lsp_command(
-        tcp: Optional[str] = typer.Option(None, "--tcp", help="Listen on HOST:PORT instead of stdio."),
-        target_version: Optional[str] = TargetVersionOption,
+        tcp: str | None = typer.Option(None, "--tcp", help="Listen on HOST:PORT instead of stdio."),
+        target_version: str | None = TargetVersionOption,
     ) -> None:
         """Run the distfix Language Server: diagnostics, quick fixes, fix-all and hover in any LSP editor."""
         from fixer.lsp.server import server  # pygls is imported only for this command

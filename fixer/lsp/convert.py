@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
 from fixer.codes import ERROR, INFO, WARNING, severity
 from fixer.explain import docs_url
-from fixer.textmap import TextMap
 from fixer.types import Applicability, Finding
+
+if TYPE_CHECKING:
+    from fixer.textmap import TextMap
 
 SOURCE = "distfix"
 
@@ -81,7 +84,7 @@ def _code_description(finding: Finding) -> types.CodeDescription | None:
     return types.CodeDescription(href=url) if url else None
 
 
-def range_json(value: types.Range) -> dict:
+def range_json(value: types.Range) -> dict[str, dict[str, int]]:
     """A range as stored in ``Diagnostic.data`` (LSP's JSON spelling)."""
     return {
         "start": {"line": value.start.line, "character": value.start.character},
@@ -89,7 +92,7 @@ def range_json(value: types.Range) -> dict:
     }
 
 
-def range_from_json(data: dict) -> types.Range:
+def range_from_json(data: dict[str, Any]) -> types.Range:
     """The inverse of the ranges stored in ``Diagnostic.data``."""
     return types.Range(
         types.Position(data["start"]["line"], data["start"]["character"]),

@@ -18,15 +18,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import re
-import threading
-from typing import Any, Awaitable, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol.types import ErrorCodes, ResponseError
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdinAsyncReader
-from pygls.protocol import JsonRPCProtocol
+
+if TYPE_CHECKING:
+    import logging
+    import threading
+    from collections.abc import Awaitable, Callable
+
+    from pygls.protocol import JsonRPCProtocol
 
 # A 2-million-character document (the analysis limit, fixer/lsp/server.py) is at most 12 MB of
 # JSON even when every character is escaped as \uXXXX; a frame above this is not a document
@@ -73,7 +77,10 @@ async def read_messages(
             if length > MAX_FRAME_BYTES:
                 await _skip(reader, length)
                 logger.error("Dropped a message of %d bytes (the limit is %d)", length, MAX_FRAME_BYTES)
-                too_large = f"Invalid Request: a message of {length / 2**20:.0f} MB is above the limit of {MAX_FRAME_BYTES // 2**20} MB"
+                too_large = (
+                    f"Invalid Request: a message of {length / 2**20:.0f} MB"
+                    f" is above the limit of {MAX_FRAME_BYTES // 2**20} MB"
+                )
                 _answer(protocol, None, ErrorCodes.InvalidRequest, too_large)
                 length = None
                 continue
@@ -100,7 +107,8 @@ class BoundedStdinReader(StdinAsyncReader):
     client that sends no newline would otherwise grow one line without end)."""
 
     def readline(self) -> Awaitable[bytes]:
-        return self.loop.run_in_executor(self.executor, self.stdin.readline, MAX_LINE_BYTES)
+        loop: asyncio.AbstractEventLoop = self.loop  # pygls's property has no annotation
+        return loop.run_in_executor(self.executor, self.stdin.readline, MAX_LINE_BYTES)
 
 
 def _handle(

@@ -16,23 +16,28 @@ code across a cell boundary is offered as advice only.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from lsprotocol import types
-from pygls.workspace import Workspace
 
-from fixer.config import Config
 from fixer.engine import check_source, fix_source
 from fixer.incremental import DocumentParser
 from fixer.lsp.convert import diagnostic, lsp_range_of_offsets, range_json, uri_path
 from fixer.notebook import Notebook, NotebookError, cell_errors, combine_cells, split_cells, to_cell
 from fixer.textmap import TextMap, apply_edits
-from fixer.types import Applicability, Finding
 from fixer.tf.project_imports import written_modules_visible
+from fixer.types import Applicability, Finding
 from fixer.written_modules import check_written_cells, written_sources
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from pygls.workspace import Workspace
+
+    from fixer.config import Config
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     notebook_selector=[
@@ -102,7 +107,7 @@ def _changed_span(old: str, new: str) -> types.TextEdit:
     return types.TextEdit(range=span, new_text=new[prefix : len(new) - suffix])
 
 
-def _fix_data(combined: Notebook, uris: dict[int, str], cell_uri: str, finding: Finding) -> dict | None:
+def _fix_data(combined: Notebook, uris: dict[int, str], cell_uri: str, finding: Finding) -> dict[str, Any] | None:
     """A finding's fix for ``Diagnostic.data``; edits on other cells than its own carry their ``uri``."""
     fix = finding.fix
     if fix is None or fix.applicability is Applicability.DISPLAY_ONLY or not fix.edits:

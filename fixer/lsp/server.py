@@ -12,9 +12,8 @@ import logging
 import re
 import sys
 import threading
-from collections.abc import Callable
 from contextlib import contextmanager
-from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified as ContentModified
@@ -22,17 +21,23 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from fixer import __version__
+from fixer.codes import PARSE_ERROR_CODE
 from fixer.config import Config, ConfigError, load_config
-from fixer.engine import PARSE_ERROR_CODE, check_source, fix_source, parse_error_finding
+from fixer.engine import check_source, fix_source, parse_error_finding
 from fixer.explain import render_explanation
 from fixer.incremental import DocumentParser
 from fixer.lsp import notebooks
-from fixer.lsp.framing import BoundedStdinReader, read_messages
 from fixer.lsp.convert import SOURCE, character_column, diagnostic, range_from_json, uri_path
+from fixer.lsp.framing import BoundedStdinReader, read_messages
 from fixer.registry import default_registry
 from fixer.textmap import TextMap
 from fixer.tf.importers import project_roots
-from fixer.types import Finding
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from pathlib import Path
+
+    from fixer.types import Finding
 
 logger = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = 0.025  # coalesces an editor's burst of changes (paste, multi-cursor, format)
@@ -63,29 +68,29 @@ class DistfixServer(LanguageServer):
         self.depends_on: dict[str, frozenset[str]] = {}
         self.notebooks = notebooks.OpenNotebooks(self.config_for, self.text_document_publish_diagnostics)
 
-    def start_io(self, stdin=None, stdout=None) -> None:  # noqa: ANN001 - pygls's signature
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with :func:`fixer.lsp.framing.read_messages`, which answers every
         request and recovers from framing errors (pygls's loop does neither)."""
-        self._stop_event = threading.Event()
+        stop = self._stop_event = threading.Event()
         reader = BoundedStdinReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
-            asyncio.run(read_messages(self._stop_event, reader, self.protocol, logger, self.report_server_error))
+            asyncio.run(read_messages(stop, reader, self.protocol, logger, self.report_server_error))
         except BrokenPipeError:
             logger.error("The connection to the client is lost; shutting down.")
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
-            self.shutdown()
+            self.shutdown()  # type: ignore[no-untyped-call]  # pygls's shutdown has no annotations
 
     def start_tcp(self, host: str, port: int) -> None:
         """Serve one client at a time on a socket, read by the same loop as stdio."""
-        self._stop_event = threading.Event()
+        stop = self._stop_event = threading.Event()
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             self.protocol.set_writer(writer)
-            await read_messages(self._stop_event, reader, self.protocol, logger, self.report_server_error)
-            self.shutdown()
+            await read_messages(stop, reader, self.protocol, logger, self.report_server_error)
+            self.shutdown()  # type: ignore[no-untyped-call]  # pygls's shutdown has no annotations
 
         async def serve() -> None:
             self._server = await asyncio.start_server(connection, host, port)
@@ -108,7 +113,9 @@ class DistfixServer(LanguageServer):
                 # per folder, until the configuration changes (_reload forgets it).
                 self.window_log_message(types.LogMessageParams(types.MessageType.Warning, str(exc)))
                 self.window_show_message(
-                    types.ShowMessageParams(types.MessageType.Error, f"distfix: {exc} (checking with the default settings)")
+                    types.ShowMessageParams(
+                        types.MessageType.Error, f"distfix: {exc} (checking with the default settings)"
+                    )
                 )
                 self.configs[folder] = Config()
         return self.configs[folder].with_overrides(target_version=self.target_version)
@@ -129,7 +136,9 @@ def _analyse(uri: str) -> tuple[str, list[Finding]]:
     if len(document.source) > MAX_DOCUMENT_CHARS:
         # Analysing it would hold the editor's answers for a minute and gigabytes of memory.
         server.parsers.pop(uri, None)
-        size = f"{len(document.source) / 1e6:.1f} million characters; the limit is {MAX_DOCUMENT_CHARS / 1e6:.0f} million"
+        size = (
+            f"{len(document.source) / 1e6:.1f} million characters; the limit is {MAX_DOCUMENT_CHARS / 1e6:.0f} million"
+        )
         return document.source, [parse_error_finding(str(path), f"document too large to analyse ({size})")]
     parser = server.parsers.setdefault(uri, DocumentParser())
     with project_roots(_workspace_roots(), live=True):
@@ -147,7 +156,7 @@ def _workspace_roots() -> tuple[str, ...]:
 
 
 @contextmanager
-def _collection_deferred():
+def _collection_deferred() -> Iterator[None]:
     """Keep Python's cyclic garbage collector out of an analysis.
 
     The cached trees of open documents hold hundreds of thousands of objects; a collection that
@@ -171,7 +180,11 @@ def _is_python_document(uri: str) -> bool:
     if uri.endswith((".py", ".pyi")):
         return True
     document = server.workspace.text_documents.get(uri)
-    return document is not None and document.language_id == "python" and notebooks.notebook_of(server.workspace, uri) is None
+    return (
+        document is not None
+        and document.language_id == "python"
+        and notebooks.notebook_of(server.workspace, uri) is None
+    )
 
 
 def publish(uri: str) -> None:
@@ -185,7 +198,9 @@ def publish(uri: str) -> None:
         document = server.workspace.get_text_document(uri)
         server.published[uri] = (document.version, findings)
         server.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, version=document.version, diagnostics=[diagnostic(f, textmap) for f in findings])
+            types.PublishDiagnosticsParams(
+                uri=uri, version=document.version, diagnostics=[diagnostic(f, textmap) for f in findings]
+            )
         )
 
 
@@ -341,7 +356,7 @@ def code_action(ls: DistfixServer, params: types.CodeActionParams) -> list[types
     return actions
 
 
-def _requested(kind: str, only: list[str] | None) -> bool:
+def _requested(kind: str, only: Sequence[str] | None) -> bool:
     """Whether actions of ``kind`` are asked for. LSP kinds are hierarchical: ``source`` asks for
     ``source.fixAll.distfix`` too, and ``quickfix`` for every quick fix; no ``only`` asks for all."""
     return not only or any(kind == prefix or kind.startswith(prefix + ".") for prefix in only)
@@ -375,7 +390,7 @@ def resolve_code_action(ls: DistfixServer, action: types.CodeAction) -> types.Co
     return action
 
 
-def _quick_fixes(uri: str, lines: list[str], diag: types.Diagnostic) -> list[types.CodeAction]:
+def _quick_fixes(uri: str, lines: Sequence[str], diag: types.Diagnostic) -> list[types.CodeAction]:
     actions = []
     data = diag.data if isinstance(diag.data, dict) else None
     if data and data.get("edits"):
@@ -397,13 +412,17 @@ def _quick_fixes(uri: str, lines: list[str], diag: types.Diagnostic) -> list[typ
     return actions
 
 
-def _ignore_action(uri: str, lines: list[str], diag: types.Diagnostic) -> types.CodeAction:
+def _ignore_action(uri: str, lines: Sequence[str], diag: types.Diagnostic) -> types.CodeAction:
     line_number = diag.range.start.line
     line = lines[line_number].rstrip("\r\n") if line_number < len(lines) else ""
     existing = _IGNORE.search(line)
     if existing:
         codes = [c.strip() for c in existing.group("codes").split(",") if c.strip()]
-        new_line = line[: existing.start()] + f"# distfix: ignore[{', '.join([*codes, str(diag.code)])}]" + line[existing.end():]
+        new_line = (
+            line[: existing.start()]
+            + f"# distfix: ignore[{', '.join([*codes, str(diag.code)])}]"
+            + line[existing.end() :]
+        )
     else:
         new_line = f"{line}  # distfix: ignore[{diag.code}]"
     end = types.Position(line_number, len(line.encode("utf-16-le")) // 2)
@@ -419,8 +438,10 @@ def _ignore_action(uri: str, lines: list[str], diag: types.Diagnostic) -> types.
 def _fix_all(uri: str, text: str) -> types.CodeAction | None:
     """Safe fixes for the document; for a notebook cell, for all cells of its notebook."""
     if notebooks.notebook_of(server.workspace, uri) is not None:
-        edit = server.notebooks.fix_all_edit(server.workspace, uri)
-        return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, edit=edit) if edit is not None else None
+        cells_edit = server.notebooks.fix_all_edit(server.workspace, uri)
+        if cells_edit is None:
+            return None
+        return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, edit=cells_edit)
     if len(text) > MAX_DOCUMENT_CHARS:
         return None  # not analysed (see _analyse)
     path = uri_path(uri)
@@ -445,10 +466,14 @@ def hover(ls: DistfixServer, params: types.HoverParams) -> types.Hover | None:
     text, findings = _analyse(params.text_document.uri)
     textmap = TextMap(text)
     line = params.position.line + 1
-    column = character_column(textmap.line_text(line), params.position.character) if line <= len(textmap.line_starts) else 0
+    column = (
+        character_column(textmap.line_text(line), params.position.character) if line <= len(textmap.line_starts) else 0
+    )
     for finding in findings:
         inside = (finding.start.line, finding.start.column) <= (line, column) <= (finding.end.line, finding.end.column)
         rule = default_registry().get(finding.code)
         if inside and rule is not None:
-            return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=render_explanation(rule)))
+            return types.Hover(
+                contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=render_explanation(rule))
+            )
     return None
