@@ -176,8 +176,8 @@ def test_the_review_shows_the_findings_line_and_the_rules_whole_explanation(tmp_
     child.expect_exact("train.py:11:1: TFD504 keras3-fit-under-multiworker (unsafe fix)")
     child.expect_exact("    11 | model.fit(x, y, epochs=1)")  # the line the finding is about, though the fix edits line 2
     what_it_does = default_registry().get("TFD504").doc_sections()["What it does"].splitlines()
-    assert len(what_it_does) > 20, "a long explanation: the test would not tell a truncated one"
-    for line in (what_it_does[0], what_it_does[2], what_it_does[-1]):  # past the first paragraph, to the end
+    assert len(what_it_does) >= 3, "several lines: the test would not tell a truncated one"
+    for line in what_it_does:  # every line, to the last (the section is at most five lines)
         child.expect_exact(line)
     child.expect_exact("+os.environ[\"TF_USE_LEGACY_KERAS\"] = \"1\"")
     child.expect(PROMPT)
