@@ -118,11 +118,11 @@ class RuleContext:
         statement = f"import {module} as {alias}" if alias != module else f"import {module}"
         return alias, [Edit(*(2 * (self._import_offset(),)), statement + self.newline)]
 
-    def _import_offset(self) -> int:
-        """Where a new import goes: after the docstring, `__future__` imports and other imports."""
-        body = self.module.body
+    def last_leading_import(self) -> cst.BaseStatement | None:
+        """The last statement of the module's leading run of docstring, `__future__` and other
+        imports (None when the module starts otherwise): new imports and helpers go after it."""
         insert_after: cst.BaseStatement | None = None
-        for position, statement in enumerate(body):
+        for position, statement in enumerate(self.module.body):
             if not isinstance(statement, cst.SimpleStatementLine):
                 break
             small = statement.body[0] if statement.body else None
@@ -135,6 +135,12 @@ class RuleContext:
                 insert_after = statement
                 continue
             break
+        return insert_after
+
+    def _import_offset(self) -> int:
+        """Where a new import goes: after the docstring, `__future__` imports and other imports."""
+        body = self.module.body
+        insert_after = self.last_leading_import()
         if insert_after is None:
             # Before the first statement itself, below any header comments (licence, cell marks).
             return 0 if not body else self.textmap.line_starts[self.range(body[0]).start.line - 1]

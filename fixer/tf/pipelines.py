@@ -213,14 +213,7 @@ def add_helper(ctx: RuleContext, template: str, name: str, **names: str) -> list
     helper above that later import, and a definition placed after it would be unbound there."""
     if any(f.name.value == name for f in ctx.index.functions):
         return []
-    last = None
-    for position, statement in enumerate(ctx.module.body):
-        if position == 0 and _is_docstring(statement):
-            last = statement
-        elif isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], (cst.Import, cst.ImportFrom)):
-            last = statement
-        else:
-            break
+    last = ctx.last_leading_import()
     if last is None:
         offset = 0
     else:
@@ -229,14 +222,6 @@ def add_helper(ctx: RuleContext, template: str, name: str, **names: str) -> list
             offset += len(ctx.newline)
     snippet = render(template, **names).strip("\n").replace("\n", ctx.newline)
     return [Edit(offset, offset, ctx.newline + snippet + ctx.newline * 3)]
-
-
-def _is_docstring(statement: cst.BaseStatement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
 
 
 # Auto-sharding by data needs every worker to produce the same order ------------------------
