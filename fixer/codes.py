@@ -14,15 +14,19 @@ import hashlib
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING
 
 import codemods  # the package only: importing it imports no rule
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 PARSE_ERROR_CODE = "TFD000"
 
 # Every rule in codemods/, sorted; a new rule adds its code here (tests/test_codes.py says so).
 RULE_CODES: tuple[str, ...] = (
-    "TFD101", "TFD102", "TFD103", "TFD104", "TFD105", "TFD106", "TFD107", "TFD108", "TFD109", "TFD110", "TFD111", "TFD112", "TFD113", "TFD114",
+    "TFD101", "TFD102", "TFD103", "TFD104", "TFD105", "TFD106", "TFD107", "TFD108", "TFD109", "TFD110",
+    "TFD111", "TFD112", "TFD113", "TFD114",
     "TFD201", "TFD202", "TFD203", "TFD204", "TFD205",
     "TFD301", "TFD302", "TFD303", "TFD304", "TFD305",
     "TFD401", "TFD402", "TFD403", "TFD404",
@@ -74,7 +78,11 @@ def code_error(values: Iterable[str], where: str) -> str | None:
     # A letter typed for the digit it looks like (O for 0, I or l for 1) is the usual slip: when
     # reading it as that digit names a code, that code is the suggestion.
     as_digits = unknown[0].upper()[:3] + unknown[0].upper()[3:].replace("O", "0").replace("I", "1").replace("L", "1")
-    hint = f" (did you mean {as_digits}?)" if as_digits in KNOWN_CODES else did_you_mean(unknown[0], KNOWN_CODES, cutoff=0.8)
+    hint = (
+        f" (did you mean {as_digits}?)"
+        if as_digits in KNOWN_CODES
+        else did_you_mean(unknown[0], KNOWN_CODES, cutoff=0.8)
+    )
     return f"unknown rule code or prefix {unknown[0]} in {where}{hint}; `distfix rules` lists them"
 
 

@@ -38,6 +38,13 @@ def test_the_codes_table_puts_one_family_per_line():
     assert codes_table(["TFD201", "TFD101", "TFD102"]) == '    "TFD101", "TFD102",\n    "TFD201",\n'
 
 
+def test_the_codes_table_wraps_a_long_family_within_the_line_length():
+    family = [f"TFD1{number:02d}" for number in range(1, 15)]
+    lines = codes_table(family).splitlines()
+    assert [line.count("TFD") for line in lines] == [10, 4]
+    assert max(len(line) for line in lines) <= 120
+
+
 def test_render_readme_replaces_only_the_table_between_the_markers():
     text = "intro\n<!-- rules-table:start -->\nold\n<!-- rules-table:end -->\nrest\n"
     assert render_readme(text, "new") == "intro\n<!-- rules-table:start -->\nnew\n<!-- rules-table:end -->\nrest\n"
