@@ -13,12 +13,15 @@ import ast
 import json
 import re
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
-from fixer.config import Config
 from fixer.engine import check_source, fix_source, parse_error_finding
 from fixer.magics import dedent_cell, mask_cell, quarantine_cell
 from fixer.output.diff import unified_diff
 from fixer.types import FileResult, Finding, Fix, Position
+
+if TYPE_CHECKING:
+    from fixer.config import Config
 
 # The blank line after the mark keeps it apart from the cell's first statement: fixes that move
 # a statement with the comments just above it must not carry the cell boundary along.
@@ -50,13 +53,13 @@ class Cell:
 class Notebook:
     """A parsed notebook and the module text built from its code cells."""
 
-    data: dict
+    data: dict[str, Any]
     cells: list[Cell]
     combined: str
     starts: list[int]  # for each cell, the combined-text line where its source begins (1-based)
 
 
-def _cell_source(cell: dict) -> str:
+def _cell_source(cell: dict[str, Any]) -> str:
     source = cell.get("source", "")
     if isinstance(source, list):
         if not all(isinstance(part, str) for part in source):
@@ -84,7 +87,7 @@ def load_notebook(text: str) -> Notebook:
     return combine_cells(sources, data)
 
 
-def combine_cells(sources: list[tuple[int, str]], data: dict | None = None) -> Notebook:
+def combine_cells(sources: list[tuple[int, str]], data: dict[str, Any] | None = None) -> Notebook:
     """The combined module of code cells given as (1-based cell number, source), in order.
 
     Used for notebook files (:func:`load_notebook`) and for the language server's notebook
@@ -207,7 +210,7 @@ def split_cells(notebook: Notebook, combined: str) -> dict[int, str]:
 def cell_diff(path: str, before: str, after: str) -> str:
     """Unified diffs (``a/PATH:cell N``) of the cells whose source differs between two notebook texts."""
     try:
-        pairs = list(zip(json.loads(before)["cells"], json.loads(after)["cells"]))
+        pairs = list(zip(json.loads(before)["cells"], json.loads(after)["cells"], strict=False))
         sources = [(_cell_source(old), _cell_source(new)) for old, new in pairs]
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError, NotebookError):
         return ""
@@ -218,26 +221,28 @@ def cell_diff(path: str, before: str, after: str) -> str:
     )
 
 
-def _layout(text: str, data: dict) -> dict | None:
+def _layout(text: str, data: dict[str, Any]) -> dict[str, Any] | None:
     """json.dumps settings that reproduce ``text`` exactly, or None for an unusual layout."""
-    trailing = text[len(text.rstrip("\n")):]
+    trailing = text[len(text.rstrip("\n")) :]
     for indent in (1, 2, 4, None):
         for ensure_ascii in (False, True):
             for sort_keys in (False, True):
-                settings = {"indent": indent, "ensure_ascii": ensure_ascii, "sort_keys": sort_keys}
+                settings: dict[str, Any] = {"indent": indent, "ensure_ascii": ensure_ascii, "sort_keys": sort_keys}
                 if json.dumps(data, **settings) + trailing == text:
                     return {**settings, "trailing": trailing}
     return None
 
 
-def _set_source(cell: dict, source: str) -> None:
+def _set_source(cell: dict[str, Any], source: str) -> None:
     if isinstance(cell.get("source"), list):
         cell["source"] = source.splitlines(keepends=True)
     else:
         cell["source"] = source
 
 
-def analyse_notebook(path: str, text: str, config: Config, *, fix: bool, unsafe: bool, prefilter: bool = True) -> FileResult:
+def analyse_notebook(
+    path: str, text: str, config: Config, *, fix: bool, unsafe: bool, prefilter: bool = True
+) -> FileResult:
     """Check or fix a notebook's JSON text; a malformed one gives a one-line error.
 
     Findings are in cell coordinates; ``fixed_text`` is the rewritten notebook JSON. Reading,
@@ -280,5 +285,5 @@ def _rewrite(text: str, notebook: Notebook, combined: str) -> str:
     changed = split_cells(notebook, combined)
     for number, source in changed.items():
         _set_source(notebook.data["cells"][number - 1], source)
-    trailing = layout.pop("trailing")
+    trailing: str = layout.pop("trailing")
     return json.dumps(notebook.data, **layout) + trailing

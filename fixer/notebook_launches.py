@@ -92,4 +92,6 @@ def _normal(script: str) -> str:
 def launched_with_tf_config(script: str, found: list[Launch]) -> bool:
     """True when some launch of ``script`` (as a `%%writefile` names it) runs with TF_CONFIG set."""
     name = _normal(script)
-    return any(launch.with_tf_config and (launch.script == name or launch.script.endswith("/" + name)) for launch in found)
+    return any(
+        launch.with_tf_config and (launch.script == name or launch.script.endswith("/" + name)) for launch in found
+    )

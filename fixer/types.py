@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 
 class Applicability(enum.IntEnum):
@@ -19,7 +20,7 @@ class Applicability(enum.IntEnum):
         return self.name.lower().replace("_", "-")
 
     @classmethod
-    def from_label(cls, label: str) -> "Applicability":
+    def from_label(cls, label: str) -> Applicability:
         """Parse ``safe`` / ``unsafe`` / ``display-only``."""
         return cls[label.upper().replace("-", "_")]
 
@@ -70,6 +71,10 @@ class Finding:
     cell: int | None = None  # notebook cell number (1-based) when the source is a notebook
 
 
+# A project file an analysis read: (path, (size, mtime ns)), or (path, None) when it is absent.
+Dependency: TypeAlias = tuple[str, tuple[int, int] | None]
+
+
 @dataclass
 class FileResult:
     """Everything the engine learned about one file.
@@ -87,9 +92,8 @@ class FileResult:
     applied: list[Finding] = field(default_factory=list)
     held_back_unsafe: int = 0
     reverted: str | None = None  # why a fix pass was reverted (its result did not parse)
-    # Other files of the project the analysis read (path, (size, mtime ns) or None if absent):
-    # a cached result holds only while they are unchanged.
-    dependencies: tuple[tuple[str, tuple[int, int] | None], ...] = ()
+    # Other files of the project the analysis read: a cached result holds only while they are unchanged.
+    dependencies: tuple[Dependency, ...] = ()
 
     @property
     def changed(self) -> bool:

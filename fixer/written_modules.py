@@ -18,17 +18,20 @@ from __future__ import annotations
 import shlex
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from fixer.config import Config
 from fixer.engine import check_source
 from fixer.notebook import Notebook, combine_cells, to_cell
 from fixer.notebook_launches import launched_with_tf_config, launches
-from fixer.types import Finding, Position
+from fixer.types import Dependency, Finding, Position
+
+if TYPE_CHECKING:
+    from fixer.config import Config
 
 _APPEND = frozenset({"-a", "--append"})
 
 
-def code_cells(data: dict) -> list[tuple[int, str]]:
+def code_cells(data: dict[str, Any]) -> list[tuple[int, str]]:
     """(1-based cell number among all cells, source) of the notebook JSON's code cells."""
     cells = []
     for number, cell in enumerate(data.get("cells", []), start=1):
@@ -61,7 +64,7 @@ def _target(first_line: str) -> tuple[str, bool] | None:
     if not stripped.startswith("%%writefile"):
         return None
     try:
-        words = shlex.split(stripped[len("%%writefile"):])
+        words = shlex.split(stripped[len("%%writefile") :])
     except ValueError:
         return None
     names = [w for w in words if w not in _APPEND]
@@ -75,7 +78,9 @@ def written_sources(cells: list[tuple[int, str]]) -> dict[str, str]:
     return {name: combine_cells(parts).combined for name, parts in modules_written_by(cells).items()}
 
 
-def check_written_modules(path: str, data: dict, config: Config, dependencies: set | None = None) -> list[Finding]:
+def check_written_modules(
+    path: str, data: dict[str, Any], config: Config, dependencies: set[Dependency] | None = None
+) -> list[Finding]:
     """Findings of every module the notebook writes, located in its cells, without edits. The
     files of the project their analysis read are added to ``dependencies`` when it is given
     (see ``FileResult.dependencies``)."""
@@ -83,7 +88,7 @@ def check_written_modules(path: str, data: dict, config: Config, dependencies: s
 
 
 def check_written_cells(
-    path: str, cells: list[tuple[int, str]], config: Config, dependencies: set | None = None
+    path: str, cells: list[tuple[int, str]], config: Config, dependencies: set[Dependency] | None = None
 ) -> list[Finding]:
     """Findings of every module that the notebook's code cells (cell number, source) write,
     located in their cells, without edits. ``path`` is the notebook's; the project files their
