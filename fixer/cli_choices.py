@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-from typing import Optional
 
 import typer
 
@@ -22,7 +21,7 @@ class Backend(str, enum.Enum):
     ray = "ray"
 
 
-def target_version_option(value: Optional[str]) -> Optional[tuple[int, int]]:
+def target_version_option(value: str | None) -> tuple[int, int] | None:
     """``--target-version 2.21`` -> (2, 21); a usage error (exit 2) for anything else."""
     if value is None:
         return None
@@ -35,6 +34,9 @@ def target_version_option(value: Optional[str]) -> Optional[tuple[int, int]]:
 
 
 TargetVersionOption = typer.Option(
-    None, "--target-version", metavar="X.Y", callback=target_version_option,
+    None,
+    "--target-version",
+    metavar="X.Y",
+    callback=target_version_option,
     help="The TensorFlow the code must work on (default: the version the project pins; see `distfix target`).",
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 import json
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 # Task types TensorFlow 2.21 accepts (MultiWorkerMirroredStrategy rejects any other).
 TASK_TYPES = ("chief", "worker", "evaluator", "ps")
@@ -37,7 +37,7 @@ class ClusterProblem:
 class ClusterConfigReport(NamedTuple):
     """A parsed TF_CONFIG (None when it is not a JSON object) and its defects."""
 
-    config: dict | None
+    config: dict[str, Any] | None
     problems: list[ClusterProblem]
 
     @property
@@ -58,22 +58,28 @@ def parse_tf_config(text: str) -> ClusterConfigReport:
     """Parse a TF_CONFIG string and check it; invalid JSON is reported with its position."""
     if not text.strip():
         # TensorFlow treats an empty (set) TF_CONFIG as JSON and fails with "Expecting value".
-        return ClusterConfigReport(None, [_malformed("empty", "TF_CONFIG is empty; unset it or give a JSON object with `cluster` and `task`")])
+        return ClusterConfigReport(
+            None, [_malformed("empty", "TF_CONFIG is empty; unset it or give a JSON object with `cluster` and `task`")]
+        )
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        message = f"TF_CONFIG is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}{_json_hint(text, exc)}"
+        message = (
+            f"TF_CONFIG is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}{_json_hint(text, exc)}"
+        )
         return ClusterConfigReport(None, [_malformed("invalid-json", message)])
     if not isinstance(value, dict):
-        return ClusterConfigReport(None, [_malformed("not-an-object", "TF_CONFIG must be a JSON object with `cluster` and `task`")])
+        return ClusterConfigReport(
+            None, [_malformed("not-an-object", "TF_CONFIG must be a JSON object with `cluster` and `task`")]
+        )
     return ClusterConfigReport(value, check_cluster_config(value))
 
 
 def _json_hint(text: str, exc: json.JSONDecodeError) -> str:
     """What to change, read from the text around the error (Python's message names the symptom)."""
     before = text[: exc.pos].rstrip()
-    here = text[exc.pos: exc.pos + 1]
-    word = text[exc.pos:].split(None, 1)[0] if text[exc.pos:].strip() else ""
+    here = text[exc.pos : exc.pos + 1]
+    word = text[exc.pos :].split(None, 1)[0] if text[exc.pos :].strip() else ""
     if before.endswith(",") and here in ("}", "]"):
         return "; remove the trailing comma before it (JSON allows none)"
     if here == "'":
@@ -115,17 +121,35 @@ def is_loopback(host: str) -> bool:
 def _address_problems(where: str, address: object) -> tuple[list[ClusterProblem], str | None, str | None]:
     """Defects of one ``host:port`` entry, and its host and port text when it is a string."""
     if not isinstance(address, str):
-        return [_malformed("not-a-string", f"{where} must be a \"host:port\" string, not {address!r}", where)], None, None
+        return [_malformed("not-a-string", f'{where} must be a "host:port" string, not {address!r}', where)], None, None
     host, port = split_address(address)
     if not host:
-        return [_malformed("missing-host", f"{where} {address!r} has no host; write \"HOST:{port or 'PORT'}\"", where)], host, port
+        return (
+            [_malformed("missing-host", f'{where} {address!r} has no host; write "HOST:{port or "PORT"}"', where)],
+            host,
+            port,
+        )
     if port is None or port == "":
-        fix = "write \"[ADDRESS]:PORT\" for IPv6" if ":" in host else f"write \"{host}:PORT\""
+        fix = 'write "[ADDRESS]:PORT" for IPv6' if ":" in host else f'write "{host}:PORT"'
         return [_malformed("missing-port", f"{where} {address!r} has no port; {fix}", where)], host, None
     if not port.isdigit():
-        return [_malformed("non-numeric-port", f"{where} {address!r} has a non-numeric port {port!r}; use a number 1-65535", where)], host, None
+        return (
+            [
+                _malformed(
+                    "non-numeric-port",
+                    f"{where} {address!r} has a non-numeric port {port!r}; use a number 1-65535",
+                    where,
+                )
+            ],
+            host,
+            None,
+        )
     if not 0 < int(port) < 65536:
-        return [_malformed("port-out-of-range", f"{where} {address!r}: port {port} is outside 1-65535", where)], host, None
+        return (
+            [_malformed("port-out-of-range", f"{where} {address!r}: port {port} is outside 1-65535", where)],
+            host,
+            None,
+        )
     return [], host, port
 
 
@@ -150,7 +174,13 @@ def check_cluster(cluster: object) -> list[ClusterProblem]:
     """Defects of a cluster dict ``{"worker": ["host:port", ...], ...}`` (a ``tf.train.ClusterSpec`` argument)."""
     prefix = "cluster"
     if not isinstance(cluster, dict) or not cluster:
-        return [_malformed("missing-cluster", "the cluster spec must be a non-empty object mapping task types to \"host:port\" lists", prefix)]
+        return [
+            _malformed(
+                "missing-cluster",
+                'the cluster spec must be a non-empty object mapping task types to "host:port" lists',
+                prefix,
+            )
+        ]
     problems: list[ClusterProblem] = []
     seen: dict[tuple[str, str], str] = {}  # (host or "loopback", port) -> first position
     loopback: list[str] = []
@@ -160,16 +190,26 @@ def check_cluster(cluster: object) -> list[ClusterProblem]:
         job_path = f"{prefix}.{job}"
         if job not in TASK_TYPES:
             problems.append(
-                _malformed("unknown-task-type", f"unknown task type {job!r} in the cluster; valid types are {', '.join(TASK_TYPES)}", job_path)
+                _malformed(
+                    "unknown-task-type",
+                    f"unknown task type {job!r} in the cluster; valid types are {', '.join(TASK_TYPES)}",
+                    job_path,
+                )
             )
         if isinstance(addresses, dict):  # TensorFlow also accepts {index: "host:port"}
             addresses = list(addresses.values())
         if not isinstance(addresses, list) or not addresses:
-            problems.append(_malformed("empty-job", f"job {job!r} must list at least one \"host:port\" address", job_path))
+            problems.append(
+                _malformed("empty-job", f'job {job!r} must list at least one "host:port" address', job_path)
+            )
             continue
         if job in SINGLE_TASK_JOBS and len(addresses) > 1:
             problems.append(
-                _malformed(f"several-{job}s", f"job {job!r} has {len(addresses)} tasks; TensorFlow allows at most one {job}", job_path)
+                _malformed(
+                    f"several-{job}s",
+                    f"job {job!r} has {len(addresses)} tasks; TensorFlow allows at most one {job}",
+                    job_path,
+                )
             )
         for position, address in enumerate(addresses):
             where = f"{job}[{position}]"
@@ -191,7 +231,8 @@ def check_cluster(cluster: object) -> list[ClusterProblem]:
                 problems.append(
                     _loopback(
                         "loopback-same-port",
-                        f"{where} {address!r} is the same loopback port as {seen[key]}: tasks on one machine need distinct ports",
+                        f"{where} {address!r} is the same loopback port as {seen[key]}: "
+                        "tasks on one machine need distinct ports",
                         f"{prefix}.{where}",
                     )
                 )
@@ -237,22 +278,32 @@ def check_cluster(cluster: object) -> list[ClusterProblem]:
 
 def _task_problems(task: object, cluster: object) -> list[ClusterProblem]:
     if not isinstance(task, dict):
-        return [_malformed("bad-task", "`task` must be an object like {\"type\": \"worker\", \"index\": 0}", "task")]
+        return [_malformed("bad-task", '`task` must be an object like {"type": "worker", "index": 0}', "task")]
     problems: list[ClusterProblem] = []
     task_type, index = task.get("type"), task.get("index")
     jobs = cluster if isinstance(cluster, dict) else {}
     if task_type not in TASK_TYPES:
-        problems.append(_malformed("unknown-task-type", f"task type {task_type!r} is not one of {', '.join(TASK_TYPES)}", "task.type"))
+        problems.append(
+            _malformed(
+                "unknown-task-type", f"task type {task_type!r} is not one of {', '.join(TASK_TYPES)}", "task.type"
+            )
+        )
     elif jobs and task_type not in jobs and task_type != "evaluator":  # TF lets an evaluator sit outside the cluster
         problems.append(
-            _malformed("task-not-in-cluster", f"task type {task_type!r} has no job in the cluster; add it or fix the type", "task.type")
+            _malformed(
+                "task-not-in-cluster",
+                f"task type {task_type!r} has no job in the cluster; add it or fix the type",
+                "task.type",
+            )
         )
     if isinstance(index, str) and index.isdigit():
         # TensorFlow 2.21 takes a digit string as the index: two workers given "0" and "1" form
         # their cluster (benchmarks/probe_cluster_specs.py), so it is checked as the number it is.
         index = int(index)
     if not isinstance(index, int) or isinstance(index, bool):
-        problems.append(_malformed("index-not-int", f"task index {index!r} must be a non-negative integer", "task.index"))
+        problems.append(
+            _malformed("index-not-int", f"task index {index!r} must be a non-negative integer", "task.index")
+        )
     elif isinstance(jobs.get(task_type), (list, dict)):
         size = len(jobs[task_type])
         if size and not 0 <= index < size:
@@ -266,18 +317,26 @@ def _task_problems(task: object, cluster: object) -> list[ClusterProblem]:
     return problems
 
 
-def check_cluster_config(config: dict) -> list[ClusterProblem]:
+def check_cluster_config(config: dict[str, Any]) -> list[ClusterProblem]:
     """Defects of a parsed TF_CONFIG object: its cluster, its task type and index, and loopback use."""
     problems: list[ClusterProblem] = []
     if "cluster" not in config:
         problems.append(
-            _malformed("missing-cluster", "TF_CONFIG has no `cluster`: add {\"cluster\": {\"worker\": [\"host:port\", ...]}}", "cluster")
+            _malformed(
+                "missing-cluster",
+                'TF_CONFIG has no `cluster`: add {"cluster": {"worker": ["host:port", ...]}}',
+                "cluster",
+            )
         )
     else:
         problems.extend(check_cluster(config["cluster"]))
     if config.get("task") is None:
         problems.append(
-            _malformed("missing-task", "TF_CONFIG has no `task`: add {\"task\": {\"type\": \"worker\", \"index\": N}} for this process", "task")
+            _malformed(
+                "missing-task",
+                'TF_CONFIG has no `task`: add {"task": {"type": "worker", "index": N}} for this process',
+                "task",
+            )
         )
     else:
         problems.extend(_task_problems(config["task"], config.get("cluster")))

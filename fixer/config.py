@@ -8,6 +8,7 @@ import json
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from fixer.codes import code_error, did_you_mean
 
@@ -42,7 +43,7 @@ class Config:
         per_file_ignores: list[tuple[str, tuple[str, ...]]] | None = None,
         unsafe_fixes: bool | None = None,
         target_version: tuple[int, int] | None = None,
-    ) -> "Config":
+    ) -> Config:
         """Command-line options replace (select, ignore) or extend (extend_select, extend_ignore,
         per_file_ignores) the file's, as ruff's do."""
         updated = self
@@ -70,9 +71,7 @@ class Config:
             return False
         if path is not None:
             for pattern, codes in self.per_file_ignores:
-                if _path_matches(path, pattern, self.root) and any(
-                    code.startswith(prefix) for prefix in codes
-                ):
+                if _path_matches(path, pattern, self.root) and any(code.startswith(prefix) for prefix in codes):
                     return False
         return True
 
@@ -100,8 +99,7 @@ def _path_matches(path: str, pattern: str, root: Path | None) -> bool:
         except ValueError:
             pass
     return any(
-        fnmatch.fnmatch(candidate, pattern) or fnmatch.fnmatch(candidate, f"*/{pattern}")
-        for candidate in candidates
+        fnmatch.fnmatch(candidate, pattern) or fnmatch.fnmatch(candidate, f"*/{pattern}") for candidate in candidates
     )
 
 
@@ -136,12 +134,19 @@ def load_config(start: Path) -> Config:
 
 
 KNOWN_KEYS = (
-    "select", "ignore", "extend-select", "extend-ignore", "per-file-ignores", "exclude", "unsafe-fixes", "target-version",
+    "select",
+    "ignore",
+    "extend-select",
+    "extend-ignore",
+    "per-file-ignores",
+    "exclude",
+    "unsafe-fixes",
+    "target-version",
     "validate",  # [tool.distfix.validate] belongs to `distfix validate` (fixer/validate/project.py reads it)
 )
 
 
-def config_from_table(table: dict, source: Path) -> Config:
+def config_from_table(table: dict[str, Any], source: Path) -> Config:
     """Validate a ``[tool.distfix]`` table and turn it into a Config.
 
     Keys and rule codes are checked as the command line checks them: an unknown one is an error
@@ -168,9 +173,7 @@ def config_from_table(table: dict, source: Path) -> Config:
     if not isinstance(per_file, dict) or not all(
         isinstance(v, list) and all(isinstance(c, str) for c in v) for v in per_file.values()
     ):
-        raise ConfigError(
-            f"{source}: [tool.distfix] per-file-ignores must map globs to lists of codes"
-        )
+        raise ConfigError(f"{source}: [tool.distfix] per-file-ignores must map globs to lists of codes")
     for glob, codes in per_file.items():
         problem = code_error(codes, f"[tool.distfix] per-file-ignores {glob!r}")
         if problem is not None:
@@ -199,5 +202,5 @@ def parse_target_version(value: object) -> tuple[int, int]:
     text = value if isinstance(value, str) else None
     parts = text.strip().split(".") if text is not None else []
     if len(parts) not in (2, 3) or not all(part.isdigit() for part in parts) or int(parts[0]) not in (1, 2):
-        raise ValueError(f"must be a TensorFlow version such as \"2.21\" (got {value!r})")
+        raise ValueError(f'must be a TensorFlow version such as "2.21" (got {value!r})')
     return int(parts[0]), int(parts[1])

@@ -7,12 +7,13 @@ not indentation, and must come out as they went in.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 if TYPE_CHECKING:
+    from collections.abc import Collection, Iterable
+
     from fixer.context import RuleContext
 
 
@@ -50,7 +51,7 @@ def reindent(text: str, old: str, new: str, *, first_line: int = 1, keep: Collec
         if number in keep:
             out.append(line)
             continue
-        stripped = line[len(old):] if line.startswith(old) else line.lstrip(" \t")
+        stripped = line[len(old) :] if line.startswith(old) else line.lstrip(" \t")
         out.append(new + stripped if stripped.strip() else stripped)
     return "".join(out)
 

@@ -9,12 +9,13 @@ that start on these lines.
 from __future__ import annotations
 
 import ast
+from typing import TypeGuard
 
 # Cheap pre-check on the text: a file without these words has no expected-failure block.
 _MARKERS = ("assertRaises", "raises(")  # not "Raises:" in docstrings
 
 
-def _is_raise_expectation(call: ast.expr) -> bool:
+def _is_raise_expectation(call: ast.AST) -> TypeGuard[ast.Call]:
     """True for ``self.assertRaises*(...)``, ``pytest.raises(...)`` and a bare ``raises(...)``."""
     if not isinstance(call, ast.Call):
         return False
@@ -40,7 +41,7 @@ def expected_failure_lines(text: str) -> frozenset[int]:
         if isinstance(node, (ast.With, ast.AsyncWith)):
             if any(_is_raise_expectation(item.context_expr) for item in node.items) and node.body:
                 lines.update(range(node.body[0].lineno, (node.body[-1].end_lineno or node.body[-1].lineno) + 1))
-        elif _is_raise_expectation(node) and len(node.args) >= 2:  # type: ignore[arg-type]
+        elif _is_raise_expectation(node) and len(node.args) >= 2:
             # The call form: the exception, then the callable and its arguments.
-            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))  # type: ignore[attr-defined]
+            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
     return frozenset(lines)

@@ -10,16 +10,20 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
 
-from fixer.config import Config
 from fixer.engine import check_source, could_not_parse
 from fixer.output.diff import colourise, unified_diff
 from fixer.registry import default_registry
 from fixer.sources import SourceError, encode_source, read_source, write_atomically
 from fixer.textmap import TextMap, apply_edits
 from fixer.types import Applicability, Finding
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from fixer.config import Config
 
 
 class Choice(enum.Enum):
@@ -68,14 +72,18 @@ class Review:
     def summary(self) -> str:
         """What the review did, and what is left."""
         lines = [
-            f"Applied {_plural(self.applied, 'fix', 'es')}, skipped {self.skipped}; wrote {_plural(len(self.written), 'file')}."
+            f"Applied {_plural(self.applied, 'fix', 'es')}, skipped {self.skipped}; "
+            f"wrote {_plural(len(self.written), 'file')}."
         ]
         if self.remaining:
             lines.append(f"{_plural(self.remaining, 'finding')} remain{'s' * (self.remaining == 1)}.")
         if self.held_back:
             lines.append(f"{_plural(self.held_back, 'unsafe fix', 'es')} held back: use --unsafe-fixes to review them.")
         if self.notebooks:
-            lines.append(f"{_plural(len(self.notebooks), 'notebook')} with findings not reviewed (--interactive reviews .py files only).")
+            lines.append(
+                f"{_plural(len(self.notebooks), 'notebook')} with findings not reviewed "
+                "(--interactive reviews .py files only)."
+            )
         return "\n".join(lines)
 
 
@@ -160,7 +168,8 @@ def _report_notebook(path: Path, config: Config, review: Review, terminal: Termi
     if found:
         review.notebooks.append(str(path))
         terminal.warn(
-            f"distfix: warning: {path}: not reviewed, {_plural(found, 'finding')}: --interactive reviews .py files only; "
+            f"distfix: warning: {path}: not reviewed, {_plural(found, 'finding')}: "
+            "--interactive reviews .py files only; "
             f"`distfix fix {path}` shows the notebook's fixes, `distfix fix --write {path}` applies them"
         )
 

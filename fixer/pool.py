@@ -22,18 +22,20 @@ import ctypes
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Generic, TypeVar
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 _PR_SET_PDEATHSIG = 1
 # In a worker: one byte per item of the round, _STARTED then _FINISHED (shared with the parent).
-_STATES: ctypes.Array | None = None
+_STATES: ctypes.Array[ctypes.c_byte] | None = None
 _STARTED, _FINISHED = 1, 2
 _BUSY = False  # in a worker: inside a work item
 
@@ -78,7 +80,7 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _init_worker(parent: int, states: ctypes.Array | None) -> None:
+def _init_worker(parent: int, states: ctypes.Array[ctypes.c_byte] | None) -> None:
     global _STATES
     _STATES = states
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent decides

@@ -11,9 +11,11 @@ import shutil
 import socket
 import sys
 import tempfile
-from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 INSTALL_HINT = "Ray is not installed: install 'distfix[ray]'"
 # Read by Ray when it is imported: with it off, a local Ray puts every process on 127.0.0.1
@@ -57,7 +59,7 @@ def _environment(values: dict[str, str]) -> Iterator[None]:
 def _loopback() -> Iterator[None]:
     """Ray on 127.0.0.1 only, also when Ray was imported before the switch was set; restored after,
     so a later session that joins a cluster finds this host's reachable address again."""
-    constants = sys.modules.get("ray._private.ray_constants")
+    constants: Any = sys.modules.get("ray._private.ray_constants")  # Any: Ray ships no types for it
     saved = getattr(constants, "ENABLE_RAY_CLUSTER", None)
     with _environment(_QUIET):
         if constants is not None:
@@ -151,4 +153,3 @@ def _init_local(ray: Any, num_cpus: int | None, folder: str) -> None:
             if STARTUP_TIMEOUT_TEXT not in str(exc) or attempt == STARTUP_ATTEMPTS:
                 tries = f" ({attempt} attempts)" if attempt > 1 else ""
                 raise RaySessionError(f"cannot start a local Ray{tries}: {exc}") from None
-

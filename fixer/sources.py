@@ -13,11 +13,14 @@ import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import pathspec
 
 from fixer.config import ConfigError, load_config
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
 
 # A file above this size is reported and skipped: no training script is that large, and parsing
 # one with libcst would take minutes and gigabytes.
@@ -27,9 +30,26 @@ SOURCE_SUFFIXES = (".py", ".ipynb")
 
 # Folders that never hold user code worth checking.
 SKIPPED_DIRS = frozenset(
-    {".git", ".hg", ".svn", ".venv", "venv", "__pycache__", "node_modules", ".tox", ".nox",
-     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".distfix_cache", "site-packages", "build",
-     "dist", ".eggs", ".ipynb_checkpoints"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        "__pycache__",
+        "node_modules",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".distfix_cache",
+        "site-packages",
+        "build",
+        "dist",
+        ".eggs",
+        ".ipynb_checkpoints",
+    }
 )
 
 
@@ -60,13 +80,11 @@ def decode_source(data: bytes) -> DecodedSource:
         raise SourceError(f"bad encoding declaration: {exc}") from None
     if encoding == "utf-8-sig":
         encoding = "utf-8"
-    body = data[len(codecs.BOM_UTF8):] if bom else data
+    body = data[len(codecs.BOM_UTF8) :] if bom else data
     try:
         text = body.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise SourceError(
-            f"not valid {encoding} at byte {exc.start}; add a coding declaration or re-encode"
-        ) from None
+        raise SourceError(f"not valid {encoding} at byte {exc.start}; add a coding declaration or re-encode") from None
     except LookupError:
         raise SourceError(f"unknown encoding {encoding!r} in the coding declaration") from None
     return DecodedSource(text=text, encoding=encoding, bom=bom)
@@ -126,9 +144,7 @@ def read_bytes(path: Path) -> bytes:
         with open_regular(path) as handle:
             size = os.fstat(handle.fileno()).st_size
             if size > MAX_FILE_BYTES:
-                raise SourceError(
-                    f"file too large ({size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB)"
-                )
+                raise SourceError(f"file too large ({size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB)")
             data = handle.read()
     except SourceError:
         raise
@@ -194,7 +210,7 @@ class DiscoveryProblem:
     message: str
 
 
-def _gitignore_spec(root: Path) -> pathspec.PathSpec | None:
+def _gitignore_spec(root: Path) -> pathspec.PathSpec[pathspec.Pattern] | None:
     ignore = root / ".gitignore"
     if not ignore.is_file():
         return None
@@ -206,7 +222,7 @@ def _gitignore_spec(root: Path) -> pathspec.PathSpec | None:
 
 
 def discover(
-    paths: Iterable[str], exclude: pathspec.PathSpec | None = None
+    paths: Iterable[str], exclude: pathspec.PathSpec[pathspec.Pattern] | None = None
 ) -> tuple[list[Path], list[DiscoveryProblem]]:
     """Expand command-line paths into source files, in a stable sorted order.
 
@@ -259,7 +275,7 @@ class _ProjectExclude:
         return self.spec.match_file(rel + "/" if folder else rel)
 
 
-def _walk(root: Path, exclude: pathspec.PathSpec | None) -> Iterator[Path]:
+def _walk(root: Path, exclude: pathspec.PathSpec[pathspec.Pattern] | None) -> Iterator[Path]:
     ignore = _gitignore_spec(root)
     project = _ProjectExclude(root)
     absolute_root = os.path.abspath(root)
@@ -286,5 +302,5 @@ def _walk(root: Path, exclude: pathspec.PathSpec | None) -> Iterator[Path]:
             yield Path(dirpath) / name
 
 
-def _ignored(rel: str, *specs: pathspec.PathSpec | None) -> bool:
+def _ignored(rel: str, *specs: pathspec.PathSpec[pathspec.Pattern] | None) -> bool:
     return any(spec is not None and spec.match_file(rel) for spec in specs)

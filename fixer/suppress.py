@@ -6,7 +6,10 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from typing import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 _LINE = re.compile(r"#\s*distfix:\s*ignore(?!-file)(?:\[(?P<codes>[A-Za-z0-9_,\s]*)\])?")
 _FILE = re.compile(r"#\s*distfix:\s*ignore-file\b")

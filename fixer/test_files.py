@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from fixer.tf.index import ModuleIndex, subtree
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 def is_test_path(path: str) -> bool:

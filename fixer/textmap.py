@@ -49,7 +49,7 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
     out = []
     cursor = 0
     for edit in sorted(edits):
-        out.append(text[cursor:edit.start])
+        out.append(text[cursor : edit.start])
         out.append(edit.content)
         cursor = edit.end
     out.append(text[cursor:])
