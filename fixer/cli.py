@@ -13,7 +13,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, cast
 
 import typer
 
@@ -27,7 +27,9 @@ from fixer.output import text
 from fixer.pool import sigterm_interrupts
 from fixer.runner import Job, run
 from fixer.sources import discover
-from fixer.types import FileResult
+
+if TYPE_CHECKING:
+    from fixer.types import FileResult
 
 app = typer.Typer(
     name="distfix",
@@ -52,7 +54,9 @@ def _show_version(requested: bool) -> None:
 
 @app.callback()
 def _main(
-    version: bool = typer.Option(False, "--version", is_eager=True, callback=_show_version, help="Show the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_show_version, help="Show the version and exit."
+    ),
 ) -> None:
     """Find and fix the known mistakes in TensorFlow distributed-training scripts."""
 
@@ -69,7 +73,12 @@ class CheckFormat(str, enum.Enum):
 
 
 # The machine-readable formats of ``check``, by the module in fixer/output that renders each.
-MACHINE_FORMATS = {CheckFormat.json: "json_format", CheckFormat.sarif: "sarif", CheckFormat.github: "github", CheckFormat.junit: "junit"}
+MACHINE_FORMATS = {
+    CheckFormat.json: "json_format",
+    CheckFormat.sarif: "sarif",
+    CheckFormat.github: "github",
+    CheckFormat.junit: "junit",
+}
 
 
 class ListFormat(str, enum.Enum):
@@ -80,18 +89,39 @@ class ListFormat(str, enum.Enum):
     markdown = "markdown"
 
 
-PathsArgument = typer.Argument(None, metavar="PATH", help="Files or folders to check (folders are searched for .py and .ipynb; default: .).", show_default=False)
-SelectOption = typer.Option(None, "--select", metavar="CODES", help="Only these codes or prefixes (TFD, TFD1, TFD101); comma-separated or repeated.")
+PathsArgument = typer.Argument(
+    None,
+    metavar="PATH",
+    help="Files or folders to check (folders are searched for .py and .ipynb; default: .).",
+    show_default=False,
+)
+SelectOption = typer.Option(
+    None,
+    "--select",
+    metavar="CODES",
+    help="Only these codes or prefixes (TFD, TFD1, TFD101); comma-separated or repeated.",
+)
 IgnoreOption = typer.Option(None, "--ignore", metavar="CODES", help="Skip these codes or prefixes.")
-ExtendSelectOption = typer.Option(None, "--extend-select", metavar="CODES", help="Add these codes or prefixes to the selection (pyproject.toml's or --select's).")
-ExtendIgnoreOption = typer.Option(None, "--extend-ignore", metavar="CODES", help="Skip these codes or prefixes too, besides pyproject.toml's ignore.")
+ExtendSelectOption = typer.Option(
+    None,
+    "--extend-select",
+    metavar="CODES",
+    help="Add these codes or prefixes to the selection (pyproject.toml's or --select's).",
+)
+ExtendIgnoreOption = typer.Option(
+    None, "--extend-ignore", metavar="CODES", help="Skip these codes or prefixes too, besides pyproject.toml's ignore."
+)
 PerFileIgnoresOption = typer.Option(
-    None, "--per-file-ignores", metavar="GLOB:CODES", help="Skip CODES in files matching GLOB, besides pyproject.toml's per-file-ignores (repeatable).",
+    None,
+    "--per-file-ignores",
+    metavar="GLOB:CODES",
+    help="Skip CODES in files matching GLOB, besides pyproject.toml's per-file-ignores (repeatable).",
 )
 JobsOption = typer.Option(None, "--jobs", "-j", min=1, metavar="N", help="Worker processes (default: all cores).")
 ExitZeroOption = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings (advisory CI runs).")
-OutputFileOption = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the report to this file instead of stdout.")
-
+OutputFileOption = typer.Option(
+    None, "--output-file", "-o", metavar="FILE", help="Write the report to this file instead of stdout."
+)
 
 
 def _fail(message: str) -> typer.Exit:
@@ -209,7 +239,7 @@ def _is_under(file: Path, path: Path) -> bool:
     return file == path or path in file.parents or path.resolve() in file.resolve().parents
 
 
-def _emit(report: str, output_file: Optional[Path]) -> None:
+def _emit(report: str, output_file: Path | None) -> None:
     if output_file is None:
         typer.echo(report, nl=not report.endswith("\n"))
         return
@@ -229,38 +259,55 @@ def _exit_code(results: list[FileResult], problems: int, found: bool, exit_zero:
 
 @app.command()
 def check(
-    paths: Optional[list[str]] = PathsArgument,
-    output_format: CheckFormat = typer.Option(CheckFormat.text, "--output-format", "--format", help="Output format (ruff's --output-format; --format is the same)."),
-    select: Optional[list[str]] = SelectOption,
-    ignore: Optional[list[str]] = IgnoreOption,
-    extend_select: Optional[list[str]] = ExtendSelectOption,
-    extend_ignore: Optional[list[str]] = ExtendIgnoreOption,
-    per_file_ignores: Optional[list[str]] = PerFileIgnoresOption,
-    baseline: Optional[Path] = typer.Option(
-        None, "--baseline", metavar="FILE", help="Report only findings not recorded in FILE; the first run records them all (migrate's format).",
+    paths: list[str] | None = PathsArgument,
+    output_format: CheckFormat = typer.Option(
+        CheckFormat.text,
+        "--output-format",
+        "--format",
+        help="Output format (ruff's --output-format; --format is the same).",
+    ),
+    select: list[str] | None = SelectOption,
+    ignore: list[str] | None = IgnoreOption,
+    extend_select: list[str] | None = ExtendSelectOption,
+    extend_ignore: list[str] | None = ExtendIgnoreOption,
+    per_file_ignores: list[str] | None = PerFileIgnoresOption,
+    baseline: Path | None = typer.Option(
+        None,
+        "--baseline",
+        metavar="FILE",
+        help="Report only findings not recorded in FILE; the first run records them all (migrate's format).",
     ),
     statistics: bool = typer.Option(False, "--statistics", help="Print a count per rule instead of each finding."),
-    jobs: Optional[int] = JobsOption,
+    jobs: int | None = JobsOption,
     exit_zero: bool = ExitZeroOption,
-    output_file: Optional[Path] = OutputFileOption,
+    output_file: Path | None = OutputFileOption,
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the result cache (.distfix_cache/)."),
-    target_version: Optional[str] = TargetVersionOption,
-    show_source: bool = typer.Option(False, "--show-source", help="Show each finding's source line with a caret under it (text format)."),
+    target_version: str | None = TargetVersionOption,
+    show_source: bool = typer.Option(
+        False, "--show-source", help="Show each finding's source line with a caret under it (text format)."
+    ),
 ) -> None:
     """Report findings (in . by default). Exit 0: clean; 1: findings; 2: a file or usage error."""
     paths = paths or ["."]
     if baseline is not None:
         _check_baseline(baseline)
     selection = Selection(select, ignore, extend_select, extend_ignore, per_file_ignores)
-    results, problems = _gather(paths, selection, Job(use_cache=not no_cache), jobs, target_version=target_version)
+    target = cast("tuple[int, int] | None", target_version)  # the option's callback parsed "X.Y"
+    results, problems = _gather(paths, selection, Job(use_cache=not no_cache), jobs, target_version=target)
     if baseline is not None:
         recording = not baseline.exists()
         hidden = _apply_baseline(results, baseline, paths)
         if recording:
             recorded = sum(len(r.findings) for r in results)
-            typer.echo(f"distfix: recorded {recorded} finding{'s' * (recorded != 1)} in the new baseline {baseline}; later runs show only new ones.", err=True)
+            typer.echo(
+                f"distfix: recorded {recorded} finding{'s' * (recorded != 1)} in the new baseline {baseline}; "
+                "later runs show only new ones.",
+                err=True,
+            )
         elif hidden:
-            typer.echo(f"distfix: {hidden} finding{'s' * (hidden != 1)} in the baseline {baseline} not shown.", err=True)
+            typer.echo(
+                f"distfix: {hidden} finding{'s' * (hidden != 1)} in the baseline {baseline} not shown.", err=True
+            )
     findings = [f for r in results for f in r.findings]
     if output_format in MACHINE_FORMATS:
         # Imported only when asked for: SARIF alone imports jinja2 and every rule.
@@ -285,43 +332,87 @@ def check(
 
 @app.command()
 def fix(
-    paths: Optional[list[str]] = PathsArgument,
-    diff: bool = typer.Option(False, "--diff", help="Show the changes as a unified diff and write nothing (the default)."),
-    write: bool = typer.Option(False, "--write", help="Apply the fixes to the files (atomically)."),
-    unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that can change behaviour."),
-    select: Optional[list[str]] = SelectOption,
-    ignore: Optional[list[str]] = IgnoreOption,
-    extend_select: Optional[list[str]] = ExtendSelectOption,
-    extend_ignore: Optional[list[str]] = ExtendIgnoreOption,
-    per_file_ignores: Optional[list[str]] = PerFileIgnoresOption,
-    emit_launcher: Optional[Path] = typer.Option(None, "--emit-launcher", metavar="DIR", help="Write launchers for each hard-coded TF_CONFIG that TFD601 removes, into DIR/<script name>/."),
-    launcher: Optional[LauncherKind] = typer.Option(
-        None, "--launcher", metavar="shell|ray|tfjob", help="With --emit-launcher: shell (one script per task, the default), ray (a `ray job submit` entry point) or tfjob (a Kubeflow TFJob manifest).",
+    paths: list[str] | None = PathsArgument,
+    diff: bool = typer.Option(
+        False, "--diff", help="Show the changes as a unified diff and write nothing (the default)."
     ),
-    image: Optional[str] = typer.Option(None, "--image", metavar="IMAGE", help="With --launcher tfjob: the container image that holds the project (required)."),
-    launch_command: Optional[str] = typer.Option(
-        None, "--launch-command", metavar="COMMAND", help="With --launcher tfjob: the container's command (default `python <script>`, the path relative to the project folder).",
+    write: bool = typer.Option(False, "--write", help="Apply the fixes to the files (atomically)."),
+    unsafe_fixes: bool | None = typer.Option(
+        None, "--unsafe-fixes/--no-unsafe-fixes", help="Also apply fixes that can change behaviour."
+    ),
+    select: list[str] | None = SelectOption,
+    ignore: list[str] | None = IgnoreOption,
+    extend_select: list[str] | None = ExtendSelectOption,
+    extend_ignore: list[str] | None = ExtendIgnoreOption,
+    per_file_ignores: list[str] | None = PerFileIgnoresOption,
+    emit_launcher: Path | None = typer.Option(
+        None,
+        "--emit-launcher",
+        metavar="DIR",
+        help="Write launchers for each hard-coded TF_CONFIG that TFD601 removes, into DIR/<script name>/.",
+    ),
+    launcher: LauncherKind | None = typer.Option(
+        None,
+        "--launcher",
+        metavar="shell|ray|tfjob",
+        help="With --emit-launcher: shell (one script per task, the default), ray (a `ray job submit` entry point) "
+        "or tfjob (a Kubeflow TFJob manifest).",
+    ),
+    image: str | None = typer.Option(
+        None,
+        "--image",
+        metavar="IMAGE",
+        help="With --launcher tfjob: the container image that holds the project (required).",
+    ),
+    launch_command: str | None = typer.Option(
+        None,
+        "--launch-command",
+        metavar="COMMAND",
+        help="With --launcher tfjob: the container's command "
+        "(default `python <script>`, the path relative to the project folder).",
     ),
     interactive: bool = typer.Option(
-        False, "--interactive", "-i",
-        help="Review each fix as a diff and choose: apply, skip, apply or skip the whole rule, quit. Writes the fixes you apply; "
-        ".py files only (notebooks are counted and named); one file at a time, so --jobs does not apply.",
+        False,
+        "--interactive",
+        "-i",
+        help="Review each fix as a diff and choose: apply, skip, apply or skip the whole rule, quit. "
+        "Writes the fixes you apply; .py files only (notebooks are counted and named); "
+        "one file at a time, so --jobs does not apply.",
     ),
-    jobs: Optional[int] = JobsOption,
+    jobs: int | None = JobsOption,
     exit_zero: bool = ExitZeroOption,
-    output_file: Optional[Path] = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the diff and the summary to this file instead of stdout and stderr."),
-    target_version: Optional[str] = TargetVersionOption,
+    output_file: Path | None = typer.Option(
+        None,
+        "--output-file",
+        "-o",
+        metavar="FILE",
+        help="Write the diff and the summary to this file instead of stdout and stderr.",
+    ),
+    target_version: str | None = TargetVersionOption,
 ) -> None:
-    """Show (default) or apply fixes (in . by default). Exit 0: nothing to change; 1: changes or findings remain; 2: errors."""
+    """Show (default) or apply fixes (in . by default).
+    Exit 0: nothing to change; 1: changes or findings remain; 2: errors."""
     paths = paths or ["."]
     selection = Selection(select, ignore, extend_select, extend_ignore, per_file_ignores)
+    target = cast("tuple[int, int] | None", target_version)  # the option's callback parsed "X.Y"
     if diff and write:
         raise _fail("--diff and --write are exclusive")
     if emit_launcher is not None and not write and not interactive:
         raise _fail("--emit-launcher writes launchers, and a diff writes nothing: use it with --write")
     launch_options = _launch_options(emit_launcher, launcher, image, launch_command)
     if interactive:
-        misuse = next((name for name, given in (("--diff", diff), ("--output-file", output_file), ("--emit-launcher", emit_launcher)) if given), None)
+        misuse = next(
+            (
+                name
+                for name, given in (
+                    ("--diff", diff),
+                    ("--output-file", output_file),
+                    ("--emit-launcher", emit_launcher),
+                )
+                if given
+            ),
+            None,
+        )
         if misuse is not None:
             raise _fail(f"--interactive cannot be combined with {misuse} (it writes the fixes you accept, as you go)")
     if interactive:
@@ -330,9 +421,9 @@ def fix(
         except ConfigError as exc:
             raise _fail(str(exc)) from None
         unsafe = bool(unsafe_fixes) if unsafe_fixes is not None else config_unsafe
-        raise typer.Exit(_interactive(paths, _overrides(selection, target_version=target_version), unsafe, exit_zero))
+        raise typer.Exit(_interactive(paths, _overrides(selection, target_version=target), unsafe, exit_zero))
     # Each file's own pyproject.toml decides unsafe-fixes unless the command line says otherwise.
-    results, problems = _gather(paths, selection, Job(fix=True, write=write), jobs, unsafe_fixes, target_version)
+    results, problems = _gather(paths, selection, Job(fix=True, write=write), jobs, unsafe_fixes, target)
     patches = []
     for result in results:
         if result.error is not None:
@@ -367,7 +458,8 @@ def _fix_summary(results: list[FileResult], write: bool, remaining: int) -> str:
     else:
         message = "Nothing to fix"
     if remaining:
-        message += f"; {remaining} finding{'s remain' if remaining != 1 else ' remains'} (`distfix check` lists {'them' if remaining != 1 else 'it'})"
+        them = "them" if remaining != 1 else "it"
+        message += f"; {remaining} finding{'s remain' if remaining != 1 else ' remains'} (`distfix check` lists {them})"
     failed = sum(1 for r in results if r.error is not None)
     if failed:
         message += f"; {failed} file{'s' * (failed != 1)} could not be {'fixed' if write else 'checked'} (errors above)"
@@ -391,12 +483,16 @@ def _tf_config_note(results: list[FileResult], write: bool, launchers: bool) -> 
     )
 
 
-def _launch_options(out_dir: Optional[Path], kind: Optional[LauncherKind], image: Optional[str], command: Optional[str]) -> LaunchOptions:
+def _launch_options(
+    out_dir: Path | None, kind: LauncherKind | None, image: str | None, command: str | None
+) -> LaunchOptions:
     """The launcher options, or a usage error for a combination that cannot be meant."""
     if kind is not None and out_dir is None:
         raise _fail("--launcher chooses the kind of launchers --emit-launcher DIR writes: give --emit-launcher too")
     chosen = kind or LauncherKind.shell
-    tfjob_only = next((name for name, given in (("--image", image), ("--launch-command", command)) if given is not None), None)
+    tfjob_only = next(
+        (name for name, given in (("--image", image), ("--launch-command", command)) if given is not None), None
+    )
     if tfjob_only is not None and chosen is not LauncherKind.tfjob:
         raise _fail(f"{tfjob_only} is for TFJob manifests: use it with --emit-launcher DIR --launcher tfjob")
     if chosen is LauncherKind.tfjob and not image:
@@ -465,7 +561,9 @@ def _interactive(paths: list[str], overrides: tuple[tuple[str, object], ...], un
 
     files, problems = _discover(paths)
     review = Review(unsafe=unsafe)
-    terminal = Terminal(ask=_ask, say=typer.echo, warn=lambda message: typer.echo(message, err=True), colour=sys.stdout.isatty())
+    terminal = Terminal(
+        ask=_ask, say=typer.echo, warn=lambda message: typer.echo(message, err=True), colour=sys.stdout.isatty()
+    )
     for path in files:
         try:
             config = config_for(path, overrides)
@@ -482,7 +580,7 @@ def _interactive(paths: list[str], overrides: tuple[tuple[str, object], ...], un
 
 @app.command()
 def explain(
-    code: Optional[str] = typer.Argument(None, help="A rule code, e.g. TFD101, or a rule name."),
+    code: str | None = typer.Argument(None, help="A rule code, e.g. TFD101, or a rule name."),
     all_rules: bool = typer.Option(False, "--all", help="Every rule's documentation, one after another."),
 ) -> None:
     """Show a rule's documentation."""
@@ -501,7 +599,9 @@ def explain(
     rule = registry.get(code) or next((r for r in registry.rules if r.name == code.lower()), None)
     if rule is None:
         names = [r.code for r in registry.rules] + [r.name for r in registry.rules]
-        close = did_you_mean(code.upper(), [r.code for r in registry.rules], cutoff=0.8) or did_you_mean(code.lower(), names)
+        close = did_you_mean(code.upper(), [r.code for r in registry.rules], cutoff=0.8) or did_you_mean(
+            code.lower(), names
+        )
         raise _fail(f"unknown rule {code!r}{close}; `distfix rules` lists them")
     typer.echo(render_explanation(rule), nl=False)
 
