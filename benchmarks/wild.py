@@ -22,8 +22,11 @@ line number.
     python benchmarks/wild.py --fix-diffs DIR      # also write every `fix --diff --unsafe-fixes`
 
 Prints precision per rule and overall (tp / (tp + fp + noise)), findings without a verdict and
-verdicts whose finding vanished. Trees marked ``unseen = true`` are held out (nobody tunes rules on
-them): their precision is printed apart from the seen trees', as the estimate for code never read.
+verdicts whose finding vanished. TFD000 (a file or cell distfix could not parse) is not a rule: it is
+left out of the precision tables and counted on a line of its own, split by whether IPython rejects
+the same source too (``wild_parse_errors.py``); its verdicts stay in the ledger. Trees marked
+``unseen = true`` are held out (nobody tunes rules on them): their precision is printed apart from
+the seen trees', as the estimate for code never read.
 Exit 1 with ``--strict`` when a finding has no verdict.
 """
 
@@ -44,6 +47,10 @@ from pathlib import Path
 import tomllib
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # run as a script or loaded by path (tests): its sibling module
+
+from wild_parse_errors import PARSE_ERROR, ParseErrorCounts, count_parse_errors  # noqa: E402
+
 PROJECT = HERE.parent
 DEFAULT_MIRRORS = "/work/.mirror"
 MIRRORS_ENV = "DISTFIX_WILD_MIRRORS"
@@ -279,9 +286,11 @@ def compare(findings: list[WildFinding], ledger: list[dict], repos: set[str] | N
 
 def precision_table(comparison: Comparison, repos: set[str] | None = None) -> list[tuple[str, Counter]]:
     """Verdict counts per rule (sorted by code), then the row ``all``; only the findings of
-    ``repos`` when given."""
+    ``repos`` when given. TFD000 is no rule: its parse errors are counted apart (``ParseErrorCounts``)."""
     per_rule: dict[str, Counter] = defaultdict(Counter)
     for finding, entry in comparison.verdicts:
+        if finding.code == PARSE_ERROR:
+            continue
         if repos is None or finding.repo in repos:
             per_rule[finding.code][entry["verdict"]] += 1
     total = Counter()
@@ -334,12 +343,18 @@ def split_tables(comparison: Comparison, checked: set[str], unseen: set[str]) ->
     return tables
 
 
-def format_report(comparison: Comparison, fixes: str, checked: set[str] = frozenset(), unseen: set[str] = frozenset()) -> str:
+def format_report(
+    comparison: Comparison, fixes: str, checked: set[str] = frozenset(), unseen: set[str] = frozenset(),
+    parse_errors: ParseErrorCounts | None = None,
+) -> str:
     """The human-readable summary printed by the script (with ``unseen`` trees among those
-    ``checked``: the precision of the seen and of the held-out trees apart, after the overall one)."""
+    ``checked``: the precision of the seen and of the held-out trees apart, after the overall one;
+    then the TFD000 parse errors, which no table counts)."""
     out = []
     for title, table in split_tables(comparison, set(checked), set(unseen)):
         out += [f"== {title}", *_table_lines(table)]
+    if parse_errors is not None:
+        out.append(parse_errors.line())
     out.append(fixes)
     out.append(f"findings without a verdict: {len(comparison.new)}")
     for f in comparison.new:
@@ -390,6 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="distfix-wild-"))
     findings: list[WildFinding] = []
     checked: set[str] = set()
+    parse_errors = ParseErrorCounts()
     try:
         for spec in specs:
             git_dir = mirror_git_dir(args.mirrors, spec)
@@ -409,6 +425,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{spec.name}: {len(found)} finding(s)")
             findings.extend(found)
             checked.add(spec.name)
+            parse_errors += count_parse_errors(found, tree)  # while the tree is on disk
             if args.fix_diffs:
                 args.fix_diffs.mkdir(parents=True, exist_ok=True)
                 print(f"  diff written to {write_fix_diffs(spec, tree, args.fix_diffs)}")
@@ -417,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
     comparison = compare(findings, load_ledger(args.ledger, args.target_version), repos=checked)
     unseen = {spec.name for spec in specs if spec.unseen}
-    print(format_report(comparison, fix_counts(findings, comparison), checked, unseen))
+    print(format_report(comparison, fix_counts(findings, comparison), checked, unseen, parse_errors))
     if args.emit_new and comparison.new:
         with args.emit_new.open("a", encoding="utf-8") as stream:
             for finding in comparison.new:

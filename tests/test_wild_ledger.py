@@ -179,3 +179,38 @@ def test_precision_is_reported_for_seen_and_held_out_trees_apart():
 def test_without_a_held_out_tree_checked_only_the_overall_table_is_printed():
     comparison = wild.compare([_finding(1, "x")], [_verdict(1, "x")])
     assert [title for title, _ in wild.split_tables(comparison, {"o/r"}, {"other/held"})] == ["all trees"]
+
+
+def test_parse_errors_are_not_a_rule_row_but_keep_their_verdicts():
+    findings = [_finding(3, "a()"), _finding(1, "x = # TODO", code="TFD000")]
+    ledger = [_verdict(3, "a()", "tp"), _verdict(1, "x = # TODO", "noise", code="TFD000")]
+    comparison = wild.compare(findings, ledger)
+    assert comparison.new == [] and len(comparison.verdicts) == 2  # the TFD000 verdict still pairs
+    table = dict(wild.precision_table(comparison))
+    assert "TFD000" not in table
+    assert wild.precision(table["all"]) == 1.0  # the noise verdict of the parse error is not counted
+
+
+def _notebook(cells: list[str]) -> str:
+    return json.dumps({"cells": [{"cell_type": "code", "source": text} for text in cells],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_parse_errors_are_split_by_what_ipython_makes_of_the_same_source(tmp_path):
+    # A fill-in-the-blank line fails in IPython too; a cell with a leading indent and a magic inside a
+    # block are what IPython runs (it strips the indent and turns the magic into a call).
+    (tmp_path / "lab.py").write_text("import tensorflow as tf\nx = # TODO: your code\n")
+    magic_in_block = "try:\n    %time y\nexcept NameError:\n    pass\n"
+    (tmp_path / "guide.ipynb").write_text(_notebook(["import os\n", " y = 1\n", magic_in_block]))
+    findings = [
+        _finding(2, "x = # TODO: your code", code="TFD000", path="lab.py"),
+        wild.WildFinding(repo="o/r", path="guide.ipynb", cell=2, line=1, code="TFD000", text="y = 1"),
+        wild.WildFinding(repo="o/r", path="guide.ipynb", cell=3, line=2, code="TFD000", text="%time y"),
+        _finding(5, "model.fit(x)", code="TFD504", path="lab.py"),  # a rule's finding is not counted
+        wild.WildFinding(repo="o/r", path="gone.ipynb", cell=1, line=1, code="TFD000", text=""),
+    ]
+    counts = wild.count_parse_errors(findings, tmp_path)
+    assert (counts.total, counts.not_python, counts.wrongly_unparsable, counts.unknown) == (4, 1, 2, 1)
+    report = wild.format_report(wild.compare(findings, []), "fixes offered: none", parse_errors=counts)
+    assert ("parse errors: 4, of which really not Python (IPython fails too): 1, wrongly unparsable: 2, "
+            "not checked: 1") in report
