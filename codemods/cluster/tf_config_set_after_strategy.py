@@ -39,6 +39,10 @@ class TfConfigSetAfterStrategy(Rule):
     - The assignment is followed when it sits later in the strategy's block or in a later statement
       that encloses it (an `if`, `with`, loop); an assignment in another branch of the same `if`, or
       in another function, is not followed.
+    - Order decides which strategy an assignment is for: a strategy created after TF_CONFIG was
+      already set is not reported, and an assignment followed by another strategy's creation is
+      that strategy's (several programs pasted one after another, as in collections of issue
+      reproductions, each set TF_CONFIG before their own strategy).
     - A notebook that starts processes (`%%bash`, `!python`, `%run`, `subprocess`) is not reported:
       it sets TF_CONFIG for the workers it launches (as TensorFlow's multi-worker tutorials do), and
       its own kernel's strategy is meant to be a single worker.
@@ -64,11 +68,14 @@ class TfConfigSetAfterStrategy(Rule):
         setters = tf_config_setters(ctx)
         if not setters:
             return
-        for call, kind in ctx.tf.strategies.constructions:
-            if kind not in MULTI_WORKER_CLASSES:
-                continue
-            statement = ctx.index.statement_of(call)
-            later = next((s for s in setters if _runs_later(ctx, statement, s.statement)), None)
+        multi_worker = [call for call, kind in ctx.tf.strategies.constructions if kind in MULTI_WORKER_CLASSES]
+        strategies = [ctx.index.statement_of(call) for call in multi_worker]
+        for call, statement in zip(multi_worker, strategies, strict=True):
+            if any(_runs_later(ctx, s.statement, statement) for s in setters):
+                continue  # TF_CONFIG was already set when this strategy read it
+            # The first later assignment that no later strategy reads (that one would be its own).
+            late = (s for s in setters if _runs_later(ctx, statement, s.statement))
+            later = next((s for s in late if not _read_by_later_strategy(ctx, s.statement, strategies)), None)
             if later is None:
                 continue
             # A notebook's line numbers run across its cells: there, only the order is said.
@@ -78,6 +85,14 @@ class TfConfigSetAfterStrategy(Rule):
                 f"TF_CONFIG is set {where}, after this MultiWorkerMirroredStrategy was created: it stays "
                 "a single worker; create it after TF_CONFIG is set",
             )
+
+
+def _read_by_later_strategy(
+    ctx: RuleContext, setter: cst.BaseStatement, strategies: list[cst.BaseStatement]
+) -> bool:
+    """A multi-worker strategy is created after ``setter``: the value is for that one (programs
+    pasted one after another each set TF_CONFIG before their own strategy)."""
+    return any(_runs_later(ctx, setter, other) for other in strategies)
 
 
 def _runs_later(ctx: RuleContext, first: cst.BaseStatement, other: cst.BaseStatement) -> bool:

@@ -226,4 +226,59 @@ EXAMPLES = (
         """,
         note="other variables afterwards",
     ),
+    Invalid(
+        """
+        import os
+        import tensorflow as tf
+
+        def make():
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            os.environ["TF_CONFIG"] = os.environ["CLUSTER"]
+            return strategy
+
+        backup = tf.distribute.MultiWorkerMirroredStrategy()
+        """,
+        note="a strategy created elsewhere afterwards does not take the function's late assignment",
+    ),
+    Valid(
+        """
+        import json
+        import os
+        import tensorflow as tf
+
+        os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": 0}})
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+        # Second reproduction, pasted below the first.
+        os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["c:1", "d:1"]}, "task": {"type": "worker", "index": 1}})
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        """,
+        note="two programs one after the other, each setting TF_CONFIG before its strategy",
+    ),
+    Valid(
+        """
+        import os
+        import tensorflow as tf
+
+        local = tf.distribute.MultiWorkerMirroredStrategy()
+        print(local.num_replicas_in_sync)
+
+        os.environ["TF_CONFIG"] = os.environ["CLUSTER"]
+        clustered = tf.distribute.MultiWorkerMirroredStrategy()
+        """,
+        note="a single-worker run, then a second program whose strategy follows its TF_CONFIG",
+    ),
+    Valid(
+        """
+        import os
+        import tensorflow as tf
+
+        os.environ["TF_CONFIG"] = os.environ["CLUSTER"]
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        os.environ["TF_CONFIG"] = os.environ["EVAL_CLUSTER"]
+        """,
+        note="TF_CONFIG was already set when the strategy read it; the later value is for something else",
+    ),
 )

@@ -16,7 +16,6 @@ from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import independent
 from fixer.tf.importer_uses import FIT
-from fixer.tf.index import ModuleIndex
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
 from fixer.tf.keras_models import STEP_METHODS, keras_model_base
 from fixer.tf.optimizers import build_lines_after_move
@@ -544,18 +543,9 @@ class _Finder:
         flow-aware binding model."""
         if not isinstance(use, cst.Name):
             return True
-        semantic = self.ctx.tf.semantic
-        reaching = semantic.resolve(use)
-        outer = self.index.enclosing_function(creation.statement)
-        inner = self.index.enclosing_function(use)
-        if inner is not None and inner is not outer and (outer is None or isinstance(outer, cst.FunctionDef)):
-            # A nested function reading a name of the module or of the function around it runs
-            # after it is defined: the object is the one bound where its def stands in that scope
-            # (a later cell, or an evaluation metric made again in the scope, may have replaced
-            # it), or any rebinding after that.
-            at = _statement_in(self.index, use, outer)
-            later = [b for b in reaching if self.index.before(at, b.statement)]
-            reaching = [*semantic.reaching(use.value, at), *later]
+        # A nested function's read leaves out the bindings replaced before its def ran (a later
+        # cell, or a metric made again in the scope): the semantic model's resolve knows it.
+        reaching = self.ctx.tf.semantic.resolve(use)
         return any(self.index.is_within(b.node, creation.statement) for b in reaching)
 
     def _in_function(self, node: cst.CSTNode, function: cst.CSTNode) -> bool:
@@ -666,19 +656,6 @@ def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
         return None
     name = dotted_name(test)
     return (name, False) if name is not None else None
-
-
-def _statement_in(index: ModuleIndex, node: cst.CSTNode, function: cst.FunctionDef | None) -> cst.CSTNode:
-    """The statement of ``function``'s body (of the module, a notebook cell's, for None) that
-    holds ``node``."""
-    below = [node]
-    for ancestor in index.ancestors(node):
-        if ancestor is function or isinstance(ancestor, cst.Module):
-            break
-        below.append(ancestor)
-    if function is not None and len(below) > 1 and isinstance(below[-1], cst.BaseSuite):
-        return below[-2]  # the def's body block holds the statements
-    return below[-1]
 
 
 def _name_targets(assign: cst.Assign | cst.AnnAssign) -> list[cst.Name]:

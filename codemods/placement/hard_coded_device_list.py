@@ -62,8 +62,8 @@ class HardCodedDeviceList(Rule):
       are a fixture for the mirrored code path and the suite makes its logical CPUs itself, often
       through a helper of another module.
     - Not reported: a strategy bound to a name that is bound again before anything reads it (the
-      distributed-training guide shows the call, then builds the strategy it uses). In a notebook
-      such a cell is still reported.
+      distributed-training guide shows the call in a notebook cell, then builds the strategy it
+      uses in the next); a function defined after the new binding reads only the new one.
 
     ## Runtime evidence
     `benchmarks/probe_hard_coded_device_list.py` prints each case's replicas and placement.

@@ -117,11 +117,12 @@ class Flow:
             b
             for b in candidates
             if b.kind is not BindingKind.PARAMETER
-            and self._within(b.node, container)
+            and self.within(b.node, container)
             and not self._ends_after(b, container)
         ]
 
-    def _within(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+    def within(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+        """``node`` is ``container`` or sits inside it."""
         current: cst.CSTNode | None = node
         while current is not None:
             if current is container:

@@ -80,7 +80,9 @@ class SemanticModel:
 
         In the use's own scope only the bindings some path carries to it count (if/else arms,
         try/except, loops, early return/raise, ``del``). A name read from an enclosing function or
-        the module gets every binding there: the code runs when called, after any of them.
+        the module gets every binding there that can still hold the name once the code around the
+        use is defined: the code runs when called, which is after its ``def`` (or ``class``,
+        ``lambda``) has run, so a binding replaced on every path before that point is never seen.
         """
         own = self._by_node.get(use)
         if own is not None:
@@ -104,9 +106,54 @@ class SemanticModel:
                     nested = [b for b in self._every(current, name) if self._lexical[b] is not current]
                     flowed = self._flow.reaching(current, name, at)
                     return sorted([*flowed, *nested], key=lambda b: self.tree.order[b.node])
-                return self._every(current, name)
+                return self._live_after_definition(current, name, at)
             current = current.parent
         return []
+
+    def _live_after_definition(self, scope: Scope, name: str, at: cst.CSTNode) -> list[Binding]:
+        """The bindings of ``name`` in ``scope`` that code nested in it can read at ``at``.
+
+        ``at`` runs in a function, class or lambda defined in ``scope``: not before that
+        definition has run. A binding of ``scope`` itself that no path carries to the definition,
+        written before it and not in a loop around it, was replaced before ``at`` could run.
+        Bindings made elsewhere (a ``global`` in a function) may run at any time and are kept.
+        """
+        definition = self._definition_in(scope, at)
+        every = self._every(scope, name)
+        if definition is None:
+            return every
+        carried = {id(b) for b in self._flow.reaching(scope, name, definition)}
+        loops = self._loops_around(scope, definition)
+        order = self.tree.order
+        return [
+            b
+            for b in every
+            if id(b) in carried
+            or self._lexical[b] is not scope
+            or order[b.node] >= order[definition]
+            or self._flow.within(definition, b.statement)
+            or any(self._flow.within(b.node, loop) for loop in loops)
+        ]
+
+    def _definition_in(self, scope: Scope, at: cst.CSTNode) -> cst.CSTNode | None:
+        """The nearest node around ``at`` that runs in ``scope``: the def, class, lambda or
+        comprehension of ``scope`` whose code holds ``at`` (None when ``at`` is not inside one)."""
+        current = self.tree.parent.get(at)
+        while current is not None:
+            if self._table.containing(current) is scope:
+                return current
+            current = self.tree.parent.get(current)
+        return None
+
+    def _loops_around(self, scope: Scope, node: cst.CSTNode) -> list[cst.CSTNode]:
+        """The `for`/`while` statements of ``scope`` that hold ``node`` (it may run again)."""
+        loops: list[cst.CSTNode] = []
+        current = self.tree.parent.get(node)
+        while current is not None and current is not scope.node:
+            if isinstance(current, cst.For | cst.While):
+                loops.append(current)
+            current = self.tree.parent.get(current)
+        return loops
 
     def _enclosing(self, scope: Scope, name: str) -> Scope | None:
         current = scope.parent

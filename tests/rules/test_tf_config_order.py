@@ -101,6 +101,41 @@ def test_tfd605_follows_an_assignment_after_an_elif_chain():
     assert codes(source, "TFD605") == [9]
 
 
+def test_tfd605_pasted_programs_each_setting_tf_config_before_their_strategy():
+    source = """
+        import os
+        import tensorflow as tf
+
+        os.environ["TF_CONFIG"] = os.environ["FIRST_CLUSTER"]
+        first = tf.distribute.MultiWorkerMirroredStrategy()
+        first.run(tf.function(lambda: 1.0))
+
+        # The second report's program, pasted below: it sets its own cluster first.
+        os.environ["TF_CONFIG"] = os.environ["SECOND_CLUSTER"]
+        second = tf.distribute.MultiWorkerMirroredStrategy()
+    """
+    assert codes(source, "TFD605") == []
+
+
+def test_tfd605_blames_the_assignment_no_later_strategy_reads():
+    source = """
+        import os
+        import tensorflow as tf
+
+        def late():
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+            os.environ["TF_CONFIG"] = os.environ["CLUSTER_SPEC"]
+            return strategy
+
+        solo = tf.distribute.MultiWorkerMirroredStrategy()
+        os.environ["TF_CONFIG"] = os.environ["CLUSTER_SPEC"]
+        paired = tf.distribute.MultiWorkerMirroredStrategy()
+    """
+    # `solo`'s next assignment is `paired`'s; the one in `late` comes after its own strategy.
+    found = [f for f in check_source("train.py", textwrap.dedent(source)).findings if f.code == "TFD605"]
+    assert [(f.start.line, "line 7" in f.message) for f in found] == [(6, True)]
+
+
 def _notebook(cells: list[str]) -> str:
     import json
 

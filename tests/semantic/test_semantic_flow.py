@@ -209,3 +209,85 @@ def test_never_runs_marks_code_after_return_and_under_if_false():
     assert not semantic.never_runs(live) and semantic.never_runs(dead)
     assert semantic.never_runs(module.body[1].body.body[0])
     assert not semantic.never_runs(module.body[2].body.body[0])
+
+
+def test_a_function_does_not_see_a_module_binding_replaced_before_its_def():
+    s = Snippet(
+        """
+        # %%
+        strategy = make(["a", "b"])
+        # %%
+        strategy = make()
+        # %%
+        def step():
+            return strategy.run()
+        strategy = other()
+        """
+    )
+    # The def runs after the second cell: the first binding is gone before `step` can be called.
+    assert s.reach("strategy", 7) == [4, 8]
+
+
+def test_a_module_binding_that_reaches_the_def_on_some_path_is_still_seen():
+    s = Snippet(
+        """
+        strategy = make()
+        if multi:
+            strategy = other()
+        def step():
+            return strategy
+        """
+    )
+    assert s.reach("strategy", 5) == [1, 3]
+
+
+def test_a_binding_earlier_in_a_loop_that_holds_the_def_runs_again_after_it():
+    s = Snippet(
+        """
+        for config in configs:
+            strategy = make(config)
+            def step():
+                return strategy
+            strategy = wrap(strategy)
+            step()
+        """
+    )
+    assert s.reach("strategy", 4) == [2, 5]
+
+
+def test_methods_lambdas_and_nested_functions_start_from_their_outermost_definition():
+    s = Snippet(
+        """
+        model = build()
+        model = rebuild()
+        class Trainer:
+            def fit(self):
+                def inner():
+                    return model
+                return inner
+        model = last()
+        step = lambda: model
+        """
+    )
+    assert s.reach("model", 6) == [2, 8]
+    assert s.reach("model", 9) == [8]
+
+
+def test_a_definition_sees_its_own_name_and_global_assignments_from_elsewhere():
+    s = Snippet(
+        """
+        def f():
+            return f()
+        g = lambda: g
+        strategy = make()
+        def reset():
+            global strategy
+            strategy = other()
+        strategy = third()
+        def use():
+            return strategy
+        """
+    )
+    assert s.reach("f", 2) == [1]
+    assert s.reach("g", 3) == [3]
+    assert s.reach("strategy", 10) == [7, 8]
