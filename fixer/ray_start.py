@@ -16,6 +16,7 @@ import inspect
 import json
 import os
 import signal
+import sys
 from typing import Any
 
 STARTUP_TIMEOUT_TEXT = "timed out during startup"
@@ -26,6 +27,7 @@ def init_ray(ray: Any, **options: Any) -> None:
     """``ray.init(**options)``, again (STARTUP_ATTEMPTS times at most) while a local start times out.
 
     The processes a failed start left behind are killed first: Ray's shutdown does not know them.
+    Each new attempt is announced on stderr (a start that took minutes is then explained).
     """
     for attempt in range(1, STARTUP_ATTEMPTS + 1):
         before = child_processes()
@@ -37,6 +39,10 @@ def init_ray(ray: Any, **options: Any) -> None:
             kill_new_children(before)
             if STARTUP_TIMEOUT_TEXT not in str(exc) or attempt == STARTUP_ATTEMPTS:
                 raise
+            print(
+                f"Ray's local start timed out (attempt {attempt} of {STARTUP_ATTEMPTS}): starting it again",
+                file=sys.stderr,
+            )
 
 
 def child_processes() -> set[int]:
@@ -70,7 +76,7 @@ def kill_new_children(before: set[int]) -> None:
 
 def launcher_source() -> str:
     """This module's constants and functions, as the emitted launcher carries them (no imports:
-    the launcher imports ``os``, ``signal`` and ``typing.Any`` itself)."""
+    the launcher imports ``os``, ``signal``, ``sys`` and ``typing.Any`` itself)."""
     constants = f"STARTUP_TIMEOUT_TEXT = {json.dumps(STARTUP_TIMEOUT_TEXT)}\nSTARTUP_ATTEMPTS = {STARTUP_ATTEMPTS}\n"
     functions = [inspect.getsource(function) for function in (init_ray, child_processes, kill_new_children)]
     return "\n\n".join([constants, *functions]).rstrip("\n") + "\n"

@@ -41,10 +41,13 @@ class StartsAfter:
         self.shutdowns += 1
 
 
-def test_a_start_that_timed_out_is_tried_again_and_cleaned_up_first(tmp_path):
+def test_a_start_that_timed_out_is_tried_again_and_cleaned_up_first(tmp_path, capsys):
     ray = StartsAfter(STARTUP_ATTEMPTS - 1)
     _init_local(ray, 1, str(tmp_path))
     assert (ray.inits, ray.shutdowns) == (STARTUP_ATTEMPTS, STARTUP_ATTEMPTS - 1)
+    assert capsys.readouterr().err.splitlines() == [
+        f"Ray's local start timed out (attempt {attempt} of {STARTUP_ATTEMPTS}): starting it again" for attempt in range(1, STARTUP_ATTEMPTS)
+    ]
 
 
 def test_the_attempts_are_bounded_and_counted_in_the_message(tmp_path):
@@ -109,6 +112,6 @@ def test_the_launcher_carries_the_same_code(tmp_path):
     text = launcher_source()
     for function in (init_ray, child_processes, kill_new_children):
         assert inspect.getsource(function) in text
-    namespace: dict[str, object] = {"os": os, "signal": signal, "Any": object}
+    namespace: dict[str, object] = {"os": os, "signal": signal, "sys": sys, "Any": object}
     exec(compile(text, "launcher", "exec"), namespace)
     assert namespace["STARTUP_ATTEMPTS"] == STARTUP_ATTEMPTS and namespace["STARTUP_TIMEOUT_TEXT"] == STARTUP_TIMEOUT_TEXT
