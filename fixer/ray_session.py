@@ -14,6 +14,8 @@ import tempfile
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from fixer.ray_start import STARTUP_ATTEMPTS, STARTUP_TIMEOUT_TEXT, init_ray
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -113,13 +115,6 @@ def _check_reachable(address: str) -> None:
         raise RaySessionError(f"cannot join the Ray cluster at {target!r}: {exc.strerror or exc}") from None
 
 
-# Ray gives a new node's raylet a fixed 30 s to register with the GCS (ray/_private/node.py, not
-# configurable); a machine busy enough misses it (seen at load average 20). A new start usually
-# succeeds, so a start that timed out is tried again; any other failure is reported at once.
-STARTUP_TIMEOUT_TEXT = "timed out during startup"
-STARTUP_ATTEMPTS = 3
-
-
 @contextmanager
 def _start_local(ray: Any, num_cpus: int | None) -> Iterator[None]:
     # Ray's socket paths must stay short (107 bytes on Linux): a folder of its own in the temp root.
@@ -136,20 +131,17 @@ def _start_local(ray: Any, num_cpus: int | None) -> Iterator[None]:
 
 
 def _init_local(ray: Any, num_cpus: int | None, folder: str) -> None:
-    """Start a local Ray head, again when its start timed out (up to STARTUP_ATTEMPTS times)."""
-    for attempt in range(1, STARTUP_ATTEMPTS + 1):
-        try:
-            ray.init(
-                num_cpus=num_cpus,
-                object_store_memory=OBJECT_STORE_BYTES,
-                include_dashboard=False,
-                configure_logging=False,
-                log_to_driver=False,
-                _temp_dir=folder,
-            )
-            return
-        except Exception as exc:
-            ray.shutdown()  # whatever the failed start left running
-            if STARTUP_TIMEOUT_TEXT not in str(exc) or attempt == STARTUP_ATTEMPTS:
-                tries = f" ({attempt} attempts)" if attempt > 1 else ""
-                raise RaySessionError(f"cannot start a local Ray{tries}: {exc}") from None
+    """Start a local Ray head, again when its start timed out (``ray_start.init_ray``)."""
+    try:
+        init_ray(
+            ray,
+            num_cpus=num_cpus,
+            object_store_memory=OBJECT_STORE_BYTES,
+            include_dashboard=False,
+            configure_logging=False,
+            log_to_driver=False,
+            _temp_dir=folder,
+        )
+    except Exception as exc:
+        tries = f" ({STARTUP_ATTEMPTS} attempts)" if STARTUP_TIMEOUT_TEXT in str(exc) else ""
+        raise RaySessionError(f"cannot start a local Ray{tries}: {exc}") from None

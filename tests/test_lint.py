@@ -42,6 +42,7 @@ CLEAN = (
     "fixer/notebook_launches.py",
     "fixer/pool.py",
     "fixer/ray_session.py",
+    "fixer/ray_start.py",
     "fixer/registry.py",
     "fixer/report.py",
     "fixer/sources.py",

@@ -1,7 +1,7 @@
 """``--launcher ray``: a Ray job entry point that runs the training script unchanged as the tasks
 of the removed cluster, one Ray actor per task, each with a TF_CONFIG built from its node's IP and a
-free port (the entry point is rendered from ``templates/launcher/ray_job.py.j2``; distfix itself
-never imports Ray)."""
+free port (the entry point is rendered from ``templates/launcher/ray_job.py.j2``, with the retried
+local start of ``fixer.ray_start``; distfix itself never imports Ray)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from fixer.launcher.plan import cluster_tasks, project_root, relative_path
+from fixer.ray_start import launcher_source
 from fixer.report import render
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ def write_ray_job(script: Path, config: dict[str, Any], out_dir: Path) -> list[P
             shape=cluster_shape(cluster),
             # JSON of strings, lists and dicts is also a Python literal.
             cluster=json.dumps(cluster),
+            ray_start=launcher_source(),
         ),
         encoding="utf-8",
     )
