@@ -58,9 +58,10 @@ class HardCodedDeviceList(Rule):
       (from `tf.config.list_logical_devices`, a comprehension, a flag); a list chosen under an `if`
       that asks which devices exist (`list_logical_devices("GPU")`, `tf.test.is_gpu_available()`).
     - Not reported: a module that makes its own logical devices (`set_logical_device_configuration`),
-      as tests do; a list of CPUs only in a test file (`*_test.py`, `test_*.py`), where the replicas
-      are a fixture for the mirrored code path and the suite makes its logical CPUs itself, often
-      through a helper of another module.
+      as tests do; any list in a test file (`*_test.py`, `test_*.py`), where the replicas are a
+      fixture for the mirrored code path (CPUs the suite makes itself, often in a helper of another
+      module, or GPUs the suite requires and skips without) or only an argument whose handling the
+      test checks (a `RunConfig` asked which coordinator it picks).
     - Not reported: a strategy bound to a name that is bound again before anything reads it (the
       distributed-training guide shows the call in a notebook cell, then builds the strategy it
       uses in the next); a function defined after the new binding reads only the new one.
@@ -91,8 +92,8 @@ class HardCodedDeviceList(Rule):
             devices = _literal_devices(ctx, listed)
             if devices is None or len(devices) < 2 or _under_device_test(ctx, call):
                 continue
-            if is_test_path(ctx.path) and all(_is_cpu(d) for d in devices):
-                continue  # a test's replicas on CPUs: a fixture for the mirrored code path, not a machine
+            if is_test_path(ctx.path):
+                continue  # a test's replicas are a fixture: the suite picks (or skips on) the machine it needs
             if _never_used(ctx, call):
                 continue  # a strategy shown and rebound before any use (a guide's cell) places nothing
             ctx.report(
@@ -117,11 +118,6 @@ def _never_used(ctx: RuleContext, call: cst.Call) -> bool:
         return False  # never rebound: a minimal program that only builds the strategy is still reported
     reads = (name for name in ctx.index.names[target.value] if name is not target)
     return not any(binding in ctx.tf.semantic.resolve(name) for name in reads)
-
-
-def _is_cpu(device: str) -> bool:
-    """`/cpu:1`, `/device:CPU:0`, `/job:worker/replica:0/task:0/cpu:0`: a CPU device name."""
-    return device.rstrip("/").split("/")[-1].lower().replace("device:", "").startswith("cpu:")
 
 
 def _device_argument(call: cst.Call) -> cst.BaseExpression | None:

@@ -114,14 +114,16 @@ _DEVICES = """
     """
 
 
-def test_two_cpu_replicas_in_a_test_file_are_a_fixture():
+def test_device_lists_in_a_test_file_are_fixtures():
     # TF-Agents' parameterised tests: the mirrored case on two CPUs exercises the mirrored code
-    # path, and the suite configures its logical CPUs in a helper of another module.
+    # path, and the suite configures its logical CPUs in a helper of another module; a GPU list in
+    # a test runs where the suite requires GPUs (or is only the argument whose handling it checks).
     assert "TFD112" not in _codes(_DEVICES.format(devices='"/cpu:0", "/device:CPU:1"'), "buffer_test.py")
+    assert "TFD112" not in _codes(_DEVICES.format(devices='"/gpu:0", "/gpu:1"'), "test_buffer.py")
 
 
-def test_gpus_in_a_test_file_and_cpus_in_a_script_are_still_reported():
-    assert "TFD112" in _codes(_DEVICES.format(devices='"/gpu:0", "/gpu:1"'), "buffer_test.py")
+def test_the_same_lists_in_a_script_are_still_reported():
+    assert "TFD112" in _codes(_DEVICES.format(devices='"/gpu:0", "/gpu:1"'), "train.py")
     assert "TFD112" in _codes(_DEVICES.format(devices='"/cpu:0", "/cpu:1"'), "train.py")
 
 
