@@ -1,0 +1,128 @@
+"""Regression tests for issue 28 on the seen trees (task prec6): one-shot eager `strategy.run`
+(TFD402), a coordinator's own evaluation metric (TFD101), library smoke tests (TFD303/TFD201).
+
+Each test is a minimal program in our own words of a shape found in public code, with the
+control that keeps the finding where it is right.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from fixer.engine import check_source
+from fixer.notebook import combine_cells
+
+
+def _codes(source: str, path: str = "train.py") -> list[str]:
+    codes = [f.code for f in check_source(path, textwrap.dedent(source)).findings]
+    assert "TFD000" not in codes  # a test program that does not parse proves nothing
+    return codes
+
+
+def _notebook_codes(cells: list[str]) -> list[str]:
+    notebook = combine_cells(list(enumerate((textwrap.dedent(c) for c in cells), start=1)))
+    return [f.code for f in check_source("n.ipynb", notebook.combined).findings]
+
+
+# TFD402: a loop that leaves after its first pass -------------------------------------------------
+
+_STEP = """
+    import tensorflow as tf
+
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        w = tf.Variable(1.0)
+        opt = tf.keras.optimizers.SGD()
+
+    def step(x):
+        with tf.GradientTape() as tape:
+            loss = w * x
+        opt.apply_gradients([(tape.gradient(loss, w), w)])
+        return loss
+
+    batches = tf.data.Dataset.range(8).batch(4).map(lambda b: tf.cast(b, tf.float32))
+    dist = strategy.experimental_distribute_dataset(batches)
+    """
+
+
+def test_a_loop_that_breaks_after_its_first_step_is_not_tfd402():
+    # The demo steps on the first batch only (`break` at the end of the body): one eager call.
+    source = _STEP + """
+    for batch in dist:
+        print(strategy.run(step, args=(batch,)))
+        break
+    """
+    assert "TFD402" not in _codes(source)
+
+
+def test_a_loop_whose_break_is_conditional_is_still_tfd402():
+    # The control: `break` under a condition ends a loop that steps many times first.
+    source = _STEP + """
+    for i, batch in enumerate(dist):
+        strategy.run(step, args=(batch,))
+        if i > 100:
+            break
+    """
+    assert "TFD402" in _codes(source)
+
+
+def test_a_loop_with_a_continue_before_its_final_break_is_still_tfd402():
+    # `continue` skips the final `break`: the loop can step many times.
+    source = _STEP + """
+    for batch in dist:
+        strategy.run(step, args=(batch,))
+        if batch is None:
+            continue
+        break
+    """
+    assert "TFD402" in _codes(source)
+
+
+# TFD402: a helper that steps on the first batch of a fresh iterator -----------------------------
+
+_FIRST_BATCH_HELPER = _STEP + """
+    def step_on_first_batch(dataset):
+        {body}
+    """
+
+
+def test_a_helper_stepping_on_the_first_batch_of_a_fresh_iterator_is_not_tfd402():
+    # `next(iter(ds))` is the first batch on every call: the helper checks one step (a test
+    # helper comparing one prediction), it is not a training loop over the data.
+    for body in (
+        "batch = next(iter(strategy.experimental_distribute_dataset(dataset)))\n"
+        "        return strategy.run(step, args=(batch,))",
+        "return strategy.run(step, args=(next(iter(strategy.experimental_distribute_dataset(dataset))),))",
+    ):
+        assert "TFD402" not in _codes(_FIRST_BATCH_HELPER.format(body=body)), body
+
+
+def test_next_of_iter_of_a_parameter_is_still_tfd402():
+    # `iter` of an iterator is the iterator itself: a caller passing one gets a new batch per call.
+    source = _FIRST_BATCH_HELPER.format(body="return strategy.run(step, args=(next(iter(dataset)),))")
+    assert "TFD402" in _codes(source)
+
+
+def test_a_step_taking_the_next_batch_of_a_shared_iterator_is_still_tfd402():
+    # The control: `next(iterator)` on an iterator made once advances on every call: a real
+    # eager training loop when the step is called repeatedly.
+    source = _STEP + """
+    iterator = iter(dist)
+
+    def train_step():
+        return strategy.run(step, args=(next(iterator),))
+
+    for _ in range(100):
+        train_step()
+    """
+    assert "TFD402" in _codes(source)
+
+
+def test_a_first_batch_step_called_from_a_loop_is_still_tfd402():
+    # Called from a loop in the module it runs eagerly on every pass, whatever batch it takes.
+    body = "return strategy.run(step, args=(next(iter(strategy.experimental_distribute_dataset(dataset))),))"
+    source = _FIRST_BATCH_HELPER.format(body=body) + """
+    for _ in range(100):
+        step_on_first_batch(dist)
+    """
+    assert "TFD402" in _codes(source)
