@@ -126,3 +126,65 @@ def test_a_first_batch_step_called_from_a_loop_is_still_tfd402():
         step_on_first_batch(dist)
     """
     assert "TFD402" in _codes(source)
+
+
+# TFD101: a coordinator's own evaluation metric ----------------------------------------------------
+
+_PS_TRAINING = """
+    import tensorflow as tf
+
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    strategy = tf.distribute.ParameterServerStrategy(resolver)
+    coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    """
+
+_INLINE_EVAL = """
+    eval_accuracy = tf.keras.metrics.Accuracy()
+    for x, y in eval_dataset:
+        pred = tf.cast(model(x, training=False) > 0.5, tf.int64)
+        eval_accuracy.update_state(y, pred)
+    print(eval_accuracy.result())
+    """
+
+_SCHEDULED_EVAL = """
+    with strategy.scope():
+        eval_accuracy = tf.keras.metrics.Accuracy()
+
+    @tf.function
+    def eval_step(iterator):
+        def replica_fn(x, y):
+            pred = tf.cast(model(x, training=False) > 0.5, tf.int64)
+            eval_accuracy.update_state(y, pred)
+        x, y = next(iterator)
+        strategy.run(replica_fn, args=(x, y))
+
+    for _ in range(2):
+        coordinator.schedule(eval_step, args=(per_worker_iterator,))
+    coordinator.join()
+    """
+
+
+def test_an_inline_evaluation_metric_on_the_coordinator_is_not_tfd101():
+    # Made outside the scope and updated eagerly on the coordinator, outside any replica: it
+    # counts the same as one made in the scope under Keras 3 and tf-keras
+    # (benchmarks/probe_coordinator_eval_metric.py: accuracy 0.75 in every case).
+    assert "TFD101" not in _codes(_PS_TRAINING + _INLINE_EVAL)
+
+
+def test_the_inline_metric_then_a_distributed_one_made_again_in_the_scope_is_not_tfd101():
+    # The tutorial's shape, in a script and across notebook cells: the name is rebound in the
+    # scope before the replica function that updates it is defined.
+    assert "TFD101" not in _codes(_PS_TRAINING + _INLINE_EVAL + _SCHEDULED_EVAL)
+    assert "TFD101" not in _notebook_codes([_PS_TRAINING, _INLINE_EVAL, _SCHEDULED_EVAL])
+
+
+def test_the_same_metric_updated_in_the_scheduled_replica_function_is_still_tfd101():
+    # The control: without the rebinding, the replica function updates the coordinator's
+    # metric made outside the scope.
+    scheduled = _SCHEDULED_EVAL.replace(
+        "with strategy.scope():\n        eval_accuracy = tf.keras.metrics.Accuracy()\n", ""
+    )
+    assert scheduled != _SCHEDULED_EVAL
+    assert "TFD101" in _codes(_PS_TRAINING + _INLINE_EVAL + scheduled)
