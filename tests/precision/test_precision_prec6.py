@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 
-from fixer.engine import check_source
+from fixer.engine import check_source, fix_source
 from fixer.notebook import combine_cells
 
 
@@ -188,3 +188,69 @@ def test_the_same_metric_updated_in_the_scheduled_replica_function_is_still_tfd1
     )
     assert scheduled != _SCHEDULED_EVAL
     assert "TFD101" in _codes(_PS_TRAINING + _INLINE_EVAL + scheduled)
+
+
+# TFD303: a loss helper whose name another function of the module also defines --------------------
+
+_TWO_TESTS = """
+    import tensorflow as tf
+
+
+    class StepTest(tf.test.TestCase):
+        def test_plain_and_compiled_helpers_agree(self):
+            strategy = tf.distribute.MirroredStrategy()
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4)])
+                model2 = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4)])
+                optimizer = tf.keras.optimizers.SGD(0.1)
+
+            def compute_loss(x, y):
+                outputs = model(x)
+                return tf.keras.losses.mean_squared_error(y, outputs)
+
+            @tf.function
+            def compute_loss2(x, y):
+                outputs = model2(x)
+                return tf.keras.losses.mean_squared_error(y, outputs)
+
+            @tf.function
+            def step_one(x, y):
+                def replica_fn(x, y):
+                    with tf.GradientTape() as tape:
+                        loss = compute_loss(x, y)
+                    grads = tape.gradient(loss, model.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                strategy.run(replica_fn, args=(x, y))
+
+            @tf.function
+            def step_two(x, y):
+                def replica_fn(x, y):
+                    with tf.GradientTape() as tape:
+                        loss = compute_loss2(x, y)
+                    grads = tape.gradient(loss, model2.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, model2.trainable_variables))
+                strategy.run(replica_fn, args=(x, y))
+
+            x, y = tf.ones((8, 3)), tf.ones((8, 4))
+            step_one(x, y)
+            step_two(x, y)
+            self.assertAllClose(model.variables, model2.variables)
+
+        def test_another_helper_of_the_same_name(self):
+            def compute_loss(x, y):
+                return tf.reduce_mean(x - y)
+
+            self.assertEqual(compute_loss(1.0, 1.0), 0.0)
+    """
+
+
+def test_a_loss_helper_named_like_another_tests_helper_is_found_and_fixed_with_its_twin():
+    # Two `compute_loss` defs in one module: the step's call reaches the one of its own test
+    # method. Missing it left the fix rewriting only `compute_loss2`, so the test's two models,
+    # meant to stay equal, diverged.
+    source = textwrap.dedent(_TWO_TESTS)
+    findings = [f for f in check_source("step_test.py", source).findings if f.code == "TFD303"]
+    assert len(findings) == 2
+    fixed = fix_source("step_test.py", source, unsafe=True).fixed_text or ""
+    assert fixed.count("tf.nn.compute_average_loss(tf.keras.losses.mean_squared_error(") == 2
+    assert "return tf.reduce_mean(x - y)" in fixed
