@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.classes import in_unit_test
-from fixer.tf.compat import inside_graph_block, runs_repeatedly, runs_tf1_graphs
+from fixer.tf.compat import inside_graph_block, leaves_after_first_pass, runs_repeatedly, runs_tf1_graphs
 from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from fixer.tf.replica import RunCall
 
 _PARAMETER_SERVER = "tensorflow.distribute.experimental.ParameterServerStrategy"
 
@@ -52,6 +57,10 @@ class StrategyRunOutsideTfFunction(Rule):
       function, which adds graph ops that the code evaluates later.
     - Not reported: programs whose only strategy is `OneDeviceStrategy` (one replica: nothing runs
       one after another).
+    - Not reported: one-shot steps. A loop whose body ends with an unconditional `break` or
+      `return` (and holds no `continue`) runs it once; a function that steps on
+      `next(iter(d))`, `d` a distributed dataset it makes, takes the same first batch on every
+      call (a test helper comparing one prediction) unless a loop of the module calls it.
 
     ## Runtime evidence
     None: the results are the same, only slower. `distfix validate` runs both variants.
@@ -99,13 +108,15 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue  # a unit test checks behaviour once; compiling it would change what it tests
             if not runs_repeatedly(ctx.index, ctx.tf.strategies, run.call):
                 continue  # one call (an initialisation): its eager cost is paid once
+            if _steps_on_first_batch_only(ctx, run, func):
+                continue  # the same first batch on every call: a one-step check, not a loop over data
             if not replica.trains(run):
                 continue  # an eager loop that only computes values (a demo, inference) trains nothing
             if func is not None:
                 seen.add(id(func))
             self._report(ctx, run.call, func)
 
-    def _report(self, ctx: RuleContext, call: cst.Call, func) -> None:
+    def _report(self, ctx: RuleContext, call: cst.Call, func: cst.FunctionDef | cst.Lambda | None) -> None:
         in_loop = any(
             isinstance(a, (cst.For, cst.While)) for a in self._ancestors_within(ctx, call, func)
         )
@@ -143,3 +154,70 @@ class StrategyRunOutsideTfFunction(Rule):
             if ancestor is func:
                 return
             yield ancestor
+
+
+def _steps_on_first_batch_only(ctx: RuleContext, run: RunCall, func: cst.FunctionDef | cst.Lambda | None) -> bool:
+    """True when ``run`` steps on `next(iter(...))`, the first batch of an iterator made on the spot
+    (directly, or through a name bound only to it), in a function no loop of the module calls:
+    every call repeats that one batch, which a helper checking one step (a prediction compared
+    with a saved model's) does, and a training loop over the data does not."""
+    if func is None or _called_from_a_loop(ctx, func):
+        return False
+    args = run.args
+    elements = [e.value for e in args.elements] if isinstance(args, cst.Tuple | cst.List) else []
+    return any(_first_batch(ctx, element) for element in elements)
+
+
+def _called_from_a_loop(ctx: RuleContext, func: cst.CSTNode, depth: int = 0) -> bool:
+    """A call site of ``func`` in the module sits in a loop, directly or through its own callers
+    (unlike `runs_repeatedly`, a function nobody in the module calls counts as called once)."""
+    if depth > 8:
+        return True
+    for site in ctx.tf.strategies.call_sites(func):
+        caller = ctx.index.enclosing_function(site)
+        for ancestor in ctx.index.ancestors(site):
+            if ancestor is caller:
+                break
+            if isinstance(ancestor, cst.For | cst.While) and not leaves_after_first_pass(ancestor):
+                return True
+        if caller is not None and _called_from_a_loop(ctx, caller, depth + 1):
+            return True
+    return False
+
+
+def _first_batch(ctx: RuleContext, expression: cst.BaseExpression) -> bool:
+    """``expression`` is `next(iter(d))` where ``d`` is a distributed dataset made in the function
+    (directly, or each through a name bound only to it). `iter` of an iterator is that iterator,
+    which `next` advances: a parameter could be one, so it does not count."""
+    called = _value(ctx, expression)
+    if not (_calls_builtin(called, "next") and isinstance(called, cst.Call) and len(called.args) == 1):
+        return False
+    made = _value(ctx, called.args[0].value)
+    if not (_calls_builtin(made, "iter") and isinstance(made, cst.Call) and len(made.args) == 1):
+        return False
+    dataset = _value(ctx, made.args[0].value)
+    return (
+        isinstance(dataset, cst.Call)
+        and isinstance(dataset.func, cst.Attribute)
+        and dataset.func.attr.value in _DISTRIBUTING
+    )
+
+
+_DISTRIBUTING = frozenset(
+    {
+        "experimental_distribute_dataset",
+        "distribute_datasets_from_function",
+        "experimental_distribute_datasets_from_function",
+    }
+)
+
+
+def _value(ctx: RuleContext, expression: cst.BaseExpression) -> cst.BaseExpression:
+    """The expression a name holds when one binding reaches it; any other expression itself."""
+    if isinstance(expression, cst.Name):
+        return ctx.tf.semantic.value_of(expression) or expression
+    return expression
+
+
+def _calls_builtin(expression: cst.BaseExpression, name: str) -> bool:
+    return isinstance(expression, cst.Call) and isinstance(expression.func, cst.Name) and expression.func.value == name

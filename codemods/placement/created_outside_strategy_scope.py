@@ -93,7 +93,10 @@ class CreatedOutsideStrategyScope(Rule):
       plain SGD has no state): `benchmarks/probe_metric_and_string_optimizer_outside_scope.py`.
     - Nor is a metric whose only uses in the scope are its own methods (`metric.update_state(x)` in
       cross-replica context): both Kerases update it as outside any scope
-      (`benchmarks/probe_metric_updated_in_cross_replica_context.py`).
+      (`benchmarks/probe_metric_updated_in_cross_replica_context.py`). Nor is one updated eagerly
+      on the ParameterServerStrategy coordinator (inline evaluation, outside any replica): Keras 3
+      and tf-keras count the same as with one made in the scope
+      (`benchmarks/probe_coordinator_eval_metric.py`).
     - State that a Keras model makes in its own methods (a tracker in `__init__`) is created where
       the model is constructed: when that is outside the scope, the finding points at the model's
       construction (its own finding, with the fix) instead of wrapping the line inside the class.

@@ -185,7 +185,7 @@ def runs_repeatedly(index: ModuleIndex, strategies, node: cst.CSTNode, _depth: i
     for ancestor in index.ancestors(node):
         if ancestor is func:
             break
-        if isinstance(ancestor, cst.For | cst.While):
+        if isinstance(ancestor, cst.For | cst.While) and not leaves_after_first_pass(ancestor):
             return True
     if func is None:
         return False
@@ -193,6 +193,35 @@ def runs_repeatedly(index: ModuleIndex, strategies, node: cst.CSTNode, _depth: i
     if not sites or _depth > 8:
         return True
     return any(runs_repeatedly(index, strategies, site, _depth + 1) for site in sites)
+
+
+def leaves_after_first_pass(loop: cst.For | cst.While) -> bool:
+    """True when ``loop``'s body ends with an unconditional `break`/`return`/`raise` and holds no
+    `continue` that could skip it: the body runs at most once (a demo on the first batch)."""
+    body = loop.body.body
+    last = body[-1] if body else None
+    if not isinstance(last, cst.SimpleStatementLine) or not isinstance(
+        last.body[-1], cst.Break | cst.Return | cst.Raise
+    ):
+        return False
+    found: list[cst.Continue] = []
+
+    class _Continues(cst.CSTVisitor):
+        # A `continue` of a nested loop belongs to that loop; nested defs are other code.
+        def visit_Continue(self, node: cst.Continue) -> None:
+            found.append(node)
+
+        def visit_For(self, node: cst.For) -> bool:
+            return False
+
+        def visit_While(self, node: cst.While) -> bool:
+            return False
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+    loop.body.visit(_Continues())
+    return not found
 
 
 def imported_modules(index: ModuleIndex) -> list[str]:

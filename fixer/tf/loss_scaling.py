@@ -105,6 +105,11 @@ def loss_helper(ctx: RuleContext, func: FunctionLike, call: cst.Call) -> Functio
     target = call.func
     if isinstance(target, cst.Name):
         defs = [f for f in ctx.index.functions_by_name.get(target.value, []) if ctx.index.method_class(f) is None]
+        if len(defs) > 1:
+            # Several defs share the name (a `compute_loss` in each test method): the one Python's
+            # scoping reaches from the call is the helper.
+            reached = [f for f in ctx.tf.replica.resolve_callable(target, call) if f in defs]
+            defs = reached or defs
         if not defs:
             # A lambda bound to a name, or the inner function a local loss factory returns
             # (`compute_loss = make_loss()`, then `compute_loss(y, p)`).
