@@ -266,8 +266,24 @@ def _task_problems(task: object, cluster: object) -> list[ClusterProblem]:
     return problems
 
 
+def is_no_cluster(text: object) -> bool:
+    """True for a TF_CONFIG text that is the empty object ``{}``: TensorFlow 2.21 reads it as no
+    cluster at all, like an unset TF_CONFIG, and runs one local worker (measured:
+    ``benchmarks/probe_empty_tf_config.py``). Launchers set it on purpose after starting workers."""
+    if not isinstance(text, str):
+        return False
+    try:
+        return json.loads(text) == {}
+    except json.JSONDecodeError:
+        return False
+
+
 def check_cluster_config(config: dict) -> list[ClusterProblem]:
-    """Defects of a parsed TF_CONFIG object: its cluster, its task type and index, and loopback use."""
+    """Defects of a parsed TF_CONFIG object: its cluster, its task type and index, and loopback use.
+
+    The empty object has none: it says "no cluster", a single local worker (``is_no_cluster``)."""
+    if not config:
+        return []
     problems: list[ClusterProblem] = []
     if "cluster" not in config:
         problems.append(
