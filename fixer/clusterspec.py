@@ -300,6 +300,21 @@ def check_cluster_config(config: dict) -> list[ClusterProblem]:
     return problems
 
 
+def is_template(text: object) -> bool:
+    """True for a TF_CONFIG text whose every cluster address is a template slot
+    (``"<worker-ip>:port"``, ``"IP1:PORT1"``): a redacted or documented spec, not a cluster; TFD603
+    reports it once for the whole spec."""
+    if not isinstance(text, str):
+        return False
+    config = parse_tf_config(text).config
+    cluster = config.get("cluster") if config else None
+    if not isinstance(cluster, dict):
+        return False
+    jobs = [list(a.values()) if isinstance(a, dict) else a for a in cluster.values()]
+    addresses = [a for job in jobs if isinstance(job, list) for a in job]
+    return bool(addresses) and all(is_placeholder(a) for a in addresses)
+
+
 def launcher_problem(text: str) -> str | None:
     """Why a literal TF_CONFIG cannot become one launch script per task (None when it can).
 

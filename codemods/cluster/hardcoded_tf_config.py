@@ -14,7 +14,7 @@ from fixer.tf.tf_config_sources import (
     tf_config_of,
     tf_config_setters,
 )
-from fixer.clusterspec import is_no_cluster, launcher_problem
+from fixer.clusterspec import is_no_cluster, is_template, launcher_problem
 from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.test_files import is_test_path
@@ -67,6 +67,8 @@ class HardcodedTfConfig(Rule):
       unless the file binds those names some other way.
     - A TF_CONFIG deleted again in the same code before any strategy or cluster resolver is built (a
       notebook showing the format) is not reported.
+    - A cluster whose every address is a template slot (`"<worker-ip>:port"`, `"IP1:PORT1"`) is
+      left to TFD603, which reports the whole spec once.
     - An empty TF_CONFIG object (`"{}"`, `json.dumps({})`) is not reported: it fixes no address or
       index. TensorFlow 2.21 reads it as no cluster and runs one local worker
       (`benchmarks/probe_empty_tf_config.py`); launchers set it on purpose after starting workers.
@@ -113,6 +115,8 @@ class HardcodedTfConfig(Rule):
             config = tf_config_of(ctx, setter)
             if config is NOT_LITERAL or is_no_cluster(config) or _removed_unread(ctx, setter):
                 continue  # `"{}"` fixes no address or index: it clears the cluster (one local worker)
+            if is_template(config):
+                continue  # a template with slots for the addresses: TFD603 says so, once for the spec
             # Not "every worker claims the same task": one file per task (`worker0.py`,
             # `worker1.py`) each with its own index is common, and the result cache shares
             # findings between files of equal bytes, so the message cannot depend on the name.
