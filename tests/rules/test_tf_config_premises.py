@@ -74,6 +74,12 @@ def test_doctor_passes_an_empty_tf_config_and_says_what_it_means():
     assert any("no cluster" in note and "one local worker" in note for note in report.notes)
 
 
+def test_doctor_on_the_command_line_exits_0_for_an_empty_tf_config(distfix):
+    result = distfix("doctor", "--no-network", "--tf-config", "{}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "one local worker" in result.stdout and "Traceback" not in result.stderr
+
+
 def test_a_placeholder_cluster_is_one_finding_for_the_whole_spec():
     source = """
         import json
