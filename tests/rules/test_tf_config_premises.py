@@ -201,3 +201,13 @@ def test_off_over_enough_files_keeps_the_general_message():
     source = OFF_ONE_FILE.replace('"shard-0.tfrecord"', '["shard-0.tfrecord", "shard-1.tfrecord"]')
     (finding,) = [f for f in _findings(source) if f.code == "TFD202"]
     assert "by element" not in finding.message
+
+
+def test_emit_launcher_passes_over_an_empty_tf_config_without_a_warning():
+    from fixer.launcher.plan import launcher_plan
+
+    source = textwrap.dedent(LAUNCHER.replace("{cleared}", '"{}"'))
+    plan = launcher_plan("launch.py", source)
+    assert plan.configs == [] and plan.warnings == []
+    real = launcher_plan("launch.py", source.replace('"{}"', repr(TWO_WORKERS)))
+    assert len(real.configs) == 1
