@@ -1,5 +1,6 @@
-"""Probe for TFD105: do TFRecord writing, `keras.utils.get_file` and NumPy normalisation start the
-TensorFlow runtime before a MultiWorkerMirroredStrategy?
+"""Probe for TFD105: do TFRecord writing, `keras.utils.get_file`, NumPy normalisation and
+`tf.compat.v1.reset_default_graph()` start the TensorFlow runtime before a
+MultiWorkerMirroredStrategy?
 
 Each case runs in a fresh process with a one-worker TF_CONFIG: the call, then
 `MultiWorkerMirroredStrategy()`. "created" means the call left the runtime unstarted;
@@ -11,7 +12,8 @@ Controls: nothing before (created) and `tf.constant` before (fails). `get_file` 
     python benchmarks/probe_runtime_start_io.py
     TF_USE_LEGACY_KERAS=1 python benchmarks/probe_runtime_start_io.py
 
-Output on TensorFlow 2.21, 2026-11-26 (both Keras flavours print the same):
+Output on TensorFlow 2.21, 2026-11-26, the last case added 2026-11-27 (both Keras flavours print
+the same):
 
     nothing before (control): created (the runtime had not started)
     tf.constant (control): RuntimeError: Collective ops must be configured at program startup
@@ -19,6 +21,7 @@ Output on TensorFlow 2.21, 2026-11-26 (both Keras flavours print the same):
     keras.utils.get_file from a file:// URL: created (the runtime had not started)
     NumPy normalisation of keras.datasets-shaped arrays: created (the runtime had not started)
     keras.utils.normalize on a NumPy array: created (the runtime had not started)
+    tf.compat.v1.reset_default_graph: created (the runtime had not started)
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ CASES = {
         "x = (x / 255.0 - x.mean()) / x.std()"
     ),
     "keras.utils.normalize on a NumPy array": "tf.keras.utils.normalize(np.ones((4, 3)), axis=-1)",
+    "tf.compat.v1.reset_default_graph": "tf.compat.v1.reset_default_graph()",
 }
 
 

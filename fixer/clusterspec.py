@@ -317,8 +317,24 @@ def _task_problems(task: object, cluster: object) -> list[ClusterProblem]:
     return problems
 
 
+def is_no_cluster(text: object) -> bool:
+    """True for a TF_CONFIG text that is the empty object ``{}``: TensorFlow 2.21 reads it as no
+    cluster at all, like an unset TF_CONFIG, and runs one local worker (measured:
+    ``benchmarks/probe_empty_tf_config.py``). Launchers set it on purpose after starting workers."""
+    if not isinstance(text, str):
+        return False
+    try:
+        return bool(json.loads(text) == {})
+    except json.JSONDecodeError:
+        return False
+
+
 def check_cluster_config(config: dict[str, Any]) -> list[ClusterProblem]:
-    """Defects of a parsed TF_CONFIG object: its cluster, its task type and index, and loopback use."""
+    """Defects of a parsed TF_CONFIG object: its cluster, its task type and index, and loopback use.
+
+    The empty object has none: it says "no cluster", a single local worker (``is_no_cluster``)."""
+    if not config:
+        return []
     problems: list[ClusterProblem] = []
     if "cluster" not in config:
         problems.append(
@@ -341,6 +357,21 @@ def check_cluster_config(config: dict[str, Any]) -> list[ClusterProblem]:
     else:
         problems.extend(_task_problems(config["task"], config.get("cluster")))
     return problems
+
+
+def is_template(text: object) -> bool:
+    """True for a TF_CONFIG text whose every cluster address is a template slot
+    (``"<worker-ip>:port"``, ``"IP1:PORT1"``): a redacted or documented spec, not a cluster; TFD603
+    reports it once for the whole spec."""
+    if not isinstance(text, str):
+        return False
+    config = parse_tf_config(text).config
+    cluster = config.get("cluster") if config else None
+    if not isinstance(cluster, dict):
+        return False
+    jobs = [list(a.values()) if isinstance(a, dict) else a for a in cluster.values()]
+    addresses = [a for job in jobs if isinstance(job, list) for a in job]
+    return bool(addresses) and all(is_placeholder(a) for a in addresses)
 
 
 def launcher_problem(text: str) -> str | None:

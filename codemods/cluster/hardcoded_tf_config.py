@@ -14,7 +14,7 @@ from fixer.tf.tf_config_sources import (
     tf_config_of,
     tf_config_setters,
 )
-from fixer.clusterspec import launcher_problem
+from fixer.clusterspec import is_no_cluster, is_template, launcher_problem
 from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.test_files import is_test_path
@@ -67,6 +67,11 @@ class HardcodedTfConfig(Rule):
       unless the file binds those names some other way.
     - A TF_CONFIG deleted again in the same code before any strategy or cluster resolver is built (a
       notebook showing the format) is not reported.
+    - A cluster whose every address is a template slot (`"<worker-ip>:port"`, `"IP1:PORT1"`) is
+      left to TFD603, which reports the whole spec once.
+    - An empty TF_CONFIG object (`"{}"`, `json.dumps({})`) is not reported: it fixes no address or
+      index. TensorFlow 2.21 reads it as no cluster and runs one local worker
+      (`benchmarks/probe_empty_tf_config.py`); launchers set it on purpose after starting workers.
     - A TF_CONFIG set by a launcher is not reported: code that starts processes after setting it
       (`subprocess`, `multiprocessing`), or a notebook whose later cells start the workers
       (`!python main.py &`, a `%%bash` cell, `%run main.py`, which reads the kernel's environment):
@@ -108,8 +113,10 @@ class HardcodedTfConfig(Rule):
             if starts_processes_after(ctx.index, ctx.tf.names, setter.node) or any(s > line for s in shell_starts):
                 continue  # a launcher: the TF_CONFIG it sets is what the workers it starts read
             config = tf_config_of(ctx, setter)
-            if config is NOT_LITERAL or _removed_unread(ctx, setter):
-                continue
+            if config is NOT_LITERAL or is_no_cluster(config) or _removed_unread(ctx, setter):
+                continue  # `"{}"` fixes no address or index: it clears the cluster (one local worker)
+            if is_template(config):
+                continue  # a template with slots for the addresses: TFD603 says so, once for the spec
             # Not "every worker claims the same task": one file per task (`worker0.py`,
             # `worker1.py`) each with its own index is common, and the result cache shares
             # findings between files of equal bytes, so the message cannot depend on the name.

@@ -34,6 +34,9 @@ class MalformedClusterSpec(Rule):
     - Duplicate addresses are reported whatever the host: two tasks on one loopback port are a
       duplicate too, reported by TFD602 as well.
     - Only literals are read: a cluster built at run time is not checked.
+    - The empty object `{}` is not a defect: TensorFlow 2.21 reads it as no cluster, as if TF_CONFIG
+      were unset, and runs one local worker (`benchmarks/probe_empty_tf_config.py`), which is what a
+      launcher that clears its own TF_CONFIG wants. An empty string is reported (`JSONDecodeError`).
 
     ## Runtime evidence
     `distfix doctor --tf-config ...` reports the same defects; `distfix validate --workers 2`

@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import json
-
-import libcst as cst
-
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.compat import runs_on_tf1
 from fixer.tf.pipelines import Pipeline, add_helper, auto_shard_policy, distributed_inputs, pipeline
-from fixer.tf.tf_config_sources import NOT_LITERAL, env_setters, literal_value
+from fixer.tf.file_sources import file_count, literal_worker_count
 from fixer.types import Applicability
 
-_READERS = frozenset(
-    {"tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset", "tensorflow.data.FixedLengthRecordDataset"}
-)
-_LIST_FILES = "tensorflow.data.Dataset.list_files"
-_GLOB = frozenset("*?[")
 # The policies under which a multi-worker strategy splits a file-read input by file.
 _BY_FILE = (None, "AUTO", "FILE")
 
@@ -82,7 +73,7 @@ class FileShardingWithTooFewFiles(Rule):
     def check(self, ctx: RuleContext) -> None:
         if runs_on_tf1(ctx.index) or not ctx.tf.strategies.uses_multi_worker:
             return
-        workers = _literal_worker_count(ctx)
+        workers = literal_worker_count(ctx)
         reported: set[int] = set()
         for call, dataset in distributed_inputs(ctx):
             found = pipeline(ctx, dataset, call)
@@ -91,7 +82,7 @@ class FileShardingWithTooFewFiles(Rule):
             policy = auto_shard_policy(ctx, found)
             if policy not in _BY_FILE:
                 continue
-            files = _file_count(ctx, found.source)
+            files = file_count(ctx, found.source)
             if files is None or not (files < workers if workers is not None else files == 1):
                 continue
             reported.add(id(found.source))
@@ -112,43 +103,3 @@ def _shard_by_data(ctx: RuleContext, found: Pipeline) -> list | None:
     tf, imports = ctx.import_module("tensorflow", "tf")
     helper = add_helper(ctx, "snippets/shard_by_data.py.j2", "_shard_by_data", tf=tf)
     return [*imports, *helper, ctx.insert_after(found.source, ".with_options(_shard_by_data())")]
-
-
-def _file_count(ctx: RuleContext, source: cst.Call) -> int | None:
-    """How many files ``source`` reads, when the source says it plainly, else None."""
-    callee = ctx.tf.names.callee(source) or ""
-    if callee not in _READERS and callee != _LIST_FILES or not source.args:
-        return None
-    first = source.args[0]
-    if first.keyword is not None and first.keyword.value not in ("filenames", "file_pattern"):
-        return None
-    value = literal_value(ctx, first.value)
-    if value is NOT_LITERAL and isinstance(first.value, cst.Name):
-        # A path string cannot be changed in place: the one binding that reaches the read says it
-        # (literal_value gives up on any name passed to a call, which only matters for containers).
-        bound = ctx.tf.semantic.value_of(first.value)
-        value = literal_value(ctx, bound) if isinstance(bound, (cst.SimpleString, cst.ConcatenatedString)) else NOT_LITERAL
-    paths = [value] if isinstance(value, str) else value if isinstance(value, list) else None
-    if not paths or not all(isinstance(p, str) for p in paths):
-        return None
-    if callee == _LIST_FILES and any(_GLOB & set(p) for p in paths):
-        return None  # how many files a glob matches is not in the source
-    return len(set(paths))
-
-
-def _literal_worker_count(ctx: RuleContext) -> int | None:
-    """The number of workers (chief included) of the one literal TF_CONFIG the file sets, else None."""
-    setters = env_setters(ctx, "TF_CONFIG")
-    if len(setters) != 1:
-        return None
-    value = literal_value(ctx, setters[0].value)
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return None
-    if value is NOT_LITERAL or not isinstance(value, dict) or not isinstance(value.get("cluster"), dict):
-        return None
-    cluster = value["cluster"]
-    count = sum(len(cluster.get(job) or []) for job in ("chief", "worker"))
-    return count or None

@@ -18,6 +18,7 @@ from fixer.tf.pipelines import (
 )
 from fixer.context import RuleContext
 from fixer.tf.dataflow import names_in, result_never_read
+from fixer.tf.file_sources import file_count, literal_worker_count
 from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
 from fixer.tf.parameters import positional_parameters
 from fixer.tf.reach import strategy_in_reach
@@ -65,7 +66,11 @@ class MultiworkerInputNotSharded(Rule):
     a shuffle seeded per worker, or a per-worker global seed, gets advice instead. When the
     options also make the order nondeterministic (`experimental_deterministic = False`, or
     `deterministic=False` on `map`/`interleave`), DATA would overlap: a pipeline that reads a list
-    of files gets `AutoShardPolicy.FILE`, anything else advice. A dataset iterated into
+    of files gets `AutoShardPolicy.FILE`, anything else advice. When the source reads fewer files
+    than workers (TFD205's count), OFF is the usual way around `Could not apply FILE based
+    sharding`; DATA is still the fix and the message says why: it splits one file by element
+    (measured with 2 workers, `benchmarks/probe_file_sharding_too_few_files.py`: `[0, 2]` and
+    `[1, 3]`, where OFF gives both all four). A dataset iterated into
     `strategy.run` is iterated through `strategy.experimental_distribute_dataset(...)` instead
     (the same edit as TFD201, which auto-shards it, with the same shuffle seeding); one iterated
     into a step called directly gets
@@ -295,6 +300,14 @@ class MultiworkerInputNotSharded(Rule):
                 )
                 continue
             tail = "use AutoShardPolicy.DATA (or shard by the task index)"
+            few = _too_few_files(ctx, pipelines)
+            if few is not None:
+                # OFF is the usual way around `Could not apply FILE based sharding`; DATA is the
+                # measured one that keeps the workers disjoint (probe_file_sharding_too_few_files.py).
+                tail = (
+                    f"use AutoShardPolicy.DATA, which splits {few} by element (AUTO would shard them by file "
+                    "and fail with `Could not apply FILE based sharding`)"
+                )
             if len(edits) > 1:
                 tail += f"; the shuffle gets one constant seed (`seed={SHUFFLE_SEED}`)"
             ctx.report(assign.value, message + tail, edits=edits)
@@ -439,6 +452,17 @@ def _options_root(target: cst.BaseExpression) -> cst.Name | None:
     while isinstance(node, cst.Attribute):
         node = node.value
     return node if isinstance(node, cst.Name) else None
+
+
+def _too_few_files(ctx: RuleContext, pipelines: list[Pipeline]) -> str | None:
+    """"N file(s) for M workers" when a pipeline reads fewer files than the cluster has workers
+    (TFD205's count: a single file when no literal TF_CONFIG says how many), else None."""
+    workers = literal_worker_count(ctx)
+    for found in pipelines:
+        files = file_count(ctx, found.source) if found.source is not None else None
+        if files is not None and (files < workers if workers is not None else files == 1):
+            return f"{files} file(s) for {workers or 'several'} workers"
+    return None
 
 
 def _options_pipelines(ctx: RuleContext, assign: cst.Assign) -> list[Pipeline]:

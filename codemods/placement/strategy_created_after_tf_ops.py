@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from fixer.clusterspec import is_no_cluster
 from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.tf.compat import runs_on_tf1
@@ -12,7 +13,7 @@ from fixer.tf.dataflow import independent
 from fixer.tf.names import dotted_name
 from fixer.tf.runtime_start import after_last_reset, earlier_op, resets_before, runs_tf_on_the_way
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
-from fixer.tf.tf_config_sources import tf_config_setters
+from fixer.tf.tf_config_sources import tf_config_of, tf_config_setters
 from fixer.types import Applicability, Edit
 
 class StrategyCreatedAfterTfOps(Rule):
@@ -26,7 +27,7 @@ class StrategyCreatedAfterTfOps(Rule):
     Collective operations must be configured before the TensorFlow runtime starts. Constructing
     the strategy afterwards raises `RuntimeError: Collective ops must be configured at program
     startup`. Configuration does not start it (measured): `tf.config.set_*`,
-    `list_physical_devices`, `device_lib.list_local_devices()`, the profiler server, seeds, logging, `tf.data.Options`, cluster resolvers,
+    `list_physical_devices`, `device_lib.list_local_devices()`, `tf.compat.v1.reset_default_graph()`, the profiler server, seeds, logging, `tf.data.Options`, cluster resolvers,
     `CommunicationOptions`, `tf.executing_eagerly()`, `tf.__version__`, `TensorSpec`,
     `tf.function`, `tf.io.gfile`, writing TFRecords (`tf.io.TFRecordWriter`), downloads with
     `keras.utils.get_file`, NumPy arithmetic and `keras.utils.normalize`, mixed-precision policies, `keras.Input`, unbuilt layers
@@ -50,12 +51,14 @@ class StrategyCreatedAfterTfOps(Rule):
       it. Module functions and classes are followed to what their bodies call.
     - A strategy with no TF_CONFIG in play is a single local worker, which TensorFlow creates after
       other ops (measured on 2.21): no finding when the file deletes TF_CONFIG before it
-      (`os.environ.pop("TF_CONFIG")`, `del os.environ["TF_CONFIG"]`) and does not set it again
+      (`os.environ.pop("TF_CONFIG")`, `del os.environ["TF_CONFIG"]`) or sets it to `"{}"` (no
+      cluster, measured: `benchmarks/probe_empty_tf_config.py`) and does not set it again
       before the strategy (set again, by any setter TFD601 follows, the finding stays), nor in a
       notebook whose code never names TF_CONFIG (a kernel is not started by a cluster launcher; the
       ground truth has no notebook run with one).
-    - A script that never names TF_CONFIG keeps the finding: a launcher may start it as one worker
-      of a cluster, which is the failing case.
+    - A script that never names TF_CONFIG keeps the finding: a launcher (Kubeflow, Vertex AI, a
+      shell loop) may start it as one worker of a cluster, which is the failing case. Unless the file
+      names TF_CONFIG or a cluster resolver, the message says the error needs a cluster TF_CONFIG.
     - A script that a notebook's `%%writefile` cell writes is judged by how the notebook starts it:
       launched (`!python main.py`, a `%%bash` cell, `%run`, `subprocess`) after a cell sets
       TF_CONFIG, it is a worker of that cluster; launched without it, a single worker.
@@ -69,7 +72,7 @@ class StrategyCreatedAfterTfOps(Rule):
     `docs/probes.md`): with a two-worker TF_CONFIG, a `tf.constant` before
     `MultiWorkerMirroredStrategy()` raises the `RuntimeError` above on both workers, and with no
     TF_CONFIG the strategy is built after it (one replica). What starts the runtime and what
-    does not (TFRecord writing, `get_file`, NumPy normalisation):
+    does not (TFRecord writing, `get_file`, NumPy normalisation, `reset_default_graph`):
     `benchmarks/probe_runtime_start_io.py`.
 
     ## References
@@ -99,6 +102,13 @@ class StrategyCreatedAfterTfOps(Rule):
                 "MultiWorkerMirroredStrategy is created after TensorFlow ran ops: it raises `Collective ops must "
                 "be configured at program startup`; create it first"
             )
+            if not _names_a_cluster(ctx):
+                # Nothing here says the script is a worker: only a launcher's TF_CONFIG makes it one.
+                # Without TF_CONFIG it runs as one local worker (measured), so say when it fails.
+                message = (
+                    "MultiWorkerMirroredStrategy after TensorFlow ran ops: under a cluster TF_CONFIG it raises "
+                    "`Collective ops must be configured at program startup`; create it first"
+                )
             position = body.index(statement)
             start_at = after_last_reset(ctx, body[:position])
             first_op = next(
@@ -132,14 +142,19 @@ class StrategyCreatedAfterTfOps(Rule):
         """
         if ctx.path.endswith(".ipynb") and "TF_CONFIG" not in ctx.text:
             return True
-        deletions = [node for node in _tf_config_deletions(ctx) if ctx.index.before(node, call)]
+        setters = tf_config_setters(ctx)
+        # `TF_CONFIG = "{}"` clears the cluster as a deletion does (measured: one local worker, also
+        # after other ops; benchmarks/probe_empty_tf_config.py).
+        clearers = [s.node for s in setters if is_no_cluster(tf_config_of(ctx, s))]
+        deletions = [node for node in _tf_config_deletions(ctx) + clearers if ctx.index.before(node, call)]
         if not deletions:
             return False
         # A TF_CONFIG set again after the last deletion and before the strategy puts a cluster back.
         last = max(deletions, key=lambda node: ctx.index.order[node])
         return not any(
             ctx.index.before(last, setter.node) and ctx.index.before(setter.node, call)
-            for setter in tf_config_setters(ctx)
+            for setter in setters
+            if setter.node not in clearers
         )
 
 
@@ -162,6 +177,12 @@ def _tf_config_deletions(ctx: RuleContext) -> list[cst.CSTNode]:
         ):
             found.append(attribute)
     return found
+
+
+def _names_a_cluster(ctx: RuleContext) -> bool:
+    """The file names TF_CONFIG or a cluster resolver (in code or comments): it knows it runs in a
+    cluster. Without either, the failure needs a launcher that gives it a cluster TF_CONFIG."""
+    return any(word in ctx.text for word in ("TF_CONFIG", "ClusterResolver", "cluster_resolver"))
 
 
 def _names_tf_config(key: cst.BaseExpression) -> bool:

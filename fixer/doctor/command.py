@@ -57,6 +57,10 @@ def check_config(text: str, network: bool, timeout: float, peers: bool = True) -
         report.problems.append(Problem(severity, f"{problem.code} {problem.kind}", problem.message, problem.path))
     if config is None:
         return report
+    if not config:
+        # Measured (benchmarks/probe_empty_tf_config.py): `{}` is read as no cluster at all.
+        report.notes.append("TF_CONFIG is `{}`: no cluster; TensorFlow runs this process as one local worker")
+        return report
     if not problems:
         tasks = sum(len(v) for v in config["cluster"].values())
         report.notes.append(

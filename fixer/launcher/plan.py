@@ -16,7 +16,7 @@ from typing import Any
 
 import libcst as cst
 
-from fixer.clusterspec import check_cluster, launcher_problem
+from fixer.clusterspec import check_cluster, is_no_cluster, launcher_problem
 from fixer.engine import build_context
 
 
@@ -41,8 +41,8 @@ def launcher_plan(path: str, text: str) -> LauncherPlan:
     ctx = build_context(path, text, module)
     for setter in tf_config_setters(ctx):
         value = tf_config_of(ctx, setter)
-        if not isinstance(value, str):
-            continue
+        if not isinstance(value, str) or is_no_cluster(value):
+            continue  # `"{}"` clears the cluster (one local worker): nothing to launch, nothing lost
         where = f"{path}:{ctx.range(setter.node).start.line}"
         problem = launcher_problem(value)
         if problem is not None:

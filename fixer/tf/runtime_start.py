@@ -90,6 +90,8 @@ _CONFIGURATION = (
     "tensorflow.compat.v1.python_io.TFRecordWriter",
     "keras.utils.get_file",
     "keras.utils.normalize",
+    # Measured on 2.21 (same probe): it clears the graph-mode default graph, not the eager context.
+    "tensorflow.compat.v1.reset_default_graph",
 )
 # `context._reset_context()` clears the eager context: what ran before it no longer counts,
 # and it is itself the workaround, so a strategy must never be moved above it.
