@@ -9,6 +9,7 @@ time, holds on a machine shared with other jobs). The load average is printed wi
 
     python benchmarks/bench_lsp.py [--lines 2000] [--edits 50]
     python benchmarks/bench_lsp.py --file tf_keras/distribute/distribute_strategy_test.py  # a real file
+    python benchmarks/bench_lsp.py --file ... --profile server.prof  # cProfile of the server process
 """
 
 from __future__ import annotations
@@ -47,9 +48,10 @@ def training_file(lines: int) -> str:
 class Client:
     """Just enough JSON-RPC over stdio to talk to the server."""
 
-    def __init__(self) -> None:
+    def __init__(self, profile: Path | None = None) -> None:
+        profiler = ["-m", "cProfile", "-o", str(profile.resolve())] if profile else []
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "fixer", "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT
+            [sys.executable, *profiler, "-m", "fixer", "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT
         )
         self.next_id = 0
 
@@ -85,11 +87,12 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--edits", type=int, default=50)
     parser.add_argument("--file", type=Path, help="open this file instead of a generated one")
+    parser.add_argument("--profile", type=Path, help="run the server under cProfile, writing its stats here")
     args = parser.parse_args()
     text = args.file.read_text(encoding="utf-8") if args.file else training_file(args.lines)
     uri = (ROOT / "bench_lsp_document.py").as_uri()
     started = time.perf_counter()
-    client = Client()
+    client = Client(args.profile)
     request = client.send("initialize", {"processId": None, "rootUri": ROOT.as_uri(), "capabilities": {}}, request=True)
     client.wait_for(lambda m: m.get("id") == request)
     client.send("initialized", {})
