@@ -9,6 +9,12 @@ time, holds on a machine shared with other jobs). The load average is printed wi
 
     python benchmarks/bench_lsp.py [--lines 2000] [--edits 50]
     python benchmarks/bench_lsp.py --file tf_keras/distribute/distribute_strategy_test.py  # a real file
+    python benchmarks/bench_lsp.py --file ... --profile server.prof  # cProfile of the server process
+    python benchmarks/bench_lsp.py --file ... --at 2300 --verify  # edit inside a long class; check results
+
+Each edit inserts a comment line at line ``--at`` (0-based; default the first), the next one
+deletes it. ``--verify`` compares the diagnostics published for every version with those of a
+fresh whole-file check of that version's text (exit status 1 when one differs).
 """
 
 from __future__ import annotations
@@ -47,9 +53,10 @@ def training_file(lines: int) -> str:
 class Client:
     """Just enough JSON-RPC over stdio to talk to the server."""
 
-    def __init__(self) -> None:
+    def __init__(self, profile: Path | None = None) -> None:
+        profiler = ["-m", "cProfile", "-o", str(profile.resolve())] if profile else []
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "fixer", "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT
+            [sys.executable, *profiler, "-m", "fixer", "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT
         )
         self.next_id = 0
 
@@ -85,11 +92,14 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--edits", type=int, default=50)
     parser.add_argument("--file", type=Path, help="open this file instead of a generated one")
+    parser.add_argument("--profile", type=Path, help="run the server under cProfile, writing its stats here")
+    parser.add_argument("--at", type=int, default=0, help="the 0-based line the edits insert and delete a comment at")
+    parser.add_argument("--verify", action="store_true", help="compare each version's diagnostics with a fresh check")
     args = parser.parse_args()
     text = args.file.read_text(encoding="utf-8") if args.file else training_file(args.lines)
     uri = (ROOT / "bench_lsp_document.py").as_uri()
     started = time.perf_counter()
-    client = Client()
+    client = Client(args.profile)
     request = client.send("initialize", {"processId": None, "rootUri": ROOT.as_uri(), "capabilities": {}}, request=True)
     client.wait_for(lambda m: m.get("id") == request)
     client.send("initialized", {})
@@ -99,14 +109,21 @@ def main() -> None:
     first_at = time.perf_counter()
     first_cpu = server_cpu_seconds(client.process.pid) - open_cpu
     latencies, cpu = [], []
+    lines = text.splitlines(keepends=True)
+    edited = "".join([*lines[: args.at], "# edit\n", *lines[args.at :]])
+    published = [(text, first["params"]["diagnostics"])]
     for version in range(2, args.edits + 2):
+        at = {"line": args.at, "character": 0}
         if version % 2 == 0:
-            change = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "# edit\n"}
+            change = {"range": {"start": at, "end": at}, "text": "# edit\n"}
         else:
-            change = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "text": ""}
+            change = {"range": {"start": at, "end": {"line": args.at + 1, "character": 0}}, "text": ""}
         start, cpu_start = time.perf_counter(), server_cpu_seconds(client.process.pid)
         client.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]})
-        client.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"].get("version") == version)
+        message = client.wait_for(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"].get("version") == version
+        )
+        published.append((edited if version % 2 == 0 else text, message["params"]["diagnostics"]))
         latencies.append((time.perf_counter() - start) * 1000)
         cpu.append((server_cpu_seconds(client.process.pid) - cpu_start) * 1000)
         time.sleep(0.1)  # a person types; the debounce is not what is measured
@@ -126,6 +143,36 @@ def main() -> None:
     cpu.sort()
     cpu_p95 = cpu[max(0, int(round(0.95 * len(cpu))) - 1)]
     print(f"server CPU per edit (holds on a loaded machine): p50 {statistics.median(cpu):.0f} ms, p95 {cpu_p95:.0f} ms")
+    if args.verify:
+        differ = verify(published, uri)
+        print(f"diagnostics of {len(published) - differ} of {len(published)} versions equal a fresh check's")
+        sys.exit(1 if differ else 0)
+
+
+def verify(published: list[tuple[str, list[dict]]], uri: str) -> int:
+    """How many of the published versions' diagnostics differ from a fresh whole-file check of
+    their text (run here, as the server would, with the same configuration and project root)."""
+    sys.path.insert(0, str(ROOT))
+    from pygls.protocol import default_converter
+
+    from fixer.config import load_config
+    from fixer.engine import check_source
+    from fixer.lsp.convert import diagnostic, uri_path
+    from fixer.textmap import TextMap
+    from fixer.tf.importers import project_roots
+
+    path = uri_path(uri)
+    converter = default_converter()
+    fresh: dict[str, list[dict]] = {}
+    differ = 0
+    for text, diagnostics in published:
+        if text not in fresh:
+            with project_roots((str(ROOT),), live=True):
+                findings = check_source(str(path), text, load_config(path.parent)).findings
+            textmap = TextMap(text)
+            fresh[text] = json.loads(json.dumps(converter.unstructure([diagnostic(f, textmap) for f in findings])))
+        differ += fresh[text] != diagnostics
+    return differ
 
 
 if __name__ == "__main__":

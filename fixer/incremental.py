@@ -25,6 +25,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
 from fixer.engine import ParsedSource, may_be_too_complex, parse_source
+from fixer.expected_failure import expected_failure_lines
 from fixer.positions import positions as positions_of
 from fixer.tf.index import ModuleIndex
 from fixer.types import Finding
@@ -43,6 +44,7 @@ class _Chunk:
     index: ModuleIndex
     line_count: int
     has_block: bool  # holds an indented block, so libcst detected the file's indentation here
+    text: str
 
     @cached_property
     def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
@@ -52,6 +54,13 @@ class _Chunk:
         0.5 s of a 2,000-line file, most of it for statements no finding or rule looks at.
         """
         return positions_of(self.module)
+
+    @cached_property
+    def expected_failures(self) -> frozenset[int]:
+        """The chunk's lines (1-based, from its first line) inside a test's expected-raise
+        blocks: complete top-level statements hold every such block whole, so the file's lines
+        are each chunk's, shifted (fixer/expected_failure.py)."""
+        return expected_failure_lines(self.text)
 
     @classmethod
     def parse(cls, text: str, first: bool) -> "_Chunk | None":
@@ -73,7 +82,7 @@ class _Chunk:
         except RecursionError:
             return None
         has_block = any(type(node) is cst.IndentedBlock for node in index.order)
-        return cls(module, index, len(_LINE.findall(text)), has_block)
+        return cls(module, index, len(_LINE.findall(text)), has_block, text)
 
     def children(self) -> Iterator[cst.CSTNode]:
         """The nodes directly below the chunk's module: header lines, statements, footer lines."""
@@ -206,7 +215,9 @@ class DocumentParser:
             has_trailing_newline=last.has_trailing_newline,
         )
         index = ModuleIndex.combine(module, [(c.module, c.index) for c in chunks])
-        return ParsedSource(module, index, ChunkPositions(module, index, chunks))
+        return ParsedSource(
+            module, index, ChunkPositions(module, index, chunks), expected_failures=_expected_failures(chunks)
+        )
 
     def _chunks_of(self, texts: list[str]) -> list[_Chunk] | None:
         """The chunk for each text, from the previous version where the text is unchanged."""
@@ -222,6 +233,16 @@ class DocumentParser:
             kept[key] = chunk
         self._chunks = kept
         return list(kept.values())
+
+
+def _expected_failures(chunks: list[_Chunk]) -> frozenset[int]:
+    """The document's expected-failure lines, from each chunk's (computed once per chunk)."""
+    lines: set[int] = set()
+    offset = 0
+    for chunk in chunks:
+        lines.update(line + offset for line in chunk.expected_failures)
+        offset += chunk.line_count
+    return frozenset(lines)
 
 
 class ChunkPositions:

@@ -103,6 +103,8 @@ def test_a_cached_helper_result_is_dropped_when_its_importer_changes(tmp_path, m
 
 
 def test_the_view_reads_an_importer_again_when_it_changes(tmp_path):
+    """Live (the language server): each analysis (a `project_roots` block) lists and stats the
+    project once, so its questions see one state of the files and the next analysis sees edits."""
     _write(tmp_path, {"data.py": SHUFFLING_BUILDER, "main.py": _trainer()})
     with project_roots((str(tmp_path),), live=True):
         uses = importers_of(str(tmp_path / "data.py"))
@@ -111,6 +113,8 @@ def test_the_view_reads_an_importer_again_when_it_changes(tmp_path):
         assert (use.line, use.feeds, use.strategies) == (9, frozenset({FIT}), frozenset({"MultiWorkerMirroredStrategy"}))
         (tmp_path / "main.py").write_text("import tensorflow as tf\nfrom data import make_dataset\n\nmodel.fit(make_dataset(8))\n")
         os.utime(tmp_path / "main.py", (1_700_000_000, 1_700_000_000))
+        assert importers_of(str(tmp_path / "data.py")).uses("make_dataset") == [use]
+    with project_roots((str(tmp_path),), live=True):
         assert importers_of(str(tmp_path / "data.py")).uses("make_dataset") == []
 
 

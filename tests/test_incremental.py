@@ -15,6 +15,7 @@ import libcst as cst
 import pytest
 
 from fixer.engine import check_source, parse_source
+from fixer.expected_failure import expected_failure_lines
 from fixer.incremental import DocumentParser, resplit, split_chunks
 from fixer.registry import default_registry
 from fixer.rule import Invalid, dedent_example
@@ -39,6 +40,8 @@ def _assert_same(parser: DocumentParser, text: str) -> None:
     # trailing indented comment at the end of a file, and the assembled module must do the same.
     assert incremental.module.code == full.module.code
     assert incremental.module.deep_equals(full.module)
+    if incremental.expected_failures is not None:  # assembled from the chunks' own
+        assert incremental.expected_failures == expected_failure_lines(text)
     # Positions of every node in a fresh check, through the rules' own reports and fixes.
     expected = check_source("doc.py", text).findings
     assert check_source("doc.py", text, parser=parser.parse).findings == expected
@@ -124,3 +127,50 @@ def test_split_keeps_indented_comments_with_the_block_above() -> None:
     text = "def f():\n    x = 1\n    # still f's\n\ny = 2\n# about z\nz = 3\n"
     assert split_chunks(text) == ["def f():\n    x = 1\n    # still f's\n\ny = 2\n", "# about z\nz = 3\n"]
     assert cst.parse_module(text).code == "".join(split_chunks(text) or [])
+
+
+NEGATIVE_TESTS = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+
+
+def replica_step(x):
+    return x * 2
+
+
+class StrategyTest(tf.test.TestCase):
+    def test_old_name_rejected(self):
+        with self.assertRaises(AttributeError):
+            strategy.experimental_run_v2(replica_step, args=(1.0,))
+
+
+def test_call_form():
+    tc = tf.test.TestCase()
+    tc.assertRaises(AttributeError, strategy.experimental_run_v2, replica_step)
+
+
+strategy.experimental_run_v2(replica_step, args=(3.0,))
+"""
+
+
+def test_expected_failure_lines_follow_edits_that_move_them() -> None:
+    """A test's expected-raise lines come from each chunk, shifted: after edits above, inside and
+    between the blocks, the findings dropped are those a fresh check drops (one stays: the call
+    outside every expectation)."""
+    parser = DocumentParser()
+    text = NEGATIVE_TESTS
+    edits = [
+        lambda t: "# note\n" + t,
+        lambda t: t.replace("class StrategyTest", "\n\nclass StrategyTest"),
+        lambda t: t.replace("(self):\n", "(self):\n        x = 1\n"),
+        lambda t: t.replace("# note\n", ""),
+        lambda t: t.replace("\n\n\nclass StrategyTest", "class StrategyTest"),
+    ]
+    for edit in [lambda t: t, *edits]:
+        text = edit(text)
+        _assert_same(parser, text)
+        parsed = parser.parse("doc.py", text)
+        assert not isinstance(parsed, Finding) and parsed.expected_failures
+        findings = check_source("doc.py", text, parser=parser.parse).findings
+        assert [f.code for f in findings] == ["TFD401"]

@@ -146,29 +146,27 @@ class MultiworkerInputNotSharded(Rule):
         importers = ctx.tf.importers
         if importers is None or ctx.tf.strategies.constructions:
             return
+        # The policies first: few modules turn auto-sharding off, and what follows reads every
+        # dataset of the module and asks the importers.
+        policies = {
+            func: found
+            for func in ctx.module.body
+            if isinstance(func, cst.FunctionDef) and (found := _auto_shard_offs(ctx, func))
+        }
+        if not policies:
+            return
         shards = any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "shard" for c in ctx.index.calls)
         if shards or reads_task_selection(ctx):
             return  # sharded by hand, as in the single-file case
-        for func in ctx.module.body:
-            if not isinstance(func, cst.FunctionDef):
-                continue
+        for func, offs in policies.items():
             uses = [u for u in importers.uses(func.name.value) if _read_whole_by_workers(u)]
             if not uses:
                 continue
             name = func.name.value
             where = f"{uses[0].where(importers.root)} hands `{name}()` to the workers of a MultiWorkerMirroredStrategy"
-            for assign in ctx.index.in_function("assigns", func):
-                if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
-                    continue
-                target = assign.targets[0].target
-                if not (isinstance(target, cst.Attribute) and target.attr.value == "auto_shard_policy"):
-                    continue
-                if _is_options_copy(target):
-                    continue
-                if not (ctx.tf.names.qualified(assign.value) or "").endswith("AutoShardPolicy.OFF"):
-                    continue
+            for value in offs:
                 ctx.report(
-                    assign.value,
+                    value,
                     f"auto-sharding is off and nothing shards ({where}): every worker reads all the data; "
                     "use AutoShardPolicy.DATA (or shard by the task index)",
                 )
@@ -424,6 +422,22 @@ def _unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "enumerate" and node.args:
         return node.args[0].value
     return node
+
+
+def _auto_shard_offs(ctx: RuleContext, func: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """The values of ``func``'s assignments ``<options>.auto_shard_policy = AutoShardPolicy.OFF``
+    (not into a copy made by ``<ds>.options()``)."""
+    found = []
+    for assign in ctx.index.in_function("assigns", func):
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+            continue
+        target = assign.targets[0].target
+        if not (isinstance(target, cst.Attribute) and target.attr.value == "auto_shard_policy"):
+            continue
+        policy = ctx.tf.names.qualified(assign.value) or ""
+        if not _is_options_copy(target) and policy.endswith("AutoShardPolicy.OFF"):
+            found.append(assign.value)
+    return found
 
 
 def _is_options_copy(target: cst.BaseExpression) -> bool:

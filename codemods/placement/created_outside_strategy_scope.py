@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -16,7 +17,7 @@ from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import independent
 from fixer.tf.importer_uses import FIT
-from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
+from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
 from fixer.tf.keras_models import STEP_METHODS, keras_model_base
 from fixer.tf.optimizers import build_lines_after_move
 from fixer.tf.names import dotted_name
@@ -423,8 +424,13 @@ class _Finder:
     def _keras2(self, call: cst.Call, target: Target | None = None) -> bool:
         """The Keras that ``call`` constructs from is Keras 2 on ``target`` (default: the project's):
         tf-keras, or TensorFlow below 2.16."""
-        flavour = keras_flavour(keras_module(self.ctx, call.func), legacy_keras(self.ctx), target or self.ctx.tf.target)
+        flavour = keras_flavour(keras_module(self.ctx, call.func), self._legacy_setting, target or self.ctx.tf.target)
         return flavour == 2
+
+    @cached_property
+    def _legacy_setting(self) -> LegacySetting:
+        """The script's TF_USE_LEGACY_KERAS, read once: each read scans every assignment and call."""
+        return legacy_keras(self.ctx)
 
     def upgrade_prefix(self, creation: Creation) -> str:
         """"on upgrade to TF X.Y: " for an optimizer or `compile()` that the pinned version's Keras 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 
 import libcst as cst
@@ -13,6 +14,8 @@ from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.types import Applicability
 
 _PYTHON_NUMBERS = frozenset({"float", "int"})
+# An f-string's prefix: `f"`, `rf'`, `fR"`... (the f next to the quote, or before an r that is).
+_FSTRING_PREFIX = re.compile(r"[fF][rR]?['\"]")
 # TensorFlow functions that accept a PerReplica (they walk composite values, or are the remedy).
 _TF_ACCEPTS_PER_REPLICA = ("tensorflow.nest.", "tensorflow.distribute.", "tensorflow.print", "tensorflow.function")
 
@@ -74,7 +77,7 @@ class PerReplicaValueUsedAsTensor(Rule):
             for value in _tensor_uses(ctx, call):
                 if sources.is_per_replica(value) and not ctx.tf.replica.in_proven_replica_context(call):
                     ctx.report(call, _message(ctx, call))
-        for fstring in _formatted_expressions(ctx.index):
+        for fstring in _formatted_expressions(ctx.index, ctx.text):
             if sources.is_per_replica(fstring.expression) and not ctx.tf.replica.in_proven_replica_context(fstring):
                 ctx.report(
                     fstring,
@@ -110,11 +113,13 @@ def _tensor_uses(ctx: RuleContext, call: cst.Call) -> list[cst.BaseExpression]:
     return []
 
 
-def _formatted_expressions(index: ModuleIndex) -> list[cst.FormattedStringExpression]:
+def _formatted_expressions(index: ModuleIndex, text: str) -> list[cst.FormattedStringExpression]:
     """Every ``{value:spec}`` of every f-string (those with a format spec), in source order.
 
     Read from the index, which holds every node: a second visit of the tree costs more than all
-    the rest of the rule on a long file."""
+    the rest of the rule on a long file. A text without an f-string prefix needs no scan."""
+    if not _FSTRING_PREFIX.search(text):
+        return []
     return [node for node in index.order if type(node) is cst.FormattedStringExpression and node.format_spec]
 
 

@@ -7,12 +7,10 @@ handled here; notebook documents (``notebookDocument/*``) in :mod:`fixer.lsp.not
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import re
 import sys
 import threading
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, BinaryIO
 
 from lsprotocol import types
@@ -27,6 +25,7 @@ from fixer.engine import check_source, fix_source, parse_error_finding
 from fixer.explain import render_explanation
 from fixer.incremental import DocumentParser
 from fixer.lsp import notebooks
+from fixer.lsp.collector import collection_deferred, settle
 from fixer.lsp.convert import SOURCE, character_column, diagnostic, range_from_json, uri_path
 from fixer.lsp.framing import BoundedStdinReader, read_messages
 from fixer.registry import default_registry
@@ -34,7 +33,7 @@ from fixer.textmap import TextMap
 from fixer.tf.importers import project_roots
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
     from fixer.types import Finding
@@ -155,23 +154,6 @@ def _workspace_roots() -> tuple[str, ...]:
     return tuple(folders or ([root] if root else []))
 
 
-@contextmanager
-def _collection_deferred() -> Iterator[None]:
-    """Keep Python's cyclic garbage collector out of an analysis.
-
-    The cached trees of open documents hold hundreds of thousands of objects; a collection that
-    starts mid-analysis adds about 50 ms to one edit in three. Re-enabled afterwards, it runs
-    once the diagnostics are out, while the user types.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _is_python_document(uri: str) -> bool:
     """Whether a text document is checked: `.py` / `.pyi` files, and documents the client opened as
     Python whatever their name. jupyterlab-lsp sends a notebook as one Python document named
@@ -192,7 +174,7 @@ def publish(uri: str) -> None:
     if not _is_python_document(uri):
         return
     server.published.pop(uri, None)
-    with _collection_deferred():
+    with collection_deferred():
         text, findings = _analyse(uri)
         textmap = TextMap(text)
         document = server.workspace.get_text_document(uri)
@@ -207,7 +189,7 @@ def publish(uri: str) -> None:
 def publish_notebook(uri: str) -> None:
     """Check a notebook's code cells together and publish each cell's diagnostics."""
     server.pending.pop(uri, None)
-    with _collection_deferred():
+    with collection_deferred():
         server.notebooks.publish(server.workspace, uri)
 
 
@@ -247,6 +229,7 @@ def initialized(ls: DistfixServer, params: types.InitializedParams) -> None:
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: DistfixServer, params: types.DidOpenTextDocumentParams) -> None:
     publish(params.text_document.uri)
+    settle()  # its trees are kept for the next edit: out of the collector's way (fixer/lsp/collector.py)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -275,11 +258,13 @@ def did_close(ls: DistfixServer, params: types.DidCloseTextDocumentParams) -> No
     if timer is not None:  # a closed document is not checked any more
         timer.cancel()
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+    settle()  # what the document kept may be garbage now
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
 def notebook_did_open(ls: DistfixServer, params: types.DidOpenNotebookDocumentParams) -> None:
     publish_notebook(params.notebook_document.uri)
+    settle()
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
@@ -302,6 +287,7 @@ def notebook_did_close(ls: DistfixServer, params: types.DidCloseNotebookDocument
     if timer is not None:  # a closed notebook is not checked any more
         timer.cancel()
     ls.notebooks.close(params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
+    settle()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)

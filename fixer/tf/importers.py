@@ -14,8 +14,9 @@ directly or through one name (`ds = build(); model.fit(ds)`).
 
 Cost is linear in the project: each file is read once, and each importer's uses are kept by
 path, size and modification time, so a changed importer is read again and nothing else is.
-In the command line the tree is listed once per process; in the language server (``live``) the
-files are stat'ed again at each question, so an importer edited on disk is seen at once.
+In the command line the tree is listed once per process; in the language server (``live``) it is
+listed and its files stat'ed again once per analysis (each `project_roots` block), so an importer
+edited on disk is seen at the next check, and the dozens of questions one check asks cost one walk.
 
 Not followed: uses in notebooks, importers that do not mention a strategy, a result passed
 through more than one name or through a function of the importer, and imports of a module
@@ -61,6 +62,9 @@ def project_roots(roots: tuple[str, ...], live: bool = False) -> Iterator[None]:
     """Within the block, modules under ``roots`` are asked about through their importers;
     ``live``: files may change between questions (the language server)."""
     token = _ROOTS.set((tuple(os.path.abspath(r) for r in roots), live))
+    if live:  # files may have changed since the last analysis: list and stat them again once
+        for view in _VIEWS.values():
+            view.fresh = False
     try:
         yield
     finally:
@@ -109,6 +113,7 @@ class ProjectView:
     def __init__(self, root: str) -> None:
         self.root = root
         self.live = False
+        self.fresh = False  # the listing and stamps were taken in this analysis (when live)
         self._listing: list[str] | None = None
         self._by_module: dict[str, list[Use]] | None = None
         self._stamps: dict[str, Stamp] = {}
@@ -124,10 +129,11 @@ class ProjectView:
         return self._stamps.get(importer)
 
     def _index(self) -> dict[str, list[Use]]:
-        if self._by_module is not None and not self.live:
+        if self._by_module is not None and (self.fresh or not self.live):
             return self._by_module
         if self._listing is None or self.live:
             self._listing = list(_python_files(self.root))
+        self.fresh = True
         stamps = {path: file_stamp(path) for path in self._listing}
         if self._by_module is not None and stamps == self._stamps:
             return self._by_module

@@ -34,7 +34,7 @@ def strategy_in_reach(ctx: "RuleContext", statement: cst.CSTNode) -> str | None:
     offset = ctx.span(statement)[0]
     func = ctx.index.enclosing_function(statement)
     for assign in ctx.index.assigns:
-        if not isinstance(assign, cst.Assign) or not any(ctx.source(t.target) == key for t in assign.targets):
+        if not isinstance(assign, cst.Assign) or not any(_written(ctx, t.target) == key for t in assign.targets):
             continue
         owner = ctx.index.enclosing_function(assign)
         before = ctx.span(assign)[1] <= offset
@@ -44,3 +44,9 @@ def strategy_in_reach(ctx: "RuleContext", statement: cst.CSTNode) -> str | None:
     if func is not None and isinstance(func, cst.FunctionDef) and has_parameter(func, key):
         return key
     return None
+
+
+def _written(ctx: "RuleContext", target: cst.BaseExpression) -> str:
+    """The text of an assignment target. A name's range is its identifier alone (libcst leaves
+    its parentheses out), so it needs no position: most targets of a long file are names."""
+    return target.value if isinstance(target, cst.Name) else ctx.source(target)
