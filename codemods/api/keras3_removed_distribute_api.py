@@ -6,7 +6,7 @@ import libcst as cst
 
 from fixer.context import RuleContext
 from fixer.rule import Rule
-from fixer.tf.compat import is_compat_fallback, is_tf1_program
+from fixer.tf.compat import is_compat_fallback
 from fixer.tf.index import subtree
 from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
 from fixer.tf.names import canonical, dotted_name
@@ -88,7 +88,7 @@ class Keras3RemovedDistributeApi(Rule):
     triggers = ("SyncBatchNormalization", "get_scaled_loss", "get_unscaled_gradients", "DatasetCreator")
 
     def check(self, ctx: RuleContext) -> None:
-        if is_tf1_program(ctx.index):
+        if ctx.tf.target.tf1_program:
             return
         self._check_removed_names(ctx)
         self._check_removed_imports(ctx)

@@ -11,7 +11,6 @@ from fixer.tf.compat import (
     in_version_branch,
     is_compat_fallback,
     is_declaration_only,
-    is_tf1_program,
     is_type_check_argument,
 )
 from fixer.tf.names import dotted_name
@@ -121,7 +120,7 @@ class RenamedDistributeApi(Rule):
     )
 
     def check(self, ctx: RuleContext) -> None:
-        if is_tf1_program(ctx.index):
+        if ctx.tf.target.tf1_program:
             return  # TF 1.x APIs: the current names do not exist there (tf.compat.v1.distribute, contrib)
         self._check_methods(ctx)
         self._check_replaced_methods(ctx)
