@@ -92,6 +92,9 @@ class RenamedDistributeApi(Rule):
       methods they are), a strategy of unknown class in a file that reads TF 1 iterators
       (`tf.compat.v1.data.*`: a library's graph-mode path, given `tf.compat.v1` strategies) and a
       target without `run` (before 2.2).
+    - A TensorFlow 1.x program (`tf.contrib`, `tf.Session`, `tf.placeholder`, `import
+      tensorflow.compat.v1 as tf`, `disable_v2_behavior()`, TPUEstimator; docs/target.md) gets
+      nothing: its experimental names are the only ones it has.
 
     ## Runtime evidence
     The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,
