@@ -326,9 +326,9 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
     if written and pins.containers:
         tensorflow = _lowest(list(pins.containers))  # the job's image: the code must run on each one named
     elif decisive:
+        # A bare `pip install tensorflow` (no version, no -U) is not: it keeps a TensorFlow already
+        # there (Colab's, a base image's), whichever that is.
         tensorflow = decisive[-1]
-    elif installed and tensorflow is None:
-        tensorflow = installed[-1]  # `pip install tensorflow` over nothing pinned: the newest release
     keras = _last([e for e in own if not e.allowed.open_ended and not e.allowed.allows((3, 0, 0))], "keras")
     keras_pin = keras or folder.keras_pin
     return replace(

@@ -101,9 +101,9 @@ def _logical_lines(source: str) -> list[tuple[int, str]]:
 
 def install_evidence(line: str, path: str, number: int, cell: int | None = None) -> list[Evidence]:
     """The TensorFlow, Keras and tf-keras requirements of one install command line (several
-    commands joined by `&&` or `;`, other packages beside them); [] when it installs none.
-    A bare name without `-U` installs nothing over an existing TensorFlow: kept as an open
-    requirement, which a pinned source elsewhere outranks."""
+    commands joined by `&&` or `;`, other packages beside them); [] when it installs none. A bare
+    name (no version, no `-U`) is kept as an open requirement: the target does not count it, since
+    it installs nothing over a TensorFlow already there."""
     found: list[Evidence] = []
     for command in re.split(r"&&|;|\|\|", line):
         match = _INSTALL.match(command)
