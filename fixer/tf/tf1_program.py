@@ -37,6 +37,10 @@ _V1_API_NAMES = (
 )
 
 
+# The version a program written for TensorFlow 1 and 2 compares to pick its path.
+_VERSION_NAMES = ("tensorflow.__version__", "tensorflow.version.VERSION", "tensorflow.VERSION")
+
+
 def tf1_program_evidence(index: ModuleIndex, names: NameResolver, path: str, text: str) -> Evidence | None:
     """What shows the file is written for TensorFlow 1.x APIs, as a statement about its target
     (fixer/target); None for a TensorFlow 2 program.
@@ -54,15 +58,45 @@ def tf1_program_evidence(index: ModuleIndex, names: NameResolver, path: str, tex
             return _statement(module, path, text, tf1_only=True)
         if module == "tensorflow.compat.v1" or module.startswith("tensorflow.compat.v1."):
             v1_api = v1_api or module
-    for attribute in index.attributes:
-        if isinstance(index.parent.get(attribute), cst.Attribute):
-            continue  # the longest chain is qualified once
-        qualified = names.qualified(attribute) or ""
+    qualified_names = [
+        (attribute, names.qualified(attribute) or "")
+        for attribute in index.attributes
+        if not isinstance(index.parent.get(attribute), cst.Attribute)  # the longest chain, once
+    ]
+    # A program that asks which TensorFlow runs is written for both: its 1.x names are the fallback.
+    for_both = any(_asks_which_tensorflow(index, attribute, qualified) for attribute, qualified in qualified_names)
+    for attribute, qualified in qualified_names:
+        if _conditional(index, attribute) or (for_both and qualified not in _V1_API_NAMES):
+            continue
         if qualified.startswith("tensorflow.contrib.") or qualified in _TF1_ONLY_NAMES:
             return _statement(dotted_name(attribute) or qualified, path, text, tf1_only=True)
         if qualified.startswith(_V1_API_NAMES):
             v1_api = v1_api or dotted_name(attribute) or qualified
     return _statement(v1_api, path, text, tf1_only=False) if v1_api is not None else None
+
+
+def _asks_which_tensorflow(index: ModuleIndex, attribute: cst.Attribute, qualified: str) -> bool:
+    """`tf.executing_eagerly()`, or the version compared (`tf.__version__ < "2"`,
+    `tf.__version__.startswith("1.")`), not merely printed."""
+    if qualified == "tensorflow.executing_eagerly":
+        return True
+    if not qualified.startswith(_VERSION_NAMES):
+        return False
+    if qualified.endswith(".startswith"):
+        return True
+    for ancestor in index.ancestors(attribute):
+        if isinstance(ancestor, cst.Comparison):
+            return True
+        if isinstance(ancestor, cst.BaseStatement | cst.BaseSmallStatement):
+            return False
+    return False
+
+
+def _conditional(index: ModuleIndex, node: cst.CSTNode) -> bool:
+    """``node`` runs only on one path: in an `if`/`else` (`if tf.executing_eagerly(): ... else:
+    tf.Session()`), a conditional expression or a `try` (`except ImportError:`). Such a use is the
+    other-version fallback of a program written for both, not what the program is."""
+    return any(isinstance(a, cst.If | cst.IfExp | cst.Try) for a in index.ancestors(node))
 
 
 def _statement(name: str, path: str, text: str, *, tf1_only: bool) -> Evidence:

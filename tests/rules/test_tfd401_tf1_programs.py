@@ -52,6 +52,38 @@ tf.compat.v1.disable_eager_execution()
 strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
 """
 
+# Written for TensorFlow 1 and 2: the 1.x names are the fallback path, the rename is still advice.
+BRANCHED = """\
+import tensorflow as tf
+
+def first_batch(dataset):
+    if tf.executing_eagerly():
+        return next(iter(dataset))
+    else:
+        with tf.Session() as session:
+            return session.run(tf.compat.v1.data.make_one_shot_iterator(dataset).get_next())
+
+strategy = tf.distribute.experimental.TPUStrategy(resolver)
+"""
+EARLY_RETURN = """\
+import tensorflow as tf
+
+def first_batch(dataset):
+    if tf.executing_eagerly():
+        return next(iter(dataset))
+    with tf.Session() as session:
+        return session.run(tf.compat.v1.data.make_one_shot_iterator(dataset).get_next())
+
+strategy = tf.distribute.experimental.TPUStrategy(resolver)
+"""
+VERSION_TEST = """\
+import tensorflow as tf
+
+IS_TF1 = tf.__version__.startswith("1.")
+config = tf.ConfigProto() if IS_TF1 else None
+strategy = tf.distribute.experimental.TPUStrategy(resolver)
+"""
+
 
 def _in_repo(tmp_path: Path) -> Path:
     (tmp_path / ".git").mkdir(exist_ok=True)
@@ -65,7 +97,11 @@ def test_tf1_programs_get_no_tf2_names(tmp_path, source):
     assert fix_source(path, source).fixed_text in (None, source)
 
 
-@pytest.mark.parametrize("source", [TF2, GRAPH_MODE], ids=["tf2", "graph-mode"])
+@pytest.mark.parametrize(
+    "source",
+    [TF2, GRAPH_MODE, BRANCHED, EARLY_RETURN, VERSION_TEST],
+    ids=["tf2", "graph-mode", "branched", "early-return", "version-test"],
+)
 def test_tf2_code_keeps_its_rename_and_fix(tmp_path, source):
     path = str(_in_repo(tmp_path))
     assert [f.code for f in check_source(path, source).findings if f.code == "TFD401"] == ["TFD401"]
@@ -95,6 +131,6 @@ def test_the_compat_v1_api_runs_on_the_pinned_tensorflow(tmp_path):
     assert target.tf1_program and target.version == (2, 4)
 
 
-def test_tf2_code_is_no_tf1_program(tmp_path):
-    assert not _target(tmp_path, TF2).tf1_program
-    assert not _target(tmp_path, GRAPH_MODE).tf1_program
+@pytest.mark.parametrize("source", [TF2, GRAPH_MODE, BRANCHED, EARLY_RETURN, VERSION_TEST])
+def test_tf2_code_is_no_tf1_program(tmp_path, source):
+    assert not _target(tmp_path, source).tf1_program
