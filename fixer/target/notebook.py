@@ -7,8 +7,8 @@ Two scopes, because a notebook runs code in two places:
   (`!pip install tensorflow==2.6.0`, `%pip install -q "tensorflow>=2.5,<2.7"`, `%tensorflow_version 1.x`);
 - a module written by `%%writefile` and submitted to a Vertex AI / AI Platform job or `docker run`
   runs in that container (`.../training/tf-cpu.2-9:latest`, `tensorflow/tensorflow:2.4.1-gpu`,
-  `runtime_version="2.8"`, `--runtime-version 2.1`); with no container named, it runs beside the
-  kernel and gets the kernel's TensorFlow.
+  `runtime_version="2.8"`, `--runtime-version 2.1`, or `"tf-cpu.{}".format(TF)` with `TF = "2-9"`
+  in a cell); with no container named, it runs beside the kernel and gets the kernel's TensorFlow.
 
 Read as text (never executed), from the notebook file on disk.
 """
@@ -140,8 +140,31 @@ def _writes(source: str) -> str | None:
     return words[0] if len(words) == 1 else None
 
 
-def _container_evidence(line: str, path: str, number: int, cell: int) -> list[Evidence]:
+# A prebuilt image whose version is filled in: `"tf-cpu.{}".format(TF)`, `f"tf-gpu.{TF}"`.
+_IMAGE_TEMPLATE = re.compile(r"""tf2?-(?:cpu|gpu|tpu)\.\{(?P<inline>\w*)\}(?:["']\s*\.format\(\s*(?P<argument>\w+))?""")
+# `TF = "2-9"`, `TF = "2.8".replace(".", "-")`: the version such a template is filled with.
+_VERSION_ASSIGNMENT = r"""(?m)^\s*{name}\s*=\s*["'](?P<major>\d+)[.-](?P<minor>\d+)["']"""
+
+
+def _templated_image(line: str, cells: list[tuple[int, str]]) -> tuple[int, int] | None:
+    """The version a templated prebuilt image name on ``line`` is filled with, from the
+    notebook's assignment of that variable; None when there is no template or no such value."""
+    template = _IMAGE_TEMPLATE.search(line)
+    name = template and (template.group("inline") or template.group("argument"))
+    if not name:
+        return None
+    pattern = re.compile(_VERSION_ASSIGNMENT.format(name=re.escape(name)))
+    for _, source in cells:
+        if (value := pattern.search(source)) is not None:
+            return int(value.group("major")), int(value.group("minor"))
+    return None
+
+
+def _container_evidence(line: str, path: str, number: int, cell: int, cells: list[tuple[int, str]]) -> list[Evidence]:
     """A job's prebuilt image or runtime version named on one line of a (non-writing) cell."""
+    templated = _templated_image(line, cells)
+    if templated is not None:
+        return [Evidence("tensorflow", exactly(templated), path, number, line.strip(), cell=cell)]
     runtime = RUNTIME.search(line)
     if runtime is not None:
         version = (int(runtime.group("major")), int(runtime.group("minor")))
@@ -159,7 +182,8 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
     own: list[Evidence] = []
     containers: list[Evidence] = []
     writers: set[int] = set()
-    for cell, source in _code_cells(data):
+    cells = _code_cells(data)
+    for cell, source in cells:
         written = _writes(source)
         if written is not None:
             writers.add(cell)
@@ -178,7 +202,7 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
             elif (legacy := _LEGACY_ENV.match(line)) is not None:
                 own.append(legacy_evidence(legacy.group("value"), path, number, line, cell))
             elif not line.lstrip().startswith("#"):
-                containers += _container_evidence(line, path, number, cell)
+                containers += _container_evidence(line, path, number, cell, cells)
     return NotebookPins(tuple(own), tuple(containers), frozenset(writers))
 
 

@@ -89,6 +89,9 @@ def test_colab_tensorflow_version_1_and_the_legacy_keras_switch(tmp_path):
         'training_inputs = {"runtime_version": "2.9", "python_version": "3.7"}',
         "!docker run -v $PWD:/w tensorflow/tensorflow:2.9.1-gpu python /w/trainer.py",
         "IMAGE = 'gcr.io/cloud-aiplatform/training/tf-gpu.2-9:latest'",
+        # The version filled into a template, from a variable set in the notebook.
+        'TF = "2.9".replace(".", "-")\nTRAIN_VERSION = "tf-cpu.{}".format(TF)\nIMAGE = f"us-docker.pkg.dev/vertex-ai/training/{TRAIN_VERSION}:latest"',
+        'TF = "2-9"\nIMAGE = f"us-docker.pkg.dev/vertex-ai/training/tf-gpu.{TF}:latest"',
     ],
 )
 def test_a_written_trainer_runs_in_the_container_its_job_names(tmp_path, launch):
@@ -100,6 +103,16 @@ def test_a_written_trainer_runs_in_the_container_its_job_names(tmp_path, launch)
     )
     assert target_for(notebook, text=written_text(2)).version == (2, 9)  # the trainer: its container
     assert target_for(notebook, text=written_text(1, 3)).version == (2, 6)  # the notebook: its install cell
+
+
+def test_a_template_without_a_known_value_names_no_container(tmp_path):
+    notebook = write_notebook(
+        tmp_path / "nb.ipynb",
+        "!pip install tensorflow==2.6.0",
+        "%%writefile trainer.py\nimport tensorflow as tf\n",
+        'TRAIN_VERSION = "tf-cpu.{}".format(version_from_a_widget)',
+    )
+    assert target_for(notebook, text=written_text(2)).version == (2, 6)
 
 
 def test_a_written_trainer_without_a_container_runs_beside_the_kernel(tmp_path):
