@@ -1,8 +1,9 @@
 """Which tf.distribute names and import forms exist in the installed TensorFlow.
 
 Backs the version claims of TFD401 and of the project-target model (docs/target.md): the
-names a rename may write, the ones removed, and the `from tensorflow.distribute... import X`
-forms that raise ImportError although `tf.distribute.X` exists.
+names a rename may write, the ones removed, the `from tensorflow.distribute... import X`
+forms that raise ImportError although `tf.distribute.X` exists, and the names a TensorFlow 1
+program has (`tf.compat.v1.distribute`) or that only TensorFlow 1.x had (`tf.Session`).
 Run: python benchmarks/probe_target_apis.py
 """
 
@@ -33,6 +34,11 @@ ATTRIBUTES = (
     "distribute.MultiWorkerMirroredStrategy", "distribute.experimental.MultiWorkerMirroredStrategy",
     "distribute.TPUStrategy", "distribute.experimental.TPUStrategy",
     "distribute.experimental.CommunicationImplementation", "distribute.experimental.CollectiveCommunication",
+    # What a TensorFlow 1 program has (docs/target.md, "TensorFlow 1.x programs"): the v1 API's
+    # strategies are the experimental ones, and the 1.x-only names are gone from `tf`.
+    "compat.v1.distribute.TPUStrategy", "compat.v1.distribute.experimental.TPUStrategy",
+    "compat.v1.distribute.MultiWorkerMirroredStrategy", "compat.v1.distribute.experimental.MultiWorkerMirroredStrategy",
+    "Session", "placeholder", "contrib", "compat.v1.Session", "compat.v1.placeholder",
 )
 
 

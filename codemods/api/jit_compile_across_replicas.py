@@ -6,7 +6,6 @@ import libcst as cst
 
 from fixer.context import RuleContext
 from fixer.rule import Rule
-from fixer.tf.compat import is_tf1_program
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
 
@@ -65,7 +64,7 @@ class JitCompileAcrossReplicas(Rule):
     triggers = ("jit_compile", "experimental_compile")
 
     def check(self, ctx: RuleContext) -> None:
-        if is_tf1_program(ctx.index):
+        if ctx.tf.target.tf1_program:
             return
         self._check_compile(ctx)
         self._check_outer_steps(ctx)

@@ -6,7 +6,7 @@ import libcst as cst
 
 from fixer.context import RuleContext
 from fixer.rule import Rule
-from fixer.tf.compat import is_compat_fallback, is_tf1_program
+from fixer.tf.compat import is_compat_fallback
 from fixer.tf.index import subtree
 from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
 from fixer.tf.names import canonical, dotted_name
@@ -66,7 +66,8 @@ class Keras3RemovedDistributeApi(Rule):
     ## Known limits
     - The Keras is told as TFD504 tells it: `tf_keras` is Keras 2, standalone `keras` is Keras 3,
       `tf.keras` follows the script's `TF_USE_LEGACY_KERAS`, and a project pinning TensorFlow below
-      2.16 is Keras 2 everywhere. Where it cannot be told, nothing is reported.
+      2.16 is Keras 2 everywhere (a notebook's own install cell counts as its pin). Where it
+      cannot be told, nothing is reported; a TensorFlow 1.x program gets nothing.
     - A use guarded by a version check, `hasattr` or `try/except AttributeError` is a deliberate
       fallback and is not reported; neither is a class that defines its own `get_scaled_loss`.
 
@@ -88,7 +89,7 @@ class Keras3RemovedDistributeApi(Rule):
     triggers = ("SyncBatchNormalization", "get_scaled_loss", "get_unscaled_gradients", "DatasetCreator")
 
     def check(self, ctx: RuleContext) -> None:
-        if is_tf1_program(ctx.index):
+        if ctx.tf.target.tf1_program:
             return
         self._check_removed_names(ctx)
         self._check_removed_imports(ctx)

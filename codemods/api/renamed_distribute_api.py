@@ -11,7 +11,6 @@ from fixer.tf.compat import (
     in_version_branch,
     is_compat_fallback,
     is_declaration_only,
-    is_tf1_program,
     is_type_check_argument,
 )
 from fixer.tf.names import dotted_name
@@ -93,6 +92,9 @@ class RenamedDistributeApi(Rule):
       methods they are), a strategy of unknown class in a file that reads TF 1 iterators
       (`tf.compat.v1.data.*`: a library's graph-mode path, given `tf.compat.v1` strategies) and a
       target without `run` (before 2.2).
+    - A TensorFlow 1.x program (`tf.contrib`, `tf.Session`, `tf.placeholder`, `import
+      tensorflow.compat.v1 as tf`, `disable_v2_behavior()`, TPUEstimator; docs/target.md) gets
+      nothing: its experimental names are the only ones it has.
 
     ## Runtime evidence
     The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,
@@ -121,7 +123,7 @@ class RenamedDistributeApi(Rule):
     )
 
     def check(self, ctx: RuleContext) -> None:
-        if is_tf1_program(ctx.index):
+        if ctx.tf.target.tf1_program:
             return  # TF 1.x APIs: the current names do not exist there (tf.compat.v1.distribute, contrib)
         self._check_methods(ctx)
         self._check_replaced_methods(ctx)

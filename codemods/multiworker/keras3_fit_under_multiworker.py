@@ -57,7 +57,9 @@ class Keras3FitUnderMultiworker(Rule):
     Keras 3 in places; the alternative is a custom training loop.
 
     ## Known limits
-    - `tf_keras` models are Keras 2.
+    - `tf_keras` models are Keras 2. A notebook's install cell (`!pip install tensorflow==2.6`) and
+      the prebuilt container a `%%writefile` trainer is submitted to are its TensorFlow
+      (docs/target.md).
     - Standalone `import keras` is Keras 3 from TensorFlow 2.16 on, whatever
       `TF_USE_LEGACY_KERAS` says.
     - `tf.keras` follows the script's own `TF_USE_LEGACY_KERAS` setting (`os.environ[...] =`,

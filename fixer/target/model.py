@@ -4,10 +4,12 @@ from. Computed once per folder and kept while every file and folder it looked at
 from __future__ import annotations
 
 import os
+import re
 import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
 from fixer.target.sources import (
     Evidence,
     Reader,
@@ -43,6 +45,7 @@ class Target:
     tf_keras_from: Evidence | None = None
     evidence: tuple[Evidence, ...] = ()
     consulted: tuple[tuple[str, Stamp], ...] = field(default=(), compare=False)
+    tf1_from: Evidence | None = None  # the checked file is written for TensorFlow 1.x APIs: what shows it
 
     @property
     def version(self) -> tuple[int, int]:
@@ -67,6 +70,24 @@ class Target:
         if self.legacy_env is not None and self.legacy_env.legacy:
             return 2
         return 3
+
+    @property
+    def tf1_program(self) -> bool:
+        """The checked file is a TensorFlow 1.x program (`tf.contrib`, `tf.Session`,
+        `import tensorflow.compat.v1 as tf`, `disable_v2_behavior()`): TF 2 names are no advice there."""
+        return self.tf1_from is not None
+
+    def in_tf1_program(self, evidence: Evidence | None) -> Target:
+        """This target for a file that ``evidence`` shows is written for TensorFlow 1.x. A name only
+        1.x has (its ``allowed`` is 1.15) is the most specific source: the file runs on 1.15 whatever
+        its folder pins; the `tf.compat.v1` API (an open ``allowed``) runs on the pinned TensorFlow 2."""
+        if evidence is None:
+            return self
+        if evidence.allowed.open_ended:
+            return replace(self, tf1_from=evidence, evidence=(evidence, *self.evidence))
+        return replace(
+            self, tf1_from=evidence, tensorflow_from=evidence, pinned=(1, 15), evidence=(evidence, *self.evidence)
+        )
 
     @property
     def declares_tf_keras(self) -> bool:
@@ -250,12 +271,73 @@ def _decide(folder: Path) -> Target:
 _CACHE: dict[Path, Target] = {}
 
 
-def target_for(path: str | Path, requested: tuple[int, int] | None = None) -> Target:
+def target_for(path: str | Path, requested: tuple[int, int] | None = None, text: str = "") -> Target:
     """The target of the project around ``path`` (a file or a folder), with ``requested`` (the
-    configured target-version) applied. Recomputed when a file or folder it read has changed."""
+    configured target-version) applied. Recomputed when a file or folder it read has changed.
+
+    For a notebook, what the notebook itself installs (or, for ``text`` made of its `%%writefile`
+    cells, the container its trainer is submitted to) outranks the folder's files: the most
+    specific source wins (docs/target.md)."""
     start = Path(path).resolve()
     folder = start if start.is_dir() else start.parent
     known = _CACHE.get(folder)
     if known is None or any(_stamp(p) != stamp for p, stamp in known.consulted):
         known = _CACHE[folder] = _decide(folder)
+    if start.suffix == ".ipynb" and start.is_file():
+        known = _in_notebook(known, start, text)
     return known.with_request(requested)
+
+
+_MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024  # notebooks carry their outputs: larger than a dependency file
+_NOTEBOOKS: dict[Path, tuple[Stamp, NotebookPins]] = {}
+_CELL_MARK = re.compile(r"(?m)^# distfix-cell (\d+)$")  # fixer/notebook.py's cell boundary
+
+
+def _pins(notebook: Path) -> tuple[Stamp, NotebookPins]:
+    """What the notebook file says (kept while its stamp is unchanged)."""
+    stamp = _stamp(str(notebook))
+    known = _NOTEBOOKS.get(notebook)
+    if known is None or known[0] != stamp:
+        pins = NotebookPins()
+        if stamp is not None and stamp[0] <= _MAX_NOTEBOOK_BYTES:
+            try:
+                pins = notebook_pins(notebook.read_text(encoding="utf-8", errors="replace"), str(notebook))
+            except OSError:
+                pass
+        known = _NOTEBOOKS[notebook] = (stamp, pins)
+    return known
+
+
+def _last(evidence: list[Evidence], kind: str) -> Evidence | None:
+    """The last statement of ``kind``: a later install cell replaces what an earlier one installed."""
+    return next((e for e in reversed(evidence) if e.kind == kind), None)
+
+
+def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
+    """``folder``'s target refined by the notebook's own statements. ``text`` is the module being
+    checked: the notebook's cells, or only `%%writefile` cells (a module the notebook writes)."""
+    stamp, pins = _pins(notebook)
+    cells = {int(number) for number in _CELL_MARK.findall(text)}
+    written = bool(cells) and cells <= pins.writers
+    own = list(pins.own)
+    tensorflow = folder.tensorflow_from
+    installed = [e for e in own if e.kind in ("tensorflow", "tf-nightly")]
+    decisive = [e for e in installed if e.kind == "tf-nightly" or not e.allowed.open_ended or upgrades(e)]
+    if written and pins.containers:
+        tensorflow = _lowest(list(pins.containers))  # the job's image: the code must run on each one named
+    elif decisive:
+        # A bare `pip install tensorflow` (no version, no -U) is not: it keeps a TensorFlow already
+        # there (Colab's, a base image's), whichever that is.
+        tensorflow = decisive[-1]
+    keras = _last([e for e in own if not e.allowed.open_ended and not e.allowed.allows((3, 0, 0))], "keras")
+    keras_pin = keras or folder.keras_pin
+    return replace(
+        folder,
+        pinned=_pinned_version(tensorflow, keras_pin),
+        tensorflow_from=tensorflow,
+        keras_pin=keras_pin,
+        legacy_env=_last(own, "legacy-keras") or folder.legacy_env,
+        tf_keras_from=_last(own, "tf-keras") or folder.tf_keras_from,
+        evidence=(*own, *(pins.containers if written else ()), *folder.evidence),
+        consulted=tuple(sorted({**dict(folder.consulted), str(notebook): stamp}.items())),
+    )

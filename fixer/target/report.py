@@ -11,6 +11,8 @@ from fixer.target.versions import KERAS3_FROM
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from fixer.target.sources import Evidence
+
 
 def _relative(path: str, base: Path) -> str:
     try:
@@ -25,6 +27,12 @@ def _keras_reason(target: Target) -> str:
     if target.keras == 2 and target.legacy_env is not None:
         return f"TF_USE_LEGACY_KERAS=1 at {target.legacy_env.where}"
     return "tf.keras is Keras 3 from TensorFlow 2.16 on; a script's own TF_USE_LEGACY_KERAS=1 still selects tf-keras"
+
+
+def _at(evidence: Evidence, base: Path) -> str:
+    """``requirements.txt:3`` or ``train.ipynb:cell 2:1``, the file relative to ``base``."""
+    cell = f"cell {evidence.cell}:" if evidence.cell is not None else ""
+    return f"{_relative(evidence.path, base)}:{cell}{evidence.line}"
 
 
 def as_dict(target: Target, base: Path, requested_from: str | None) -> dict[str, Any]:
@@ -43,13 +51,15 @@ def as_dict(target: Target, base: Path, requested_from: str | None) -> dict[str,
             {
                 "file": _relative(target.tensorflow_from.path, base),
                 "line": target.tensorflow_from.line,
+                "cell": target.tensorflow_from.cell,
                 "text": target.tensorflow_from.text,
             }
             if target.tensorflow_from
             else None
         ),
         "statements": [
-            {"file": _relative(e.path, base), "line": e.line, "kind": e.kind, "text": e.text} for e in target.evidence
+            {"file": _relative(e.path, base), "cell": e.cell, "line": e.line, "kind": e.kind, "text": e.text}
+            for e in target.evidence
         ],
         "files_read": [
             _relative(path, base)
@@ -67,9 +77,7 @@ def as_text(target: Target, base: Path, requested_from: str | None) -> str:
         lines.append(f"TensorFlow {data['tensorflow']} (assumed: no file of the project names TensorFlow)")
     elif target.tensorflow_from is not None and target.requested is None:
         source = target.tensorflow_from
-        lines.append(
-            f"TensorFlow {data['tensorflow']} (from {_relative(source.path, base)}:{source.line}: {source.text})"
-        )
+        lines.append(f"TensorFlow {data['tensorflow']} (from {_at(source, base)}: {source.text})")
     elif target.requested is None:
         lines.append(f"TensorFlow {data['tensorflow']} ({target.provenance()})")
     else:
@@ -82,7 +90,7 @@ def as_text(target: Target, base: Path, requested_from: str | None) -> str:
     )
     if data["statements"]:
         lines.append("Statements found:")
-        lines += [f"  {s['file']}:{s['line']}: {s['text']}" for s in data["statements"]]
+        lines += [f"  {_at(e, base)}: {e.text}" for e in target.evidence]
     lines.append("Files read:" if data["files_read"] else "Files read: none")
     lines += [f"  {path}" for path in data["files_read"]]
     return "\n".join(lines)

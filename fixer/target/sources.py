@@ -34,14 +34,16 @@ class Evidence:
     line: int
     text: str
     legacy: bool = False
+    cell: int | None = None  # the notebook cell ``line`` counts in
 
     @property
     def where(self) -> str:
-        """``requirements.txt:3``."""
-        return f"{self.path}:{self.line}"
+        """``requirements.txt:3``, ``train.ipynb:cell 2:1``."""
+        return f"{self.path}:{self.line}" if self.cell is None else f"{self.path}:cell {self.cell}:{self.line}"
 
 
-def _exactly(version: tuple[int, int]) -> Range:
+def exactly(version: tuple[int, int]) -> Range:
+    """The releases of one minor version: ``(2, 9)`` is 2.9.*."""
     allowed = Range()
     allowed.at_least(version)
     allowed.below((version[0], version[1] + 1))
@@ -153,7 +155,8 @@ _NGC = re.compile(r"nvcr\.io/nvidia/tensorflow:(?P<year>\d\d)\.(?P<month>\d\d)(?
 # Google deep-learning containers and Vertex AI / AI Platform prebuilt images: `tf2-cpu.2-11`, `tf-gpu.2-3`.
 _GOOGLE = re.compile(r"(?<![\w-])tf2?-(?:cpu|gpu|tpu)\.(?P<major>\d+)-(?P<minor>\d+)")
 _AZURE = re.compile(r"AzureML-(?:[A-Za-z0-9]+-)*?tensorflow-(?P<major>\d+)\.(?P<minor>\d+)", re.I)
-_RUNTIME = re.compile(r"""runtime_?version["']?\s*[:=]\s*["']?(?P<major>\d+)\.(?P<minor>\d+)""", re.I)
+# A job's runtime: `runtimeVersion: '2.1'` (job YAML), `runtime_version="2.8"`, `--runtime-version 2.1` (gcloud).
+RUNTIME = re.compile(r"""runtime[_-]?version["']?\s*[:=\s]\s*["']?(?P<major>\d+)\.(?P<minor>\d+)""", re.I)
 
 
 def image_tensorflow(text: str) -> tuple[int, int] | None:
@@ -174,11 +177,14 @@ def image_tensorflow(text: str) -> tuple[int, int] | None:
 
 def _image_evidence(text: str, path: str, line: int) -> list[Evidence]:
     version = image_tensorflow(text)
-    return [Evidence("tensorflow", _exactly(version), path, line, text.strip())] if version else []
+    return [Evidence("tensorflow", exactly(version), path, line, text.strip())] if version else []
 
 
-def _legacy(value: str, path: str, line: int, text: str) -> Evidence:
-    return Evidence("legacy-keras", Range(), path, line, text.strip(), legacy=value.strip("'\"") in _LEGACY_TRUE)
+def legacy_evidence(value: str, path: str, line: int, text: str, cell: int | None = None) -> Evidence:
+    """A TF_USE_LEGACY_KERAS setting to ``value`` (legacy when TensorFlow reads it as true)."""
+    return Evidence(
+        "legacy-keras", Range(), path, line, text.strip(), legacy=value.strip("'\"") in _LEGACY_TRUE, cell=cell
+    )
 
 
 def _instructions(text: str) -> list[tuple[int, str]]:
@@ -207,7 +213,7 @@ def _argument_evidence(rest: str, path: str, line: int) -> list[Evidence]:
         return []
     if re.fullmatch(r"(?i)\w*(?:tensorflow|tf)_?version", name.strip()) and re.fullmatch(r"\d+\.\d+(?:\.\d+)?", value):
         major, minor = value.split(".")[:2]
-        return [Evidence("tensorflow", _exactly((int(major), int(minor))), path, line, rest.strip())]
+        return [Evidence("tensorflow", exactly((int(major), int(minor))), path, line, rest.strip())]
     return _image_evidence(value, path, line)
 
 
@@ -234,7 +240,7 @@ def read_dockerfile(text: str, path: str) -> list[Evidence]:
         elif keyword == "ENV":
             setting = re.search(r"\bTF_USE_LEGACY_KERAS(?:\s*=\s*|\s+)(\S+)", rest)
             if setting:
-                found.append(_legacy(setting.group(1), path, line, instruction))
+                found.append(legacy_evidence(setting.group(1), path, line, instruction))
     return found
 
 
@@ -245,15 +251,15 @@ def read_job_config(text: str, path: str) -> list[Evidence]:
     for number, line in enumerate(text.splitlines(), 1):
         if line.lstrip().startswith("#"):
             continue
-        runtime = _RUNTIME.search(line)
+        runtime = RUNTIME.search(line)
         if runtime:
             version = (int(runtime.group("major")), int(runtime.group("minor")))
-            found.append(Evidence("tensorflow", _exactly(version), path, number, line.strip()))
+            found.append(Evidence("tensorflow", exactly(version), path, number, line.strip()))
         elif _GOOGLE.search(line) or _AZURE.search(line) or _OFFICIAL.search(line) or _NGC.search(line):
             found += _image_evidence(line, path, number)
         setting = re.search(r"""TF_USE_LEGACY_KERAS["']?\s*[:=]\s*["']?([\w]+)""", line)
         if setting:
-            found.append(_legacy(setting.group(1), path, number, line))
+            found.append(legacy_evidence(setting.group(1), path, number, line))
     return found
 
 

@@ -238,21 +238,6 @@ def imported_modules(index: ModuleIndex) -> list[str]:
     return modules
 
 
-def is_tf1_program(index: ModuleIndex) -> bool:
-    """True when the file is written for TensorFlow 1.x APIs.
-
-    ``import tensorflow.compat.v1 as tf`` (its ``distribute`` namespace has only the
-    experimental strategy classes) or ``tensorflow.contrib`` (gone after 1.15). TF2-only names
-    such as ``tf.distribute.TPUStrategy`` or ``CommunicationImplementation`` (2.4+) are no
-    advice for such a file. Graph mode alone (``disable_eager_execution()`` under
-    ``import tensorflow as tf``) is not: the TF2 names are there.
-    """
-    return any(
-        module == "tensorflow.compat.v1" or module.startswith(("tensorflow.contrib", "tensorflow.compat.v1."))
-        for module in imported_modules(index)
-    )
-
-
 def runs_on_tf1(index: ModuleIndex) -> bool:
     """True when the file imports ``tensorflow.contrib``, which only TensorFlow 1.x has: eager
     execution is off there by default, so TF2 eager-context failures do not apply."""

@@ -71,3 +71,20 @@ def test_a_pin_file_added_after_a_cached_run_changes_the_result(tmp_path):
     assert "TFD504" not in run_distfix("check", str(root)).stdout
     (root / "requirements.txt").unlink()
     assert "TFD504" in run_distfix("check", str(root)).stdout
+
+
+def test_target_of_a_notebook_names_its_install_cell(tmp_path):
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    notebook = {
+        "cells": [{**cell, "source": "x = 1"}, {**cell, "source": '%pip install -q "tensorflow>=2.5,<2.7" pandas'}],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    root = project(tmp_path, {"requirements.txt": "tensorflow==2.15.0\n", "lab.ipynb": json.dumps(notebook)})
+    result = run_distfix("target", str(root / "lab.ipynb"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == 'TensorFlow 2.6 (from lab.ipynb:cell 2:1: %pip install -q "tensorflow>=2.5,<2.7" pandas)'
+    data = json.loads(run_distfix("target", str(root / "lab.ipynb"), "--format", "json").stdout)
+    assert data["decided_by"] == {"file": "lab.ipynb", "line": 1, "cell": 2, "text": '%pip install -q "tensorflow>=2.5,<2.7" pandas'}
+    assert sorted(data["files_read"]) == ["lab.ipynb", "requirements.txt"]

@@ -1,0 +1,211 @@
+"""What a notebook itself says about the TensorFlow it runs: its install cells, and the prebuilt
+container or runtime its `%%writefile` trainers are submitted to.
+
+Two scopes, because a notebook runs code in two places:
+
+- its own cells run in the kernel, whose TensorFlow is the one the notebook installs
+  (`!pip install tensorflow==2.6.0`, `%pip install -q "tensorflow>=2.5,<2.7"`, `%tensorflow_version 1.x`);
+- a module written by `%%writefile` and submitted to a Vertex AI / AI Platform job or `docker run`
+  runs in that container (`.../training/tf-cpu.2-9:latest`, `tensorflow/tensorflow:2.4.1-gpu`,
+  `runtime_version="2.8"`, `--runtime-version 2.1`, or `"tf-cpu.{}".format(TF)` with `TF = "2-9"`
+  in a cell); with no container named, it runs beside the kernel and gets the kernel's TensorFlow.
+
+Read as text (never executed), from the notebook file on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass
+
+from fixer.target.requirements import parse_requirement
+from fixer.target.sources import RUNTIME, Evidence, exactly, image_tensorflow, legacy_evidence, read_dockerfile
+
+# An install command, as a shell escape, a line magic, automagic or a line of a `%%bash` cell.
+_INSTALL = re.compile(
+    r"^\s*[!%]?\s*(?:(?:python3?|py|\{sys\.executable\})\s+-m\s+)?(?:pip3?|conda|mamba)\s+install\b(?P<args>.*)$"
+)
+# Options of `pip install` / `conda install` that take the next word as their value.
+_VALUED = frozenset(
+    {
+        "-r",
+        "--requirement",
+        "-c",
+        "--constraint",
+        "-e",
+        "--editable",
+        "-i",
+        "--index-url",
+        "--extra-index-url",
+        "-f",
+        "--find-links",
+        "-t",
+        "--target",
+        "--prefix",
+        "--root",
+        "--channel",
+        "-n",
+        "--name",
+        "-p",
+    }
+)
+_UPGRADE = frozenset({"-U", "--upgrade", "--force-reinstall"})
+# Colab's `%tensorflow_version 1.x` selects its TensorFlow 1.15 runtime.
+_COLAB_TF1 = re.compile(r"^\s*%tensorflow_version\s+1(?:\.x|\.15)?\s*$")
+_LEGACY_ENV = re.compile(r"^\s*%env\s+TF_USE_LEGACY_KERAS(?:\s*=\s*|\s+)(?P<value>\S+)")
+
+
+@dataclass(frozen=True)
+class NotebookPins:
+    """What one notebook says: ``own`` for its kernel, ``containers`` for the modules it writes
+    (their jobs' images and runtimes), and the numbers of the cells that write a file."""
+
+    own: tuple[Evidence, ...] = ()
+    containers: tuple[Evidence, ...] = ()
+    writers: frozenset[int] = frozenset()
+
+
+def _code_cells(data: object) -> list[tuple[int, str]]:
+    """(1-based cell number among all cells, source) of each code cell."""
+    cells = data.get("cells") if isinstance(data, dict) else None
+    found: list[tuple[int, str]] = []
+    for number, cell in enumerate(cells if isinstance(cells, list) else [], start=1):
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            source = cell.get("source", "")
+            if isinstance(source, list):
+                source = "".join(part for part in source if isinstance(part, str))
+            if isinstance(source, str):
+                found.append((number, source))
+    return found
+
+
+def _logical_lines(source: str) -> list[tuple[int, str]]:
+    """Lines with backslash continuations joined, each with the line it starts on (1-based)."""
+    joined: list[tuple[int, str]] = []
+    pending: list[str] = []
+    start = 1
+    for number, physical in enumerate(source.splitlines(), 1):
+        if not pending:
+            start = number
+        stripped = physical.rstrip()
+        pending.append(stripped.removesuffix("\\"))
+        if not stripped.endswith("\\"):
+            joined.append((start, " ".join(pending)))
+            pending = []
+    if pending:
+        joined.append((start, " ".join(pending)))
+    return joined
+
+
+def install_evidence(line: str, path: str, number: int, cell: int | None = None) -> list[Evidence]:
+    """The TensorFlow, Keras and tf-keras requirements of one install command line (several
+    commands joined by `&&` or `;`, other packages beside them); [] when it installs none. A bare
+    name (no version, no `-U`) is kept as an open requirement: the target does not count it, since
+    it installs nothing over a TensorFlow already there."""
+    found: list[Evidence] = []
+    for command in re.split(r"&&|;|\|\|", line):
+        match = _INSTALL.match(command)
+        if match is None:
+            continue
+        try:
+            words = shlex.split(match.group("args"), comments=True)
+        except ValueError:
+            words = match.group("args").split()
+        conda = "conda" in command.split("install", 1)[0] or "mamba" in command.split("install", 1)[0]
+        skip_next = False
+        for word in words:
+            if skip_next:
+                skip_next = False
+                continue
+            if word.startswith("-"):
+                skip_next = word in _VALUED
+                continue
+            requirement = parse_requirement(word, conda=conda)
+            if requirement is not None:
+                found.append(Evidence(requirement.kind, requirement.allowed, path, number, command.strip(), cell=cell))
+    return found
+
+
+def _writes(source: str) -> str | None:
+    """The file name a `%%writefile` cell writes, or None."""
+    first = source.lstrip().split("\n", 1)[0].strip()
+    if not first.startswith("%%writefile"):
+        return None
+    try:
+        words = [w for w in shlex.split(first[len("%%writefile") :]) if not w.startswith("-")]
+    except ValueError:
+        return None
+    return words[0] if len(words) == 1 else None
+
+
+# A prebuilt image whose version is filled in: `"tf-cpu.{}".format(TF)`, `f"tf-gpu.{TF}"`.
+_IMAGE_TEMPLATE = re.compile(r"""tf2?-(?:cpu|gpu|tpu)\.\{(?P<inline>\w*)\}(?:["']\s*\.format\(\s*(?P<argument>\w+))?""")
+# `TF = "2-9"`, `TF = "2.8".replace(".", "-")`: the version such a template is filled with.
+_VERSION_ASSIGNMENT = r"""(?m)^\s*{name}\s*=\s*["'](?P<major>\d+)[.-](?P<minor>\d+)["']"""
+
+
+def _templated_image(line: str, cells: list[tuple[int, str]]) -> tuple[int, int] | None:
+    """The version a templated prebuilt image name on ``line`` is filled with, from the
+    notebook's assignment of that variable; None when there is no template or no such value."""
+    template = _IMAGE_TEMPLATE.search(line)
+    name = template and (template.group("inline") or template.group("argument"))
+    if not name:
+        return None
+    pattern = re.compile(_VERSION_ASSIGNMENT.format(name=re.escape(name)))
+    for _, source in cells:
+        if (value := pattern.search(source)) is not None:
+            return int(value.group("major")), int(value.group("minor"))
+    return None
+
+
+def _container_evidence(line: str, path: str, number: int, cell: int, cells: list[tuple[int, str]]) -> list[Evidence]:
+    """A job's prebuilt image or runtime version named on one line of a (non-writing) cell."""
+    templated = _templated_image(line, cells)
+    if templated is not None:
+        return [Evidence("tensorflow", exactly(templated), path, number, line.strip(), cell=cell)]
+    runtime = RUNTIME.search(line)
+    if runtime is not None:
+        version = (int(runtime.group("major")), int(runtime.group("minor")))
+        return [Evidence("tensorflow", exactly(version), path, number, line.strip(), cell=cell)]
+    image = image_tensorflow(line)
+    return [Evidence("tensorflow", exactly(image), path, number, line.strip(), cell=cell)] if image else []
+
+
+def notebook_pins(text: str, path: str) -> NotebookPins:
+    """Everything the notebook JSON ``text`` (the file at ``path``) says about its TensorFlow."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return NotebookPins()
+    own: list[Evidence] = []
+    containers: list[Evidence] = []
+    writers: set[int] = set()
+    cells = _code_cells(data)
+    for cell, source in cells:
+        written = _writes(source)
+        if written is not None:
+            writers.add(cell)
+            if re.search(r"(?i)(?:^|/)(?:docker|container)file[^/]*$", written):
+                # A Dockerfile the notebook writes: its base image is the trainer's container.
+                body = source.lstrip().split("\n", 1)[1] if "\n" in source.lstrip() else ""
+                containers += [e for e in read_dockerfile(body, path) if e.kind in ("tensorflow", "tf-nightly")]
+            continue  # a written file's lines are not the kernel's commands
+        for number, line in _logical_lines(source):
+            installed = install_evidence(line, path, number, cell)
+            if installed:
+                own += installed
+                continue
+            if _COLAB_TF1.match(line):
+                own.append(Evidence("tensorflow", exactly((1, 15)), path, number, line.strip(), cell=cell))
+            elif (legacy := _LEGACY_ENV.match(line)) is not None:
+                own.append(legacy_evidence(legacy.group("value"), path, number, line, cell))
+            elif not line.lstrip().startswith("#"):
+                containers += _container_evidence(line, path, number, cell, cells)
+    return NotebookPins(tuple(own), tuple(containers), frozenset(writers))
+
+
+def upgrades(evidence: Evidence) -> bool:
+    """The install command asks for the newest release (`-U` / `--upgrade`)."""
+    return any(word in _UPGRADE for word in evidence.text.split())

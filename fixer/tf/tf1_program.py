@@ -1,0 +1,106 @@
+"""Whether a module is written for TensorFlow 1.x: a fact about the TensorFlow it runs, handed to
+the project-target model (``ctx.tf.target.tf1_program``, fixer/target/model.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from fixer.target.requirements import Range
+from fixer.target.sources import Evidence, exactly
+from fixer.tf.compat import imported_modules
+from fixer.tf.names import dotted_name
+
+if TYPE_CHECKING:
+    from fixer.tf.index import ModuleIndex
+    from fixer.tf.names import NameResolver
+
+# Top-level names that only TensorFlow 1.x has (gone from `tf` in 2.0; `tf.compat.v1` keeps them).
+_TF1_ONLY_NAMES = frozenset(
+    {
+        "tensorflow.Session",
+        "tensorflow.InteractiveSession",
+        "tensorflow.placeholder",
+        "tensorflow.ConfigProto",
+        "tensorflow.global_variables_initializer",
+        "tensorflow.get_variable",
+        "tensorflow.variable_scope",
+    }
+)
+# Names of the TensorFlow 1 API kept by TensorFlow 2: a program using them is written for 1.x
+# behaviour, though it runs on the pinned TensorFlow 2.
+_V1_API_NAMES = (
+    "tensorflow.compat.v1.disable_v2_behavior",
+    "tensorflow.estimator.tpu.TPUEstimator",
+    "tensorflow.compat.v1.estimator.tpu.TPUEstimator",
+)
+
+
+# The version a program written for TensorFlow 1 and 2 compares to pick its path.
+_VERSION_NAMES = ("tensorflow.__version__", "tensorflow.version.VERSION", "tensorflow.VERSION")
+
+
+def tf1_program_evidence(index: ModuleIndex, names: NameResolver, path: str, text: str) -> Evidence | None:
+    """What shows the file is written for TensorFlow 1.x APIs, as a statement about its target
+    (fixer/target); None for a TensorFlow 2 program.
+
+    A name only 1.x has (``tensorflow.contrib``, ``tf.Session``, ``tf.placeholder`` under
+    ``import tensorflow as tf``) means the file runs on TensorFlow 1.15 (``allowed`` is 1.15).
+    ``import tensorflow.compat.v1 as tf`` (its ``distribute`` namespace has only the experimental
+    strategy classes), ``disable_v2_behavior()`` and TPUEstimator mean the TensorFlow 1 API on
+    the pinned TensorFlow (``allowed`` open). Graph mode alone (``disable_eager_execution()``
+    under ``import tensorflow as tf``) is neither: the TF 2 names are there.
+    """
+    v1_api: str | None = None
+    for module in imported_modules(index):
+        if module.startswith("tensorflow.contrib"):
+            return _statement(module, path, text, tf1_only=True)
+        if module == "tensorflow.compat.v1" or module.startswith("tensorflow.compat.v1."):
+            v1_api = v1_api or module
+    qualified_names = [
+        (attribute, names.qualified(attribute) or "")
+        for attribute in index.attributes
+        if not isinstance(index.parent.get(attribute), cst.Attribute)  # the longest chain, once
+    ]
+    # A program that asks which TensorFlow runs is written for both: its 1.x names are the fallback.
+    for_both = any(_asks_which_tensorflow(index, attribute, qualified) for attribute, qualified in qualified_names)
+    for attribute, qualified in qualified_names:
+        if _conditional(index, attribute) or (for_both and qualified not in _V1_API_NAMES):
+            continue
+        if qualified.startswith("tensorflow.contrib.") or qualified in _TF1_ONLY_NAMES:
+            return _statement(dotted_name(attribute) or qualified, path, text, tf1_only=True)
+        if qualified.startswith(_V1_API_NAMES):
+            v1_api = v1_api or dotted_name(attribute) or qualified
+    return _statement(v1_api, path, text, tf1_only=False) if v1_api is not None else None
+
+
+def _asks_which_tensorflow(index: ModuleIndex, attribute: cst.Attribute, qualified: str) -> bool:
+    """`tf.executing_eagerly()`, or the version compared (`tf.__version__ < "2"`,
+    `tf.__version__.startswith("1.")`), not merely printed."""
+    if qualified == "tensorflow.executing_eagerly":
+        return True
+    if not qualified.startswith(_VERSION_NAMES):
+        return False
+    if qualified.endswith(".startswith"):
+        return True
+    for ancestor in index.ancestors(attribute):
+        if isinstance(ancestor, cst.Comparison):
+            return True
+        if isinstance(ancestor, cst.BaseStatement | cst.BaseSmallStatement):
+            return False
+    return False
+
+
+def _conditional(index: ModuleIndex, node: cst.CSTNode) -> bool:
+    """``node`` runs only on one path: in an `if`/`else` (`if tf.executing_eagerly(): ... else:
+    tf.Session()`), a conditional expression or a `try` (`except ImportError:`). Such a use is the
+    other-version fallback of a program written for both, not what the program is."""
+    return any(isinstance(a, cst.If | cst.IfExp | cst.Try) for a in index.ancestors(node))
+
+
+def _statement(name: str, path: str, text: str, *, tf1_only: bool) -> Evidence:
+    """``name`` (as the file writes it) as a target statement at its first line in ``text``."""
+    offset = text.find(name.rsplit(".", 1)[-1]) if name not in text else text.find(name)
+    line = text.count("\n", 0, offset) + 1 if offset >= 0 else 1
+    return Evidence("tf1-program", exactly((1, 15)) if tf1_only else Range(), path, line, name)
