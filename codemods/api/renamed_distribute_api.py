@@ -48,6 +48,11 @@ _CLASSES: dict[str, tuple[str, frozenset[str], int]] = {
         99,
     ),
 }
+# The names above whose `tf.compat.v1` spelling is the same object as the TF2 one (measured on 2.21
+# by benchmarks/probe_compat_v1_strategy_classes.py). The compat.v1 MultiWorkerMirroredStrategy and
+# TPUStrategy are other classes (TF1 `StrategyV1` subclasses), not deprecated aliases.
+_SAME_UNDER_COMPAT_V1 = frozenset({"tensorflow.distribute.experimental.CollectiveCommunication"})
+_COMPAT_V1 = "tensorflow.compat.v1."
 _EXPERIMENTAL_MODULE = "tensorflow.distribute.experimental"
 
 
@@ -88,17 +93,21 @@ class RenamedDistributeApi(Rule):
       `experimental_run` warns "is deprecated and will be removed in a future version ... use run()
       instead"): they are not renames, so the finding says what to write and has no edit.
     - Only calls are reported (not a method kept or replaced by assignment).
-    - Not reported: a file that names `compat.v1.distribute` (a `tf.compat.v1` strategy, whose own
-      methods they are), a strategy of unknown class in a file that reads TF 1 iterators
-      (`tf.compat.v1.data.*`: a library's graph-mode path, given `tf.compat.v1` strategies) and a
-      target without `run` (before 2.2).
+    - Not reported: `tf.compat.v1.distribute.experimental.MultiWorkerMirroredStrategy` and
+      `.TPUStrategy`, TF1 classes (`StrategyV1`) that no TF2 name aliases (measured on 2.21 by
+      `benchmarks/probe_compat_v1_strategy_classes.py`; the compat.v1 `CollectiveCommunication` is
+      the TF2 enum and is renamed); the TF 1 methods in a file that names `compat.v1.distribute` (a
+      `tf.compat.v1` strategy, whose own methods they are) or on a strategy of unknown class in a
+      file that reads TF 1 iterators (`tf.compat.v1.data.*`: a library's graph-mode path, given
+      `tf.compat.v1` strategies), and a target without `run` (before 2.2).
     - A TensorFlow 1.x program (`tf.contrib`, `tf.Session`, `tf.placeholder`, `import
       tensorflow.compat.v1 as tf`, `disable_v2_behavior()`, TPUEstimator; docs/target.md) gets
       nothing: its experimental names are the only ones it has.
 
     ## Runtime evidence
     The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,
-    are measured on 2.21 by `benchmarks/probe_target_apis.py` (see docs/target.md).
+    are measured on 2.21 by `benchmarks/probe_target_apis.py` (see docs/target.md), which
+    `tf.compat.v1.distribute` names are the TF2 objects by `benchmarks/probe_compat_v1_strategy_classes.py`.
 
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#run
@@ -178,6 +187,9 @@ class RenamedDistributeApi(Rule):
             qualified = ctx.tf.names.qualified(attribute)
             if qualified not in _CLASSES:
                 continue
+            spelled = ctx.tf.names.as_imported(attribute) or ""
+            if spelled.startswith(_COMPAT_V1) and qualified not in _SAME_UNDER_COMPAT_V1:
+                continue  # a TF1 strategy class under tf.compat.v1, chosen on purpose: no TF2 name is that class
             if is_declaration_only(ctx.index, attribute):
                 continue  # an annotation or a monkey-patch follows the class the program constructs
             if (

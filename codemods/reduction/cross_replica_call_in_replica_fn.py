@@ -11,22 +11,24 @@ from fixer.tf.calls import argument
 from fixer.tf.dataflow import names_in
 from fixer.types import Applicability
 
-_CROSS_REPLICA = frozenset({"reduce", "gather", "experimental_local_results", "run", "experimental_run_v2"})
-
-
+# `experimental_local_results` is not here: it returns the local values inside a replica function
+# (benchmarks/probe_cross_replica_methods_in_replica_fn.py, TensorFlow 2.21).
+_CROSS_REPLICA = frozenset({"reduce", "gather", "run", "experimental_run_v2"})
 
 
 class CrossReplicaCallInReplicaFn(Rule):
     """
     ## What it does
-    Finds `strategy.reduce`, `strategy.gather`, `strategy.experimental_local_results` and nested
-    `strategy.run` calls inside a replica function (the function given to `strategy.run`, or a
-    helper it calls, or a Keras model's `train_step`/`test_step` override).
+    Finds `strategy.reduce`, `strategy.gather` and nested `strategy.run` calls inside a replica
+    function (the function given to `strategy.run`, or a helper it calls, or a Keras model's
+    `train_step`/`test_step` override).
 
     ## Why is this bad in distributed training?
     These methods need cross-replica context. Inside `strategy.run`, TensorFlow 2.21 raises
     `RuntimeError: Method requires being in cross-replica context, use
-    get_replica_context().merge_call()`, in eager mode and in `tf.function` alike. Articles that
+    get_replica_context().merge_call()` for `reduce` and a nested `run`, and `RuntimeError:
+    tf.distribute.Strategy.gather method requires cross-replica context, use
+    get_replica_context().all_gather() instead` for `gather`, in eager mode and in `tf.function` alike. Articles that
     "fix" gradient aggregation with `strategy.reduce` inside the step therefore crash.
 
     ## Fix safety
@@ -37,8 +39,8 @@ class CrossReplicaCallInReplicaFn(Rule):
     A reduce whose result goes to the optimizer's `apply_gradients` or `minimize` is replaced by
     the per-replica value instead: Keras 3 sums gradients across replicas there (measured), so an
     all-reduce in front of it would apply them N times.
-    A `reduce` over an axis, `experimental_local_results` and nested `run` calls have no
-    replica-context equivalent: move them to the caller, outside `strategy.run`.
+    A `reduce` over an axis and nested `run` calls have no replica-context equivalent: move them
+    to the caller, outside `strategy.run`.
 
     ## Known limits
     - A `train_step`/`test_step` override counts when the file builds or compiles the model in a
@@ -46,6 +48,9 @@ class CrossReplicaCallInReplicaFn(Rule):
       2.21, Keras 3 and tf-keras: `strategy.reduce`, `tf.distribute.get_strategy().reduce` or the
       model's own `self.distribute_strategy.reduce` in `train_step` raises the `RuntimeError` quoted above).
     - A model class the file only defines (built in another module) is not followed.
+    - `strategy.experimental_local_results` is not reported: inside a replica function it returns
+      the local values without error (eagerly, in a `tf.function`, and in `call_for_each_replica`
+      under a `merge_call`; measured on TensorFlow 2.21).
 
     ## Runtime evidence
     `distfix validate` shows the original failing check `runs` with the `RuntimeError` above, and
@@ -54,7 +59,9 @@ class CrossReplicaCallInReplicaFn(Rule):
     Measured on TensorFlow 2.21 with 2 replicas, Keras 3 and tf-keras alike
     (`benchmarks/probe_replica_function_calls.py`, output in `docs/probes.md`):
     `strategy.reduce` inside the replica function raises the `RuntimeError` above, eagerly and
-    in a `tf.function`.
+    in a `tf.function`. `benchmarks/probe_cross_replica_methods_in_replica_fn.py` (plain TF, two
+    replicas) calls each method there: `reduce`, `gather` and a nested `run` raise, eagerly and in a
+    `tf.function`; `experimental_local_results` returns the replicas' values (`[1.0, 1.0]`).
 
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/ReplicaContext#all_reduce
@@ -66,7 +73,7 @@ class CrossReplicaCallInReplicaFn(Rule):
     message = "cross-replica call inside a replica function raises"
     fix_title = "Use the replica context's collective instead"
     applicability = Applicability.UNSAFE
-    triggers = (".reduce(", ".gather(", "experimental_local_results", ".run(", "experimental_run_v2")
+    triggers = (".reduce(", ".gather(", ".run(", "experimental_run_v2")
     needs = (STRATEGY,)
 
     def check(self, ctx: RuleContext) -> None:
@@ -85,8 +92,6 @@ class CrossReplicaCallInReplicaFn(Rule):
             method = func.attr.value
             if method in ("run", "experimental_run_v2"):
                 ctx.report(call, "nested `strategy.run` inside a replica function; call it from cross-replica code")
-            elif method == "experimental_local_results":
-                ctx.report(call, "`experimental_local_results` needs cross-replica context; move it to the caller of `strategy.run`")
             elif method == "reduce":
                 self._reduce(ctx, call)
             else:

@@ -180,7 +180,7 @@ EXAMPLES = (
         after=None,
         note="reduce over an axis: advice",
     ),
-    Invalid(
+    Valid(
         """
         import tensorflow as tf
 
@@ -192,8 +192,7 @@ EXAMPLES = (
 
         strategy.run(replica_fn, args=(x,))
         """,
-        after=None,
-        note="local results in replica fn",
+        note="local results in a replica fn: no error, the local values (measured on 2.21)",
     ),
     Invalid(
         """

@@ -152,14 +152,20 @@ class NameResolver:
         return resolved[node]
 
     def _qualify(self, node: cst.BaseExpression) -> str | None:
+        spelled = self.as_imported(node)
+        return canonical(spelled) if spelled is not None else None
+
+    def as_imported(self, node: cst.BaseExpression) -> str | None:
+        """The qualified name of a name/attribute chain as its import spells it, before the
+        canonical rewrites (``tensorflow.compat.v1.distribute.X`` stays so), or None if not imported."""
         dotted = dotted_name(node)
         if dotted is None:
             return None
         head, _, rest = dotted.partition(".")
-        bound = self._bindings.get(head)
-        if bound is None:
+        imported = self._bindings.get(head)
+        if imported is None:
             return None
-        return canonical(f"{bound}.{rest}" if rest else bound)
+        return f"{imported}.{rest}" if rest else imported
 
     def callee(self, call: cst.Call) -> str | None:
         """The canonical qualified name of what ``call`` calls, or None."""
