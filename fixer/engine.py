@@ -325,7 +325,7 @@ def check_source(
     if crashes:
         result.error = "; ".join(crash.message for crash in crashes)
     # Code a test expects to raise holds its mistake on purpose (fixer/expected_failure.py).
-    expected_to_fail = expected_failure_lines(ctx.text)
+    expected_to_fail = expected_failure_lines(ctx.text, parsed.tree if parsed.text is None else None)
     kept = [
         f
         for f in ctx.findings
