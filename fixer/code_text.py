@@ -67,7 +67,11 @@ def _docstrings(tree: ast.Module) -> list[ast.Constant]:
         node = stack.pop()
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 found.append(first.value)
         for field in _BODIES:
             stack.extend(getattr(node, field, ()))
