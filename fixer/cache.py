@@ -150,10 +150,20 @@ def file_stamp(path: str) -> Stamp:
     return st.st_size, st.st_mtime_ns
 
 
-def dependencies_unchanged(result: FileResult) -> bool:
+def dependencies_unchanged(result: FileResult, stamps: dict[str, Stamp] | None = None) -> bool:
     """True when every other file the result was computed from (a module of the project it
-    imports) is as it was then, and every one that was absent is still absent."""
-    return all(file_stamp(path) == stamp for path, stamp in result.dependencies)
+    imports) is as it was then, and every one that was absent is still absent.
+
+    ``stamps`` remembers the stamps already taken (in one run, a file's is taken once).
+    """
+    if stamps is None:
+        return all(file_stamp(path) == stamp for path, stamp in result.dependencies)
+    for path, stamp in result.dependencies:
+        if path not in stamps:
+            stamps[path] = file_stamp(path)
+        if stamps[path] != stamp:
+            return False
+    return True
 
 
 class StatIndex:
@@ -173,6 +183,9 @@ class StatIndex:
         # path -> [size, mtime ns, inode, context key, encoded result]
         self._entries: dict[str, list] = {}
         self._dirty = False
+        # Dependencies' stamps taken during this run: every file of a folder depends on the
+        # folder's listing of target files (fixer/target), which costs a directory scan.
+        self._stamps: dict[str, Stamp] = {}
         try:
             with open(self.file, "rb") as handle:
                 loaded = loads(handle.read(), self.KIND)
@@ -192,7 +205,7 @@ class StatIndex:
             result = decode_result(entry[4])
         except CacheFormatError:
             return None
-        if not dependencies_unchanged(result):
+        if not dependencies_unchanged(result, self._stamps):
             return None
         return relabel(result, name)
 

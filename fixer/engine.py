@@ -14,6 +14,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from fixer.codes import PARSE_ERROR_CODE
+from fixer.code_text import code_text
 from fixer.config import Config
 from fixer.context import RuleContext
 from fixer.expected_failure import expected_failure_lines
@@ -120,9 +121,9 @@ def complexity_error(tree: ast.AST) -> str | None:
     return f"too complex to analyse: an `and`/`or` chain of {operands:,} operands (the limit is {MAX_BOOL_OPERANDS:,})"
 
 
-def _parse(path: str, text: str) -> tuple[cst.Module, str | None, ast.Module] | Finding:
-    """The module, with the text it was parsed from when that is not ``text``, and CPython's
-    tree of it (same lines); or TFD000."""
+def parse_python(path: str, text: str) -> ast.Module | Finding:
+    """CPython's tree of ``text``, or TFD000 when it does not parse or is too large or complex
+    for libcst to parse safely."""
     # Python's own parser goes first: it is 15 times faster, places and words errors the way
     # users know, and refuses nesting deep enough to crash libcst's native parser.
     if len(text) > MAX_ANALYSED_CHARS:
@@ -140,6 +141,17 @@ def _parse(path: str, text: str) -> tuple[cst.Module, str | None, ast.Module] | 
         reason = complexity_error(tree)
         if reason is not None:
             return parse_error_finding(path, reason)
+    return tree
+
+
+def _parse(path: str, text: str, tree: ast.Module | None = None) -> tuple[cst.Module, str | None, ast.Module] | Finding:
+    """The module, with the text it was parsed from when that is not ``text``, and CPython's
+    tree of it (same lines, built here unless given); or TFD000."""
+    if tree is None:
+        python = parse_python(path, text)
+        if isinstance(python, Finding):
+            return python
+        tree = python
     try:
         return cst.parse_module(text), None, tree
     except cst.ParserSyntaxError as exc:
@@ -192,9 +204,12 @@ class ParsedSource:
 Parser = Callable[[str, str], "ParsedSource | Finding"]
 
 
-def parse_source(path: str, text: str) -> ParsedSource | Finding:
-    """Parse and index a whole file; a TFD000 finding when it does not parse."""
-    parsed = _parse(path, text)
+def parse_source(path: str, text: str, tree: ast.Module | None = None) -> ParsedSource | Finding:
+    """Parse and index a whole file; a TFD000 finding when it does not parse.
+
+    ``tree`` is CPython's tree of ``text`` when the caller already built it with :func:`parse_python`.
+    """
+    parsed = _parse(path, text, tree)
     if isinstance(parsed, Finding):
         return parsed
     module, parsed_text, tree = parsed
@@ -236,6 +251,16 @@ def selected_rules(path: str, text: str, config: Config, registry: Registry) -> 
     return kept
 
 
+def rules_in_code(rules: list[type[Rule]], text: str, tree: ast.Module) -> list[type[Rule]]:
+    """The pre-filter's third stage: of ``rules`` (:func:`selected_rules` of ``text``), those
+    whose triggers and needs also match outside comments and docstrings (fixer/code_text.py).
+
+    A rule selected as a helper module's (its needs are in an importing script) stays.
+    """
+    code = code_text(text, tree)
+    return [rule for rule in rules if rule_may_fire(rule, code) or not rule_may_fire(rule, text)]
+
+
 def _used_under_strategy(path: str) -> bool:
     # Imported here: the import graph is only built for a helper candidate under a project root.
     from fixer.tf.importers import used_under_strategy
@@ -271,12 +296,20 @@ def check_source(
     )
     if not rules:
         return result
-    parsed = parser(path, text)
+    tree: ast.Module | None = None
+    if prefilter and parser is parse_source:
+        # The whole-file parser: CPython's tree (which it builds first anyway) lets the
+        # pre-filter look past comments and docstrings before libcst is paid for.
+        python = parse_python(path, text)
+        if isinstance(python, Finding):
+            return _unparsed(result, python)
+        tree = python
+        rules = rules_in_code(rules, text, tree)
+        if not rules:
+            return result
+    parsed = parse_source(path, text, tree) if tree is not None else parser(path, text)
     if isinstance(parsed, Finding):
-        # Reported whatever --select says, as ruff does: a file that cannot be read was not checked.
-        result.error = parsed.message
-        result.findings.append(parsed)
-        return result
+        return _unparsed(result, parsed)
     ctx = _context(path, parsed.text or text, parsed, config)
     crashes: list[Finding] = []
     for rule_class in rules:
@@ -298,10 +331,17 @@ def check_source(
         # Code a test expects to raise holds its mistake on purpose (fixer/expected_failure.py).
         expected_to_fail = parsed.expected_failures
         if expected_to_fail is None:
-            expected_to_fail = expected_failure_lines(ctx.text)
+            expected_to_fail = expected_failure_lines(ctx.text, parsed.tree if parsed.text is None else None)
         kept = [f for f in kept if f.start.line not in expected_to_fail]
     result.findings = sorted(kept + crashes, key=lambda f: (f.start, f.code, f.end))
     result.dependencies = ctx.tf.dependencies()
+    return result
+
+
+def _unparsed(result: FileResult, error: Finding) -> FileResult:
+    # Reported whatever --select says, as ruff does: a file that cannot be read was not checked.
+    result.error = error.message
+    result.findings.append(error)
     return result
 
 

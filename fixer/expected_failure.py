@@ -27,15 +27,20 @@ def _is_raise_expectation(call: ast.AST) -> TypeGuard[ast.Call]:
     return isinstance(func, ast.Name) and func.id == "raises"
 
 
-def expected_failure_lines(text: str) -> frozenset[int]:
+def expected_failure_lines(text: str, tree: ast.Module | None = None) -> frozenset[int]:
     """The 1-based lines inside ``with <expect a raise>:`` blocks and inside the call form
-    ``self.assertRaises(Error, callable, *args)``, whose callable and arguments run inside it."""
+    ``self.assertRaises(Error, callable, *args)``, whose callable and arguments run inside it.
+
+    ``tree`` is CPython's tree of ``text`` when the caller has it (parsing again costs as much
+    as the walk on a large test file).
+    """
     if not any(marker in text for marker in _MARKERS):
         return frozenset()
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return frozenset()
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return frozenset()
     lines: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.With, ast.AsyncWith)):

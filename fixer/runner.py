@@ -80,33 +80,36 @@ def process_file(path: Path, job: Job) -> FileResult:
 def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
     """:func:`process_file` with the file's configuration already known.
 
-    ``.py`` files and notebooks take the same path: pre-filter on the bytes, cache, decode,
+    ``.py`` files and notebooks take the same path: cache, pre-filter on the bytes, decode,
     analyse, write atomically; only the analysis differs.
     """
-    if not job.project_roots:
-        return _process(path, job, config)
-    from fixer.tf.importers import project_roots
-
-    with project_roots(job.project_roots):
-        return _process(path, job, config)
-
-
-def _process(path: Path, job: Job, config: Config) -> FileResult:
     name = str(path)
-    notebook = path.suffix == ".ipynb"
     try:
         data = read_bytes(path)
     except SourceError as exc:
         return _error_result(name, str(exc))
-    # Lossless for notebooks too: no trigger text holds a character JSON would escape.
-    if job.prefilter and not may_have_findings(data, config, name) and not _helper_candidate(data, config, name, job):
-        return FileResult(path=name)
     cache = ResultCache() if job.use_cache and not job.fix else None
-    key = cache_key(data, config, f"{job.mode},notebook={notebook}", name) if cache else ""
+    key = cache_key(data, config, f"{job.mode},notebook={path.suffix == '.ipynb'}", name) if cache else ""
     if cache is not None:
+        # Before the pre-filter and the project's import graph: a hit needs neither (nor the
+        # rules and libcst they import, about a second of a warm run that misses the stat index).
         cached = cache.load(key, name)
         if cached is not None:
             return cached
+    if not job.project_roots:
+        return _process(path, data, job, config, cache, key)
+    from fixer.tf.importers import project_roots
+
+    with project_roots(job.project_roots):
+        return _process(path, data, job, config, cache, key)
+
+
+def _process(path: Path, data: bytes, job: Job, config: Config, cache: ResultCache | None, key: str) -> FileResult:
+    name = str(path)
+    notebook = path.suffix == ".ipynb"
+    # Lossless for notebooks too: no trigger text holds a character JSON would escape.
+    if job.prefilter and not may_have_findings(data, config, name) and not _helper_candidate(data, config, name, job):
+        return FileResult(path=name)
     try:
         decoded = decode_source(data)
     except SourceError as exc:

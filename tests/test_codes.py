@@ -76,6 +76,11 @@ def test_warm_check_imports_no_analysis_and_an_edited_rule_invalidates_it(tmp_pa
     warm = _run_copy(copy, script, cache)
     assert warm.stdout.splitlines()[:-1] == cold.stdout.splitlines()[:-1]
     assert warm.stdout.splitlines()[-1] == "imported: []"
+    # Touched (the stat index misses): the entry keyed on its bytes answers, before the
+    # pre-filter, so the rules and libcst are still not imported.
+    os.utime(script, ns=(hour_ago + 10**9, hour_ago + 10**9))
+    touched = _run_copy(copy, script, cache)
+    assert touched.stdout == warm.stdout
 
     # An edited rule (here its message) is a new version of distfix: no cached result is reused.
     rule_file = next((copy / "codemods").rglob("renamed_distribute_api.py"))

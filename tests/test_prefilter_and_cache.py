@@ -19,7 +19,7 @@ from fixer.registry import default_registry
 from fixer.rule import Invalid, dedent_example
 from fixer.prefilter import STRATEGY, rule_may_fire
 from fixer.runner import Job, filter_stage, may_have_findings, run
-from fixer.types import Position
+from fixer.types import FileResult, Position
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 BAD = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\ns.experimental_run_v2(f)\n"
@@ -288,3 +288,17 @@ def test_warm_run_over_a_tree_matches_a_cold_one(tmp_path, monkeypatch):
         return [(r.path, r.error, [(f.code, f.start, f.message) for f in r.findings]) for r in results]
 
     assert keyed(first) == keyed(baseline) == keyed(second)
+
+
+def test_a_dependency_stamp_is_taken_once_per_run_and_still_sees_a_change(tmp_path):
+    module = tmp_path / "helpers.py"
+    module.write_text("x = 1\n")
+    result = FileResult(path="train.py", dependencies=((str(module), fixer.cache.file_stamp(str(module))),))
+    stamps: dict = {}
+    assert fixer.cache.dependencies_unchanged(result, stamps)
+    assert stamps == {str(module): fixer.cache.file_stamp(str(module))}
+    module.write_text("x = 22\n")
+    assert not fixer.cache.dependencies_unchanged(result)
+    # Within the run that took it, the remembered stamp answers (the run's view of the file).
+    assert fixer.cache.dependencies_unchanged(result, stamps)
+    assert not fixer.cache.dependencies_unchanged(result, {})

@@ -51,6 +51,8 @@ def render(results: list[FileResult]) -> str:
     """All findings of all files as one JSON array."""
     items: list[dict[str, Any]] = []
     for result in results:
-        textmap = TextMap(result.source) if result.source is not None else None
+        # Only fixes need positions of their edits: a file without one spares the line map.
+        fixed = result.source is not None and any(f.fix is not None for f in result.findings)
+        textmap = TextMap(result.source) if fixed else None  # type: ignore[arg-type]
         items.extend(finding_dict(f, textmap) for f in result.findings)
     return json.dumps(items, indent=2)
