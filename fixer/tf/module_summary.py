@@ -77,11 +77,22 @@ class FunctionFacts:
 
 
 @dataclass(frozen=True)
+class ClassFacts:
+    """A top-level class: its bases as written (dotted names in the module's namespace) and the
+    methods it compiles at run time, ``self.fn = tf.function(self.<method>)`` in any of its methods
+    (a base class that compiles the step its subclasses define)."""
+
+    bases: tuple[str, ...] = ()
+    compiled: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class ModuleSummary:
     """The facts of one module that importers ask about."""
 
     functions: Mapping[str, FunctionFacts] = field(default_factory=dict)
     classes: dict[str, tuple[Outcome, ...]] = field(default_factory=dict)
+    class_facts: dict[str, ClassFacts] = field(default_factory=dict)
     imports: dict[str, ImportRef] = field(default_factory=dict)
     path_entries: tuple[str, ...] = ()  # absolute folders added to sys.path
     sets_legacy_keras: bool = False  # the module sets TF_USE_LEGACY_KERAS itself
@@ -102,10 +113,12 @@ def summarise(text: str, path: str) -> ModuleSummary:
     functions = _FunctionFacts(
         reader, {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     )
-    classes = {node.name: reader.bases(node) for node in tree.body if isinstance(node, ast.ClassDef)}
+    class_nodes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    classes = {node.name: reader.bases(node) for node in class_nodes}
     return ModuleSummary(
         functions=functions,
         classes=classes,
+        class_facts={node.name: _class_facts(node) for node in class_nodes},
         imports=imports,
         path_entries=_path_entries(tree, os.path.abspath(path)) if "sys.path" in text else (),
         sets_legacy_keras="TF_USE_LEGACY_KERAS" in text,
@@ -313,6 +326,22 @@ class _Reader:
             else:
                 found.append(Outcome(CALL, callee=name))
         return tuple(found)
+
+
+def _class_facts(node: ast.ClassDef) -> ClassFacts:
+    bases = tuple(name for name in (dotted(base) for base in node.bases) if name is not None)
+    compiled = set()
+    for child in ast.walk(node):
+        if (
+            isinstance(child, ast.Call)
+            and (dotted(child.func) or "").rpartition(".")[2] == "function"
+            and child.args
+            and isinstance(child.args[0], ast.Attribute)
+            and isinstance(child.args[0].value, ast.Name)
+            and child.args[0].value.id == "self"
+        ):
+            compiled.add(child.args[0].attr)
+    return ClassFacts(bases, frozenset(compiled))
 
 
 def _own_nodes(func: ast.AST):
