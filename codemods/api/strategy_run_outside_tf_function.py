@@ -60,8 +60,9 @@ class StrategyRunOutsideTfFunction(Rule):
       subclass (also through project base classes of other modules): the Estimator calls `begin`
       while it builds its graph, `strategy.run` there adds ops (and `@tf.function` on `begin`
       would make the tensors it keeps unfetchable: benchmarks/probe_graph_mode_methods.py). A
-      method a class of its hierarchy compiles at run time (`tf.function(self.train_step)` in a
-      base class's constructor, even under a flag, or in another module of the project).
+      method a class of its hierarchy compiles at run time (`tf.function(self.train_step)`, or of
+      a local name bound to `self.train_step`, in a base class's constructor, even under a flag,
+      also in another module of the project).
     - Not reported: programs whose only strategy is `OneDeviceStrategy` (one replica: nothing runs
       one after another).
     - Not reported: one-shot steps. A loop whose body ends with an unconditional `break` or

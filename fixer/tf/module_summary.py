@@ -330,18 +330,39 @@ class _Reader:
 
 def _class_facts(node: ast.ClassDef) -> ClassFacts:
     bases = tuple(name for name in (dotted(base) for base in node.bases) if name is not None)
-    compiled = set()
-    for child in ast.walk(node):
-        if (
-            isinstance(child, ast.Call)
-            and (dotted(child.func) or "").rpartition(".")[2] == "function"
-            and child.args
-            and isinstance(child.args[0], ast.Attribute)
-            and isinstance(child.args[0].value, ast.Name)
-            and child.args[0].value.id == "self"
-        ):
-            compiled.add(child.args[0].attr)
+    compiled: set[str] = set()
+    for method in node.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            compiled |= _compiled_in(method)
     return ClassFacts(bases, frozenset(compiled))
+
+
+def _compiled_in(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Methods ``method`` wraps with ``tf.function``: ``tf.function(self.m)``, or through a local
+    name bound to ``self.m`` first (``fn = self.m`` ... ``fn = tf.function(fn)``)."""
+    aliases: dict[str, set[str]] = {}
+    for child in ast.walk(method):
+        if isinstance(child, ast.Assign) and _self_attribute(child.value) is not None:
+            for target in child.targets:
+                if isinstance(target, ast.Name):
+                    aliases.setdefault(target.id, set()).add(_self_attribute(child.value) or "")
+    found: set[str] = set()
+    for child in ast.walk(method):
+        if isinstance(child, ast.Call) and (dotted(child.func) or "").rpartition(".")[2] == "function" and child.args:
+            wrapped = child.args[0]
+            attribute = _self_attribute(wrapped)
+            if attribute is not None:
+                found.add(attribute)
+            elif isinstance(wrapped, ast.Name):
+                found |= aliases.get(wrapped.id, set())
+    return found
+
+
+def _self_attribute(node: ast.expr) -> str | None:
+    """``m`` for ``self.m``."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr
+    return None
 
 
 def _own_nodes(func: ast.AST):

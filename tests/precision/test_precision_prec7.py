@@ -200,8 +200,28 @@ for epoch in range(3):
 """
 
 
-def _subclass_codes(tmp_path, compiled: str) -> list[str]:
-    (tmp_path / "base_trainer.py").write_text(_BASE_TRAINER.format(compiled=compiled))
+# The same base class wrapping the step through a local name, under its flag.
+_BASE_TRAINER_ALIAS = """\
+import tensorflow as tf
+
+
+class Trainer:
+    def __init__(self, strategy, eager=False):
+        self.strategy = strategy
+        step = self.{compiled}
+        if not eager:
+            step = tf.function(step)
+        self.train_fn = step
+
+    def fit(self, dataset, steps):
+        iterator = iter(dataset)
+        for _ in range(steps):
+            self.train_fn(next(iterator))
+"""
+
+
+def _subclass_codes(tmp_path, compiled: str, base: str = _BASE_TRAINER) -> list[str]:
+    (tmp_path / "base_trainer.py").write_text(base.format(compiled=compiled))
     script = tmp_path / "train.py"
     script.write_text(_SUBCLASS)
     return [f.code for f in check_source(str(script), _SUBCLASS).findings]
@@ -216,3 +236,12 @@ def test_a_step_the_base_class_of_another_module_compiles_is_not_tfd402(tmp_path
 def test_a_step_the_base_class_does_not_compile_is_still_tfd402(tmp_path):
     # The control: the base class compiles another method; `train_step` runs eagerly.
     assert "TFD402" in _subclass_codes(tmp_path, "eval_step")
+
+
+def test_a_step_the_base_class_compiles_through_a_local_name_is_not_tfd402(tmp_path):
+    assert "TFD402" not in _subclass_codes(tmp_path, "train_step", _BASE_TRAINER_ALIAS)
+
+
+def test_a_local_name_bound_to_another_method_is_still_tfd402(tmp_path):
+    # The control: the name the base class compiles holds another method.
+    assert "TFD402" in _subclass_codes(tmp_path, "eval_step", _BASE_TRAINER_ALIAS)
