@@ -11,6 +11,7 @@ from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.classes import in_unit_test
 from fixer.tf.compat import inside_graph_block, leaves_after_first_pass, runs_repeatedly, runs_tf1_graphs
+from fixer.tf.graph_methods import runs_in_graph
 from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.types import Applicability, Edit
 
@@ -55,6 +56,13 @@ class StrategyRunOutsideTfFunction(Rule):
       `mirrored_run.call_for_each_replica`).
     - Not reported: a `strategy.run` under `with tf.Graph().as_default():` (or a `Session`'s) in its
       function, which adds graph ops that the code evaluates later.
+    - Not reported: methods that run in graph mode because of their class. A `SessionRunHook`
+      subclass (also through project base classes of other modules): the Estimator calls `begin`
+      while it builds its graph, `strategy.run` there adds ops (and `@tf.function` on `begin`
+      would make the tensors it keeps unfetchable: benchmarks/probe_graph_mode_methods.py). A
+      method a class of its hierarchy compiles at run time (`tf.function(self.train_step)`, or of
+      a local name bound to `self.train_step`, in a base class's constructor, even under a flag,
+      also in another module of the project).
     - Not reported: programs whose only strategy is `OneDeviceStrategy` (one replica: nothing runs
       one after another).
     - Not reported: one-shot steps. A loop whose body ends with an unconditional `break` or
@@ -104,6 +112,8 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue
             if inside_graph_block(ctx.index, ctx.tf.names, run.call):
                 continue  # under `tf.Graph().as_default()`: graph ops, evaluated later, not eager
+            if runs_in_graph(ctx, run.call):
+                continue  # a SessionRunHook's method or a step its base class compiles: graph mode
             if in_unit_test(ctx.index, run.call):
                 continue  # a unit test checks behaviour once; compiling it would change what it tests
             if not runs_repeatedly(ctx.index, ctx.tf.strategies, run.call):

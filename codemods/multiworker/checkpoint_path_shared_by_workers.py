@@ -40,6 +40,10 @@ class CheckpointPathSharedByWorkers(Rule):
       `d = "/ckpt" if is_chief else f".../workertemp_{task_id}"`), a parameter to what the callers
       pass, a helper to its body, an attribute (`self.ckpt_dir = worker_dir(..., task_id)` in any
       method of the class, then `CheckpointManager(ckpt, self.ckpt_dir)`) to its assignments.
+    - A path built on a folder or file `tempfile.mkdtemp()`, `mkstemp()`, `TemporaryDirectory()` or
+      `NamedTemporaryFile()` creates is the worker's own (the name is new to every process): the
+      chief saving to the real folder under a chief test while the others save into a `mkdtemp()`
+      folder and remove it is not reported. `tempfile.gettempdir()` is one shared folder: it is.
     - Saves only the chief runs are TFD503's, and so is a manager only the chief saves through.
     - Keras `ModelCheckpoint` and `BackupAndRestore` callbacks handle this themselves and are not
       reported. Nor is `tf.saved_model.save(obj, export_dir)`: two workers exporting to one

@@ -12,7 +12,7 @@ import libcst as cst
 from fixer.context import RuleContext
 from fixer.edits import reindent, string_continuation_lines
 from fixer.report import render
-from fixer.semantic.bindings import Branch
+from fixer.semantic.bindings import BindingKind, Branch
 from fixer.semantic.conditions import Condition
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
@@ -43,6 +43,12 @@ _INDEX_WORDS = frozenset(
 # String keys that name the task index (`tf_config["task"]["index"]`, `os.environ["TASK_INDEX"]`).
 _INDEX_KEYS = frozenset({"task_index", "task_id", "rank", "worker_index", "worker_id", "index"})
 _MAIN_WORDS = frozenset({"is_master", "is_main", "is_main_process", "is_primary", "master"})
+# Calls that create a new file or directory under a name no other process gets (the name is chosen
+# and created atomically): a path built on one is this worker's own, whichever branch made it.
+# `tempfile.gettempdir()` is not one of them: it names the shared temporary folder.
+_FRESH_TEMPORARY = frozenset(
+    {"tempfile.mkdtemp", "tempfile.mkstemp", "tempfile.TemporaryDirectory", "tempfile.NamedTemporaryFile"}
+)
 _EXITS = (cst.Return, cst.Continue, cst.Break, cst.Raise)
 
 
@@ -202,7 +208,7 @@ def per_worker(ctx: RuleContext, path: cst.BaseExpression, depth: int = 0) -> bo
     parameter to the arguments its callers pass, and a local helper that computes the path to
     its body.
     """
-    if _mentions_task(_identifiers(path)):
+    if _mentions_task(_identifiers(path)) or _fresh_temporary(ctx, path):
         return True
     if depth >= 4:
         return False
@@ -219,6 +225,20 @@ def per_worker(ctx: RuleContext, path: cst.BaseExpression, depth: int = 0) -> bo
             for func in ctx.index.functions_by_name.get(call.func.value, []):
                 if _mentions_task(_identifiers(func.body)):
                     return True
+    return False
+
+
+def _fresh_temporary(ctx: RuleContext, path: cst.BaseExpression) -> bool:
+    """The path is built on a temporary directory (or file) this process creates: a call of
+    ``tempfile.mkdtemp()`` and the like in it, or a name a ``with tempfile.TemporaryDirectory() as d``
+    that reaches it gives (the chief-or-temporary-directory pattern: the other workers save into
+    their own `mkdtemp()` folder and remove it)."""
+    if any(ctx.tf.names.callee(call) in _FRESH_TEMPORARY for call in _calls_in(ctx, path)):
+        return True
+    for name in value_names(path):
+        for held in ctx.tf.semantic.reaching(name, path):
+            if held.kind is BindingKind.WITH and isinstance(held.value, cst.Call) and ctx.tf.names.callee(held.value) in _FRESH_TEMPORARY:
+                return True
     return False
 
 

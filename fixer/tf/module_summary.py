@@ -77,11 +77,22 @@ class FunctionFacts:
 
 
 @dataclass(frozen=True)
+class ClassFacts:
+    """A top-level class: its bases as written (dotted names in the module's namespace) and the
+    methods it compiles at run time, ``self.fn = tf.function(self.<method>)`` in any of its methods
+    (a base class that compiles the step its subclasses define)."""
+
+    bases: tuple[str, ...] = ()
+    compiled: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class ModuleSummary:
     """The facts of one module that importers ask about."""
 
     functions: Mapping[str, FunctionFacts] = field(default_factory=dict)
     classes: dict[str, tuple[Outcome, ...]] = field(default_factory=dict)
+    class_facts: dict[str, ClassFacts] = field(default_factory=dict)
     imports: dict[str, ImportRef] = field(default_factory=dict)
     path_entries: tuple[str, ...] = ()  # absolute folders added to sys.path
     sets_legacy_keras: bool = False  # the module sets TF_USE_LEGACY_KERAS itself
@@ -102,10 +113,12 @@ def summarise(text: str, path: str) -> ModuleSummary:
     functions = _FunctionFacts(
         reader, {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     )
-    classes = {node.name: reader.bases(node) for node in tree.body if isinstance(node, ast.ClassDef)}
+    class_nodes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    classes = {node.name: reader.bases(node) for node in class_nodes}
     return ModuleSummary(
         functions=functions,
         classes=classes,
+        class_facts={node.name: _class_facts(node) for node in class_nodes},
         imports=imports,
         path_entries=_path_entries(tree, os.path.abspath(path)) if "sys.path" in text else (),
         sets_legacy_keras="TF_USE_LEGACY_KERAS" in text,
@@ -313,6 +326,43 @@ class _Reader:
             else:
                 found.append(Outcome(CALL, callee=name))
         return tuple(found)
+
+
+def _class_facts(node: ast.ClassDef) -> ClassFacts:
+    bases = tuple(name for name in (dotted(base) for base in node.bases) if name is not None)
+    compiled: set[str] = set()
+    for method in node.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            compiled |= _compiled_in(method)
+    return ClassFacts(bases, frozenset(compiled))
+
+
+def _compiled_in(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Methods ``method`` wraps with ``tf.function``: ``tf.function(self.m)``, or through a local
+    name bound to ``self.m`` first (``fn = self.m`` ... ``fn = tf.function(fn)``)."""
+    aliases: dict[str, set[str]] = {}
+    for child in ast.walk(method):
+        if isinstance(child, ast.Assign) and _self_attribute(child.value) is not None:
+            for target in child.targets:
+                if isinstance(target, ast.Name):
+                    aliases.setdefault(target.id, set()).add(_self_attribute(child.value) or "")
+    found: set[str] = set()
+    for child in ast.walk(method):
+        if isinstance(child, ast.Call) and (dotted(child.func) or "").rpartition(".")[2] == "function" and child.args:
+            wrapped = child.args[0]
+            attribute = _self_attribute(wrapped)
+            if attribute is not None:
+                found.add(attribute)
+            elif isinstance(wrapped, ast.Name):
+                found |= aliases.get(wrapped.id, set())
+    return found
+
+
+def _self_attribute(node: ast.expr) -> str | None:
+    """``m`` for ``self.m``."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr
+    return None
 
 
 def _own_nodes(func: ast.AST):

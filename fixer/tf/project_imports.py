@@ -41,7 +41,7 @@ from fixer.tf.module_summary import (
     path_entries,
     summarise,
 )
-from fixer.tf.names import dotted_name, imported_modules, imported_names
+from fixer.tf.names import canonical, dotted_name, imported_modules, imported_names
 
 _LIBRARY_FOLDERS = frozenset({"site-packages", "dist-packages"})
 _MAX_DEPTH = 8  # calls followed through helpers of helpers
@@ -82,6 +82,20 @@ class Returned:
     per_task: bool = False
     shuffles: bool = False
     enters_scope: bool = False
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """What the project says of a class another of its modules defines, through all its bases:
+    ``libraries``, the canonical names of its bases that are not project classes
+    (``tensorflow.estimator.SessionRunHook``), and ``compiled``, the methods one of these classes
+    wraps with ``tf.function`` at run time."""
+
+    libraries: frozenset[str] = frozenset()
+    compiled: frozenset[str] = frozenset()
+
+    def __or__(self, other: Lineage) -> Lineage:
+        return Lineage(self.libraries | other.libraries, self.compiled | other.compiled)
 
 
 def _summary_of_file(path: str, stamp: Stamp) -> ModuleSummary:
@@ -129,6 +143,40 @@ class ProjectImports:
         if head not in self._imports:
             return None  # this file's own function, a builtin or unbound: not another module's
         return self._call(self._origin, name, ())
+
+    def lineage(self, base: cst.BaseExpression) -> Lineage:
+        """The :class:`Lineage` of ``base`` (a base class the checked file names), when the file
+        imports it; empty for a class of the file itself or a name it cannot follow."""
+        name = dotted_name(base)
+        if not self._enabled or name is None or name.split(".")[0] not in self._imports:
+            return Lineage()
+        return self._lineage(self._origin, name, ())
+
+    def _lineage(self, key: str, name: str, stack: tuple[tuple[str, str], ...]) -> Lineage:
+        summary = self._summary(key)
+        head, _, rest = name.partition(".")
+        if not rest and head in summary.class_facts:
+            entry = (key, head)
+            if entry in stack or len(stack) > _MAX_DEPTH:
+                return Lineage()  # an inheritance cycle through imports: nothing more to learn
+            facts = summary.class_facts[head]
+            found = Lineage(compiled=facts.compiled)
+            for inherited in facts.bases:
+                found |= self._lineage(key, inherited, (*stack, entry))
+            return found
+        ref = summary.imports.get(head)
+        if ref is None:
+            return Lineage()
+        bound = f"{ref.module}.{ref.name}" if ref.name else ref.module
+        library = Lineage(libraries=frozenset({canonical(f"{bound}.{rest}" if rest else bound)}))
+        if not ref.level and ref.module.split(".")[0] in LIBRARY_ROOTS:
+            return library
+        base = ref.module.split(".") if ref.module else []
+        parts = [*base, *([ref.name] if ref.name else []), *(rest.split(".") if rest else [])]
+        module = self._locate(key, ref.level, parts[:-1]) if len(parts) > 1 or ref.level else None
+        if module is None:
+            return Lineage() if ref.level else library  # not a project file: another library's class
+        return self._lineage(module, parts[-1], stack)
 
     def legacy_switch(self, before_tensorflow: Sequence[ImportRef]) -> str | None:
         """What the project's own modules that run before TensorFlow reads the switch set
