@@ -19,6 +19,7 @@ from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.test_files import is_test_path
 from fixer.tf.bindings import assignments_to
+from fixer.tf.pipeline_components import component_functions, in_component
 from fixer.tf.processes import shell_start_lines, starts_processes_after
 from fixer.types import Applicability, Edit
 
@@ -76,6 +77,10 @@ class HardcodedTfConfig(Rule):
       (`subprocess`, `multiprocessing`), or a notebook whose later cells start the workers
       (`!python main.py &`, a `%%bash` cell, `%run main.py`, which reads the kernel's environment):
       the workers read it.
+    - A TF_CONFIG set inside a function that the module makes a Kubeflow Pipelines component of
+      (KFP v1 `func_to_container_op(f)` / `create_component_from_func(f)`, KFP v2
+      `@dsl.component`) is not reported: each component runs that body as its own pod with a
+      fixed role, so the body is the launcher for that pod.
     - In a script a `%%writefile` cell writes, it is reported without an edit: the cell is not the
       notebook's Python.
     - A TF_CONFIG whose cluster no launcher could carry (not valid JSON, no `cluster`, a TFD603
@@ -108,7 +113,10 @@ class HardcodedTfConfig(Rule):
             return  # a test's TF_CONFIG is a fixture: tying the test to that cluster is the point
         setters = tf_config_setters(ctx)
         shell_starts = shell_start_lines(ctx.text)
+        components = component_functions(ctx.index, ctx.tf.names, ctx.tf.semantic) if setters else set()
         for setter in setters:
+            if in_component(ctx.index, components, setter.statement):
+                continue  # a KFP component's body is its own pod's program: this IS that pod's launcher
             line = ctx.range(setter.node).start.line
             if starts_processes_after(ctx.index, ctx.tf.names, setter.node) or any(s > line for s in shell_starts):
                 continue  # a launcher: the TF_CONFIG it sets is what the workers it starts read
