@@ -1,5 +1,5 @@
-"""What a project's README tells users to run it on: the TensorFlow container image, install
-command or TPU / job runtime its shell and code lines name.
+"""What a project's README tells users to run it on: the TensorFlow container image it names,
+and the install command or TPU / job runtime its code lines name.
 
 A README is weaker than the project's real pin files (the model prefers those in the same folder)
 and stronger than nothing: it is how a project that ships no requirements file says
@@ -29,20 +29,38 @@ _PROMPT = re.compile(r"^\s*(?:[$#>%]\s+|!)?(?:sudo\s+(?:-H\s+)?)?")
 _TPU_VERSION = re.compile(r"--(?:tf-)?version[=\s]+[\"']?(?:tpu-vm-tf-)?(?P<major>\d+)\.(?P<minor>\d+)")
 
 
+def _joined(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Shell lines with backslash continuations joined, each with the line it starts on."""
+    joined: list[tuple[int, str]] = []
+    pending: list[str] = []
+    start = 0
+    for number, line in lines:
+        if not pending:
+            start = number
+        pending.append(line.removesuffix("\\").strip())
+        if not line.endswith("\\"):
+            joined.append((start, " ".join(pending)))
+            pending = []
+    if pending:
+        joined.append((start, " ".join(pending)))
+    return joined
+
+
 def code_lines(text: str) -> list[tuple[int, str]]:
     """(line number, text) of the README's code: fenced blocks, indented blocks (Markdown's and
-    reStructuredText's literal blocks) and inline code spans of prose lines."""
-    found: list[tuple[int, str]] = []
+    reStructuredText's literal blocks), with continuation lines joined, and the inline code spans
+    of prose lines."""
+    block: list[tuple[int, str]] = []
+    inline: list[tuple[int, str]] = []
     fenced = False
     for number, line in enumerate(text.splitlines(), 1):
         if _FENCE.match(line):
             fenced = not fenced
-            continue
-        if fenced or line.startswith(("    ", "\t")):
-            found.append((number, line.strip()))
+        elif fenced or line.startswith(("    ", "\t")):
+            block.append((number, line.strip()))
         else:
-            found += [(number, span.strip()) for span in _INLINE.findall(line)]
-    return found
+            inline += [(number, span.strip()) for span in _INLINE.findall(line)]
+    return sorted(_joined(block) + inline)
 
 
 def _versioned_image(code: str) -> tuple[int, int] | None:
@@ -65,8 +83,22 @@ def _statement(code: str, path: str, number: int) -> list[Evidence]:
     return [Evidence("tensorflow", exactly(version), path, number, code)] if version else []
 
 
+def _image_lines(text: str, path: str, code: set[int]) -> list[Evidence]:
+    """A versioned image named on a prose line ("tested with: docker image
+    tensorflow/tensorflow:2.4.0-gpu"): an image tag names one environment exactly, prose or not."""
+    found: list[Evidence] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        version = None if number in code else _versioned_image(line)
+        if version is not None:
+            found.append(Evidence("tensorflow", exactly(version), path, number, line.strip()))
+    return found
+
+
 def read_readme(text: str, path: str) -> list[Evidence]:
-    """`README.md` / `.rst` / `.txt`: the versioned TensorFlow its code lines tell users to run
-    (`docker run tensorflow/tensorflow:2.4.0-gpu`, `pip install tensorflow==2.4.0`, a TPU's
-    `--version 2.4.0`). Only TensorFlow statements: a README's other installs are not the project's pins."""
-    return [e for number, code in code_lines(text) for e in _statement(code, path, number)]
+    """`README.md` / `.rst` / `.txt`: the versioned TensorFlow it tells users to run on: an image
+    on any line (`docker run tensorflow/tensorflow:2.4.0-gpu`), and in code, an install
+    (`pip install tensorflow==2.4.0`) or a TPU's or job's runtime (`--version 2.4.0`). Only
+    TensorFlow statements: a README's other installs are not the project's pins."""
+    lines = code_lines(text)
+    found = [e for number, code in lines for e in _statement(code, path, number)]
+    return sorted(found + _image_lines(text, path, {e.line for e in found}), key=lambda e: e.line)
