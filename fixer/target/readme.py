@@ -1,5 +1,5 @@
-"""What a project's README tells users to run it on: the TensorFlow container image it names,
-and the install command or TPU / job runtime its code lines name.
+"""What a project's README tells users to run it on: the TensorFlow container image, install
+command or TPU / job runtime its code lines name.
 
 A README is weaker than the project's real pin files (the model prefers those in the same folder)
 and stronger than nothing: it is how a project that ships no requirements file says
@@ -83,22 +83,10 @@ def _statement(code: str, path: str, number: int) -> list[Evidence]:
     return [Evidence("tensorflow", exactly(version), path, number, code)] if version else []
 
 
-def _image_lines(text: str, path: str, code: set[int]) -> list[Evidence]:
-    """A versioned image named on a prose line ("tested with: docker image
-    tensorflow/tensorflow:2.4.0-gpu"): an image tag names one environment exactly, prose or not."""
-    found: list[Evidence] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        version = None if number in code else _versioned_image(line)
-        if version is not None:
-            found.append(Evidence("tensorflow", exactly(version), path, number, line.strip()))
-    return found
-
-
 def read_readme(text: str, path: str) -> list[Evidence]:
-    """`README.md` / `.rst` / `.txt`: the versioned TensorFlow it tells users to run on: an image
-    on any line (`docker run tensorflow/tensorflow:2.4.0-gpu`), and in code, an install
-    (`pip install tensorflow==2.4.0`) or a TPU's or job's runtime (`--version 2.4.0`). Only
-    TensorFlow statements: a README's other installs are not the project's pins."""
-    lines = code_lines(text)
-    found = [e for number, code in lines for e in _statement(code, path, number)]
-    return sorted(found + _image_lines(text, path, {e.line for e in found}), key=lambda e: e.line)
+    """`README.md` / `.rst` / `.txt`: the versioned TensorFlow its code lines tell users to run on
+    (`docker run tensorflow/tensorflow:2.4.0-gpu`, `pip install tensorflow==2.4.0`, a TPU's or
+    job's runtime `--version 2.4.0`). Prose is not read: an image it names may be another step's
+    ("the dataset was prepared in tensorflow/tensorflow:1.15.2-gpu"). Only TensorFlow statements:
+    a README's other installs are not the project's pins."""
+    return [e for number, code in code_lines(text) for e in _statement(code, path, number)]
