@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
+from fixer.target.readme import README_NAME, read_readme
 from fixer.target.sources import (
     Evidence,
     Reader,
@@ -173,6 +174,8 @@ def listing_stamp(key: str) -> Stamp:
 def _reader(name: str, inside_requirements: bool) -> Reader | None:
     if inside_requirements and name.endswith((".txt", ".in")):
         return read_requirements
+    if README_NAME.match(name):
+        return read_readme
     return reader_for(name)
 
 
@@ -190,6 +193,7 @@ WATCH_GLOBS = (
     "**/Dockerfile*",
     "**/*.Dockerfile",
     "**/Containerfile",
+    "**/[Rr][Ee][Aa][Dd][Mm][Ee].*",
 )
 
 
@@ -226,6 +230,11 @@ def _lowest(evidence: list[Evidence]) -> Evidence:
     return min(pinned, key=lambda e: e.allowed.newest())
 
 
+def _from_readme(evidence: Evidence) -> bool:
+    """The statement is a README's (docs/target.md: weaker than a pin file of its folder)."""
+    return README_NAME.match(Path(evidence.path).name) is not None
+
+
 def _pinned_version(tensorflow: Evidence | None, keras_pin: Evidence | None) -> tuple[int, int] | None:
     if tensorflow is not None:
         return CURRENT if tensorflow.kind == "tf-nightly" else tensorflow.allowed.newest()
@@ -247,7 +256,9 @@ def _decide(folder: Path) -> Target:
         everything += found
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
         if tensorflow is None and tf_here:
-            tensorflow = _lowest(tf_here)
+            # A README is weaker than the folder's real pin files: it decides only without them.
+            pinned_here = [e for e in tf_here if not _from_readme(e)]
+            tensorflow = _lowest(pinned_here or tf_here)
         for e in found:
             if e.kind == "keras" and keras_pin is None and not e.allowed.allows((3, 0, 0)) and not e.allowed.open_ended:
                 keras_pin = e

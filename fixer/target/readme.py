@@ -1,0 +1,92 @@
+"""What a project's README tells users to run it on: the TensorFlow container image, install
+command or TPU / job runtime its code lines name.
+
+A README is weaker than the project's real pin files (the model prefers those in the same folder)
+and stronger than nothing: it is how a project that ships no requirements file says
+`docker run ... tensorflow/tensorflow:2.4.0-gpu`. Only a statement that names a version counts
+(`tensorflow/tensorflow:latest` or a bare `pip install tensorflow` says which release only on the
+day it was written). Read as text (never executed).
+"""
+
+from __future__ import annotations
+
+import re
+
+from fixer.target.notebook import install_evidence
+from fixer.target.sources import RUNTIME, Evidence, exactly, image_tensorflow
+
+README_NAME = re.compile(r"(?i)^readme\.(?:md|markdown|rst|txt)$")
+
+# The official image without a version tag (`latest`, `nightly`, `devel-gpu`, none): the newest
+# release on the day the README was written, which says nothing today.
+_UNVERSIONED_IMAGE = re.compile(r"(?<![\w./-])(?:docker\.io/)?tensorflow/tensorflow(?!:\d)")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_INLINE = re.compile(r"`+([^`]+)`+")
+# A shell prompt or privilege prefix before the command itself: `$ `, `> `, `sudo `.
+_PROMPT = re.compile(r"^\s*(?:[$#>%]\s+|!)?(?:sudo\s+(?:-H\s+)?)?")
+# A TPU's software version: `gcloud compute tpus create ... --version=2.4.0`, `ctpu up --tf-version 2.1`,
+# `--version tpu-vm-tf-2.8.0` (a TPU VM image).
+_TPU_VERSION = re.compile(r"--(?:tf-)?version[=\s]+[\"']?(?:tpu-vm-tf-)?(?P<major>\d+)\.(?P<minor>\d+)")
+
+
+def _joined(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Shell lines with backslash continuations joined, each with the line it starts on."""
+    joined: list[tuple[int, str]] = []
+    pending: list[str] = []
+    start = 0
+    for number, line in lines:
+        if not pending:
+            start = number
+        pending.append(line.removesuffix("\\").strip())
+        if not line.endswith("\\"):
+            joined.append((start, " ".join(pending)))
+            pending = []
+    if pending:
+        joined.append((start, " ".join(pending)))
+    return joined
+
+
+def code_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, text) of the README's code: fenced blocks, indented blocks (Markdown's and
+    reStructuredText's literal blocks), with continuation lines joined, and the inline code spans
+    of prose lines."""
+    block: list[tuple[int, str]] = []
+    inline: list[tuple[int, str]] = []
+    fenced = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif fenced or line.startswith(("    ", "\t")):
+            block.append((number, line.strip()))
+        else:
+            inline += [(number, span.strip()) for span in _INLINE.findall(line)]
+    return sorted(_joined(block) + inline)
+
+
+def _versioned_image(code: str) -> tuple[int, int] | None:
+    """The TensorFlow an image named in ``code`` ships, when its tag names a version."""
+    return None if _UNVERSIONED_IMAGE.search(code) else image_tensorflow(code)
+
+
+def _statement(code: str, path: str, number: int) -> list[Evidence]:
+    """The versioned TensorFlow one code line names: an install, an image, a TPU or job runtime."""
+    command = _PROMPT.sub("", code, count=1)
+    installed = [
+        e for e in install_evidence(command, path, number) if e.kind == "tensorflow" and not e.allowed.open_ended
+    ]
+    if installed:
+        return installed
+    version = _versioned_image(code)
+    runtime = RUNTIME.search(code) or (_TPU_VERSION.search(code) if re.search(r"(?i)tpu", code) else None)
+    if version is None and runtime is not None:
+        version = int(runtime.group("major")), int(runtime.group("minor"))
+    return [Evidence("tensorflow", exactly(version), path, number, code)] if version else []
+
+
+def read_readme(text: str, path: str) -> list[Evidence]:
+    """`README.md` / `.rst` / `.txt`: the versioned TensorFlow its code lines tell users to run on
+    (`docker run tensorflow/tensorflow:2.4.0-gpu`, `pip install tensorflow==2.4.0`, a TPU's or
+    job's runtime `--version 2.4.0`). Prose is not read: an image it names may be another step's
+    ("the dataset was prepared in tensorflow/tensorflow:1.15.2-gpu"). Only TensorFlow statements:
+    a README's other installs are not the project's pins."""
+    return [e for number, code in code_lines(text) for e in _statement(code, path, number)]
