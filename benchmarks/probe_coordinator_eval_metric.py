@@ -25,32 +25,13 @@ Output on TensorFlow 2.21, Keras 3, tf-keras 2.21 (2026-11-27):
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
+
+from probing import first_error_line, in_process_parameter_server_strategy, print_outcomes, rerun_per_keras
 
 # One kernel of ones: the prediction is x0 + x1; above 5 means class 1. Three of four labels agree.
 X = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [0.5, 0.5]]
 Y = [[0], [1], [1], [1]]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("localhost", 0))
-        return sock.getsockname()[1]
-
-
-def _error(exc: Exception) -> str:
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    return f"{type(exc).__name__}: {(lines[0] if lines else '')[:160]}"
-
-
-def _strategy(tf):
-    spec = tf.train.ClusterSpec({"worker": [f"localhost:{_free_port()}"], "ps": [f"localhost:{_free_port()}"]})
-    for job in ("worker", "ps"):
-        tf.distribute.Server(spec, job_name=job, task_index=0, protocol="grpc", start=True)
-    resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(spec, rpc_layer="grpc")
-    return tf.distribute.ParameterServerStrategy(resolver)
 
 
 def _dataset(tf):
@@ -96,7 +77,7 @@ def run_cases(flavour: str) -> None:
     """All cases under the Keras this process imported."""
     import tensorflow as tf
 
-    strategy = _strategy(tf)
+    strategy = in_process_parameter_server_strategy(tf)
     with strategy.scope():
         model = tf.keras.Sequential(
             [tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1, use_bias=False, kernel_initializer="ones")]
@@ -106,12 +87,7 @@ def run_cases(flavour: str) -> None:
         ("inline, metric inside the scope", lambda: _inline(tf, strategy, model, in_scope=True)),
         ("scheduled replica function, metric inside the scope", lambda: _scheduled(tf, strategy, model)),
     )
-    for label, case in cases:
-        try:
-            outcome = case()
-        except Exception as exc:  # the probe records what fails, whatever it is
-            outcome = _error(exc)
-        print(f"{flavour} | {label}: {outcome}", flush=True)
+    print_outcomes(flavour, cases, describe=first_error_line)
     os._exit(0)  # the in-process servers never stop by themselves
 
 
@@ -120,9 +96,7 @@ def main() -> None:
     if len(sys.argv) > 1:
         run_cases(sys.argv[1])
         return
-    for flavour, legacy in (("keras 3", "0"), ("tf-keras", "1")):
-        env = dict(os.environ, TF_USE_LEGACY_KERAS=legacy, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-        subprocess.run([sys.executable, __file__, flavour], env=env, check=False, timeout=600)
+    rerun_per_keras(__file__)
 
 
 if __name__ == "__main__":

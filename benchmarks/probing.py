@@ -38,6 +38,13 @@ def last_error_line(exc: Exception, width: int = 150) -> str:
     return f"{type(exc).__name__}: {(lines[-1] if lines else '')[:width]}"
 
 
+def first_error_line(exc: Exception, width: int = 160) -> str:
+    """The exception's type and its first non-blank line, cut to ``width`` characters (errors
+    raised eagerly state their cause first)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {(lines[0] if lines else '')[:width]}"
+
+
 def print_outcomes(flavour: str, cases: Iterable[tuple[str, Callable[[], str]]],
                    describe: Callable[[Exception], str] = last_error_line) -> None:
     """Run each ``(label, case)`` and print ``flavour | label: outcome``; an exception is an outcome."""
@@ -58,3 +65,15 @@ def free_ports(count: int) -> list[int]:
     for sock in sockets:
         sock.close()
     return ports
+
+
+def in_process_parameter_server_strategy(tf):  # noqa: ANN001, ANN201 - `tf` is the module the probe imported
+    """A ParameterServerStrategy coordinator over an in-process cluster of one worker and one
+    parameter server on loopback, as TensorFlow's parameter-server tutorial builds it. Its servers
+    never stop: the probe's process ends with ``os._exit``."""
+    worker, ps = free_ports(2)
+    spec = tf.train.ClusterSpec({"worker": [f"localhost:{worker}"], "ps": [f"localhost:{ps}"]})
+    for job in ("worker", "ps"):
+        tf.distribute.Server(spec, job_name=job, task_index=0, protocol="grpc", start=True)
+    resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(spec, rpc_layer="grpc")
+    return tf.distribute.ParameterServerStrategy(resolver)
