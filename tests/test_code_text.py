@@ -10,7 +10,7 @@ from fixer.code_text import code_text
 from fixer.config import Config
 from fixer.engine import check_source, rules_in_code, selected_rules
 from fixer.registry import default_registry
-from fixer.rule import Invalid, dedent_example
+from invalid_examples import invalid_example_params
 
 
 def _blanked(text: str) -> str:
@@ -60,14 +60,7 @@ def test_a_file_whose_only_strategy_is_in_comments_is_not_analysed():
     assert rules_in_code(rules, text, ast.parse(text)) == []
 
 
-def _invalid_examples():
-    for rule in default_registry().rules:
-        for number, example in enumerate(rule.examples, start=1):
-            if isinstance(example, Invalid):
-                yield pytest.param(rule, dedent_example(example.code), id=f"{rule.code}-{number}")
-
-
-@pytest.mark.parametrize(("rule", "code"), list(_invalid_examples()))
+@pytest.mark.parametrize(("rule", "code"), list(invalid_example_params()))
 def test_the_third_stage_keeps_every_invalid_example(rule, code):
     assert rule in rules_in_code([rule], code, ast.parse(code))
 

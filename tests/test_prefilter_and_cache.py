@@ -16,7 +16,7 @@ from fixer.cache_format import decode_result, dumps, encode_result, loads
 from fixer.config import Config
 from fixer.engine import check_source, selected_rules
 from fixer.registry import default_registry
-from fixer.rule import Invalid, dedent_example
+from invalid_examples import invalid_example_params
 from fixer.prefilter import STRATEGY, rule_may_fire
 from fixer.runner import Job, filter_stage, may_have_findings, run
 from fixer.types import FileResult, Position
@@ -25,14 +25,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 BAD = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\ns.experimental_run_v2(f)\n"
 
 
-def _invalid_examples():
-    for rule in default_registry().rules:
-        for number, example in enumerate(rule.examples, start=1):
-            if isinstance(example, Invalid):
-                yield pytest.param(rule, dedent_example(example.code), id=f"{rule.code}-{number}")
-
-
-@pytest.mark.parametrize(("rule", "code"), list(_invalid_examples()))
+@pytest.mark.parametrize(("rule", "code"), list(invalid_example_params()))
 def test_prefilter_keeps_every_invalid_example(rule, code):
     assert may_have_findings(code.encode(), Config(), "example.py")
     assert rule in selected_rules("example.py", code, Config(), default_registry())
@@ -42,7 +35,7 @@ def test_prefilter_keeps_every_invalid_example(rule, code):
     assert filter_stage(code.encode(), only_this_rule, "example.py") == 2
 
 
-@pytest.mark.parametrize(("rule", "code"), list(_invalid_examples()))
+@pytest.mark.parametrize(("rule", "code"), list(invalid_example_params()))
 def test_every_invalid_example_reports_with_the_prefilter_as_without(rule, code):
     only_this_rule = Config(select=(rule.code,))
     unfiltered = check_source("example.py", code, only_this_rule, prefilter=False)
