@@ -21,12 +21,15 @@ import time
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fixer import __version__
 from fixer.cache_format import CacheFormatError, decode_result, dumps, encode_result, loads
 from fixer.codes import RULE_CODES, source_fingerprint
-from fixer.config import Config
-from fixer.types import FileResult
+
+if TYPE_CHECKING:
+    from fixer.config import Config
+    from fixer.types import FileResult
 
 CACHE_DIR_NAME = ".distfix_cache"
 # What marks a project's root folder, where its one cache lives.

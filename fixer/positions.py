@@ -167,7 +167,7 @@ class StatementPositions(Mapping[cst.CSTNode, CodeRange]):
             return True
         # The last statement of a file without a final line break: libcst generates one.
         rest = self._text[start:]
-        return code.startswith(rest) and code[len(rest):] in ("\n", "\r\n", "\r")
+        return code.startswith(rest) and code[len(rest) :] in ("\n", "\r\n", "\r")
 
     def _statement_spans(self) -> dict[cst.CSTNode, tuple[int, int]]:
         """First and last line of every libcst statement, from CPython's tree ({} when the two disagree)."""
@@ -188,7 +188,10 @@ def line_span(positions: Mapping[cst.CSTNode, CodeRange], statement: cst.BaseSta
 def _shifted(found: CodeRange, lines: int) -> CodeRange:
     if not lines:
         return found
-    return CodeRange(CodePosition(found.start.line + lines, found.start.column), CodePosition(found.end.line + lines, found.end.column))
+    return CodeRange(
+        CodePosition(found.start.line + lines, found.start.column),
+        CodePosition(found.end.line + lines, found.end.column),
+    )
 
 
 def _statement_spans(nodes: Iterable[cst.CSTNode], tree: ast.Module) -> dict[cst.CSTNode, tuple[int, int]]:
@@ -197,7 +200,7 @@ def _statement_spans(nodes: Iterable[cst.CSTNode], tree: ast.Module) -> dict[cst
     if len(ours) != len(theirs):
         return {}
     lines: dict[cst.CSTNode, tuple[int, int]] = {}
-    for node, statement in zip(ours, theirs):
+    for node, statement in zip(ours, theirs, strict=True):
         name = _AST_NAMES.get(type(node).__name__, type(node).__name__)
         if type(statement).__name__ not in (name, "Async" + name):
             return {}

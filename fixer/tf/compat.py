@@ -7,14 +7,18 @@ deprecated spelling is there on purpose, for the old releases the project still 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.semantic import SemanticModel
 from fixer.tf.calls import calls_within
 from fixer.tf.dataflow import names_in
 from fixer.tf.index import ModuleIndex, subtree
 from fixer.tf.names import dotted_name
 from fixer.tf.parameters import positional_parameters
+
+if TYPE_CHECKING:
+    from fixer.semantic import SemanticModel
 
 # Exceptions a missing API raises: catching one around a name means "it may not exist here".
 _MISSING_API = frozenset({"AttributeError", "ImportError", "ModuleNotFoundError", "NotImplementedError"})
@@ -30,7 +34,11 @@ def is_compat_fallback(index: ModuleIndex, node: cst.CSTNode) -> bool:
             return True
         if isinstance(ancestor, cst.Try) and _catches_missing_api(ancestor):
             return True
-        if isinstance(ancestor, cst.If | cst.IfExp) and previous is not ancestor.test and _is_version_check(ancestor.test):
+        if (
+            isinstance(ancestor, cst.If | cst.IfExp)
+            and previous is not ancestor.test
+            and _is_version_check(ancestor.test)
+        ):
             return True
         if isinstance(ancestor, cst.FunctionDef | cst.ClassDef):
             return False

@@ -12,9 +12,9 @@ module-level questions are answered from the original file's index.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import (
@@ -29,6 +29,9 @@ from fixer.positions import positions as positions_of
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.index import ModuleIndex
 from fixer.types import Edit
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
 
 # A nested function's text keeps its indentation; under this header it parses unchanged, so
 # columns hold and lines shift by one.
@@ -164,7 +167,9 @@ def _parsed(source: str) -> cst.Module:
 
 
 @lru_cache(maxsize=64)
-def _analysed(module: cst.Module) -> tuple[ModuleIndex, Mapping[cst.CSTNode, ExpressionContext], Mapping[cst.CSTNode, CodeRange]]:
+def _analysed(
+    module: cst.Module,
+) -> tuple[ModuleIndex, Mapping[cst.CSTNode, ExpressionContext], Mapping[cst.CSTNode, CodeRange]]:
     """Index, expression contexts and positions of a parsed chunk (cached with it, see _parsed)."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     return ModuleIndex.build(module), wrapper.resolve(ExpressionContextProvider), positions_of(module)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import inspect
 import re
 from collections import defaultdict
-from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache
 from itertools import count, islice
+from typing import TYPE_CHECKING
 
 import libcst as cst
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 FunctionLike = cst.FunctionDef | cst.Lambda
 _FUNCTION_TYPES = (cst.FunctionDef, cst.Lambda)
@@ -43,7 +46,7 @@ class ModuleIndex(cst.CSTVisitor):
         self._by_function: dict[str, dict[FunctionLike | None, list[cst.CSTNode]]] = {}
 
     @classmethod
-    def build(cls, module: cst.Module) -> "ModuleIndex":
+    def build(cls, module: cst.Module) -> ModuleIndex:
         """Index ``module`` in one walk, in the order libcst's own visit takes."""
         index = cls()
         try:
@@ -93,7 +96,7 @@ class ModuleIndex(cst.CSTVisitor):
         self._stack.pop()
 
     @classmethod
-    def combine(cls, module: cst.Module, parts: list[tuple[cst.Module, "ModuleIndex"]]) -> "ModuleIndex":
+    def combine(cls, module: cst.Module, parts: list[tuple[cst.Module, ModuleIndex]]) -> ModuleIndex:
         """The index of ``module``, whose top-level nodes are those of the ``parts`` in order.
 
         Each part is a module parsed on its own and indexed by :meth:`build`; the result equals
@@ -162,9 +165,7 @@ class ModuleIndex(cst.CSTVisitor):
     def statement_of(self, node: cst.CSTNode) -> cst.BaseStatement:
         """The statement (simple line or compound) that holds ``node``."""
         current: cst.CSTNode | None = node
-        while current is not None and not isinstance(
-            current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
-        ):
+        while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             current = self.parent.get(current)
         if current is None:
             raise ValueError("node is not inside a statement")
@@ -195,7 +196,17 @@ def _record_function(index: ModuleIndex, node: cst.FunctionDef) -> None:
 
 # The tables :meth:`ModuleIndex.combine` concatenates, and those grouped by name that it merges.
 _LIST_TABLES = (
-    "calls", "functions", "lambdas", "classes", "withs", "ifs", "fors", "assigns", "imports", "returns", "attributes",
+    "calls",
+    "functions",
+    "lambdas",
+    "classes",
+    "withs",
+    "ifs",
+    "fors",
+    "assigns",
+    "imports",
+    "returns",
+    "attributes",
 )
 _GROUPED_TABLES = ("functions_by_name", "names")
 
@@ -253,7 +264,7 @@ class _NoChildOrder(Exception):
 _VISITED_FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
 
 
-@lru_cache(maxsize=None)
+@cache
 def _child_fields(node_type: type) -> tuple[str, ...]:
     """The fields of ``node_type`` that hold children, in the order its libcst visit takes them.
 
@@ -269,7 +280,7 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_VISITED_FIELD.findall(source)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _is_node(value_type: type) -> bool:
     # One issubclass per type: isinstance on libcst's ABC-based classes is slow.
     return issubclass(value_type, cst.CSTNode)

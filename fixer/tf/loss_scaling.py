@@ -6,14 +6,17 @@ Not a rule: TFD301 needs it to choose the all-reduce op, TFD303 to find unscaled
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.bindings import assigned_values
-from fixer.tf.index import FunctionLike
 from fixer.tf.names import dotted_name
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike
 
 _MEANS = frozenset({"tensorflow.reduce_mean", "tensorflow.math.reduce_mean", "keras.ops.mean"})
 _SUMS = frozenset({"tensorflow.reduce_sum", "tensorflow.math.reduce_sum", "keras.ops.sum"})
@@ -56,7 +59,9 @@ def gradient_calls(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
     ]
 
 
-def loss_origin(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> tuple[cst.BaseExpression | None, FunctionLike]:
+def loss_origin(
+    ctx: RuleContext, func: FunctionLike, gradient: cst.Call
+) -> tuple[cst.BaseExpression | None, FunctionLike]:
     """The expression that computed the loss given to ``gradient`` and the function holding it."""
     loss = gradient.args[0].value
     if isinstance(loss, cst.Name):
@@ -81,10 +86,14 @@ def _accumulated_term(
     if not (isinstance(start, (cst.Float, cst.Integer)) and float(start.value.replace("_", "")) == 0.0):
         return None
     terms = [
-        node for node in ctx.index.in_function("assigns", func)
-        if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign)
-        and isinstance(node.target, cst.Name) and node.target.value == name
-        and ctx.index.before(start, node) and ctx.index.before(node, gradient)
+        node
+        for node in ctx.index.in_function("assigns", func)
+        if isinstance(node, cst.AugAssign)
+        and isinstance(node.operator, cst.AddAssign)
+        and isinstance(node.target, cst.Name)
+        and node.target.value == name
+        and ctx.index.before(start, node)
+        and ctx.index.before(node, gradient)
     ]
     return terms[0].value if len(terms) == 1 else None
 
@@ -114,10 +123,15 @@ def loss_helper(ctx: RuleContext, func: FunctionLike, call: cst.Call) -> Functio
             # A lambda bound to a name, or the inner function a local loss factory returns
             # (`compute_loss = make_loss()`, then `compute_loss(y, p)`).
             defs = [
-                f for f in ctx.tf.replica.resolve_callable(target, call)
+                f
+                for f in ctx.tf.replica.resolve_callable(target, call)
                 if isinstance(f, cst.Lambda) or (isinstance(f, cst.FunctionDef) and ctx.index.method_class(f) is None)
             ]
-    elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value in ("self", "cls"):
+    elif (
+        isinstance(target, cst.Attribute)
+        and isinstance(target.value, cst.Name)
+        and target.value.value in ("self", "cls")
+    ):
         owner = _owner_class(ctx, func)
         defs = [
             f
@@ -236,11 +250,9 @@ def is_constant_weight(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
     if not isinstance(expr, cst.Name):
         return False
     bindings = [
-        a for a in ctx.index.assigns
-        if any(
-            isinstance(t, cst.Name) and t.value == expr.value
-            for t in assignment_targets(a)
-        )
+        a
+        for a in ctx.index.assigns
+        if any(isinstance(t, cst.Name) and t.value == expr.value for t in assignment_targets(a))
     ]
     return (
         len(bindings) == 1
@@ -258,7 +270,11 @@ def loss_object_constructor(ctx: RuleContext, call: cst.Call) -> cst.Call | None
     constructed = last_assignment_anywhere(ctx, key)
     if isinstance(constructed, cst.Call):
         constructor = ctx.tf.names.callee(constructed)
-        if constructor is not None and constructor.startswith("keras.losses.") and constructor.rsplit(".", 1)[1][:1].isupper():
+        if (
+            constructor is not None
+            and constructor.startswith("keras.losses.")
+            and constructor.rsplit(".", 1)[1][:1].isupper()
+        ):
             return constructed
     return None
 
@@ -304,13 +320,20 @@ def _only_replica_count(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
         return expr.attr.value == "num_replicas_in_sync"
     if isinstance(expr, cst.Call) and expr.args:
         callee = ctx.tf.names.callee(expr) or (expr.func.value if isinstance(expr.func, cst.Name) else "")
-        if callee in ("float", "tensorflow.cast", "tensorflow.dtypes.cast", "tensorflow.constant", "tensorflow.convert_to_tensor"):
+        if callee in (
+            "float",
+            "tensorflow.cast",
+            "tensorflow.dtypes.cast",
+            "tensorflow.constant",
+            "tensorflow.convert_to_tensor",
+        ):
             return _only_replica_count(ctx, expr.args[0].value)
     return False
 
 
 def mentions_replicas(expr: cst.BaseExpression) -> bool:
     """True when ``expr`` reads ``num_replicas_in_sync`` somewhere."""
+
     class _Find(cst.CSTVisitor):
         found = False
 
@@ -330,7 +353,11 @@ def only_reduce_means(ctx: RuleContext, expr: cst.BaseExpression, func, depth: i
         return False
     if isinstance(expr, cst.Name):
         value = last_assignment(ctx, func, expr.value, expr)
-        return value is not None and _assigned_once(ctx, func, expr.value) and only_reduce_means(ctx, value, func, depth + 1)
+        return (
+            value is not None
+            and _assigned_once(ctx, func, expr.value)
+            and only_reduce_means(ctx, value, func, depth + 1)
+        )
     if isinstance(expr, cst.Call):
         if is_regularization(ctx, expr):
             return True
@@ -344,7 +371,9 @@ def only_reduce_means(ctx: RuleContext, expr: cst.BaseExpression, func, depth: i
         if isinstance(expr.operator, cst.Multiply):
             other = expr.right if is_constant_weight(ctx, expr.left) else expr.left
             return only_reduce_means(ctx, other, func, depth + 1)
-        return only_reduce_means(ctx, expr.left, func, depth + 1) and only_reduce_means(ctx, expr.right, func, depth + 1)
+        return only_reduce_means(ctx, expr.left, func, depth + 1) and only_reduce_means(
+            ctx, expr.right, func, depth + 1
+        )
     return False
 
 

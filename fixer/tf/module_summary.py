@@ -34,7 +34,16 @@ MODEL_CALLS = ("keras.Sequential", "keras.Model", "keras.models.", "keras.applic
 _MODEL_BASES = ("keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential")
 # Names that make a dataset this worker's share when a builder reads them.
 _TASK_WORDS = frozenset(
-    {"task_id", "task_index", "worker_index", "worker_id", "input_pipeline_id", "num_input_pipelines", "rank", "input_context"}
+    {
+        "task_id",
+        "task_index",
+        "worker_index",
+        "worker_id",
+        "input_pipeline_id",
+        "num_input_pipelines",
+        "rank",
+        "input_context",
+    }
 )
 # Roots that are never project modules: their calls are TensorFlow's, not the project's.
 LIBRARY_ROOTS = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_datasets", "numpy", "os", "sys"})
@@ -392,7 +401,9 @@ def _root_name(expr: ast.expr) -> str | None:
 
 
 # Calls that give the same folder back (for finding modules, a resolved path is no different).
-_SAME_PATH = frozenset({"abspath", "realpath", "normpath", "resolve", "absolute", "Path", "PurePath", "str", "fspath", "expanduser"})
+_SAME_PATH = frozenset(
+    {"abspath", "realpath", "normpath", "resolve", "absolute", "Path", "PurePath", "str", "fspath", "expanduser"}
+)
 
 
 def _path_entries(tree: ast.Module, path: str) -> tuple[str, ...]:

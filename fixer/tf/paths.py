@@ -7,13 +7,17 @@ built in the `else:` of `if use_multi_gpu:` never meets the strategy of the `if:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from fixer.tf.dataflow import names_in
-from fixer.tf.index import ModuleIndex
 from fixer.tf.parameters import has_parameter, named_parameters
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from fixer.tf.index import ModuleIndex
 
 
 def _arm(index: ModuleIndex, node: cst.CSTNode, branch: cst.If) -> str | None:
@@ -193,9 +197,7 @@ def _compound_binds(parent: cst.CSTNode, child: cst.CSTNode) -> set[str]:
     if isinstance(parent, cst.For) and child is parent.body:
         return _target_names(parent.target)
     if isinstance(parent, cst.With) and child is parent.body:
-        return set().union(
-            set(), *(_target_names(i.asname.name) for i in parent.items if i.asname is not None)
-        )
+        return set().union(set(), *(_target_names(i.asname.name) for i in parent.items if i.asname is not None))
     if isinstance(parent, cst.ExceptHandler) and child is parent.body and parent.name is not None:
         return _target_names(parent.name.name)
     return set()

@@ -5,14 +5,17 @@ from __future__ import annotations
 import enum
 from collections import defaultdict
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.classes import resolve_method
-from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import NameResolver, dotted_name
 from fixer.tf.parameters import named_parameters
+
+if TYPE_CHECKING:
+    from fixer.tf.index import FunctionLike, ModuleIndex
 
 _DISTRIBUTE = "tensorflow.distribute."
 _ONE_DEVICE = _DISTRIBUTE + "OneDeviceStrategy"
@@ -187,8 +190,10 @@ class StrategyModel:
                 for position, arg in enumerate(call.args):
                     if arg.star:
                         break
-                    name = arg.keyword.value if arg.keyword is not None else (
-                        params[position] if position < len(params) else None
+                    name = (
+                        arg.keyword.value
+                        if arg.keyword is not None
+                        else (params[position] if position < len(params) else None)
                     )
                     if name is not None and self.is_strategy(arg.value):
                         found.add(name)

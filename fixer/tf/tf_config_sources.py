@@ -8,13 +8,16 @@ from __future__ import annotations
 import ast
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.test_files import is_test_path
 from fixer.tf.bindings import assignments_to
 from fixer.tf.names import dotted_name
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 NOT_LITERAL = object()
 _ENVIRON = "os.environ"
@@ -85,7 +88,12 @@ def literal_value(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) ->
     if isinstance(expr, cst.Call) and qualified(ctx, expr.func) == "json.dumps" and expr.args:
         value = literal_value(ctx, expr.args[0].value, depth + 1)
         return NOT_LITERAL if value is NOT_LITERAL else json.dumps(value)
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "dict" and not _rebound(ctx, "dict"):
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Name)
+        and expr.func.value == "dict"
+        and not _rebound(ctx, "dict")
+    ):
         return _dict_call(ctx, expr, depth)
     return NOT_LITERAL
 
@@ -137,8 +145,10 @@ def _name_value(ctx: RuleContext, name_node: cst.Name, depth: int) -> object:
     if value is NOT_LITERAL:
         return NOT_LITERAL
     for use in ctx.index.names.get(name, []):
-        if len(bindings) > 1 and ctx.index.enclosing_function(use) is ctx.index.enclosing_function(binding) and (
-            not ctx.index.before(binding, use) or (following is not None and not ctx.index.before(use, following))
+        if (
+            len(bindings) > 1
+            and ctx.index.enclosing_function(use) is ctx.index.enclosing_function(binding)
+            and (not ctx.index.before(binding, use) or (following is not None and not ctx.index.before(use, following)))
         ):
             continue  # in the same code, before this binding or after the next one: another value
         parent = ctx.index.parent.get(use)
@@ -180,7 +190,9 @@ def _reaching_binding(
     binding = earlier[-1]
     statement = ctx.index.statement_of(binding)
     block = ctx.index.parent.get(statement)
-    if ctx.index.enclosing_function(binding) is not ctx.index.enclosing_function(use) or not ctx.index.is_within(use, block):
+    if ctx.index.enclosing_function(binding) is not ctx.index.enclosing_function(use) or not ctx.index.is_within(
+        use, block
+    ):
         return None, None
     later = [b for b in bindings if ctx.index.before(binding, b)]
     return binding, (later[0] if later else None)
@@ -251,7 +263,19 @@ def _bound_anywhere(ctx: RuleContext, name: str) -> bool:
     loop or ``with`` target, a function or class): then it is not known to be the module."""
     for use in ctx.index.names.get(name, []):
         parent = ctx.index.parent.get(use)
-        if isinstance(parent, (cst.AssignTarget, cst.Param, cst.AsName, cst.For, cst.FunctionDef, cst.ClassDef, cst.NamedExpr, cst.ImportAlias)):
+        if isinstance(
+            parent,
+            (
+                cst.AssignTarget,
+                cst.Param,
+                cst.AsName,
+                cst.For,
+                cst.FunctionDef,
+                cst.ClassDef,
+                cst.NamedExpr,
+                cst.ImportAlias,
+            ),
+        ):
             return True
         if isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is use:
             return True
@@ -384,7 +408,9 @@ def cluster_problems(ctx: RuleContext) -> list[tuple[cst.CSTNode, object]]:
             continue
         # Its one parameter is `cluster`; any other keyword is TFD604's (a TypeError, not a spec).
         argument = next((a for a in call.args if a.keyword is None and not a.star), None)
-        argument = argument or next((a for a in call.args if a.keyword is not None and a.keyword.value == "cluster"), None)
+        argument = argument or next(
+            (a for a in call.args if a.keyword is not None and a.keyword.value == "cluster"), None
+        )
         if argument is None:
             continue
         cluster = literal_value(ctx, argument.value)

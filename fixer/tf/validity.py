@@ -12,8 +12,8 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
-from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import (
@@ -26,9 +26,13 @@ from fixer.positions import positions as positions_of
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.fix_scope import FixedChunk, OriginalFile, fixed_chunk, fixed_function
 from fixer.tf.index import ModuleIndex
-from fixer.tf.names import NameResolver
 from fixer.tf.paths import bound_on_every_path
-from fixer.types import Edit
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from fixer.tf.names import NameResolver
+    from fixer.types import Edit
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "self", "cls"}
 _TF_IMPORT_HEADS = ("import tensorflow", "from tensorflow", "import keras", "from keras", "import tf_keras")
@@ -96,7 +100,9 @@ def unbound_inserted_names(
     class are always in reach of code that runs after the module loaded.
     """
     inserted = [e for e in edits if e.content.strip()]
-    wanted = set().union(set(), *(candidate_reads(e.content, after_dot=text[e.start - 1 : e.start] == ".") for e in inserted))
+    wanted = set().union(
+        set(), *(candidate_reads(e.content, after_dot=text[e.start - 1 : e.start] == ".") for e in inserted)
+    )
     if original_file is not None:
         original = original_file.module
     if wanted and original is not None:
@@ -107,9 +113,15 @@ def unbound_inserted_names(
     local = fixed_function(original_file, edits) if original_file is not None else None
     if local is not None:
         return _first_unbound(
-            sorted(wanted), local.index, local.contexts, local.offset, regions,
-            lambda name: _bound_outside(original_file, local.function, name)  # type: ignore[arg-type]
-            or _bound_somewhere(local.index.local, local.contexts, name),
+            sorted(wanted),
+            local.index,
+            local.contexts,
+            local.offset,
+            regions,
+            lambda name: (
+                _bound_outside(original_file, local.function, name)  # type: ignore[arg-type]
+                or _bound_somewhere(local.index.local, local.contexts, name)
+            ),
         )
     fixed = apply_edits(text, list(edits))
     try:
@@ -129,7 +141,9 @@ def unbound_inserted_names(
         start = positions[node].start
         return textmap.offset(start.line, start.column + 1)
 
-    return _first_unbound(sorted(wanted), index, contexts, offset, regions, lambda name: _bound_somewhere(index, contexts, name))
+    return _first_unbound(
+        sorted(wanted), index, contexts, offset, regions, lambda name: _bound_somewhere(index, contexts, name)
+    )
 
 
 def _first_unbound(
@@ -289,7 +303,11 @@ def _removes_what_is_read_locally(original: OriginalFile, chunk: FixedChunk, edi
         return None
     removed_at = _removed_at(lost, old_targets, original.positions(), original.textmap, edits)
     reads = [
-        *((key, chunk.fixed_offset(original, node)) for key, node in old_reads if key in removed_at and not chunk.holds(original, node)),
+        *(
+            (key, chunk.fixed_offset(original, node))
+            for key, node in old_reads
+            if key in removed_at and not chunk.holds(original, node)
+        ),
         *((key, chunk.offset(node)) for key, node in chunk_reads if key in removed_at),
     ]
     # In source order, as a visit of the whole fixed file meets them (a visit's order is that of
@@ -312,7 +330,7 @@ def _read_after_removal(removed_at: dict[str, int], reads) -> str | None:
     """The reason for the first read (key, fixed offset) at or after its key's removed binding."""
     for key, offset in reads:
         if offset >= removed_at[key]:
-            what = f"the environment variable {key[len(_ENV):]}" if key.startswith(_ENV) else f"`{key}`"
+            what = f"the environment variable {key[len(_ENV) :]}" if key.startswith(_ENV) else f"`{key}`"
             return f"it removes {what}, which the program still reads"
     return None
 
