@@ -21,7 +21,7 @@ import time
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fixer import __version__
 from fixer.cache_format import CacheFormatError, decode_result, dumps, encode_result, loads
@@ -184,7 +184,7 @@ class StatIndex:
         self.root = root or cache_root()
         self.file = self.root / __version__ / "stat-index.json"
         # path -> [size, mtime ns, inode, context key, encoded result]
-        self._entries: dict[str, list] = {}
+        self._entries: dict[str, list[Any]] = {}
         self._dirty = False
         # Dependencies' stamps taken during this run: every file of a folder depends on the
         # folder's listing of target files (fixer/target), which costs a directory scan.

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -30,7 +31,7 @@ from fixer.positions import positions as positions_of
 from fixer.tf.index import ModuleIndex
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterator
 
     from fixer.types import Finding
 
@@ -249,7 +250,7 @@ def _expected_failures(chunks: list[_Chunk]) -> frozenset[int]:
     return frozenset(lines)
 
 
-class ChunkPositions:
+class ChunkPositions(Mapping[cst.CSTNode, CodeRange]):
     """Positions of an assembled module's nodes, from each chunk's own positions, shifted."""
 
     def __init__(self, module: cst.Module, index: ModuleIndex, chunks: list[_Chunk]) -> None:
@@ -276,3 +277,10 @@ class ChunkPositions:
             CodePosition(found.start.line + offset, found.start.column),
             CodePosition(found.end.line + offset, found.end.column),
         )
+
+    def __iter__(self) -> Iterator[cst.CSTNode]:
+        # The nodes with a range: every node below the module (the index's parents hold each once).
+        return iter(self._parent)
+
+    def __len__(self) -> int:
+        return len(self._parent)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator, Mapping
+from typing import cast
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
@@ -41,7 +42,8 @@ def positions(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
     generate = getattr(PositionProvider(), "_gen", None)
     if generate is None:  # a libcst without the provider's own entry point: the public way
         return wrapper.resolve(PositionProvider)
-    return generate(wrapper)
+    found: Mapping[cst.CSTNode, CodeRange] = generate(wrapper)
+    return found
 
 
 class StatementPositions(Mapping[cst.CSTNode, CodeRange]):
@@ -137,7 +139,8 @@ class StatementPositions(Mapping[cst.CSTNode, CodeRange]):
         )
         state.indent_tokens = self._indentation(statement)
         statement._codegen(state)
-        computed: dict[cst.CSTNode, CodeRange] = provider._computed
+        # The provider stores each node's CodeRange itself (no lazy values) while it generates.
+        computed = cast("dict[cst.CSTNode, CodeRange]", provider._computed)
         shift = span[0] - computed[statement].start.line
         if not self._text_matches(shift, "".join(state.tokens)):
             return False
