@@ -22,6 +22,7 @@ CLEAN = (
     "fixer/validate",
     "fixer/lsp",
     "fixer/dev",
+    "fixer/tf",
     # fixer's top-level modules (engine, prefilter, context, rule, runner and code_text are not clean yet).
     "fixer/__init__.py",
     "fixer/__main__.py",

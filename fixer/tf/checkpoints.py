@@ -6,7 +6,7 @@ Not a rule: TFD502 (every worker writes one path) and TFD503 (only the chief sav
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -133,7 +133,7 @@ def _savers(ctx: RuleContext) -> set[str]:
     """Source texts of the names (and attributes) bound to Keras models and `tf.train.Checkpoint`s."""
     classes = _model_classes(ctx)
     factories = {f.name.value for f in ctx.index.functions if _returns_model(ctx, f, classes)}
-    keys = set()
+    keys: set[str] = set()
     for assign in ctx.index.assigns:
         if isinstance(assign, cst.AugAssign) or assign.value is None or not isinstance(assign.value, cst.Call):
             continue
@@ -301,7 +301,8 @@ def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
 def _attribute_bindings(ctx: RuleContext, attribute: cst.Attribute) -> list[cst.BaseExpression]:
     """Values assigned to ``self.x`` (in any method of the same class) or to ``obj.x`` (in the same
     function or the module): an attribute is followed like a variable."""
-    owner, attr = attribute.value.value, attribute.attr.value
+    # An attribute of a plain name (see _attributes).
+    owner, attr = cast("cst.Name", attribute.value).value, attribute.attr.value
     func = ctx.index.enclosing_function(attribute)
     cls = ctx.index.method_class(func) if isinstance(func, cst.FunctionDef) else None
     values = []
@@ -407,10 +408,10 @@ def chief_test(expr: cst.BaseExpression, ctx: RuleContext | None = None) -> bool
     ``task_id == 0``, ``0 == tf_config["task"]["index"]``, ``task_type == "chief"``,
     ``task_type in (None, "chief")``, and `and`/`or` combinations of these."""
     if isinstance(expr, cst.BooleanOperation):
-        left, right = chief_test(expr.left, ctx), chief_test(expr.right, ctx)
+        left_chief, right_chief = chief_test(expr.left, ctx), chief_test(expr.right, ctx)
         if isinstance(expr.operator, cst.And):
-            return left or right
-        return (left or right) and all(
+            return left_chief or right_chief
+        return (left_chief or right_chief) and all(
             _mentions_task(names_in(side)) or chief_test(side, ctx) for side in (expr.left, expr.right)
         )
     if isinstance(expr, cst.UnaryOperation):
@@ -475,7 +476,7 @@ def chief_guard(ctx: RuleContext, node: cst.CSTNode, depth: int = 0) -> ChiefGua
     return None
 
 
-def _exits_unless_chief(ctx: RuleContext, block: cst.CSTNode, statement: cst.CSTNode) -> bool:
+def _exits_unless_chief(ctx: RuleContext, block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode) -> bool:
     """An earlier `if not is_chief: return` (continue, break, raise) in ``block`` skips ``statement``."""
     for sibling in block.body:
         if sibling is statement:
@@ -552,7 +553,7 @@ def rewrite_save(ctx: RuleContext, save: Save) -> list[Edit] | None:
     strategy = strategy_in_reach(ctx, statement) if statement is not None else None
     if target.kind == "manager" and per_worker(ctx, target.path):
         return []
-    if strategy is None:
+    if strategy is None or statement is None:  # no statement means no strategy either
         return None
     _, edits = helper_edits(ctx)
     path_text = ctx.source(target.path)
@@ -585,9 +586,10 @@ def moved_save(ctx: RuleContext, save: Save, indent: str) -> tuple[str, list[Edi
         text += f"{ctx.newline}{old_indent}_remove_worker_copy({path_text}, {strategy})"
         _, edits = helper_edits(ctx)
     else:
-        edits = rewrite_save(ctx, save)
-        if edits is None:
+        rewritten = rewrite_save(ctx, save)
+        if rewritten is None:
             return None
+        edits = rewritten
     keep = string_continuation_lines(ctx, [statement])
     return reindent(
         text, old_indent, indent, first_line=ctx.range(statement).start.line, keep=keep

@@ -167,7 +167,7 @@ class DatasetModel:
         """What ``name()`` returns when ``name`` holds an instance of a class of this module
         (``loader = Loader(16)``, then ``loader()``): the returns of that class's ``__call__``."""
         index = self.ctx.index
-        found = []
+        found: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
         for value, _ in self.bindings(name, near):
             if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
                 return []
@@ -234,7 +234,9 @@ class DatasetModel:
         if not path:
             return [(value, value)]
         size = len(target.elements) if isinstance(target, (cst.Tuple, cst.List)) else -1
-        inner_target = target.elements[path[0]].value if size > path[0] else target
+        inner_target = target
+        if isinstance(target, (cst.Tuple, cst.List)) and size > path[0]:
+            inner_target = target.elements[path[0]].value
         if isinstance(value, (cst.Tuple, cst.List)):
             if len(value.elements) != size:
                 return []
@@ -257,7 +259,7 @@ class DatasetModel:
 
     def _arguments(self, func: cst.FunctionDef, name: str) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
         position = call_position(func, name, skip_first=takes_receiver(func))
-        found = []
+        found: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
         for site in self.ctx.tf.strategies.call_sites(func):
             value = argument_value(site, position, name)
             if value is None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 from libcst.metadata import (
@@ -31,7 +31,9 @@ from fixer.tf.index import ModuleIndex
 from fixer.types import Edit
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
+
+    from fixer.tf.index import FunctionLike
 
 # A nested function's text keeps its indentation; under this header it parses unchanged, so
 # columns hold and lines shift by one.
@@ -261,15 +263,15 @@ class SplicedIndex:
     def _owner(self, node: cst.CSTNode) -> ModuleIndex:
         return self.local if node in self.local.order else self.original
 
-    def ancestors(self, node: cst.CSTNode):
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         """The parents of ``node`` (one of the fixed function's nodes), nearest first."""
         return self.local.ancestors(node)
 
-    def enclosing_function(self, node: cst.CSTNode):
+    def enclosing_function(self, node: cst.CSTNode) -> FunctionLike | None:
         """The nearest function around ``node``, in whichever tree ``node`` belongs to."""
         return self._owner(node).enclosing_function(node)
 
-    def in_function(self, table: str, func) -> list:
+    def in_function(self, table: str, func: FunctionLike | None) -> list[Any]:
         """A table's nodes in ``func``: the fixed function's own, or the original module level's."""
         return self.original.in_function(table, None) if func is None else self.local.in_function(table, func)
 

@@ -89,9 +89,9 @@ class HostBatches:
             return self.batch_kind(value.value, near, depth + 1)  # `batch[0]` of a host batch
         if not isinstance(value, cst.Name):
             return None
-        func = self.ctx.index.enclosing_function(near)
+        enclosing = self.ctx.index.enclosing_function(near)
         for ancestor in self.ctx.index.ancestors(near):
-            if ancestor is func:
+            if ancestor is enclosing:
                 break
             if isinstance(ancestor, cst.For) and value.value in names_in(ancestor.target):
                 return self.iterator_kind(unwrap_iteration(ancestor.iter), ancestor, depth + 1)

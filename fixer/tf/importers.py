@@ -339,7 +339,7 @@ class _Importer:
                     feeds.add(LOOP_RUN)
                 break
             if isinstance(parent, ast.keyword):
-                parent, current = grand, parent
+                current, parent = parent, grand
             if isinstance(parent, ast.Call) and current is not parent.func and isinstance(parent.func, ast.Attribute):
                 feed = _FEEDS.get(parent.func.attr)
                 if feed is not None:

@@ -7,12 +7,12 @@ import re
 from collections import defaultdict
 from functools import cache
 from itertools import count, islice
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
 FunctionLike = cst.FunctionDef | cst.Lambda
 _FUNCTION_TYPES = (cst.FunctionDef, cst.Lambda)
@@ -120,7 +120,7 @@ class ModuleIndex(cst.CSTVisitor):
 
     # Navigation -----------------------------------------------------------------------------
 
-    def ancestors(self, node: cst.CSTNode):
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         """The parents of ``node``, nearest first, up to the module."""
         current = self.parent.get(node)
         while current is not None:
@@ -135,11 +135,11 @@ class ModuleIndex(cst.CSTVisitor):
         # Every ancestor passed on the way up has the same answer: remember it for them too, so
         # that asking about every node of a function costs one walk, not one per node.
         passed = [node]
-        found = None
+        found: FunctionLike | None = None
         current = self.parent.get(node)
         while current is not None:
             if type(current) in _FUNCTION_TYPES:  # exact types: isinstance on libcst's ABCs is slow
-                found = current
+                found = cast("FunctionLike", current)
                 break
             if current in known:
                 found = known[current]
@@ -150,10 +150,11 @@ class ModuleIndex(cst.CSTVisitor):
             known[step] = found
         return found
 
-    def in_function(self, table: str, func: FunctionLike | None) -> list:
+    def in_function(self, table: str, func: FunctionLike | None) -> list[Any]:
         """The nodes of a table (``"assigns"``, ``"returns"``, ...) whose nearest function is ``func``.
 
         ``func`` None means module level. Grouped once per table: rules ask for every function.
+        The nodes are of the table's own type (``cst.Return`` for ``"returns"``), hence ``Any``.
         """
         grouped = self._by_function.get(table)
         if grouped is None:
@@ -169,7 +170,7 @@ class ModuleIndex(cst.CSTVisitor):
             current = self.parent.get(current)
         if current is None:
             raise ValueError("node is not inside a statement")
-        return current  # type: ignore[return-value]
+        return current
 
     def before(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
         """True when ``first`` starts before ``second`` in the source (no positions needed)."""
@@ -210,7 +211,8 @@ _LIST_TABLES = (
 )
 _GROUPED_TABLES = ("functions_by_name", "names")
 
-_RECORDERS = {
+# What each node type adds to the index; each recorder takes a node of its key's type.
+_RECORDERS: dict[type[cst.CSTNode], Callable[[ModuleIndex, Any], None]] = {
     cst.Call: lambda index, node: index.calls.append(node),
     cst.Name: lambda index, node: index.names[node.value].append(node),
     cst.Attribute: lambda index, node: index.attributes.append(node),
@@ -265,7 +267,7 @@ _VISITED_FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
 
 
 @cache
-def _child_fields(node_type: type) -> tuple[str, ...]:
+def _child_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
     """The fields of ``node_type`` that hold children, in the order its libcst visit takes them.
 
     Read from libcst's own ``_visit_and_replace_children`` (every node class spells it as calls
@@ -280,7 +282,11 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_VISITED_FIELD.findall(source)))
 
 
-@cache
-def _is_node(value_type: type) -> bool:
+def _is_node_type(value_type: type) -> bool:
     # One issubclass per type: isinstance on libcst's ABC-based classes is slow.
     return issubclass(value_type, cst.CSTNode)
+
+
+# Cached per type. Typed as a plain callable: mypy checks a cached function's arguments against
+# Hashable and wrongly rejects ``type(x)`` of an untyped ``x`` there.
+_is_node: Callable[[type], bool] = cache(_is_node_type)

@@ -100,7 +100,7 @@ def _accumulated_term(
 
 def loss_call(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> cst.Call | None:
     """The call of a loss helper in ``func`` whose result ``gradient`` differentiates, or None."""
-    loss = gradient.args[0].value
+    loss: cst.BaseExpression | None = gradient.args[0].value
     if isinstance(loss, cst.Name):
         loss = last_assignment(ctx, func, loss.value, gradient)
     if isinstance(loss, cst.Call) and loss_helper(ctx, func, loss) is not None:
@@ -113,7 +113,9 @@ def loss_helper(ctx: RuleContext, func: FunctionLike, call: cst.Call) -> Functio
     lambda bound to a name, or a method of the class ``func`` belongs to (``self._loss(...)``)."""
     target = call.func
     if isinstance(target, cst.Name):
-        defs = [f for f in ctx.index.functions_by_name.get(target.value, []) if ctx.index.method_class(f) is None]
+        defs: list[FunctionLike] = [
+            f for f in ctx.index.functions_by_name.get(target.value, []) if ctx.index.method_class(f) is None
+        ]
         if len(defs) > 1:
             # Several defs share the name (a `compute_loss` in each test method): the one Python's
             # scoping reaches from the call is the helper.
@@ -155,7 +157,7 @@ def _owner_class(ctx: RuleContext, func: FunctionLike | None) -> cst.ClassDef | 
 def _returned_expression(ctx: RuleContext, helper: FunctionLike) -> cst.BaseExpression | None:
     if isinstance(helper, cst.Lambda):
         return helper.body
-    returns = [r for r in ctx.index.in_function("returns", helper) if r.value is not None]
+    returns: list[cst.Return] = [r for r in ctx.index.in_function("returns", helper) if r.value is not None]
     if len(returns) != 1:
         return None
     return returns[0].value
@@ -194,9 +196,10 @@ def classify(ctx: RuleContext, expr: cst.BaseExpression | None, func: FunctionLi
         left_reg, right_reg = is_regularization(ctx, expr.left), is_regularization(ctx, expr.right)
         if left_reg and right_reg:
             return Scaling.UNKNOWN
-        left = Scaling.MEAN if left_reg else classify(ctx, expr.left, func, _depth + 1)
-        right = Scaling.MEAN if right_reg else classify(ctx, expr.right, func, _depth + 1)
-        return left if left is right and left in (Scaling.MEAN, Scaling.GLOBAL) else Scaling.UNKNOWN
+        left_scaling = Scaling.MEAN if left_reg else classify(ctx, expr.left, func, _depth + 1)
+        right_scaling = Scaling.MEAN if right_reg else classify(ctx, expr.right, func, _depth + 1)
+        agree = left_scaling is right_scaling and left_scaling in (Scaling.MEAN, Scaling.GLOBAL)
+        return left_scaling if agree else Scaling.UNKNOWN
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
         # A constant weight keeps the scaling (`0.5 * mse`, `AUX_WEIGHT * aux`).
         if is_constant_weight(ctx, expr.left):
@@ -346,7 +349,7 @@ def mentions_replicas(expr: cst.BaseExpression) -> bool:
     return finder.found
 
 
-def only_reduce_means(ctx: RuleContext, expr: cst.BaseExpression, func, depth: int = 0) -> bool:
+def only_reduce_means(ctx: RuleContext, expr: cst.BaseExpression, func: FunctionLike, depth: int = 0) -> bool:
     """True when the mean-scaled loss ``expr`` is built only from `reduce_mean` calls (editable),
     directly or through local names assigned once from them."""
     if depth > 6:
@@ -377,7 +380,7 @@ def only_reduce_means(ctx: RuleContext, expr: cst.BaseExpression, func, depth: i
     return False
 
 
-def _assigned_once(ctx: RuleContext, func, name: str) -> bool:
+def _assigned_once(ctx: RuleContext, func: FunctionLike, name: str) -> bool:
     """``name`` is bound by exactly one plain assignment in ``func`` (not a loop or augmented one)."""
     binds = 0
     for assign in ctx.index.in_function("assigns", func):

@@ -13,10 +13,11 @@ from fixer.tf.strategies import StrategyModel
 if TYPE_CHECKING:
     import libcst as cst
 
+    from fixer.cache import Stamp
     from fixer.target import Target
     from fixer.tf.importer_uses import ModuleImporters
     from fixer.tf.index import ModuleIndex
-    from fixer.tf.project_imports import ProjectImports, Stamp
+    from fixer.tf.project_imports import ProjectImports
 
 
 class TFModel:

@@ -387,7 +387,7 @@ def auto_shard_policy(ctx: RuleContext, found: Pipeline) -> str | None:
             if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
                 continue
             target = assign.targets[0].target
-            root = target
+            root: cst.BaseExpression = target
             while isinstance(root, cst.Attribute):
                 root = root.value
             if (

@@ -122,7 +122,7 @@ class ReplicaModel:
                 return list(resolved)
             methods = methods_of_other_objects(self.index, node, near)
             if methods or near is None:
-                return methods
+                return list(methods)
             return self._follow_binding(node, near, _depth)
         return []
 

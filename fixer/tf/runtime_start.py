@@ -189,7 +189,7 @@ def earlier_op(ctx: RuleContext, statement: cst.CSTNode) -> cst.CSTNode | None:
             return None
         container = ctx.index.parent.get(parent)
         if node is not statement:
-            body = list(parent.body)
+            body: list[cst.CSTNode] = list(parent.body)
             if node in body:
                 found = next((s for s in body[: body.index(node)] if runs_tf_on_the_way(ctx, s)), None)
                 if found is not None:
@@ -207,6 +207,8 @@ def earlier_op(ctx: RuleContext, statement: cst.CSTNode) -> cst.CSTNode | None:
                 if found is not None:
                     return found
             continue
+        if container is None:  # a block always has a parent; without one the next pass ends too
+            return None
         node = container
     return None
 

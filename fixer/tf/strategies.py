@@ -204,12 +204,14 @@ class StrategyModel:
         keys = set()
         for with_node in self.index.withs:
             for item in with_node.items:
-                call = item.item
+                call: cst.BaseExpression | None = item.item
                 if isinstance(call, (cst.Name, cst.Attribute)):
                     call = self.scope_object_value(call, with_node)
                 if call is not None and _is_scope_call(call):
-                    key = expression_key(call.func.value)  # type: ignore[union-attr]
-                    if key is not None and not self.names.qualified(call.func.value):  # type: ignore[union-attr]
+                    # _is_scope_call: a call of an attribute, `<x>.scope()`
+                    scoped = call.func.value  # type: ignore[attr-defined]
+                    key = expression_key(scoped)
+                    if key is not None and not self.names.qualified(scoped):
                         keys.add(key)
         return keys
 
@@ -318,7 +320,7 @@ class StrategyModel:
                     and ((scope is None and func is not None) or self.index.before(a, where))
                 ]
                 if bindings:
-                    kind = self.constructor_kind(bindings[-1].value)  # type: ignore[arg-type]
+                    kind = self.constructor_kind(bindings[-1].value)
                     return frozenset({kind}) if kind is not None else self.kinds(node)
         return self.kinds(node)
 
@@ -391,7 +393,7 @@ class StrategyModel:
         blocks = []
         for with_node in self.index.withs:
             for item in with_node.items:
-                entered = item.item
+                entered: cst.BaseExpression | None = item.item
                 if isinstance(entered, (cst.Name, cst.Attribute)):
                     # `scope = strategy.scope()` first, then `with scope:`.
                     entered = self.scope_object_value(entered, with_node)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
@@ -17,6 +17,7 @@ from fixer.tf.bindings import assignments_to
 from fixer.tf.names import dotted_name
 
 if TYPE_CHECKING:
+    from fixer.clusterspec import ClusterProblem
     from fixer.context import RuleContext
 
 NOT_LITERAL = object()
@@ -46,7 +47,9 @@ def literal_value(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) ->
         # Implicit concatenation ('{"cluster": ...}, ' '"task": ...}'), possibly over several lines
         # and mixing plain strings with f-strings of literals.
         left, right = literal_value(ctx, expr.left, depth + 1), literal_value(ctx, expr.right, depth + 1)
-        if isinstance(left, str) and isinstance(right, str) or isinstance(left, bytes) and isinstance(right, bytes):
+        if isinstance(left, str) and isinstance(right, str):
+            return left + right
+        if isinstance(left, bytes) and isinstance(right, bytes):
             return left + right
         return NOT_LITERAL
     if isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float)):
@@ -80,6 +83,7 @@ def literal_value(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) ->
             if isinstance(part, cst.FormattedStringText):
                 parts.append(part.value)
                 continue
+            part = cast("cst.FormattedStringExpression", part)  # the only other kind of part
             value = literal_value(ctx, part.expression, depth + 1)
             if value is NOT_LITERAL or part.format_spec or part.conversion:
                 return NOT_LITERAL
@@ -100,7 +104,7 @@ def literal_value(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) ->
 
 def _dict_call(ctx: RuleContext, call: cst.Call, depth: int) -> object:
     """``dict(cluster=..., task=...)`` (and ``dict({...}, key=...)``) of literals."""
-    result: dict = {}
+    result: dict[object, object] = {}
     for arg in call.args:
         if arg.star:
             return NOT_LITERAL
@@ -190,8 +194,10 @@ def _reaching_binding(
     binding = earlier[-1]
     statement = ctx.index.statement_of(binding)
     block = ctx.index.parent.get(statement)
-    if ctx.index.enclosing_function(binding) is not ctx.index.enclosing_function(use) or not ctx.index.is_within(
-        use, block
+    if (
+        ctx.index.enclosing_function(binding) is not ctx.index.enclosing_function(use)
+        or block is None
+        or not ctx.index.is_within(use, block)
     ):
         return None, None
     later = [b for b in bindings if ctx.index.before(binding, b)]
@@ -201,7 +207,7 @@ def _reaching_binding(
 def _apply_item_assignment(ctx: RuleContext, subscript: cst.Subscript, value: object, depth: int) -> bool:
     """Follow ``name[k1][k2]...``: a read is fine; an assignment of a literal is applied to
     ``value``; anything else (a non-literal value or key, a method call on an item) is not."""
-    keys = []
+    keys: list[Any] = []  # literal keys: whether they index the value is found by trying
     node: cst.CSTNode = subscript
     while isinstance(node, cst.Subscript):
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
@@ -392,13 +398,13 @@ def report_cluster_problems(ctx: RuleContext, code: str) -> None:
             ctx.report(node, problem.message)
 
 
-def cluster_problems(ctx: RuleContext) -> list[tuple[cst.CSTNode, object]]:
+def cluster_problems(ctx: RuleContext) -> list[tuple[cst.CSTNode, ClusterProblem]]:
     """Every defect of every literal TF_CONFIG and `tf.train.ClusterSpec({...})` in the module."""
     from fixer.clusterspec import check_cluster, parse_tf_config
 
     if is_test_path(ctx.path):
         return []  # a test's literal cluster is a fixture (fake hosts, placeholders), not a deployment
-    found: list[tuple[cst.CSTNode, object]] = []
+    found: list[tuple[cst.CSTNode, ClusterProblem]] = []
     for setter in tf_config_setters(ctx):
         config = tf_config_of(ctx, setter)
         if isinstance(config, str):

@@ -29,9 +29,13 @@ from fixer.tf.index import ModuleIndex
 from fixer.tf.paths import bound_on_every_path
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
+    from libcst.metadata import CodeRange
+
+    from fixer.tf.fix_scope import SplicedIndex
     from fixer.tf.names import NameResolver
+    from fixer.tf.paths import PathIndex
     from fixer.types import Edit
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "self", "cls"}
@@ -148,7 +152,7 @@ def unbound_inserted_names(
 
 def _first_unbound(
     wanted: list[str],
-    index,
+    index: ModuleIndex | SplicedIndex,
     contexts: Mapping[cst.CSTNode, ExpressionContext],
     offset: Callable[[cst.CSTNode], int],
     regions: list[tuple[int, int]],
@@ -174,7 +178,7 @@ def _first_unbound(
     return None
 
 
-def _bound_somewhere(index: ModuleIndex, contexts, name: str) -> bool:
+def _bound_somewhere(index: ModuleIndex, contexts: Mapping[cst.CSTNode, ExpressionContext], name: str) -> bool:
     """True when the module binds ``name`` anywhere: an assignment target, a def, a parameter."""
     if index.functions_by_name.get(name):
         return True
@@ -204,7 +208,7 @@ def _contexts_of(module: cst.Module) -> Mapping[cst.CSTNode, ExpressionContext]:
     return MetadataWrapper(module, unsafe_skip_copy=True).resolve(ExpressionContextProvider)
 
 
-def _reads(index: ModuleIndex, node: cst.Name) -> bool:
+def _reads(index: PathIndex, node: cst.Name) -> bool:
     """A name that reads a variable (not an attribute's name or a keyword argument's)."""
     parent = index.parent.get(node)
     if isinstance(parent, cst.Attribute) and parent.attr is node:
@@ -315,7 +319,13 @@ def _removes_what_is_read_locally(original: OriginalFile, chunk: FixedChunk, edi
     return _read_after_removal(removed_at, sorted(reads, key=lambda read: read[1]))
 
 
-def _removed_at(lost: set[str], targets, positions, textmap: TextMap, edits: Sequence[Edit]) -> dict[str, int]:
+def _removed_at(
+    lost: set[str],
+    targets: _Entries,
+    positions: Mapping[cst.CSTNode, CodeRange],
+    textmap: TextMap,
+    edits: Sequence[Edit],
+) -> dict[str, int]:
     """Where the last removed binding of each lost key stood, in the fixed text's offsets."""
     removed_at: dict[str, int] = {}
     for key, node in targets:
@@ -326,7 +336,7 @@ def _removed_at(lost: set[str], targets, positions, textmap: TextMap, edits: Seq
     return removed_at
 
 
-def _read_after_removal(removed_at: dict[str, int], reads) -> str | None:
+def _read_after_removal(removed_at: dict[str, int], reads: Iterable[tuple[str, int]]) -> str | None:
     """The reason for the first read (key, fixed offset) at or after its key's removed binding."""
     for key, offset in reads:
         if offset >= removed_at[key]:
