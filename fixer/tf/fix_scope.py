@@ -141,7 +141,7 @@ class FixedFunction:
     @property
     def function(self) -> cst.FunctionDef:
         """The original function the edits fall in."""
-        return self.chunk.function  # type: ignore[return-value]
+        return self.chunk.function  # type: ignore[return-value]  # fixed_function: a chunk with a function
 
     def offset(self, node: cst.CSTNode) -> int:
         """Offset in the fixed text where ``node`` starts."""

@@ -235,7 +235,7 @@ def plan_build(
     plan is advice, because an optimizer built on an empty variable list fails at its first
     update.
     """
-    receiver = ctx.source(apply_call.func.value)  # type: ignore[attr-defined]
+    receiver = ctx.source(apply_call.func.value)  # type: ignore[attr-defined]  # apply_calls: `x.method(...)`
     variables = trained_variables(apply_call)
     generic = f"build it in the scope right after it is created: `{receiver}.build(<the variables it trains>)`"
     if variables is None or not _on_own_line(ctx, creation.statement):
@@ -310,7 +310,7 @@ def ready_for_compiled_step(ctx: RuleContext, functions: Iterable[FunctionLike])
     """
     edits: list[Edit] = []
     for call in apply_calls(ctx, functions):
-        receiver = call.func.value  # type: ignore[attr-defined]
+        receiver = call.func.value  # type: ignore[attr-defined]  # apply_calls: `x.method(...)`
         if is_built(ctx, receiver):
             continue
         creation = optimizer_creation(ctx, receiver)
@@ -347,7 +347,7 @@ def build_lines_after_move(ctx: RuleContext, creation_call: cst.Call, at: int) -
     the model is not bound and built there (TFD109 then reports what is left)."""
     functions = compiled_replica_functions(ctx)
     for call in apply_calls(ctx, functions):
-        receiver = call.func.value  # type: ignore[attr-defined]
+        receiver = call.func.value  # type: ignore[attr-defined]  # apply_calls: `x.method(...)`
         creation = optimizer_creation(ctx, receiver)
         if creation is None or creation.call is not creation_call:
             continue
@@ -459,7 +459,8 @@ def _literal_shape(ctx: RuleContext, node: cst.BaseExpression, depth: int = 0) -
         return _int_tuple(argument_value(node, 2, "size"))
     if callee in _SHAPE_VARARGS:
         dims = [_int(a.value) for a in node.args if a.keyword is None]
-        return tuple(dims) if dims and all(d is not None for d in dims) else None  # type: ignore[arg-type]
+        known = [d for d in dims if d is not None]
+        return tuple(known) if dims and len(known) == len(dims) else None
     if callee in _LITERAL_ARRAYS and node.args:
         return _nested_list_shape(node.args[0].value)
     return None
@@ -470,15 +471,17 @@ def _nested_list_shape(node: cst.BaseExpression) -> tuple[int, ...] | None:
     if not isinstance(node, (cst.List, cst.Tuple)):
         return ()
     inner = {_nested_list_shape(e.value) for e in node.elements}
-    if len(inner) != 1 or None in inner:
+    shape = next(iter(inner)) if len(inner) == 1 else None
+    if shape is None:
         return None
-    return (len(node.elements), *next(iter(inner)))  # type: ignore[misc]
+    return (len(node.elements), *shape)
 
 
 def _int_tuple(node: cst.BaseExpression | None) -> tuple[int, ...] | None:
     if isinstance(node, (cst.Tuple, cst.List)):
         dims = [_int(e.value) for e in node.elements]
-        return tuple(dims) if dims and all(d is not None for d in dims) else None  # type: ignore[arg-type]
+        known = [d for d in dims if d is not None]
+        return tuple(known) if dims and len(known) == len(dims) else None
     single = _int(node) if node is not None else None
     return (single,) if single is not None else None
 
@@ -519,7 +522,7 @@ def _later_binding_in_block(
             and ctx.index.before(anchor, statement)
             and _on_own_line(ctx, statement)
         ):
-            return statement  # type: ignore[return-value]
+            return statement  # type: ignore[return-value]  # _on_own_line: a simple line
     return None
 
 

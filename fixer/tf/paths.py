@@ -76,7 +76,7 @@ def _exits(block: cst.BaseSuite) -> bool:
 def _statements(block: cst.BaseSuite) -> Sequence[cst.BaseStatement | cst.BaseSmallStatement]:
     if isinstance(block, cst.IndentedBlock):
         return block.body
-    return [block]  # type: ignore[list-item]
+    return [block]  # type: ignore[list-item]  # a one-line suite: callers take it like a simple line
 
 
 def _small_binds(node: cst.BaseSmallStatement, name: str) -> bool:

@@ -442,7 +442,7 @@ class StrategyModel:
         values = [value for _, value in bindings]
         if not values or not all(_is_scope_call(v) for v in values):
             return None
-        return values[-1]  # type: ignore[return-value]
+        return values[-1]  # type: ignore[return-value]  # every value is a `<x>.scope()` call
 
     def lexical_scope_block(self, node: cst.CSTNode) -> cst.With | None:
         """The scope block whose body lexically holds ``node`` within the same function."""

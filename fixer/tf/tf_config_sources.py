@@ -238,7 +238,7 @@ def _apply_item_assignment(ctx: RuleContext, subscript: cst.Subscript, value: ob
             except (KeyError, IndexError, TypeError):
                 return False
         try:
-            container[keys[-1]] = new  # type: ignore[index]
+            container[keys[-1]] = new  # type: ignore[index]  # a wrong key raises TypeError, caught
         except (IndexError, TypeError):
             return False
         return True

@@ -123,7 +123,7 @@ def unbound_inserted_names(
             local.offset,
             regions,
             lambda name: (
-                _bound_outside(original_file, local.function, name)  # type: ignore[arg-type]
+                _bound_outside(original_file, local.function, name)  # type: ignore[arg-type]  # local: file set
                 or _bound_somewhere(local.index.local, local.contexts, name)
             ),
         )
@@ -224,12 +224,10 @@ def _always_bound(module: cst.Module) -> set[str]:
             found.add(statement.name.value)
         elif isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
-                if isinstance(small, cst.Import | cst.ImportFrom) and not isinstance(
-                    getattr(small, "names", None), cst.ImportStar
-                ):
-                    for alias in small.names:  # type: ignore[union-attr]
+                if isinstance(small, cst.Import | cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
                         target = alias.asname.name if alias.asname else alias.name
-                        head = target
+                        head: cst.BaseExpression = target
                         while isinstance(head, cst.Attribute):
                             head = head.value
                         if isinstance(head, cst.Name):
@@ -269,7 +267,7 @@ def removes_what_is_read(text: str, edits: Sequence[Edit], original: OriginalFil
         return None  # nothing assigned is removed, or the fix moves it (checked by the binding check)
     chunk = fixed_chunk(original, edits) if original is not None else None
     if chunk is not None:
-        return _removes_what_is_read_locally(original, chunk, edits)  # type: ignore[arg-type]
+        return _removes_what_is_read_locally(original, chunk, edits)  # type: ignore[arg-type]  # chunk: original set
     fixed = apply_edits(text, list(edits))
     try:
         before = cst.parse_module(text)
