@@ -21,12 +21,15 @@ import time
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fixer import __version__
 from fixer.cache_format import CacheFormatError, decode_result, dumps, encode_result, loads
 from fixer.codes import RULE_CODES, source_fingerprint
-from fixer.config import Config
-from fixer.types import FileResult
+
+if TYPE_CHECKING:
+    from fixer.config import Config
+    from fixer.types import FileResult
 
 CACHE_DIR_NAME = ".distfix_cache"
 # What marks a project's root folder, where its one cache lives.
@@ -181,7 +184,7 @@ class StatIndex:
         self.root = root or cache_root()
         self.file = self.root / __version__ / "stat-index.json"
         # path -> [size, mtime ns, inode, context key, encoded result]
-        self._entries: dict[str, list] = {}
+        self._entries: dict[str, list[Any]] = {}
         self._dirty = False
         # Dependencies' stamps taken during this run: every file of a folder depends on the
         # folder's listing of target files (fixer/target), which costs a directory scan.

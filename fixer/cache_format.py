@@ -39,7 +39,7 @@ def loads(data: bytes, kind: str) -> Any:
     return document.get("payload")
 
 
-def encode_result(result: FileResult) -> list:
+def encode_result(result: FileResult) -> list[Any]:
     """``result`` as JSON types (a list: smaller and faster to read back than a mapping)."""
     return [
         result.path,
@@ -74,7 +74,7 @@ def decode_result(data: Any) -> FileResult:
     return result
 
 
-def _encode_finding(finding: Finding, path: str) -> list:
+def _encode_finding(finding: Finding, path: str) -> list[Any]:
     fix = finding.fix
     return [
         None if finding.path == path else finding.path,  # almost always the result's own path
@@ -145,7 +145,7 @@ def _int(value: Any) -> int:
     return value
 
 
-def _list(value: Any) -> list:
+def _list(value: Any) -> list[Any]:
     if type(value) is not list:
         raise CacheFormatError(f"expected a list, found {type(value).__name__}")
     return value

@@ -17,9 +17,10 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
@@ -28,7 +29,11 @@ from fixer.engine import ParsedSource, may_be_too_complex, parse_source
 from fixer.expected_failure import expected_failure_lines
 from fixer.positions import positions as positions_of
 from fixer.tf.index import ModuleIndex
-from fixer.types import Finding
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from fixer.types import Finding
 
 _LINE = re.compile(r".*?(?:\r\n|\n)|.+\Z", re.DOTALL)
 # Between two chunks only blank lines and comments in column 0 may stand: libcst gives those to
@@ -63,7 +68,7 @@ class _Chunk:
         return expected_failure_lines(self.text)
 
     @classmethod
-    def parse(cls, text: str, first: bool) -> "_Chunk | None":
+    def parse(cls, text: str, first: bool) -> _Chunk | None:
         """Parse one chunk; None when libcst refuses it (the caller then parses the whole file)."""
         try:
             module = cst.parse_module(text)
@@ -129,7 +134,7 @@ def _split(text: str) -> tuple[list[str], list[int]] | None:
 
 def _cut(lines: list[str], ends: list[int]) -> list[str]:
     starts = [0, *ends[:-1]]
-    return ["".join(lines[start:end]) for start, end in zip(starts, ends)]
+    return ["".join(lines[start:end]) for start, end in zip(starts, ends, strict=True)]
 
 
 def _starts_after_a_gap(chunk: str) -> bool:
@@ -245,7 +250,7 @@ def _expected_failures(chunks: list[_Chunk]) -> frozenset[int]:
     return frozenset(lines)
 
 
-class ChunkPositions:
+class ChunkPositions(Mapping[cst.CSTNode, CodeRange]):
     """Positions of an assembled module's nodes, from each chunk's own positions, shifted."""
 
     def __init__(self, module: cst.Module, index: ModuleIndex, chunks: list[_Chunk]) -> None:
@@ -272,3 +277,10 @@ class ChunkPositions:
             CodePosition(found.start.line + offset, found.start.column),
             CodePosition(found.end.line + offset, found.end.column),
         )
+
+    def __iter__(self) -> Iterator[cst.CSTNode]:
+        # The nodes with a range: every node below the module (the index's parents hold each once).
+        return iter(self._parent)
+
+    def __len__(self) -> int:
+        return len(self._parent)

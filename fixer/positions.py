@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator, Mapping
+from typing import cast
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
@@ -41,7 +42,8 @@ def positions(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
     generate = getattr(PositionProvider(), "_gen", None)
     if generate is None:  # a libcst without the provider's own entry point: the public way
         return wrapper.resolve(PositionProvider)
-    return generate(wrapper)
+    found: Mapping[cst.CSTNode, CodeRange] = generate(wrapper)
+    return found
 
 
 class StatementPositions(Mapping[cst.CSTNode, CodeRange]):
@@ -137,7 +139,8 @@ class StatementPositions(Mapping[cst.CSTNode, CodeRange]):
         )
         state.indent_tokens = self._indentation(statement)
         statement._codegen(state)
-        computed: dict[cst.CSTNode, CodeRange] = provider._computed
+        # The provider stores each node's CodeRange itself (no lazy values) while it generates.
+        computed = cast("dict[cst.CSTNode, CodeRange]", provider._computed)
         shift = span[0] - computed[statement].start.line
         if not self._text_matches(shift, "".join(state.tokens)):
             return False
@@ -167,7 +170,7 @@ class StatementPositions(Mapping[cst.CSTNode, CodeRange]):
             return True
         # The last statement of a file without a final line break: libcst generates one.
         rest = self._text[start:]
-        return code.startswith(rest) and code[len(rest):] in ("\n", "\r\n", "\r")
+        return code.startswith(rest) and code[len(rest) :] in ("\n", "\r\n", "\r")
 
     def _statement_spans(self) -> dict[cst.CSTNode, tuple[int, int]]:
         """First and last line of every libcst statement, from CPython's tree ({} when the two disagree)."""
@@ -188,7 +191,10 @@ def line_span(positions: Mapping[cst.CSTNode, CodeRange], statement: cst.BaseSta
 def _shifted(found: CodeRange, lines: int) -> CodeRange:
     if not lines:
         return found
-    return CodeRange(CodePosition(found.start.line + lines, found.start.column), CodePosition(found.end.line + lines, found.end.column))
+    return CodeRange(
+        CodePosition(found.start.line + lines, found.start.column),
+        CodePosition(found.end.line + lines, found.end.column),
+    )
 
 
 def _statement_spans(nodes: Iterable[cst.CSTNode], tree: ast.Module) -> dict[cst.CSTNode, tuple[int, int]]:
@@ -197,7 +203,7 @@ def _statement_spans(nodes: Iterable[cst.CSTNode], tree: ast.Module) -> dict[cst
     if len(ours) != len(theirs):
         return {}
     lines: dict[cst.CSTNode, tuple[int, int]] = {}
-    for node, statement in zip(ours, theirs):
+    for node, statement in zip(ours, theirs, strict=True):
         name = _AST_NAMES.get(type(node).__name__, type(node).__name__)
         if type(statement).__name__ not in (name, "Async" + name):
             return {}

@@ -174,3 +174,19 @@ def test_expected_failure_lines_follow_edits_that_move_them() -> None:
         assert not isinstance(parsed, Finding) and parsed.expected_failures
         findings = check_source("doc.py", text, parser=parser.parse).findings
         assert [f.code for f in findings] == ["TFD401"]
+
+
+def test_assembled_positions_are_the_whole_module_positions() -> None:
+    """The positions of an assembled module, read as a mapping, are libcst's for every node below it."""
+    from fixer.incremental import ChunkPositions
+    from fixer.positions import positions
+
+    text = "import os\n\n\ndef f(a):\n    return a + 1\n\n\nclass C:\n    x = 1\n"
+    parser = DocumentParser()
+    parser.parse("doc.py", text)
+    parsed = parser.parse("doc.py", text + "\n\nprint(f(2))\n")
+    assert not isinstance(parsed, Finding) and isinstance(parsed.positions, ChunkPositions)
+    whole = {node: found for node, found in positions(parsed.module).items() if node is not parsed.module}
+    assert len(parsed.positions) == len(whole) > 50
+    assert dict(parsed.positions) == whole
+    assert parsed.module not in parsed.positions

@@ -30,8 +30,11 @@ _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 class Tree(Protocol):
     """What the semantic model needs of the index walk: each node's parent and pre-order number."""
 
-    parent: Mapping[cst.CSTNode, cst.CSTNode]
-    order: Mapping[cst.CSTNode, int]
+    @property
+    def parent(self) -> Mapping[cst.CSTNode, cst.CSTNode]: ...
+
+    @property
+    def order(self) -> Mapping[cst.CSTNode, int]: ...
 
 
 class ScopeTable:

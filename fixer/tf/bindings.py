@@ -6,15 +6,18 @@ scope or order (``index.enclosing_function``, ``index.before``) as their questio
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 import libcst as cst
 
-from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import dotted_name
 
-_TABLES: "WeakKeyDictionary[ModuleIndex, dict[str, list[cst.Assign]]]" = WeakKeyDictionary()
-_SCOPED: "WeakKeyDictionary[ModuleIndex, dict[tuple[str, FunctionLike | None], list[cst.Assign]]]" = WeakKeyDictionary()
+if TYPE_CHECKING:
+    from fixer.tf.index import FunctionLike, ModuleIndex
+
+_TABLES: WeakKeyDictionary[ModuleIndex, dict[str, list[cst.Assign]]] = WeakKeyDictionary()
+_SCOPED: WeakKeyDictionary[ModuleIndex, dict[tuple[str, FunctionLike | None], list[cst.Assign]]] = WeakKeyDictionary()
 
 
 def assignments_to(index: ModuleIndex, key: str | None) -> list[cst.Assign]:

@@ -6,14 +6,13 @@ Not a rule: TFD502 (every worker writes one path) and TFD503 (only the chief sav
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.edits import reindent, string_continuation_lines
 from fixer.report import render
 from fixer.semantic.bindings import BindingKind, Branch
-from fixer.semantic.conditions import Condition
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in, value_names
@@ -21,6 +20,10 @@ from fixer.tf.parameters import call_position, parameter
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Edit
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.semantic.conditions import Condition
 
 _SAVES = frozenset({"save", "save_weights", "write"})
 _CHECKPOINT = "tensorflow.train.Checkpoint"
@@ -32,8 +35,21 @@ _MODELS = ("keras.Sequential", "keras.Model", "keras.models.", "keras.applicatio
 # Identifiers that make a path (or a value it is built from) depend on the task.
 _TASK_WORDS = frozenset(
     {
-        "task_id", "task_type", "task_index", "worker_id", "worker_index", "worker_rank", "rank", "local_rank",
-        "process_index", "process_id", "_worker_path", "write_filepath", "write_dirpath", "chief", "is_chief",
+        "task_id",
+        "task_type",
+        "task_index",
+        "worker_id",
+        "worker_index",
+        "worker_rank",
+        "rank",
+        "local_rank",
+        "process_index",
+        "process_id",
+        "_worker_path",
+        "write_filepath",
+        "write_dirpath",
+        "chief",
+        "is_chief",
     }
 )
 # Identifiers that hold this process's task index (compared with 0 by a chief test).
@@ -64,7 +80,7 @@ class Save:
     call: cst.Call
     path: cst.BaseExpression
     kind: str
-    manager: "Save | None" = field(default=None, compare=False)
+    manager: Save | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -106,7 +122,9 @@ def _model_classes(ctx: RuleContext) -> set[str]:
     found = set()
     for cls in ctx.index.classes:
         for base in cls.bases:
-            if (ctx.tf.names.qualified(base.value) or "").startswith(("keras.Model", "keras.models.Model", "keras.Sequential")):
+            if (ctx.tf.names.qualified(base.value) or "").startswith(
+                ("keras.Model", "keras.models.Model", "keras.Sequential")
+            ):
                 found.add(cls.name.value)
     return found
 
@@ -115,16 +133,24 @@ def _savers(ctx: RuleContext) -> set[str]:
     """Source texts of the names (and attributes) bound to Keras models and `tf.train.Checkpoint`s."""
     classes = _model_classes(ctx)
     factories = {f.name.value for f in ctx.index.functions if _returns_model(ctx, f, classes)}
-    keys = set()
+    keys: set[str] = set()
     for assign in ctx.index.assigns:
         if isinstance(assign, cst.AugAssign) or assign.value is None or not isinstance(assign.value, cst.Call):
             continue
         call = assign.value
         callee = ctx.tf.names.callee(call) or ""
-        local = call.func.value if isinstance(call.func, cst.Name) and ctx.tf.names.qualified(call.func) is None else None
+        local = (
+            call.func.value if isinstance(call.func, cst.Name) and ctx.tf.names.qualified(call.func) is None else None
+        )
         imported = None if callee.startswith(_MODELS) or callee == _CHECKPOINT else ctx.tf.project.returned(call.func)
         from_project = imported is not None and imported.kind == "model"  # built by another module of the project
-        if callee.startswith(_MODELS) or callee == _CHECKPOINT or local in factories or local in classes or from_project:
+        if (
+            callee.startswith(_MODELS)
+            or callee == _CHECKPOINT
+            or local in factories
+            or local in classes
+            or from_project
+        ):
             targets = assignment_targets(assign)
             keys.update(ctx.source(t) for t in targets if isinstance(t, (cst.Name, cst.Attribute)))
     return keys | _trained(ctx)
@@ -137,8 +163,10 @@ def _trained(ctx: RuleContext) -> set[str]:
     for call in ctx.index.calls:
         func = call.func
         if (
-            isinstance(func, cst.Attribute) and func.attr.value in _MODEL_METHODS
-            and isinstance(func.value, (cst.Name, cst.Attribute)) and ctx.tf.names.qualified(func.value) is None
+            isinstance(func, cst.Attribute)
+            and func.attr.value in _MODEL_METHODS
+            and isinstance(func.value, (cst.Name, cst.Attribute))
+            and ctx.tf.names.qualified(func.value) is None
         ):
             found.add(ctx.source(func.value))
     return found
@@ -148,7 +176,11 @@ def _managers(ctx: RuleContext) -> dict[str, cst.Call]:
     """Names bound to a `tf.train.CheckpointManager(...)`, and the construction."""
     found = {}
     for assign in ctx.index.assigns:
-        if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call) and ctx.tf.names.callee(assign.value) == _MANAGER:
+        if (
+            isinstance(assign, cst.Assign)
+            and isinstance(assign.value, cst.Call)
+            and ctx.tf.names.callee(assign.value) == _MANAGER
+        ):
             for target in assign.targets:
                 if isinstance(target.target, (cst.Name, cst.Attribute)):
                     found[ctx.source(target.target)] = assign.value
@@ -182,8 +214,6 @@ def save_calls(ctx: RuleContext) -> list[Save]:
             if manager is not None:
                 found.append(Save(call, manager.path, "manager_save", manager))
     return found
-
-
 
 
 # Does a path depend on the task? --------------------------------------------------------------
@@ -237,7 +267,11 @@ def _fresh_temporary(ctx: RuleContext, path: cst.BaseExpression) -> bool:
         return True
     for name in value_names(path):
         for held in ctx.tf.semantic.reaching(name, path):
-            if held.kind is BindingKind.WITH and isinstance(held.value, cst.Call) and ctx.tf.names.callee(held.value) in _FRESH_TEMPORARY:
+            if (
+                held.kind is BindingKind.WITH
+                and isinstance(held.value, cst.Call)
+                and ctx.tf.names.callee(held.value) in _FRESH_TEMPORARY
+            ):
                 return True
     return False
 
@@ -267,14 +301,18 @@ def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
 def _attribute_bindings(ctx: RuleContext, attribute: cst.Attribute) -> list[cst.BaseExpression]:
     """Values assigned to ``self.x`` (in any method of the same class) or to ``obj.x`` (in the same
     function or the module): an attribute is followed like a variable."""
-    owner, attr = attribute.value.value, attribute.attr.value
+    # An attribute of a plain name (see _attributes).
+    owner, attr = cast("cst.Name", attribute.value).value, attribute.attr.value
     func = ctx.index.enclosing_function(attribute)
     cls = ctx.index.method_class(func) if isinstance(func, cst.FunctionDef) else None
     values = []
     for assign in ctx.index.assigns:
         targets = assignment_targets(assign)
         if assign.value is None or not any(
-            isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == owner and t.attr.value == attr
+            isinstance(t, cst.Attribute)
+            and isinstance(t.value, cst.Name)
+            and t.value.value == owner
+            and t.attr.value == attr
             for t in targets
         ):
             continue
@@ -299,7 +337,9 @@ def _bindings(ctx: RuleContext, name: str, at: cst.CSTNode) -> list[cst.BaseExpr
     for scope in {func, None}:
         for assign in ctx.index.in_function("assigns", scope):
             targets = assignment_targets(assign)
-            if assign.value is not None and any(name in names_in(t) for t in targets if isinstance(t, (cst.Name, cst.Tuple, cst.List))):
+            if assign.value is not None and any(
+                name in names_in(t) for t in targets if isinstance(t, (cst.Name, cst.Tuple, cst.List))
+            ):
                 values.append(assign.value)
         if values:
             break
@@ -341,7 +381,9 @@ def _task_index(node: cst.BaseExpression, ctx: RuleContext | None = None, depth:
     if words & _INDEX_WORDS:
         return True
     keys = {s.lower() for s in _strings(node)}
-    if bool(keys & _INDEX_KEYS) and ("index" not in keys or "task" in keys or keys & {"task_index", "rank"} or len(keys) > 1):
+    if bool(keys & _INDEX_KEYS) and (
+        "index" not in keys or "task" in keys or keys & {"task_index", "rank"} or len(keys) > 1
+    ):
         return True
     if ctx is not None and isinstance(node, cst.Name) and depth < 3:
         from fixer.tf.pipelines import binding
@@ -366,10 +408,12 @@ def chief_test(expr: cst.BaseExpression, ctx: RuleContext | None = None) -> bool
     ``task_id == 0``, ``0 == tf_config["task"]["index"]``, ``task_type == "chief"``,
     ``task_type in (None, "chief")``, and `and`/`or` combinations of these."""
     if isinstance(expr, cst.BooleanOperation):
-        left, right = chief_test(expr.left, ctx), chief_test(expr.right, ctx)
+        left_chief, right_chief = chief_test(expr.left, ctx), chief_test(expr.right, ctx)
         if isinstance(expr.operator, cst.And):
-            return left or right
-        return (left or right) and all(_mentions_task(names_in(side)) or chief_test(side, ctx) for side in (expr.left, expr.right))
+            return left_chief or right_chief
+        return (left_chief or right_chief) and all(
+            _mentions_task(names_in(side)) or chief_test(side, ctx) for side in (expr.left, expr.right)
+        )
     if isinstance(expr, cst.UnaryOperation):
         return False
     identifier = _last_identifier(expr)
@@ -432,7 +476,7 @@ def chief_guard(ctx: RuleContext, node: cst.CSTNode, depth: int = 0) -> ChiefGua
     return None
 
 
-def _exits_unless_chief(ctx: RuleContext, block: cst.CSTNode, statement: cst.CSTNode) -> bool:
+def _exits_unless_chief(ctx: RuleContext, block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode) -> bool:
     """An earlier `if not is_chief: return` (continue, break, raise) in ``block`` skips ``statement``."""
     for sibling in block.body:
         if sibling is statement:
@@ -443,8 +487,7 @@ def _exits_unless_chief(ctx: RuleContext, block: cst.CSTNode, statement: cst.CST
             and not_chief_test(sibling.test, ctx)
             and isinstance(sibling.body, cst.IndentedBlock)
             and any(
-                isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[-1], _EXITS)
-                for s in sibling.body.body
+                isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[-1], _EXITS) for s in sibling.body.body
             )
         ):
             return True
@@ -483,12 +526,14 @@ def _after_imports(ctx: RuleContext) -> int:
     """Just after the last top-level import (where module-level helpers can go)."""
     last = None
     for statement in ctx.module.body:
-        if isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], (cst.Import, cst.ImportFrom)):
+        if isinstance(statement, cst.SimpleStatementLine) and isinstance(
+            statement.body[0], (cst.Import, cst.ImportFrom)
+        ):
             last = statement
     if last is None:
         return 0
     end = ctx.textmap.line_end(ctx.range(last).end.line)
-    return end + len(ctx.newline) if ctx.text[end:end + len(ctx.newline)] == ctx.newline else end
+    return end + len(ctx.newline) if ctx.text[end : end + len(ctx.newline)] == ctx.newline else end
 
 
 def _simple(ctx: RuleContext, call: cst.Call) -> cst.SimpleStatementLine | None:
@@ -508,7 +553,7 @@ def rewrite_save(ctx: RuleContext, save: Save) -> list[Edit] | None:
     strategy = strategy_in_reach(ctx, statement) if statement is not None else None
     if target.kind == "manager" and per_worker(ctx, target.path):
         return []
-    if strategy is None:
+    if strategy is None or statement is None:  # no statement means no strategy either
         return None
     _, edits = helper_edits(ctx)
     path_text = ctx.source(target.path)
@@ -541,11 +586,14 @@ def moved_save(ctx: RuleContext, save: Save, indent: str) -> tuple[str, list[Edi
         text += f"{ctx.newline}{old_indent}_remove_worker_copy({path_text}, {strategy})"
         _, edits = helper_edits(ctx)
     else:
-        edits = rewrite_save(ctx, save)
-        if edits is None:
+        rewritten = rewrite_save(ctx, save)
+        if rewritten is None:
             return None
+        edits = rewritten
     keep = string_continuation_lines(ctx, [statement])
-    return reindent(text, old_indent, indent, first_line=ctx.range(statement).start.line, keep=keep) + ctx.newline, edits
+    return reindent(
+        text, old_indent, indent, first_line=ctx.range(statement).start.line, keep=keep
+    ) + ctx.newline, edits
 
 
 def multi_worker_at(ctx: RuleContext, node: cst.CSTNode) -> bool:
@@ -558,7 +606,11 @@ def multi_worker_at(ctx: RuleContext, node: cst.CSTNode) -> bool:
         if kind not in MULTI_WORKER_CLASSES:
             continue
         parent = ctx.index.parent.get(call)
-        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
+        if not (
+            isinstance(parent, cst.Assign)
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name)
+        ):
             return True
         names.add(parent.targets[0].target.value)
     if not names:

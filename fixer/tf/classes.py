@@ -8,10 +8,12 @@ of its bases, or of a subclass that overrides it.
 from __future__ import annotations
 
 import weakref
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.tf.index import ModuleIndex
+if TYPE_CHECKING:
+    from fixer.tf.index import ModuleIndex
 
 # Per index: class name -> classes, and class -> its bases (rules ask for every method call).
 _TABLES: weakref.WeakKeyDictionary[ModuleIndex, dict[str, list[cst.ClassDef]]] = weakref.WeakKeyDictionary()
@@ -114,7 +116,9 @@ def _rooted_at_self(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value in ("self", "cls")
 
 
-def methods_of_other_objects(index: ModuleIndex, attribute: cst.Attribute, near: cst.CSTNode | None) -> list[cst.FunctionDef]:
+def methods_of_other_objects(
+    index: ModuleIndex, attribute: cst.Attribute, near: cst.CSTNode | None
+) -> list[cst.FunctionDef]:
     """The module's methods named like ``attribute`` that a call on another object may reach.
 
     ``self._agent.train`` calls a method of the object held in ``self._agent``, never the

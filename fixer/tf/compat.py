@@ -7,14 +7,20 @@ deprecated spelling is there on purpose, for the old releases the project still 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.semantic import SemanticModel
 from fixer.tf.calls import calls_within
 from fixer.tf.dataflow import names_in
 from fixer.tf.index import ModuleIndex, subtree
 from fixer.tf.names import dotted_name
 from fixer.tf.parameters import positional_parameters
+
+if TYPE_CHECKING:
+    from fixer.semantic import SemanticModel
+    from fixer.tf.names import NameResolver
+    from fixer.tf.strategies import StrategyModel
 
 # Exceptions a missing API raises: catching one around a name means "it may not exist here".
 _MISSING_API = frozenset({"AttributeError", "ImportError", "ModuleNotFoundError", "NotImplementedError"})
@@ -30,7 +36,11 @@ def is_compat_fallback(index: ModuleIndex, node: cst.CSTNode) -> bool:
             return True
         if isinstance(ancestor, cst.Try) and _catches_missing_api(ancestor):
             return True
-        if isinstance(ancestor, cst.If | cst.IfExp) and previous is not ancestor.test and _is_version_check(ancestor.test):
+        if (
+            isinstance(ancestor, cst.If | cst.IfExp)
+            and previous is not ancestor.test
+            and _is_version_check(ancestor.test)
+        ):
             return True
         if isinstance(ancestor, cst.FunctionDef | cst.ClassDef):
             return False
@@ -137,7 +147,7 @@ _GRAPH_MODE_CALLS = frozenset(
 )
 
 
-def runs_tf1_graphs(index: ModuleIndex, names) -> bool:
+def runs_tf1_graphs(index: ModuleIndex, names: NameResolver) -> bool:
     """True when the module runs TensorFlow 1 graphs (eager execution disabled, or a `Session`).
 
     There, `strategy.run` builds graph ops that a session runs: TF2 eager-mode advice
@@ -151,7 +161,7 @@ _GRAPH_OBJECTS = frozenset(
 )
 
 
-def inside_graph_block(index: ModuleIndex, names, node: cst.CSTNode) -> bool:
+def inside_graph_block(index: ModuleIndex, names: NameResolver, node: cst.CSTNode) -> bool:
     """True when ``node`` runs under ``with tf.Graph().as_default():`` (or a Session's) in its own
     function: there TensorFlow builds graph ops that the code evaluates later, nothing runs
     eagerly (tf-keras's graph-mode tests)."""
@@ -164,7 +174,7 @@ def inside_graph_block(index: ModuleIndex, names, node: cst.CSTNode) -> bool:
     return False
 
 
-def _graph_default(names, expression: cst.BaseExpression) -> bool:
+def _graph_default(names: NameResolver, expression: cst.BaseExpression) -> bool:
     """``tf.Graph().as_default()`` or ``tf.compat.v1.Session().as_default()``."""
     return (
         isinstance(expression, cst.Call)
@@ -175,7 +185,7 @@ def _graph_default(names, expression: cst.BaseExpression) -> bool:
     )
 
 
-def runs_repeatedly(index: ModuleIndex, strategies, node: cst.CSTNode, _depth: int = 0) -> bool:
+def runs_repeatedly(index: ModuleIndex, strategies: StrategyModel, node: cst.CSTNode, _depth: int = 0) -> bool:
     """True when ``node`` may run many times: in a loop, or in a function called from one.
 
     A function with no call site in the module is taken to run repeatedly (a step called by

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from fixer.semantic.targets import assignment_targets
@@ -50,7 +52,7 @@ def _unpacked_names(node: cst.CSTNode) -> set[str] | None:
     if type(node) not in (cst.Tuple, cst.List):
         return None
     names: set[str] = set()
-    for element in node.elements:
+    for element in cast("cst.Tuple | cst.List", node).elements:
         inner = _unpacked_names(element.value)
         if inner is None:
             return None

@@ -5,13 +5,17 @@ Not a rule: TFD201 and TFD202 both need it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.tf.calls import argument_value
 from fixer.tf.names import dotted_name
 from fixer.tf.parameters import call_position, parameter, takes_receiver
 from fixer.tf.strategies import visible_defs
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 DATASET_CONSTRUCTORS = (
     "tensorflow.data.Dataset.",
@@ -26,13 +30,36 @@ DATASET_CONSTRUCTORS = (
 )
 DATASET_METHODS = frozenset(
     {
-        "batch", "map", "shuffle", "repeat", "prefetch", "take", "skip", "filter", "cache", "unbatch",
-        "padded_batch", "interleave", "flat_map", "with_options", "shard", "apply", "zip", "concatenate",
-        "rebatch", "ragged_batch", "enumerate", "window",
+        "batch",
+        "map",
+        "shuffle",
+        "repeat",
+        "prefetch",
+        "take",
+        "skip",
+        "filter",
+        "cache",
+        "unbatch",
+        "padded_batch",
+        "interleave",
+        "flat_map",
+        "with_options",
+        "shard",
+        "apply",
+        "zip",
+        "concatenate",
+        "rebatch",
+        "ragged_batch",
+        "enumerate",
+        "window",
     }
 )
 DISTRIBUTING = frozenset(
-    {"experimental_distribute_dataset", "distribute_datasets_from_function", "experimental_distribute_datasets_from_function"}
+    {
+        "experimental_distribute_dataset",
+        "distribute_datasets_from_function",
+        "experimental_distribute_datasets_from_function",
+    }
 )
 
 
@@ -102,7 +129,9 @@ class DatasetModel:
             if isinstance(func, cst.Attribute):
                 if func.attr.value in DISTRIBUTING:
                     return DISTRIBUTED
-                if func.attr.value == "as_dataset" and any(a.keyword is not None and a.keyword.value == "split" for a in expr.args):
+                if func.attr.value == "as_dataset" and any(
+                    a.keyword is not None and a.keyword.value == "split" for a in expr.args
+                ):
                     return PLAIN  # a tfds builder's split
                 if func.attr.value in DATASET_METHODS:
                     inner = self.kind(func.value, near, depth)
@@ -138,7 +167,7 @@ class DatasetModel:
         """What ``name()`` returns when ``name`` holds an instance of a class of this module
         (``loader = Loader(16)``, then ``loader()``): the returns of that class's ``__call__``."""
         index = self.ctx.index
-        found = []
+        found: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
         for value, _ in self.bindings(name, near):
             if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
                 return []
@@ -150,7 +179,9 @@ class DatasetModel:
                     found.extend((r.value, r) for r in index.in_function("returns", method) if r.value is not None)
         return found
 
-    def _bindings(self, key: str, expr: cst.BaseExpression, near: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
+    def _bindings(
+        self, key: str, expr: cst.BaseExpression, near: cst.CSTNode
+    ) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
         return self.bindings(key, near)
 
     def bindings(self, key: str, near: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
@@ -164,7 +195,9 @@ class DatasetModel:
             return found
         scope = index.enclosing_function(near)
         while True:
-            assigns = [a for a in index.in_function("assigns", scope) if isinstance(a, cst.Assign) and self._binds(a, key)]
+            assigns = [
+                a for a in index.in_function("assigns", scope) if isinstance(a, cst.Assign) and self._binds(a, key)
+            ]
             # The binding that reaches ``near``: the last one before it (`ds = ds.batch(8)` reads the
             # previous `ds`); a function reading a global assigned later sees every assignment.
             earlier = [a for a in assigns if index.before(a, near) and not index.is_within(near, a)]
@@ -182,7 +215,9 @@ class DatasetModel:
     def _binds(assign: cst.Assign, key: str) -> bool:
         return any(_path(t.target, key) is not None for t in assign.targets)
 
-    def _assigned(self, assign: cst.Assign | cst.AnnAssign | cst.AugAssign, key: str) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
+    def _assigned(
+        self, assign: cst.Assign | cst.AnnAssign | cst.AugAssign, key: str
+    ) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
         """The value ``assign`` gives ``key``: the whole value, or its element for ``a, (b, c) = ...``."""
         if not isinstance(assign, cst.Assign):
             return []
@@ -192,12 +227,16 @@ class DatasetModel:
                 return self._element(assign.value, path, target.target)
         return []
 
-    def _element(self, value: cst.BaseExpression, path: list[int], target: cst.BaseExpression) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
+    def _element(
+        self, value: cst.BaseExpression, path: list[int], target: cst.BaseExpression
+    ) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
         """The part of ``value`` at ``path`` (indices into nested tuple targets)."""
         if not path:
             return [(value, value)]
         size = len(target.elements) if isinstance(target, (cst.Tuple, cst.List)) else -1
-        inner_target = target.elements[path[0]].value if size > path[0] else target
+        inner_target = target
+        if isinstance(target, (cst.Tuple, cst.List)) and size > path[0]:
+            inner_target = target.elements[path[0]].value
         if isinstance(value, (cst.Tuple, cst.List)):
             if len(value.elements) != size:
                 return []
@@ -220,15 +259,13 @@ class DatasetModel:
 
     def _arguments(self, func: cst.FunctionDef, name: str) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
         position = call_position(func, name, skip_first=takes_receiver(func))
-        found = []
+        found: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
         for site in self.ctx.tf.strategies.call_sites(func):
             value = argument_value(site, position, name)
             if value is None:
                 return []  # one call site we cannot read: unknown
             found.append((value, site))
         return found
-
-
 
 
 def _path(target: cst.BaseExpression, key: str) -> list[int] | None:

@@ -4,11 +4,14 @@ TFD205 (file sharding with too few files) and TFD202 (auto-sharding turned off) 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.tf.tf_config_sources import NOT_LITERAL, env_setters, literal_value
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 _READERS = frozenset(
     {"tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset", "tensorflow.data.FixedLengthRecordDataset"}
@@ -30,7 +33,9 @@ def file_count(ctx: RuleContext, source: cst.Call) -> int | None:
         # A path string cannot be changed in place: the one binding that reaches the read says it
         # (literal_value gives up on any name passed to a call, which only matters for containers).
         bound = ctx.tf.semantic.value_of(first.value)
-        value = literal_value(ctx, bound) if isinstance(bound, (cst.SimpleString, cst.ConcatenatedString)) else NOT_LITERAL
+        value = (
+            literal_value(ctx, bound) if isinstance(bound, (cst.SimpleString, cst.ConcatenatedString)) else NOT_LITERAL
+        )
     paths = [value] if isinstance(value, str) else value if isinstance(value, list) else None
     if not paths or not all(isinstance(p, str) for p in paths):
         return None

@@ -12,9 +12,9 @@ module-level questions are answered from the original file's index.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 from libcst.metadata import (
@@ -29,6 +29,11 @@ from fixer.positions import positions as positions_of
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.index import ModuleIndex
 from fixer.types import Edit
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping, Sequence
+
+    from fixer.tf.index import FunctionLike
 
 # A nested function's text keeps its indentation; under this header it parses unchanged, so
 # columns hold and lines shift by one.
@@ -136,7 +141,7 @@ class FixedFunction:
     @property
     def function(self) -> cst.FunctionDef:
         """The original function the edits fall in."""
-        return self.chunk.function  # type: ignore[return-value]
+        return self.chunk.function  # type: ignore[return-value]  # fixed_function: a chunk with a function
 
     def offset(self, node: cst.CSTNode) -> int:
         """Offset in the fixed text where ``node`` starts."""
@@ -164,7 +169,9 @@ def _parsed(source: str) -> cst.Module:
 
 
 @lru_cache(maxsize=64)
-def _analysed(module: cst.Module) -> tuple[ModuleIndex, Mapping[cst.CSTNode, ExpressionContext], Mapping[cst.CSTNode, CodeRange]]:
+def _analysed(
+    module: cst.Module,
+) -> tuple[ModuleIndex, Mapping[cst.CSTNode, ExpressionContext], Mapping[cst.CSTNode, CodeRange]]:
     """Index, expression contexts and positions of a parsed chunk (cached with it, see _parsed)."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     return ModuleIndex.build(module), wrapper.resolve(ExpressionContextProvider), positions_of(module)
@@ -256,15 +263,15 @@ class SplicedIndex:
     def _owner(self, node: cst.CSTNode) -> ModuleIndex:
         return self.local if node in self.local.order else self.original
 
-    def ancestors(self, node: cst.CSTNode):
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         """The parents of ``node`` (one of the fixed function's nodes), nearest first."""
         return self.local.ancestors(node)
 
-    def enclosing_function(self, node: cst.CSTNode):
+    def enclosing_function(self, node: cst.CSTNode) -> FunctionLike | None:
         """The nearest function around ``node``, in whichever tree ``node`` belongs to."""
         return self._owner(node).enclosing_function(node)
 
-    def in_function(self, table: str, func) -> list:
+    def in_function(self, table: str, func: FunctionLike | None) -> list[Any]:
         """A table's nodes in ``func``: the fixed function's own, or the original module level's."""
         return self.original.in_function(table, None) if func is None else self.local.in_function(table, func)
 

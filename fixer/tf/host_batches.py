@@ -7,13 +7,17 @@ reached both replicas whole, 4 rows each, where a distributed dataset gave 2 eac
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.tf.datasets import DatasetModel
-from fixer.context import RuleContext
 from fixer.tf.dataflow import names_in
 from fixer.tf.names import dotted_name
 from fixer.tf.strategies import visible_defs
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.datasets import DatasetModel
 
 NUMPY = "a NumPy batch"
 IMAGE_GENERATOR = "an `ImageDataGenerator` batch"
@@ -22,9 +26,31 @@ PYTHON_GENERATOR = "a Python generator's batch"
 # NumPy calls that build an array (not a scalar such as `np.mean(x)`).
 _ARRAY_BUILDERS = frozenset(
     {
-        "array", "asarray", "load", "stack", "concatenate", "vstack", "hstack", "zeros", "ones", "empty", "full",
-        "arange", "linspace", "frombuffer", "fromfile", "loadtxt", "genfromtxt", "expand_dims", "reshape",
-        "random.rand", "random.randn", "random.random", "random.normal", "random.uniform", "random.randint",
+        "array",
+        "asarray",
+        "load",
+        "stack",
+        "concatenate",
+        "vstack",
+        "hstack",
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "arange",
+        "linspace",
+        "frombuffer",
+        "fromfile",
+        "loadtxt",
+        "genfromtxt",
+        "expand_dims",
+        "reshape",
+        "random.rand",
+        "random.randn",
+        "random.random",
+        "random.normal",
+        "random.uniform",
+        "random.randint",
     }
 )
 # Array methods that give an array again.
@@ -63,13 +89,15 @@ class HostBatches:
             return self.batch_kind(value.value, near, depth + 1)  # `batch[0]` of a host batch
         if not isinstance(value, cst.Name):
             return None
-        func = self.ctx.index.enclosing_function(near)
+        enclosing = self.ctx.index.enclosing_function(near)
         for ancestor in self.ctx.index.ancestors(near):
-            if ancestor is func:
+            if ancestor is enclosing:
                 break
             if isinstance(ancestor, cst.For) and value.value in names_in(ancestor.target):
                 return self.iterator_kind(unwrap_iteration(ancestor.iter), ancestor, depth + 1)
-        return self._agree([self.batch_kind(v, where, depth + 1) for v, where in self.datasets.bindings(value.value, near)])
+        return self._agree(
+            [self.batch_kind(v, where, depth + 1) for v, where in self.datasets.bindings(value.value, near)]
+        )
 
     def iterator_kind(self, expr: cst.BaseExpression, near: cst.CSTNode, depth: int = 0) -> str | None:
         """The kind of batches iterating ``expr`` gives, or None."""
@@ -81,7 +109,11 @@ class HostBatches:
             func = expr.func
             if isinstance(func, cst.Name) and func.value == "iter" and expr.args:
                 return self.iterator_kind(expr.args[0].value, near, depth + 1)
-            if isinstance(func, cst.Attribute) and func.attr.value in _FLOWS and self._image_generator(func.value, near, depth + 1):
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in _FLOWS
+                and self._image_generator(func.value, near, depth + 1)
+            ):
                 return IMAGE_GENERATOR
             if isinstance(func, cst.Name) and self._is_generator_function(func.value, expr):
                 return PYTHON_GENERATOR
@@ -90,7 +122,9 @@ class HostBatches:
             key = dotted_name(expr)
             if key is None:
                 return None
-            return self._agree([self.iterator_kind(v, where, depth + 1) for v, where in self.datasets.bindings(key, near)])
+            return self._agree(
+                [self.iterator_kind(v, where, depth + 1) for v, where in self.datasets.bindings(key, near)]
+            )
         return None
 
     def array(self, expr: cst.BaseExpression, near: cst.CSTNode, depth: int = 0) -> bool:
@@ -100,7 +134,7 @@ class HostBatches:
         if isinstance(expr, cst.Call):
             callee = self.ctx.tf.names.callee(expr) or ""
             if callee.startswith("numpy."):
-                return callee[len("numpy."):] in _ARRAY_BUILDERS
+                return callee[len("numpy.") :] in _ARRAY_BUILDERS
             func = expr.func
             if isinstance(func, cst.Attribute) and func.attr.value in _ARRAY_METHODS:
                 return self.array(func.value, near, depth + 1)
@@ -130,7 +164,9 @@ class HostBatches:
                 continue
             callee = self.ctx.tf.names.callee(assign.value) or ""
             if callee.startswith("keras.datasets.") and callee.endswith(".load_data"):
-                if any(isinstance(t.target, (cst.Tuple, cst.List)) and name in names_in(t.target) for t in assign.targets):
+                if any(
+                    isinstance(t.target, (cst.Tuple, cst.List)) and name in names_in(t.target) for t in assign.targets
+                ):
                     return True
         return False
 

@@ -28,9 +28,9 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 from fixer.cache import Stamp, file_stamp
 from fixer.sources import SourceError, open_regular
@@ -38,9 +38,15 @@ from fixer.tf.datasets import DATASET_METHODS
 from fixer.tf.importer_uses import DISTRIBUTE, FIT, LOOP_RUN, RUN, ModuleImporters, Use
 from fixer.tf.module_summary import LIBRARY_ROOTS, dotted, module_imports
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 _FEEDS = {
-    "fit": FIT, "evaluate": FIT, "predict": FIT,
-    "experimental_distribute_dataset": DISTRIBUTE, "distribute_datasets_from_function": DISTRIBUTE,
+    "fit": FIT,
+    "evaluate": FIT,
+    "predict": FIT,
+    "experimental_distribute_dataset": DISTRIBUTE,
+    "distribute_datasets_from_function": DISTRIBUTE,
     "run": RUN,
 }
 _SEEDERS = frozenset({"set_seed", "set_random_seed"})
@@ -333,7 +339,7 @@ class _Importer:
                     feeds.add(LOOP_RUN)
                 break
             if isinstance(parent, ast.keyword):
-                parent, current = grand, parent
+                current, parent = parent, grand
             if isinstance(parent, ast.Call) and current is not parent.func and isinstance(parent.func, ast.Attribute):
                 feed = _FEEDS.get(parent.func.attr)
                 if feed is not None:

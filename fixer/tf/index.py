@@ -5,11 +5,14 @@ from __future__ import annotations
 import inspect
 import re
 from collections import defaultdict
-from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache
 from itertools import count, islice
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 FunctionLike = cst.FunctionDef | cst.Lambda
 _FUNCTION_TYPES = (cst.FunctionDef, cst.Lambda)
@@ -43,7 +46,7 @@ class ModuleIndex(cst.CSTVisitor):
         self._by_function: dict[str, dict[FunctionLike | None, list[cst.CSTNode]]] = {}
 
     @classmethod
-    def build(cls, module: cst.Module) -> "ModuleIndex":
+    def build(cls, module: cst.Module) -> ModuleIndex:
         """Index ``module`` in one walk, in the order libcst's own visit takes."""
         index = cls()
         try:
@@ -93,7 +96,7 @@ class ModuleIndex(cst.CSTVisitor):
         self._stack.pop()
 
     @classmethod
-    def combine(cls, module: cst.Module, parts: list[tuple[cst.Module, "ModuleIndex"]]) -> "ModuleIndex":
+    def combine(cls, module: cst.Module, parts: list[tuple[cst.Module, ModuleIndex]]) -> ModuleIndex:
         """The index of ``module``, whose top-level nodes are those of the ``parts`` in order.
 
         Each part is a module parsed on its own and indexed by :meth:`build`; the result equals
@@ -117,7 +120,7 @@ class ModuleIndex(cst.CSTVisitor):
 
     # Navigation -----------------------------------------------------------------------------
 
-    def ancestors(self, node: cst.CSTNode):
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         """The parents of ``node``, nearest first, up to the module."""
         current = self.parent.get(node)
         while current is not None:
@@ -132,11 +135,11 @@ class ModuleIndex(cst.CSTVisitor):
         # Every ancestor passed on the way up has the same answer: remember it for them too, so
         # that asking about every node of a function costs one walk, not one per node.
         passed = [node]
-        found = None
+        found: FunctionLike | None = None
         current = self.parent.get(node)
         while current is not None:
             if type(current) in _FUNCTION_TYPES:  # exact types: isinstance on libcst's ABCs is slow
-                found = current
+                found = cast("FunctionLike", current)
                 break
             if current in known:
                 found = known[current]
@@ -147,10 +150,11 @@ class ModuleIndex(cst.CSTVisitor):
             known[step] = found
         return found
 
-    def in_function(self, table: str, func: FunctionLike | None) -> list:
+    def in_function(self, table: str, func: FunctionLike | None) -> list[Any]:
         """The nodes of a table (``"assigns"``, ``"returns"``, ...) whose nearest function is ``func``.
 
         ``func`` None means module level. Grouped once per table: rules ask for every function.
+        The nodes are of the table's own type (``cst.Return`` for ``"returns"``), hence ``Any``.
         """
         grouped = self._by_function.get(table)
         if grouped is None:
@@ -162,13 +166,11 @@ class ModuleIndex(cst.CSTVisitor):
     def statement_of(self, node: cst.CSTNode) -> cst.BaseStatement:
         """The statement (simple line or compound) that holds ``node``."""
         current: cst.CSTNode | None = node
-        while current is not None and not isinstance(
-            current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
-        ):
+        while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             current = self.parent.get(current)
         if current is None:
             raise ValueError("node is not inside a statement")
-        return current  # type: ignore[return-value]
+        return current
 
     def before(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
         """True when ``first`` starts before ``second`` in the source (no positions needed)."""
@@ -195,11 +197,22 @@ def _record_function(index: ModuleIndex, node: cst.FunctionDef) -> None:
 
 # The tables :meth:`ModuleIndex.combine` concatenates, and those grouped by name that it merges.
 _LIST_TABLES = (
-    "calls", "functions", "lambdas", "classes", "withs", "ifs", "fors", "assigns", "imports", "returns", "attributes",
+    "calls",
+    "functions",
+    "lambdas",
+    "classes",
+    "withs",
+    "ifs",
+    "fors",
+    "assigns",
+    "imports",
+    "returns",
+    "attributes",
 )
 _GROUPED_TABLES = ("functions_by_name", "names")
 
-_RECORDERS = {
+# What each node type adds to the index; each recorder takes a node of its key's type.
+_RECORDERS: dict[type[cst.CSTNode], Callable[[ModuleIndex, Any], None]] = {
     cst.Call: lambda index, node: index.calls.append(node),
     cst.Name: lambda index, node: index.names[node.value].append(node),
     cst.Attribute: lambda index, node: index.attributes.append(node),
@@ -253,8 +266,8 @@ class _NoChildOrder(Exception):
 _VISITED_FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
 
 
-@lru_cache(maxsize=None)
-def _child_fields(node_type: type) -> tuple[str, ...]:
+@cache
+def _child_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
     """The fields of ``node_type`` that hold children, in the order its libcst visit takes them.
 
     Read from libcst's own ``_visit_and_replace_children`` (every node class spells it as calls
@@ -269,7 +282,11 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_VISITED_FIELD.findall(source)))
 
 
-@lru_cache(maxsize=None)
-def _is_node(value_type: type) -> bool:
+def _is_node_type(value_type: type) -> bool:
     # One issubclass per type: isinstance on libcst's ABC-based classes is slow.
     return issubclass(value_type, cst.CSTNode)
+
+
+# Cached per type. Typed as a plain callable: mypy checks a cached function's arguments against
+# Hashable and wrongly rejects ``type(x)`` of an untyped ``x`` there.
+_is_node: Callable[[type], bool] = cache(_is_node_type)

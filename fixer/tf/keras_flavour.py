@@ -73,14 +73,20 @@ def _imports_before_keras(ctx: RuleContext) -> list[ImportRef]:
         if first_use is not None and ctx.index.order[node] > first_use:
             break
         roots = {m.split(".")[0] for m in modules}
-        if roots & _KERAS or any(m.startswith("tensorflow.keras") for m in modules) or (from_keras and "tensorflow" in roots):
+        if (
+            roots & _KERAS
+            or any(m.startswith("tensorflow.keras") for m in modules)
+            or (from_keras and "tensorflow" in roots)
+        ):
             break
         if isinstance(node, cst.Import):
             found += [ImportRef(0, m) for m in modules]
         elif node.module is not None or node.relative:
             module = dotted_name(node.module) if node.module is not None else ""
             names = [name for _, name in imported_names(node)]
-            found += [ImportRef(len(node.relative), module or "", n) for n in names] or [ImportRef(len(node.relative), module or "")]
+            found += [ImportRef(len(node.relative), module or "", n) for n in names] or [
+                ImportRef(len(node.relative), module or "")
+            ]
     return found
 
 
@@ -113,7 +119,11 @@ def _raw_binding(ctx: RuleContext, local: str) -> str | None:
                 target = dotted_name(alias.name) if isinstance(alias.name, (cst.Name, cst.Attribute)) else None
                 if target is None:
                     continue
-                name = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else target.split(".")[0]
+                name = (
+                    alias.asname.name.value
+                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name)
+                    else target.split(".")[0]
+                )
                 if name == local:
                     return target
         elif not node.relative and node.module is not None and not isinstance(node.names, cst.ImportStar):
@@ -121,7 +131,11 @@ def _raw_binding(ctx: RuleContext, local: str) -> str | None:
             for alias in node.names:
                 if not isinstance(alias.name, cst.Name):
                     continue
-                name = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else alias.name.value
+                name = (
+                    alias.asname.name.value
+                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name)
+                    else alias.name.value
+                )
                 if name == local and module is not None:
                     return f"{module}.{alias.name.value}"
     return None

@@ -9,12 +9,16 @@ function given to `strategy.run` by hand (measured on TensorFlow 2.21, Keras 3 a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from fixer.tf.classes import bases_in_module, subclasses_in_module
-from fixer.tf.index import ModuleIndex
-from fixer.tf.names import NameResolver
 from fixer.tf.strategies import Membership, StrategyModel
+
+if TYPE_CHECKING:
+    from fixer.tf.index import ModuleIndex
+    from fixer.tf.names import NameResolver
 
 KERAS_MODELS = frozenset({"keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential"})
 # The overrides `fit` and `evaluate` run per replica. `predict_step` is left out: nothing in it

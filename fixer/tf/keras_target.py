@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import libcst as cst
-
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from fixer.context import RuleContext
     from fixer.target import Target
 
@@ -29,7 +29,7 @@ def keras_major(ctx: RuleContext, name: cst.BaseExpression, target: Target | Non
 
 
 def keras_upgrade_prefix(ctx: RuleContext, name: cst.BaseExpression, found_under: int = 3) -> str:
-    """"on upgrade to TF X.Y: " for a finding made because ``name`` is Keras ``found_under`` on
+    """ "on upgrade to TF X.Y: " for a finding made because ``name`` is Keras ``found_under`` on
     the requested target while the pinned version runs the other Keras (no finding there)."""
     target = ctx.tf.target
     return target.upgrade_prefix(same_at_pin=keras_major(ctx, name, target.at_pin()) == found_under)

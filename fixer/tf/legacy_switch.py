@@ -10,7 +10,10 @@ top level runs (not a function's body) before it uses or imports Keras count her
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 KEY = "TF_USE_LEGACY_KERAS"
 _TRUE = frozenset({"1", "true", "True"})  # what TensorFlow 2.21 accepts
@@ -81,13 +84,19 @@ def _settings(statement: ast.stmt) -> Iterator[str | None]:
                     yield _literal(keyword.value)
             for arg in call.args:
                 if isinstance(arg, ast.Dict):
-                    yield from (_literal(v) for k, v in zip(arg.keys, arg.values) if k is not None and _is_key(k))
+                    yield from (
+                        _literal(v) for k, v in zip(arg.keys, arg.values, strict=True) if k is not None and _is_key(k)
+                    )
 
 
 def _is_environ(node: ast.expr) -> bool:
     if isinstance(node, ast.Name):
         return node.id in _ENVIRON
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and f"{node.value.id}.{node.attr}" in _ENVIRON
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and f"{node.value.id}.{node.attr}" in _ENVIRON
+    )
 
 
 def _is_key(node: ast.expr) -> bool:

@@ -6,14 +6,17 @@ Not a rule: TFD301 needs it to choose the all-reduce op, TFD303 to find unscaled
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.bindings import assigned_values
-from fixer.tf.index import FunctionLike
 from fixer.tf.names import dotted_name
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike
 
 _MEANS = frozenset({"tensorflow.reduce_mean", "tensorflow.math.reduce_mean", "keras.ops.mean"})
 _SUMS = frozenset({"tensorflow.reduce_sum", "tensorflow.math.reduce_sum", "keras.ops.sum"})
@@ -56,7 +59,9 @@ def gradient_calls(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
     ]
 
 
-def loss_origin(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> tuple[cst.BaseExpression | None, FunctionLike]:
+def loss_origin(
+    ctx: RuleContext, func: FunctionLike, gradient: cst.Call
+) -> tuple[cst.BaseExpression | None, FunctionLike]:
     """The expression that computed the loss given to ``gradient`` and the function holding it."""
     loss = gradient.args[0].value
     if isinstance(loss, cst.Name):
@@ -81,17 +86,21 @@ def _accumulated_term(
     if not (isinstance(start, (cst.Float, cst.Integer)) and float(start.value.replace("_", "")) == 0.0):
         return None
     terms = [
-        node for node in ctx.index.in_function("assigns", func)
-        if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign)
-        and isinstance(node.target, cst.Name) and node.target.value == name
-        and ctx.index.before(start, node) and ctx.index.before(node, gradient)
+        node
+        for node in ctx.index.in_function("assigns", func)
+        if isinstance(node, cst.AugAssign)
+        and isinstance(node.operator, cst.AddAssign)
+        and isinstance(node.target, cst.Name)
+        and node.target.value == name
+        and ctx.index.before(start, node)
+        and ctx.index.before(node, gradient)
     ]
     return terms[0].value if len(terms) == 1 else None
 
 
 def loss_call(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> cst.Call | None:
     """The call of a loss helper in ``func`` whose result ``gradient`` differentiates, or None."""
-    loss = gradient.args[0].value
+    loss: cst.BaseExpression | None = gradient.args[0].value
     if isinstance(loss, cst.Name):
         loss = last_assignment(ctx, func, loss.value, gradient)
     if isinstance(loss, cst.Call) and loss_helper(ctx, func, loss) is not None:
@@ -104,7 +113,9 @@ def loss_helper(ctx: RuleContext, func: FunctionLike, call: cst.Call) -> Functio
     lambda bound to a name, or a method of the class ``func`` belongs to (``self._loss(...)``)."""
     target = call.func
     if isinstance(target, cst.Name):
-        defs = [f for f in ctx.index.functions_by_name.get(target.value, []) if ctx.index.method_class(f) is None]
+        defs: list[FunctionLike] = [
+            f for f in ctx.index.functions_by_name.get(target.value, []) if ctx.index.method_class(f) is None
+        ]
         if len(defs) > 1:
             # Several defs share the name (a `compute_loss` in each test method): the one Python's
             # scoping reaches from the call is the helper.
@@ -114,10 +125,15 @@ def loss_helper(ctx: RuleContext, func: FunctionLike, call: cst.Call) -> Functio
             # A lambda bound to a name, or the inner function a local loss factory returns
             # (`compute_loss = make_loss()`, then `compute_loss(y, p)`).
             defs = [
-                f for f in ctx.tf.replica.resolve_callable(target, call)
+                f
+                for f in ctx.tf.replica.resolve_callable(target, call)
                 if isinstance(f, cst.Lambda) or (isinstance(f, cst.FunctionDef) and ctx.index.method_class(f) is None)
             ]
-    elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value in ("self", "cls"):
+    elif (
+        isinstance(target, cst.Attribute)
+        and isinstance(target.value, cst.Name)
+        and target.value.value in ("self", "cls")
+    ):
         owner = _owner_class(ctx, func)
         defs = [
             f
@@ -141,7 +157,7 @@ def _owner_class(ctx: RuleContext, func: FunctionLike | None) -> cst.ClassDef | 
 def _returned_expression(ctx: RuleContext, helper: FunctionLike) -> cst.BaseExpression | None:
     if isinstance(helper, cst.Lambda):
         return helper.body
-    returns = [r for r in ctx.index.in_function("returns", helper) if r.value is not None]
+    returns: list[cst.Return] = [r for r in ctx.index.in_function("returns", helper) if r.value is not None]
     if len(returns) != 1:
         return None
     return returns[0].value
@@ -180,9 +196,10 @@ def classify(ctx: RuleContext, expr: cst.BaseExpression | None, func: FunctionLi
         left_reg, right_reg = is_regularization(ctx, expr.left), is_regularization(ctx, expr.right)
         if left_reg and right_reg:
             return Scaling.UNKNOWN
-        left = Scaling.MEAN if left_reg else classify(ctx, expr.left, func, _depth + 1)
-        right = Scaling.MEAN if right_reg else classify(ctx, expr.right, func, _depth + 1)
-        return left if left is right and left in (Scaling.MEAN, Scaling.GLOBAL) else Scaling.UNKNOWN
+        left_scaling = Scaling.MEAN if left_reg else classify(ctx, expr.left, func, _depth + 1)
+        right_scaling = Scaling.MEAN if right_reg else classify(ctx, expr.right, func, _depth + 1)
+        agree = left_scaling is right_scaling and left_scaling in (Scaling.MEAN, Scaling.GLOBAL)
+        return left_scaling if agree else Scaling.UNKNOWN
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
         # A constant weight keeps the scaling (`0.5 * mse`, `AUX_WEIGHT * aux`).
         if is_constant_weight(ctx, expr.left):
@@ -236,11 +253,9 @@ def is_constant_weight(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
     if not isinstance(expr, cst.Name):
         return False
     bindings = [
-        a for a in ctx.index.assigns
-        if any(
-            isinstance(t, cst.Name) and t.value == expr.value
-            for t in assignment_targets(a)
-        )
+        a
+        for a in ctx.index.assigns
+        if any(isinstance(t, cst.Name) and t.value == expr.value for t in assignment_targets(a))
     ]
     return (
         len(bindings) == 1
@@ -258,7 +273,11 @@ def loss_object_constructor(ctx: RuleContext, call: cst.Call) -> cst.Call | None
     constructed = last_assignment_anywhere(ctx, key)
     if isinstance(constructed, cst.Call):
         constructor = ctx.tf.names.callee(constructed)
-        if constructor is not None and constructor.startswith("keras.losses.") and constructor.rsplit(".", 1)[1][:1].isupper():
+        if (
+            constructor is not None
+            and constructor.startswith("keras.losses.")
+            and constructor.rsplit(".", 1)[1][:1].isupper()
+        ):
             return constructed
     return None
 
@@ -304,13 +323,20 @@ def _only_replica_count(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
         return expr.attr.value == "num_replicas_in_sync"
     if isinstance(expr, cst.Call) and expr.args:
         callee = ctx.tf.names.callee(expr) or (expr.func.value if isinstance(expr.func, cst.Name) else "")
-        if callee in ("float", "tensorflow.cast", "tensorflow.dtypes.cast", "tensorflow.constant", "tensorflow.convert_to_tensor"):
+        if callee in (
+            "float",
+            "tensorflow.cast",
+            "tensorflow.dtypes.cast",
+            "tensorflow.constant",
+            "tensorflow.convert_to_tensor",
+        ):
             return _only_replica_count(ctx, expr.args[0].value)
     return False
 
 
 def mentions_replicas(expr: cst.BaseExpression) -> bool:
     """True when ``expr`` reads ``num_replicas_in_sync`` somewhere."""
+
     class _Find(cst.CSTVisitor):
         found = False
 
@@ -323,14 +349,18 @@ def mentions_replicas(expr: cst.BaseExpression) -> bool:
     return finder.found
 
 
-def only_reduce_means(ctx: RuleContext, expr: cst.BaseExpression, func, depth: int = 0) -> bool:
+def only_reduce_means(ctx: RuleContext, expr: cst.BaseExpression, func: FunctionLike, depth: int = 0) -> bool:
     """True when the mean-scaled loss ``expr`` is built only from `reduce_mean` calls (editable),
     directly or through local names assigned once from them."""
     if depth > 6:
         return False
     if isinstance(expr, cst.Name):
         value = last_assignment(ctx, func, expr.value, expr)
-        return value is not None and _assigned_once(ctx, func, expr.value) and only_reduce_means(ctx, value, func, depth + 1)
+        return (
+            value is not None
+            and _assigned_once(ctx, func, expr.value)
+            and only_reduce_means(ctx, value, func, depth + 1)
+        )
     if isinstance(expr, cst.Call):
         if is_regularization(ctx, expr):
             return True
@@ -344,11 +374,13 @@ def only_reduce_means(ctx: RuleContext, expr: cst.BaseExpression, func, depth: i
         if isinstance(expr.operator, cst.Multiply):
             other = expr.right if is_constant_weight(ctx, expr.left) else expr.left
             return only_reduce_means(ctx, other, func, depth + 1)
-        return only_reduce_means(ctx, expr.left, func, depth + 1) and only_reduce_means(ctx, expr.right, func, depth + 1)
+        return only_reduce_means(ctx, expr.left, func, depth + 1) and only_reduce_means(
+            ctx, expr.right, func, depth + 1
+        )
     return False
 
 
-def _assigned_once(ctx: RuleContext, func, name: str) -> bool:
+def _assigned_once(ctx: RuleContext, func: FunctionLike, name: str) -> bool:
     """``name`` is bound by exactly one plain assignment in ``func`` (not a loop or augmented one)."""
     binds = 0
     for assign in ctx.index.in_function("assigns", func):

@@ -5,25 +5,31 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-import libcst as cst
-
 from fixer.semantic import SemanticModel
-from fixer.tf.index import ModuleIndex
 from fixer.tf.names import NameResolver
 from fixer.tf.replica import ReplicaModel
 from fixer.tf.strategies import StrategyModel
 
 if TYPE_CHECKING:
+    import libcst as cst
+
+    from fixer.cache import Stamp
     from fixer.target import Target
     from fixer.tf.importer_uses import ModuleImporters
-    from fixer.tf.project_imports import ProjectImports, Stamp
+    from fixer.tf.index import ModuleIndex
+    from fixer.tf.project_imports import ProjectImports
 
 
 class TFModel:
     """Names, strategies and replica functions of one module; each part is built on first use."""
 
     def __init__(
-        self, module: cst.Module, index: ModuleIndex, path: str = "", text: str = "", target_version: tuple[int, int] | None = None
+        self,
+        module: cst.Module,
+        index: ModuleIndex,
+        path: str = "",
+        text: str = "",
+        target_version: tuple[int, int] | None = None,
     ) -> None:
         self.module = module
         self.index = index

@@ -34,7 +34,16 @@ MODEL_CALLS = ("keras.Sequential", "keras.Model", "keras.models.", "keras.applic
 _MODEL_BASES = ("keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential")
 # Names that make a dataset this worker's share when a builder reads them.
 _TASK_WORDS = frozenset(
-    {"task_id", "task_index", "worker_index", "worker_id", "input_pipeline_id", "num_input_pipelines", "rank", "input_context"}
+    {
+        "task_id",
+        "task_index",
+        "worker_index",
+        "worker_id",
+        "input_pipeline_id",
+        "num_input_pipelines",
+        "rank",
+        "input_context",
+    }
 )
 # Roots that are never project modules: their calls are TensorFlow's, not the project's.
 LIBRARY_ROOTS = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_datasets", "numpy", "os", "sys"})
@@ -137,7 +146,7 @@ def path_entries(text: str, path: str) -> tuple[str, ...]:
     return _path_entries(tree, os.path.abspath(path))
 
 
-def _statements(tree: ast.Module):
+def _statements(tree: ast.Module) -> Iterator[ast.stmt]:
     """Every statement of the module, nested ones included, without walking expressions."""
     stack: list[ast.stmt] = list(tree.body)
     while stack:
@@ -365,7 +374,7 @@ def _self_attribute(node: ast.expr) -> str | None:
     return None
 
 
-def _own_nodes(func: ast.AST):
+def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:
     """The nodes of a function's body, without those of nested functions, classes and lambdas."""
     stack = list(ast.iter_child_nodes(func))
     while stack:
@@ -392,7 +401,9 @@ def _root_name(expr: ast.expr) -> str | None:
 
 
 # Calls that give the same folder back (for finding modules, a resolved path is no different).
-_SAME_PATH = frozenset({"abspath", "realpath", "normpath", "resolve", "absolute", "Path", "PurePath", "str", "fspath", "expanduser"})
+_SAME_PATH = frozenset(
+    {"abspath", "realpath", "normpath", "resolve", "absolute", "Path", "PurePath", "str", "fspath", "expanduser"}
+)
 
 
 def _path_entries(tree: ast.Module, path: str) -> tuple[str, ...]:
@@ -400,9 +411,13 @@ def _path_entries(tree: ast.Module, path: str) -> tuple[str, ...]:
     is a literal or built from ``__file__`` (``os.path.dirname``, ``join``, ``abspath``,
     ``pathlib.Path(...).parent``, ``/``); a relative literal counts from the module's folder."""
     constants: dict[str, ast.expr] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            constants[node.targets[0].id] = node.value
+    for statement in tree.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+        ):
+            constants[statement.targets[0].id] = statement.value
     folder = os.path.dirname(path)
     found: list[str] = []
     for node in ast.walk(tree):
@@ -442,17 +457,18 @@ def _path_value(expr: ast.expr, path: str, constants: dict[str, ast.expr], depth
     if isinstance(expr.func, ast.Attribute) and expr.func.attr in _SAME_PATH and not expr.args:
         return _path_value(expr.func.value, path, constants, depth + 1)  # `Path(__file__).resolve()`
     name = dotted(expr.func) or ""
-    args = [_path_value(a, path, constants, depth + 1) for a in expr.args]
-    if any(a is None for a in args):
+    values = [_path_value(a, path, constants, depth + 1) for a in expr.args]
+    args = [a for a in values if a is not None]
+    if len(args) != len(values):
         return None
     last = name.rsplit(".", 1)[-1]
     if last == "join" and args:
-        return os.path.join(*args)  # type: ignore[arg-type]
+        return os.path.join(*args)
     if len(args) != 1:
         return None
     (arg,) = args
     if last == "dirname":
-        return os.path.dirname(arg)  # type: ignore[arg-type]
+        return os.path.dirname(arg)
     if last in _SAME_PATH:
         return arg
     return None

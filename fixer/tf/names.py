@@ -7,11 +7,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.tf.index import ModuleIndex
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from fixer.tf.index import ModuleIndex
 
 # Prefix rewrites, longest first, that make equivalent spellings compare equal.
 _CANONICAL_PREFIXES: tuple[tuple[str, str], ...] = (
@@ -40,7 +43,7 @@ def canonical(qualified: str) -> str:
         return _CANONICAL_EXACT[qualified]
     for prefix, replacement in _CANONICAL_PREFIXES:
         if qualified.startswith(prefix):
-            return replacement + qualified[len(prefix):]
+            return replacement + qualified[len(prefix) :]
     return qualified
 
 
@@ -184,7 +187,7 @@ class NameResolver:
         for local, bound in sorted(self._bindings.items()):
             bound = canonical(bound)
             if qualified.startswith(bound + "."):
-                return local + qualified[len(bound):]
+                return local + qualified[len(bound) :]
         return None
 
 

@@ -21,20 +21,22 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 import libcst as cst
 
-from fixer.tf.calls import argument_value
 from fixer.tf.bindings import assignments_to
-from fixer.tf.index import FunctionLike, ModuleIndex
+from fixer.tf.calls import argument_value
 from fixer.tf.keras_models import keras_model_base
 from fixer.tf.names import dotted_name
 from fixer.types import Edit
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike, ModuleIndex
     from fixer.tf.replica import RunCall
 
 _OPTIMIZERS = "keras.optimizers."
@@ -96,7 +98,7 @@ class BuildPlan:
     anchor: cst.SimpleStatementLine | None
     advice: str
 
-    def edits(self, ctx: "RuleContext") -> list[Edit] | None:
+    def edits(self, ctx: RuleContext) -> list[Edit] | None:
         """The insertion, or None when the plan cannot be placed."""
         if self.anchor is None:
             return None
@@ -105,7 +107,7 @@ class BuildPlan:
         return [Edit(insert_at, insert_at, "".join(f"{indent}{line}{ctx.newline}" for line in self.lines))]
 
 
-def optimizer_state(ctx: "RuleContext", call: cst.Call) -> tuple[str, State] | None:
+def optimizer_state(ctx: RuleContext, call: cst.Call) -> tuple[str, State] | None:
     """The class name and state of a Keras optimizer constructor call; None for anything else."""
     callee = ctx.tf.names.callee(call) or ""
     if callee in _LOSS_SCALE_OPTIMIZERS:
@@ -114,7 +116,7 @@ def optimizer_state(ctx: "RuleContext", call: cst.Call) -> tuple[str, State] | N
         return "LossScaleOptimizer", State.STATEFUL
     if not callee.startswith(_OPTIMIZERS):
         return None
-    path = callee[len(_OPTIMIZERS):]
+    path = callee[len(_OPTIMIZERS) :]
     if path.startswith(("legacy.", "schedules.")):
         return None  # Keras 2 optimizers kept for old code; learning-rate schedules
     name = path.rsplit(".", 1)[-1]
@@ -132,7 +134,7 @@ def optimizer_state(ctx: "RuleContext", call: cst.Call) -> tuple[str, State] | N
     return name, State.UNKNOWN
 
 
-def needs_ready(ctx: "RuleContext", apply_call: cst.Call, creation: OptimizerCreation) -> bool:
+def needs_ready(ctx: RuleContext, apply_call: cst.Call, creation: OptimizerCreation) -> bool:
     """True when the first update of ``creation``'s optimizer, in a compiled distributed step,
     fails unless built first: an optimizer with state always; plain SGD when the model it trains
     has no weights before the step either (measured: plain SGD runs unbuilt on a built model, and
@@ -146,7 +148,7 @@ def needs_ready(ctx: "RuleContext", apply_call: cst.Call, creation: OptimizerCre
     return model is not None and not _built_before(ctx, model, len(ctx.text))
 
 
-def apply_calls(ctx: "RuleContext", functions: Iterable[FunctionLike]) -> list[cst.Call]:
+def apply_calls(ctx: RuleContext, functions: Iterable[FunctionLike]) -> list[cst.Call]:
     """``x.apply_gradients(...)`` / ``x.apply(...)`` / ``x.minimize(...)`` calls in ``functions``."""
     wanted = set(functions)
     return [
@@ -158,7 +160,7 @@ def apply_calls(ctx: "RuleContext", functions: Iterable[FunctionLike]) -> list[c
     ]
 
 
-def optimizer_creation(ctx: "RuleContext", receiver: cst.BaseExpression) -> OptimizerCreation | None:
+def optimizer_creation(ctx: RuleContext, receiver: cst.BaseExpression) -> OptimizerCreation | None:
     """The single statement binding ``receiver`` (``opt``, ``self.opt``) to a Keras optimizer."""
     key = dotted_name(receiver)
     if key is None:
@@ -170,10 +172,10 @@ def optimizer_creation(ctx: "RuleContext", receiver: cst.BaseExpression) -> Opti
     return known[key]
 
 
-_CREATIONS: "WeakKeyDictionary[ModuleIndex, dict[str, OptimizerCreation | None]]" = WeakKeyDictionary()
+_CREATIONS: WeakKeyDictionary[ModuleIndex, dict[str, OptimizerCreation | None]] = WeakKeyDictionary()
 
 
-def _single_creation(ctx: "RuleContext", key: str) -> OptimizerCreation | None:
+def _single_creation(ctx: RuleContext, key: str) -> OptimizerCreation | None:
     found = []
     for assign in assignments_to(ctx.index, key):
         if not isinstance(assign.value, cst.Call):
@@ -187,7 +189,7 @@ def _single_creation(ctx: "RuleContext", key: str) -> OptimizerCreation | None:
     return found[0] if len(found) == 1 else None
 
 
-def is_built(ctx: "RuleContext", receiver: cst.BaseExpression) -> bool:
+def is_built(ctx: RuleContext, receiver: cst.BaseExpression) -> bool:
     """True when the program calls ``<receiver>.build(...)`` somewhere."""
     key = dotted_name(receiver)  # not source text: that would resolve every position of the file
     return key is not None and any(
@@ -202,7 +204,12 @@ def trained_variables(apply_call: cst.Call) -> cst.BaseExpression | None:
     method = apply_call.func.attr.value if isinstance(apply_call.func, cst.Attribute) else ""
     if method == "apply_gradients":
         pairs = argument_value(apply_call, 0, "grads_and_vars")
-        if isinstance(pairs, cst.Call) and isinstance(pairs.func, cst.Name) and pairs.func.value == "zip" and len(pairs.args) == 2:
+        if (
+            isinstance(pairs, cst.Call)
+            and isinstance(pairs.func, cst.Name)
+            and pairs.func.value == "zip"
+            and len(pairs.args) == 2
+        ):
             return pairs.args[1].value
         return None
     if method == "apply":
@@ -213,7 +220,7 @@ def trained_variables(apply_call: cst.Call) -> cst.BaseExpression | None:
 
 
 def plan_build(
-    ctx: "RuleContext",
+    ctx: RuleContext,
     apply_call: cst.Call,
     creation: OptimizerCreation,
     at: int | None = None,
@@ -228,11 +235,9 @@ def plan_build(
     plan is advice, because an optimizer built on an empty variable list fails at its first
     update.
     """
-    receiver = ctx.source(apply_call.func.value)  # type: ignore[attr-defined]
+    receiver = ctx.source(apply_call.func.value)  # type: ignore[attr-defined]  # apply_calls: `x.method(...)`
     variables = trained_variables(apply_call)
-    generic = (
-        f"build it in the scope right after it is created: `{receiver}.build(<the variables it trains>)`"
-    )
+    generic = f"build it in the scope right after it is created: `{receiver}.build(<the variables it trains>)`"
     if variables is None or not _on_own_line(ctx, creation.statement):
         return BuildPlan((), None, generic)
     build_optimizer = f"{receiver}.build({ctx.source(variables)})"
@@ -272,11 +277,11 @@ def plan_build(
     tf = ctx.tf.names.local_name_for("tensorflow")
     if tf is None:
         return BuildPlan((), None, f"call `{model_text}` on one batch of its input, then `{build_optimizer}`")
-    batch = "(1" + shape[len("(None"):]
+    batch = "(1" + shape[len("(None") :]
     return BuildPlan((f"{model_text}({tf}.zeros({batch}))", build_optimizer), anchor, "")
 
 
-def _own_subclass_without_build(ctx: "RuleContext", model: cst.BaseExpression) -> bool:
+def _own_subclass_without_build(ctx: RuleContext, model: cst.BaseExpression) -> bool:
     """``model`` holds an instance of a Keras model class of this file that defines no
     ``build`` method (by the bindings of the name that reach it)."""
     if not isinstance(model, cst.Name):
@@ -295,7 +300,7 @@ def _own_subclass_without_build(ctx: "RuleContext", model: cst.BaseExpression) -
     return False
 
 
-def ready_for_compiled_step(ctx: "RuleContext", functions: Iterable[FunctionLike]) -> list[Edit] | None:
+def ready_for_compiled_step(ctx: RuleContext, functions: Iterable[FunctionLike]) -> list[Edit] | None:
     """Edits that build every stateful Keras optimizer the ``functions`` apply, right after it
     is created: for a step that is (or is about to be) compiled and run through `strategy.run`.
 
@@ -305,7 +310,7 @@ def ready_for_compiled_step(ctx: "RuleContext", functions: Iterable[FunctionLike
     """
     edits: list[Edit] = []
     for call in apply_calls(ctx, functions):
-        receiver = call.func.value  # type: ignore[attr-defined]
+        receiver = call.func.value  # type: ignore[attr-defined]  # apply_calls: `x.method(...)`
         if is_built(ctx, receiver):
             continue
         creation = optimizer_creation(ctx, receiver)
@@ -320,7 +325,7 @@ def ready_for_compiled_step(ctx: "RuleContext", functions: Iterable[FunctionLike
     return edits
 
 
-def compiled_replica_functions(ctx: "RuleContext") -> dict[FunctionLike, str]:
+def compiled_replica_functions(ctx: RuleContext) -> dict[FunctionLike, str]:
     """Replica functions (and what they call) that `strategy.run` runs from a `tf.function` step,
     under a strategy that may have several replicas in one process, with the name of that step."""
     replica = ctx.tf.replica
@@ -336,13 +341,13 @@ def compiled_replica_functions(ctx: "RuleContext") -> dict[FunctionLike, str]:
     return found
 
 
-def build_lines_after_move(ctx: "RuleContext", creation_call: cst.Call, at: int) -> tuple[str, ...]:
+def build_lines_after_move(ctx: RuleContext, creation_call: cst.Call, at: int) -> tuple[str, ...]:
     """What to write after an optimizer creation that a fix moves to offset ``at`` (TFD101), so
     that the compiled distributed step it serves runs: ``()`` when nothing is needed, or when
     the model is not bound and built there (TFD109 then reports what is left)."""
     functions = compiled_replica_functions(ctx)
     for call in apply_calls(ctx, functions):
-        receiver = call.func.value  # type: ignore[attr-defined]
+        receiver = call.func.value  # type: ignore[attr-defined]  # apply_calls: `x.method(...)`
         creation = optimizer_creation(ctx, receiver)
         if creation is None or creation.call is not creation_call:
             continue
@@ -353,7 +358,7 @@ def build_lines_after_move(ctx: "RuleContext", creation_call: cst.Call, at: int)
     return ()
 
 
-def _may_have_replicas(ctx: "RuleContext", run: "RunCall") -> bool:
+def _may_have_replicas(ctx: RuleContext, run: RunCall) -> bool:
     """Not a strategy of one replica per process, nor of a kind that was not measured."""
     kinds = ctx.tf.strategies.kinds(run.strategy) - {_DISTRIBUTE + "Strategy"}  # "some strategy": unknown
     if kinds and kinds <= _NOT_MIRRORED:
@@ -395,7 +400,7 @@ _LITERAL_ARRAYS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tenso
 _SLICES = frozenset({"tensorflow.data.Dataset.from_tensor_slices"})
 
 
-def known_input_shape(ctx: "RuleContext", model: cst.BaseExpression) -> str | None:
+def known_input_shape(ctx: RuleContext, model: cst.BaseExpression) -> str | None:
     """``(None, 784)``: the input shape of ``model`` when the file writes it down in one way.
 
     Read from the features of every `Dataset.from_tensor_slices(features | (features, labels))`
@@ -419,8 +424,10 @@ def known_input_shape(ctx: "RuleContext", model: cst.BaseExpression) -> str | No
             shapes.add(_literal_shape(ctx, data) or ())
     steps = ctx.tf.replica.steps()
     for call in ctx.index.calls:
-        if isinstance(call.func, cst.Name) and call.args and any(
-            isinstance(s, cst.FunctionDef) and s.name.value == call.func.value for s in steps
+        if (
+            isinstance(call.func, cst.Name)
+            and call.args
+            and any(isinstance(s, cst.FunctionDef) and s.name.value == call.func.value for s in steps)
         ):
             shapes.add(_literal_shape(ctx, call.args[0].value) or ())
     shapes.discard(())
@@ -432,15 +439,13 @@ def known_input_shape(ctx: "RuleContext", model: cst.BaseExpression) -> str | No
     return "(None, " + ", ".join(str(d) for d in dims) + ")"
 
 
-def _literal_shape(ctx: "RuleContext", node: cst.BaseExpression, depth: int = 0) -> tuple[int, ...] | None:
+def _literal_shape(ctx: RuleContext, node: cst.BaseExpression, depth: int = 0) -> tuple[int, ...] | None:
     """The shape of a tensor made with a literal shape, following one name bound once in the
     function that uses it (or at module level)."""
     if isinstance(node, cst.Name) and depth == 0:
         owner = ctx.index.enclosing_function(node)
         values = [
-            a.value
-            for a in assignments_to(ctx.index, node.value)
-            if ctx.index.enclosing_function(a) in (owner, None)
+            a.value for a in assignments_to(ctx.index, node.value) if ctx.index.enclosing_function(a) in (owner, None)
         ]
         return _literal_shape(ctx, values[0], depth + 1) if len(values) == 1 else None
     if not isinstance(node, cst.Call):
@@ -454,7 +459,8 @@ def _literal_shape(ctx: "RuleContext", node: cst.BaseExpression, depth: int = 0)
         return _int_tuple(argument_value(node, 2, "size"))
     if callee in _SHAPE_VARARGS:
         dims = [_int(a.value) for a in node.args if a.keyword is None]
-        return tuple(dims) if dims and all(d is not None for d in dims) else None  # type: ignore[arg-type]
+        known = [d for d in dims if d is not None]
+        return tuple(known) if dims and len(known) == len(dims) else None
     if callee in _LITERAL_ARRAYS and node.args:
         return _nested_list_shape(node.args[0].value)
     return None
@@ -465,15 +471,17 @@ def _nested_list_shape(node: cst.BaseExpression) -> tuple[int, ...] | None:
     if not isinstance(node, (cst.List, cst.Tuple)):
         return ()
     inner = {_nested_list_shape(e.value) for e in node.elements}
-    if len(inner) != 1 or None in inner:
+    shape = next(iter(inner)) if len(inner) == 1 else None
+    if shape is None:
         return None
-    return (len(node.elements), *next(iter(inner)))  # type: ignore[misc]
+    return (len(node.elements), *shape)
 
 
 def _int_tuple(node: cst.BaseExpression | None) -> tuple[int, ...] | None:
     if isinstance(node, (cst.Tuple, cst.List)):
         dims = [_int(e.value) for e in node.elements]
-        return tuple(dims) if dims and all(d is not None for d in dims) else None  # type: ignore[arg-type]
+        known = [d for d in dims if d is not None]
+        return tuple(known) if dims and len(known) == len(dims) else None
     single = _int(node) if node is not None else None
     return (single,) if single is not None else None
 
@@ -497,22 +505,28 @@ def _model_of(variables: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
-def _bound_before(ctx: "RuleContext", expr: cst.BaseExpression, limit: int) -> bool:
+def _bound_before(ctx: RuleContext, expr: cst.BaseExpression, limit: int) -> bool:
     """Some assignment of ``expr`` (a name or ``self.x``) ends before ``limit``."""
     return any(ctx.span(a)[1] <= limit for a in assignments_to(ctx.index, dotted_name(expr)))
 
 
-def _later_binding_in_block(ctx: "RuleContext", model: cst.BaseExpression, anchor: cst.CSTNode) -> cst.SimpleStatementLine | None:
+def _later_binding_in_block(
+    ctx: RuleContext, model: cst.BaseExpression, anchor: cst.CSTNode
+) -> cst.SimpleStatementLine | None:
     """The statement of the same block, after ``anchor``, that binds ``model`` (model made after its optimizer)."""
     block = ctx.index.parent.get(anchor)
     for assign in assignments_to(ctx.index, dotted_name(model)):
         statement = ctx.index.statement_of(assign)
-        if ctx.index.parent.get(statement) is block and ctx.index.before(anchor, statement) and _on_own_line(ctx, statement):
-            return statement  # type: ignore[return-value]
+        if (
+            ctx.index.parent.get(statement) is block
+            and ctx.index.before(anchor, statement)
+            and _on_own_line(ctx, statement)
+        ):
+            return statement  # type: ignore[return-value]  # _on_own_line: a simple line
     return None
 
 
-def _built_before(ctx: "RuleContext", model: cst.BaseExpression, limit: int) -> bool:
+def _built_before(ctx: RuleContext, model: cst.BaseExpression, limit: int) -> bool:
     """True when ``model``'s weights exist at offset ``limit``.
 
     A Keras model has no weights until it is built: `Sequential([Dense(10)])` gives an empty
@@ -528,7 +542,9 @@ def _built_before(ctx: "RuleContext", model: cst.BaseExpression, limit: int) -> 
             continue
         value = assign.value
         callee = names.callee(value) or ""
-        if callee in _FUNCTIONAL and (len(value.args) >= 2 or any(a.keyword and a.keyword.value == "inputs" for a in value.args)):
+        if callee in _FUNCTIONAL and (
+            len(value.args) >= 2 or any(a.keyword and a.keyword.value == "inputs" for a in value.args)
+        ):
             return True
         if callee.startswith("keras.applications."):
             return True
@@ -556,15 +572,13 @@ def _built_before(ctx: "RuleContext", model: cst.BaseExpression, limit: int) -> 
 # Small helpers ---------------------------------------------------------------------------------
 
 
-def _on_own_line(ctx: "RuleContext", statement: cst.CSTNode) -> bool:
+def _on_own_line(ctx: RuleContext, statement: cst.CSTNode) -> bool:
     """A one-statement line in an indented block or the module: lines can go right after it."""
     return (
         isinstance(statement, cst.SimpleStatementLine)
         and len(statement.body) == 1
         and isinstance(ctx.index.parent.get(statement), (cst.IndentedBlock, cst.Module))
     )
-
-
 
 
 def _is_zero(node: cst.BaseExpression) -> bool:

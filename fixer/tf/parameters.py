@@ -6,9 +6,12 @@ which names the signature binds and where a call's positional argument lands.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.tf.index import FunctionLike
+if TYPE_CHECKING:
+    from fixer.tf.index import FunctionLike
 
 
 def positional_parameters(func: FunctionLike) -> list[cst.Param]:

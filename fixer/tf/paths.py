@@ -7,13 +7,36 @@ built in the `else:` of `if use_multi_gpu:` never meets the strategy of the `if:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import libcst as cst
 
 from fixer.tf.dataflow import names_in
-from fixer.tf.index import ModuleIndex
 from fixer.tf.parameters import has_parameter, named_parameters
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+
+    from fixer.tf.index import FunctionLike, ModuleIndex
+
+
+class PathIndex(Protocol):
+    """What :func:`bound_on_every_path` reads of an index: a ModuleIndex, or a fix check's
+    :class:`fixer.tf.fix_scope.SplicedIndex` (the fixed function's nodes, the original's module level)."""
+
+    @property
+    def parent(self) -> Mapping[cst.CSTNode, cst.CSTNode]: ...
+
+    @property
+    def functions(self) -> Sequence[cst.FunctionDef]: ...
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]: ...
+
+    def enclosing_function(self, node: cst.CSTNode) -> FunctionLike | None: ...
+
+    def in_function(self, table: str, func: FunctionLike | None) -> list[Any]: ...
+
+    def statement_of(self, node: cst.CSTNode) -> cst.BaseStatement: ...
 
 
 def _arm(index: ModuleIndex, node: cst.CSTNode, branch: cst.If) -> str | None:
@@ -53,7 +76,7 @@ def _exits(block: cst.BaseSuite) -> bool:
 def _statements(block: cst.BaseSuite) -> Sequence[cst.BaseStatement | cst.BaseSmallStatement]:
     if isinstance(block, cst.IndentedBlock):
         return block.body
-    return [block]  # type: ignore[list-item]
+    return [block]  # type: ignore[list-item]  # a one-line suite: callers take it like a simple line
 
 
 def _small_binds(node: cst.BaseSmallStatement, name: str) -> bool:
@@ -127,7 +150,7 @@ def binds_on_some_path(statement: cst.CSTNode, name: str) -> bool:
     return found
 
 
-def bound_on_every_path(index: ModuleIndex, name: str, at: cst.CSTNode) -> bool:
+def bound_on_every_path(index: PathIndex, name: str, at: cst.CSTNode) -> bool:
     """True when every path from the start of the code that runs ``at`` binds ``name`` first.
 
     Walks the statements before ``at`` in its block, then before that block's statement in
@@ -165,7 +188,7 @@ def bound_on_every_path(index: ModuleIndex, name: str, at: cst.CSTNode) -> bool:
         current = parent
 
 
-def _ancestors_until(index: ModuleIndex, node: cst.CSTNode, stop: cst.CSTNode) -> list[cst.CSTNode]:
+def _ancestors_until(index: PathIndex, node: cst.CSTNode, stop: cst.CSTNode) -> list[cst.CSTNode]:
     found = []
     for ancestor in index.ancestors(node):
         if ancestor is stop:
@@ -193,22 +216,20 @@ def _compound_binds(parent: cst.CSTNode, child: cst.CSTNode) -> set[str]:
     if isinstance(parent, cst.For) and child is parent.body:
         return _target_names(parent.target)
     if isinstance(parent, cst.With) and child is parent.body:
-        return set().union(
-            set(), *(_target_names(i.asname.name) for i in parent.items if i.asname is not None)
-        )
+        return set().union(set(), *(_target_names(i.asname.name) for i in parent.items if i.asname is not None))
     if isinstance(parent, cst.ExceptHandler) and child is parent.body and parent.name is not None:
         return _target_names(parent.name.name)
     return set()
 
 
-def _module_binds(index: ModuleIndex, name: str) -> bool:
+def _module_binds(index: PathIndex, name: str) -> bool:
     module_assigns = index.in_function("assigns", None)
     if any(_small_binds(a, name) for a in module_assigns if isinstance(a, cst.Assign | cst.AnnAssign)):
         return not _assigned_none(index, name, None)
     return any(f.name.value == name and index.enclosing_function(f) is None for f in index.functions)
 
 
-def _assigned_none(index: ModuleIndex, name: str, func: cst.CSTNode | None) -> bool:
+def _assigned_none(index: PathIndex, name: str, func: FunctionLike | None) -> bool:
     """True when ``func`` (None: module level) assigns ``None`` to ``name`` somewhere."""
     return any(
         isinstance(assign, cst.Assign)

@@ -11,19 +11,32 @@ point?) both walk pipelines written over several statements::
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.tf.datasets import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTING, loads_tfds_split
-from fixer.context import RuleContext
 from fixer.report import render
 from fixer.tf.bindings import assignments_in
 from fixer.tf.dataflow import names_in
+from fixer.tf.datasets import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTING, loads_tfds_split
 from fixer.tf.parameters import parameter
 from fixer.types import Edit
 
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+
 _TASK_WORDS = frozenset(
-    {"task_id", "task_index", "worker_index", "worker_id", "input_pipeline_id", "num_input_pipelines", "rank", "_input_shard", "_worker_seed"}
+    {
+        "task_id",
+        "task_index",
+        "worker_index",
+        "worker_id",
+        "input_pipeline_id",
+        "num_input_pipelines",
+        "rank",
+        "_input_shard",
+        "_worker_seed",
+    }
 )
 
 
@@ -134,7 +147,9 @@ def binding(ctx: RuleContext, name: str, at: cst.CSTNode) -> tuple[cst.BaseExpre
     return None
 
 
-def pipeline(ctx: RuleContext, expr: cst.BaseExpression, at: cst.CSTNode | None = None, depth: int = 0) -> Pipeline | None:
+def pipeline(
+    ctx: RuleContext, expr: cst.BaseExpression, at: cst.CSTNode | None = None, depth: int = 0
+) -> Pipeline | None:
     """The plain (not distributed) `tf.data` pipeline ``expr`` evaluates to, or None.
 
     Variables are followed to their last binding before ``at`` (``expr`` itself by default), and
@@ -218,7 +233,7 @@ def add_helper(ctx: RuleContext, template: str, name: str, **names: str) -> list
         offset = 0
     else:
         offset = ctx.textmap.line_end(ctx.range(last).end.line)
-        if ctx.text[offset:offset + len(ctx.newline)] == ctx.newline:
+        if ctx.text[offset : offset + len(ctx.newline)] == ctx.newline:
             offset += len(ctx.newline)
     snippet = render(template, **names).strip("\n").replace("\n", ctx.newline)
     return [Edit(offset, offset, ctx.newline + snippet + ctx.newline * 3)]
@@ -229,7 +244,9 @@ def add_helper(ctx: RuleContext, template: str, name: str, **names: str) -> list
 SHUFFLE_SEED = "42"
 _GLOBAL_SEEDERS = frozenset({"tensorflow.random.set_seed", "keras.utils.set_random_seed"})
 _FILE_READERS = (
-    "tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset", "tensorflow.data.FixedLengthRecordDataset",
+    "tensorflow.data.TFRecordDataset",
+    "tensorflow.data.TextLineDataset",
+    "tensorflow.data.FixedLengthRecordDataset",
 )
 
 
@@ -254,7 +271,11 @@ def seed_shuffles(ctx: RuleContext, found: Pipeline) -> list[Edit] | None:
     if not shuffles:
         return []
     for call in ctx.index.calls:
-        if (ctx.tf.names.callee(call) or "") in _GLOBAL_SEEDERS and call.args and task_dependent(ctx, call.args[0].value):
+        if (
+            (ctx.tf.names.callee(call) or "") in _GLOBAL_SEEDERS
+            and call.args
+            and task_dependent(ctx, call.args[0].value)
+        ):
             return None
     edits = []
     for shuffle in shuffles:
@@ -273,7 +294,12 @@ def nondeterministic(found: Pipeline) -> cst.Call | None:
     """A method of ``found`` run with ``deterministic=False`` (its output order varies)."""
     for method in found.methods:
         for arg in method.args:
-            if arg.keyword is not None and arg.keyword.value == "deterministic" and isinstance(arg.value, cst.Name) and arg.value.value == "False":
+            if (
+                arg.keyword is not None
+                and arg.keyword.value == "deterministic"
+                and isinstance(arg.value, cst.Name)
+                and arg.value.value == "False"
+            ):
                 return method
     return None
 
@@ -289,11 +315,17 @@ def reads_file_list(ctx: RuleContext, found: Pipeline) -> bool:
         return True
     if callee.startswith(_FILE_READERS):
         first = found.source.args[0].value if found.source.args else None
-        return first is not None and not isinstance(first, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+        return first is not None and not isinstance(
+            first, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+        )
     if callee == "tensorflow.data.Dataset.from_tensor_slices":
         return any(
-            isinstance(m.func, cst.Attribute) and m.func.attr.value in ("interleave", "flat_map")
-            and any((ctx.tf.names.qualified(a.value) or "").startswith(_FILE_READERS) or _calls_reader(ctx, a.value) for a in m.args)
+            isinstance(m.func, cst.Attribute)
+            and m.func.attr.value in ("interleave", "flat_map")
+            and any(
+                (ctx.tf.names.qualified(a.value) or "").startswith(_FILE_READERS) or _calls_reader(ctx, a.value)
+                for a in m.args
+            )
             for m in found.methods
         )
     return False
@@ -301,7 +333,9 @@ def reads_file_list(ctx: RuleContext, found: Pipeline) -> bool:
 
 def _calls_reader(ctx: RuleContext, node: cst.CSTNode) -> bool:
     return any(
-        (ctx.tf.names.callee(c) or "").startswith(_FILE_READERS) for c in ctx.index.calls if ctx.index.is_within(c, node)
+        (ctx.tf.names.callee(c) or "").startswith(_FILE_READERS)
+        for c in ctx.index.calls
+        if ctx.index.is_within(c, node)
     )
 
 
@@ -332,8 +366,11 @@ def distributed_inputs(ctx: RuleContext) -> list[tuple[cst.Call, cst.BaseExpress
 
 
 FILE_SOURCES = (
-    "tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset", "tensorflow.data.FixedLengthRecordDataset",
-    "tensorflow.data.Dataset.list_files", "tensorflow.data.experimental.make_",
+    "tensorflow.data.TFRecordDataset",
+    "tensorflow.data.TextLineDataset",
+    "tensorflow.data.FixedLengthRecordDataset",
+    "tensorflow.data.Dataset.list_files",
+    "tensorflow.data.experimental.make_",
 )
 
 
@@ -350,10 +387,15 @@ def auto_shard_policy(ctx: RuleContext, found: Pipeline) -> str | None:
             if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
                 continue
             target = assign.targets[0].target
-            root = target
+            root: cst.BaseExpression = target
             while isinstance(root, cst.Attribute):
                 root = root.value
-            if isinstance(target, cst.Attribute) and target.attr.value == "auto_shard_policy" and isinstance(root, cst.Name) and root.value == options.value:
+            if (
+                isinstance(target, cst.Attribute)
+                and target.attr.value == "auto_shard_policy"
+                and isinstance(root, cst.Name)
+                and root.value == options.value
+            ):
                 value = ctx.tf.names.qualified(assign.value) or ""
                 return value.rsplit(".", 1)[-1] if "AutoShardPolicy." in value else "unknown"
     return None

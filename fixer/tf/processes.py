@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.tf.index import ModuleIndex
-from fixer.tf.names import NameResolver
+if TYPE_CHECKING:
+    from fixer.tf.index import ModuleIndex
+    from fixer.tf.names import NameResolver
 
 # Calls that start a process which inherits (or is given) this process's environment.
 PROCESS_STARTERS = frozenset(

@@ -19,16 +19,15 @@ them changes.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from fixer.cache import Stamp, file_stamp
 from fixer.sources import SourceError, open_regular
-from fixer.tf.index import ModuleIndex
 from fixer.tf.module_summary import (
     CALL,
     DATASET,
@@ -42,6 +41,11 @@ from fixer.tf.module_summary import (
     summarise,
 )
 from fixer.tf.names import canonical, dotted_name, imported_modules, imported_names
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+
+    from fixer.tf.index import ModuleIndex
 
 _LIBRARY_FOLDERS = frozenset({"site-packages", "dist-packages"})
 _MAX_DEPTH = 8  # calls followed through helpers of helpers
@@ -275,7 +279,7 @@ class ProjectImports:
 
     def _written_name(self, key: str) -> str | None:
         prefix = self._origin + "::"
-        return key[len(prefix):] if key.startswith(prefix) else None
+        return key[len(prefix) :] if key.startswith(prefix) else None
 
     def _call(self, key: str, name: str, stack: tuple[tuple[str, str], ...]) -> Returned | None:
         """What calling dotted ``name`` in module ``key``'s namespace gives."""

@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.tf.paths import bound_on_every_path
 from fixer.tf.parameters import has_parameter
+from fixer.tf.paths import bound_on_every_path
 
 if TYPE_CHECKING:
     from fixer.context import RuleContext
 
 
-def strategy_in_reach(ctx: "RuleContext", statement: cst.CSTNode) -> str | None:
+def strategy_in_reach(ctx: RuleContext, statement: cst.CSTNode) -> str | None:
     """The strategy to enter at ``statement``: the one every scope block uses, bound before it.
 
     A plain name must be bound on every path to ``statement`` (not only in the `if` arm that
@@ -46,7 +46,7 @@ def strategy_in_reach(ctx: "RuleContext", statement: cst.CSTNode) -> str | None:
     return None
 
 
-def _written(ctx: "RuleContext", target: cst.BaseExpression) -> str:
+def _written(ctx: RuleContext, target: cst.BaseExpression) -> str:
     """The text of an assignment target. A name's range is its identifier alone (libcst leaves
     its parentheses out), so it needs no position: most targets of a long file are names."""
     return target.value if isinstance(target, cst.Name) else ctx.source(target)

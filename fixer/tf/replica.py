@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.tf.calls import argument_value
 from fixer.tf.bindings import assignments_in, assignments_to
+from fixer.tf.calls import argument_value
 from fixer.tf.classes import methods_of_other_objects, resolve_method
-from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.keras_models import keras_steps
 from fixer.tf.names import NameResolver, dotted_name
 from fixer.tf.parameters import call_position, parameter, takes_receiver
 from fixer.tf.strategies import StrategyModel, visible_defs
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from fixer.tf.index import FunctionLike, ModuleIndex
 
 RUN_METHODS = frozenset({"run", "experimental_run_v2"})
 _PARTIAL = frozenset({"functools.partial"})
@@ -118,7 +122,7 @@ class ReplicaModel:
                 return list(resolved)
             methods = methods_of_other_objects(self.index, node, near)
             if methods or near is None:
-                return methods
+                return list(methods)
             return self._follow_binding(node, near, _depth)
         return []
 
@@ -141,7 +145,9 @@ class ReplicaModel:
         if "." in key and key.split(".", 1)[0] not in ("self", "cls"):
             return []  # `tape.gradient`, `np.mean`: not a binding of this module's functions
         if "." in key:  # self.fn = ...: set anywhere in the module
-            return [f for a in assignments_to(self.index, key) for f in self.resolve_callable(a.value, a.value, depth + 1)]
+            return [
+                f for a in assignments_to(self.index, key) for f in self.resolve_callable(a.value, a.value, depth + 1)
+            ]
         scope = self.index.enclosing_function(near)
         while True:
             values = [a.value for a in assignments_in(self.index, key, scope)]
@@ -177,7 +183,9 @@ class ReplicaModel:
         if not sites:
             return None
         uses = [n for n in self.index.names.get(func.name.value, []) if n is not func.name]
-        called = {id(site.func) for site in sites} | {id(site.func.attr) for site in sites if isinstance(site.func, cst.Attribute)}
+        called = {id(site.func) for site in sites} | {
+            id(site.func.attr) for site in sites if isinstance(site.func, cst.Attribute)
+        }
         if any(id(n) not in called for n in uses):
             return None  # also used as a value (passed to a callback, stored): other callers unknown
         return [(site, argument_value(site, position, name)) for site in sites]
@@ -237,7 +245,9 @@ class ReplicaModel:
         if not run.targets:
             return True
         return any(
-            _called_name(call) in _TRAINING_CALLS for func in self.reachable(run.targets) for call in self.calls_in(func)
+            _called_name(call) in _TRAINING_CALLS
+            for func in self.reachable(run.targets)
+            for call in self.calls_in(func)
         )
 
     @cached_property
@@ -317,7 +327,8 @@ class ReplicaModel:
         """
         sites = [site for site in self.strategies.call_sites(func) if self.index.enclosing_function(site) is not func]
         return bool(sites) and all(
-            (caller := self.index.enclosing_function(site)) is not None and self.is_tf_function(caller) for site in sites
+            (caller := self.index.enclosing_function(site)) is not None and self.is_tf_function(caller)
+            for site in sites
         )
 
     @cached_property
@@ -352,8 +363,19 @@ class ReplicaModel:
 # Calls that make a replica function a training step: gradients, optimizer updates, variable
 # writes, or a method named like a training step on an object this module cannot see into.
 _TRAINING_CALLS = frozenset(
-    {"GradientTape", "gradient", "apply_gradients", "apply", "minimize", "assign", "assign_add", "assign_sub",
-     "train", "train_step", "train_on_batch"}
+    {
+        "GradientTape",
+        "gradient",
+        "apply_gradients",
+        "apply",
+        "minimize",
+        "assign",
+        "assign_add",
+        "assign_sub",
+        "train",
+        "train_step",
+        "train_on_batch",
+    }
 )
 
 

@@ -104,11 +104,25 @@ _RESETS_CONTEXT = frozenset({"tensorflow.python.eager.context._reset_context"})
 # tf.train.CheckpointOptions, tf.distribute.InputOptions, tf.feature_column.numeric_column. So the
 # whole class is configuration: a TensorFlow name ending in one of these, or under these modules.
 _DESCRIPTION_SUFFIXES = ("Spec", "Options", "Feature", "Proto", "Policy")
-_DESCRIPTION_MODULES = ("tensorflow.io.RaggedFeature.", "tensorflow.feature_column.", "tensorflow.compat.v1.feature_column.")
+_DESCRIPTION_MODULES = (
+    "tensorflow.io.RaggedFeature.",
+    "tensorflow.feature_column.",
+    "tensorflow.compat.v1.feature_column.",
+)
 # The `tf.train.Example` protocol buffers (measured with Feature and Int64List).
 _EXAMPLE_PROTOS = frozenset(
     f"tensorflow.train.{n}"
-    for n in ("Example", "SequenceExample", "Features", "Feature", "FeatureList", "FeatureLists", "Int64List", "FloatList", "BytesList")
+    for n in (
+        "Example",
+        "SequenceExample",
+        "Features",
+        "Feature",
+        "FeatureList",
+        "FeatureLists",
+        "Int64List",
+        "FloatList",
+        "BytesList",
+    )
 )
 # ...except these, which start the runtime (measured: the strategy then fails).
 _STARTS_RUNTIME = (
@@ -120,14 +134,32 @@ _STARTS_RUNTIME = (
 # Keras layers whose constructor creates random state (a seed variable): runtime.
 # So do the lookup layers, which create tables (measured for TextVectorization).
 _RANDOM_LAYERS = (
-    "Dropout", "SpatialDropout", "GaussianNoise", "GaussianDropout", "AlphaDropout", "Random",
-    "TextVectorization", "StringLookup", "IntegerLookup",
+    "Dropout",
+    "SpatialDropout",
+    "GaussianNoise",
+    "GaussianDropout",
+    "AlphaDropout",
+    "Random",
+    "TextVectorization",
+    "StringLookup",
+    "IntegerLookup",
 )
 # Keras layers that are configuration unless they are built (an input shape given).
 _BUILD_KEYWORDS = frozenset({"input_shape", "input_dim", "batch_input_shape"})
 # Methods of a Keras model or layer that build it or create variables (measured for compile).
 _BUILDING_METHODS = frozenset(
-    {"compile", "fit", "evaluate", "predict", "build", "load_weights", "train_on_batch", "test_on_batch", "predict_on_batch", "__call__"}
+    {
+        "compile",
+        "fit",
+        "evaluate",
+        "predict",
+        "build",
+        "load_weights",
+        "train_on_batch",
+        "test_on_batch",
+        "predict_on_batch",
+        "__call__",
+    }
 )
 
 
@@ -135,18 +167,14 @@ def after_last_reset(ctx: RuleContext, statements: list[cst.CSTNode]) -> int:
     """The index after the last statement that resets the eager context (0 when none does)."""
     last = 0
     for position, statement in enumerate(statements):
-        if any(
-            ctx.tf.names.callee(c) in _RESETS_CONTEXT for c in ctx.index.calls if ctx.index.is_within(c, statement)
-        ):
+        if any(ctx.tf.names.callee(c) in _RESETS_CONTEXT for c in ctx.index.calls if ctx.index.is_within(c, statement)):
             last = position + 1
     return last
 
 
 def resets_before(ctx: RuleContext, statement: cst.CSTNode) -> bool:
     """Some call earlier in the source resets the eager context."""
-    return any(
-        ctx.tf.names.callee(c) in _RESETS_CONTEXT and ctx.index.before(c, statement) for c in ctx.index.calls
-    )
+    return any(ctx.tf.names.callee(c) in _RESETS_CONTEXT and ctx.index.before(c, statement) for c in ctx.index.calls)
 
 
 def earlier_op(ctx: RuleContext, statement: cst.CSTNode) -> cst.CSTNode | None:
@@ -161,7 +189,7 @@ def earlier_op(ctx: RuleContext, statement: cst.CSTNode) -> cst.CSTNode | None:
             return None
         container = ctx.index.parent.get(parent)
         if node is not statement:
-            body = list(parent.body)
+            body: list[cst.CSTNode] = list(parent.body)
             if node in body:
                 found = next((s for s in body[: body.index(node)] if runs_tf_on_the_way(ctx, s)), None)
                 if found is not None:
@@ -179,6 +207,8 @@ def earlier_op(ctx: RuleContext, statement: cst.CSTNode) -> cst.CSTNode | None:
                 if found is not None:
                     return found
             continue
+        if container is None:  # a block always has a parent; without one the next pass ends too
+            return None
         node = container
     return None
 
@@ -195,14 +225,15 @@ def runs_tf_on_the_way(ctx: RuleContext, statement: cst.CSTNode) -> bool:
         branches.append(branch.body)
         branch = branch.orelse if isinstance(branch, cst.If) else None
     return any(
-        not _leaves(suite) and any(runs_tf_on_the_way(ctx, s) for s in getattr(suite, "body", ()))
-        for suite in branches
+        not _leaves(suite) and any(runs_tf_on_the_way(ctx, s) for s in getattr(suite, "body", ())) for suite in branches
     )
 
 
 def runs_tf(ctx: RuleContext, statement: cst.CSTNode, depth: int = 0) -> bool:
     """True when a call in ``statement`` (not in a nested function or class) starts the runtime."""
-    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) or not isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) or not isinstance(
+        statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+    ):
         return False
     owner = ctx.index.enclosing_function(statement)
     for call in ctx.index.calls:
@@ -223,11 +254,16 @@ def runtime_call(ctx: RuleContext, call: cst.Call, depth: int) -> bool:
         return True
     if callee.startswith("keras.layers."):
         name = callee.rsplit(".", 1)[1]
-        return name.startswith(_RANDOM_LAYERS) or any(a.keyword is not None and a.keyword.value in _BUILD_KEYWORDS for a in call.args)
+        return name.startswith(_RANDOM_LAYERS) or any(
+            a.keyword is not None and a.keyword.value in _BUILD_KEYWORDS for a in call.args
+        )
     if callee in ("keras.Sequential", "keras.models.Sequential"):
         # Unbuilt: configuration. With an Input (or a layer given its input shape) it builds.
-        return any(runtime_call(ctx, inner, depth) or (ctx.tf.names.callee(inner) or "").endswith("Input")
-                   for inner in ctx.index.calls if inner is not call and ctx.index.is_within(inner, call))
+        return any(
+            runtime_call(ctx, inner, depth) or (ctx.tf.names.callee(inner) or "").endswith("Input")
+            for inner in ctx.index.calls
+            if inner is not call and ctx.index.is_within(inner, call)
+        )
     if callee.startswith("tensorflow.distribute."):
         return callee.endswith("Strategy")  # creating another strategy starts the runtime (measured)
     if callee == "tensorflow.train.Checkpoint":
@@ -247,8 +283,11 @@ def _runtime_method(ctx: RuleContext, call: cst.Call, depth: int) -> bool:
             return False
         bodies = list(ctx.index.functions_by_name.get(func.value, ()))
         bodies += [
-            m for c in ctx.index.classes if c.name.value == func.value
-            for m in ctx.index.functions_by_name.get("__init__", ()) if ctx.index.method_class(m) is c
+            m
+            for c in ctx.index.classes
+            if c.name.value == func.value
+            for m in ctx.index.functions_by_name.get("__init__", ())
+            if ctx.index.method_class(m) is c
         ]
         return any(_body_runs_tf(ctx, f, depth + 1) for f in bodies)
     if isinstance(func, cst.Attribute) and func.attr.value in _BUILDING_METHODS:
@@ -257,11 +296,7 @@ def _runtime_method(ctx: RuleContext, call: cst.Call, depth: int) -> bool:
 
 
 def _body_runs_tf(ctx: RuleContext, func: cst.FunctionDef, depth: int) -> bool:
-    return any(
-        runtime_call(ctx, c, depth)
-        for c in ctx.index.calls
-        if ctx.index.enclosing_function(c) is func
-    )
+    return any(runtime_call(ctx, c, depth) for c in ctx.index.calls if ctx.index.enclosing_function(c) is func)
 
 
 def _keras_object(ctx: RuleContext, node: cst.BaseExpression) -> bool:
@@ -269,10 +304,14 @@ def _keras_object(ctx: RuleContext, node: cst.BaseExpression) -> bool:
     if not isinstance(node, cst.Name):
         return False
     for assign in ctx.index.assigns:
-        if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call) and any(
-            isinstance(t.target, cst.Name) and t.target.value == node.value for t in assign.targets
+        if (
+            isinstance(assign, cst.Assign)
+            and isinstance(assign.value, cst.Call)
+            and any(isinstance(t.target, cst.Name) and t.target.value == node.value for t in assign.targets)
         ):
-            if (ctx.tf.names.callee(assign.value) or "").startswith(("keras.Sequential", "keras.Model", "keras.models.", "keras.layers.", "keras.applications.")):
+            if (ctx.tf.names.callee(assign.value) or "").startswith(
+                ("keras.Sequential", "keras.Model", "keras.models.", "keras.layers.", "keras.applications.")
+            ):
                 return True
     return False
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 import enum
 from collections import defaultdict
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.classes import resolve_method
-from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import NameResolver, dotted_name
 from fixer.tf.parameters import named_parameters
+
+if TYPE_CHECKING:
+    from fixer.tf.index import FunctionLike, ModuleIndex
 
 _DISTRIBUTE = "tensorflow.distribute."
 _ONE_DEVICE = _DISTRIBUTE + "OneDeviceStrategy"
@@ -187,8 +190,10 @@ class StrategyModel:
                 for position, arg in enumerate(call.args):
                     if arg.star:
                         break
-                    name = arg.keyword.value if arg.keyword is not None else (
-                        params[position] if position < len(params) else None
+                    name = (
+                        arg.keyword.value
+                        if arg.keyword is not None
+                        else (params[position] if position < len(params) else None)
                     )
                     if name is not None and self.is_strategy(arg.value):
                         found.add(name)
@@ -199,12 +204,14 @@ class StrategyModel:
         keys = set()
         for with_node in self.index.withs:
             for item in with_node.items:
-                call = item.item
+                call: cst.BaseExpression | None = item.item
                 if isinstance(call, (cst.Name, cst.Attribute)):
                     call = self.scope_object_value(call, with_node)
                 if call is not None and _is_scope_call(call):
-                    key = expression_key(call.func.value)  # type: ignore[union-attr]
-                    if key is not None and not self.names.qualified(call.func.value):  # type: ignore[union-attr]
+                    # _is_scope_call: a call of an attribute, `<x>.scope()`
+                    scoped = call.func.value  # type: ignore[attr-defined]
+                    key = expression_key(scoped)
+                    if key is not None and not self.names.qualified(scoped):
                         keys.add(key)
         return keys
 
@@ -313,7 +320,7 @@ class StrategyModel:
                     and ((scope is None and func is not None) or self.index.before(a, where))
                 ]
                 if bindings:
-                    kind = self.constructor_kind(bindings[-1].value)  # type: ignore[arg-type]
+                    kind = self.constructor_kind(bindings[-1].value)
                     return frozenset({kind}) if kind is not None else self.kinds(node)
         return self.kinds(node)
 
@@ -386,7 +393,7 @@ class StrategyModel:
         blocks = []
         for with_node in self.index.withs:
             for item in with_node.items:
-                entered = item.item
+                entered: cst.BaseExpression | None = item.item
                 if isinstance(entered, (cst.Name, cst.Attribute)):
                     # `scope = strategy.scope()` first, then `with scope:`.
                     entered = self.scope_object_value(entered, with_node)
@@ -435,7 +442,7 @@ class StrategyModel:
         values = [value for _, value in bindings]
         if not values or not all(_is_scope_call(v) for v in values):
             return None
-        return values[-1]  # type: ignore[return-value]
+        return values[-1]  # type: ignore[return-value]  # every value is a `<x>.scope()` call
 
     def lexical_scope_block(self, node: cst.CSTNode) -> cst.With | None:
         """The scope block whose body lexically holds ``node`` within the same function."""

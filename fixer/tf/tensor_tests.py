@@ -60,7 +60,9 @@ def _tensor_valued(model: TFModel, expr: cst.BaseExpression, depth: int) -> bool
         # `x is None`, `k in table`: Python's own answer, whatever `x` is.
         if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons):
             return False
-        return _tensor_valued(model, expr.left, depth) or any(_tensor_valued(model, c.comparator, depth) for c in expr.comparisons)
+        return _tensor_valued(model, expr.left, depth) or any(
+            _tensor_valued(model, c.comparator, depth) for c in expr.comparisons
+        )
     if isinstance(expr, cst.BinaryOperation):
         return _tensor_valued(model, expr.left, depth) or _tensor_valued(model, expr.right, depth)
     if isinstance(expr, cst.BooleanOperation):
@@ -83,7 +85,9 @@ def _name_holds_tensor(model: TFModel, name: cst.Name, depth: int) -> bool:
     for binding in model.semantic.resolve(name):
         if binding.value is not None and _tensor_valued(model, binding.value, depth + 1):
             return True
-        if binding.kind is BindingKind.PARAMETER and _run_argument_is_tensor(model, binding.scope.node, name.value, depth):
+        if binding.kind is BindingKind.PARAMETER and _run_argument_is_tensor(
+            model, binding.scope.node, name.value, depth
+        ):
             return True
     return False
 
@@ -97,7 +101,10 @@ def _run_argument_is_tensor(model: TFModel, func: cst.CSTNode, parameter: str, d
         if func not in run.targets or not isinstance(run.args, (cst.Tuple, cst.List)):
             continue
         elements = run.args.elements
-        if position is not None and position < len(elements) and _tensor_valued(model, elements[position].value, depth + 1):
+        if (
+            position is not None
+            and position < len(elements)
+            and _tensor_valued(model, elements[position].value, depth + 1)
+        ):
             return True
     return False
-

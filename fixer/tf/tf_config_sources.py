@@ -8,13 +8,17 @@ from __future__ import annotations
 import ast
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.test_files import is_test_path
 from fixer.tf.bindings import assignments_to
 from fixer.tf.names import dotted_name
+
+if TYPE_CHECKING:
+    from fixer.clusterspec import ClusterProblem
+    from fixer.context import RuleContext
 
 NOT_LITERAL = object()
 _ENVIRON = "os.environ"
@@ -43,7 +47,9 @@ def literal_value(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) ->
         # Implicit concatenation ('{"cluster": ...}, ' '"task": ...}'), possibly over several lines
         # and mixing plain strings with f-strings of literals.
         left, right = literal_value(ctx, expr.left, depth + 1), literal_value(ctx, expr.right, depth + 1)
-        if isinstance(left, str) and isinstance(right, str) or isinstance(left, bytes) and isinstance(right, bytes):
+        if isinstance(left, str) and isinstance(right, str):
+            return left + right
+        if isinstance(left, bytes) and isinstance(right, bytes):
             return left + right
         return NOT_LITERAL
     if isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float)):
@@ -77,6 +83,7 @@ def literal_value(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) ->
             if isinstance(part, cst.FormattedStringText):
                 parts.append(part.value)
                 continue
+            part = cast("cst.FormattedStringExpression", part)  # the only other kind of part
             value = literal_value(ctx, part.expression, depth + 1)
             if value is NOT_LITERAL or part.format_spec or part.conversion:
                 return NOT_LITERAL
@@ -85,14 +92,19 @@ def literal_value(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) ->
     if isinstance(expr, cst.Call) and qualified(ctx, expr.func) == "json.dumps" and expr.args:
         value = literal_value(ctx, expr.args[0].value, depth + 1)
         return NOT_LITERAL if value is NOT_LITERAL else json.dumps(value)
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "dict" and not _rebound(ctx, "dict"):
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Name)
+        and expr.func.value == "dict"
+        and not _rebound(ctx, "dict")
+    ):
         return _dict_call(ctx, expr, depth)
     return NOT_LITERAL
 
 
 def _dict_call(ctx: RuleContext, call: cst.Call, depth: int) -> object:
     """``dict(cluster=..., task=...)`` (and ``dict({...}, key=...)``) of literals."""
-    result: dict = {}
+    result: dict[object, object] = {}
     for arg in call.args:
         if arg.star:
             return NOT_LITERAL
@@ -137,8 +149,10 @@ def _name_value(ctx: RuleContext, name_node: cst.Name, depth: int) -> object:
     if value is NOT_LITERAL:
         return NOT_LITERAL
     for use in ctx.index.names.get(name, []):
-        if len(bindings) > 1 and ctx.index.enclosing_function(use) is ctx.index.enclosing_function(binding) and (
-            not ctx.index.before(binding, use) or (following is not None and not ctx.index.before(use, following))
+        if (
+            len(bindings) > 1
+            and ctx.index.enclosing_function(use) is ctx.index.enclosing_function(binding)
+            and (not ctx.index.before(binding, use) or (following is not None and not ctx.index.before(use, following)))
         ):
             continue  # in the same code, before this binding or after the next one: another value
         parent = ctx.index.parent.get(use)
@@ -180,7 +194,11 @@ def _reaching_binding(
     binding = earlier[-1]
     statement = ctx.index.statement_of(binding)
     block = ctx.index.parent.get(statement)
-    if ctx.index.enclosing_function(binding) is not ctx.index.enclosing_function(use) or not ctx.index.is_within(use, block):
+    if (
+        ctx.index.enclosing_function(binding) is not ctx.index.enclosing_function(use)
+        or block is None
+        or not ctx.index.is_within(use, block)
+    ):
         return None, None
     later = [b for b in bindings if ctx.index.before(binding, b)]
     return binding, (later[0] if later else None)
@@ -189,7 +207,7 @@ def _reaching_binding(
 def _apply_item_assignment(ctx: RuleContext, subscript: cst.Subscript, value: object, depth: int) -> bool:
     """Follow ``name[k1][k2]...``: a read is fine; an assignment of a literal is applied to
     ``value``; anything else (a non-literal value or key, a method call on an item) is not."""
-    keys = []
+    keys: list[Any] = []  # literal keys: whether they index the value is found by trying
     node: cst.CSTNode = subscript
     while isinstance(node, cst.Subscript):
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
@@ -220,7 +238,7 @@ def _apply_item_assignment(ctx: RuleContext, subscript: cst.Subscript, value: ob
             except (KeyError, IndexError, TypeError):
                 return False
         try:
-            container[keys[-1]] = new  # type: ignore[index]
+            container[keys[-1]] = new  # type: ignore[index]  # a wrong key raises TypeError, caught
         except (IndexError, TypeError):
             return False
         return True
@@ -251,7 +269,19 @@ def _bound_anywhere(ctx: RuleContext, name: str) -> bool:
     loop or ``with`` target, a function or class): then it is not known to be the module."""
     for use in ctx.index.names.get(name, []):
         parent = ctx.index.parent.get(use)
-        if isinstance(parent, (cst.AssignTarget, cst.Param, cst.AsName, cst.For, cst.FunctionDef, cst.ClassDef, cst.NamedExpr, cst.ImportAlias)):
+        if isinstance(
+            parent,
+            (
+                cst.AssignTarget,
+                cst.Param,
+                cst.AsName,
+                cst.For,
+                cst.FunctionDef,
+                cst.ClassDef,
+                cst.NamedExpr,
+                cst.ImportAlias,
+            ),
+        ):
             return True
         if isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is use:
             return True
@@ -368,13 +398,13 @@ def report_cluster_problems(ctx: RuleContext, code: str) -> None:
             ctx.report(node, problem.message)
 
 
-def cluster_problems(ctx: RuleContext) -> list[tuple[cst.CSTNode, object]]:
+def cluster_problems(ctx: RuleContext) -> list[tuple[cst.CSTNode, ClusterProblem]]:
     """Every defect of every literal TF_CONFIG and `tf.train.ClusterSpec({...})` in the module."""
     from fixer.clusterspec import check_cluster, parse_tf_config
 
     if is_test_path(ctx.path):
         return []  # a test's literal cluster is a fixture (fake hosts, placeholders), not a deployment
-    found: list[tuple[cst.CSTNode, object]] = []
+    found: list[tuple[cst.CSTNode, ClusterProblem]] = []
     for setter in tf_config_setters(ctx):
         config = tf_config_of(ctx, setter)
         if isinstance(config, str):
@@ -384,7 +414,9 @@ def cluster_problems(ctx: RuleContext) -> list[tuple[cst.CSTNode, object]]:
             continue
         # Its one parameter is `cluster`; any other keyword is TFD604's (a TypeError, not a spec).
         argument = next((a for a in call.args if a.keyword is None and not a.star), None)
-        argument = argument or next((a for a in call.args if a.keyword is not None and a.keyword.value == "cluster"), None)
+        argument = argument or next(
+            (a for a in call.args if a.keyword is not None and a.keyword.value == "cluster"), None
+        )
         if argument is None:
             continue
         cluster = literal_value(ctx, argument.value)

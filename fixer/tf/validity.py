@@ -12,8 +12,8 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
-from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import (
@@ -26,9 +26,17 @@ from fixer.positions import positions as positions_of
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.fix_scope import FixedChunk, OriginalFile, fixed_chunk, fixed_function
 from fixer.tf.index import ModuleIndex
-from fixer.tf.names import NameResolver
 from fixer.tf.paths import bound_on_every_path
-from fixer.types import Edit
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+
+    from libcst.metadata import CodeRange
+
+    from fixer.tf.fix_scope import SplicedIndex
+    from fixer.tf.names import NameResolver
+    from fixer.tf.paths import PathIndex
+    from fixer.types import Edit
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "self", "cls"}
 _TF_IMPORT_HEADS = ("import tensorflow", "from tensorflow", "import keras", "from keras", "import tf_keras")
@@ -96,7 +104,9 @@ def unbound_inserted_names(
     class are always in reach of code that runs after the module loaded.
     """
     inserted = [e for e in edits if e.content.strip()]
-    wanted = set().union(set(), *(candidate_reads(e.content, after_dot=text[e.start - 1 : e.start] == ".") for e in inserted))
+    wanted = set().union(
+        set(), *(candidate_reads(e.content, after_dot=text[e.start - 1 : e.start] == ".") for e in inserted)
+    )
     if original_file is not None:
         original = original_file.module
     if wanted and original is not None:
@@ -107,9 +117,15 @@ def unbound_inserted_names(
     local = fixed_function(original_file, edits) if original_file is not None else None
     if local is not None:
         return _first_unbound(
-            sorted(wanted), local.index, local.contexts, local.offset, regions,
-            lambda name: _bound_outside(original_file, local.function, name)  # type: ignore[arg-type]
-            or _bound_somewhere(local.index.local, local.contexts, name),
+            sorted(wanted),
+            local.index,
+            local.contexts,
+            local.offset,
+            regions,
+            lambda name: (
+                _bound_outside(original_file, local.function, name)  # type: ignore[arg-type]  # local: file set
+                or _bound_somewhere(local.index.local, local.contexts, name)
+            ),
         )
     fixed = apply_edits(text, list(edits))
     try:
@@ -129,12 +145,14 @@ def unbound_inserted_names(
         start = positions[node].start
         return textmap.offset(start.line, start.column + 1)
 
-    return _first_unbound(sorted(wanted), index, contexts, offset, regions, lambda name: _bound_somewhere(index, contexts, name))
+    return _first_unbound(
+        sorted(wanted), index, contexts, offset, regions, lambda name: _bound_somewhere(index, contexts, name)
+    )
 
 
 def _first_unbound(
     wanted: list[str],
-    index,
+    index: ModuleIndex | SplicedIndex,
     contexts: Mapping[cst.CSTNode, ExpressionContext],
     offset: Callable[[cst.CSTNode], int],
     regions: list[tuple[int, int]],
@@ -160,7 +178,7 @@ def _first_unbound(
     return None
 
 
-def _bound_somewhere(index: ModuleIndex, contexts, name: str) -> bool:
+def _bound_somewhere(index: ModuleIndex, contexts: Mapping[cst.CSTNode, ExpressionContext], name: str) -> bool:
     """True when the module binds ``name`` anywhere: an assignment target, a def, a parameter."""
     if index.functions_by_name.get(name):
         return True
@@ -190,7 +208,7 @@ def _contexts_of(module: cst.Module) -> Mapping[cst.CSTNode, ExpressionContext]:
     return MetadataWrapper(module, unsafe_skip_copy=True).resolve(ExpressionContextProvider)
 
 
-def _reads(index: ModuleIndex, node: cst.Name) -> bool:
+def _reads(index: PathIndex, node: cst.Name) -> bool:
     """A name that reads a variable (not an attribute's name or a keyword argument's)."""
     parent = index.parent.get(node)
     if isinstance(parent, cst.Attribute) and parent.attr is node:
@@ -206,12 +224,10 @@ def _always_bound(module: cst.Module) -> set[str]:
             found.add(statement.name.value)
         elif isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
-                if isinstance(small, cst.Import | cst.ImportFrom) and not isinstance(
-                    getattr(small, "names", None), cst.ImportStar
-                ):
-                    for alias in small.names:  # type: ignore[union-attr]
+                if isinstance(small, cst.Import | cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
                         target = alias.asname.name if alias.asname else alias.name
-                        head = target
+                        head: cst.BaseExpression = target
                         while isinstance(head, cst.Attribute):
                             head = head.value
                         if isinstance(head, cst.Name):
@@ -251,7 +267,7 @@ def removes_what_is_read(text: str, edits: Sequence[Edit], original: OriginalFil
         return None  # nothing assigned is removed, or the fix moves it (checked by the binding check)
     chunk = fixed_chunk(original, edits) if original is not None else None
     if chunk is not None:
-        return _removes_what_is_read_locally(original, chunk, edits)  # type: ignore[arg-type]
+        return _removes_what_is_read_locally(original, chunk, edits)  # type: ignore[arg-type]  # chunk: original set
     fixed = apply_edits(text, list(edits))
     try:
         before = cst.parse_module(text)
@@ -289,7 +305,11 @@ def _removes_what_is_read_locally(original: OriginalFile, chunk: FixedChunk, edi
         return None
     removed_at = _removed_at(lost, old_targets, original.positions(), original.textmap, edits)
     reads = [
-        *((key, chunk.fixed_offset(original, node)) for key, node in old_reads if key in removed_at and not chunk.holds(original, node)),
+        *(
+            (key, chunk.fixed_offset(original, node))
+            for key, node in old_reads
+            if key in removed_at and not chunk.holds(original, node)
+        ),
         *((key, chunk.offset(node)) for key, node in chunk_reads if key in removed_at),
     ]
     # In source order, as a visit of the whole fixed file meets them (a visit's order is that of
@@ -297,7 +317,13 @@ def _removes_what_is_read_locally(original: OriginalFile, chunk: FixedChunk, edi
     return _read_after_removal(removed_at, sorted(reads, key=lambda read: read[1]))
 
 
-def _removed_at(lost: set[str], targets, positions, textmap: TextMap, edits: Sequence[Edit]) -> dict[str, int]:
+def _removed_at(
+    lost: set[str],
+    targets: _Entries,
+    positions: Mapping[cst.CSTNode, CodeRange],
+    textmap: TextMap,
+    edits: Sequence[Edit],
+) -> dict[str, int]:
     """Where the last removed binding of each lost key stood, in the fixed text's offsets."""
     removed_at: dict[str, int] = {}
     for key, node in targets:
@@ -308,11 +334,11 @@ def _removed_at(lost: set[str], targets, positions, textmap: TextMap, edits: Seq
     return removed_at
 
 
-def _read_after_removal(removed_at: dict[str, int], reads) -> str | None:
+def _read_after_removal(removed_at: dict[str, int], reads: Iterable[tuple[str, int]]) -> str | None:
     """The reason for the first read (key, fixed offset) at or after its key's removed binding."""
     for key, offset in reads:
         if offset >= removed_at[key]:
-            what = f"the environment variable {key[len(_ENV):]}" if key.startswith(_ENV) else f"`{key}`"
+            what = f"the environment variable {key[len(_ENV) :]}" if key.startswith(_ENV) else f"`{key}`"
             return f"it removes {what}, which the program still reads"
     return None
 
