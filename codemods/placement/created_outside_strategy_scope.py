@@ -92,6 +92,9 @@ class CreatedOutsideStrategyScope(Rule):
       was created inside a different distribution strategy scope`) but not for Keras 3, which trains
       and reports the same; nor is `compile("sgd")` outside the scope for a model built in it (a
       plain SGD has no state): `benchmarks/probe_metric_and_string_optimizer_outside_scope.py`.
+      `compile("adam", metrics=[...])` there is reported under Keras 3, which fails with
+      `RuntimeError: Mixing different tf.distribute.Strategy objects` (the optimizer's state has no
+      strategy; same probe), and not under tf-keras, whose `compile` enters the model's scope.
     - Nor is a metric whose only uses in the scope are its own methods (`metric.update_state(x)` in
       cross-replica context): both Kerases update it as outside any scope
       (`benchmarks/probe_metric_updated_in_cross_replica_context.py`). Nor is one updated eagerly
