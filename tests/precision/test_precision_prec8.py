@@ -69,3 +69,111 @@ def test_an_unseeded_shuffle_in_a_fixture_script_is_not_tfd204(path):
 def test_the_same_shuffle_in_a_sample_or_tutorial_script_is_still_tfd204(path):
     assert not is_fixture_script(path)
     assert "TFD204" in _codes(_DUMMY_JOB, path)
+
+
+# TFD101: a variable placed by hand on a device that may not exist, to show the error -------------
+
+_STRATEGY_LATER = """
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        total = tf.Variable(0.0)
+        model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])
+        model.compile("sgd", "mse")
+    model.fit(tf.zeros((8, 4)), tf.zeros((8, 1)))
+    """
+
+
+def test_a_variable_pinned_to_a_missing_device_in_a_placement_demo_is_not_tfd101():
+    # The demo turns soft placement off and asks for a device that is not there, to print the
+    # error; the same name is made again in the scope further down.
+    source = (
+        """
+    import tensorflow as tf
+
+    tf.config.set_soft_device_placement(False)
+    try:
+        with tf.device("/device:GPU:1000"):
+            total = tf.Variable([1.0, 2.0, 3.0])
+    except tf.errors.InvalidArgumentError as error:
+        print(error)
+    tf.config.set_soft_device_placement(True)
+    """
+        + _STRATEGY_LATER
+    )
+    assert "TFD101" not in _codes(source)
+
+
+def test_an_unused_variable_made_before_the_strategy_without_a_device_is_still_tfd101():
+    # Seed 000's case: nothing chose where it lives; it is meant for training.
+    source = (
+        """
+    import tensorflow as tf
+
+    step_count = tf.Variable(0.0)
+    """
+        + _STRATEGY_LATER
+    )
+    assert "TFD101" in _codes(source)
+
+
+def test_a_variable_pinned_to_a_device_but_used_in_the_scope_is_still_tfd101():
+    source = """
+    import tensorflow as tf
+
+    with tf.device("/cpu:0"):
+        scale = tf.Variable(2.0)
+    strategy = tf.distribute.MirroredStrategy()
+
+    @tf.function
+    def step(x):
+        return strategy.run(lambda v: v * scale, args=(x,))
+    """
+    assert "TFD101" in _codes(source)
+
+
+# TFD101: `compile("adam")` outside the scope of a model built in it -----------------------------
+
+_COMPILED_OUTSIDE = """
+    import tensorflow as tf
+
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])
+    model.compile("adam", loss="mse", metrics=["accuracy"])
+    model.fit(tf.zeros((8, 4)), tf.zeros((8, 1)))
+    """
+
+
+def test_compile_adam_outside_the_scope_is_tfd101_under_keras_3():
+    # Measured (benchmarks/probe_metric_and_string_optimizer_outside_scope.py): Keras 3 fails with
+    # `RuntimeError: Mixing different tf.distribute.Strategy objects`.
+    assert "TFD101" in _codes(_COMPILED_OUTSIDE)
+
+
+def test_compile_adam_outside_the_scope_is_not_tfd101_under_tf_keras():
+    # tf-keras's `compile` enters the model's own scope: it trains identically (same probe).
+    legacy = 'import os\n    os.environ["TF_USE_LEGACY_KERAS"] = "1"\n    import tensorflow as tf'
+    assert "TFD101" not in _codes(_COMPILED_OUTSIDE.replace("import tensorflow as tf", legacy, 1))
+
+
+# TFD603: an evaluator's deliberately empty cluster ---------------------------------------------
+
+
+def test_an_empty_cluster_spec_given_to_an_evaluator_is_not_tfd603():
+    source = """
+    import tensorflow as tf
+
+    def evaluator_config(config):
+        # The evaluator runs beside the training cluster: it is given no cluster at all.
+        return config.replace(cluster_spec=tf.train.ClusterSpec({}), task_type="evaluator", task_id=0)
+    """
+    assert "TFD603" not in _codes(source)
+
+
+def test_a_cluster_spec_with_an_empty_job_is_still_tfd603():
+    source = """
+    import tensorflow as tf
+
+    spec = tf.train.ClusterSpec({"worker": [], "ps": ["ps0:2222"]})
+    """
+    assert "TFD603" in _codes(source)
