@@ -177,3 +177,77 @@ def test_a_cluster_spec_with_an_empty_job_is_still_tfd603():
     spec = tf.train.ClusterSpec({"worker": [], "ps": ["ps0:2222"]})
     """
     assert "TFD603" in _codes(source)
+
+
+# TFD601: a launcher's later process start excuses only its own program ------------------------
+
+_LAUNCHER = """
+    import json
+    import os
+    import subprocess
+    import sys
+
+    cluster = {"worker": ["localhost:12345", "localhost:23456"]}
+    for index in range(2):
+        os.environ["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}})
+        subprocess.Popen([sys.executable, "worker.py"])
+    """
+
+_HARD_CODED_WORKER = """
+    import json
+    import os
+
+    import tensorflow as tf
+
+    os.environ["TF_CONFIG"] = json.dumps(
+        {"cluster": {"worker": ["10.0.0.1:2222", "10.0.0.2:2222"]}, "task": {"type": "worker", "index": 0}}
+    )
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    """
+
+
+def _findings(source: str, code: str) -> list[int]:
+    return [f.start.line for f in check_source("repro.py", textwrap.dedent(source)).findings if f.code == code]
+
+
+def test_a_hard_coded_worker_pasted_above_a_launcher_is_tfd601():
+    # Two reproductions in one file: the worker program sets its own TF_CONFIG; the launcher
+    # pasted below it starts processes, but not the worker above.
+    source = textwrap.dedent(_HARD_CODED_WORKER) + textwrap.dedent(_LAUNCHER)
+    assert _findings(source, "TFD601") == [7]
+
+
+def test_a_hard_coded_worker_ended_by_its_main_block_is_tfd601_when_a_launcher_follows():
+    worker = _HARD_CODED_WORKER.replace("strategy = tf.distribute.MultiWorkerMirroredStrategy()", "")
+    main_block = """
+    def main():
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+    if __name__ == "__main__":
+        main()
+
+    def launch():
+        subprocess.Popen(["python", "worker.py"])
+    """
+    source = textwrap.dedent(worker) + textwrap.dedent(main_block)
+    assert _findings(source, "TFD601") == [7]
+
+
+def test_the_launcher_itself_is_still_not_tfd601():
+    assert _findings(_LAUNCHER, "TFD601") == []
+    assert _findings(textwrap.dedent(_HARD_CODED_WORKER) + textwrap.dedent(_LAUNCHER), "TFD601") == [7]
+
+
+def test_a_launcher_importing_subprocess_after_setting_tf_config_is_one_program():
+    # A first import further down is not a new program: the start below still launches.
+    source = """
+    import json
+    import os
+
+    os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["h0:2222", "h1:2222"]}, "task": {"type": "worker", "index": 0}})
+
+    import subprocess
+
+    subprocess.run(["python", "train.py"])
+    """
+    assert _findings(source, "TFD601") == []
