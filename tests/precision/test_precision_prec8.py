@@ -244,10 +244,41 @@ def test_a_launcher_importing_subprocess_after_setting_tf_config_is_one_program(
     import json
     import os
 
-    os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["h0:2222", "h1:2222"]}, "task": {"type": "worker", "index": 0}})
+    cluster = {"worker": ["h0:2222", "h1:2222"]}
+    os.environ["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": "worker", "index": 0}})
 
     import subprocess
 
     subprocess.run(["python", "train.py"])
     """
     assert _findings(source, "TFD601") == []
+
+
+# The eager-context rules ask the target model whether the file runs on TensorFlow 1.x ---------
+
+
+def _target(tmp_path, source: str):
+    from fixer.engine import parse_source
+    from fixer.tf.model import TFModel
+
+    path = tmp_path / "train.py"
+    text = textwrap.dedent(source)
+    path.write_text(text)
+    parsed = parse_source(str(path), text)
+    return TFModel(parsed.module, parsed.index, path=str(path), text=text).target
+
+
+@pytest.mark.parametrize(
+    ("source", "tf1"),
+    [
+        ("import tensorflow as tf\nfrom tensorflow.contrib import distribute\n", True),
+        ("import tensorflow as tf\nsession = tf.Session()\n", True),
+        ("import tensorflow.compat.v1 as tf\nx = tf.constant(1.0)\n", False),  # eager on TensorFlow 2
+        ("import tensorflow as tf\nx = tf.constant(1.0)\n", False),
+    ],
+    ids=["contrib", "session", "compat-v1", "tf2"],
+)
+def test_runs_tensorflow_1_is_the_target_models_fact(tmp_path, source, tf1):
+    from fixer.tf.tf1_program import runs_tensorflow_1
+
+    assert runs_tensorflow_1(_target(tmp_path, source)) is tf1
