@@ -1,23 +1,32 @@
-"""TFD101: a Keras metric, or `compile("sgd")`, made outside `strategy.scope()` for a model built inside.
+"""TFD101: a Keras metric, `compile("sgd")` or `compile("adam")` outside the scope of a model built in it.
 
 Two logical CPUs make MirroredStrategy run 2 replicas. Each variant trains the same model (fixed
 initial weights, fixed data, no shuffling) for 2 epochs with `fit` and prints the final weights
 and the metric `fit` reports: everything inside the scope (the reference), a
-`MeanAbsoluteError` metric constructed outside the scope and passed to `compile` inside it, and
-`compile("sgd", metrics=["mae"])` called outside the scope. Run under both Keras flavours:
+`MeanAbsoluteError` metric constructed outside the scope and passed to `compile` inside it,
+`compile("sgd", metrics=["mae"])` called outside the scope, and the same two with `"adam"`
+(everything inside, and `compile("adam", metrics=["mae"])` outside). Run under both Keras flavours:
 
     python benchmarks/probe_metric_and_string_optimizer_outside_scope.py
 
-Output on TensorFlow 2.21, 2026-11-26:
+Output on TensorFlow 2.21, 2026-11-27:
 
     ## Keras 3
     all inside: kernel [1.2206799983978271, 1.2439899444580078, 1.260509967803955, 1.2404799461364746]; mae 2.4599
     metric outside: kernel [1.2206799983978271, 1.2439899444580078, 1.260509967803955, 1.2404799461364746]; mae 2.4599
     compile('sgd') outside: kernel [1.2206799983978271, 1.2439899444580078, 1.260509967803955, 1.2404799461364746]; mae 2.4599
+    all inside, adam: kernel [1.007949948310852, 1.0079900026321411, 1.0078799724578857, 1.007830023765564]; mae 3.12793
+    compile('adam') outside: RuntimeError: Mixing different tf.distribute.Strategy objects
     ## tf-keras (TF_USE_LEGACY_KERAS=1)
     all inside: kernel [1.2206799983978271, 1.2439899444580078, 1.260509967803955, 1.2404799461364746]; mae 2.4599
     metric outside: ValueError: Metric (MeanAbsoluteError(name=mae,dtype=float32)) passed to `model.compile` was created inside a different distribution strategy scope than the model
     compile('sgd') outside: kernel [1.2206799983978271, 1.2439899444580078, 1.260509967803955, 1.2404799461364746]; mae 2.4599
+    all inside, adam: kernel [1.007949948310852, 1.0079900026321411, 1.0078799724578857, 1.007830023765564]; mae 3.12793
+    compile('adam') outside: kernel [1.007949948310852, 1.0079900026321411, 1.0078799724578857, 1.007830023765564]; mae 3.12793
+
+A string optimizer with state (`"adam"`) compiled outside the scope fails under Keras 3 (the
+optimizer's slot variables belong to no strategy) and trains identically under tf-keras, whose
+`compile` enters the model's own scope.
 """
 
 from __future__ import annotations
@@ -56,16 +65,21 @@ def run(variant):
             model.compile("sgd", loss="mse", metrics=[metric])
     if variant == "compile('sgd') outside":
         model.compile("sgd", loss="mse", metrics=["mae"])
+    if variant == "compile('adam') outside":
+        model.compile("adam", loss="mse", metrics=["mae"])
+    if variant == "all inside, adam":
+        with strategy.scope():
+            model.compile("adam", loss="mse", metrics=["mae"])
     history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
     kernel = model.layers[-1].kernel.numpy().ravel()
     print(f"{variant}: kernel {np.round(kernel, 5).tolist()}; mae {round(history.history['mae'][-1], 5)}")
 
 
-for variant in ("all inside", "metric outside", "compile('sgd') outside"):
+for variant in ("all inside", "metric outside", "compile('sgd') outside", "all inside, adam", "compile('adam') outside"):
     try:
         run(variant)
-    except ValueError as exc:
-        print(f"{variant}: ValueError: {str(exc).split('. ')[0]}")
+    except (ValueError, RuntimeError) as exc:
+        print(f"{variant}: {type(exc).__name__}: {str(exc).split('. ')[0].split(': <')[0]}")
 """
 
 if __name__ == "__main__":

@@ -21,6 +21,27 @@ def is_test_path(path: str) -> bool:
     return stem.startswith("test_") or stem.endswith(("_test", "_tests")) or stem == "conftest"
 
 
+# Folders that hold what a test reads or runs rather than the tests themselves.
+_FIXTURE_FOLDERS = frozenset({"testdata", "test_data", "test-data", "fixtures"})
+_TEST_FOLDERS = frozenset({"test", "tests", "testing"})
+_TEST_SUPPORT_FOLDERS = frozenset({"data", "resources", "resource", "fixtures", "assets", "scripts"})
+
+
+def is_fixture_script(path: str) -> bool:
+    """True for a script kept among a test suite's data: under a ``testdata``/``test_data``/``fixtures``
+    folder, or under a ``data``/``resources``/``scripts`` folder directly inside ``test``/``tests``
+    (``tests/testdata/train.py``, ``test/resources/job/train_dummy.py``). A test runs it to exercise
+    something else (a launcher, a container, a cloud job) and checks that the job starts and ends,
+    not what the model learns. A ``data`` folder elsewhere (a collection of scripts) is not one."""
+    folders = [part.lower() for part in PurePath(path.replace("\\", "/")).parts[:-1]]
+    if any(folder in _FIXTURE_FOLDERS for folder in folders):
+        return True
+    return any(
+        parent in _TEST_FOLDERS and folder in _TEST_SUPPORT_FOLDERS
+        for parent, folder in zip(folders, folders[1:], strict=False)
+    )
+
+
 def assertion_free_test(index: ModuleIndex, node: cst.CSTNode) -> bool:
     """True when ``node`` sits in a test function (``test*``) that asserts nothing, directly or
     through a function or method of the module it calls: a smoke test that only checks the code

@@ -21,6 +21,7 @@ from fixer.test_files import is_test_path
 from fixer.tf.bindings import assignments_to
 from fixer.tf.pipeline_components import component_functions, in_component
 from fixer.tf.processes import shell_start_lines, starts_processes_after
+from fixer.tf.programs import Programs
 from fixer.types import Applicability, Edit
 
 
@@ -76,7 +77,9 @@ class HardcodedTfConfig(Rule):
     - A TF_CONFIG set by a launcher is not reported: code that starts processes after setting it
       (`subprocess`, `multiprocessing`), or a notebook whose later cells start the workers
       (`!python main.py &`, a `%%bash` cell, `%run main.py`, which reads the kernel's environment):
-      the workers read it.
+      the workers read it. In a script, only a start in the same program counts: programs pasted
+      one after another (each begins by importing again what the one above imported, or follows
+      its `if __name__ == "__main__":` block) are separate scripts (`fixer/tf/programs.py`).
     - A TF_CONFIG set inside a function that the module makes a Kubeflow Pipelines component of
       (KFP v1 `func_to_container_op(f)` / `create_component_from_func(f)`, KFP v2
       `@dsl.component`) is not reported: each component runs that body as its own pod with a
@@ -113,12 +116,14 @@ class HardcodedTfConfig(Rule):
             return  # a test's TF_CONFIG is a fixture: tying the test to that cluster is the point
         setters = tf_config_setters(ctx)
         shell_starts = shell_start_lines(ctx.text)
+        # A notebook is one program (one kernel); a script may paste several one after another.
+        programs = None if ctx.path.endswith(".ipynb") or not setters else Programs(ctx.module, ctx.index)
         components = component_functions(ctx.index, ctx.tf.names, ctx.tf.semantic) if setters else set()
         for setter in setters:
             if in_component(ctx.index, components, setter.statement):
                 continue  # a KFP component's body is its own pod's program: this IS that pod's launcher
             line = ctx.range(setter.node).start.line
-            if starts_processes_after(ctx.index, ctx.tf.names, setter.node) or any(s > line for s in shell_starts):
+            if starts_processes_after(ctx.index, ctx.tf.names, setter.node, programs) or any(s > line for s in shell_starts):
                 continue  # a launcher: the TF_CONFIG it sets is what the workers it starts read
             config = tf_config_of(ctx, setter)
             if config is NOT_LITERAL or is_no_cluster(config) or _removed_unread(ctx, setter):

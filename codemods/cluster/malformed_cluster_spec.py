@@ -37,6 +37,9 @@ class MalformedClusterSpec(Rule):
     - The empty object `{}` is not a defect: TensorFlow 2.21 reads it as no cluster, as if TF_CONFIG
       were unset, and runs one local worker (`benchmarks/probe_empty_tf_config.py`), which is what a
       launcher that clears its own TF_CONFIG wants. An empty string is reported (`JSONDecodeError`).
+    - Nor is `tf.train.ClusterSpec({})`: it builds and describes no job (measured: `as_dict()` is
+      `{}`, also through `SimpleClusterResolver`), the spec an evaluator outside the training
+      cluster is given on purpose. A job with an empty address list is still reported.
 
     ## Runtime evidence
     `distfix doctor --tf-config ...` reports the same defects; `distfix validate --workers 2`

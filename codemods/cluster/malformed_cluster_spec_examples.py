@@ -167,6 +167,24 @@ EXAMPLES = (
         """,
         note="an unknown keyword is TFD604's, not a spec",
     ),
+    Valid(
+        """
+        import tensorflow as tf
+
+        def evaluator_config(model_dir):
+            # The evaluator runs beside the training cluster, not in it: it is given no cluster.
+            return tf.estimator.RunConfig(model_dir=model_dir).replace(cluster_spec=tf.train.ClusterSpec({}))
+        """,
+        note="a deliberately empty cluster is valid and describes no cluster to check",
+    ),
+    Invalid(
+        """
+        import tensorflow as tf
+
+        spec = tf.train.ClusterSpec({"worker": []})
+        """,
+        note="a job with no address is still a defect",
+    ),
     Invalid(
         """
         import tensorflow as tf

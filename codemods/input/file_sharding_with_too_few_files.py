@@ -5,7 +5,7 @@ from __future__ import annotations
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
-from fixer.tf.compat import runs_on_tf1
+from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.tf.pipelines import Pipeline, add_helper, auto_shard_policy, distributed_inputs, pipeline
 from fixer.tf.file_sources import file_count, literal_worker_count
 from fixer.types import Applicability
@@ -71,7 +71,7 @@ class FileShardingWithTooFewFiles(Rule):
     needs = (STRATEGY,)
 
     def check(self, ctx: RuleContext) -> None:
-        if runs_on_tf1(ctx.index) or not ctx.tf.strategies.uses_multi_worker:
+        if runs_tensorflow_1(ctx.tf.target) or not ctx.tf.strategies.uses_multi_worker:
             return
         workers = literal_worker_count(ctx)
         reported: set[int] = set()

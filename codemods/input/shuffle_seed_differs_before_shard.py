@@ -16,6 +16,7 @@ from fixer.tf.pipelines import (
 )
 from fixer.context import RuleContext
 from fixer.rule import Rule
+from fixer.test_files import is_fixture_script
 from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Edit
@@ -109,6 +110,11 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     - Not followed: a split unpacked with its info (`ds, info = tfds.load(..., with_info=True)`).
     - Not reported: a shuffle of whole batches (`.batch(4).shuffle(4)`, unseeded), which leaves the
       workers disjoint (measured, above).
+    - Not reported in a fixture script: a script kept among a test suite's data (under `testdata/`,
+      `test_data/` or `fixtures/`, or `data/`, `resources/` or `scripts/` directly in `test/` or
+      `tests/`). A test runs it to show that a launcher, container or cloud job starts the
+      workers and finishes; the overlap changes only what the model learns, which such a test does
+      not look at. A `data/` folder outside a test folder (a collection of scripts) is not one.
 
     ## Runtime evidence
     `distfix validate --workers 2` records the batches each worker draws from the distributed
@@ -129,6 +135,8 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     importer_triggers = (".shuffle(",)
 
     def check(self, ctx: RuleContext) -> None:
+        if is_fixture_script(ctx.path):
+            return  # run by a test that checks the job starts and ends: which examples it reads cannot matter
         if not ctx.tf.strategies.uses_multi_worker:
             self._check_helper(ctx)
             return

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 _MODEL_PREFIXES = ("keras.applications.",)
 _MODELS = frozenset({"keras.Sequential", "keras.Model", "keras.models.Sequential", "keras.models.Model"})
 _MODEL_BASES = frozenset({"keras.Model", "keras.models.Model", "keras.layers.Layer", "keras.Layer"})
+_DEVICE_SCOPES = frozenset({"tensorflow.device", "tensorflow.compat.v1.device"})
 _OPTIMIZER_PREFIX = "keras.optimizers."
 _METRIC_PREFIX = "keras.metrics."
 _NOT_STATEFUL = ("schedules.", "get", "serialize", "deserialize", "Optimizer")
@@ -92,6 +93,9 @@ class CreatedOutsideStrategyScope(Rule):
       was created inside a different distribution strategy scope`) but not for Keras 3, which trains
       and reports the same; nor is `compile("sgd")` outside the scope for a model built in it (a
       plain SGD has no state): `benchmarks/probe_metric_and_string_optimizer_outside_scope.py`.
+      `compile("adam", metrics=[...])` there is reported under Keras 3, which fails with
+      `RuntimeError: Mixing different tf.distribute.Strategy objects` (the optimizer's state has no
+      strategy; same probe), and not under tf-keras, whose `compile` enters the model's scope.
     - Nor is a metric whose only uses in the scope are its own methods (`metric.update_state(x)` in
       cross-replica context): both Kerases update it as outside any scope
       (`benchmarks/probe_metric_updated_in_cross_replica_context.py`). Nor is one updated eagerly
@@ -118,6 +122,10 @@ class CreatedOutsideStrategyScope(Rule):
     - A name rebuilt in the scope before the distributed use (a single-device baseline first, a
       later notebook cell) and a creation in the branch where the strategy is None
       (`if strategy is None:`) are other objects, not findings.
+    - A `tf.Variable` that nothing uses is reported when the program trains under a scope (it is
+      left out of the strategy), unless it is made in a `with tf.device(...):` block: a variable
+      pinned by hand (a device-placement demonstration, often on a device that is missing on
+      purpose) is not state meant for the strategy.
     - A Keras layer on its own is not a finding: Keras 3 creates a layer's variables when it is
       built, not when it is constructed (measured on TensorFlow 2.21, 2 logical CPUs: a `Dense`
       constructed outside the scope and built inside it holds `MirroredVariable`s and trains; one
@@ -515,8 +523,26 @@ class _Finder:
                 # does enter one, a model trained wholly outside it is a single-device model.
                 return True
         # Seed 000: a variable made before the strategy, never used, in a program training under
-        # the scope — the article's "it will be used in training" case.
-        return not uses and creation.kind == "variable" and bool(self.strategies.scope_blocks)
+        # the scope — the article's "it will be used in training" case. Not one pinned by hand to a
+        # device (`with tf.device(...)`): its place is chosen, it is no state left for the strategy.
+        return (
+            not uses
+            and creation.kind == "variable"
+            and bool(self.strategies.scope_blocks)
+            and not self._placed_by_hand(creation.statement)
+        )
+
+    def _placed_by_hand(self, statement: cst.CSTNode) -> bool:
+        """``statement`` runs in a `with tf.device(...):` block of its own function."""
+        func = self.index.enclosing_function(statement)
+        for node in self.index.ancestors(statement):
+            if node is func:
+                return False
+            if isinstance(node, cst.With) and any(
+                isinstance(item.item, cst.Call) and self.names.callee(item.item) in _DEVICE_SCOPES for item in node.items
+            ):
+                return True
+        return False
 
     def _built_first_in_scope(self, creation: Creation, uses: list[cst.CSTNode]) -> bool:
         """A tf-keras model constructed without an input shape (so without variables) whose first

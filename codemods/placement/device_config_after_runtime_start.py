@@ -6,8 +6,8 @@ import libcst as cst
 
 from fixer.context import RuleContext
 from fixer.rule import Rule
-from fixer.tf.compat import runs_on_tf1
 from fixer.tf.runtime_start import earlier_op, runs_tf_on_the_way
+from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
 
 # What each call raises once the runtime is initialised (TensorFlow 2.21 context.py; the
@@ -72,7 +72,7 @@ class DeviceConfigAfterRuntimeStart(Rule):
     triggers = ("set_memory_growth", "device_configuration", "set_visible_devices")
 
     def check(self, ctx: RuleContext) -> None:
-        if runs_on_tf1(ctx.index) or not ctx.tf.strategies.module_has_strategy:
+        if runs_tensorflow_1(ctx.tf.target) or not ctx.tf.strategies.module_has_strategy:
             return
         notebook = ctx.path.endswith(".ipynb")
         growth_first: list[cst.Call] = []

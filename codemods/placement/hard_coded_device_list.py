@@ -7,7 +7,7 @@ import libcst as cst
 from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.test_files import is_test_path
-from fixer.tf.compat import runs_on_tf1
+from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
 
 _MIRRORED = "tensorflow.distribute.MirroredStrategy"
@@ -81,7 +81,7 @@ class HardCodedDeviceList(Rule):
     triggers = ("MirroredStrategy",)
 
     def check(self, ctx: RuleContext) -> None:
-        if runs_on_tf1(ctx.index) or any(ctx.tf.names.callee(call) in _DEVICE_MAKERS for call in ctx.index.calls):
+        if runs_tensorflow_1(ctx.tf.target) or any(ctx.tf.names.callee(call) in _DEVICE_MAKERS for call in ctx.index.calls):
             return
         for call, callee in ctx.tf.strategies.constructions:
             if callee != _MIRRORED:

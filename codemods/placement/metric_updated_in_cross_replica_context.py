@@ -8,10 +8,10 @@ from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.bindings import assignments_to
-from fixer.tf.compat import runs_on_tf1
 from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
 from fixer.tf.names import dotted_name
 from fixer.tf.strategies import Membership
+from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
 
 _METRIC_MODULES = ("keras.metrics.",)
@@ -84,7 +84,7 @@ class MetricUpdatedInCrossReplicaContext(Rule):
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies
-        if runs_on_tf1(ctx.index) or not strategies.scope_blocks or strategies.single_replica:
+        if runs_tensorflow_1(ctx.tf.target) or not strategies.scope_blocks or strategies.single_replica:
             return
         built = {kind for _, kind in strategies.constructions}
         if built and built <= _NOT_MEASURED:

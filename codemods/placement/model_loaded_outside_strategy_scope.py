@@ -8,10 +8,10 @@ from fixer.context import RuleContext
 from fixer.edits import reindented_statements
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
-from fixer.tf.compat import runs_on_tf1
 from fixer.tf.keras_target import keras_major
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
+from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability, Edit
 
 _LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model"})
@@ -71,7 +71,7 @@ class ModelLoadedOutsideStrategyScope(Rule):
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies
-        if runs_on_tf1(ctx.index) or not strategies.scope_blocks:
+        if runs_tensorflow_1(ctx.tf.target) or not strategies.scope_blocks:
             return
         loads = [call for call in ctx.index.calls if ctx.tf.names.callee(call) in _LOADERS]
         for load in loads:

@@ -8,7 +8,7 @@ import libcst as cst
 from fixer.clusterspec import is_no_cluster
 from fixer.context import RuleContext
 from fixer.rule import Rule
-from fixer.tf.compat import runs_on_tf1
+from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.tf.dataflow import independent
 from fixer.tf.names import dotted_name
 from fixer.tf.runtime_start import after_last_reset, earlier_op, resets_before, runs_tf_on_the_way
@@ -62,8 +62,9 @@ class StrategyCreatedAfterTfOps(Rule):
     - A script that a notebook's `%%writefile` cell writes is judged by how the notebook starts it:
       launched (`!python main.py`, a `%%bash` cell, `%run`, `subprocess`) after a cell sets
       TF_CONFIG, it is a worker of that cluster; launched without it, a single worker.
-    - A TensorFlow 1.x program (it imports `tensorflow.contrib`) runs graphs by default and gets no
-      finding.
+    - A TensorFlow 1.x program (it uses a name only 1.x has: `tensorflow.contrib`, `tf.Session`,
+      `tf.placeholder` under `import tensorflow as tf`) runs graphs by default and gets no finding.
+      The `tf.compat.v1` API alone does not count: it runs eagerly on TensorFlow 2.
 
     ## Runtime evidence
     `distfix validate --workers 2` shows the original failing check `runs` with the error above.
@@ -88,8 +89,8 @@ class StrategyCreatedAfterTfOps(Rule):
     triggers = ("MultiWorkerMirroredStrategy",)
 
     def check(self, ctx: RuleContext) -> None:
-        if runs_on_tf1(ctx.index):
-            return  # TensorFlow 1.x (contrib): graph mode by default, no eager context to configure first
+        if runs_tensorflow_1(ctx.tf.target):
+            return  # TensorFlow 1.x: graph mode by default, no eager context to configure first
         for call, kind in ctx.tf.strategies.constructions:
             if kind not in MULTI_WORKER_CLASSES or self._single_worker(ctx, call):
                 continue

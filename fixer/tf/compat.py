@@ -248,12 +248,6 @@ def imported_modules(index: ModuleIndex) -> list[str]:
     return modules
 
 
-def runs_on_tf1(index: ModuleIndex) -> bool:
-    """True when the file imports ``tensorflow.contrib``, which only TensorFlow 1.x has: eager
-    execution is off there by default, so TF2 eager-context failures do not apply."""
-    return any(module.startswith("tensorflow.contrib") for module in imported_modules(index))
-
-
 def is_declaration_only(index: ModuleIndex, node: cst.CSTNode) -> bool:
     """True when ``node`` names a class without using it: in a type annotation, or as a class being
     monkey-patched (``tf.distribute.experimental.TPUStrategy.x = ...``, or given to a local function

@@ -10,6 +10,7 @@ import libcst as cst
 if TYPE_CHECKING:
     from fixer.tf.index import ModuleIndex
     from fixer.tf.names import NameResolver
+    from fixer.tf.programs import Programs
 
 # Calls that start a process which inherits (or is given) this process's environment.
 PROCESS_STARTERS = frozenset(
@@ -43,14 +44,19 @@ def process_starts(index: ModuleIndex, names: NameResolver) -> list[cst.Call]:
     return [call for call in index.calls if names.callee(call) in PROCESS_STARTERS]
 
 
-def starts_processes_after(index: ModuleIndex, names: NameResolver, node: cst.CSTNode) -> bool:
+def starts_processes_after(
+    index: ModuleIndex, names: NameResolver, node: cst.CSTNode, programs: Programs | None = None
+) -> bool:
     """True when a process is started after ``node`` runs (later in the source, or in the same loop).
 
     Such a script passes what it set up (TF_CONFIG in `os.environ`) on to the processes it
-    starts: it is a launcher, and what it sets is meant for them.
+    starts: it is a launcher, and what it sets is meant for them. With ``programs``, only a start
+    in ``node``'s own program counts (a later program pasted into the file is another script).
     """
     loops = [a for a in index.ancestors(node) if isinstance(a, cst.For | cst.While)]
     for call in process_starts(index, names):
+        if programs is not None and not programs.same_program(node, call):
+            continue
         if index.before(node, call) or any(index.is_within(call, loop) for loop in loops):
             return True
     return False

@@ -13,6 +13,7 @@ from fixer.tf.compat import imported_modules
 from fixer.tf.names import dotted_name
 
 if TYPE_CHECKING:
+    from fixer.target import Target
     from fixer.tf.index import ModuleIndex
     from fixer.tf.names import NameResolver
 
@@ -73,6 +74,15 @@ def tf1_program_evidence(index: ModuleIndex, names: NameResolver, path: str, tex
         if qualified.startswith(_V1_API_NAMES):
             v1_api = v1_api or dotted_name(attribute) or qualified
     return _statement(v1_api, path, text, tf1_only=False) if v1_api is not None else None
+
+
+def runs_tensorflow_1(target: Target) -> bool:
+    """The target model's TF1 fact says the file runs on TensorFlow 1.x itself: it uses a name only
+    1.x has (``tensorflow.contrib``, ``tf.Session`` under ``import tensorflow as tf``). Graphs are
+    the default there, so failures of TensorFlow 2's eager context do not apply. The
+    ``tf.compat.v1`` API alone is not that: it runs eagerly on the pinned TensorFlow 2."""
+    evidence = target.tf1_from
+    return evidence is not None and not evidence.allowed.open_ended
 
 
 def _asks_which_tensorflow(index: ModuleIndex, attribute: cst.Attribute, qualified: str) -> bool:
