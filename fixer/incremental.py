@@ -19,11 +19,12 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
+from fixer.class_members import ClassChunk, Member, cut_class
 from fixer.engine import ParsedSource, may_be_too_complex, parse_source
 from fixer.expected_failure import expected_failure_lines
 from fixer.positions import positions as positions_of
@@ -184,10 +185,11 @@ def resplit(previous: list[str], text: str) -> list[str] | None:
 
 
 class DocumentParser:
-    """Parses successive versions of one document, reusing the chunks that did not change."""
+    """Parses successive versions of one document, reusing the chunks that did not change, and
+    the members of a long class that did not (fixer/class_members.py)."""
 
     def __init__(self) -> None:
-        self._chunks: dict[tuple[str, int, bool], _Chunk] = {}
+        self._chunks: dict[tuple[str, int, bool], _Chunk | ClassChunk] = {}
         self._texts: list[str] = []  # the chunk texts of the previous version
 
     def parse(self, path: str, text: str) -> ParsedSource | Finding:
@@ -196,7 +198,7 @@ class DocumentParser:
             self._chunks, self._texts = {}, []
             return parse_source(path, text)  # it refuses what would crash libcst before parsing chunks
         texts = (resplit(self._texts, text) if self._texts else None) or split_chunks(text)
-        chunks = self._chunks_of(texts) if texts is not None else None
+        chunks = self._chunks_of(texts, _first_newline(text)) if texts is not None else None
         self._texts = texts if chunks is not None and texts is not None else []
         if chunks is None:
             self._chunks = {}
@@ -219,23 +221,72 @@ class DocumentParser:
             module, index, ChunkPositions(module, index, chunks), expected_failures=_expected_failures(chunks)
         )
 
-    def _chunks_of(self, texts: list[str]) -> list[_Chunk] | None:
+    def _chunks_of(self, texts: list[str], newline: str) -> list[_Chunk | ClassChunk] | None:
         """The chunk for each text, from the previous version where the text is unchanged."""
         seen: Counter[str] = Counter()
-        kept: dict[tuple[str, int, bool], _Chunk] = {}
+        keys: list[tuple[str, int, bool]] = []
         for number, chunk_text in enumerate(texts):
             # Equal texts get distinct keys (and trees): rules key their tables on node identity.
-            key = (chunk_text, seen[chunk_text], number == 0)
+            keys.append((chunk_text, seen[chunk_text], number == 0))
             seen[chunk_text] += 1
-            chunk = self._chunks.get(key) or _Chunk.parse(chunk_text, first=number == 0)
+        kept = {key: self._chunks[key] for key in keys if key in self._chunks}
+        in_use = {id(chunk) for chunk in kept.values()}
+        spare = _Parts(chunk for chunk in self._chunks.values() if id(chunk) not in in_use)
+        chunks: list[_Chunk | ClassChunk] = []
+        for key in keys:
+            chunk = kept.get(key) or _parse_chunk(key[0], key[2], newline, spare)
             if chunk is None:
                 return None
-            kept[key] = chunk
-        self._chunks = kept
-        return list(kept.values())
+            chunks.append(chunk)
+        self._chunks = dict(zip(keys, chunks))
+        return chunks
 
 
-def _expected_failures(chunks: list[_Chunk]) -> frozenset[int]:
+def _first_newline(text: str) -> str:
+    """The document's first line ending, which libcst takes as the module's default."""
+    end = text.find("\n")
+    return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
+
+
+class _Parts:
+    """The heads and members of the previous version's classes that no kept chunk holds: an
+    edited class takes those whose text is unchanged (each part stands in one place only)."""
+
+    def __init__(self, chunks: Iterable[_Chunk | ClassChunk]) -> None:
+        self._heads: dict[tuple[str, bool], list[_Chunk]] = {}
+        self._members: dict[tuple[str, str], list[Member]] = {}
+        for chunk in chunks:
+            if isinstance(chunk, ClassChunk) and isinstance(chunk.head, _Chunk):
+                self._heads.setdefault((chunk.head.text, chunk.first), []).append(chunk.head)
+                for member in chunk.members:
+                    self._members.setdefault((member.text, member.newline), []).append(member)
+
+    def head(self, text: str, first: bool) -> _Chunk | None:
+        """A head parsed from ``text`` before, or a new parse of it."""
+        spare = self._heads.get((text, first))
+        return spare.pop() if spare else _Chunk.parse(text, first)
+
+    def member(self, text: str, newline: str) -> Member | None:
+        """A member parsed from ``text`` before, or a new parse of it."""
+        spare = self._members.get((text, newline))
+        return spare.pop() if spare else Member.parse(text, newline)
+
+
+def _parse_chunk(text: str, first: bool, newline: str, spare: _Parts) -> _Chunk | ClassChunk | None:
+    """A chunk parsed again: a class of several members from its parts, else whole."""
+    cut = cut_class(text)
+    if cut is not None:
+        head_text, member_texts = cut
+        head = spare.head(head_text, first)
+        members = [spare.member(member_text, newline) for member_text in member_texts]
+        if head is not None and all(member is not None for member in members):
+            chunk = ClassChunk.assemble(text, head, members, first)  # type: ignore[arg-type]  # no None left
+            if chunk is not None:
+                return chunk
+    return _Chunk.parse(text, first)
+
+
+def _expected_failures(chunks: list[_Chunk | ClassChunk]) -> frozenset[int]:
     """The document's expected-failure lines, from each chunk's (computed once per chunk)."""
     lines: set[int] = set()
     offset = 0
@@ -248,10 +299,10 @@ def _expected_failures(chunks: list[_Chunk]) -> frozenset[int]:
 class ChunkPositions:
     """Positions of an assembled module's nodes, from each chunk's own positions, shifted."""
 
-    def __init__(self, module: cst.Module, index: ModuleIndex, chunks: list[_Chunk]) -> None:
+    def __init__(self, module: cst.Module, index: ModuleIndex, chunks: list[_Chunk | ClassChunk]) -> None:
         self._module = module
         self._parent = index.parent
-        self._owner: dict[cst.CSTNode, tuple[_Chunk, int]] = {}
+        self._owner: dict[cst.CSTNode, tuple[_Chunk | ClassChunk, int]] = {}
         offset = 0
         for chunk in chunks:
             for child in chunk.children():
