@@ -52,31 +52,35 @@ class Head(Protocol):
     def expected_failures(self) -> frozenset[int]: ...
 
 
-def cut_class(text: str) -> tuple[str, list[str]] | None:
+def cut_class(text: str, tree: tuple[ast.ClassDef, int] | None = None) -> tuple[str, list[str]] | None:
     """The head of a chunk that holds one class, and the text of each further part of its body.
 
     A part ends with a member's last line and starts after the previous part's; between two parts
     only blank lines and comments at the members' indentation may stand (libcst gives those to
-    the member below). None when the chunk is not one class of two parts or more.
+    the member below). None when the chunk is not one class of two parts or more. ``tree`` is
+    CPython's tree of the class when the caller has it, with the number of lines parsed before
+    the chunk (its line numbers count those too).
     """
     if "\t" in text or "\f" in text:
         return None  # indentation libcst and the whole-file parser may read differently
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.ClassDef):
-        return None
-    klass = tree.body[0]
+    if tree is None:
+        try:
+            module = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        if len(module.body) != 1 or not isinstance(module.body[0], ast.ClassDef):
+            return None
+        tree = module.body[0], 0
+    klass, before = tree
     lines = _LINE.findall(text)
-    if klass.end_lineno != len(lines) or len(klass.body) < 2:
+    if (klass.end_lineno or klass.lineno) - before != len(lines) or len(klass.body) < 2:
         return None  # lines after the class (a file's footer) may belong to its block
     indent: str | None = None
     ends: list[int] = []  # last line of each part
     for member in klass.body:
         decorators = getattr(member, "decorator_list", ())
-        start = min([member.lineno, *(d.lineno for d in decorators)])
-        end = member.end_lineno or member.lineno
+        start = min([member.lineno, *(d.lineno for d in decorators)]) - before
+        end = (member.end_lineno or member.lineno) - before
         first_line = lines[start - 1]
         margin = first_line[: len(first_line) - len(first_line.lstrip(" "))]
         if not ends:

@@ -98,16 +98,28 @@ def split_chunks(text: str) -> list[str] | None:
     The first chunk also holds the file's header, the last one its footer. None when the text
     does not parse or cannot be split safely.
     """
+    split = _split_chunks(text)
+    return split[0] if split is not None else None
+
+
+# A chunk that holds one class: CPython's tree of it, and the lines of the text parsed before it
+# (its lines are the tree's, less these), so that fixer/class_members.py need not parse it again.
+ClassTrees = dict[int, tuple[ast.ClassDef, int]]
+
+
+def _split_chunks(text: str) -> tuple[list[str], ClassTrees] | None:
+    """:func:`split_chunks`, and the tree of each chunk that holds one class, by chunk number."""
     split = _split(text)
     if split is None:
         return None
-    lines, ends = split
+    lines, ends, groups = split
     ends[-1] = len(lines)
-    return _cut(lines, ends)
+    return _cut(lines, ends), _class_trees(groups, ends)
 
 
-def _split(text: str) -> tuple[list[str], list[int]] | None:
-    """The lines of ``text`` and the last line of each chunk (trailing lines not included)."""
+def _split(text: str) -> tuple[list[str], list[int], list[list[ast.stmt]]] | None:
+    """The lines of ``text``, the last line of each chunk (trailing lines not included), and
+    each chunk's statements."""
     if "\r" in text and text.count("\r") != text.count("\r\n"):
         return None  # lone carriage returns: Python and our line split would count lines apart
     try:
@@ -116,6 +128,7 @@ def _split(text: str) -> tuple[list[str], list[int]] | None:
         return None
     lines = _LINE.findall(text)
     ends: list[int] = []  # last line of each chunk
+    groups: list[list[ast.stmt]] = []
     for statement in tree.body:
         decorators = getattr(statement, "decorator_list", ())
         start = min([statement.lineno, *(d.lineno for d in decorators)])
@@ -123,9 +136,21 @@ def _split(text: str) -> tuple[list[str], list[int]] | None:
         gap = lines[ends[-1] : start - 1] if ends else []
         if ends and (start <= ends[-1] or not all(_SPLITTABLE_GAP.match(line) for line in gap)):
             ends[-1] = max(ends[-1], end)  # `a; b` on one line, or a gap libcst may attach above
+            groups[-1].append(statement)
         else:
             ends.append(end)
-    return (lines, ends) if ends else None
+            groups.append([statement])
+    return (lines, ends, groups) if ends else None
+
+
+def _class_trees(groups: list[list[ast.stmt]], ends: list[int], first: int = 0) -> ClassTrees:
+    """The chunks (numbered from ``first``) that hold one class statement, with its tree."""
+    starts = [0, *ends[:-1]]
+    return {
+        first + number: (group[0], start)
+        for number, (group, start) in enumerate(zip(groups, starts, strict=True))
+        if len(group) == 1 and isinstance(group[0], ast.ClassDef)
+    }
 
 
 def _cut(lines: list[str], ends: list[int]) -> list[str]:
@@ -149,6 +174,12 @@ def resplit(previous: list[str], text: str) -> list[str] | None:
     them goes through Python's parser. None when that is not certain to equal
     :func:`split_chunks` (the caller then splits the whole text).
     """
+    split = _resplit(previous, text)
+    return split[0] if split is not None else None
+
+
+def _resplit(previous: list[str], text: str) -> tuple[list[str], ClassTrees] | None:
+    """:func:`resplit`, and the tree of each re-split chunk that holds one class."""
     head, start = 0, 0
     # The last chunk may end with the file's footer lines: it is kept only as the last chunk.
     while head < len(previous) - 1 and text.startswith(previous[head], start):
@@ -166,22 +197,24 @@ def resplit(previous: list[str], text: str) -> list[str] | None:
         tail += 1
     kept_head, kept_tail = previous[:head], previous[tail:]
     middle: list[str] = []
+    classes: ClassTrees = {}
     if start < end:
         split = _split(text[start:end])
         if split is None:
             return None
-        lines, ends = split
+        lines, ends, groups = split
         if kept_tail and ends[-1] != len(lines):
             return None  # trailing comments would belong to the next chunk
         ends[-1] = len(lines)
         middle = _cut(lines, ends)
+        classes = _class_trees(groups, ends, first=len(kept_head))
     chunks = [*kept_head, *middle, *kept_tail]
     joins = [len(kept_head)] if kept_head else []
     if kept_tail and (kept_head or middle):
         joins.append(len(chunks) - len(kept_tail))
     if not chunks or not all(_starts_after_a_gap(chunks[j]) for j in joins if j < len(chunks)):
         return None
-    return chunks
+    return chunks, classes
 
 
 class DocumentParser:
@@ -197,8 +230,9 @@ class DocumentParser:
         if may_be_too_complex(text):
             self._chunks, self._texts = {}, []
             return parse_source(path, text)  # it refuses what would crash libcst before parsing chunks
-        texts = (resplit(self._texts, text) if self._texts else None) or split_chunks(text)
-        chunks = self._chunks_of(texts, _first_newline(text)) if texts is not None else None
+        split = (_resplit(self._texts, text) if self._texts else None) or _split_chunks(text)
+        texts = split[0] if split is not None else None
+        chunks = self._chunks_of(texts, split[1], _first_newline(text)) if split is not None else None
         self._texts = texts if chunks is not None and texts is not None else []
         if chunks is None:
             self._chunks = {}
@@ -221,8 +255,9 @@ class DocumentParser:
             module, index, ChunkPositions(module, index, chunks), expected_failures=_expected_failures(chunks)
         )
 
-    def _chunks_of(self, texts: list[str], newline: str) -> list[_Chunk | ClassChunk] | None:
-        """The chunk for each text, from the previous version where the text is unchanged."""
+    def _chunks_of(self, texts: list[str], classes: ClassTrees, newline: str) -> list[_Chunk | ClassChunk] | None:
+        """The chunk for each text, from the previous version where the text is unchanged;
+        ``classes``: the trees of the chunks that hold one class (for those not kept)."""
         seen: Counter[str] = Counter()
         keys: list[tuple[str, int, bool]] = []
         for number, chunk_text in enumerate(texts):
@@ -233,8 +268,8 @@ class DocumentParser:
         in_use = {id(chunk) for chunk in kept.values()}
         spare = _Parts(chunk for chunk in self._chunks.values() if id(chunk) not in in_use)
         chunks: list[_Chunk | ClassChunk] = []
-        for key in keys:
-            chunk = kept.get(key) or _parse_chunk(key[0], key[2], newline, spare)
+        for number, key in enumerate(keys):
+            chunk = kept.get(key) or _parse_chunk(key[0], key[2], newline, spare, classes.get(number))
             if chunk is None:
                 return None
             chunks.append(chunk)
@@ -272,9 +307,12 @@ class _Parts:
         return spare.pop() if spare else Member.parse(text, newline)
 
 
-def _parse_chunk(text: str, first: bool, newline: str, spare: _Parts) -> _Chunk | ClassChunk | None:
-    """A chunk parsed again: a class of several members from its parts, else whole."""
-    cut = cut_class(text)
+def _parse_chunk(
+    text: str, first: bool, newline: str, spare: _Parts, tree: tuple[ast.ClassDef, int] | None
+) -> _Chunk | ClassChunk | None:
+    """A chunk parsed again: a class of several members from its parts, else whole. ``tree``:
+    CPython's tree of the chunk's class, when the split built one."""
+    cut = cut_class(text, tree)
     if cut is not None:
         head_text, member_texts = cut
         head = spare.head(head_text, first)
