@@ -19,7 +19,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
@@ -30,6 +30,9 @@ from fixer.expected_failure import expected_failure_lines
 from fixer.positions import positions as positions_of
 from fixer.tf.index import ModuleIndex
 from fixer.types import Finding
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping
 
 _LINE = re.compile(r".*?(?:\r\n|\n)|.+\Z", re.DOTALL)
 # Between two chunks only blank lines and comments in column 0 may stand: libcst gives those to
@@ -231,9 +234,8 @@ class DocumentParser:
             self._chunks, self._texts = {}, []
             return parse_source(path, text)  # it refuses what would crash libcst before parsing chunks
         split = (_resplit(self._texts, text) if self._texts else None) or _split_chunks(text)
-        texts = split[0] if split is not None else None
-        chunks = self._chunks_of(texts, split[1], _first_newline(text)) if split is not None else None
-        self._texts = texts if chunks is not None and texts is not None else []
+        chunks = self._chunks_of(*split, _first_newline(text)) if split is not None else None
+        self._texts = split[0] if chunks is not None and split is not None else []
         if chunks is None:
             self._chunks = {}
             return parse_source(path, text)
@@ -273,7 +275,7 @@ class DocumentParser:
             if chunk is None:
                 return None
             chunks.append(chunk)
-        self._chunks = dict(zip(keys, chunks))
+        self._chunks = dict(zip(keys, chunks, strict=True))
         return chunks
 
 
