@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
+from fixer.class_members import ClassChunk, Member, cut_class
 from fixer.engine import ParsedSource, may_be_too_complex, parse_source
 from fixer.expected_failure import expected_failure_lines
 from fixer.positions import positions as positions_of
 from fixer.tf.index import ModuleIndex
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
     from fixer.types import Finding
 
@@ -102,16 +103,28 @@ def split_chunks(text: str) -> list[str] | None:
     The first chunk also holds the file's header, the last one its footer. None when the text
     does not parse or cannot be split safely.
     """
+    split = _split_chunks(text)
+    return split[0] if split is not None else None
+
+
+# A chunk that holds one class: CPython's tree of it, and the lines of the text parsed before it
+# (its lines are the tree's, less these), so that fixer/class_members.py need not parse it again.
+ClassTrees = dict[int, tuple[ast.ClassDef, int]]
+
+
+def _split_chunks(text: str) -> tuple[list[str], ClassTrees] | None:
+    """:func:`split_chunks`, and the tree of each chunk that holds one class, by chunk number."""
     split = _split(text)
     if split is None:
         return None
-    lines, ends = split
+    lines, ends, groups = split
     ends[-1] = len(lines)
-    return _cut(lines, ends)
+    return _cut(lines, ends), _class_trees(groups, ends)
 
 
-def _split(text: str) -> tuple[list[str], list[int]] | None:
-    """The lines of ``text`` and the last line of each chunk (trailing lines not included)."""
+def _split(text: str) -> tuple[list[str], list[int], list[list[ast.stmt]]] | None:
+    """The lines of ``text``, the last line of each chunk (trailing lines not included), and
+    each chunk's statements."""
     if "\r" in text and text.count("\r") != text.count("\r\n"):
         return None  # lone carriage returns: Python and our line split would count lines apart
     try:
@@ -120,6 +133,7 @@ def _split(text: str) -> tuple[list[str], list[int]] | None:
         return None
     lines = _LINE.findall(text)
     ends: list[int] = []  # last line of each chunk
+    groups: list[list[ast.stmt]] = []
     for statement in tree.body:
         decorators = getattr(statement, "decorator_list", ())
         start = min([statement.lineno, *(d.lineno for d in decorators)])
@@ -127,9 +141,21 @@ def _split(text: str) -> tuple[list[str], list[int]] | None:
         gap = lines[ends[-1] : start - 1] if ends else []
         if ends and (start <= ends[-1] or not all(_SPLITTABLE_GAP.match(line) for line in gap)):
             ends[-1] = max(ends[-1], end)  # `a; b` on one line, or a gap libcst may attach above
+            groups[-1].append(statement)
         else:
             ends.append(end)
-    return (lines, ends) if ends else None
+            groups.append([statement])
+    return (lines, ends, groups) if ends else None
+
+
+def _class_trees(groups: list[list[ast.stmt]], ends: list[int], first: int = 0) -> ClassTrees:
+    """The chunks (numbered from ``first``) that hold one class statement, with its tree."""
+    starts = [0, *ends[:-1]]
+    return {
+        first + number: (group[0], start)
+        for number, (group, start) in enumerate(zip(groups, starts, strict=True))
+        if len(group) == 1 and isinstance(group[0], ast.ClassDef)
+    }
 
 
 def _cut(lines: list[str], ends: list[int]) -> list[str]:
@@ -153,6 +179,12 @@ def resplit(previous: list[str], text: str) -> list[str] | None:
     them goes through Python's parser. None when that is not certain to equal
     :func:`split_chunks` (the caller then splits the whole text).
     """
+    split = _resplit(previous, text)
+    return split[0] if split is not None else None
+
+
+def _resplit(previous: list[str], text: str) -> tuple[list[str], ClassTrees] | None:
+    """:func:`resplit`, and the tree of each re-split chunk that holds one class."""
     head, start = 0, 0
     # The last chunk may end with the file's footer lines: it is kept only as the last chunk.
     while head < len(previous) - 1 and text.startswith(previous[head], start):
@@ -170,29 +202,32 @@ def resplit(previous: list[str], text: str) -> list[str] | None:
         tail += 1
     kept_head, kept_tail = previous[:head], previous[tail:]
     middle: list[str] = []
+    classes: ClassTrees = {}
     if start < end:
         split = _split(text[start:end])
         if split is None:
             return None
-        lines, ends = split
+        lines, ends, groups = split
         if kept_tail and ends[-1] != len(lines):
             return None  # trailing comments would belong to the next chunk
         ends[-1] = len(lines)
         middle = _cut(lines, ends)
+        classes = _class_trees(groups, ends, first=len(kept_head))
     chunks = [*kept_head, *middle, *kept_tail]
     joins = [len(kept_head)] if kept_head else []
     if kept_tail and (kept_head or middle):
         joins.append(len(chunks) - len(kept_tail))
     if not chunks or not all(_starts_after_a_gap(chunks[j]) for j in joins if j < len(chunks)):
         return None
-    return chunks
+    return chunks, classes
 
 
 class DocumentParser:
-    """Parses successive versions of one document, reusing the chunks that did not change."""
+    """Parses successive versions of one document, reusing the chunks that did not change, and
+    the members of a long class that did not (fixer/class_members.py)."""
 
     def __init__(self) -> None:
-        self._chunks: dict[tuple[str, int, bool], _Chunk] = {}
+        self._chunks: dict[tuple[str, int, bool], _Chunk | ClassChunk] = {}
         self._texts: list[str] = []  # the chunk texts of the previous version
 
     def parse(self, path: str, text: str) -> ParsedSource | Finding:
@@ -200,9 +235,9 @@ class DocumentParser:
         if may_be_too_complex(text):
             self._chunks, self._texts = {}, []
             return parse_source(path, text)  # it refuses what would crash libcst before parsing chunks
-        texts = (resplit(self._texts, text) if self._texts else None) or split_chunks(text)
-        chunks = self._chunks_of(texts) if texts is not None else None
-        self._texts = texts if chunks is not None and texts is not None else []
+        split = (_resplit(self._texts, text) if self._texts else None) or _split_chunks(text)
+        chunks = self._chunks_of(*split, _first_newline(text)) if split is not None else None
+        self._texts = split[0] if chunks is not None and split is not None else []
         if chunks is None:
             self._chunks = {}
             return parse_source(path, text)
@@ -224,23 +259,76 @@ class DocumentParser:
             module, index, ChunkPositions(module, index, chunks), expected_failures=_expected_failures(chunks)
         )
 
-    def _chunks_of(self, texts: list[str]) -> list[_Chunk] | None:
-        """The chunk for each text, from the previous version where the text is unchanged."""
+    def _chunks_of(self, texts: list[str], classes: ClassTrees, newline: str) -> list[_Chunk | ClassChunk] | None:
+        """The chunk for each text, from the previous version where the text is unchanged;
+        ``classes``: the trees of the chunks that hold one class (for those not kept)."""
         seen: Counter[str] = Counter()
-        kept: dict[tuple[str, int, bool], _Chunk] = {}
+        keys: list[tuple[str, int, bool]] = []
         for number, chunk_text in enumerate(texts):
             # Equal texts get distinct keys (and trees): rules key their tables on node identity.
-            key = (chunk_text, seen[chunk_text], number == 0)
+            keys.append((chunk_text, seen[chunk_text], number == 0))
             seen[chunk_text] += 1
-            chunk = self._chunks.get(key) or _Chunk.parse(chunk_text, first=number == 0)
+        kept = {key: self._chunks[key] for key in keys if key in self._chunks}
+        in_use = {id(chunk) for chunk in kept.values()}
+        spare = _Parts(chunk for chunk in self._chunks.values() if id(chunk) not in in_use)
+        chunks: list[_Chunk | ClassChunk] = []
+        for number, key in enumerate(keys):
+            chunk = kept.get(key) or _parse_chunk(key[0], key[2], newline, spare, classes.get(number))
             if chunk is None:
                 return None
-            kept[key] = chunk
-        self._chunks = kept
-        return list(kept.values())
+            chunks.append(chunk)
+        self._chunks = dict(zip(keys, chunks, strict=True))
+        return chunks
 
 
-def _expected_failures(chunks: list[_Chunk]) -> frozenset[int]:
+def _first_newline(text: str) -> str:
+    """The document's first line ending, which libcst takes as the module's default."""
+    end = text.find("\n")
+    return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
+
+
+class _Parts:
+    """The heads and members of the previous version's classes that no kept chunk holds: an
+    edited class takes those whose text is unchanged (each part stands in one place only)."""
+
+    def __init__(self, chunks: Iterable[_Chunk | ClassChunk]) -> None:
+        self._heads: dict[tuple[str, bool], list[_Chunk]] = {}
+        self._members: dict[tuple[str, str], list[Member]] = {}
+        for chunk in chunks:
+            if isinstance(chunk, ClassChunk) and isinstance(chunk.head, _Chunk):
+                self._heads.setdefault((chunk.head.text, chunk.first), []).append(chunk.head)
+                for member in chunk.members:
+                    self._members.setdefault((member.text, member.newline), []).append(member)
+
+    def head(self, text: str, first: bool) -> _Chunk | None:
+        """A head parsed from ``text`` before, or a new parse of it."""
+        spare = self._heads.get((text, first))
+        return spare.pop() if spare else _Chunk.parse(text, first)
+
+    def member(self, text: str, newline: str) -> Member | None:
+        """A member parsed from ``text`` before, or a new parse of it."""
+        spare = self._members.get((text, newline))
+        return spare.pop() if spare else Member.parse(text, newline)
+
+
+def _parse_chunk(
+    text: str, first: bool, newline: str, spare: _Parts, tree: tuple[ast.ClassDef, int] | None
+) -> _Chunk | ClassChunk | None:
+    """A chunk parsed again: a class of several members from its parts, else whole. ``tree``:
+    CPython's tree of the chunk's class, when the split built one."""
+    cut = cut_class(text, tree)
+    if cut is not None:
+        head_text, member_texts = cut
+        head = spare.head(head_text, first)
+        members = [spare.member(member_text, newline) for member_text in member_texts]
+        if head is not None and all(member is not None for member in members):
+            chunk = ClassChunk.assemble(text, head, members, first)  # type: ignore[arg-type]  # no None left
+            if chunk is not None:
+                return chunk
+    return _Chunk.parse(text, first)
+
+
+def _expected_failures(chunks: list[_Chunk | ClassChunk]) -> frozenset[int]:
     """The document's expected-failure lines, from each chunk's (computed once per chunk)."""
     lines: set[int] = set()
     offset = 0
@@ -253,10 +341,10 @@ def _expected_failures(chunks: list[_Chunk]) -> frozenset[int]:
 class ChunkPositions(Mapping[cst.CSTNode, CodeRange]):
     """Positions of an assembled module's nodes, from each chunk's own positions, shifted."""
 
-    def __init__(self, module: cst.Module, index: ModuleIndex, chunks: list[_Chunk]) -> None:
+    def __init__(self, module: cst.Module, index: ModuleIndex, chunks: list[_Chunk | ClassChunk]) -> None:
         self._module = module
         self._parent = index.parent
-        self._owner: dict[cst.CSTNode, tuple[_Chunk, int]] = {}
+        self._owner: dict[cst.CSTNode, tuple[_Chunk | ClassChunk, int]] = {}
         offset = 0
         for chunk in chunks:
             for child in chunk.children():

@@ -28,6 +28,7 @@ CLEAN = (
     "fixer/__main__.py",
     "fixer/cache.py",
     "fixer/cache_format.py",
+    "fixer/class_members.py",
     "fixer/cli.py",
     "fixer/cli_choices.py",
     "fixer/clusterspec.py",

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterable, Iterator, Mapping
 
 FunctionLike = cst.FunctionDef | cst.Lambda
 _FUNCTION_TYPES = (cst.FunctionDef, cst.Lambda)
@@ -117,6 +117,65 @@ class ModuleIndex(cst.CSTVisitor):
                 for key, nodes in getattr(part, name).items():
                     merged[key].extend(nodes)
         return index
+
+    @classmethod
+    def join(cls, parts: list[tuple[ModuleIndex, int, Mapping[cst.CSTNode, cst.CSTNode]]]) -> ModuleIndex:
+        """The index of a tree assembled from trees indexed on their own, without visiting it.
+
+        Of each part ``(index, start, renamed)`` it keeps the nodes numbered ``start`` or more in
+        pre-order, with each node of ``renamed`` (a node the assembly rebuilt) replaced by its new
+        node, as a node and as a parent. The kept nodes must follow one another in the assembled
+        tree's pre-order. The incremental parser assembles a long class from its members, each
+        parsed inside a stand-in class (fixer/class_members.py).
+        """
+        index = cls()
+        for part, start, renamed in parts:
+            order = part.order
+            kept_renamed = {old: new for old, new in renamed.items() if order[old] >= start}
+            kept: Iterable[cst.CSTNode] = islice(order, start, None)
+            if kept_renamed:
+                kept = [kept_renamed.get(node, node) for node in kept]
+            index.order.update(zip(kept, count(len(index.order))))
+            # Copied whole, then corrected: a copy of the dict costs a fraction of a filtered one.
+            index.parent.update(part.parent)
+            for node in islice(order, start):
+                index.parent.pop(node, None)
+            for old, new in renamed.items():
+                if old in kept_renamed:
+                    index.parent.pop(old, None)  # the root has no parent
+                    above = part.parent.get(old)
+                    if above is not None:
+                        index.parent[new] = renamed.get(above, above)
+                for child in _children(old):
+                    if child not in renamed and order[child] >= start:
+                        index.parent[child] = new
+            for name in _LIST_TABLES:
+                index._extend(getattr(index, name), getattr(part, name), start, order, kept_renamed)
+            for name in _GROUPED_TABLES:
+                merged = getattr(index, name)
+                for key, found in getattr(part, name).items():
+                    index._extend(merged[key], found, start, order, kept_renamed)
+                    if not merged[key]:
+                        del merged[key]
+        return index
+
+    @staticmethod
+    def _extend(
+        table: list[cst.CSTNode],
+        found: list[cst.CSTNode],
+        start: int,
+        order: dict[cst.CSTNode, int],
+        renamed: Mapping[cst.CSTNode, cst.CSTNode],
+    ) -> None:
+        """Append the entries of ``found`` numbered ``start`` or more (a table is in pre-order:
+        the others come first), renamed."""
+        skip = 0
+        while skip < len(found) and order[found[skip]] < start:
+            skip += 1
+        if renamed:
+            table.extend(renamed.get(node, node) for node in found[skip:])
+        else:
+            table.extend(found[skip:] if skip else found)
 
     # Navigation -----------------------------------------------------------------------------
 

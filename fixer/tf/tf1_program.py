@@ -67,12 +67,14 @@ def tf1_program_evidence(index: ModuleIndex, names: NameResolver, path: str, tex
     # A program that asks which TensorFlow runs is written for both: its 1.x names are the fallback.
     for_both = any(_asks_which_tensorflow(index, attribute, qualified) for attribute, qualified in qualified_names)
     for attribute, qualified in qualified_names:
+        tf1_only = qualified.startswith("tensorflow.contrib.") or qualified in _TF1_ONLY_NAMES
+        if not tf1_only and not qualified.startswith(_V1_API_NAMES):
+            continue  # the name first: most attributes are not 1.x names, and an ancestor walk is dear
         if _conditional(index, attribute) or (for_both and qualified not in _V1_API_NAMES):
             continue
-        if qualified.startswith("tensorflow.contrib.") or qualified in _TF1_ONLY_NAMES:
+        if tf1_only:
             return _statement(dotted_name(attribute) or qualified, path, text, tf1_only=True)
-        if qualified.startswith(_V1_API_NAMES):
-            v1_api = v1_api or dotted_name(attribute) or qualified
+        v1_api = v1_api or dotted_name(attribute) or qualified
     return _statement(v1_api, path, text, tf1_only=False) if v1_api is not None else None
 
 
