@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.tf.compat import is_compat_fallback
 from fixer.tf.index import subtree
@@ -12,9 +13,15 @@ from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
 from fixer.tf.names import canonical, dotted_name
 from fixer.types import Applicability, Edit
 
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+
 _SYNC_BN = "keras.layers.experimental.SyncBatchNormalization"
 _DATASET_CREATOR = "keras.utils.experimental.DatasetCreator"
-_LOSS_SCALE_OPTIMIZERS = ("keras.mixed_precision.LossScaleOptimizer", "keras.mixed_precision.experimental.LossScaleOptimizer")
+_LOSS_SCALE_OPTIMIZERS = (
+    "keras.mixed_precision.LossScaleOptimizer",
+    "keras.mixed_precision.experimental.LossScaleOptimizer",
+)
 _OLD_LOSS_SCALING = ("get_scaled_loss", "get_unscaled_gradients")
 # SyncBatchNormalization's keywords, which BatchNormalization takes too under both Kerases;
 # anything else (`fused=`, `renorm=`, `**kwargs`) keeps the finding without an edit.
@@ -57,7 +64,8 @@ class Keras3RemovedDistributeApi(Rule):
 
     `get_scaled_loss(x)` becomes `scale_loss(x)` and `get_unscaled_gradients(g)` becomes `g`
     when both are in the same function and the unscaled gradients go straight to
-    `apply_gradients` (clipped or read on the way, they would stay scaled: no edit then): unsafe, because the rewrite breaks under tf-keras
+    `apply_gradients` (clipped or read on the way, they would stay scaled: no edit then): unsafe,
+    because the rewrite breaks under tf-keras
     (`'LossScaleOptimizerV3' object has no attribute 'scale_loss'`, measured), so it is right
     only when the environment really is Keras 3. `DatasetCreator` has no Keras 3 equivalent
     (Keras 3 has no ParameterServerStrategy `fit`): advice only, use tf-keras or a
@@ -93,7 +101,9 @@ class Keras3RemovedDistributeApi(Rule):
             return
         self._check_removed_names(ctx)
         self._check_removed_imports(ctx)
-        if ctx.tf.strategies.module_has_strategy and not any(ctx.index.functions_by_name.get(n) for n in _OLD_LOSS_SCALING):
+        if ctx.tf.strategies.module_has_strategy and not any(
+            ctx.index.functions_by_name.get(n) for n in _OLD_LOSS_SCALING
+        ):
             self._check_loss_scaling(ctx)
 
     def _check_removed_names(self, ctx: RuleContext) -> None:
@@ -111,7 +121,10 @@ class Keras3RemovedDistributeApi(Rule):
                     "use tf-keras (TF_USE_LEGACY_KERAS=1) or a ClusterCoordinator loop",
                 )
                 continue
-            message = prefix + "`SyncBatchNormalization` is not in Keras 3 (`AttributeError`); use `BatchNormalization(synchronized=True)`"
+            message = (
+                prefix + "`SyncBatchNormalization` is not in Keras 3 (`AttributeError`); "
+                "use `BatchNormalization(synchronized=True)`"
+            )
             ctx.report(attribute, message, edits=_sync_bn_edits(ctx, attribute))
 
     def _check_removed_imports(self, ctx: RuleContext) -> None:
@@ -129,8 +142,13 @@ class Keras3RemovedDistributeApi(Rule):
             ctx.report(
                 node.module,
                 keras_upgrade_prefix(ctx, node.module)
-                + f"`{dotted_name(node.module)}` is not in Keras 3 (`ModuleNotFoundError`), so `{removed[0]}` cannot be imported; "
-                + ("use `BatchNormalization(synchronized=True)`" if removed[0] == "SyncBatchNormalization" else "use tf-keras"),
+                + f"`{dotted_name(node.module)}` is not in Keras 3 (`ModuleNotFoundError`), "
+                f"so `{removed[0]}` cannot be imported; "
+                + (
+                    "use `BatchNormalization(synchronized=True)`"
+                    if removed[0] == "SyncBatchNormalization"
+                    else "use tf-keras"
+                ),
             )
 
     def _check_loss_scaling(self, ctx: RuleContext) -> None:
@@ -151,8 +169,11 @@ class Keras3RemovedDistributeApi(Rule):
             if constructor is None or keras_major(ctx, constructor) != 3:
                 continue
             method = call.func.attr.value  # type: ignore[attr-defined]
-            message = keras_upgrade_prefix(ctx, constructor) + f"`{method}` is not in Keras 3's LossScaleOptimizer (`AttributeError`); "
-            message += "use `scale_loss(loss)` and pass the gradients to `apply_gradients` as they are (it unscales them)"
+            message = (
+                keras_upgrade_prefix(ctx, constructor)
+                + f"`{method}` is not in Keras 3's LossScaleOptimizer (`AttributeError`); "
+                "use `scale_loss(loss)` and pass the gradients to `apply_gradients` as they are (it unscales them)"
+            )
             function = ctx.index.enclosing_function(call)
             edits = None
             if function not in fixed:
@@ -163,7 +184,8 @@ class Keras3RemovedDistributeApi(Rule):
 
 
 def _sync_bn_edits(ctx: RuleContext, attribute: cst.Attribute) -> list[Edit] | None:
-    """``<layers>.experimental.SyncBatchNormalization(args)`` -> ``<layers>.BatchNormalization(args, synchronized=True)``."""
+    """``<layers>.experimental.SyncBatchNormalization(args)`` ->
+    ``<layers>.BatchNormalization(args, synchronized=True)``."""
     call = ctx.index.parent.get(attribute)
     if not isinstance(call, cst.Call) or call.func is not attribute:
         return None
@@ -209,7 +231,9 @@ def _used_before_applied(ctx: RuleContext, call: cst.Call) -> bool:
     normed, returned), or are not bound to a plain name: without the unscaling those reads would
     see gradients still multiplied by the loss scale."""
     parent = ctx.index.parent.get(call)
-    if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
+    if not (
+        isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)
+    ):
         return True
     name = parent.targets[0].target.value
     function = ctx.index.enclosing_function(call)
