@@ -53,6 +53,7 @@ CLEAN = (
     "fixer/written_modules.py",
     # The rule families.
     "codemods/api",
+    "codemods/cluster",
 )
 
 
