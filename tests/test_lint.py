@@ -54,6 +54,7 @@ CLEAN = (
     # The rule families.
     "codemods/api",
     "codemods/cluster",
+    "codemods/multiworker",
 )
 
 
