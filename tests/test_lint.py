@@ -55,6 +55,7 @@ CLEAN = (
     "codemods/api",
     "codemods/cluster",
     "codemods/multiworker",
+    "codemods/reduction",
 )
 
 
