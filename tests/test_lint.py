@@ -56,6 +56,7 @@ CLEAN = (
     "codemods/cluster",
     "codemods/multiworker",
     "codemods/reduction",
+    "codemods/input",
 )
 
 
