@@ -57,6 +57,7 @@ CLEAN = (
     "codemods/multiworker",
     "codemods/reduction",
     "codemods/input",
+    "codemods/placement",
 )
 
 

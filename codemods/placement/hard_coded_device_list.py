@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.test_files import is_test_path
 from fixer.tf.compat import runs_on_tf1
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 _MIRRORED = "tensorflow.distribute.MirroredStrategy"
 # Calls that make or look up the machine's devices: a list under a test of one, or in a module
@@ -143,7 +147,7 @@ def _under_device_test(ctx: RuleContext, call: cst.Call) -> bool:
     return False
 
 
-def _literal_devices(ctx: RuleContext, node: cst.BaseExpression) -> list[str] | None:
+def _literal_devices(ctx: RuleContext, node: cst.BaseExpression) -> list[str | bytes] | None:
     """The device strings of a literal list or tuple (directly or through a name holding only
     it); None when any element is not a plain string or the value is not known."""
     if isinstance(node, cst.Name):
@@ -153,7 +157,7 @@ def _literal_devices(ctx: RuleContext, node: cst.BaseExpression) -> list[str] | 
         node = value
     if not isinstance(node, (cst.List, cst.Tuple)):
         return None
-    devices = []
+    devices: list[str | bytes] = []
     for element in node.elements:
         if not isinstance(element, cst.Element) or not isinstance(element.value, cst.SimpleString):
             return None
