@@ -176,8 +176,9 @@ def _tensor_construct(ctx: RuleContext, call: cst.Call) -> str | None:
     for node in ctx.index.ancestors(call):
         if node is scope:
             break
-        in_loop_body = isinstance(node, cst.For) and ctx.index.is_within(call, node.body)
-        if in_loop_body and isinstance(node.iter, cst.Call) and ctx.tf.names.callee(node.iter) == _RANGE:
+        if not (isinstance(node, cst.For) and ctx.index.is_within(call, node.body)):
+            continue
+        if isinstance(node.iter, cst.Call) and ctx.tf.names.callee(node.iter) == _RANGE:
             return _short(f"for {ctx.source(node.target)} in {ctx.source(node.iter)}")
     return None
 
