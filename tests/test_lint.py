@@ -51,13 +51,14 @@ CLEAN = (
     "fixer/textmap.py",
     "fixer/types.py",
     "fixer/written_modules.py",
-    # The rule families.
+    # codemods/: the rule families and the package itself.
     "codemods/api",
     "codemods/cluster",
     "codemods/multiworker",
     "codemods/reduction",
     "codemods/input",
     "codemods/placement",
+    "codemods/__init__.py",
 )
 
 

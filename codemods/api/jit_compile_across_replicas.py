@@ -154,7 +154,7 @@ def _without_argument(ctx: RuleContext, call: cst.Call, arg: cst.Arg) -> Edit:
     with no argument loses its parentheses."""
     args = list(call.args)
     position = args.index(arg)
-    arg_start = ctx.span(arg.keyword)[0]  # type: ignore[arg-type]
+    arg_start = ctx.span(cst.ensure_type(arg.keyword, cst.Name))[0]
     if position + 1 < len(args):
         # `jit_compile=True, loss=...`: up to the next argument.
         following = args[position + 1]

@@ -164,11 +164,11 @@ class Keras3RemovedDistributeApi(Rule):
         optimizers = _loss_scale_optimizers(ctx)
         fixed: set[object] = set()
         for call in calls:
-            receiver = ctx.source(call.func.value)  # type: ignore[attr-defined]
+            receiver = ctx.source(_method(call).value)
             constructor = optimizers.get(receiver) or _only_constructor(optimizers) or _any_keras_name(ctx)
             if constructor is None or keras_major(ctx, constructor) != 3:
                 continue
-            method = call.func.attr.value  # type: ignore[attr-defined]
+            method = _method(call).attr.value
             message = (
                 keras_upgrade_prefix(ctx, constructor)
                 + f"`{method}` is not in Keras 3's LossScaleOptimizer (`AttributeError`); "
@@ -180,7 +180,12 @@ class Keras3RemovedDistributeApi(Rule):
                 edits = _loss_scaling_edits(ctx, [c for c in calls if ctx.index.enclosing_function(c) is function])
                 if edits:
                     fixed.add(function)
-            ctx.report(call.func.attr, message, edits=edits, applicability=Applicability.UNSAFE)  # type: ignore[attr-defined]
+            ctx.report(_method(call).attr, message, edits=edits, applicability=Applicability.UNSAFE)
+
+
+def _method(call: cst.Call) -> cst.Attribute:
+    """The ``optimizer.method`` of a loss-scaling call (the rule keeps only such method calls)."""
+    return cst.ensure_type(call.func, cst.Attribute)
 
 
 def _sync_bn_edits(ctx: RuleContext, attribute: cst.Attribute) -> list[Edit] | None:
@@ -207,17 +212,18 @@ def _sync_bn_edits(ctx: RuleContext, attribute: cst.Attribute) -> list[Edit] | N
 
 def _loss_scaling_edits(ctx: RuleContext, calls: list[cst.Call]) -> list[Edit] | None:
     """The Keras 3 form of one function's loss scaling, when it both scales and unscales."""
-    methods = {call.func.attr.value for call in calls}  # type: ignore[attr-defined]
+    methods = {_method(call).attr.value for call in calls}
     if methods != set(_OLD_LOSS_SCALING):
         return None  # only half of the pair: what the other half does is not known
     if any(len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star for call in calls):
         return None
-    if any(_used_before_applied(ctx, call) for call in calls if call.func.attr.value == "get_unscaled_gradients"):  # type: ignore[attr-defined]
+    unscaled = [call for call in calls if _method(call).attr.value == "get_unscaled_gradients"]
+    if any(_used_before_applied(ctx, call) for call in unscaled):
         return None  # clipped or read while still scaled: `apply_gradients` unscales only at the end
     edits: list[Edit] = []
     for call in calls:
-        if call.func.attr.value == "get_scaled_loss":  # type: ignore[attr-defined]
-            edits.append(ctx.replace(call.func.attr, "scale_loss"))  # type: ignore[attr-defined]
+        if _method(call).attr.value == "get_scaled_loss":
+            edits.append(ctx.replace(_method(call).attr, "scale_loss"))
         elif _rebinds_its_argument(ctx, call):
             # `grads = opt.get_unscaled_gradients(grads)` would become `grads = grads`: drop the line.
             edits.append(Edit(*ctx.statement_block([ctx.index.statement_of(call)]), ""))

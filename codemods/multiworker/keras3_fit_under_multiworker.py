@@ -184,7 +184,7 @@ class Keras3FitUnderMultiworker(Rule):
         elsewhere in the file; a model whose scopes are unknown keeps the file-level answer.
         """
         strategies = ctx.tf.strategies
-        key = ctx.source(call.func.value)  # type: ignore[attr-defined]
+        key = ctx.source(cst.ensure_type(call.func, cst.Attribute).value)
         here = ctx.index.enclosing_function(call)
         assigns = [a for a in ctx.index.assigns if any(ctx.source(t) == key for t in assignment_targets(a))]
         compiles = [

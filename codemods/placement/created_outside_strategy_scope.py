@@ -616,7 +616,8 @@ class _Finder:
             return True
         if not self.strategies.scope_blocks:
             return False
-        model = creation.call.func.value  # type: ignore[attr-defined]
+        # `model.compile(...)` on a plain name (creations() keeps only those).
+        model = cst.ensure_type(cst.ensure_type(creation.call.func, cst.Attribute).value, cst.Name)
         # The bindings that reach this `compile`: a baseline model compiled before the program
         # rebuilds the name in a scope is not that later model. A model the function builds
         # itself is that local one, not a module-level namesake.

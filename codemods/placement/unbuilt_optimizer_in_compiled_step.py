@@ -129,9 +129,10 @@ class UnbuiltOptimizerInCompiledStep(Rule):
         legacy = legacy_keras(ctx)
         reported: set[int] = set()
         for call in apply_calls(ctx, functions):
-            if call.func.attr.value not in _KERAS3_UPDATES:  # type: ignore[attr-defined]
+            method = cst.ensure_type(call.func, cst.Attribute)  # apply_calls keeps method calls only
+            if method.attr.value not in _KERAS3_UPDATES:
                 continue
-            receiver = call.func.value  # type: ignore[attr-defined]
+            receiver = method.value
             creation = optimizer_creation(ctx, receiver)
             if creation is None or id(creation.call) in reported or not needs_ready(ctx, call, creation):
                 continue

@@ -131,10 +131,11 @@ class GradientClippingBeforeAggregation(Rule):
                 continue
             if ctx.tf.strategies.membership(call) is not Membership.INSIDE or keras_major(ctx, call.func) != 3:
                 continue
+            keyword = cst.ensure_type(arg.keyword, cst.Name).value
             ctx.report(
                 arg,
                 keras_upgrade_prefix(ctx, call.func)
-                + f"Keras 3 applies `{arg.keyword.value}` on each replica before the replicas' gradients are summed "  # type: ignore[union-attr]
+                + f"Keras 3 applies `{keyword}` on each replica before the replicas' gradients are summed "
                 "(a longer step); clip in a custom `train_step` after an all-reduce, or use tf-keras",
             )
 

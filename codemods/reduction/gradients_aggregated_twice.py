@@ -96,10 +96,11 @@ class GradientsAggregatedTwice(Rule):
             skip = next((a for a in call.args if a.keyword is not None and a.keyword.value in _SKIP_KEYWORDS), None)
             if skip is not None:
                 if keras == 3 and creation is not None:
+                    keyword = cst.ensure_type(skip.keyword, cst.Name).value
                     ctx.report(
                         skip,
                         keras_upgrade_prefix(ctx, creation.call.func)
-                        + f"Keras 3's `apply_gradients` has no `{skip.keyword.value}` (`TypeError`); divide the "  # type: ignore[union-attr]
+                        + f"Keras 3's `apply_gradients` has no `{keyword}` (`TypeError`); divide the "
                         "all-reduced gradients by `num_replicas_in_sync` instead",
                     )
                 continue
