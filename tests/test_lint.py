@@ -56,6 +56,14 @@ CLEAN = (
     "fixer/textmap.py",
     "fixer/types.py",
     "fixer/written_modules.py",
+    # codemods/: the rule families and the package itself.
+    "codemods/api",
+    "codemods/cluster",
+    "codemods/multiworker",
+    "codemods/reduction",
+    "codemods/input",
+    "codemods/placement",
+    "codemods/__init__.py",
 )
 
 
@@ -79,11 +87,21 @@ def test_mypy_strict_is_clean():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+_TOP_FOLDERS = ("fixer", "codemods")
+
+
 def _pre_commit_pattern() -> str:
-    """The ``files:`` pattern of the hooks: the listed packages' folders and the listed modules."""
-    packages = [entry.removeprefix("fixer/") for entry in CLEAN if not entry.endswith(".py")]
-    modules = [entry.removeprefix("fixer/").removesuffix(".py") for entry in CLEAN if entry.endswith(".py")]
-    return rf"^fixer/(({'|'.join(packages)})/|({'|'.join(modules)})\.py$)"
+    """The ``files:`` pattern of the hooks: the listed packages' folders and the listed modules,
+    under each top folder."""
+    alternatives = []
+    for top in _TOP_FOLDERS:
+        entries = [entry.removeprefix(f"{top}/") for entry in CLEAN if entry.startswith(f"{top}/")]
+        packages = [entry for entry in entries if not entry.endswith(".py")]
+        modules = [entry.removesuffix(".py") for entry in entries if entry.endswith(".py")]
+        inside = [f"({'|'.join(packages)})/"] if packages else []
+        inside += [rf"({'|'.join(modules)})\.py$"] if modules else []
+        alternatives.append(f"{top}/({'|'.join(inside)})")
+    return f"^({'|'.join(alternatives)})"
 
 
 def test_the_pre_commit_hooks_check_the_same_files():
@@ -98,8 +116,9 @@ def test_the_pre_commit_pattern_takes_exactly_the_listed_files():
     import re
 
     pattern = re.compile(_pre_commit_pattern())
-    listed = [path for path in ROOT.glob("fixer/**/*.py") if any(_holds(entry, path) for entry in CLEAN)]
-    unlisted = [path for path in ROOT.glob("fixer/**/*.py") if path not in listed]
+    files = [path for top in _TOP_FOLDERS for path in ROOT.glob(f"{top}/**/*.py")]
+    listed = [path for path in files if any(_holds(entry, path) for entry in CLEAN)]
+    unlisted = [path for path in files if path not in listed]
     assert listed and unlisted
     assert [p for p in listed if not pattern.search(p.relative_to(ROOT).as_posix())] == []
     assert [p for p in unlisted if pattern.search(p.relative_to(ROOT).as_posix())] == []

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 _MIRRORED = "tensorflow.distribute.MirroredStrategy"
 _TF_FUNCTION = "tensorflow.function"
@@ -103,9 +107,11 @@ class JitCompileAcrossReplicas(Rule):
                 if arg is None or arg in reported:
                     continue
                 reported.add(arg)
+                assert arg.keyword is not None  # _jit_argument only returns keyword arguments
                 ctx.report(
                     arg,
-                    f"`{arg.keyword.value}=True` on `{step.name.value}`, which calls `strategy.run` of a MirroredStrategy, "  # type: ignore[union-attr]
+                    f"`{arg.keyword.value}=True` on `{step.name.value}`, "
+                    "which calls `strategy.run` of a MirroredStrategy, "
                     "fails (`Trying to access resource ... from device ...`); remove it or use XLA per replica",
                     edits=[_without_argument(ctx, call, arg)],
                 )
@@ -135,7 +141,9 @@ def _tf_function_calls(ctx: RuleContext, step: cst.FunctionDef) -> list[cst.Call
         if ctx.tf.names.callee(call) != _TF_FUNCTION or not call.args or call.args[0].keyword is not None:
             continue
         first = call.args[0].value
-        name = first.value if isinstance(first, cst.Name) else first.attr.value if isinstance(first, cst.Attribute) else None
+        if isinstance(first, cst.Attribute):
+            first = first.attr
+        name = first.value if isinstance(first, cst.Name) else None
         if name == step.name.value:
             found.append(call)
     return found
@@ -146,7 +154,7 @@ def _without_argument(ctx: RuleContext, call: cst.Call, arg: cst.Arg) -> Edit:
     with no argument loses its parentheses."""
     args = list(call.args)
     position = args.index(arg)
-    arg_start = ctx.span(arg.keyword)[0]  # type: ignore[arg-type]
+    arg_start = ctx.span(cst.ensure_type(arg.keyword, cst.Name))[0]
     if position + 1 < len(args):
         # `jit_compile=True, loss=...`: up to the next argument.
         following = args[position + 1]

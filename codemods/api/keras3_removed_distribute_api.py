@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.tf.compat import is_compat_fallback
 from fixer.tf.index import subtree
@@ -12,9 +13,15 @@ from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
 from fixer.tf.names import canonical, dotted_name
 from fixer.types import Applicability, Edit
 
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+
 _SYNC_BN = "keras.layers.experimental.SyncBatchNormalization"
 _DATASET_CREATOR = "keras.utils.experimental.DatasetCreator"
-_LOSS_SCALE_OPTIMIZERS = ("keras.mixed_precision.LossScaleOptimizer", "keras.mixed_precision.experimental.LossScaleOptimizer")
+_LOSS_SCALE_OPTIMIZERS = (
+    "keras.mixed_precision.LossScaleOptimizer",
+    "keras.mixed_precision.experimental.LossScaleOptimizer",
+)
 _OLD_LOSS_SCALING = ("get_scaled_loss", "get_unscaled_gradients")
 # SyncBatchNormalization's keywords, which BatchNormalization takes too under both Kerases;
 # anything else (`fused=`, `renorm=`, `**kwargs`) keeps the finding without an edit.
@@ -57,7 +64,8 @@ class Keras3RemovedDistributeApi(Rule):
 
     `get_scaled_loss(x)` becomes `scale_loss(x)` and `get_unscaled_gradients(g)` becomes `g`
     when both are in the same function and the unscaled gradients go straight to
-    `apply_gradients` (clipped or read on the way, they would stay scaled: no edit then): unsafe, because the rewrite breaks under tf-keras
+    `apply_gradients` (clipped or read on the way, they would stay scaled: no edit then): unsafe,
+    because the rewrite breaks under tf-keras
     (`'LossScaleOptimizerV3' object has no attribute 'scale_loss'`, measured), so it is right
     only when the environment really is Keras 3. `DatasetCreator` has no Keras 3 equivalent
     (Keras 3 has no ParameterServerStrategy `fit`): advice only, use tf-keras or a
@@ -93,7 +101,9 @@ class Keras3RemovedDistributeApi(Rule):
             return
         self._check_removed_names(ctx)
         self._check_removed_imports(ctx)
-        if ctx.tf.strategies.module_has_strategy and not any(ctx.index.functions_by_name.get(n) for n in _OLD_LOSS_SCALING):
+        if ctx.tf.strategies.module_has_strategy and not any(
+            ctx.index.functions_by_name.get(n) for n in _OLD_LOSS_SCALING
+        ):
             self._check_loss_scaling(ctx)
 
     def _check_removed_names(self, ctx: RuleContext) -> None:
@@ -111,7 +121,10 @@ class Keras3RemovedDistributeApi(Rule):
                     "use tf-keras (TF_USE_LEGACY_KERAS=1) or a ClusterCoordinator loop",
                 )
                 continue
-            message = prefix + "`SyncBatchNormalization` is not in Keras 3 (`AttributeError`); use `BatchNormalization(synchronized=True)`"
+            message = (
+                prefix + "`SyncBatchNormalization` is not in Keras 3 (`AttributeError`); "
+                "use `BatchNormalization(synchronized=True)`"
+            )
             ctx.report(attribute, message, edits=_sync_bn_edits(ctx, attribute))
 
     def _check_removed_imports(self, ctx: RuleContext) -> None:
@@ -129,8 +142,13 @@ class Keras3RemovedDistributeApi(Rule):
             ctx.report(
                 node.module,
                 keras_upgrade_prefix(ctx, node.module)
-                + f"`{dotted_name(node.module)}` is not in Keras 3 (`ModuleNotFoundError`), so `{removed[0]}` cannot be imported; "
-                + ("use `BatchNormalization(synchronized=True)`" if removed[0] == "SyncBatchNormalization" else "use tf-keras"),
+                + f"`{dotted_name(node.module)}` is not in Keras 3 (`ModuleNotFoundError`), "
+                f"so `{removed[0]}` cannot be imported; "
+                + (
+                    "use `BatchNormalization(synchronized=True)`"
+                    if removed[0] == "SyncBatchNormalization"
+                    else "use tf-keras"
+                ),
             )
 
     def _check_loss_scaling(self, ctx: RuleContext) -> None:
@@ -146,24 +164,33 @@ class Keras3RemovedDistributeApi(Rule):
         optimizers = _loss_scale_optimizers(ctx)
         fixed: set[object] = set()
         for call in calls:
-            receiver = ctx.source(call.func.value)  # type: ignore[attr-defined]
+            receiver = ctx.source(_method(call).value)
             constructor = optimizers.get(receiver) or _only_constructor(optimizers) or _any_keras_name(ctx)
             if constructor is None or keras_major(ctx, constructor) != 3:
                 continue
-            method = call.func.attr.value  # type: ignore[attr-defined]
-            message = keras_upgrade_prefix(ctx, constructor) + f"`{method}` is not in Keras 3's LossScaleOptimizer (`AttributeError`); "
-            message += "use `scale_loss(loss)` and pass the gradients to `apply_gradients` as they are (it unscales them)"
+            method = _method(call).attr.value
+            message = (
+                keras_upgrade_prefix(ctx, constructor)
+                + f"`{method}` is not in Keras 3's LossScaleOptimizer (`AttributeError`); "
+                "use `scale_loss(loss)` and pass the gradients to `apply_gradients` as they are (it unscales them)"
+            )
             function = ctx.index.enclosing_function(call)
             edits = None
             if function not in fixed:
                 edits = _loss_scaling_edits(ctx, [c for c in calls if ctx.index.enclosing_function(c) is function])
                 if edits:
                     fixed.add(function)
-            ctx.report(call.func.attr, message, edits=edits, applicability=Applicability.UNSAFE)  # type: ignore[attr-defined]
+            ctx.report(_method(call).attr, message, edits=edits, applicability=Applicability.UNSAFE)
+
+
+def _method(call: cst.Call) -> cst.Attribute:
+    """The ``optimizer.method`` of a loss-scaling call (the rule keeps only such method calls)."""
+    return cst.ensure_type(call.func, cst.Attribute)
 
 
 def _sync_bn_edits(ctx: RuleContext, attribute: cst.Attribute) -> list[Edit] | None:
-    """``<layers>.experimental.SyncBatchNormalization(args)`` -> ``<layers>.BatchNormalization(args, synchronized=True)``."""
+    """``<layers>.experimental.SyncBatchNormalization(args)`` ->
+    ``<layers>.BatchNormalization(args, synchronized=True)``."""
     call = ctx.index.parent.get(attribute)
     if not isinstance(call, cst.Call) or call.func is not attribute:
         return None
@@ -185,17 +212,18 @@ def _sync_bn_edits(ctx: RuleContext, attribute: cst.Attribute) -> list[Edit] | N
 
 def _loss_scaling_edits(ctx: RuleContext, calls: list[cst.Call]) -> list[Edit] | None:
     """The Keras 3 form of one function's loss scaling, when it both scales and unscales."""
-    methods = {call.func.attr.value for call in calls}  # type: ignore[attr-defined]
+    methods = {_method(call).attr.value for call in calls}
     if methods != set(_OLD_LOSS_SCALING):
         return None  # only half of the pair: what the other half does is not known
     if any(len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star for call in calls):
         return None
-    if any(_used_before_applied(ctx, call) for call in calls if call.func.attr.value == "get_unscaled_gradients"):  # type: ignore[attr-defined]
+    unscaled = [call for call in calls if _method(call).attr.value == "get_unscaled_gradients"]
+    if any(_used_before_applied(ctx, call) for call in unscaled):
         return None  # clipped or read while still scaled: `apply_gradients` unscales only at the end
     edits: list[Edit] = []
     for call in calls:
-        if call.func.attr.value == "get_scaled_loss":  # type: ignore[attr-defined]
-            edits.append(ctx.replace(call.func.attr, "scale_loss"))  # type: ignore[attr-defined]
+        if _method(call).attr.value == "get_scaled_loss":
+            edits.append(ctx.replace(_method(call).attr, "scale_loss"))
         elif _rebinds_its_argument(ctx, call):
             # `grads = opt.get_unscaled_gradients(grads)` would become `grads = grads`: drop the line.
             edits.append(Edit(*ctx.statement_block([ctx.index.statement_of(call)]), ""))
@@ -209,7 +237,9 @@ def _used_before_applied(ctx: RuleContext, call: cst.Call) -> bool:
     normed, returned), or are not bound to a plain name: without the unscaling those reads would
     see gradients still multiplied by the loss scale."""
     parent = ctx.index.parent.get(call)
-    if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
+    if not (
+        isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)
+    ):
         return True
     name = parent.targets[0].target.value
     function = ctx.index.enclosing_function(call)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from fixer.rule import Invalid, Valid
 from fixer.types import Applicability
 
-
 EXAMPLES = (
     Invalid(
         """

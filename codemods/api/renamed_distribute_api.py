@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.target.apis import FROM_IMPORT_FAILS_FROM, REAL_SUBMODULES, exists_in
 from fixer.tf.compat import (
@@ -15,6 +16,9 @@ from fixer.tf.compat import (
 )
 from fixer.tf.names import dotted_name
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 # Deprecated method names on a strategy object -> current names.
 _METHODS = {
@@ -151,9 +155,16 @@ class RenamedDistributeApi(Rule):
             if state is None:
                 continue  # the target has only the old name
             old = attribute.attr.value
-            message = f"`{old}` is removed in {target.label()} (`AttributeError`{target.assumed_note()}); use `{new}`" if state == "removed" else f"`{old}` is deprecated; use `{new}`"
+            if state == "removed":
+                message = (
+                    f"`{old}` is removed in {target.label()} (`AttributeError`{target.assumed_note()}); use `{new}`"
+                )
+            else:
+                message = f"`{old}` is deprecated; use `{new}`"
             same_at_pin = state == _method_state(old, new, target.at_pin().version)
-            ctx.report(attribute.attr, target.upgrade_prefix(same_at_pin) + message, edits=[ctx.replace(attribute.attr, new)])
+            ctx.report(
+                attribute.attr, target.upgrade_prefix(same_at_pin) + message, edits=[ctx.replace(attribute.attr, new)]
+            )
 
     def _check_replaced_methods(self, ctx: RuleContext) -> None:
         """`strategy.make_dataset_iterator(ds)` / `strategy.experimental_run(fn, it)`: TF 1 input and
@@ -180,7 +191,9 @@ class RenamedDistributeApi(Rule):
             if not exists_in(needs, target.version):
                 continue  # the target has no `run` yet: the old method is the one to use
             prefix = target.upgrade_prefix(same_at_pin=exists_in(needs, target.at_pin().version))
-            ctx.report(attribute.attr, f"{prefix}`{attribute.attr.value}` is a TensorFlow 1 strategy method; use `{instead}`")
+            ctx.report(
+                attribute.attr, f"{prefix}`{attribute.attr.value}` is a TensorFlow 1 strategy method; use `{instead}`"
+            )
 
     def _check_qualified_attributes(self, ctx: RuleContext) -> None:
         for attribute in ctx.index.attributes:
@@ -228,35 +241,45 @@ class RenamedDistributeApi(Rule):
             if isinstance(node.names, cst.ImportStar):
                 continue
             renamed = [
-                a for a in node.names
-                if isinstance(a.name, cst.Name) and f"{_EXPERIMENTAL_MODULE}.{a.name.value}" in _CLASSES
+                a
+                for a in node.names
+                if isinstance(a.name, cst.Name)
+                and f"{_EXPERIMENTAL_MODULE}.{a.name.value}" in _CLASSES
                 and exists_in(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0], ctx.tf.target.version)
             ]
             if not renamed:
                 continue
             movable = len(renamed) == len(node.names) and all(
                 _CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0].rsplit(".", 1)[0] == "tensorflow.distribute"
-                and not _name_used_with_blocking_arguments(ctx, a, *_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][1:])
+                and not _name_used_with_blocking_arguments(
+                    ctx, a, *_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][1:]
+                )
                 for a in renamed
             )
-            names = ", ".join(a.name.value for a in renamed)  # type: ignore[union-attr]
+            names = ", ".join(cst.ensure_type(a.name, cst.Name).value for a in renamed)
             pinned = ctx.tf.target.at_pin().version
-            same_at_pin = all(exists_in(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0], pinned) for a in renamed)  # type: ignore[union-attr]
+            same_at_pin = all(exists_in(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0], pinned) for a in renamed)
             message = (
-                f"{ctx.tf.target.upgrade_prefix(same_at_pin)}`{names}` from `tensorflow.distribute.experimental` is deprecated; "
-                "import it from `tensorflow.distribute`"
+                f"{ctx.tf.target.upgrade_prefix(same_at_pin)}`{names}` "
+                "from `tensorflow.distribute.experimental` is deprecated; import it from `tensorflow.distribute`"
             )
             if movable:
                 ctx.report(node.module, message, edits=[ctx.replace(node.module, "tensorflow.distribute")])
             else:
                 ctx.report(node.module, message)
 
-
     def _stale_import(self, ctx: RuleContext, node: cst.ImportFrom) -> bool:
         """Report `from tensorflow.distribute[...] import Name` where the target raises ImportError
         for it (TensorFlow 2.21 on); True when reported."""
-        module = dotted_name(node.module) if node.module is not None else None
-        if module is None or node.relative or not module.startswith("tensorflow.distribute") or isinstance(node.names, cst.ImportStar):
+        if node.module is None:
+            return False
+        module = dotted_name(node.module)
+        if (
+            module is None
+            or node.relative
+            or not module.startswith("tensorflow.distribute")
+            or isinstance(node.names, cst.ImportStar)
+        ):
             return False
         target = ctx.tf.target
         if target.version < FROM_IMPORT_FAILS_FROM:
@@ -269,14 +292,15 @@ class RenamedDistributeApi(Rule):
         current = _CLASSES.get(f"{module}.{first}", (f"{module}.{first}",))[0].replace("tensorflow.", "tf.", 1)
         ctx.report(
             node.module,
-            f"{target.upgrade_prefix()}`from {module} import {first}` raises `ImportError` on {target.label()}{target.assumed_note()}; "
+            f"{target.upgrade_prefix()}`from {module} import {first}` raises `ImportError` "
+            f"on {target.label()}{target.assumed_note()}; "
             f"use `{current}` after `import tensorflow as tf`",
         )
         return True
 
 
 def _method_state(old: str, new: str, version: tuple[int, int]) -> str | None:
-    """"removed" or "deprecated" for strategy method ``old`` in TensorFlow ``version``; None when
+    """ "removed" or "deprecated" for strategy method ``old`` in TensorFlow ``version``; None when
     ``new`` does not exist there (then ``old`` is the right name)."""
     if not exists_in(new, version):
         return None
@@ -294,8 +318,10 @@ def _blocking_argument(call: cst.Call, blocked: frozenset[str], positional: int)
     return None
 
 
-def _name_used_with_blocking_arguments(ctx: RuleContext, alias: cst.ImportAlias, blocked: frozenset[str], positional: int) -> bool:
-    local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else alias.name.value  # type: ignore[union-attr]
+def _name_used_with_blocking_arguments(
+    ctx: RuleContext, alias: cst.ImportAlias, blocked: frozenset[str], positional: int
+) -> bool:
+    local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else alias.name.value
     return any(
         isinstance(call.func, cst.Name) and call.func.value == local and _blocking_argument(call, blocked, positional)
         for call in ctx.index.calls

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.classes import in_unit_test
@@ -16,6 +15,9 @@ from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from fixer.context import RuleContext
     from fixer.tf.replica import RunCall
 
 _PARAMETER_SERVER = "tensorflow.distribute.experimental.ParameterServerStrategy"
@@ -127,9 +129,7 @@ class StrategyRunOutsideTfFunction(Rule):
             self._report(ctx, run.call, func)
 
     def _report(self, ctx: RuleContext, call: cst.Call, func: cst.FunctionDef | cst.Lambda | None) -> None:
-        in_loop = any(
-            isinstance(a, (cst.For, cst.While)) for a in self._ancestors_within(ctx, call, func)
-        )
+        in_loop = any(isinstance(a, (cst.For, cst.While)) for a in self._ancestors_within(ctx, call, func))
         if func is None or not isinstance(func, cst.FunctionDef) or in_loop:
             ctx.report(
                 call,
@@ -159,7 +159,9 @@ class StrategyRunOutsideTfFunction(Rule):
             edits=[*imports, *builds, Edit(line_start, line_start, f"{indent}@{tf}.function{ctx.newline}")],
         )
 
-    def _ancestors_within(self, ctx: RuleContext, node: cst.CSTNode, func):
+    def _ancestors_within(
+        self, ctx: RuleContext, node: cst.CSTNode, func: cst.FunctionDef | cst.Lambda | None
+    ) -> Iterator[cst.CSTNode]:
         for ancestor in ctx.index.ancestors(node):
             if ancestor is func:
                 return
@@ -178,7 +180,7 @@ def _steps_on_first_batch_only(ctx: RuleContext, run: RunCall, func: cst.Functio
     return any(_first_batch(ctx, element) for element in elements)
 
 
-def _called_from_a_loop(ctx: RuleContext, func: cst.CSTNode, depth: int = 0) -> bool:
+def _called_from_a_loop(ctx: RuleContext, func: cst.FunctionDef | cst.Lambda, depth: int = 0) -> bool:
     """A call site of ``func`` in the module sits in a loop, directly or through its own callers
     (unlike `runs_repeatedly`, a function nobody in the module calls counts as called once)."""
     if depth > 8:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.tf.parameters import named_parameters
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 # The real signatures in TensorFlow 2.21 (inspect.signature), in order; `required` have no default.
 _SIGNATURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -21,8 +25,14 @@ _SIGNATURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "tensorflow.train.ClusterSpec": (("cluster",), ("cluster",)),
     # One class under both names on 2.21; the tf.compat.v1 class (cluster_resolver=None) is not it.
-    "tensorflow.distribute.experimental.ParameterServerStrategy": (("cluster_resolver", "variable_partitioner"), ("cluster_resolver",)),
-    "tensorflow.distribute.ParameterServerStrategy": (("cluster_resolver", "variable_partitioner"), ("cluster_resolver",)),
+    "tensorflow.distribute.experimental.ParameterServerStrategy": (
+        ("cluster_resolver", "variable_partitioner"),
+        ("cluster_resolver",),
+    ),
+    "tensorflow.distribute.ParameterServerStrategy": (
+        ("cluster_resolver", "variable_partitioner"),
+        ("cluster_resolver",),
+    ),
 }
 # The ParameterServerStrategy that needs a resolver is the TF 2 one, under that name from 2.4.
 _PARAMETER_SERVER_V2_FROM = (2, 4)
@@ -94,7 +104,11 @@ class ClusterResolverMisuse(Rule):
             unknown = [k for k in keywords if k not in params]
             given = {*params[: len(positional)], *keywords}
             if len(positional) > len(params):
-                ctx.report(call, f"`{short}` takes at most {len(params)} positional arguments ({', '.join(params)}); got {len(positional)}")
+                ctx.report(
+                    call,
+                    f"`{short}` takes at most {len(params)} positional arguments ({', '.join(params)}); "
+                    f"got {len(positional)}",
+                )
             elif unknown:
                 self._unknown(ctx, call, short, unknown, params)
             elif any(r not in given for r in required):
@@ -105,7 +119,9 @@ class ClusterResolverMisuse(Rule):
         `compat.v1.distribute` (names normalise that class to the same qualified name)."""
         return ctx.tf.target.version >= _PARAMETER_SERVER_V2_FROM and "compat.v1.distribute" not in ctx.text
 
-    def _unknown(self, ctx: RuleContext, call: cst.Call, short: str, unknown: list[str], params: tuple[str, ...]) -> None:
+    def _unknown(
+        self, ctx: RuleContext, call: cst.Call, short: str, unknown: list[str], params: tuple[str, ...]
+    ) -> None:
         message = f"`{short}` takes no `{unknown[0]}`"
         tf, imports = ctx.import_module("tensorflow", "tf")
         fixed, hint = self._fixed(ctx, call, short, params, tf)
@@ -115,7 +131,9 @@ class ClusterResolverMisuse(Rule):
         needs_tf = f"{tf}.train.ClusterSpec(" in fixed and f"{tf}.train.ClusterSpec(" not in ctx.source(call)
         ctx.report(call, message, edits=[*(imports if needs_tf else []), ctx.replace(call, fixed)])
 
-    def _fixed(self, ctx: RuleContext, call: cst.Call, short: str, params: tuple[str, ...], tf: str) -> tuple[str | None, str | None]:
+    def _fixed(
+        self, ctx: RuleContext, call: cst.Call, short: str, params: tuple[str, ...], tf: str
+    ) -> tuple[str | None, str | None]:
         """The call with the real signature (and, when it cannot be written, a hint), from
         job keywords (`workers=`, `worker=`, `chief=`, `ps=`: the cluster spec) and task index
         spellings (`task_index=`: `task_id`)."""

@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
-from fixer.tf.tf_config_sources import (
-    NOT_LITERAL,
-    TfConfigSetter,
-    tf_config_deletions,
-    tf_config_pops,
-    tf_config_of,
-    tf_config_setters,
-)
 from fixer.clusterspec import is_no_cluster, is_template, launcher_problem
-from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.test_files import is_test_path
 from fixer.tf.bindings import assignments_to
 from fixer.tf.pipeline_components import component_functions, in_component
 from fixer.tf.processes import shell_start_lines, starts_processes_after
 from fixer.tf.programs import Programs
+from fixer.tf.tf_config_sources import (
+    TfConfigSetter,
+    tf_config_deletions,
+    tf_config_of,
+    tf_config_pops,
+    tf_config_setters,
+)
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from fixer.context import RuleContext
+
+# What `_recomma` keeps: the elements of a dict display or the arguments of a call.
+_Listed = TypeVar("_Listed", cst.BaseDictElement, cst.Arg)
 
 
 class HardcodedTfConfig(Rule):
@@ -123,19 +130,19 @@ class HardcodedTfConfig(Rule):
             if in_component(ctx.index, components, setter.statement):
                 continue  # a KFP component's body is its own pod's program: this IS that pod's launcher
             line = ctx.range(setter.node).start.line
-            if starts_processes_after(ctx.index, ctx.tf.names, setter.node, programs) or any(s > line for s in shell_starts):
+            if starts_processes_after(ctx.index, ctx.tf.names, setter.node, programs) or any(
+                s > line for s in shell_starts
+            ):
                 continue  # a launcher: the TF_CONFIG it sets is what the workers it starts read
             config = tf_config_of(ctx, setter)
-            if config is NOT_LITERAL or is_no_cluster(config) or _removed_unread(ctx, setter):
+            if not isinstance(config, str) or is_no_cluster(config) or _removed_unread(ctx, setter):
                 continue  # `"{}"` fixes no address or index: it clears the cluster (one local worker)
             if is_template(config):
                 continue  # a template with slots for the addresses: TFD603 says so, once for the spec
             # Not "every worker claims the same task": one file per task (`worker0.py`,
             # `worker1.py`) each with its own index is common, and the result cache shares
             # findings between files of equal bytes, so the message cannot depend on the name.
-            message = (
-                "TF_CONFIG is hard-coded: its addresses and task index are fixed in code"
-            )
+            message = "TF_CONFIG is hard-coded: its addresses and task index are fixed in code"
             problem = launcher_problem(config)
             if problem is not None:
                 # Removing it would lose a cluster that no launcher can be written from.
@@ -161,7 +168,8 @@ def _removed_cluster_note(ctx: RuleContext, statement: cst.CSTNode, config: str)
     cluster = json.dumps(json.loads(config)["cluster"])
     indent = ctx.indentation(statement)
     return (
-        f"{indent}# distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was{ctx.newline}"
+        f"{indent}# distfix TFD601: TF_CONFIG comes from each task's launcher now; "
+        f"the cluster removed here was{ctx.newline}"
         f"{indent}# {cluster}{ctx.newline}"
     )
 
@@ -176,26 +184,35 @@ def _removal(ctx: RuleContext, setter: TfConfigSetter, note: str) -> list[Edit] 
         call = setter.node
         assert isinstance(call, cst.Call)
         if isinstance(setter.element, cst.DictElement):
-            container = next(a.value for a in call.args if isinstance(a.value, cst.Dict) and setter.element in a.value.elements)
+            container = next(
+                a.value for a in call.args if isinstance(a.value, cst.Dict) and setter.element in a.value.elements
+            )
             others = [e for e in container.elements if e is not setter.element]
             if others or len(call.args) > 1:
                 if not others:
                     return None  # `update({"TF_CONFIG": ...}, OTHER=...)`: rare, explain only
+                kept = container.with_changes(elements=_recomma(container.elements, others))
                 return [
                     note_edit,
-                    ctx.replace(container, ctx.module.code_for_node(container.with_changes(elements=_recomma(container.elements, others)))),
+                    ctx.replace(container, ctx.module.code_for_node(kept)),
                     *_remove_statements(ctx, _clearers(ctx, setter)),
                 ]
         else:
-            others = [a for a in call.args if a is not setter.element]
-            if others:
-                new_call = call.with_changes(args=_recomma(call.args, others))
-                return [note_edit, ctx.replace(call, ctx.module.code_for_node(new_call)), *_remove_statements(ctx, _clearers(ctx, setter))]
+            other_args = [a for a in call.args if a is not setter.element]
+            if other_args:
+                new_call = call.with_changes(args=_recomma(call.args, other_args))
+                return [
+                    note_edit,
+                    ctx.replace(call, ctx.module.code_for_node(new_call)),
+                    *_remove_statements(ctx, _clearers(ctx, setter)),
+                ]
     removed = [setter.statement, *_literal_binding(ctx, setter.value), *_clearers(ctx, setter)]
     return _remove_statements(ctx, removed, {setter.statement: note})
 
 
-def _remove_statements(ctx: RuleContext, statements: list[cst.CSTNode], notes: dict | None = None) -> list[Edit]:
+def _remove_statements(
+    ctx: RuleContext, statements: list[cst.CSTNode], notes: dict[cst.CSTNode, str] | None = None
+) -> list[Edit]:
     """Edits removing whole statements; a block they would leave empty gets `pass`. A
     ``os.environ.pop(...)`` call among them whose value is used becomes ``os.environ.get(...)``.
     ``notes`` maps a statement to the comment lines that take its place."""
@@ -203,7 +220,7 @@ def _remove_statements(ctx: RuleContext, statements: list[cst.CSTNode], notes: d
     edits = []
     for node in statements:
         if isinstance(node, cst.Call):
-            edits.append(ctx.replace(node.func.attr, "get"))
+            edits.append(ctx.replace(cst.ensure_type(node.func, cst.Attribute).attr, "get"))
     statements = [s for s in statements if not isinstance(s, cst.Call)]
     for statement in statements:
         block = ctx.index.parent.get(statement)
@@ -244,6 +261,7 @@ def _clearers(ctx: RuleContext, setter: TfConfigSetter) -> list[cst.CSTNode]:
         if (
             isinstance(guard, cst.If)
             and guard.orelse is None
+            and isinstance(block, cst.IndentedBlock)
             and list(block.body) == [statement]
             and "TF_CONFIG" in ctx.source(guard.test)
             and ctx.index.enclosing_function(guard) is owner
@@ -259,7 +277,8 @@ def _removed_unread(ctx: RuleContext, setter: TfConfigSetter) -> bool:
     notebook showing the format, not a cluster anything joins."""
     owner = ctx.index.enclosing_function(setter.statement)
     removals = [
-        node for node in tf_config_deletions(ctx) + tf_config_pops(ctx)
+        node
+        for node in tf_config_deletions(ctx) + tf_config_pops(ctx)
         if ctx.index.before(setter.statement, node) and ctx.index.enclosing_function(node) is owner
     ]
     if not removals:
@@ -271,7 +290,7 @@ def _removed_unread(ctx: RuleContext, setter: TfConfigSetter) -> bool:
     return not any(ctx.index.before(setter.statement, r) and ctx.index.before(r, first) for r in readers)
 
 
-def _recomma(original, kept):
+def _recomma(original: Sequence[_Listed], kept: Iterable[_Listed]) -> list[_Listed]:
     """``kept`` elements/arguments with the last one's comma as the original last one had it."""
     kept = list(kept)
     if kept and original and kept[-1] is not original[-1]:
@@ -290,7 +309,7 @@ def _summary(config: str) -> str:
     return ", ".join(f"{len(v)} {k}" for k, v in cluster.items() if isinstance(v, list))
 
 
-def _remove_statement(ctx: RuleContext, statement: cst.BaseStatement) -> Edit:
+def _remove_statement(ctx: RuleContext, statement: cst.CSTNode) -> Edit:
     start = ctx.textmap.line_starts[ctx.range(statement).start.line - 1]
     end = ctx.textmap.line_end(ctx.range(statement).end.line)
     return Edit(start, end, "")

@@ -8,7 +8,6 @@ from __future__ import annotations
 from fixer.rule import Invalid, Valid
 from fixer.types import Applicability
 
-
 EXAMPLES = (
     Invalid(
         '''
@@ -254,7 +253,7 @@ EXAMPLES = (
         note="suppressed",
     ),
     Invalid(
-        '''
+        """
         import json
         import os
 
@@ -262,8 +261,8 @@ EXAMPLES = (
 
         os.environ["TF_CONFIG"] = json.dumps(dict(cluster=dict(worker=["n1:2222", "n2:2222"]), task=dict(type="worker", index=0)))
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        ''',
-        after='''
+        """,
+        after="""
         import json
         import os
 
@@ -272,13 +271,13 @@ EXAMPLES = (
         # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
         # {"worker": ["n1:2222", "n2:2222"]}
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        ''',
-        note='json.dumps of dict(...) calls',
+        """,
+        note="json.dumps of dict(...) calls",
         range="6:1-6:123",
         applicability=Applicability.UNSAFE,
     ),
     Invalid(
-        '''
+        """
         import json
         import os
 
@@ -289,8 +288,8 @@ EXAMPLES = (
             "TF_CONFIG": json.dumps({"cluster": {"worker": ["g1:4000", "g2:4000"]}, "task": {"type": "worker", "index": 1}}),
         })
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        ''',
-        after='''
+        """,
+        after="""
         import json
         import os
 
@@ -302,21 +301,21 @@ EXAMPLES = (
             "TF_CPP_MIN_LOG_LEVEL": "2",
         })
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        ''',
-        note='update() with another variable: only the TF_CONFIG key goes',
+        """,
+        note="update() with another variable: only the TF_CONFIG key goes",
         range="6:1-9:3",
         applicability=Applicability.UNSAFE,
     ),
     Invalid(
-        '''
+        """
         import os
 
         import tensorflow as tf
 
         os.environ.update(TF_CONFIG='{"cluster": {"worker": ["n1:1", "n2:1"]}, "task": {"type": "worker", "index": 0}}', NCCL_DEBUG="WARN")
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        ''',
-        after='''
+        """,
+        after="""
         import os
 
         import tensorflow as tf
@@ -325,13 +324,13 @@ EXAMPLES = (
         # {"worker": ["n1:1", "n2:1"]}
         os.environ.update(NCCL_DEBUG="WARN")
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        ''',
-        note='update() keywords: only TF_CONFIG goes',
+        """,
+        note="update() keywords: only TF_CONFIG goes",
         range="5:1-5:132",
         applicability=Applicability.UNSAFE,
     ),
     Invalid(
-        '''
+        """
         import json
         import os
 
@@ -345,8 +344,8 @@ EXAMPLES = (
 
         configure()
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        ''',
-        after='''
+        """,
+        after="""
         import json
         import os
 
@@ -361,27 +360,27 @@ EXAMPLES = (
 
         configure()
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        ''',
-        note='the only statement of a function: pass remains',
+        """,
+        note="the only statement of a function: pass remains",
         range="9:5-9:47",
         applicability=Applicability.UNSAFE,
     ),
     Invalid(
-        '''
+        """
         import os
 
         import tensorflow as tf
 
         os.environ["TF_CONFIG"] = '{"cluster": {"worker": ["n1:2222", "n2"]}, "task": {"type": "worker", "index": 0}}'
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        ''',
+        """,
         after=None,
-        note='a cluster no launcher can carry is kept: advice',
+        note="a cluster no launcher can carry is kept: advice",
         range="5:1-5:111",
         applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
-        '''
+        """
         import json
         import os
 
@@ -391,8 +390,8 @@ EXAMPLES = (
         cfg["task"]["index"] = 1
         os.environ["TF_CONFIG"] = json.dumps(cfg)
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        ''',
-        after='''
+        """,
+        after="""
         import json
         import os
 
@@ -403,13 +402,13 @@ EXAMPLES = (
         # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
         # {"worker": ["n1:2222", "n2:2222"]}
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        ''',
-        note='a literal changed by a literal item assignment',
+        """,
+        note="a literal changed by a literal item assignment",
         range="8:1-8:42",
         applicability=Applicability.UNSAFE,
     ),
     Valid(
-        '''
+        """
         import json
         import os
 
@@ -418,30 +417,30 @@ EXAMPLES = (
         cfg = {"cluster": {"worker": ["n1:2222", "n2:2222"]}, "task": {"type": "worker", "index": 0}}
         cfg["task"]["index"] = args.task_index
         os.environ["TF_CONFIG"] = json.dumps(cfg)
-        ''',
-        note='the index set from flags afterwards',
+        """,
+        note="the index set from flags afterwards",
     ),
     Valid(
-        '''
+        """
         import json
         import os
 
         cfg = {"cluster": {"worker": ["n1:2222", "n2:2222"]}, "task": {"type": "worker"}}
         fill_task(cfg)
         os.environ["TF_CONFIG"] = json.dumps(cfg)
-        ''',
-        note='handed to a function that may fill it',
+        """,
+        note="handed to a function that may fill it",
     ),
     Valid(
-        '''
+        """
         import json
         import os
 
         cfg = {"cluster": {"worker": ["n1:2222", "n2:2222"]}}
         cfg.update(task={"type": "worker", "index": int(os.environ["RANK"])})
         os.environ["TF_CONFIG"] = json.dumps(cfg)
-        ''',
-        note='updated from the environment',
+        """,
+        note="updated from the environment",
     ),
     Invalid(
         """

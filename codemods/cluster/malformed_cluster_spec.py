@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from fixer.tf.tf_config_sources import report_cluster_problems
-from fixer.context import RuleContext
+from typing import TYPE_CHECKING
+
 from fixer.rule import Rule
+from fixer.tf.tf_config_sources import report_cluster_problems
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 
 class MalformedClusterSpec(Rule):

@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf_config_sources import tf_config_setters
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef)
 # How a notebook starts worker processes (its magics are kept as comments in the analysed text).
@@ -87,9 +91,7 @@ class TfConfigSetAfterStrategy(Rule):
             )
 
 
-def _read_by_later_strategy(
-    ctx: RuleContext, setter: cst.BaseStatement, strategies: list[cst.BaseStatement]
-) -> bool:
+def _read_by_later_strategy(ctx: RuleContext, setter: cst.BaseStatement, strategies: list[cst.BaseStatement]) -> bool:
     """A multi-worker strategy is created after ``setter``: the value is for that one (programs
     pasted one after another each set TF_CONFIG before their own strategy)."""
     return any(_runs_later(ctx, setter, other) for other in strategies)
@@ -105,6 +107,6 @@ def _runs_later(ctx: RuleContext, first: cst.BaseStatement, other: cst.BaseState
         body = getattr(ctx.index.parent.get(node), "body", None)
         # Only statement sequences (a module's or an indented block's): an `if`'s body is a block.
         if isinstance(body, (list, tuple)) and node in body:
-            if any(id(s) in other_chain for s in body[body.index(node) + 1:]):
+            if any(id(s) in other_chain for s in body[body.index(node) + 1 :]):
                 return True
     return False

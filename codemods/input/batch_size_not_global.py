@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.tf.pipelines import binding, pipeline
-from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
 from fixer.tf.names import dotted_name
 from fixer.tf.parameters import positional_parameters
+from fixer.tf.pipelines import binding, pipeline
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike
 
 _BATCHES = frozenset({"batch", "padded_batch", "ragged_batch"})
 _FROM_FUNCTION = frozenset({"distribute_datasets_from_function", "experimental_distribute_datasets_from_function"})
@@ -111,7 +116,7 @@ class BatchSizeNotGlobal(Rule):
         strategies = ctx.tf.strategies
         if strategies.single_replica:
             return
-        dataset_fns: set = set()
+        dataset_fns: set[FunctionLike] = set()
         for call in ctx.index.calls:
             func = call.func
             if not isinstance(func, cst.Attribute) or not call.args:
@@ -142,7 +147,7 @@ class BatchSizeNotGlobal(Rule):
             size = argument_value(batch, 0, "batch_size") if batch is not None else None
         if size is None:
             return
-        words = _PER_REPLICA_WORDS
+        words: tuple[str, ...] = _PER_REPLICA_WORDS
         if ctx.tf.strategies.kinds(strategy) & MULTI_WORKER_CLASSES:
             words += _PER_WORKER_WORDS
         name = dotted_name(size)
@@ -163,7 +168,7 @@ class BatchSizeNotGlobal(Rule):
                 f"of `{name}` between replicas; batch with `{unused}`",
             )
 
-    def _dataset_fn(self, ctx: RuleContext, fn) -> None:
+    def _dataset_fn(self, ctx: RuleContext, fn: FunctionLike) -> None:
         """A ``dataset_fn`` whose batches (each one replica's) use the global size."""
         params = positional_parameters(fn)
         if not params:
@@ -174,10 +179,13 @@ class BatchSizeNotGlobal(Rule):
             (call, argument_value(call, 0, "batch_size"))
             for call in ctx.index.calls
             # The method's name first: it spares the walk up the parents of every other call.
-            if isinstance(call.func, cst.Attribute) and call.func.attr.value in _BATCHES and ctx.index.is_within(call, fn)
+            if isinstance(call.func, cst.Attribute)
+            and call.func.attr.value in _BATCHES
+            and ctx.index.is_within(call, fn)
         ]
         # A per-replica size that some batch uses is not ignored (other batches may batch batches).
-        ignored = bool(per_replica) and not any(size is not None and names_in(size) & per_replica for _, size in batches)
+        used = any(size is not None and names_in(size) & per_replica for _, size in batches)
+        ignored = bool(per_replica) and not used
         for call, size in batches:
             if size is None or _uses_context(ctx, size, context, per_replica):
                 continue
@@ -186,7 +194,8 @@ class BatchSizeNotGlobal(Rule):
                 ctx.report(
                     size,
                     f"this `dataset_fn` computes the per-replica batch size (`{sorted(per_replica)[0]}`) but batches "
-                    f"with `{shown}`: each `dataset_fn` batch goes whole to one replica; batch with the per-replica size",
+                    f"with `{shown}`: each `dataset_fn` batch goes whole to one replica; "
+                    "batch with the per-replica size",
                 )
             elif _global_size(ctx, size, call):
                 ctx.report(
@@ -198,7 +207,11 @@ class BatchSizeNotGlobal(Rule):
     def _string_worker_counts(self, ctx: RuleContext) -> None:
         """A batch size computed from a worker count that is a string (or the length of one)."""
         for call in ctx.index.calls:
-            if ctx.tf.names.callee(call) is not None or not isinstance(call.func, cst.Attribute) or call.func.attr.value not in _BATCHES:
+            if (
+                ctx.tf.names.callee(call) is not None
+                or not isinstance(call.func, cst.Attribute)
+                or call.func.attr.value not in _BATCHES
+            ):
                 continue
             size = argument_value(call, 0, "batch_size")
             if size is None:
@@ -225,11 +238,11 @@ class BatchSizeNotGlobal(Rule):
             ctx.report(size, f"the worker count in the global batch size is not a number: {detail}")
 
 
-def _dataset_fns(ctx: RuleContext, call: cst.Call) -> list:
+def _dataset_fns(ctx: RuleContext, call: cst.Call) -> list[FunctionLike]:
     """The ``dataset_fn`` a ``distribute_datasets_from_function`` call runs: of several defs of that
     name (notebook cells that redefine it), the last one before the call."""
     found = ctx.tf.replica.resolve_callable(call.args[0].value, call)
-    defs = [f for f in found if isinstance(f, cst.FunctionDef)]
+    defs: list[FunctionLike] = [f for f in found if isinstance(f, cst.FunctionDef)]
     if len(defs) > 1:
         earlier = [f for f in defs if ctx.index.before(f, call)]
         return earlier[-1:] if earlier else defs[-1:]
@@ -261,7 +274,7 @@ def _last_batch(methods: tuple[cst.Call, ...]) -> cst.Call | None:
     return None
 
 
-def _per_replica_names(ctx: RuleContext, fn, context: str) -> set[str]:
+def _per_replica_names(ctx: RuleContext, fn: FunctionLike, context: str) -> set[str]:
     """Names bound in ``fn`` to ``<context>.get_per_replica_batch_size(...)``."""
     names = set()
     for assign in ctx.index.in_function("assigns", fn):
@@ -331,7 +344,9 @@ def _multiplies_replicas(expr: cst.BaseExpression) -> bool:
     return found
 
 
-def _string_count(ctx: RuleContext, size: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> tuple[str, str] | None:
+def _string_count(
+    ctx: RuleContext, size: cst.BaseExpression, at: cst.CSTNode, depth: int = 0
+) -> tuple[str, str] | None:
     """A name looking like a worker count in ``size`` (or in what its names are computed from)
     that holds a string read from the environment (``"string"``) or the length of one
     (``"length"``), with that name."""
@@ -387,7 +402,11 @@ def _unused_global(ctx: RuleContext, size: cst.BaseExpression) -> str | None:
     if not isinstance(size, cst.Name):
         return None
     for assign in ctx.index.assigns:
-        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+        if not (
+            isinstance(assign, cst.Assign)
+            and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+        ):
             continue
         value = assign.value
         if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply)):

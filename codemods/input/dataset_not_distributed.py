@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 import libcst.matchers as m
 
+from fixer.prefilter import STRATEGY
+from fixer.rule import Rule
 from fixer.test_files import assertion_free_test, is_test_path
+from fixer.tf.dataflow import names_in
 from fixer.tf.datasets import DatasetModel
 from fixer.tf.host_batches import NUMPY, HostBatches, unwrap_iteration
 from fixer.tf.importer_uses import DISTRIBUTE, LOOP_RUN, Use
-from fixer.context import RuleContext
-from fixer.prefilter import STRATEGY
-from fixer.tf.dataflow import names_in
-from fixer.rule import Rule
 from fixer.tf.names import dotted_name
 from fixer.tf.parameters import has_parameter, positional_parameters
 from fixer.tf.strategies import visible_defs
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike
+    from fixer.tf.replica import RunCall
 
 
 class DatasetNotDistributed(Rule):
@@ -116,7 +122,8 @@ class DatasetNotDistributed(Rule):
         datasets = DatasetModel(ctx)
         steps = {f: run for run in replica.run_calls for f in [ctx.index.enclosing_function(run.call)] if f is not None}
         host = HostBatches(ctx, datasets)
-        fed: dict[int, tuple[cst.BaseExpression, list[tuple[cst.Call, object]]]] = {}  # by dataset: the calls it feeds
+        # By dataset: the calls it feeds.
+        fed: dict[int, tuple[cst.BaseExpression, list[tuple[cst.Call, RunCall]]]] = {}
         host_batches = []  # (call, batch, kind, run): one per call, reported after the loop
         smoke_test = is_test_path(ctx.path)
         for call in ctx.index.calls:
@@ -162,6 +169,7 @@ class DatasetNotDistributed(Rule):
             datasets = datasets or DatasetModel(ctx)
             where = uses[0].where(importers.root)
             for ret in _returns(ctx, func):
+                assert ret.value is not None  # _returns keeps the returns with a value
                 if not datasets.is_dataset(ret.value, ret):
                     continue
                 ctx.report(
@@ -171,7 +179,7 @@ class DatasetNotDistributed(Rule):
                     "`strategy.experimental_distribute_dataset(...)`, batched by the global size",
                 )
 
-    def _entry(self, ctx: RuleContext, call: cst.Call, steps: dict):
+    def _entry(self, ctx: RuleContext, call: cst.Call, steps: dict[FunctionLike, RunCall]) -> RunCall | None:
         """The run call that ``call`` feeds: itself, or the one in the step it calls."""
         for run in ctx.tf.replica.run_calls:
             if run.call is call:
@@ -181,13 +189,15 @@ class DatasetNotDistributed(Rule):
             for target in visible_defs(ctx.index, func.value, call):
                 if target in steps:
                     return steps[target]
-        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+        elif (
+            isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls")
+        ):
             for target in ctx.index.functions_by_name.get(func.attr.value, []):
                 if target in steps and ctx.index.method_class(target) is not None:
                     return steps[target]
         return None
 
-    def _fed_values(self, ctx: RuleContext, call: cst.Call, run) -> list[cst.BaseExpression]:
+    def _fed_values(self, ctx: RuleContext, call: cst.Call, run: RunCall) -> list[cst.BaseExpression]:
         """The expressions ``call`` hands to the replicas (a run's ``args``, a step's arguments)."""
         if run.call is call:
             args = run.args
@@ -198,11 +208,18 @@ class DatasetNotDistributed(Rule):
             return [args]
         return [a.value for a in call.args]
 
-    def _source(self, ctx: RuleContext, datasets: DatasetModel, value: cst.BaseExpression, near: cst.CSTNode, depth: int = 0):
+    def _source(
+        self, ctx: RuleContext, datasets: DatasetModel, value: cst.BaseExpression, near: cst.CSTNode, depth: int = 0
+    ) -> cst.BaseExpression | None:
         """The dataset expression whose elements ``value`` is: a loop's iterable or `iter(...)`'s argument."""
         if depth > 4:
             return None
-        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "next" and value.args:
+        if (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value == "next"
+            and value.args
+        ):
             return self._iterated(ctx, datasets, value.args[0].value, near, depth + 1)
         if isinstance(value, cst.Subscript):
             return self._source(ctx, datasets, value.value, near, depth + 1)
@@ -221,11 +238,18 @@ class DatasetNotDistributed(Rule):
                 return source
         return None
 
-    def _iterated(self, ctx: RuleContext, datasets: DatasetModel, iterator: cst.BaseExpression, near: cst.CSTNode, depth: int):
+    def _iterated(
+        self, ctx: RuleContext, datasets: DatasetModel, iterator: cst.BaseExpression, near: cst.CSTNode, depth: int
+    ) -> cst.BaseExpression | None:
         """What ``next(iterator)`` reads: ``X`` of the ``iter(X)`` the iterator came from."""
         if depth > 4:
             return None
-        if isinstance(iterator, cst.Call) and isinstance(iterator.func, cst.Name) and iterator.func.value == "iter" and iterator.args:
+        if (
+            isinstance(iterator, cst.Call)
+            and isinstance(iterator.func, cst.Name)
+            and iterator.func.value == "iter"
+            and iterator.args
+        ):
             return iterator.args[0].value
         if isinstance(iterator, (cst.Name, cst.Attribute)):
             key = dotted_name(iterator)
@@ -235,7 +259,7 @@ class DatasetNotDistributed(Rule):
                     return source
         return None
 
-    def _reaches_run(self, ctx: RuleContext, call: cst.Call, run, position: int) -> bool:
+    def _reaches_run(self, ctx: RuleContext, call: cst.Call, run: RunCall, position: int) -> bool:
         """The value at ``position`` of ``call`` is handed to the replicas as it is: an argument of
         the run itself, or a parameter of the step that the step passes on in the run's ``args``
         (a step that builds a distributed dataset from it is not fed batches)."""
@@ -267,7 +291,7 @@ class DatasetNotDistributed(Rule):
                 passed |= {n for t in assign.targets for n in names_in(t.target)}
         return any(isinstance(v, cst.Name) and v.value in passed for v in values)
 
-    def _report_host(self, ctx: RuleContext, batch: cst.BaseExpression, kind: str, run) -> None:
+    def _report_host(self, ctx: RuleContext, batch: cst.BaseExpression, kind: str, run: RunCall) -> None:
         """Advice for a batch made on the host: only the input pipeline's author can rebuild it."""
         strategy = ctx.source(run.strategy)
         if kind == NUMPY:
@@ -286,13 +310,14 @@ class DatasetNotDistributed(Rule):
             f"tf.data (each replica trains on all of its rows); {how}",
         )
 
-    def _report(self, ctx: RuleContext, source: cst.BaseExpression, run, call: cst.Call) -> None:
+    def _report(self, ctx: RuleContext, source: cst.BaseExpression, run: RunCall, call: cst.Call) -> None:
         """Reported at ``call``, the call that hands the batch to the replicas (the step call or
         `strategy.run` itself), where the mistake takes effect; the fix distributes the dataset
         where the loop or `iter(...)` reads it."""
         strategy = ctx.source(run.strategy)
         shown = ctx.source(source)
-        where = f"`{shown}` (line {ctx.range(source).start.line})" if len(shown) <= 40 else f"line {ctx.range(source).start.line}"
+        line = ctx.range(source).start.line
+        where = f"`{shown}` (line {line})" if len(shown) <= 40 else f"line {line}"
         message = (
             f"every replica gets the whole batch of the plain tf.data dataset {where}; distribute it with "
             f"`{strategy}.experimental_distribute_dataset(...)`, batched by the global size"
@@ -303,7 +328,7 @@ class DatasetNotDistributed(Rule):
         replacement = f"{strategy}.experimental_distribute_dataset({shown})"
         ctx.report(call, message, edits=[ctx.replace(source, replacement)])
 
-    def _reachable(self, ctx: RuleContext, source: cst.CSTNode, run) -> bool:
+    def _reachable(self, ctx: RuleContext, source: cst.CSTNode, run: RunCall) -> bool:
         """The run's strategy expression can be written where the dataset is."""
         key = ctx.source(run.strategy)
         here = ctx.index.enclosing_function(source)
@@ -311,11 +336,14 @@ class DatasetNotDistributed(Rule):
             return True
         if key.startswith("self."):
             run_func = ctx.index.enclosing_function(run.call)
-            while run_func is not None and ctx.index.method_class(run_func) is None:
+            # A lambda is never a method: its parent is an expression, not a class body.
+            while run_func is not None and not (
+                isinstance(run_func, cst.FunctionDef) and ctx.index.method_class(run_func) is not None
+            ):
                 run_func = ctx.index.enclosing_function(run_func)
             return (
                 isinstance(here, cst.FunctionDef)
-                and run_func is not None
+                and isinstance(run_func, cst.FunctionDef)
                 and ctx.index.method_class(here) is ctx.index.method_class(run_func)
             )
         scope = here

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from fixer.context import RuleContext
+from typing import TYPE_CHECKING
+
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
-from fixer.tf.tf1_program import runs_tensorflow_1
-from fixer.tf.pipelines import Pipeline, add_helper, auto_shard_policy, distributed_inputs, pipeline
 from fixer.tf.file_sources import file_count, literal_worker_count
+from fixer.tf.pipelines import Pipeline, add_helper, auto_shard_policy, distributed_inputs, pipeline
+from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.types import Edit
 
 # The policies under which a multi-worker strategy splits a file-read input by file.
 _BY_FILE = (None, "AUTO", "FILE")
@@ -97,7 +102,7 @@ class FileShardingWithTooFewFiles(Rule):
             )
 
 
-def _shard_by_data(ctx: RuleContext, found: Pipeline) -> list | None:
+def _shard_by_data(ctx: RuleContext, found: Pipeline) -> list[Edit] | None:
     """Edits that add the DATA policy right after the file source, with its helper."""
     assert found.source is not None
     tf, imports = ctx.import_module("tensorflow", "tf")

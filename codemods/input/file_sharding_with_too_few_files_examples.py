@@ -10,7 +10,8 @@ from textwrap import indent
 from fixer.rule import Invalid, Valid
 
 # The helper the fix adds, indented as the examples' code is.
-_HELPER = indent('''
+_HELPER = indent(
+    '''
 
 def _shard_by_data():
     """Dataset options that auto-shard by data: every worker reads the whole input and keeps its
@@ -21,7 +22,9 @@ def _shard_by_data():
     options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
     return options
 
-''', " " * 8)
+''',
+    " " * 8,
+)
 
 EXAMPLES = (
     Invalid(

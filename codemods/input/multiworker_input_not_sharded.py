@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
+from fixer.rule import Rule
+from fixer.tf.dataflow import names_in, result_never_read
 from fixer.tf.datasets import DATASET_CONSTRUCTORS
+from fixer.tf.file_sources import file_count, literal_worker_count
+from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
+from fixer.tf.parameters import positional_parameters
 from fixer.tf.pipelines import (
     SHUFFLE_SEED,
     Pipeline,
@@ -16,15 +23,13 @@ from fixer.tf.pipelines import (
     seed_shuffles,
     task_dependent,
 )
-from fixer.context import RuleContext
-from fixer.tf.dataflow import names_in, result_never_read
-from fixer.tf.file_sources import file_count, literal_worker_count
-from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
-from fixer.tf.parameters import positional_parameters
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import MULTI_WORKER_CLASSES, visible_defs
-from fixer.rule import Rule
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike
 
 _KERAS_STEPS = frozenset({"train_on_batch", "fit"})
 # Calls that make a function a training step: evaluation or logging loops over a whole dataset
@@ -32,9 +37,41 @@ _KERAS_STEPS = frozenset({"train_on_batch", "fit"})
 _TRAINING_CALLS = frozenset({"apply_gradients", "minimize", "gradient", "train_on_batch", "fit"})
 _BUILTINS = frozenset(
     {
-        "print", "len", "str", "int", "float", "bool", "list", "tuple", "dict", "set", "isinstance", "range",
-        "enumerate", "zip", "sum", "min", "max", "abs", "repr", "format", "sorted", "any", "all", "next", "iter",
-        "type", "getattr", "hasattr", "setattr", "round", "id", "hash", "open", "map", "filter",
+        "print",
+        "len",
+        "str",
+        "int",
+        "float",
+        "bool",
+        "list",
+        "tuple",
+        "dict",
+        "set",
+        "isinstance",
+        "range",
+        "enumerate",
+        "zip",
+        "sum",
+        "min",
+        "max",
+        "abs",
+        "repr",
+        "format",
+        "sorted",
+        "any",
+        "all",
+        "next",
+        "iter",
+        "type",
+        "getattr",
+        "hasattr",
+        "setattr",
+        "round",
+        "id",
+        "hash",
+        "open",
+        "map",
+        "filter",
     }
 )
 _FROM_FUNCTION = frozenset({"distribute_datasets_from_function", "experimental_distribute_datasets_from_function"})
@@ -186,9 +223,7 @@ class MultiworkerInputNotSharded(Rule):
             feeds = self._feeds(ctx, loop)
             if feeds is None:
                 continue
-            message = (
-                "every worker iterates this whole dataset (not distributed nor sharded); "
-            )
+            message = "every worker iterates this whole dataset (not distributed nor sharded); "
             statement = ctx.index.statement_of(loop)
             strategy = strategy_in_reach(ctx, statement)
             if feeds == "run":
@@ -196,15 +231,12 @@ class MultiworkerInputNotSharded(Rule):
                 edits = None
                 seeded = seed_shuffles(ctx, found)
                 if seeded is None:
-                    message += (
-                        " once every worker shuffles identically (one constant seed)"
-                    )
+                    message += " once every worker shuffles identically (one constant seed)"
                 elif strategy is not None and not (seeded and dead_source):
-                    edits = [ctx.replace(iterated, f"{strategy}.experimental_distribute_dataset({ctx.source(iterated)})"), *seeded]
+                    distributed = f"{strategy}.experimental_distribute_dataset({ctx.source(iterated)})"
+                    edits = [ctx.replace(iterated, distributed), *seeded]
                     if seeded:
-                        message += (
-                            f"; its shuffle gets one constant seed (`seed={SHUFFLE_SEED}`)"
-                        )
+                        message += f"; its shuffle gets one constant seed (`seed={SHUFFLE_SEED}`)"
                 ctx.report(iterated, message, edits=edits)
                 continue
             message += "shard it by worker before shuffle and batch (`.shard(num_workers, worker_index)`)"
@@ -284,13 +316,14 @@ class MultiworkerInputNotSharded(Rule):
                     )
                 continue
             edits = [ctx.replace(assign.value.attr, "DATA")]
+            unseeded = False
             for found in pipelines:
                 seeded = seed_shuffles(ctx, found)
                 if seeded is None:
-                    edits = None
+                    unseeded = True
                     break
                 edits += seeded
-            if edits is None:
+            if unseeded:
                 ctx.report(
                     assign.value,
                     message + "use AutoShardPolicy.DATA after making the shuffle identical on every worker (one "
@@ -312,7 +345,11 @@ class MultiworkerInputNotSharded(Rule):
 
     def _options_copy(self, ctx: RuleContext) -> None:
         for assign in ctx.index.assigns:
-            if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and _is_options_copy(assign.targets[0].target):
+            if (
+                isinstance(assign, cst.Assign)
+                and len(assign.targets) == 1
+                and _is_options_copy(assign.targets[0].target)
+            ):
                 ctx.report(
                     assign.targets[0].target,
                     "`ds.options()` returns a copy: this assignment changes nothing; build `tf.data.Options()`, set "
@@ -329,24 +366,19 @@ class MultiworkerInputNotSharded(Rule):
             for fn in ctx.tf.replica.resolve_callable(call.args[0].value):
                 self._check_dataset_fn(ctx, fn)
 
-    def _check_dataset_fn(self, ctx: RuleContext, fn) -> None:
+    def _check_dataset_fn(self, ctx: RuleContext, fn: FunctionLike) -> None:
         params = positional_parameters(fn)
         if not params:
             return
         context = params[0].name.value
-        body_calls = [c for c in ctx.index.calls if ctx.index.is_within(c, fn) and c is not fn]
+        body_calls = [c for c in ctx.index.calls if ctx.index.is_within(c, fn)]
         if any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "shard" for c in body_calls):
             return
-        if any(
-            context in {a.value.value for a in c.args if isinstance(a.value, cst.Name)} for c in body_calls
-        ):
+        if any(context in {a.value.value for a in c.args if isinstance(a.value, cst.Name)} for c in body_calls):
             return  # the context is handed to a helper that may shard
         if _returns_per_task(ctx, fn):
             return  # built by module helpers that shard by worker (or read the worker's files)
-        sources = [
-            c for c in body_calls
-            if (ctx.tf.names.callee(c) or "").startswith(("tensorflow.data.Dataset.", "tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset"))
-        ]
+        sources = [c for c in body_calls if (ctx.tf.names.callee(c) or "").startswith(_DATASET_SOURCES)]
         message = (
             f"`{context}` is never used to shard: every worker reads the whole dataset; add "
             f"`.shard({context}.num_input_pipelines, {context}.input_pipeline_id)` before shuffle and batch"
@@ -359,6 +391,8 @@ class MultiworkerInputNotSharded(Rule):
 
 
 _MULTI_WORKER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in MULTI_WORKER_CLASSES)
+# The sources a `dataset_fn` builds its pipeline from, which `.shard(...)` follows.
+_DATASET_SOURCES = ("tensorflow.data.Dataset.", "tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset")
 
 
 def _read_whole_by_workers(use: Use) -> bool:
@@ -373,7 +407,7 @@ def _read_whole_by_workers(use: Use) -> bool:
     )
 
 
-def _returns_per_task(ctx: RuleContext, fn) -> bool:
+def _returns_per_task(ctx: RuleContext, fn: FunctionLike) -> bool:
     """True when what ``dataset_fn`` returns is already this worker's share, built outside its
     body: the returned pipeline, followed through variables and the module functions that build
     it (``return make_worker_dataset()``), shards or reads what the task index selects; or, when
@@ -391,7 +425,7 @@ def _returns_per_task(ctx: RuleContext, fn) -> bool:
     return _helpers_shard(ctx, fn, set())
 
 
-def _helpers_shard(ctx: RuleContext, fn, seen: set, depth: int = 0) -> bool:
+def _helpers_shard(ctx: RuleContext, fn: FunctionLike, seen: set[cst.FunctionDef], depth: int = 0) -> bool:
     """A module function called from ``fn`` (or from those it calls, a few levels deep) shards a
     dataset or builds one from what the task index selects."""
     if depth > 3:
@@ -469,7 +503,7 @@ def _options_root(target: cst.BaseExpression) -> cst.Name | None:
 
 
 def _too_few_files(ctx: RuleContext, pipelines: list[Pipeline]) -> str | None:
-    """"N file(s) for M workers" when a pipeline reads fewer files than the cluster has workers
+    """ "N file(s) for M workers" when a pipeline reads fewer files than the cluster has workers
     (TFD205's count: a single file when no literal TF_CONFIG says how many), else None."""
     workers = literal_worker_count(ctx)
     for found in pipelines:
@@ -521,15 +555,19 @@ def _unordered(ctx: RuleContext, assign: cst.Assign, pipelines: list[Pipeline]) 
     root = _options_root(assign.targets[0].target)
     owner = ctx.index.enclosing_function(assign)
     for other in ctx.index.assigns:
-        if not isinstance(other, cst.Assign) or len(other.targets) != 1 or ctx.index.enclosing_function(other) is not owner:
+        if (
+            not isinstance(other, cst.Assign)
+            or len(other.targets) != 1
+            or ctx.index.enclosing_function(other) is not owner
+        ):
             continue
         target = other.targets[0].target
         if (
             isinstance(target, cst.Attribute)
             and target.attr.value in ("experimental_deterministic", "deterministic")
             and root is not None
-            and _options_root(target) is not None
-            and _options_root(target).value == root.value
+            and (target_root := _options_root(target)) is not None
+            and target_root.value == root.value
             and isinstance(other.value, cst.Name)
             and other.value.value == "False"
         ):
@@ -537,5 +575,5 @@ def _unordered(ctx: RuleContext, assign: cst.Assign, pipelines: list[Pipeline]) 
     for found in pipelines:
         method = nondeterministic(found)
         if method is not None:
-            return f"`{method.func.attr.value}(..., deterministic=False)`"
+            return f"`{cst.ensure_type(method.func, cst.Attribute).attr.value}(..., deterministic=False)`"
     return None

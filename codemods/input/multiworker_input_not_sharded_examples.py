@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from fixer.rule import Invalid, Valid
 
-
 EXAMPLES = (
     Invalid(
         """
@@ -343,7 +342,7 @@ EXAMPLES = (
             for xb, yb in dataset:
                 loss = train_step(xb, yb)
         ''',
-        note='iterated on every worker into a step called directly: sharded',
+        note="iterated on every worker into a step called directly: sharded",
     ),
     Invalid(
         r"""
@@ -363,7 +362,7 @@ EXAMPLES = (
             for batch in ds:
                 distributed_step(batch)
         """,
-        after=r'''
+        after=r"""
         import tensorflow as tf
 
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
@@ -379,8 +378,8 @@ EXAMPLES = (
         for epoch in range(5):
             for batch in strategy.experimental_distribute_dataset(ds):
                 distributed_step(batch)
-        ''',
-        note='iterated into strategy.run through a step: distributed',
+        """,
+        note="iterated into strategy.run through a step: distributed",
     ),
     Invalid(
         r"""
@@ -426,7 +425,7 @@ EXAMPLES = (
         for step, (x, y) in enumerate(make_input()):
             fit_batch(x, y)
         ''',
-        note='enumerate over a dataset from a factory',
+        note="enumerate over a dataset from a factory",
     ),
     Invalid(
         r"""
@@ -441,7 +440,7 @@ EXAMPLES = (
                 update(batch)
         """,
         after=None,
-        note='the strategy is not in reach of the dataset: advice',
+        note="the strategy is not in reach of the dataset: advice",
     ),
     Valid(
         r"""
@@ -473,7 +472,7 @@ EXAMPLES = (
         for batch in ds:
             update(batch)
         """,
-        note='sharded by the task on another line',
+        note="sharded by the task on another line",
     ),
     Valid(
         r"""
@@ -485,7 +484,7 @@ EXAMPLES = (
         for batch in ds:
             update(batch)
         """,
-        note='files chosen by the task index',
+        note="files chosen by the task index",
     ),
     Valid(
         r"""
@@ -496,7 +495,7 @@ EXAMPLES = (
         for batch in ds.take(1):
             print(batch.shape, len(batch))
         """,
-        note='only printed, not trained on',
+        note="only printed, not trained on",
     ),
     Valid(
         r"""
@@ -509,7 +508,7 @@ EXAMPLES = (
             for x, y in dataset:
                 step(x, y)
         """,
-        note='a dataset passed in: unknown',
+        note="a dataset passed in: unknown",
     ),
     Valid(
         r"""
@@ -529,7 +528,7 @@ EXAMPLES = (
         ds = tf.data.TFRecordDataset(mine).batch(32).with_options(options)
         dist = strategy.experimental_distribute_dataset(ds)
         """,
-        note='auto-sharding off, files sliced by the task index read from TF_CONFIG',
+        note="auto-sharding off, files sliced by the task index read from TF_CONFIG",
     ),
     Valid(
         r"""
@@ -579,7 +578,7 @@ EXAMPLES = (
         ds = names.interleave(tf.data.TFRecordDataset, num_parallel_calls=tf.data.AUTOTUNE).batch(64)
         dist = strategy.experimental_distribute_dataset(ds.with_options(input_options()))
         """,
-        note='off with a nondeterministic order over files: FILE, not DATA',
+        note="off with a nondeterministic order over files: FILE, not DATA",
     ),
     Invalid(
         r"""
@@ -592,7 +591,7 @@ EXAMPLES = (
         dist = strategy.experimental_distribute_dataset(ds.batch(16).with_options(options))
         """,
         after=None,
-        note='off with a nondeterministic map over data in memory: advice',
+        note="off with a nondeterministic map over data in memory: advice",
     ),
     Invalid(
         r"""
@@ -613,7 +612,7 @@ EXAMPLES = (
         ds = tf.data.Dataset.from_tensor_slices(rows).shuffle(4096, seed=42).batch(16).with_options(options)
         dist = strategy.experimental_distribute_dataset(ds)
         """,
-        note='DATA after an unseeded shuffle: the shuffle gets one constant seed',
+        note="DATA after an unseeded shuffle: the shuffle gets one constant seed",
     ),
     Invalid(
         r"""
@@ -648,7 +647,7 @@ EXAMPLES = (
         for images, labels in strategy.experimental_distribute_dataset(pairs):
             train_step(images, labels)
         """,
-        note='distributed after an unseeded shuffle: seeded with one constant too',
+        note="distributed after an unseeded shuffle: seeded with one constant too",
     ),
     Invalid(
         r"""
@@ -668,7 +667,7 @@ EXAMPLES = (
             train_step(batch)
         """,
         after=None,
-        note='a per-worker global seed changes every shuffle: advice',
+        note="a per-worker global seed changes every shuffle: advice",
     ),
     Invalid(
         r"""
@@ -697,6 +696,6 @@ EXAMPLES = (
         options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
         dist = strategy.experimental_distribute_dataset(tf.data.Dataset.range(64).batch(8).with_options(options))
         """,
-        note='the task index selects an address, not the input: still unsharded',
+        note="the task index selects an address, not the input: still unsharded",
     ),
 )

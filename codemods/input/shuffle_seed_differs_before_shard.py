@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 import libcst.matchers as m
 
+from fixer.rule import Rule
+from fixer.test_files import is_fixture_script
+from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
 from fixer.tf.pipelines import (
-    Pipeline,
     SHUFFLE_SEED,
+    Pipeline,
     data_sharded,
     distributed_inputs,
     pipeline,
     seed_argument,
     task_dependent,
 )
-from fixer.context import RuleContext
-from fixer.rule import Rule
-from fixer.test_files import is_fixture_script
-from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
-from fixer.types import Edit
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.types import Edit
 
 _GLOBAL_SEEDERS = frozenset(
     {
@@ -151,7 +155,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
                 reported.add(shuffle)
                 line = ctx.range(per_worker_seed).start.line
                 ctx.report(
-                    shuffle.func.attr,
+                    _method(shuffle),
                     f"this shuffle {where} and the global seed differs per worker (line {line}), so even `seed=` "
                     "differs; shuffle after the shard, or set one global seed",
                 )
@@ -159,18 +163,18 @@ class ShuffleSeedDiffersBeforeShard(Rule):
             unseeded = seed is None or (isinstance(seed, cst.Name) and seed.value == "None")
             if unseeded and constant_seed:
                 continue  # one global seed on every worker: the shuffle is identical (measured)
-            if not unseeded and not task_dependent(ctx, seed):
+            if not unseeded and seed is not None and not task_dependent(ctx, seed):
                 continue
             reported.add(shuffle)
             cause = "is unseeded" if unseeded else "is seeded by the task index"
-            message = (
-                f"this shuffle {where} and {cause}: the workers' shards overlap and miss examples; "
-            )
+            message = f"this shuffle {where} and {cause}: the workers' shards overlap and miss examples; "
             edits = self._seed(ctx, shuffle, seed)
             if edits is None:
-                ctx.report(shuffle.func.attr, message + f"give it one constant seed (`seed={SHUFFLE_SEED}`)")
+                ctx.report(_method(shuffle), message + f"give it one constant seed (`seed={SHUFFLE_SEED}`)")
             else:
-                ctx.report(shuffle.func.attr, message + f"seed it with one constant (`seed={SHUFFLE_SEED}`)", edits=edits)
+                ctx.report(
+                    _method(shuffle), message + f"seed it with one constant (`seed={SHUFFLE_SEED}`)", edits=edits
+                )
 
     def _check_helper(self, ctx: RuleContext) -> None:
         """A dataset builder of a module that another script of the project calls and hands to
@@ -190,15 +194,18 @@ class ShuffleSeedDiffersBeforeShard(Rule):
                 continue
             use = uses[0]
             feed = "`fit`" if FIT in use.feeds else "`experimental_distribute_dataset`"
-            where = f"{use.where(importers.root)} passes `{func.name.value}()` to {feed} under MultiWorkerMirroredStrategy"
+            where = (
+                f"{use.where(importers.root)} passes `{func.name.value}()` to {feed} under MultiWorkerMirroredStrategy"
+            )
             for ret in _returns(ctx, func):
+                assert ret.value is not None  # _returns keeps the returns with a value
                 found = pipeline(ctx, ret.value, ret)
                 if found is None or not data_sharded(ctx, found):
                     continue
                 for shuffle in _element_shuffles(found):
                     seed = seed_argument(shuffle)
                     unseeded = seed is None or (isinstance(seed, cst.Name) and seed.value == "None")
-                    if not unseeded and not task_dependent(ctx, seed):
+                    if not unseeded and seed is not None and not task_dependent(ctx, seed):
                         continue
                     cause = "is unseeded" if unseeded else "is seeded by the task index"
                     message = (
@@ -207,9 +214,13 @@ class ShuffleSeedDiffersBeforeShard(Rule):
                     )
                     edits = self._seed(ctx, shuffle, seed)
                     if edits is None:
-                        ctx.report(shuffle.func.attr, message + f"give it one constant seed (`seed={SHUFFLE_SEED}`)")
+                        ctx.report(_method(shuffle), message + f"give it one constant seed (`seed={SHUFFLE_SEED}`)")
                     else:
-                        ctx.report(shuffle.func.attr, message + f"seed it with one constant (`seed={SHUFFLE_SEED}`)", edits=edits)
+                        ctx.report(
+                            _method(shuffle),
+                            message + f"seed it with one constant (`seed={SHUFFLE_SEED}`)",
+                            edits=edits,
+                        )
 
     def _global_seeds(self, ctx: RuleContext) -> tuple[cst.Call | None, bool]:
         """A global seed call that differs per worker (or None), and whether one constant global
@@ -292,6 +303,11 @@ def _auto_sharded_by(use: Use) -> bool:
 
 
 _MULTI_WORKER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in MULTI_WORKER_CLASSES)
+
+
+def _method(shuffle: cst.Call) -> cst.Name:
+    """The method name of a ``ds.shuffle(...)`` call: where its findings point."""
+    return cst.ensure_type(shuffle.func, cst.Attribute).attr
 
 
 def _returns(ctx: RuleContext, func: cst.FunctionDef) -> list[cst.Return]:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from fixer.tf.checkpoints import chief_guard, multi_worker_at, per_worker, rewrite_save, save_calls
-from fixer.context import RuleContext
+from typing import TYPE_CHECKING
+
 from fixer.rule import Rule
+from fixer.tf.checkpoints import chief_guard, multi_worker_at, per_worker, rewrite_save, save_calls
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 
 class CheckpointPathSharedByWorkers(Rule):

@@ -10,7 +10,6 @@ from fixer.example_programs import WORKER_PATH_HELPERS as _HELPERS
 from fixer.example_programs import with_worker_path_helpers as _fixed
 from fixer.rule import Invalid, Valid
 
-
 _TRAINER = """
 import os
 
@@ -54,33 +53,34 @@ EXAMPLES = (
     Invalid(
         _HEADER + 'checkpoint = tf.train.Checkpoint(model=model)\ncheckpoint.save("/ckpt/model")\n',
         after=_fixed(
-            'checkpoint = tf.train.Checkpoint(model=model)\n'
+            "checkpoint = tf.train.Checkpoint(model=model)\n"
             'checkpoint.save(_worker_path("/ckpt/model", strategy))\n'
             '_remove_worker_copy("/ckpt/model", strategy)\n'
         ),
         note="Checkpoint.save",
     ),
     Invalid(
-        _HEADER + 'checkpoint = tf.train.Checkpoint(model=model)\nmanager = tf.train.CheckpointManager(checkpoint, directory="/ckpt", max_to_keep=3)\n',
+        _HEADER
+        + 'checkpoint = tf.train.Checkpoint(model=model)\nmanager = tf.train.CheckpointManager(checkpoint, directory="/ckpt", max_to_keep=3)\n',
         after=_fixed(
-            'checkpoint = tf.train.Checkpoint(model=model)\n'
+            "checkpoint = tf.train.Checkpoint(model=model)\n"
             'manager = tf.train.CheckpointManager(checkpoint, directory=_worker_path("/ckpt", strategy), max_to_keep=3)\n'
         ),
         note="CheckpointManager directory",
     ),
     Invalid(
-        _HEADER + 'checkpoint = tf.train.Checkpoint(model=model)\ncheckpoint.write(prefix)\n',
+        _HEADER + "checkpoint = tf.train.Checkpoint(model=model)\ncheckpoint.write(prefix)\n",
         after=_fixed(
-            'checkpoint = tf.train.Checkpoint(model=model)\n'
-            'checkpoint.write(_worker_path(prefix, strategy))\n'
-            '_remove_worker_copy(prefix, strategy)\n'
+            "checkpoint = tf.train.Checkpoint(model=model)\n"
+            "checkpoint.write(_worker_path(prefix, strategy))\n"
+            "_remove_worker_copy(prefix, strategy)\n"
         ),
         note="Checkpoint.write",
     ),
     Invalid(
         _HEADER + 'for epoch in range(3):\n    model.save(f"/models/epoch_{epoch}.keras")\n',
         after=_fixed(
-            'for epoch in range(3):\n'
+            "for epoch in range(3):\n"
             '    model.save(_worker_path(f"/models/epoch_{epoch}.keras", strategy))\n'
             '    _remove_worker_copy(f"/models/epoch_{epoch}.keras", strategy)\n'
         ),
@@ -129,10 +129,12 @@ EXAMPLES = (
         _HEADER + 'callbacks = [tf.keras.callbacks.BackupAndRestore(backup_dir="/backup")]\n',
         note="BackupAndRestore handles workers",
     ),
-    Valid(_HEADER + 'if strategy.cluster_resolver.task_id == 0:\n    model.save("/m.keras")\n', note="chief only is TFD503"),
+    Valid(
+        _HEADER + 'if strategy.cluster_resolver.task_id == 0:\n    model.save("/m.keras")\n',
+        note="chief only is TFD503",
+    ),
     Valid(_HEADER + 'model.save("/models/final.keras")  # distfix: ignore[TFD502]\n', note="suppressed"),
     Valid(_HEADER + 'results = {"model": model}\nresults.save = None\n', note="not a save call"),
-
     Invalid(
         """
         import tensorflow as tf
@@ -147,7 +149,9 @@ EXAMPLES = (
             trained = build_model()
         trained.save_weights("/out/final.weights.h5")
         """,
-        after="import tensorflow as tf\nimport os\n" + _HELPERS + (
+        after="import tensorflow as tf\nimport os\n"
+        + _HELPERS
+        + (
             "\ndef build_model():\n"
             "    net = tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(1)])\n"
             '    net.compile(optimizer="sgd", loss="mse")\n'
@@ -162,13 +166,16 @@ EXAMPLES = (
     ),
     Invalid(
         _HEADER + 'tf.train.Checkpoint(net=model).write("/ckpt/last")\n',
-        after=_fixed('tf.train.Checkpoint(net=model).write(_worker_path("/ckpt/last", strategy))\n_remove_worker_copy("/ckpt/last", strategy)\n'),
+        after=_fixed(
+            'tf.train.Checkpoint(net=model).write(_worker_path("/ckpt/last", strategy))\n_remove_worker_copy("/ckpt/last", strategy)\n'
+        ),
         note="an inline checkpoint",
     ),
     Invalid(
-        _HEADER + 'class Regressor(tf.keras.Model):\n    pass\n\n\nwith strategy.scope():\n    reg = Regressor()\nreg.save("/models/reg.keras")\n',
+        _HEADER
+        + 'class Regressor(tf.keras.Model):\n    pass\n\n\nwith strategy.scope():\n    reg = Regressor()\nreg.save("/models/reg.keras")\n',
         after=_fixed(
-            'class Regressor(tf.keras.Model):\n    pass\n\n\nwith strategy.scope():\n    reg = Regressor()\n'
+            "class Regressor(tf.keras.Model):\n    pass\n\n\nwith strategy.scope():\n    reg = Regressor()\n"
             'reg.save(_worker_path("/models/reg.keras", strategy))\n_remove_worker_copy("/models/reg.keras", strategy)\n'
         ),
         note="a subclassed model",
@@ -182,15 +189,17 @@ EXAMPLES = (
     Valid(
         _HEADER
         + 'rank = strategy.cluster_resolver.task_id\nout = "/ckpt" if rank == 0 else os.path.join("/tmp", f"w{rank}")\n'
-        + 'manager = tf.train.CheckpointManager(tf.train.Checkpoint(model=model), out, max_to_keep=1)\nmanager.save()\n',
+        + "manager = tf.train.CheckpointManager(tf.train.Checkpoint(model=model), out, max_to_keep=1)\nmanager.save()\n",
         note="directory chosen by a conditional on the task",
     ),
     Valid(
-        _HEADER + 'def save_to(dest):\n    model.save(dest)\n\n\nsave_to(f"/models/{strategy.cluster_resolver.task_type}-{strategy.cluster_resolver.task_id}.keras")\n',
+        _HEADER
+        + 'def save_to(dest):\n    model.save(dest)\n\n\nsave_to(f"/models/{strategy.cluster_resolver.task_type}-{strategy.cluster_resolver.task_id}.keras")\n',
         note="a parameter whose caller passes a per-task path",
     ),
     Valid(
-        _HEADER + 'import json\n\ncfg = json.loads(os.environ["TF_CONFIG"])\nif 0 == cfg["task"]["index"]:\n    model.save("/m.keras")\n',
+        _HEADER
+        + 'import json\n\ncfg = json.loads(os.environ["TF_CONFIG"])\nif 0 == cfg["task"]["index"]:\n    model.save("/m.keras")\n',
         note="chief-only (TFD503), reversed comparison",
     ),
     Valid(
@@ -206,7 +215,7 @@ EXAMPLES = (
         note="a directory kept on `self` is followed like a variable: the same on every worker",
     ),
     Valid(
-        _TRAINER.format(directory='worker_dir(root, r.task_type, r.task_id)', manager_dir="self.ckpt_dir")
+        _TRAINER.format(directory="worker_dir(root, r.task_type, r.task_id)", manager_dir="self.ckpt_dir")
         + '\n\ndef worker_dir(root, task_type, task_id):\n    return root if task_id == 0 else os.path.join(root, f"tmp_{task_id}")\n',
         note="a per-task directory kept on `self` and used in another statement",
     ),
@@ -215,8 +224,8 @@ EXAMPLES = (
         + 'model.compile(optimizer="adam", loss="mse")\nmodel.save(args.output_dir)\n',
         after=_fixed(
             'model.compile(optimizer="adam", loss="mse")\n'
-            'model.save(_worker_path(args.output_dir, strategy))\n'
-            '_remove_worker_copy(args.output_dir, strategy)\n'
+            "model.save(_worker_path(args.output_dir, strategy))\n"
+            "_remove_worker_copy(args.output_dir, strategy)\n"
         ).replace("tf.keras.Sequential([tf.keras.layers.Dense(1)])", "zoo.build(args.arch)"),
         note="a model from an unknown factory, known by its compile",
     ),

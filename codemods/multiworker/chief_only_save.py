@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
+from fixer.edits import reindented_lines
+from fixer.rule import Rule
 from fixer.tf.checkpoints import (
     ChiefGuard,
     Save,
@@ -15,10 +19,10 @@ from fixer.tf.checkpoints import (
     rewrite_save,
     save_calls,
 )
-from fixer.context import RuleContext
-from fixer.edits import reindented_lines
-from fixer.rule import Rule
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 
 class ChiefOnlySave(Rule):
@@ -94,7 +98,7 @@ class ChiefOnlySave(Rule):
             guard = chief_guard(ctx, save.call)
             if guard is None or not multi_worker_at(ctx, save.call):
                 continue
-            if guard.how == "if" and _others_save(ctx, guard.node, saves):
+            if guard.how == "if" and _others_save(ctx, cst.ensure_type(guard.node, cst.If), saves):
                 continue
             where = {
                 "if": "only the chief saves",
@@ -106,7 +110,7 @@ class ChiefOnlySave(Rule):
                 "(the others to a temporary copy)"
             )
             if guard.how == "if":
-                ctx.report(guard.node.test, message, edits=self._edits(ctx, guard, save))
+                ctx.report(cst.ensure_type(guard.node, cst.If).test, message, edits=self._edits(ctx, guard, save))
             else:
                 ctx.report(save.call, message)
         self._chief_only_callbacks(ctx)
@@ -121,7 +125,7 @@ class ChiefOnlySave(Rule):
             local = call.func.value if isinstance(call.func, cst.Name) and not callee else None
             if callee not in _SAVING_CALLBACKS and local not in classes:
                 continue
-            name = (callee or local).rsplit(".", 1)[-1]
+            name = (callee or local or "").rsplit(".", 1)[-1]
             message = (
                 f"only the chief gets this `{name}` callback: its save runs collectives the other workers never "
                 "join; give it to every worker (tf-keras keeps only the chief's copy)"
@@ -138,7 +142,7 @@ class ChiefOnlySave(Rule):
             if guard.how != "if":
                 ctx.report(call, message)
                 continue
-            ctx.report(guard.node.test, message, edits=self._guard_edits(ctx, guard, call))
+            ctx.report(cst.ensure_type(guard.node, cst.If).test, message, edits=self._guard_edits(ctx, guard, call))
 
     def _guard_edits(self, ctx: RuleContext, guard: ChiefGuard, call: cst.Call) -> list[Edit] | None:
         """Take the statement holding ``call`` out of the chief-only `if` (as for a save)."""
@@ -200,12 +204,13 @@ def _others_save(ctx: RuleContext, node: cst.If, saves: list[Save]) -> bool:
     )
 
 
-def _lifted(ctx: RuleContext, node: cst.If, statement: cst.BaseStatement, body: list, text: str) -> list[Edit]:
+def _lifted(
+    ctx: RuleContext, node: cst.If, statement: cst.BaseStatement, body: list[cst.BaseStatement], text: str
+) -> list[Edit]:
     """Edits taking ``statement``, the first or last of the `if` block's ``body``, out of it:
     ``text`` (the statement at the `if`'s indentation) goes just above or just below the `if`."""
-    removed = Edit(
-        ctx.textmap.line_starts[ctx.range(statement).start.line - 1], ctx.textmap.line_end(ctx.range(statement).end.line), ""
-    )
+    start = ctx.textmap.line_starts[ctx.range(statement).start.line - 1]
+    removed = Edit(start, ctx.textmap.line_end(ctx.range(statement).end.line), "")
     if statement is body[0]:
         at = ctx.textmap.line_starts[ctx.range(node).start.line - 1]
     else:
@@ -216,7 +221,11 @@ def _lifted(ctx: RuleContext, node: cst.If, statement: cst.BaseStatement, body: 
 
 
 _SAVING_CALLBACKS = frozenset(
-    {"keras.callbacks.ModelCheckpoint", "keras.callbacks.BackupAndRestore", "keras.callbacks.experimental.BackupAndRestore"}
+    {
+        "keras.callbacks.ModelCheckpoint",
+        "keras.callbacks.BackupAndRestore",
+        "keras.callbacks.experimental.BackupAndRestore",
+    }
 )
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.classes import bases_in_module
@@ -14,6 +14,10 @@ from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, l
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf_config_sources import tf_config_deletions, tf_config_pops, tf_config_setters
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike
 
 _TRAINING = frozenset({"fit", "evaluate"})
 PARAMETER_SERVER_CLASSES = frozenset(
@@ -153,13 +157,12 @@ class Keras3FitUnderMultiworker(Rule):
             install = "" if target.declares_tf_keras else f" and `pip install {requirement}`"
             ctx.report(
                 call,
-                f"{failure}; use tf-keras: set "
-                f"TF_USE_LEGACY_KERAS=1 before importing TensorFlow{install}",
+                f"{failure}; use tf-keras: set TF_USE_LEGACY_KERAS=1 before importing TensorFlow{install}",
                 edits=self._legacy_switch(ctx, legacy),
             )
 
     def _strategy_kind(self, ctx: RuleContext, call: cst.Call, parameter_server: bool) -> str | None:
-        """"pss" when the model trained by ``call`` may be under a ParameterServerStrategy, "mwms"
+        """ "pss" when the model trained by ``call`` may be under a ParameterServerStrategy, "mwms"
         under a MultiWorkerMirroredStrategy, None under neither."""
         kinds = self._scope_kinds_of(ctx, call)
         # Scopes unknown, or a strategy of unknown class: the file's strategies decide.
@@ -181,7 +184,7 @@ class Keras3FitUnderMultiworker(Rule):
         elsewhere in the file; a model whose scopes are unknown keeps the file-level answer.
         """
         strategies = ctx.tf.strategies
-        key = ctx.source(call.func.value)  # type: ignore[attr-defined]
+        key = ctx.source(cst.ensure_type(call.func, cst.Attribute).value)
         here = ctx.index.enclosing_function(call)
         assigns = [a for a in ctx.index.assigns if any(ctx.source(t) == key for t in assignment_targets(a))]
         compiles = [
@@ -215,7 +218,7 @@ class Keras3FitUnderMultiworker(Rule):
             if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call):
                 callee = ctx.tf.names.callee(assign.value) or ""
                 func = assign.value.func
-                local = isinstance(func, cst.Name) and ctx.tf.names.qualified(func) is None
+                local = func if isinstance(func, cst.Name) and ctx.tf.names.qualified(func) is None else None
                 method = _own_method(ctx, func)
                 module = None
                 imported = None if callee.startswith(_MODELS) else ctx.tf.project.returned(func)
@@ -224,13 +227,13 @@ class Keras3FitUnderMultiworker(Rule):
                 elif imported is not None:
                     # A model built by another module of the project: its Keras is that module's.
                     module = imported.flavour if imported.kind == "model" else None
-                elif local and func.value in factories:
-                    module = factories[func.value]
+                elif local is not None and local.value in factories:
+                    module = factories[local.value]
                 elif method is not None and method in factories:
                     module = factories[method]  # `self.model = self._build()`
-                elif local and (subclassed := _subclassed_keras(ctx, func)) is not None:
+                elif local is not None and (subclassed := _subclassed_keras(ctx, local)) is not None:
                     module = subclassed  # `class Net(keras.Model)` of this module: its base's Keras
-                elif local and self._compiled(ctx, assign):
+                elif local is not None and self._compiled(ctx, assign):
                     module = "tensorflow"  # a model of the project: tf.keras unless told otherwise
                 if module is not None:
                     found.update((ctx.source(t.target), module) for t in assign.targets)
@@ -256,9 +259,7 @@ class Keras3FitUnderMultiworker(Rule):
                 and isinstance(target.value, cst.Name)
             ):
                 continue
-            returned = {
-                r.value.value for r in ctx.index.in_function("returns", func) if isinstance(r.value, cst.Name)
-            }
+            returned = {r.value.value for r in ctx.index.in_function("returns", func) if isinstance(r.value, cst.Name)}
             if target.value.value in returned:
                 names.setdefault(func.name.value, "tensorflow")  # a compiled model of the project: tf.keras
         return names
@@ -274,7 +275,10 @@ class Keras3FitUnderMultiworker(Rule):
         """Set TF_USE_LEGACY_KERAS=1 before the first TensorFlow import (or turn an existing "0" into "1")."""
         first_tf = None
         for node in ctx.index.imports:
-            names = [a.name for a in node.names] if isinstance(node, cst.Import) else [node.module] if node.module else []
+            if isinstance(node, cst.Import):
+                names = [a.name for a in node.names]
+            else:
+                names = [node.module] if node.module else []
             roots = {ctx.source(n).split(".")[0] for n in names if n is not None}
             if roots & {"tensorflow", "keras"} and first_tf is None:
                 first_tf = node
@@ -292,14 +296,16 @@ class Keras3FitUnderMultiworker(Rule):
                 return None
             return [ctx.replace(legacy.node, '"1"')]
         os_imported = any(
-            isinstance(n, cst.Import) and any(ctx.source(a.name) == "os" and a.asname is None for a in n.names)
+            isinstance(n, cst.Import)
+            and any(ctx.source(a.name) == "os" and a.asname is None for a in n.names)
             and ctx.span(n)[0] < ctx.span(first_tf)[0]
             for n in ctx.index.imports
         )
         newline = ctx.newline
         if os_imported:
             os_import = next(
-                n for n in ctx.index.imports
+                n
+                for n in ctx.index.imports
                 if isinstance(n, cst.Import) and any(ctx.source(a.name) == "os" for a in n.names)
             )
             offset = ctx.textmap.line_end(ctx.range(os_import).end.line)
@@ -308,11 +314,17 @@ class Keras3FitUnderMultiworker(Rule):
         return [Edit(offset, offset, f'import os{newline}os.environ["TF_USE_LEGACY_KERAS"] = "1"{newline}')]
 
 
-def _reaching_assignment(ctx: RuleContext, assigns: list, call: cst.Call, here) -> cst.CSTNode | None:
+def _reaching_assignment(
+    ctx: RuleContext,
+    assigns: list[cst.Assign | cst.AnnAssign | cst.AugAssign],
+    call: cst.Call,
+    here: FunctionLike | None,
+) -> cst.Assign | None:
     """The last plain assignment of the model before ``call`` in the same function (or module),
     when it is not inside a branch or loop of its own (then which one reaches is not told)."""
     before = [
-        a for a in assigns
+        a
+        for a in assigns
         if ctx.index.before(a, call) and ctx.index.enclosing_function(a) is here and isinstance(a, cst.Assign)
     ]
     if not before:
@@ -360,7 +372,9 @@ def _tf_config_removed_before(ctx: RuleContext, call: cst.Call) -> bool:
 def _own_method(ctx: RuleContext, func: cst.BaseExpression) -> str | None:
     """``_build`` for ``self._build`` (or ``cls._build``) called in a method of a class that
     defines ``_build``."""
-    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls")):
+    if not (
+        isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls")
+    ):
         return None
     caller = ctx.index.enclosing_function(func)
     owner = ctx.index.method_class(caller) if isinstance(caller, cst.FunctionDef) else None

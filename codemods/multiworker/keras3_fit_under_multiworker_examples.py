@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from fixer.rule import Invalid, Valid
 
-
 EXAMPLES = (
     Invalid(
         """
@@ -376,7 +375,6 @@ EXAMPLES = (
         """,
         note="predict only",
     ),
-
     Invalid(
         """
         import os

@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal
+
 import libcst as cst
 
+from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
-from fixer.tf.pipelines import FILE_SOURCES, add_helper, after_shard, auto_shard_policy, distributed_inputs, pipeline
 from fixer.tf.bindings import assigned_values
 from fixer.tf.calls import argument_value
 from fixer.tf.parameters import call_position, parameter
-from fixer.context import RuleContext
+from fixer.tf.pipelines import FILE_SOURCES, add_helper, after_shard, auto_shard_policy, distributed_inputs, pipeline
 from fixer.tf.strategies import Membership
-from fixer.rule import Rule
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 # What each seeding call seeds: TensorFlow's global seed, Python's `random`, or both.
 _SEEDERS = {"tensorflow.random.set_seed": "tf", "random.seed": "python", "keras.utils.set_random_seed": "all"}
 _TF_RANDOM = ("tensorflow.random.", "tensorflow.image.random_")
 _NOT_RANDOM = (
-    "tensorflow.random.set_seed", "tensorflow.random.Generator", "tensorflow.random.stateless_",
+    "tensorflow.random.set_seed",
+    "tensorflow.random.Generator",
+    "tensorflow.random.stateless_",
     "tensorflow.random.experimental.stateless_",
 )
 _KERAS_RANDOM = ("keras.random.",)
@@ -134,7 +140,12 @@ class SameSeedOnEveryWorker(Rule):
         map_functions = set()
         whole = _maps_before_data_sharding(ctx)
         for call in ctx.index.calls:
-            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "map" and call.args and call not in whole:
+            if (
+                isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "map"
+                and call.args
+                and call not in whole
+            ):
                 map_functions.update(ctx.tf.replica.resolve_callable(call.args[0].value))
         per_worker = ctx.tf.replica.replica_functions | map_functions
         for call in ctx.index.calls:
@@ -191,7 +202,7 @@ def _constant(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) -> boo
     return False
 
 
-def _owner_class(ctx: RuleContext, node: cst.BaseExpression) -> cst.ClassDef | None | bool:
+def _owner_class(ctx: RuleContext, node: cst.BaseExpression) -> cst.ClassDef | Literal[False] | None:
     """The module class ``node`` is an instance of: a parameter annotated with it, or a name bound
     to its construction. None when unknown; False when it is bound to something else."""
     if not isinstance(node, cst.Name):
@@ -244,9 +255,15 @@ def _constant_field(ctx: RuleContext, field: str, depth: int, owner: cst.ClassDe
             if not isinstance(statement, cst.SimpleStatementLine):
                 continue
             for small in statement.body:
-                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.target.value == field:
+                if (
+                    isinstance(small, cst.AnnAssign)
+                    and isinstance(small.target, cst.Name)
+                    and small.target.value == field
+                ):
                     owners.append((cls, small.value))
-                elif isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == field for t in small.targets):
+                elif isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == field for t in small.targets
+                ):
                     owners.append((cls, small.value))
     if len(owners) != 1:
         return False
@@ -264,7 +281,9 @@ def _constant_field(ctx: RuleContext, field: str, depth: int, owner: cst.ClassDe
         if not (isinstance(call.func, cst.Name) and call.func.value == cls.name.value):
             continue
         for position, arg in enumerate(call.args):
-            named = arg.keyword.value if arg.keyword is not None else (fields[position] if position < len(fields) else None)
+            named = (
+                arg.keyword.value if arg.keyword is not None else (fields[position] if position < len(fields) else None)
+            )
             if arg.star or (named == field and not _constant(ctx, arg.value, depth + 1)):
                 return False
     for assign in ctx.index.assigns:
@@ -287,7 +306,9 @@ def _maps_before_data_sharding(ctx: RuleContext) -> set[cst.Call]:
         policy = auto_shard_policy(ctx, distributed)
         if policy == "OFF" or policy == "FILE":
             continue
-        if policy != "DATA" and (distributed.source is None or (ctx.tf.names.callee(distributed.source) or "").startswith(FILE_SOURCES)):
+        if policy != "DATA" and (
+            distributed.source is None or (ctx.tf.names.callee(distributed.source) or "").startswith(FILE_SOURCES)
+        ):
             continue  # AUTO over files shards by file: each worker maps its own files
         found.update(distributed.before_shard("map"))
     return found

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from fixer.rule import Invalid, Valid
 
-
 EXAMPLES = (
     Invalid(
         r"""
@@ -46,7 +45,7 @@ EXAMPLES = (
 
         strategy.run(replica_fn, args=(batch,))
         ''',
-        note='noise in the replica fn',
+        note="noise in the replica fn",
     ),
     Invalid(
         r"""
@@ -85,7 +84,7 @@ EXAMPLES = (
 
         dataset = tf.data.Dataset.from_tensor_slices((images, labels)).map(augment).batch(32)
         ''',
-        note='augmentation in a map function',
+        note="augmentation in a map function",
     ),
     Invalid(
         r"""
@@ -163,7 +162,7 @@ EXAMPLES = (
             ds = ds.shuffle(100)
             return ds.batch(10)
         ''',
-        note='shuffle after a shard on an earlier line',
+        note="shuffle after a shard on an earlier line",
     ),
     Invalid(
         r"""
@@ -181,7 +180,7 @@ EXAMPLES = (
             strategy.run(replica_fn, args=(x,))
         """,
         after=None,
-        note='an unseeded shuffle before auto-sharding: advice',
+        note="an unseeded shuffle before auto-sharding: advice",
     ),
     Valid(
         r"""
@@ -192,7 +191,7 @@ EXAMPLES = (
         dataset = tf.data.Dataset.range(100).shuffle(100).batch(10).map(lambda x: x + tf.random.uniform([]))
         dist = strategy.experimental_distribute_dataset(dataset)
         """,
-        note='random draws in a map before auto-sharding by data: each example drawn once, as on one machine',
+        note="random draws in a map before auto-sharding by data: each example drawn once, as on one machine",
     ),
     Valid(
         r"""
@@ -210,7 +209,7 @@ EXAMPLES = (
             model.compile(optimizer="adam", loss="mse")
         model.fit(train, epochs=3)
         """,
-        note='fit distributes its dataset by data like experimental_distribute_dataset: one augmentation per example',
+        note="fit distributes its dataset by data like experimental_distribute_dataset: one augmentation per example",
     ),
     Invalid(
         r"""
@@ -251,7 +250,7 @@ EXAMPLES = (
 
             strategy.run(step_fn, args=(x,))
         ''',
-        note='inside main',
+        note="inside main",
     ),
     Invalid(
         r"""
@@ -268,7 +267,7 @@ EXAMPLES = (
             strategy.run(fn, args=(x,))
         """,
         after=None,
-        note='a seeded shuffle before auto-sharding also follows the global seed: advice',
+        note="a seeded shuffle before auto-sharding also follows the global seed: advice",
     ),
     Invalid(
         r"""
@@ -334,7 +333,7 @@ EXAMPLES = (
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         augment = tf.keras.Sequential([layers.RandomRotation(0.1), layers.RandomZoom(0.1)])
         ''',
-        note='layers imported from tensorflow.keras',
+        note="layers imported from tensorflow.keras",
     ),
     Invalid(
         r"""
@@ -371,7 +370,7 @@ EXAMPLES = (
 
         strategy.run(replica_fn, args=(x,))
         ''',
-        note='experimental class',
+        note="experimental class",
     ),
     Valid(
         r"""
@@ -394,7 +393,7 @@ EXAMPLES = (
         with strategy.scope():
             model = keras.Sequential([keras.layers.RandomFlip("horizontal"), keras.layers.Dense(1)])
         """,
-        note='a layer made in the scope keeps its seed state in a variable broadcast from worker 0',
+        note="a layer made in the scope keeps its seed state in a variable broadcast from worker 0",
     ),
     Valid(
         r"""
@@ -405,7 +404,7 @@ EXAMPLES = (
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         flip = keras.layers.RandomFlip("horizontal", seed=3)
         """,
-        note='a layer with its own seed',
+        note="a layer with its own seed",
     ),
     Valid(
         r"""
@@ -421,7 +420,7 @@ EXAMPLES = (
 
         strategy.run(replica_fn, args=(x,))
         """,
-        note='keras.random with its own SeedGenerator',
+        note="keras.random with its own SeedGenerator",
     ),
     Valid(
         """
@@ -541,7 +540,7 @@ EXAMPLES = (
         policy.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
         batches = strategy.experimental_distribute_dataset(images.with_options(policy))
         """,
-        note='augmentation before explicit DATA auto-sharding: every worker augments alike and keeps its slice',
+        note="augmentation before explicit DATA auto-sharding: every worker augments alike and keeps its slice",
     ),
     Invalid(
         r"""
@@ -584,7 +583,7 @@ EXAMPLES = (
             records = tf.data.TFRecordDataset(tf.io.gfile.glob("/data/*.tfrecord")).map(parse).map(augment)
             return strategy.experimental_distribute_dataset(records.batch(64))
         ''',
-        note='a constant seed from a parameter default; files are sharded by file, so each worker augments its own',
+        note="a constant seed from a parameter default; files are sharded by file, so each worker augments its own",
     ),
     Invalid(
         r"""
@@ -647,7 +646,7 @@ EXAMPLES = (
 
         main(Settings(lr=0.1))
         ''',
-        note='a constant seed from a config dataclass default',
+        note="a constant seed from a config dataclass default",
     ),
     Valid(
         r"""
@@ -673,6 +672,6 @@ EXAMPLES = (
 
         main(Settings(seed=int(os.environ["SEED"])))
         """,
-        note='the config default is replaced where it is built',
+        note="the config default is replaced where it is built",
     ),
 )

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.edits import reindented_statements
 from fixer.notebook import cell_boundaries
 from fixer.prefilter import STRATEGY
@@ -19,15 +18,17 @@ from fixer.tf.dataflow import independent
 from fixer.tf.importer_uses import FIT
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
 from fixer.tf.keras_models import STEP_METHODS, keras_model_base
-from fixer.tf.optimizers import build_lines_after_move
 from fixer.tf.names import dotted_name
+from fixer.tf.optimizers import build_lines_after_move
 from fixer.tf.paths import exclusive
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
+    from fixer.context import RuleContext
     from fixer.target import Target
+    from fixer.tf.index import ModuleIndex
 
 _MODEL_PREFIXES = ("keras.applications.",)
 _MODELS = frozenset({"keras.Sequential", "keras.Model", "keras.models.Sequential", "keras.models.Model"})
@@ -184,7 +185,8 @@ class CreatedOutsideStrategyScope(Rule):
                 # moving that construction (its own finding) into the scope is the fix.
                 ctx.report(
                     creation.call,
-                    f"{finder.upgrade_prefix(creation)}{_message(creation, False)}: it is created by `{model_class}` itself, which is constructed "
+                    f"{finder.upgrade_prefix(creation)}{_message(creation, False)}: "
+                    f"it is created by `{model_class}` itself, which is constructed "
                     f"outside `strategy.scope()`; construct the model inside the scope",
                 )
                 continue
@@ -192,8 +194,9 @@ class CreatedOutsideStrategyScope(Rule):
         for call, model_class in sorted(scoping.values(), key=lambda pair: ctx.index.order[pair[0]]):
             ctx.report(
                 call,
-                f"`{model_class}` enters `strategy.scope()` in `call()`, which does not distribute it: constructed here, "
-                "outside the scope, `fit` trains it on one device (tf-keras raises); construct it in the scope, drop the inner one",
+                f"`{model_class}` enters `strategy.scope()` in `call()`, which does not distribute it: "
+                "constructed here, outside the scope, `fit` trains it on one device (tf-keras raises); "
+                "construct it in the scope, drop the inner one",
             )
         for group in groups.values():
             group.sort(key=lambda c: ctx.span(c.statement)[0])
@@ -248,7 +251,8 @@ def _check_helper(ctx: RuleContext) -> None:
                 step, owner, where = reader
                 ctx.report(
                     assign.value,
-                    f"{kind} created outside `strategy.scope()` but used by distributed code: `{owner}.{step.name.value}` "
+                    f"{kind} created outside `strategy.scope()` but used by distributed code: "
+                    f"`{owner}.{step.name.value}` "
                     f"reads it, and {where} constructs `{owner}` in a strategy scope and trains it with `fit`; "
                     "create it in the model's `__init__`",
                 )
@@ -335,7 +339,9 @@ class _Finder:
         self._factory_kinds: dict[str, str] = {}
         for ret in self.index.returns:
             func = self.index.enclosing_function(ret)
-            made = self._returned_call(func, ret.value) if isinstance(func, cst.FunctionDef) else None
+            if not isinstance(func, cst.FunctionDef):
+                continue
+            made = self._returned_call(func, ret.value)
             if made is not None and self.strategies.lexical_scope_block(made) is None:
                 # A factory that enters the scope itself (`with strategy.scope(): model = ...`)
                 # creates inside it wherever it is called.
@@ -364,9 +370,11 @@ class _Finder:
                 return "variable"
             if qualified in _MODELS or qualified.startswith(_MODEL_PREFIXES):
                 return "model"
-            if qualified.startswith(_OPTIMIZER_PREFIX) and not qualified[len(_OPTIMIZER_PREFIX):].startswith(_NOT_STATEFUL):
+            if qualified.startswith(_OPTIMIZER_PREFIX) and not qualified[len(_OPTIMIZER_PREFIX) :].startswith(
+                _NOT_STATEFUL
+            ):
                 return "optimizer"
-            if qualified.startswith(_METRIC_PREFIX) and qualified[len(_METRIC_PREFIX):][:1].isupper():
+            if qualified.startswith(_METRIC_PREFIX) and qualified[len(_METRIC_PREFIX) :][:1].isupper():
                 return "metric"
             return self._imported_model(call)
         if self._imported_model(call) is not None:
@@ -388,13 +396,14 @@ class _Finder:
         found: list[Creation] = []
         model_names = self._model_names()
         for call in self.index.calls:
-            statement = self.index.parent.get(self.index.parent.get(call))
+            parent = self.index.parent.get(call)
+            statement = self.index.parent.get(parent) if parent is not None else None
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 continue
             small = statement.body[0]
             assigned = isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is call
             kind = self.kind_of(call) if assigned else None
-            if kind is not None:
+            if kind is not None and isinstance(small, (cst.Assign, cst.AnnAssign)):
                 targets = assignment_targets(small)
                 names = tuple(t.value for t in targets if isinstance(t, cst.Name)) or tuple(
                     key for key in map(_attribute_key, targets) if key
@@ -441,17 +450,19 @@ class _Finder:
         return legacy_keras(self.ctx)
 
     def upgrade_prefix(self, creation: Creation) -> str:
-        """"on upgrade to TF X.Y: " for an optimizer or `compile()` that the pinned version's Keras 2
+        """ "on upgrade to TF X.Y: " for an optimizer or `compile()` that the pinned version's Keras 2
         tolerates outside the scope (see `creations` and `used_by_distributed_code`)."""
         target = self.ctx.tf.target
         if creation.kind not in ("optimizer", "compile") or not target.upgrade:
             return ""
-        tolerated = self._keras2(creation.call, target.at_pin()) and (creation.kind == "optimizer" or not self._scope_forgotten())
+        tolerated = self._keras2(creation.call, target.at_pin()) and (
+            creation.kind == "optimizer" or not self._scope_forgotten()
+        )
         return target.upgrade_prefix(same_at_pin=not tolerated)
 
     def _model_names(self) -> set[str]:
         """Names bound to a Keras model anywhere in the module."""
-        names = set()
+        names: set[str] = set()
         for assign in self.index.assigns:
             if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call):
                 if self.kind_of(assign.value) == "model":
@@ -539,7 +550,8 @@ class _Finder:
             if node is func:
                 return False
             if isinstance(node, cst.With) and any(
-                isinstance(item.item, cst.Call) and self.names.callee(item.item) in _DEVICE_SCOPES for item in node.items
+                isinstance(item.item, cst.Call) and self.names.callee(item.item) in _DEVICE_SCOPES
+                for item in node.items
             ):
                 return True
         return False
@@ -631,7 +643,8 @@ class _Finder:
             return True
         if not self.strategies.scope_blocks:
             return False
-        model = creation.call.func.value  # type: ignore[attr-defined]
+        # `model.compile(...)` on a plain name (creations() keeps only those).
+        model = cst.ensure_type(cst.ensure_type(creation.call.func, cst.Attribute).value, cst.Name)
         # The bindings that reach this `compile`: a baseline model compiled before the program
         # rebuilds the name in a scope is not that later model. A model the function builds
         # itself is that local one, not a module-level namesake.
@@ -732,34 +745,50 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
     body = list(getattr(block, "body", ()))
     first = _position_in(body, run[0].statement)
     last = _position_in(body, run[-1].statement)
-    if first is None or last is None or any(isinstance(c.statement, cst.SimpleStatementLine) and ";" in ctx.source(c.statement) for c in run):
+    if (
+        first is None
+        or last is None
+        or any(isinstance(c.statement, cst.SimpleStatementLine) and ";" in ctx.source(c.statement) for c in run)
+    ):
         return None, Applicability.DISPLAY_ONLY
-    moved = [c.statement for c in run]
+    moved: list[cst.BaseStatement] = [c.statement for c in run]
     scope_withs = {id(w): s for w, s in ctx.tf.strategies.scope_blocks}
     start, end = ctx.statement_block(moved)
     removal = Edit(start, _swallow_blank_line(ctx, start, end), "")
     # Into the next scope block of this block, at its top.
     for position in range(last + 1, len(body)):
         candidate = body[position]
-        if id(candidate) in scope_withs and isinstance(candidate, cst.With) and isinstance(candidate.body, cst.IndentedBlock):
-            if independent(moved, body[last + 1 : position]):
+        if (
+            id(candidate) in scope_withs
+            and isinstance(candidate, cst.With)
+            and isinstance(candidate.body, cst.IndentedBlock)
+        ):
+            if independent([*moved], body[last + 1 : position]):
                 target = candidate.body.body[0]
                 indent = ctx.indentation(target)
                 insert_at = ctx.statement_block([target])[0]
-                moved_text = reindented_statements(ctx, [c.statement for c in run], indent) + _ready_lines(ctx, run, insert_at, indent)
+                moved_text = reindented_statements(ctx, [c.statement for c in run], indent) + _ready_lines(
+                    ctx, run, insert_at, indent
+                )
                 return [removal, Edit(insert_at, insert_at, moved_text)], None
             break
     # Into the previous scope block of this block, at its end.
     for position in range(first - 1, -1, -1):
         candidate = body[position]
-        if id(candidate) in scope_withs and isinstance(candidate, cst.With) and isinstance(candidate.body, cst.IndentedBlock):
+        if (
+            id(candidate) in scope_withs
+            and isinstance(candidate, cst.With)
+            and isinstance(candidate.body, cst.IndentedBlock)
+        ):
             last_inner = candidate.body.body[-1]
             insert_at = ctx.textmap.line_end(ctx.range(last_inner).end.line)
             if _into_a_distant_cell(ctx, run, ctx.text[insert_at:start]):
                 break  # re-running this cell would no longer create what it creates
-            if independent(moved, body[position + 1 : first]):
+            if independent([*moved], body[position + 1 : first]):
                 indent = ctx.indentation(last_inner)
-                moved_text = reindented_statements(ctx, [c.statement for c in run], indent) + _ready_lines(ctx, run, insert_at, indent)
+                moved_text = reindented_statements(ctx, [c.statement for c in run], indent) + _ready_lines(
+                    ctx, run, insert_at, indent
+                )
                 return [removal, Edit(insert_at, insert_at, moved_text)], None
             break
     # Wrap in place with the program's strategy, if it is bound before the statements.
@@ -770,7 +799,9 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
     header = f"{indent}with {strategy}.scope():{ctx.newline}"
     block_start = ctx.statement_block(moved)[0]
     inner = indent + ctx.indent_unit
-    wrapped = header + reindented_statements(ctx, [c.statement for c in run], inner) + _ready_lines(ctx, run, end, inner)
+    wrapped = (
+        header + reindented_statements(ctx, [c.statement for c in run], inner) + _ready_lines(ctx, run, end, inner)
+    )
     return [Edit(block_start, end, wrapped)], None
 
 
@@ -785,7 +816,10 @@ def _into_a_distant_cell(ctx: RuleContext, run: list[Creation], skipped: str) ->
     moved = {id(c.statement) for c in run}
     for name in {n for c in run for n in c.names if "." not in n}:
         for node in ctx.index.names.get(name, ()):
-            if isinstance(ctx.index.parent.get(node), cst.AssignTarget) and id(ctx.index.statement_of(node)) not in moved:
+            if (
+                isinstance(ctx.index.parent.get(node), cst.AssignTarget)
+                and id(ctx.index.statement_of(node)) not in moved
+            ):
                 return True
     return False
 
@@ -818,7 +852,7 @@ def _swallow_blank_line(ctx: RuleContext, start: int, end: int) -> int:
 _METRIC_METHODS = frozenset({"update_state", "result", "reset_state", "reset_states"})
 
 
-def _own_method_call(index, node: cst.CSTNode) -> bool:
+def _own_method_call(index: ModuleIndex, node: cst.CSTNode) -> bool:
     """``node`` is the object of one of a metric's own methods: `metric.update_state(x)`."""
     parent = index.parent.get(node)
     return (

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.tf.runtime_start import earlier_op, runs_tf_on_the_way
 from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 # What each call raises once the runtime is initialised (TensorFlow 2.21 context.py; the
 # logical-device one measured, see the docstring).
 _DEVICE_CONFIGURATION = {
     "tensorflow.config.experimental.set_memory_growth": "Physical devices cannot be modified after being initialized",
     "tensorflow.config.set_logical_device_configuration": "Virtual devices cannot be modified after being initialized",
-    "tensorflow.config.experimental.set_virtual_device_configuration": "Virtual devices cannot be modified after being initialized",
+    "tensorflow.config.experimental.set_virtual_device_configuration": (
+        "Virtual devices cannot be modified after being initialized"
+    ),
     "tensorflow.config.set_visible_devices": "Visible devices cannot be modified after being initialized",
     "tensorflow.config.experimental.set_visible_devices": "Visible devices cannot be modified after being initialized",
 }
@@ -118,7 +124,9 @@ def _runtime_started_before(ctx: RuleContext, statement: cst.CSTNode) -> cst.CST
         if node in body:
             earlier[:0] = [s for s in body[: body.index(node)] if runs_tf_on_the_way(ctx, s)]
         node = parent
-    strategies = [s for s in earlier if any(ctx.index.is_within(made, s) for made, _ in ctx.tf.strategies.constructions)]
+    strategies = [
+        s for s in earlier if any(ctx.index.is_within(made, s) for made, _ in ctx.tf.strategies.constructions)
+    ]
     if strategies or earlier:
         return (strategies or earlier)[0]
     return earlier_op(ctx, statement)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.test_files import is_test_path
 from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 _MIRRORED = "tensorflow.distribute.MirroredStrategy"
 # Calls that make or look up the machine's devices: a list under a test of one, or in a module
@@ -81,7 +85,9 @@ class HardCodedDeviceList(Rule):
     triggers = ("MirroredStrategy",)
 
     def check(self, ctx: RuleContext) -> None:
-        if runs_tensorflow_1(ctx.tf.target) or any(ctx.tf.names.callee(call) in _DEVICE_MAKERS for call in ctx.index.calls):
+        if runs_tensorflow_1(ctx.tf.target) or any(
+            ctx.tf.names.callee(call) in _DEVICE_MAKERS for call in ctx.index.calls
+        ):
             return
         for call, callee in ctx.tf.strategies.constructions:
             if callee != _MIRRORED:
@@ -143,7 +149,7 @@ def _under_device_test(ctx: RuleContext, call: cst.Call) -> bool:
     return False
 
 
-def _literal_devices(ctx: RuleContext, node: cst.BaseExpression) -> list[str] | None:
+def _literal_devices(ctx: RuleContext, node: cst.BaseExpression) -> list[str | bytes] | None:
     """The device strings of a literal list or tuple (directly or through a name holding only
     it); None when any element is not a plain string or the value is not known."""
     if isinstance(node, cst.Name):
@@ -153,7 +159,7 @@ def _literal_devices(ctx: RuleContext, node: cst.BaseExpression) -> list[str] | 
         node = value
     if not isinstance(node, (cst.List, cst.Tuple)):
         return None
-    devices = []
+    devices: list[str | bytes] = []
     for element in node.elements:
         if not isinstance(element, cst.Element) or not isinstance(element.value, cst.SimpleString):
             return None

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypeGuard
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.bindings import assignments_to
@@ -14,6 +15,9 @@ from fixer.tf.strategies import Membership
 from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
 
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+
 _METRIC_MODULES = ("keras.metrics.",)
 _UPDATES = frozenset({"update_state"})
 # Strategies whose metric variables the probe did not measure: a module that builds only these
@@ -21,8 +25,11 @@ _UPDATES = frozenset({"update_state"})
 _NOT_MEASURED = frozenset(
     "tensorflow.distribute." + name
     for name in (
-        "OneDeviceStrategy", "ParameterServerStrategy", "experimental.ParameterServerStrategy",
-        "CentralStorageStrategy", "experimental.CentralStorageStrategy",
+        "OneDeviceStrategy",
+        "ParameterServerStrategy",
+        "experimental.ParameterServerStrategy",
+        "CentralStorageStrategy",
+        "experimental.CentralStorageStrategy",
     )
 )
 
@@ -100,7 +107,8 @@ class MetricUpdatedInCrossReplicaContext(Rule):
                 continue  # Keras 3 metrics take cross-replica updates (measured); unknown: silent
             ctx.report(
                 call,
-                f"{keras_upgrade_prefix(ctx, made.func, found_under=2)}tf-keras metric `{ctx.source(metric)}` made in the "
+                f"{keras_upgrade_prefix(ctx, made.func, found_under=2)}"
+                f"tf-keras metric `{ctx.source(metric)}` made in the "
                 f"scope (line {ctx.range(made).start.line}) is updated in cross-replica code: `SyncOnReadVariable does "
                 "not support assign_add`; update it in the replica function",
             )
@@ -120,7 +128,7 @@ def _updated_metric(call: cst.Call) -> cst.Name | cst.Attribute | None:
     return None
 
 
-def _self_attribute(node: cst.BaseExpression) -> bool:
+def _self_attribute(node: cst.BaseExpression) -> TypeGuard[cst.Attribute]:
     """``self.name``: a metric an object keeps."""
     return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.edits import reindented_statements
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
@@ -13,6 +14,9 @@ from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
 from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 _LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model"})
 # What compiling the outside-loaded model in the scope leads to, per Keras (measured, see the docstring).
@@ -128,7 +132,11 @@ def _outside_where_used(ctx: RuleContext, load: cst.Call, use: cst.Call) -> bool
     if strategies.membership(load) is Membership.OUTSIDE:
         return True
     same_function = ctx.index.enclosing_function(load) is ctx.index.enclosing_function(use)
-    return same_function and strategies.lexical_scope_block(load) is None and strategies.lexical_scope_block(use) is not None
+    return (
+        same_function
+        and strategies.lexical_scope_block(load) is None
+        and strategies.lexical_scope_block(use) is not None
+    )
 
 
 def _first_use_in_scope(ctx: RuleContext, target: cst.Name) -> cst.Call | None:

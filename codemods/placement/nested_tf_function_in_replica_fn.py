@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
-from fixer.tf.keras_models import keras_model_base
-from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
+from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
+from fixer.tf.keras_models import keras_model_base
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 _TF_FUNCTION = "tensorflow.function"
 

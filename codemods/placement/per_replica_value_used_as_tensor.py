@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
-from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike, ModuleIndex
 
 _PYTHON_NUMBERS = frozenset({"float", "int"})
 # An f-string's prefix: `f"`, `rf'`, `fR"`... (the f next to the quote, or before an r that is).

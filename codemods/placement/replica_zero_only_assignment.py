@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.edits import reindented_statements
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
@@ -12,6 +13,10 @@ from fixer.tf.calls import calls_within
 from fixer.tf.dataflow import value_names
 from fixer.tf.parameters import has_parameter
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike
 
 _GUARD_ATTRIBUTES = frozenset({"replica_id_in_sync_group", "task_id", "is_chief"})
 _ASSIGNS = frozenset({"assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub"})
@@ -57,7 +62,8 @@ class ReplicaZeroOnlyAssignment(Rule):
     function's parameters such as a batch or a loss, values computed from them, random ops),
     dropping the guard would store a different value on each copy: the finding says to assign an
     all-reduced value (`tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.MEAN,
-    value)`), or to assign once in cross-replica code from the result of `strategy.run`. Other code under the guard, an `else`, `rid == 0 and v.assign(x)`, a
+    value)`), or to assign once in cross-replica code from the result of `strategy.run`. Other
+    code under the guard, an `else`, `rid == 0 and v.assign(x)`, a
     conditional expression inside a larger expression and `tf.cond` also get advice.
 
     ## Known limits
@@ -97,7 +103,11 @@ class ReplicaZeroOnlyAssignment(Rule):
                 self._report_if(ctx, node)
         reported: set[int] = set()
         for call in ctx.index.calls:
-            if isinstance(call.func, cst.Attribute) and call.func.attr.value in _ASSIGNS and replica.in_replica_context(call):
+            if (
+                isinstance(call.func, cst.Attribute)
+                and call.func.attr.value in _ASSIGNS
+                and replica.in_replica_context(call)
+            ):
                 guard = self._expression_guard(ctx, call)
                 if guard is not None and id(guard) not in reported:
                     reported.add(id(guard))
@@ -163,8 +173,10 @@ class ReplicaZeroOnlyAssignment(Rule):
         positional = [a.value for a in call.args if a.keyword is None]
         keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         pred = keywords.get("pred", positional[0] if positional else None)
-        branches = [keywords.get("true_fn", positional[1] if len(positional) > 1 else None),
-                    keywords.get("false_fn", positional[2] if len(positional) > 2 else None)]
+        branches = [
+            keywords.get("true_fn", positional[1] if len(positional) > 1 else None),
+            keywords.get("false_fn", positional[2] if len(positional) > 2 else None),
+        ]
         if pred is None or not self._guards_on_replica(ctx, pred, call):
             return
         for branch in branches:
@@ -219,12 +231,13 @@ class ReplicaZeroOnlyAssignment(Rule):
         if node.orelse is not None or not only_assigns:
             ctx.report(node.test, self._advice())
             return
-        varying = [
-            small.value
+        # Each statement is a lone `v.assign(...)` call (only_assigns).
+        calls = [
+            cst.ensure_type(cst.ensure_type(small, cst.Expr).value, cst.Call)
             for statement in body
-            for small in statement.body
-            if not self._invariant_value(ctx, small.value, node)
+            for small in cst.ensure_type(statement, cst.SimpleStatementLine).body
         ]
+        varying = [call for call in calls if not self._invariant_value(ctx, call, node)]
         if varying:
             value = ctx.source(varying[0].args[0].value) if varying[0].args else "the value"
             ctx.report(node.test, self._varying_advice(value))
@@ -239,7 +252,6 @@ class ReplicaZeroOnlyAssignment(Rule):
             "the same value (guard removed)",
             edits=[Edit(if_start, end, moved)],
         )
-
 
     def _invariant_value(self, ctx: RuleContext, call: cst.Call, near: cst.CSTNode) -> bool:
         """True when the value ``call`` assigns is the same on every replica.
@@ -296,7 +308,7 @@ def _same_on_every_replica(ctx: RuleContext, value: cst.BaseExpression, near: cs
     return True
 
 
-def _arguments_same(ctx: RuleContext, func, name: str, depth: int) -> bool:
+def _arguments_same(ctx: RuleContext, func: FunctionLike, name: str, depth: int) -> bool:
     """True when every call of the helper ``func`` passes a value for ``name`` that is the same on
     every replica (a helper called from a replica function with a module-level tensor)."""
     sites = ctx.tf.replica.arguments_for(func, name)

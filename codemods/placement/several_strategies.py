@@ -5,18 +5,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.dataflow import names_in
-from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.names import dotted_name
 from fixer.tf.strategies import visible_defs
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike, ModuleIndex
 
 # Methods that create or update an object's variables, or run it, under the current strategy.
 _STATEFUL_USES = frozenset(
@@ -59,7 +62,8 @@ class SeveralStrategies(Rule):
     strategy's scope, inside the second one's scope, raises `RuntimeError: Mixing different
     tf.distribute.Strategy objects: <MirroredStrategy ...> is not <MirroredStrategy ...>`;
     so does a `strategy.run` of the second that updates a variable of the first, and `compile`
-    with the second strategy under tf-keras (under Keras 3 `compile` passes and `fit` raises). A new strategy per loop iteration that keeps the model raises the same
+    with the second strategy under tf-keras (under Keras 3 `compile` passes and `fit` raises).
+    A new strategy per loop iteration that keeps the model raises the same
     error on the second iteration.
 
     Not reported, because it works (measured): two strategies that each build and train their own
@@ -162,7 +166,9 @@ def _blocks_of(ctx: RuleContext, call: cst.Call, owner: FunctionLike | None) -> 
     key = _bound_key(ctx, call)
     groups = _groups(ctx)
     rebinds = [
-        other for other in groups.constructions.get((owner, key), ()) if other is not call and ctx.index.before(call, other)
+        other
+        for other in groups.constructions.get((owner, key), ())
+        if other is not call and ctx.index.before(call, other)
     ]
     end = rebinds[0] if rebinds else None
     found = list(groups.entering.get(call, ()))
@@ -213,7 +219,7 @@ def _groups(ctx: RuleContext) -> _Groups:
     return cached
 
 
-_GROUPS: "WeakKeyDictionary[ModuleIndex, _Groups]" = WeakKeyDictionary()
+_GROUPS: WeakKeyDictionary[ModuleIndex, _Groups] = WeakKeyDictionary()
 
 
 def _bound_key(ctx: RuleContext, call: cst.Call) -> str | None:
@@ -251,7 +257,11 @@ class _EnclosingWiths:
         uses = []
         for call in self.ctx.index.calls:
             func = call.func
-            if not (isinstance(func, cst.Attribute) and func.attr.value in _STATEFUL_USES and isinstance(func.value, cst.Name)):
+            if not (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in _STATEFUL_USES
+                and isinstance(func.value, cst.Name)
+            ):
                 continue
             if not self.ctx.tf.names.qualified(func.value):
                 uses.append((func.value.value, call))
@@ -307,7 +317,9 @@ class _EnclosingWiths:
 def _kept_across_iterations(ctx: RuleContext, loop: cst.CSTNode, owner: FunctionLike | None) -> set[str]:
     """Names whose object outlives one iteration of ``loop``: bound before the loop and never in
     it, or bound in it only under an `if` that tests the name itself (``if model is None:``)."""
-    before, fresh, once = set(), set(), set()
+    before: set[str] = set()
+    fresh: set[str] = set()
+    once: set[str] = set()
     for assign in ctx.index.in_function("assigns", owner):
         bound = {n for t in assignment_targets(assign) for n in _names(t)}
         if not ctx.index.is_within(assign, loop):
@@ -353,7 +365,8 @@ def _crossing_use(
 def _made_in(ctx: RuleContext, call: cst.Call, blocks: tuple[cst.With, ...]) -> bool:
     """True when a binding made inside ``blocks`` can reach the receiver of ``call`` (``m`` in
     ``m.fit()``), by the flow-aware binding model."""
-    receiver = call.func.value  # a Name: stateful_uses keeps only those
+    # stateful_uses keeps only `name.method(...)` calls.
+    receiver = cst.ensure_type(cst.ensure_type(call.func, cst.Attribute).value, cst.Name)
     reaching = ctx.tf.semantic.resolve(receiver)
     return any(ctx.index.is_within(b.statement, block) for b in reaching for block in blocks)
 

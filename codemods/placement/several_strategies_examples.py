@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from fixer.rule import Invalid, Valid
 
-
 EXAMPLES = (
     Invalid(
         """

@@ -3,18 +3,23 @@ the runtime, measured: fixer/tf/runtime_start.py)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from fixer.clusterspec import is_no_cluster
-from fixer.context import RuleContext
 from fixer.rule import Rule
-from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.tf.dataflow import independent
 from fixer.tf.names import dotted_name
 from fixer.tf.runtime_start import after_last_reset, earlier_op, resets_before, runs_tf_on_the_way
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
+from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.tf.tf_config_sources import tf_config_of, tf_config_setters
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+
 
 class StrategyCreatedAfterTfOps(Rule):
     """
@@ -27,10 +32,13 @@ class StrategyCreatedAfterTfOps(Rule):
     Collective operations must be configured before the TensorFlow runtime starts. Constructing
     the strategy afterwards raises `RuntimeError: Collective ops must be configured at program
     startup`. Configuration does not start it (measured): `tf.config.set_*`,
-    `list_physical_devices`, `device_lib.list_local_devices()`, `tf.compat.v1.reset_default_graph()`, the profiler server, seeds, logging, `tf.data.Options`, cluster resolvers,
+    `list_physical_devices`, `device_lib.list_local_devices()`,
+    `tf.compat.v1.reset_default_graph()`, the profiler server, seeds, logging, `tf.data.Options`,
+    cluster resolvers,
     `CommunicationOptions`, `tf.executing_eagerly()`, `tf.__version__`, `TensorSpec`,
     `tf.function`, `tf.io.gfile`, writing TFRecords (`tf.io.TFRecordWriter`), downloads with
-    `keras.utils.get_file`, NumPy arithmetic and `keras.utils.normalize`, mixed-precision policies, `keras.Input`, unbuilt layers
+    `keras.utils.get_file`, NumPy arithmetic and `keras.utils.normalize`, mixed-precision
+    policies, `keras.Input`, unbuilt layers
     without random state, losses, callbacks, learning-rate schedules, and the whole class of
     descriptions that hold no tensor: parsing specs (`tf.io.FixedLenFeature`, `VarLenFeature`,
     `FixedLenSequenceFeature`, `SparseFeature`, `RaggedFeature`), type specs
@@ -162,18 +170,23 @@ class StrategyCreatedAfterTfOps(Rule):
 def _tf_config_deletions(ctx: RuleContext) -> list[cst.CSTNode]:
     """``os.environ.pop("TF_CONFIG", ...)`` calls and ``del os.environ["TF_CONFIG"]`` statements."""
     found: list[cst.CSTNode] = [
-        call for call in ctx.index.calls
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "pop"
+        call
+        for call in ctx.index.calls
+        if isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "pop"
         and (ctx.tf.names.qualified(call.func.value) or dotted_name(call.func.value) or "").endswith("os.environ")
-        and call.args and _names_tf_config(call.args[0].value)
+        and call.args
+        and _names_tf_config(call.args[0].value)
     ]
     for attribute in ctx.index.attributes:
         subscript = ctx.index.parent.get(attribute)
         if (
-            isinstance(subscript, cst.Subscript) and subscript.value is attribute
+            isinstance(subscript, cst.Subscript)
+            and subscript.value is attribute
             and isinstance(ctx.index.parent.get(subscript), cst.Del)
             and (ctx.tf.names.qualified(attribute) or dotted_name(attribute) or "").endswith("os.environ")
-            and len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index)
+            and len(subscript.slice) == 1
+            and isinstance(subscript.slice[0].slice, cst.Index)
             and _names_tf_config(subscript.slice[0].slice.value)
         ):
             found.append(attribute)

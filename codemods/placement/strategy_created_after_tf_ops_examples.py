@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from fixer.rule import Invalid, Valid
 
-
 EXAMPLES = (
     Invalid(
         """
@@ -250,7 +249,7 @@ EXAMPLES = (
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         counter = make_counter()
         """,
-        note='a module function that creates a variable, called first',
+        note="a module function that creates a variable, called first",
     ),
     Invalid(
         """
@@ -268,7 +267,7 @@ EXAMPLES = (
             main()
         """,
         after=None,
-        note='an op at module level before main() creates it: advice',
+        note="an op at module level before main() creates it: advice",
     ),
     Invalid(
         """
@@ -302,7 +301,7 @@ EXAMPLES = (
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         drop = keras.layers.Dropout(0.2)
         """,
-        note='a Dropout layer creates its seed variable',
+        note="a Dropout layer creates its seed variable",
     ),
     Valid(
         """
@@ -314,7 +313,7 @@ EXAMPLES = (
         comm = tf.distribute.experimental.CommunicationOptions(implementation=tf.distribute.experimental.CommunicationImplementation.RING)
         strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver, communication_options=comm)
         """,
-        note='dataset options, a resolver and communication options are configuration (measured)',
+        note="dataset options, a resolver and communication options are configuration (measured)",
     ),
     Valid(
         """
@@ -324,7 +323,7 @@ EXAMPLES = (
         spec = tf.TensorSpec([None, 4], tf.float32)
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """,
-        note='version, executing_eagerly and a TensorSpec start nothing (measured)',
+        note="version, executing_eagerly and a TensorSpec start nothing (measured)",
     ),
     Valid(
         """
@@ -340,7 +339,7 @@ EXAMPLES = (
         record_options = tf.io.TFRecordOptions(compression_type="GZIP")
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """,
-        note='parsing specs, type specs and option objects are descriptions: no runtime (measured)',
+        note="parsing specs, type specs and option objects are descriptions: no runtime (measured)",
     ),
     Invalid(
         """
@@ -359,7 +358,7 @@ EXAMPLES = (
         table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["a"], [0]), -1)
         save_options = tf.saved_model.SaveOptions()
         """,
-        note='a lookup table starts the runtime; the feature spec before it does not',
+        note="a lookup table starts the runtime; the feature spec before it does not",
     ),
     Valid(
         """
@@ -370,7 +369,7 @@ EXAMPLES = (
         schedule = tf.keras.optimizers.schedules.ExponentialDecay(0.1, 1000, 0.9)
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """,
-        note='an unbuilt layer, a loss and a schedule create no variables (measured)',
+        note="an unbuilt layer, a loss and a schedule create no variables (measured)",
     ),
     Valid(
         """
@@ -385,7 +384,7 @@ EXAMPLES = (
         with strategy.scope():
             counter = make_counter()
         """,
-        note='a helper defined before but called after',
+        note="a helper defined before but called after",
     ),
     Valid(
         """

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
-from fixer.tf.index import FunctionLike
 from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
 from fixer.tf.names import dotted_name
 from fixer.tf.optimizers import compiled_replica_functions, optimizer_creation, optimizer_state
@@ -15,6 +15,10 @@ from fixer.tf.strategies import Membership
 from fixer.tf.tensor_tests import is_tensor_test
 from fixer.tf.tf_config_sources import literal_value
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike
 
 _CONDS = frozenset({"tensorflow.cond", "tensorflow.compat.v1.cond"})
 _RANGE = "tensorflow.range"
@@ -141,7 +145,10 @@ class SyncPointUnderTensorCondition(Rule):
     def _check_accumulation_steps(self, ctx: RuleContext) -> None:
         """Keras 3 optimizers given `gradient_accumulation_steps` > 1 that train under a strategy."""
         for call in ctx.index.calls:
-            steps = next((a for a in call.args if a.keyword is not None and a.keyword.value == "gradient_accumulation_steps"), None)
+            steps = next(
+                (a for a in call.args if a.keyword is not None and a.keyword.value == "gradient_accumulation_steps"),
+                None,
+            )
             if steps is None or optimizer_state(ctx, call) is None:
                 continue
             value = literal_value(ctx, steps.value)
@@ -169,8 +176,9 @@ def _tensor_construct(ctx: RuleContext, call: cst.Call) -> str | None:
     for node in ctx.index.ancestors(call):
         if node is scope:
             break
-        in_loop_body = isinstance(node, cst.For) and ctx.index.is_within(call, node.body)
-        if in_loop_body and isinstance(node.iter, cst.Call) and ctx.tf.names.callee(node.iter) == _RANGE:
+        if not (isinstance(node, cst.For) and ctx.index.is_within(call, node.body)):
+            continue
+        if isinstance(node.iter, cst.Call) and ctx.tf.names.callee(node.iter) == _RANGE:
             return _short(f"for {ctx.source(node.target)} in {ctx.source(node.iter)}")
     return None
 
@@ -188,19 +196,19 @@ def _update_in_branches(ctx: RuleContext, cond: cst.Call) -> str | None:
     for func in replica.reachable(branches):
         for call in replica.calls_in(func):
             if _is_update(ctx, call):
-                return call.func.attr.value  # type: ignore[attr-defined]
+                return cst.ensure_type(call.func, cst.Attribute).attr.value
     return None
 
 
 def _update_made_by(ctx: RuleContext, call: cst.Call) -> str | None:
     """The optimizer update ``call`` makes: itself, or one in a function of the file it runs."""
     if _is_update(ctx, call):
-        return call.func.attr.value  # type: ignore[attr-defined]
+        return cst.ensure_type(call.func, cst.Attribute).attr.value
     replica = ctx.tf.replica
     for func in replica.reachable(replica.resolve_callable(call.func, call)):
         for inner in replica.calls_in(func):
             if _is_update(ctx, inner):
-                return inner.func.attr.value  # type: ignore[attr-defined]
+                return cst.ensure_type(inner.func, cst.Attribute).attr.value
     return None
 
 
@@ -242,7 +250,12 @@ def _trains_under_strategy(ctx: RuleContext, creation: cst.Call) -> bool:
         if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile"):
             continue
         given = _argument(call, 0, "optimizer")
-        if given is not None and key is not None and dotted_name(given) == key and strategies.membership(call) is Membership.INSIDE:
+        if (
+            given is not None
+            and key is not None
+            and dotted_name(given) == key
+            and strategies.membership(call) is Membership.INSIDE
+        ):
             return True
     return False
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
@@ -24,6 +25,12 @@ from fixer.tf.parameters import call_position, has_parameter, named_parameters
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership, visible_defs
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike
 
 _APPLIES = frozenset({"apply_gradients", "minimize"})
 _KERAS_MODEL_BASES = frozenset({"keras.Model", "keras.models.Model"})
@@ -125,11 +132,11 @@ class TrainStepOutsideStrategyRun(Rule):
                 if line in reported_lines:
                     continue  # `train_step(a) + train_step(b)`: one mistake, said once
                 reported_lines.add(line)
-                self._report(ctx, step, site)
+                self._report(ctx, cst.ensure_type(step, cst.FunctionDef), site)
 
     # Which functions are steps ----------------------------------------------------------------
 
-    def _steps(self, ctx: RuleContext, excluded: set) -> dict:
+    def _steps(self, ctx: RuleContext, excluded: set[FunctionLike]) -> dict[FunctionLike, list[cst.Call]]:
         """Training steps (functions run once per batch that apply gradients) and their apply calls.
 
         A function that applies gradients it was handed (a tape or gradients as parameters, and
@@ -137,14 +144,14 @@ class TrainStepOutsideStrategyRun(Rule):
         step: the caller is the step, as `strategy.run` must run the forward pass too.
         """
         replica = ctx.tf.replica
-        steps: dict = {}
-        pending = []
-        for func in ctx.index.functions:
+        steps: dict[FunctionLike, list[cst.Call]] = {}
+        pending: list[tuple[FunctionLike, list[cst.Call], int]] = []
+        for defined in ctx.index.functions:
             # An update written inline in a loop over batches makes the loop's function the
             # whole training run, not a step: it is reported as an inline loop instead.
-            applies = [c for c in replica.calls_in(func) if _is_apply(c) and _inline_loop(ctx, c) is None]
+            applies = [c for c in replica.calls_in(defined) if _is_apply(c) and _inline_loop(ctx, c) is None]
             if applies:
-                pending.append((func, applies, 0))
+                pending.append((defined, applies, 0))
         while pending:
             func, applies, depth = pending.pop()
             if func in excluded or self._keras_method(ctx, func) or depth > 3:
@@ -156,28 +163,34 @@ class TrainStepOutsideStrategyRun(Rule):
             steps.setdefault(func, []).extend(applies)
         return steps
 
-    def _callers_if_part(self, ctx: RuleContext, func) -> list:
+    def _callers_if_part(self, ctx: RuleContext, func: FunctionLike) -> list[FunctionLike]:
         """The functions ``func`` is a part of (see :meth:`_steps`), or [] when it is a step."""
         if not isinstance(func, cst.FunctionDef):
             return []
         replica = ctx.tf.replica
         sites = ctx.tf.strategies.call_sites(func)
-        callers = [ctx.index.enclosing_function(site) for site in sites]
-        if not sites or any(c is None or c is func for c in callers):
+        found = [ctx.index.enclosing_function(site) for site in sites]
+        callers = [c for c in found if c is not None]
+        if not sites or len(callers) < len(found) or any(c is func for c in callers):
             return []
         params = {p.name.value for p in named_parameters(func)}
         own_calls = replica.calls_in(func)
         takes_tape = any(
-            isinstance(c.func, cst.Attribute) and c.func.attr.value == "gradient" and isinstance(c.func.value, cst.Name)
+            isinstance(c.func, cst.Attribute)
+            and c.func.attr.value == "gradient"
+            and isinstance(c.func.value, cst.Name)
             and c.func.value.value in params
             for c in own_calls
         )
         computes = any(_computes_gradients(ctx, c) for c in own_calls)
-        if takes_tape or (not computes and all(any(_computes_gradients(ctx, c) for c in replica.calls_in(caller)) for caller in callers)):
+        if takes_tape or (
+            not computes
+            and all(any(_computes_gradients(ctx, c) for c in replica.calls_in(caller)) for caller in callers)
+        ):
             return list(dict.fromkeys(callers))
         return []
 
-    def _report_inline_loops(self, ctx: RuleContext, excluded: set) -> None:
+    def _report_inline_loops(self, ctx: RuleContext, excluded: set[FunctionLike]) -> None:
         """Loops over batches whose body computes and applies gradients itself, under a strategy."""
         replica = ctx.tf.replica
         seen: set[int] = set()
@@ -206,7 +219,7 @@ class TrainStepOutsideStrategyRun(Rule):
                 "(`tf.nn.compute_average_loss`)",
             )
 
-    def _keras_method(self, ctx: RuleContext, func) -> bool:
+    def _keras_method(self, ctx: RuleContext, func: FunctionLike) -> bool:
         owner = ctx.index.method_class(func) if isinstance(func, cst.FunctionDef) else None
         return owner is not None and any(
             ctx.tf.names.qualified(base.value) in _KERAS_MODEL_BASES for base in owner.bases
@@ -263,7 +276,9 @@ class TrainStepOutsideStrategyRun(Rule):
             func = ctx.index.enclosing_function(func)
         return False
 
-    def _bindings(self, ctx: RuleContext, key: str, near: cst.CSTNode):
+    def _bindings(
+        self, ctx: RuleContext, key: str, near: cst.CSTNode
+    ) -> list[tuple[cst.Assign | cst.AnnAssign, cst.BaseExpression]]:
         """Assignments that may bind ``key`` where ``near`` reads it, with the target they bind."""
         index = ctx.index
         found = []
@@ -283,7 +298,8 @@ class TrainStepOutsideStrategyRun(Rule):
             targets = assignment_targets(assign)
             for target in targets:
                 if dotted_name(target) == key or (
-                    isinstance(target, (cst.Tuple, cst.List)) and any(dotted_name(e.value) == key for e in target.elements)
+                    isinstance(target, (cst.Tuple, cst.List))
+                    and any(dotted_name(e.value) == key for e in target.elements)
                 ):
                     found.append((assign, target))
         return found
@@ -348,8 +364,13 @@ class TrainStepOutsideStrategyRun(Rule):
             name, edits = compiled(f"return {reduced}")
             ctx.report(
                 site,
-                message + f"; run it through `strategy.run` in a compiled step `{name}` and reduce its result with {op}",
-                edits=[*dict.fromkeys([*imports, *edits]), *feed, ctx.replace(site, f"{name}({', '.join(positional)})")],
+                message
+                + f"; run it through `strategy.run` in a compiled step `{name}` and reduce its result with {op}",
+                edits=[
+                    *dict.fromkeys([*imports, *edits]),
+                    *feed,
+                    ctx.replace(site, f"{name}({', '.join(positional)})"),
+                ],
             )
             return
         ctx.report(
@@ -370,11 +391,11 @@ class TrainStepOutsideStrategyRun(Rule):
             scope = ctx.index.enclosing_function(scope)
         return False
 
-    def _step_parts(self, ctx: RuleContext, func: cst.FunctionDef) -> set:
+    def _step_parts(self, ctx: RuleContext, func: cst.FunctionDef) -> set[FunctionLike]:
         """``func`` and the functions of the module it calls (transitively, bounded)."""
         replica = ctx.tf.replica
-        parts = {func}
-        pending = [func]
+        parts: set[FunctionLike] = {func}
+        pending: list[FunctionLike] = [func]
         while pending and len(parts) < 16:
             current = pending.pop()
             for call in replica.calls_in(current):
@@ -384,7 +405,9 @@ class TrainStepOutsideStrategyRun(Rule):
                         pending.append(target)
         return parts
 
-    def _compiled_step(self, ctx: RuleContext, func: cst.FunctionDef, site: cst.Call, strategy: str):
+    def _compiled_step(
+        self, ctx: RuleContext, func: cst.FunctionDef, site: cst.Call, strategy: str
+    ) -> Callable[[str], tuple[str, list[Edit]]] | None:
         """A maker of the `@tf.function` step that runs ``func`` through `strategy.run`, or None.
 
         Only for a call in a Python loop (or at module level) outside any `tf.function`: there an
@@ -423,7 +446,7 @@ class TrainStepOutsideStrategyRun(Rule):
         insert_at = ctx.textmap.line_end(ctx.range(func).end.line)
         newline, unit = ctx.newline, ctx.indent_unit
 
-        def make(body: str):
+        def make(body: str) -> tuple[str, list[Edit]]:
             tf, imports = ctx.import_module("tensorflow", "tf")
             text = (
                 f"{blank}{indent}@{tf}.function{newline}"
@@ -434,7 +457,7 @@ class TrainStepOutsideStrategyRun(Rule):
 
         return make
 
-    def _distributed_feed(self, ctx: RuleContext, site: cst.Call, strategy: str) -> list | None:
+    def _distributed_feed(self, ctx: RuleContext, site: cst.Call, strategy: str) -> list[Edit] | None:
         """Edits that make the step's positional arguments per-replica batches, or None.
 
         The arguments must be the elements of the loop around the call. A distributed dataset
@@ -448,15 +471,24 @@ class TrainStepOutsideStrategyRun(Rule):
         for ancestor in ctx.index.ancestors(site):
             if ancestor is func:
                 return None
-            if isinstance(ancestor, cst.For) and {n.value for n in names} <= names_in(ancestor.target):
+            if isinstance(ancestor, cst.For) and {cst.ensure_type(n, cst.Name).value for n in names} <= names_in(
+                ancestor.target
+            ):
                 iterable = ancestor.iter
-                if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" and iterable.args:
+                if (
+                    isinstance(iterable, cst.Call)
+                    and isinstance(iterable.func, cst.Name)
+                    and iterable.func.value == "enumerate"
+                    and iterable.args
+                ):
                     iterable = iterable.args[0].value
                 kind = DatasetModel(ctx).kind(iterable)
                 if kind == DISTRIBUTED:
                     return []
                 if kind == PLAIN:
-                    return [ctx.replace(iterable, f"{strategy}.experimental_distribute_dataset({ctx.source(iterable)})")]
+                    return [
+                        ctx.replace(iterable, f"{strategy}.experimental_distribute_dataset({ctx.source(iterable)})")
+                    ]
                 return None
         return None
 
@@ -473,7 +505,7 @@ class TrainStepOutsideStrategyRun(Rule):
             scaling = classify(ctx, origin, holder)
             if scaling in (Scaling.GLOBAL, Scaling.PER_EXAMPLE):
                 return "SUM"
-            if scaling is Scaling.MEAN and only_reduce_means(ctx, origin, holder):
+            if scaling is Scaling.MEAN and origin is not None and only_reduce_means(ctx, origin, holder):
                 return "SUM"  # TFD303 divides this mean by the number of replicas
             return None
         return None
@@ -494,13 +526,17 @@ def _inline_loop(ctx: RuleContext, apply: cst.Call) -> cst.For | cst.While | Non
             break
     if loop is None:
         return None
-    inside = [c for c in ctx.index.calls if ctx.index.is_within(c, loop.body) and ctx.index.enclosing_function(c) is func]
+    inside = [
+        c for c in ctx.index.calls if ctx.index.is_within(c, loop.body) and ctx.index.enclosing_function(c) is func
+    ]
     # The forward pass is in the loop too: a tape opened there (a loop over variable groups that
     # only calls `tape.gradient` is part of a step), or `minimize`, which runs it.
     opens_tape = any((ctx.tf.names.callee(c) or "").endswith("GradientTape") for c in inside)
-    if not opens_tape and apply.func.attr.value != "minimize":
+    if not opens_tape and cst.ensure_type(apply.func, cst.Attribute).attr.value != "minimize":
         return None
-    over_range = isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call) and dotted_name(loop.iter.func) == "range"
+    over_range = (
+        isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call) and dotted_name(loop.iter.func) == "range"
+    )
     reads_batches = any(isinstance(c.func, cst.Name) and c.func.value == "next" for c in inside)
     if isinstance(loop, cst.For) and not over_range or reads_batches:
         return loop
@@ -525,11 +561,14 @@ def _applied_variables(call: cst.Call) -> cst.BaseExpression | None:
     if call.func.attr.value == "minimize":
         return argument_value(call, 1, "var_list")
     pairs = argument_value(call, 0, "grads_and_vars")
-    if isinstance(pairs, cst.Call) and isinstance(pairs.func, cst.Name) and pairs.func.value == "zip" and len(pairs.args) == 2:
+    if (
+        isinstance(pairs, cst.Call)
+        and isinstance(pairs.func, cst.Name)
+        and pairs.func.value == "zip"
+        and len(pairs.args) == 2
+    ):
         return pairs.args[1].value
     return None
-
-
 
 
 def _root_key(expr: cst.BaseExpression | None) -> str | None:
@@ -541,7 +580,9 @@ def _root_key(expr: cst.BaseExpression | None) -> str | None:
     return expr.value if isinstance(expr, cst.Name) and expr.value not in ("self", "cls") else None
 
 
-def _at_position(returned: cst.BaseExpression | None, target: cst.BaseExpression, key: str) -> cst.BaseExpression | None:
+def _at_position(
+    returned: cst.BaseExpression | None, target: cst.BaseExpression, key: str
+) -> cst.BaseExpression | None:
     """The part of a returned value that lands in ``key`` when assigned to ``target``."""
     if returned is None:
         return None
@@ -549,7 +590,7 @@ def _at_position(returned: cst.BaseExpression | None, target: cst.BaseExpression
         return returned
     if not isinstance(returned, (cst.Tuple, cst.List)) or len(returned.elements) != len(target.elements):
         return None
-    for element, value in zip(target.elements, returned.elements):
+    for element, value in zip(target.elements, returned.elements, strict=True):
         if dotted_name(element.value) == key:
             return value.value
     return None

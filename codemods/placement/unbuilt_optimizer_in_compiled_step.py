@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
@@ -22,6 +22,9 @@ from fixer.tf.optimizers import (
 )
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 _KERAS3_UPDATES = frozenset({"apply_gradients", "apply"})  # Keras 3 optimizers have no `minimize`
 
@@ -77,7 +80,8 @@ class UnbuiltOptimizerInCompiledStep(Rule):
     model class of the file without its own `build()` is called on one batch of that shape
     instead (`model(tf.zeros((1, 784)))`): Keras 3's `model.build(shape)` creates no variables
     for it and the first step fails with `ValueError: Unknown variable`
-    (benchmarks/probe_model_built_in_scope.py). When the shape is not written in the file (data loaded at run time) or the trained
+    (benchmarks/probe_model_built_in_scope.py). When the shape is not written in the file (data
+    loaded at run time) or the trained
     variables are not a model's `trainable_variables` or a list of variables, the finding says
     exactly what to add: building the optimizer on an empty variable list makes its first update
     fail. Building early creates the same variables, with the same initial values, that the
@@ -125,9 +129,10 @@ class UnbuiltOptimizerInCompiledStep(Rule):
         legacy = legacy_keras(ctx)
         reported: set[int] = set()
         for call in apply_calls(ctx, functions):
-            if call.func.attr.value not in _KERAS3_UPDATES:  # type: ignore[attr-defined]
+            method = cst.ensure_type(call.func, cst.Attribute)  # apply_calls keeps method calls only
+            if method.attr.value not in _KERAS3_UPDATES:
                 continue
-            receiver = call.func.value  # type: ignore[attr-defined]
+            receiver = method.value
             creation = optimizer_creation(ctx, receiver)
             if creation is None or id(creation.call) in reported or not needs_ready(ctx, call, creation):
                 continue
@@ -142,9 +147,10 @@ class UnbuiltOptimizerInCompiledStep(Rule):
                 if creation.state is State.STATEFUL
                 else f"Keras 3 `{creation.class_name}` and its model create their variables"
             )
+            step = ctx.index.enclosing_function(call)
+            assert step is not None  # apply_calls finds the calls inside the compiled functions
             message = keras_upgrade_prefix(ctx, creation.call.func) + (
-                f"{what} in the compiled step `{functions[ctx.index.enclosing_function(call)]}` (fails with "
-                "several replicas); "
+                f"{what} in the compiled step `{functions[step]}` (fails with several replicas); "
             )
             edits = plan.edits(ctx)
             if edits is None:
@@ -163,6 +169,10 @@ def _imports_tf_keras(ctx: RuleContext) -> bool:
         if isinstance(node, cst.Import):
             if any((dotted_name(a.name) or "").split(".")[0] == "tf_keras" for a in node.names):
                 return True
-        elif node.module is not None and not node.relative and (dotted_name(node.module) or "").split(".")[0] == "tf_keras":
+        elif (
+            node.module is not None
+            and not node.relative
+            and (dotted_name(node.module) or "").split(".")[0] == "tf_keras"
+        ):
             return True
     return False

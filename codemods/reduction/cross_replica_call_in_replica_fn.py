@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.calls import argument
 from fixer.tf.dataflow import names_in
 from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
 
 # `experimental_local_results` is not here: it returns the local values inside a replica function
 # (benchmarks/probe_cross_replica_methods_in_replica_fn.py, TensorFlow 2.21).
@@ -85,7 +89,10 @@ class CrossReplicaCallInReplicaFn(Rule):
                 continue
             if not strategies.is_strategy(func.value):
                 continue
-            if not replica.in_replica_context(call) and ctx.index.enclosing_function(call) not in replica.probable_replica_functions:
+            if (
+                not replica.in_replica_context(call)
+                and ctx.index.enclosing_function(call) not in replica.probable_replica_functions
+            ):
                 continue
             if _guarded_cross_replica(ctx, call):
                 continue  # `if tf.distribute.in_cross_replica_context():` runs it only from the caller
@@ -112,8 +119,11 @@ class CrossReplicaCallInReplicaFn(Rule):
             )
             return
         tf, edits = ctx.import_module("tensorflow", "tf")
-        replacement = f"{tf}.distribute.get_replica_context().all_reduce({ctx.source(op.value)}, {ctx.source(value.value)})"
-        ctx.report(call, message + "; use `get_replica_context().all_reduce`", edits=[*edits, ctx.replace(call, replacement)])
+        arguments = f"{ctx.source(op.value)}, {ctx.source(value.value)}"
+        replacement = f"{tf}.distribute.get_replica_context().all_reduce({arguments})"
+        ctx.report(
+            call, message + "; use `get_replica_context().all_reduce`", edits=[*edits, ctx.replace(call, replacement)]
+        )
 
     def _gather(self, ctx: RuleContext, call: cst.Call) -> None:
         value, axis = argument(call, 0, "value"), argument(call, 1, "axis")
@@ -124,7 +134,9 @@ class CrossReplicaCallInReplicaFn(Rule):
         tf, edits = ctx.import_module("tensorflow", "tf")
         axis_text = ("axis=" if axis.keyword is not None else "") + ctx.source(axis.value)
         replacement = f"{tf}.distribute.get_replica_context().all_gather({ctx.source(value.value)}, {axis_text})"
-        ctx.report(call, message + "; use `get_replica_context().all_gather`", edits=[*edits, ctx.replace(call, replacement)])
+        ctx.report(
+            call, message + "; use `get_replica_context().all_gather`", edits=[*edits, ctx.replace(call, replacement)]
+        )
 
 
 def _feeds_apply_gradients(ctx: RuleContext, call: cst.Call) -> bool:

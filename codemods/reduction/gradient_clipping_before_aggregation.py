@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.tf.pipelines import binding
-from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
+from fixer.tf.pipelines import binding
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability
 
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+
 _CLIPS = frozenset(
-    {"tensorflow.clip_by_global_norm", "tensorflow.clip_by_norm", "tensorflow.math.clip_by_norm", "keras.ops.clip_by_norm"}
+    {
+        "tensorflow.clip_by_global_norm",
+        "tensorflow.clip_by_norm",
+        "tensorflow.math.clip_by_norm",
+        "keras.ops.clip_by_norm",
+    }
 )
 _GRADIENTS = frozenset({"tensorflow.gradients"})
 # Calls that hand their arguments' gradients through unchanged in kind.
@@ -122,10 +131,11 @@ class GradientClippingBeforeAggregation(Rule):
                 continue
             if ctx.tf.strategies.membership(call) is not Membership.INSIDE or keras_major(ctx, call.func) != 3:
                 continue
+            keyword = cst.ensure_type(arg.keyword, cst.Name).value
             ctx.report(
                 arg,
                 keras_upgrade_prefix(ctx, call.func)
-                + f"Keras 3 applies `{arg.keyword.value}` on each replica before the replicas' gradients are summed "  # type: ignore[union-attr]
+                + f"Keras 3 applies `{keyword}` on each replica before the replicas' gradients are summed "
                 "(a longer step); clip in a custom `train_step` after an all-reduce, or use tf-keras",
             )
 

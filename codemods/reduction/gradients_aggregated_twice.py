@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.dataflow import names_in
@@ -12,6 +13,10 @@ from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
 from fixer.tf.loss_scaling import gradient_calls
 from fixer.tf.optimizers import optimizer_creation
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike
 
 _SKIP_KEYWORDS = {"experimental_aggregate_gradients": "False", "skip_gradients_aggregation": "True"}
 
@@ -73,7 +78,7 @@ class GradientsAggregatedTwice(Rule):
             for reduce in _sum_reductions(ctx, func, gradients):
                 self._check_reduction(ctx, func, reduce)
 
-    def _check_reduction(self, ctx: RuleContext, func, reduce: cst.Call) -> None:
+    def _check_reduction(self, ctx: RuleContext, func: FunctionLike, reduce: cst.Call) -> None:
         statement = ctx.index.statement_of(reduce)
         parent = ctx.index.parent.get(reduce)
         if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1):
@@ -91,10 +96,11 @@ class GradientsAggregatedTwice(Rule):
             skip = next((a for a in call.args if a.keyword is not None and a.keyword.value in _SKIP_KEYWORDS), None)
             if skip is not None:
                 if keras == 3 and creation is not None:
+                    keyword = cst.ensure_type(skip.keyword, cst.Name).value
                     ctx.report(
                         skip,
                         keras_upgrade_prefix(ctx, creation.call.func)
-                        + f"Keras 3's `apply_gradients` has no `{skip.keyword.value}` (`TypeError`); divide the "  # type: ignore[union-attr]
+                        + f"Keras 3's `apply_gradients` has no `{keyword}` (`TypeError`); divide the "
                         "all-reduced gradients by `num_replicas_in_sync` instead",
                     )
                 continue
@@ -113,9 +119,9 @@ class GradientsAggregatedTwice(Rule):
             )
 
 
-def _sum_reductions(ctx: RuleContext, func, gradients: list[cst.Call]) -> list[cst.Call]:
+def _sum_reductions(ctx: RuleContext, func: FunctionLike, gradients: list[cst.Call]) -> list[cst.Call]:
     """``all_reduce(SUM, grads)`` calls in ``func`` that reduce the replica's gradients themselves."""
-    bound = set()
+    bound: set[str] = set()
     for gradient in gradients:
         parent = ctx.index.parent.get(gradient)
         if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
@@ -135,10 +141,11 @@ def _sum_reductions(ctx: RuleContext, func, gradients: list[cst.Call]) -> list[c
     return found
 
 
-def _derived(ctx: RuleContext, func, names: set[str]) -> set[str]:
+def _derived(ctx: RuleContext, func: FunctionLike, names: set[str]) -> set[str]:
     """``names`` plus the locals and loop variables of ``func`` computed from them."""
     derived = set(names)
-    nodes = [n for n in [*ctx.index.in_function("fors", func), *ctx.index.in_function("assigns", func)] if isinstance(n, (cst.For, cst.Assign))]
+    candidates = [*ctx.index.in_function("fors", func), *ctx.index.in_function("assigns", func)]
+    nodes = [n for n in candidates if isinstance(n, (cst.For, cst.Assign))]
     for _ in range(3):
         for node in nodes:
             source = node.iter if isinstance(node, cst.For) else node.value
@@ -152,7 +159,7 @@ def _derived(ctx: RuleContext, func, names: set[str]) -> set[str]:
 def _divided_between(ctx: RuleContext, first: cst.CSTNode, last: cst.Call) -> bool:
     """The code from ``first`` to ``last`` (included) mentions ``num_replicas_in_sync``: the sum is
     turned back into a mean on the way (the Keras 3 form measured correct)."""
-    mentions = [a for a in ctx.index.attributes if a.attr.value == "num_replicas_in_sync"]
+    mentions: list[cst.CSTNode] = [a for a in ctx.index.attributes if a.attr.value == "num_replicas_in_sync"]
     mentions += ctx.index.names.get("num_replicas_in_sync", [])
     return any(
         ctx.index.order[first] <= ctx.index.order[m] and (ctx.index.before(m, last) or ctx.index.is_within(m, last))

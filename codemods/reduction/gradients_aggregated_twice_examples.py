@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from fixer.rule import Invalid, Valid
 
-
 EXAMPLES = (
     Invalid(
         """
@@ -32,7 +31,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='Keras 3: all-reduce, clip, apply',
+        note="Keras 3: all-reduce, clip, apply",
     ),
     Invalid(
         """
@@ -79,7 +78,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='tf-keras: the keyword is added',
+        note="tf-keras: the keyword is added",
     ),
     Invalid(
         """
@@ -134,7 +133,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='tf-keras, through a comprehension',
+        note="tf-keras, through a comprehension",
     ),
     Invalid(
         """
@@ -158,7 +157,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='Keras 3 has no skip keyword',
+        note="Keras 3 has no skip keyword",
     ),
     Invalid(
         """
@@ -182,7 +181,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='Keras 3 has no experimental_aggregate_gradients',
+        note="Keras 3 has no experimental_aggregate_gradients",
     ),
     Invalid(
         """
@@ -208,7 +207,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='optimizer of unknown Keras: advice',
+        note="optimizer of unknown Keras: advice",
     ),
     Invalid(
         """
@@ -234,7 +233,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='standalone Keras',
+        note="standalone Keras",
     ),
     Invalid(
         """
@@ -258,7 +257,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='gradient taken inline in the all-reduce',
+        note="gradient taken inline in the all-reduce",
     ),
     Valid(
         """
@@ -285,7 +284,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='divided by num_replicas_in_sync',
+        note="divided by num_replicas_in_sync",
     ),
     Valid(
         """
@@ -310,7 +309,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='tf-keras told to skip',
+        note="tf-keras told to skip",
     ),
     Valid(
         """
@@ -335,7 +334,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='tf-keras skip_gradients_aggregation',
+        note="tf-keras skip_gradients_aggregation",
     ),
     Valid(
         """
@@ -360,7 +359,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='all-reduced by hand, applied by hand',
+        note="all-reduced by hand, applied by hand",
     ),
     Valid(
         """
@@ -385,7 +384,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='only the norm is all-reduced',
+        note="only the norm is all-reduced",
     ),
     Valid(
         """
@@ -410,7 +409,7 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='reduced after the update, for logging',
+        note="reduced after the update, for logging",
     ),
     Valid(
         """
@@ -430,7 +429,7 @@ EXAMPLES = (
 
         strategy.run(replica_step, args=(x, y))
         """,
-        note='one replica',
+        note="one replica",
     ),
     Valid(
         """
@@ -453,6 +452,6 @@ EXAMPLES = (
         def step(x, y):
             strategy.run(replica_step, args=(x, y))
         """,
-        note='no manual all-reduce',
+        note="no manual all-reduce",
     ),
 )

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypeGuard
 from weakref import WeakKeyDictionary
 
 import libcst as cst
 
+from fixer.prefilter import STRATEGY
+from fixer.rule import Rule
+from fixer.test_files import assertion_free_test, is_test_path
+from fixer.tf.calls import argument_value
 from fixer.tf.loss_scaling import (
     Scaling,
     classify,
@@ -19,15 +24,13 @@ from fixer.tf.loss_scaling import (
     only_reduce_means,
     sum_terms,
 )
-from fixer.context import RuleContext
-from fixer.prefilter import STRATEGY
-from fixer.rule import Rule
-from fixer.tf.calls import argument_value
-from fixer.tf.index import FunctionLike, ModuleIndex
 from fixer.tf.optimizers import optimizer_creation
-from fixer.tf.replica import RunCall
-from fixer.test_files import assertion_free_test, is_test_path
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike, ModuleIndex
+    from fixer.tf.replica import RunCall
 
 _APPLIES = frozenset({"apply_gradients", "minimize"})
 
@@ -143,9 +146,10 @@ class LossNotScaledToGlobalBatch(Rule):
                 if smoke_test and assertion_free_test(ctx.index, origin):
                     continue  # a test that asserts nothing only checks the loop runs: its scale cannot matter
                 reported.add(id(origin))
-                self._report(ctx, func, gradient, origin, holder, scaling, _reported_loss_reduces(ctx, func, gradient, scaling))
+                reduces = _reported_loss_reduces(ctx, func, gradient, scaling)
+                self._report(ctx, func, gradient, origin, holder, scaling, reduces)
 
-    def _summed(self, ctx: RuleContext, func, gradient: cst.Call) -> bool:
+    def _summed(self, ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> bool:
         """True when the gradients are summed across replicas.
 
         Keras 3 `apply_gradients` / `minimize` sum them (measured), and so does an all-reduce
@@ -174,7 +178,13 @@ class LossNotScaledToGlobalBatch(Rule):
         return False
 
     def _report(
-        self, ctx: RuleContext, func, gradient: cst.Call, origin: cst.BaseExpression, holder, scaling: Scaling,
+        self,
+        ctx: RuleContext,
+        func: FunctionLike,
+        gradient: cst.Call,
+        origin: cst.BaseExpression,
+        holder: FunctionLike,
+        scaling: Scaling,
         reduces: list[Edit],
     ) -> None:
         if gradient_passed_through(ctx, origin) is not None:
@@ -191,7 +201,7 @@ class LossNotScaledToGlobalBatch(Rule):
         call = loss_call(ctx, func, gradient) if holder is not func else None
         at_call = call is not None and not _only_trains(ctx, holder)
         if scaling is Scaling.MEAN and only_reduce_means(ctx, origin, holder):
-            if at_call:
+            if at_call and call is not None:
                 edit = ctx.insert_after(call, divide)
             else:
                 edit = _divided(ctx, origin, divide, tf)
@@ -218,7 +228,7 @@ class LossNotScaledToGlobalBatch(Rule):
                 replacement = f"{tf}.nn.compute_average_loss({ctx.source(origin.left)})"
                 ctx.report(origin, message, edits=[*imports, ctx.replace(origin, replacement), *reduces])
         elif scaling is Scaling.PER_EXAMPLE:
-            target = call if at_call else origin
+            target = call if at_call and call is not None else origin
             ctx.report(
                 origin,
                 "the loss is a per-example vector: its gradient is the sum over the batch; average it over "
@@ -246,16 +256,19 @@ def _mean_message(optimizer: str | None) -> str:
     start = "the loss is a per-replica mean, but gradients are summed across replicas"
     fix = "divide by the number of replicas"
     if optimizer in _SCALE_FREE:
-        return f"{start}: {optimizer} normalises their scale (same steps), but the reported loss is N times too large; {fix}"
+        return (
+            f"{start}: {optimizer} normalises their scale (same steps), "
+            f"but the reported loss is N times too large; {fix}"
+        )
     if optimizer in _PLAIN_STEP:
         return f"{start}: {optimizer} takes steps N times too large with N replicas; {fix}"
     return f"{start}: gradients and reported loss are N times too large (SGD steps too; Adam/RMSprop steps not); {fix}"
 
 
-def _optimizer_class(ctx: RuleContext, func) -> str | None:
+def _optimizer_class(ctx: RuleContext, func: FunctionLike) -> str | None:
     """The Keras optimizer class whose `apply_gradients`/`minimize` the replica function calls,
     when one constructor binds it; None when unknown or several."""
-    classes = set()
+    classes: set[str | None] = set()
     for call in ctx.tf.replica.calls_in(func):
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in _APPLIES:
             creation = optimizer_creation(ctx, call.func.value)
@@ -278,7 +291,7 @@ def _applies_gradients(ctx: RuleContext, call: cst.Call) -> bool:
     return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "gradient"
 
 
-def _divided_by_replicas(origin: cst.BaseExpression) -> bool:
+def _divided_by_replicas(origin: cst.BaseExpression) -> TypeGuard[cst.BinaryOperation]:
     """``<loss> / <something with num_replicas_in_sync>`` (unparenthesised, so it can be replaced)."""
     return (
         isinstance(origin, cst.BinaryOperation)
@@ -288,16 +301,15 @@ def _divided_by_replicas(origin: cst.BaseExpression) -> bool:
     )
 
 
-def _only_trains(ctx: RuleContext, helper) -> bool:
+def _only_trains(ctx: RuleContext, helper: FunctionLike) -> bool:
     """Every call of the loss helper is in a replica function that computes gradients."""
     if isinstance(helper, cst.Lambda):
         return False  # its calls go through the name it is bound to: not followed
     sites = ctx.tf.strategies.call_sites(helper)
     replica = ctx.tf.replica
+    owners = [ctx.index.enclosing_function(site) for site in sites]
     return bool(sites) and all(
-        ctx.index.enclosing_function(site) in replica.replica_functions
-        and gradient_calls(ctx, ctx.index.enclosing_function(site))
-        for site in sites
+        owner is not None and owner in replica.replica_functions and gradient_calls(ctx, owner) for owner in owners
     )
 
 
@@ -305,16 +317,20 @@ def _divided(ctx: RuleContext, origin: cst.BaseExpression, divide: str, tf: str)
     """The edit dividing a mean loss by the replicas; unscaled regularization terms
     (`tf.add_n(model.losses)`) are wrapped in `tf.nn.scale_regularization_loss` instead."""
     terms = sum_terms(origin)
-    if terms is not None and any(is_regularization(ctx, t) for t in terms) and not all(
-        is_regularization(ctx, t) for t in terms
+    if (
+        terms is not None
+        and any(is_regularization(ctx, t) for t in terms)
+        and not all(is_regularization(ctx, t) for t in terms)
     ):
         parts = []
         for term in terms:
             text = _with_parens(term)
             if is_regularization(ctx, term):
                 parts.append(f"{tf}.nn.scale_regularization_loss({text})")
-            elif term.lpar or isinstance(term, (cst.Call, cst.Name, cst.Attribute, cst.Subscript)) or (
-                isinstance(term, cst.BinaryOperation) and isinstance(term.operator, (cst.Multiply, cst.Divide))
+            elif (
+                term.lpar
+                or isinstance(term, (cst.Call, cst.Name, cst.Attribute, cst.Subscript))
+                or (isinstance(term, cst.BinaryOperation) and isinstance(term.operator, (cst.Multiply, cst.Divide)))
             ):
                 parts.append(text + divide)
             else:
@@ -322,7 +338,9 @@ def _divided(ctx: RuleContext, origin: cst.BaseExpression, divide: str, tf: str)
         return ctx.replace(origin, " + ".join(parts))
     if isinstance(origin, cst.Call) or not origin.lpar:
         text = ctx.source(origin)
-        return ctx.insert_after(origin, divide) if isinstance(origin, cst.Call) else ctx.replace(origin, f"({text}){divide}")
+        if isinstance(origin, cst.Call):
+            return ctx.insert_after(origin, divide)
+        return ctx.replace(origin, f"({text}){divide}")
     # `(a + b)`: the node's span excludes its parentheses; divide after the closing one.
     end = ctx.span(origin)[1]
     for _ in origin.rpar:
@@ -338,7 +356,7 @@ def _with_parens(node: cst.BaseExpression) -> str:
     return cst.Module(body=[]).code_for_node(node)
 
 
-def _reported_loss_reduces(ctx: RuleContext, func, gradient: cst.Call, scaling: Scaling) -> list[Edit]:
+def _reported_loss_reduces(ctx: RuleContext, func: FunctionLike, gradient: cst.Call, scaling: Scaling) -> list[Edit]:
     """Edits that keep the reported loss right once it is scaled to the global batch.
 
     When the replica function returns the loss, the `strategy.reduce(...)` of what `strategy.run`
@@ -358,12 +376,13 @@ def _reported_loss_reduces(ctx: RuleContext, func, gradient: cst.Call, scaling: 
         if "MEAN" in text.upper():
             edits.append(ctx.replace(op, text.replace("MEAN", "SUM").replace("mean", "sum")))
         axis = argument_value(reduce, 2, "axis")
-        if scaling is Scaling.PER_EXAMPLE and axis is not None and not (isinstance(axis, cst.Name) and axis.value == "None"):
+        axis_is_none = isinstance(axis, cst.Name) and axis.value == "None"
+        if scaling is Scaling.PER_EXAMPLE and axis is not None and not axis_is_none:
             edits.append(ctx.replace(axis, "None"))
     return edits
 
 
-def _reduces_of_runs(ctx: RuleContext, func) -> list[cst.Call]:
+def _reduces_of_runs(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
     """``<strategy>.reduce(op, value, ...)`` calls whose value is what ``strategy.run(func)`` returned.
 
     The value is the run call itself, a name bound to it, or (when a step returns the run) the
@@ -377,7 +396,7 @@ def _reduces_of_runs(ctx: RuleContext, func) -> list[cst.Call]:
         if isinstance(parent, cst.Return) and isinstance(step, cst.FunctionDef):
             producers.extend(ctx.tf.strategies.call_sites(step))
     # A value is a producer itself, or a name assigned from one in the function that reduces it.
-    bound = set()
+    bound: set[tuple[str, FunctionLike | None]] = set()
     for producer in producers:
         statement = ctx.index.parent.get(producer)
         if isinstance(statement, cst.Assign):
@@ -417,4 +436,4 @@ def _runs_by_function(ctx: RuleContext) -> dict[FunctionLike, list[RunCall]]:
     return table
 
 
-_RUNS: "WeakKeyDictionary[ModuleIndex, tuple[object, dict[FunctionLike, list[RunCall]]]]" = WeakKeyDictionary()
+_RUNS: WeakKeyDictionary[ModuleIndex, tuple[object, dict[FunctionLike, list[RunCall]]]] = WeakKeyDictionary()

@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from fixer.tf.loss_scaling import Scaling, classify, gradient_calls, loss_origin
-from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
-from fixer.tf.dataflow import names_in
-from fixer.tf.parameters import parameter, positional_parameters
 from fixer.rule import Rule
+from fixer.tf.dataflow import names_in
+from fixer.tf.loss_scaling import Scaling, classify, gradient_calls, loss_origin
+from fixer.tf.parameters import parameter, positional_parameters
 from fixer.types import Applicability, Edit
+
+if TYPE_CHECKING:
+    from fixer.context import RuleContext
+    from fixer.tf.index import FunctionLike
 
 _UPDATES = frozenset({"assign_sub", "assign_add", "assign"})
 _AGGREGATING = frozenset({"all_reduce", "reduce", "apply_gradients", "merge_call", "batch_reduce_to", "reduce_to"})
 
 
-def _derivednames_in(ctx: RuleContext, func, name: str) -> set[str]:
+def _derivednames_in(ctx: RuleContext, func: FunctionLike | None, name: str) -> set[str]:
     """``name`` plus the loop variables and locals computed from it inside ``func``."""
     derived = {name}
     nodes = [
-        n for n in [*ctx.index.in_function("fors", func), *ctx.index.in_function("assigns", func)]
+        n
+        for n in [*ctx.index.in_function("fors", func), *ctx.index.in_function("assigns", func)]
         if isinstance(n, (cst.For, cst.Assign))
     ]
     for _ in range(3):
@@ -36,7 +42,7 @@ def _derivednames_in(ctx: RuleContext, func, name: str) -> set[str]:
 def _value_text(ctx: RuleContext, target: cst.BaseExpression) -> str:
     """The target of a gradient assignment as a value: ``g`` or ``[dW, db]`` for ``dW, db``."""
     if isinstance(target, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Name) for e in target.elements):
-        return "[" + ", ".join(e.value.value for e in target.elements) + "]"
+        return "[" + ", ".join(cst.ensure_type(e.value, cst.Name).value for e in target.elements) + "]"
     return ctx.source(target)
 
 
@@ -106,7 +112,7 @@ class UnaggregatedVariableUpdate(Rule):
             for gradient in gradient_calls(ctx, func):
                 self._check_gradient(ctx, func, gradient)
 
-    def _check_gradient(self, ctx: RuleContext, func, gradient: cst.Call) -> None:
+    def _check_gradient(self, ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> None:
         statement = ctx.index.statement_of(gradient)
         if self._inline(ctx, func, gradient, statement):
             return
@@ -118,7 +124,7 @@ class UnaggregatedVariableUpdate(Rule):
         elif isinstance(small, cst.Return) and small.value is not None:
             self._check_returned(ctx, func, gradient, small.value)
 
-    def _inline(self, ctx: RuleContext, func, gradient: cst.Call, statement) -> bool:
+    def _inline(self, ctx: RuleContext, func: FunctionLike, gradient: cst.Call, statement: cst.BaseStatement) -> bool:
         """`w.assign_sub(lr * tape.gradient(loss, w))`: the update takes the gradient directly."""
         for ancestor in ctx.index.ancestors(gradient):
             if ancestor is statement:
@@ -163,13 +169,16 @@ class UnaggregatedVariableUpdate(Rule):
                 continue
             for update in calls:
                 if (
-                    isinstance(update.func, cst.Attribute) and update.func.attr.value in _UPDATES
+                    isinstance(update.func, cst.Attribute)
+                    and update.func.attr.value in _UPDATES
                     and any(derived & names_in(arg.value) for arg in update.args)
                 ):
                     return update
         return None
 
-    def _check_returned(self, ctx: RuleContext, helper, gradient: cst.Call, value: cst.BaseExpression) -> None:
+    def _check_returned(
+        self, ctx: RuleContext, helper: FunctionLike, gradient: cst.Call, value: cst.BaseExpression
+    ) -> None:
         """A helper returns the gradients (`return loss, tape.gradient(...)`): follow its callers."""
         position = None
         if value is gradient:
@@ -191,14 +200,22 @@ class UnaggregatedVariableUpdate(Rule):
             small = statement.body[0]
             if not isinstance(small, cst.Assign) or small.value is not site or len(small.targets) != 1:
                 continue
-            target = small.targets[0].target
+            target: cst.BaseExpression = small.targets[0].target
             if position >= 0:
                 if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) <= position:
                     continue
                 target = target.elements[position].value
             self._check_flow(ctx, helper, gradient, caller, statement, target)
 
-    def _check_flow(self, ctx: RuleContext, origin_func, gradient: cst.Call, func, statement, target) -> None:
+    def _check_flow(
+        self,
+        ctx: RuleContext,
+        origin_func: FunctionLike,
+        gradient: cst.Call,
+        func: FunctionLike | None,
+        statement: cst.BaseStatement,
+        target: cst.BaseExpression,
+    ) -> None:
         """The gradients bound to ``target`` by ``statement`` in ``func``: are they aggregated first?"""
         names = sorted(names_in(target)) if isinstance(target, (cst.Name, cst.Tuple, cst.List)) else []
         if not names:
@@ -209,7 +226,7 @@ class UnaggregatedVariableUpdate(Rule):
             for c in calls
         ):
             return
-        derived = set()
+        derived: set[str] = set()
         for name in names:
             derived |= _derivednames_in(ctx, func, name)
         updates = [
@@ -221,7 +238,18 @@ class UnaggregatedVariableUpdate(Rule):
             return
         self._report(ctx, origin_func, gradient, updates[0], statement, _value_text(ctx, target), target=target)
 
-    def _report(self, ctx: RuleContext, origin_func, gradient, update, statement, value: str, *, target=None, inline=None) -> None:
+    def _report(
+        self,
+        ctx: RuleContext,
+        origin_func: FunctionLike,
+        gradient: cst.Call,
+        update: cst.Call,
+        statement: cst.BaseStatement | None,
+        value: str,
+        *,
+        target: cst.BaseExpression | None = None,
+        inline: cst.Call | None = None,
+    ) -> None:
         aggregation = self._aggregation(ctx, update)
         if aggregation == "SUM":
             return
@@ -239,7 +267,9 @@ class UnaggregatedVariableUpdate(Rule):
             "variable updated from un-aggregated per-replica gradients (replicas drift apart); all-reduce "
             f"`{shown}` first (SUM if the loss is divided by the global batch, MEAN if it is a per-replica mean)"
         )
-        home = ctx.index.enclosing_function(inline if inline is not None else statement)
+        anchor = inline if inline is not None else statement
+        assert anchor is not None  # the callers give the inline gradient or the binding statement
+        home = ctx.index.enclosing_function(anchor)
         if op is None or ctx.index.enclosing_function(update) is not home:
             ctx.report(update, advice)
             return
@@ -252,27 +282,30 @@ class UnaggregatedVariableUpdate(Rule):
         if inline is not None:
             ctx.report(update, message, edits=[*imports, ctx.replace(inline, f"{reduce}{value})")])
             return
+        assert statement is not None and target is not None  # not inline: the gradients' binding is given
         targets = ctx.source(target)
         if isinstance(target, (cst.Tuple, cst.List)):
             if not all(isinstance(e.value, cst.Name) for e in target.elements):
                 ctx.report(update, advice)
                 return
-            targets = ", ".join(e.value.value for e in target.elements)
+            targets = ", ".join(cst.ensure_type(e.value, cst.Name).value for e in target.elements)
         line = f"{ctx.indentation(statement)}{targets} = {reduce}{value}){ctx.newline}"
         insert_at = ctx.textmap.line_end(ctx.range(statement).end.line)
         ctx.report(update, message, edits=[*imports, Edit(insert_at, insert_at, line)])
 
-    def _update_calls(self, ctx: RuleContext, func) -> list[cst.Call]:
+    def _update_calls(self, ctx: RuleContext, func: FunctionLike | None) -> list[cst.Call]:
         found = []
         for call in ctx.index.calls:
             if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in _UPDATES:
                 continue
             owner = ctx.index.enclosing_function(call)
-            if owner is func or (owner in ctx.tf.replica.replica_functions and owner is not func and self._called_from(ctx, owner, func)):
+            if owner is func or (
+                owner in ctx.tf.replica.replica_functions and owner is not func and self._called_from(ctx, owner, func)
+            ):
                 found.append(call)
         return found
 
-    def _called_from(self, ctx: RuleContext, helper, func) -> bool:
+    def _called_from(self, ctx: RuleContext, helper: FunctionLike | None, func: FunctionLike | None) -> bool:
         return isinstance(helper, cst.FunctionDef) and any(
             isinstance(c.func, cst.Name) and c.func.value == helper.name.value for c in ctx.tf.replica.calls_in(func)
         )
@@ -320,7 +353,9 @@ def _loop_source(ctx: RuleContext, update: cst.Call, target: cst.BaseExpression)
             return ancestor.iter
         if isinstance(ancestor.target, (cst.Tuple, cst.List)):
             iterable = ancestor.iter
-            if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "zip"):
+            if not (
+                isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "zip"
+            ):
                 return None
             for position, element in enumerate(ancestor.target.elements):
                 if isinstance(element.value, cst.Name) and element.value.value == target.value:
