@@ -148,8 +148,8 @@ class RenamedDistributeApi(Rule):
                 continue  # kept on purpose for older TensorFlow releases
             target = ctx.tf.target
             state = _method_state(attribute.attr.value, new, target.version)
-            if state is None:
-                continue  # the target has only the old name
+            if state is None or not target.has(new):
+                continue  # the target (or the package's declared floor) has only the old name
             old = attribute.attr.value
             message = f"`{old}` is removed in {target.label()} (`AttributeError`{target.assumed_note()}); use `{new}`" if state == "removed" else f"`{old}` is deprecated; use `{new}`"
             same_at_pin = state == _method_state(old, new, target.at_pin().version)
@@ -177,8 +177,8 @@ class RenamedDistributeApi(Rule):
                 # where callers pass `tf.compat.v1` strategies whose own methods these are.
                 continue
             instead, needs = replaced
-            if not exists_in(needs, target.version):
-                continue  # the target has no `run` yet: the old method is the one to use
+            if not target.has(needs):
+                continue  # the target (or the package's floor) has no `run` yet: the old method is the one to use
             prefix = target.upgrade_prefix(same_at_pin=exists_in(needs, target.at_pin().version))
             ctx.report(attribute.attr, f"{prefix}`{attribute.attr.value}` is a TensorFlow 1 strategy method; use `{instead}`")
 
@@ -201,8 +201,8 @@ class RenamedDistributeApi(Rule):
                 # (the experimental and current TPUStrategy are different classes).
                 continue
             new, blocked, positional = _CLASSES[qualified]
-            if not exists_in(new, ctx.tf.target.version):
-                continue  # the target has only the experimental name
+            if not ctx.tf.target.has(new):
+                continue  # the target, or the oldest TensorFlow the package declares, has only the experimental name
             old_text = dotted_name(attribute) or qualified
             local = ctx.tf.names.local_name_for(new)
             parent = ctx.index.parent.get(attribute)
@@ -230,7 +230,7 @@ class RenamedDistributeApi(Rule):
             renamed = [
                 a for a in node.names
                 if isinstance(a.name, cst.Name) and f"{_EXPERIMENTAL_MODULE}.{a.name.value}" in _CLASSES
-                and exists_in(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0], ctx.tf.target.version)
+                and ctx.tf.target.has(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0])
             ]
             if not renamed:
                 continue
