@@ -20,6 +20,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from fixer.target.continuation import logical_lines
 from fixer.target.requirements import parse_requirement
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_statements, legacy_evidence, read_dockerfile
 
@@ -131,24 +132,6 @@ def printed_version(cell: dict[str, object], source: str) -> tuple[int, int] | N
     return (int(match.group("major")), int(match.group("minor"))) if match is not None else None
 
 
-def _logical_lines(source: str) -> list[tuple[int, str]]:
-    """Lines with backslash continuations joined, each with the line it starts on (1-based)."""
-    joined: list[tuple[int, str]] = []
-    pending: list[str] = []
-    start = 1
-    for number, physical in enumerate(source.splitlines(), 1):
-        if not pending:
-            start = number
-        stripped = physical.rstrip()
-        pending.append(stripped.removesuffix("\\"))
-        if not stripped.endswith("\\"):
-            joined.append((start, " ".join(pending)))
-            pending = []
-    if pending:
-        joined.append((start, " ".join(pending)))
-    return joined
-
-
 def install_evidence(line: str, path: str, number: int, cell: int | None = None) -> list[Evidence]:
     """The TensorFlow, Keras and tf-keras requirements of one install command line (several
     commands joined by `&&` or `;`, other packages beside them); [] when it installs none. A bare
@@ -242,7 +225,7 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
                 body = source.lstrip().split("\n", 1)[1] if "\n" in source.lstrip() else ""
                 containers += [e for e in read_dockerfile(body, path) if e.kind in ("tensorflow", "tf-nightly")]
             continue  # a written file's lines are not the kernel's commands
-        for number, line in _logical_lines(source):
+        for number, line in logical_lines(source):
             installed = install_evidence(line, path, number, cell)
             if installed:
                 own += installed

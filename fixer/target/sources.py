@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fixer.target.continuation import logical_lines
 from fixer.target.requirements import Range, parse_requirement
 from fixer.target.versions import AZURE_LEGACY_KERAS, CURRENT, ngc_tensorflow
 
@@ -208,23 +209,6 @@ def legacy_evidence(value: str, path: str, line: int, text: str, cell: int | Non
     )
 
 
-def _instructions(text: str) -> list[tuple[int, str]]:
-    """A Dockerfile's instructions with the line each starts on (continuation lines joined)."""
-    joined: list[tuple[int, str]] = []
-    pending: list[str] = []
-    start = 1
-    for number, physical in enumerate(text.splitlines(), 1):
-        if not pending:
-            start = number
-        pending.append(physical.rstrip().removesuffix("\\"))
-        if not physical.rstrip().endswith("\\"):
-            joined.append((start, " ".join(pending)))
-            pending = []
-    if pending:
-        joined.append((start, " ".join(pending)))
-    return joined
-
-
 def _argument_evidence(rest: str, path: str, line: int) -> list[Evidence]:
     """`ARG FROM_IMAGE_NAME=nvcr.io/nvidia/tensorflow:21.02-tf2-py3` (a base image given as the
     argument's default) or `ARG TENSORFLOW_VERSION=2.9.2`."""
@@ -243,7 +227,7 @@ def read_dockerfile(text: str, path: str) -> list[Evidence]:
     `ARG TENSORFLOW_VERSION=`, `pip install` arguments and `ENV TF_USE_LEGACY_KERAS`. Of several
     stages, every one is read."""
     found: list[Evidence] = []
-    for line, instruction in _instructions(text):
+    for line, instruction in logical_lines(text):
         words = instruction.strip().split(None, 1)
         if len(words) < 2 or words[0].startswith("#"):
             continue
