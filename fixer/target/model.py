@@ -22,6 +22,7 @@ from fixer.target.sources import (
     read_setup_cfg,
     read_setup_py,
     reader_for,
+    unversioned_image,
 )
 from fixer.target.versions import CURRENT, KERAS3_FROM
 
@@ -73,18 +74,19 @@ class Target:
             return 2
         if self.legacy_env is not None and self.legacy_env.legacy:
             return 2
-        if self.keras2_from is not None and not self.version_stated:
-            return 2  # no version stated, and the code is written for Keras 2
+        if self.keras2_from is not None and self.version_unknown:
+            return 2  # no release can be told, and the code is written for Keras 2
         return 3
 
     @property
-    def version_stated(self) -> bool:
-        """A version was requested or a statement bounds it (not a bare `tensorflow` or an
-        unversioned `tensorflow/tensorflow` image, which name whichever release was newest)."""
+    def version_unknown(self) -> bool:
+        """No release can be told: nothing names TensorFlow, or only the unversioned official
+        image does (built from whichever release was newest on the day it was built). A bare
+        `tensorflow` requirement is known: every fresh install gets the newest release."""
         if self.requested is not None:
-            return True
+            return False
         source = self.tensorflow_from or self.keras_pin
-        return source is not None and (source.kind == "tf-nightly" or not source.allowed.open_ended)
+        return source is None or (source.allowed.open_ended and unversioned_image(source.text))
 
     @property
     def floor(self) -> tuple[int, int] | None:
@@ -335,6 +337,10 @@ def _decide(folder: Path) -> Target:
     tensorflow: Evidence | None = None
     keras_pin = legacy = tf_keras = None
     everything: list[Evidence] = []
+    # A package's floor binds the modules its users import (a folder with `__init__.py`), not the
+    # scripts and test data beside them, which run on whatever TensorFlow is installed.
+    init = str(folder / "__init__.py")
+    consulted[init] = _stamp(init)
     for candidate in [folder, *folder.parents]:
         launched = _launched(candidate, folder, consulted) if candidate != folder else []
         found = launched + _read_folder(candidate, consulted)
@@ -363,7 +369,7 @@ def _decide(folder: Path) -> Target:
         tf_keras_from=tf_keras,
         evidence=tuple(everything),
         consulted=tuple(sorted(consulted.items())),
-        floor_from=_package_floor(tensorflow),
+        floor_from=_package_floor(tensorflow) if consulted[init] is not None else None,
     )
 
 

@@ -237,8 +237,10 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
             elif not line.lstrip().startswith("#"):
                 containers += _container_evidence(line, path, number, cell, cells)
         version = printed_version(saved, source)
-        if version is not None:
-            # What the kernel really ran, as a statement of the cell that printed it.
+        if version is not None and version[0] == 1:
+            # The kernel ran TensorFlow 1, as a statement of the cell that printed it: a TF 1
+            # notebook, where the TF 2 names do not exist. A printed 2.x is only the last run: a
+            # notebook that installs nothing runs on whatever TF 2 its kernel has today.
             lines = source.splitlines()
             at = next((n for n, printed in enumerate(lines, 1) if _TF_VERSION_EXPRESSION.search(printed)), 1)
             said = f"{lines[at - 1].strip()}  # output: {version[0]}.{version[1]}"

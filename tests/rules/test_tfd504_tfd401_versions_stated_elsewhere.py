@@ -48,11 +48,12 @@ def test_tfd504_takes_keras_2_code_for_keras_2_only_where_no_version_is_stated(t
     (unversioned / "Dockerfile").write_text("FROM tensorflow/tensorflow:latest-gpu\n")
     assert "TFD504" not in codes(unversioned / "train.py", MWMS_FIT.format(rate="lr"))
     assert "TFD504" in codes(unversioned / "train2.py", MWMS_FIT.format(rate="learning_rate"))
-    pinned = tmp_path / "b"
-    (pinned / ".git").mkdir(parents=True)
-    (pinned / "requirements.txt").write_text("tensorflow==2.21.0\n")
-    # A stated Keras 3 TensorFlow: `lr=` there is a bug of its own, the fit finding stays.
-    assert "TFD504" in codes(pinned / "train.py", MWMS_FIT.format(rate="lr"))
+    for name, requirement in (("b", "tensorflow==2.21.0\n"), ("b2", "tensorflow\n")):
+        pinned = tmp_path / name
+        (pinned / ".git").mkdir(parents=True)
+        (pinned / "requirements.txt").write_text(requirement)
+        # Keras 3 on a fresh install: `lr=` there is a bug of its own, the fit finding stays.
+        assert "TFD504" in codes(pinned / "train.py", MWMS_FIT.format(rate="lr"))
     generator = MWMS_FIT.format(rate="learning_rate").replace("model.fit(x, y)", "model.fit_generator(batches)")
     (tmp_path / "c" / ".git").mkdir(parents=True)
     assert "TFD504" not in codes(tmp_path / "c" / "train.py", generator)
@@ -64,7 +65,7 @@ def test_tfd401_keeps_the_name_a_notebook_printed_version_has(tmp_path):
     version = {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "print(tf.__version__)",
                "outputs": [{"output_type": "stream", "name": "stdout", "text": ["1.15.0\n"]}]}
     code = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 2, "source": tpu}
-    for printed, expected in (("1.15.0\n", []), ("2.8.0\n", ["TFD401"])):
+    for printed, expected in (("1.15.0\n", []), ("2.2.0\n", ["TFD401"])):
         version["outputs"][0]["text"] = [printed]  # type: ignore[index]
         path = tmp_path / f"nb{printed[0]}.ipynb"
         text = json.dumps({"cells": [version, code], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
@@ -77,6 +78,10 @@ def test_tfd401_does_not_rename_below_a_packages_declared_floor(tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / "setup.py").write_text("from setuptools import setup\nimport deps\nsetup(install_requires=deps.REQUIRED)\n")
     (tmp_path / "deps.py").write_text("REQUIRED = ['tensorflow>=1.15.0,<3.0']\n")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "__init__.py").write_text("")
     assert "TFD401" not in codes(tmp_path / "lib" / "strategies.py", EXPERIMENTAL)
+    # A script beside the package (no `__init__.py`) runs on the newest release allowed.
+    assert "TFD401" in codes(tmp_path / "examples" / "train.py", EXPERIMENTAL)
     (tmp_path / "deps.py").write_text("REQUIRED = ['tensorflow>=2.4']\n")
     assert "TFD401" in codes(tmp_path / "lib" / "strategies.py", EXPERIMENTAL)

@@ -65,23 +65,30 @@ def test_the_version_a_notebook_printed_is_the_one_it_ran(tmp_path):
     # A later install cell replaces what the printed version ran on.
     (root / "nb.ipynb").write_text(notebook(cells, "!pip install tensorflow==2.9.1"))
     assert target_for(root / "nb.ipynb").version == (2, 9)
+    # A printed 2.x is the last run of a TF 2 notebook, not a pin: its kernel today decides.
+    two = ("import tensorflow as tf\nprint(tf.__version__)", "2.2.0\n")
+    (root / "nb.ipynb").write_text(notebook(two))
+    assert target_for(root / "nb.ipynb").version == (2, 8)
 
 
 def test_only_tensorflows_printed_version_counts(tmp_path):
-    two = ("import numpy as np, tensorflow as tf\nprint(np.__version__, tf.__version__)", "1.21.6 2.11.0\n")
-    labelled = ("print('numpy', np.__version__)\nprint('tf', tf.__version__)", "numpy 1.21.6\ntf 2.11.0\n")
+    two = ("import numpy as np, tensorflow as tf\nprint(np.__version__, tf.__version__)", "1.21.6 1.15.0\n")
+    labelled = ("print('numpy', np.__version__)\nprint('tf', tf.__version__)", "numpy 1.21.6\ntf 1.14.0\n")
     not_tf = ("import numpy as np\nprint(np.__version__)", "1.21.6\n")
     assert not notebook_pins(notebook(two), "nb.ipynb").own  # unlabelled, two modules: cannot tell
-    assert [e.allowed.newest() for e in notebook_pins(notebook(labelled), "nb.ipynb").own] == [(2, 11)]
+    assert [e.allowed.newest() for e in notebook_pins(notebook(labelled), "nb.ipynb").own] == [(1, 14)]
     assert not notebook_pins(notebook(not_tf), "nb.ipynb").own
 
 
 def test_a_packages_floor_declared_in_a_module_setup_py_imports(tmp_path):
     dependencies = "def required():\n    return ['absl-py', 'tensorflow>=1.15.0,<3.0']\n"
     setup = "from setuptools import setup\nfrom dependencies import required\nsetup(install_requires=required())\n"
-    root = tree(tmp_path, {"setup.py": setup, "dependencies.py": dependencies, "pkg/mod.py": ""})
+    files = {"setup.py": setup, "dependencies.py": dependencies, "pkg/__init__.py": "", "scripts/run.py": ""}
+    root = tree(tmp_path, files)
     target = target_for(root / "pkg")
     assert target.version == (2, 21) and target.floor == (1, 15)
+    # A script folder (no `__init__.py`) runs on whatever is installed: the newest allowed.
+    assert target_for(root / "scripts").floor is None
     assert not target.has("tensorflow.distribute.MultiWorkerMirroredStrategy")
     assert target.has("tensorflow.distribute.MirroredStrategy")
     # A requested target-version is the one the code must work on: no floor.
@@ -95,5 +102,7 @@ def test_an_applications_requirements_file_has_no_floor(tmp_path):
 
 def test_an_unversioned_base_image_states_no_version(tmp_path):
     target = target_for(tree(tmp_path, {"Dockerfile": "FROM tensorflow/tensorflow:latest-gpu\n"}))
-    assert target.version == (2, 21) and not target.version_stated and not target.assumed
-    assert target_for(tree(tmp_path / "p", {"Dockerfile": "FROM tensorflow/tensorflow:2.21.0\n"})).version_stated
+    assert target.version == (2, 21) and target.version_unknown and not target.assumed
+    assert not target_for(tree(tmp_path / "p", {"Dockerfile": "FROM tensorflow/tensorflow:2.21.0\n"})).version_unknown
+    # A bare requirement is the newest release on every fresh install: known.
+    assert not target_for(tree(tmp_path / "r", {"requirements.txt": "tensorflow\n"})).version_unknown
