@@ -104,8 +104,9 @@ class RenamedDistributeApi(Rule):
       tensorflow.compat.v1 as tf`, `disable_v2_behavior()`, TPUEstimator; docs/target.md) gets
       nothing: its experimental names are the only ones it has.
     - A package that declares a floor (`tensorflow>=1.15,<3` in setup.py, a module it imports,
-      setup.cfg or pyproject.toml) is renamed only to names its floor has too; a notebook whose
-      saved output prints its TensorFlow version is judged on that version (docs/target.md).
+      setup.cfg or pyproject.toml) is renamed only to names its floor has too, in its modules
+      (folders with `__init__.py`); a notebook whose saved output prints TensorFlow 1.x is judged
+      on that version (docs/target.md).
 
     ## Runtime evidence
     The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,

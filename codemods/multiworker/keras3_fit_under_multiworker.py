@@ -83,7 +83,7 @@ class Keras3FitUnderMultiworker(Rule):
       the pin, the finding is an upgrade finding ("on upgrade to TF 2.21: ...").
     - A job image a launcher notebook names for the script's folder decides too, and the curated
       Azure ML TensorFlow 2.16 images ship tf-keras with `TF_USE_LEGACY_KERAS=1` (Keras 2). Where no
-      version is stated, a call only Keras 2 accepts in the file (an optimizer's `lr=`,
+      release can be told, a call only Keras 2 accepts in the file (an optimizer's `lr=`,
       `fit_generator`; `benchmarks/probe_keras2_only_calls.py`) makes `tf.keras` Keras 2.
     - The advice names the requirement to add, `tf-keras~=X.Y.0` matched to the target, and the
       dependency file the pin came from; the inserted switch is offered only when the project
