@@ -107,6 +107,10 @@ class RenamedDistributeApi(Rule):
     - A TensorFlow 1.x program (`tf.contrib`, `tf.Session`, `tf.placeholder`, `import
       tensorflow.compat.v1 as tf`, `disable_v2_behavior()`, TPUEstimator; docs/target.md) gets
       nothing: its experimental names are the only ones it has.
+    - A package that declares a floor (`tensorflow>=1.15,<3` in setup.py, a module it imports,
+      setup.cfg or pyproject.toml) is renamed only to names its floor has too, in its modules
+      (folders with `__init__.py`); a notebook whose saved output prints TensorFlow 1.x is judged
+      on that version (docs/target.md).
 
     ## Runtime evidence
     The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,
@@ -152,8 +156,8 @@ class RenamedDistributeApi(Rule):
                 continue  # kept on purpose for older TensorFlow releases
             target = ctx.tf.target
             state = _method_state(attribute.attr.value, new, target.version)
-            if state is None:
-                continue  # the target has only the old name
+            if state is None or not target.has(new):
+                continue  # the target (or the package's declared floor) has only the old name
             old = attribute.attr.value
             if state == "removed":
                 message = (
@@ -188,8 +192,8 @@ class RenamedDistributeApi(Rule):
                 # where callers pass `tf.compat.v1` strategies whose own methods these are.
                 continue
             instead, needs = replaced
-            if not exists_in(needs, target.version):
-                continue  # the target has no `run` yet: the old method is the one to use
+            if not target.has(needs):
+                continue  # the target (or the package's floor) has no `run` yet: the old method is the one to use
             prefix = target.upgrade_prefix(same_at_pin=exists_in(needs, target.at_pin().version))
             ctx.report(
                 attribute.attr, f"{prefix}`{attribute.attr.value}` is a TensorFlow 1 strategy method; use `{instead}`"
@@ -214,8 +218,8 @@ class RenamedDistributeApi(Rule):
                 # (the experimental and current TPUStrategy are different classes).
                 continue
             new, blocked, positional = _CLASSES[qualified]
-            if not exists_in(new, ctx.tf.target.version):
-                continue  # the target has only the experimental name
+            if not ctx.tf.target.has(new):
+                continue  # the target, or the oldest TensorFlow the package declares, has only the experimental name
             old_text = dotted_name(attribute) or qualified
             local = ctx.tf.names.local_name_for(new)
             parent = ctx.index.parent.get(attribute)
@@ -245,7 +249,7 @@ class RenamedDistributeApi(Rule):
                 for a in node.names
                 if isinstance(a.name, cst.Name)
                 and f"{_EXPERIMENTAL_MODULE}.{a.name.value}" in _CLASSES
-                and exists_in(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0], ctx.tf.target.version)
+                and ctx.tf.target.has(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0])
             ]
             if not renamed:
                 continue

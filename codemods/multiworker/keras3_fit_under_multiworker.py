@@ -85,6 +85,10 @@ class Keras3FitUnderMultiworker(Rule):
       Pipfile, conda environments, Dockerfiles and job configs, with ranges resolved to the newest
       release they allow (`~=2.15.0` is 2.15, `~=2.15` is 2.21). With `--target-version` newer than
       the pin, the finding is an upgrade finding ("on upgrade to TF 2.21: ...").
+    - A job image a launcher notebook names for the script's folder decides too, and the curated
+      Azure ML TensorFlow 2.16 images ship tf-keras with `TF_USE_LEGACY_KERAS=1` (Keras 2). Where no
+      release can be told, a call only Keras 2 accepts in the file (an optimizer's `lr=`,
+      `fit_generator`; `benchmarks/probe_keras2_only_calls.py`) makes `tf.keras` Keras 2.
     - The advice names the requirement to add, `tf-keras~=X.Y.0` matched to the target, and the
       dependency file the pin came from; the inserted switch is offered only when the project
       declares tf-keras or names no TensorFlow at all.

@@ -9,6 +9,7 @@ import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from fixer.target.apis import exists_in
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.sources import (
@@ -21,6 +22,7 @@ from fixer.target.sources import (
     read_setup_cfg,
     read_setup_py,
     reader_for,
+    unversioned_image,
 )
 from fixer.target.versions import CURRENT, KERAS3_FROM
 
@@ -47,6 +49,8 @@ class Target:
     evidence: tuple[Evidence, ...] = ()
     consulted: tuple[tuple[str, Stamp], ...] = field(default=(), compare=False)
     tf1_from: Evidence | None = None  # the checked file is written for TensorFlow 1.x APIs: what shows it
+    floor_from: Evidence | None = None  # a package's declared lowest TensorFlow (`tensorflow>=1.15` in setup.py)
+    keras2_from: Evidence | None = None  # a call only Keras 2 accepts in the checked file (`Adam(lr=...)`)
 
     @property
     def version(self) -> tuple[int, int]:
@@ -70,7 +74,40 @@ class Target:
             return 2
         if self.legacy_env is not None and self.legacy_env.legacy:
             return 2
+        if self.keras2_from is not None and self.version_unknown:
+            return 2  # no release can be told, and the code is written for Keras 2
         return 3
+
+    @property
+    def version_unknown(self) -> bool:
+        """No release can be told: nothing names TensorFlow, or only the unversioned official
+        image does (built from whichever release was newest on the day it was built). A bare
+        `tensorflow` requirement is known: every fresh install gets the newest release."""
+        if self.requested is not None:
+            return False
+        source = self.tensorflow_from or self.keras_pin
+        return source is None or (source.allowed.open_ended and unversioned_image(source.text))
+
+    @property
+    def floor(self) -> tuple[int, int] | None:
+        """The oldest TensorFlow a package declares it supports, below the version judged: its
+        users may run it (`tensorflow>=1.15,<3` in setup.py resolves to 2.21 but admits 1.15).
+        None with a requested target-version, which is the version the code must work on."""
+        if self.requested is not None or self.floor_from is None:
+            return None
+        low = self.floor_from.allowed.low
+        floor = (low[0], low[1] if len(low) > 1 else 0)
+        return floor if floor < self.version else None
+
+    def has(self, name: str) -> bool:
+        """``name`` (of fixer/target/apis.py's tables) exists on the target and on the package's
+        declared floor: a rename to it works for every user."""
+        return exists_in(name, self.version) and (self.floor is None or exists_in(name, self.floor))
+
+    def with_keras2_usage(self, evidence: Evidence | None) -> Target:
+        """This target for a file that ``evidence`` shows is written for Keras 2 (a call Keras 3
+        rejects): `tf.keras` counts as Keras 2 where no TensorFlow version is stated."""
+        return self if evidence is None else replace(self, keras2_from=evidence, evidence=(*self.evidence, evidence))
 
     @property
     def tf1_program(self) -> bool:
@@ -220,6 +257,55 @@ def _read_folder(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
                 continue
             reader = _reader(entry.name, place != str(folder))
             found += reader(text, entry.path) if reader is not None else []
+            if reader is read_setup_py:
+                found += _setup_modules(text, Path(place), consulted)
+    return found
+
+
+_IMPORTED = re.compile(r"(?m)^\s*(?:from\s+(\w+)\s+import\b|import\s+(\w+)\s*$)")
+
+
+def _setup_modules(setup: str, folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
+    """What the modules beside `setup.py` that it imports declare (`from dependencies import
+    make_required_install_packages`): a requirement list built in code, read as setup.py is."""
+    found: list[Evidence] = []
+    for match in _IMPORTED.finditer(setup):
+        module = folder / f"{match.group(1) or match.group(2)}.py"
+        consulted[str(module)] = _stamp(str(module))
+        try:
+            if module.name != "setup.py" and module.is_file() and module.stat().st_size <= _MAX_BYTES:
+                found += read_setup_py(module.read_text(encoding="utf-8", errors="replace"), str(module))
+        except OSError:
+            continue
+    return found
+
+
+def _package_floor(tensorflow: Evidence | None) -> Evidence | None:
+    """``tensorflow`` when it is a package's declaration (setup.py or a module it imports,
+    setup.cfg, pyproject.toml) with a lower bound: users of the package may run that release."""
+    if tensorflow is None or tensorflow.kind != "tensorflow" or tensorflow.allowed.low == (0,):
+        return None
+    name = Path(tensorflow.path).name
+    return tensorflow if name.endswith(".py") or name in ("setup.cfg", "pyproject.toml") else None
+
+
+def _launched(folder: Path, start: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
+    """The job containers that notebooks in ``folder`` name, when they also name a folder below
+    it holding ``start`` (`command(code="./src", environment="AzureML-tensorflow-2.16-cuda12")`):
+    the code there runs in that container."""
+    found: list[Evidence] = []
+    try:
+        notebooks = sorted(e.path for e in os.scandir(folder) if e.name.endswith(".ipynb") and e.is_file())
+    except OSError:
+        return found
+    for notebook in notebooks:
+        stamp, pins = _pins(Path(notebook))
+        consulted[notebook] = stamp
+        for named in pins.paths:
+            code = Path(os.path.normpath(folder / named))
+            if code != folder and folder in code.parents and (code == start or code in start.parents):
+                found += pins.containers
+                break
     return found
 
 
@@ -251,14 +337,21 @@ def _decide(folder: Path) -> Target:
     tensorflow: Evidence | None = None
     keras_pin = legacy = tf_keras = None
     everything: list[Evidence] = []
+    # A package's floor binds the modules its users import (a folder with `__init__.py`), not the
+    # scripts and test data beside them, which run on whatever TensorFlow is installed.
+    init = str(folder / "__init__.py")
+    consulted[init] = _stamp(init)
     for candidate in [folder, *folder.parents]:
-        found = _read_folder(candidate, consulted)
+        launched = _launched(candidate, folder, consulted) if candidate != folder else []
+        found = launched + _read_folder(candidate, consulted)
         everything += found
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
         if tensorflow is None and tf_here:
-            # A README is weaker than the folder's real pin files: it decides only without them.
+            # The job container a launcher names for this code is where it runs; a README is
+            # weaker than the folder's real pin files: it decides only without them.
             pinned_here = [e for e in tf_here if not _from_readme(e)]
-            tensorflow = _lowest(pinned_here or tf_here)
+            job = [e for e in launched if e.kind in ("tensorflow", "tf-nightly")]
+            tensorflow = _lowest(job or pinned_here or tf_here)
         for e in found:
             if e.kind == "keras" and keras_pin is None and not e.allowed.allows((3, 0, 0)) and not e.allowed.open_ended:
                 keras_pin = e
@@ -276,6 +369,7 @@ def _decide(folder: Path) -> Target:
         tf_keras_from=tf_keras,
         evidence=tuple(everything),
         consulted=tuple(sorted(consulted.items())),
+        floor_from=_package_floor(tensorflow) if consulted[init] is not None else None,
     )
 
 
@@ -334,8 +428,10 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
     tensorflow = folder.tensorflow_from
     installed = [e for e in own if e.kind in ("tensorflow", "tf-nightly")]
     decisive = [e for e in installed if e.kind == "tf-nightly" or not e.allowed.open_ended or upgrades(e)]
-    if written and pins.containers:
-        tensorflow = _lowest(list(pins.containers))  # the job's image: the code must run on each one named
+    job = list(pins.containers) if written else []
+    if job:
+        # The job's image: the code must run on each one named.
+        tensorflow = _lowest([e for e in job if e.kind in ("tensorflow", "tf-nightly")])
     elif decisive:
         # A bare `pip install tensorflow` (no version, no -U) is not: it keeps a TensorFlow already
         # there (Colab's, a base image's), whichever that is.
@@ -347,8 +443,10 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         pinned=_pinned_version(tensorflow, keras_pin),
         tensorflow_from=tensorflow,
         keras_pin=keras_pin,
-        legacy_env=_last(own, "legacy-keras") or folder.legacy_env,
-        tf_keras_from=_last(own, "tf-keras") or folder.tf_keras_from,
-        evidence=(*own, *(pins.containers if written else ()), *folder.evidence),
+        legacy_env=_last(job, "legacy-keras") or _last(own, "legacy-keras") or folder.legacy_env,
+        tf_keras_from=_last(job, "tf-keras") or _last(own, "tf-keras") or folder.tf_keras_from,
+        # A package's floor is about the folder's declaration, not a notebook's own install or job.
+        floor_from=folder.floor_from if tensorflow is folder.tensorflow_from else None,
+        evidence=(*own, *job, *folder.evidence),
         consulted=tuple(sorted({**dict(folder.consulted), str(notebook): stamp}.items())),
     )

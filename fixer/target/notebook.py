@@ -20,8 +20,9 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from fixer.target.continuation import logical_lines
 from fixer.target.requirements import parse_requirement
-from fixer.target.sources import RUNTIME, Evidence, exactly, image_tensorflow, legacy_evidence, read_dockerfile
+from fixer.target.sources import RUNTIME, Evidence, exactly, image_statements, legacy_evidence, read_dockerfile
 
 # An install command, as a shell escape, a line magic, automagic or a line of a `%%bash` cell.
 _INSTALL = re.compile(
@@ -65,38 +66,70 @@ class NotebookPins:
     own: tuple[Evidence, ...] = ()
     containers: tuple[Evidence, ...] = ()
     writers: frozenset[int] = frozenset()
+    paths: frozenset[str] = frozenset()  # relative paths its code names (`"./src"`): what its jobs submit
 
 
-def _code_cells(data: object) -> list[tuple[int, str]]:
-    """(1-based cell number among all cells, source) of each code cell."""
+# A quoted relative path: `"./src"`, `'src/main.py'`, `"../trainer"` (no scheme, no spaces).
+_RELATIVE_PATH = re.compile(r"""(["'])(?P<path>\.{0,2}/?[\w.-]+(?:/[\w.-]+)*/?)\1""")
+
+
+def _relative_paths(cells: list[tuple[int, str]]) -> frozenset[str]:
+    """The relative paths quoted in the notebook's code cells (also in `key: value` job text)."""
+    return frozenset(m.group("path") for _, source in cells for m in _RELATIVE_PATH.finditer(source))
+
+
+def _code_cells(data: object) -> list[tuple[int, str, dict[str, object]]]:
+    """(1-based cell number among all cells, source, the cell) of each code cell."""
     cells = data.get("cells") if isinstance(data, dict) else None
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, str, dict[str, object]]] = []
     for number, cell in enumerate(cells if isinstance(cells, list) else [], start=1):
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             source = cell.get("source", "")
             if isinstance(source, list):
                 source = "".join(part for part in source if isinstance(part, str))
             if isinstance(source, str):
-                found.append((number, source))
+                found.append((number, source, cell))
     return found
 
 
-def _logical_lines(source: str) -> list[tuple[int, str]]:
-    """Lines with backslash continuations joined, each with the line it starts on (1-based)."""
-    joined: list[tuple[int, str]] = []
-    pending: list[str] = []
-    start = 1
-    for number, physical in enumerate(source.splitlines(), 1):
-        if not pending:
-            start = number
-        stripped = physical.rstrip()
-        pending.append(stripped.removesuffix("\\"))
-        if not stripped.endswith("\\"):
-            joined.append((start, " ".join(pending)))
-            pending = []
-    if pending:
-        joined.append((start, " ".join(pending)))
-    return joined
+# A version expression of TensorFlow's in a cell (`tf.__version__`, `tensorflow.version.VERSION`),
+# and of any module: a cell printing only TensorFlow's tells its output's version numbers apart.
+_TF_VERSION_EXPRESSION = re.compile(r"\b(?:tf|tensorflow)\s*\.\s*(?:__version__|version\s*\.\s*VERSION|VERSION)\b")
+_ANY_VERSION_EXPRESSION = re.compile(r"\.\s*(?:__version__|VERSION|version_info)\b")
+_PRINTED = re.compile(r"(?<![\w.])(?P<major>[12])\.(?P<minor>\d+)\.\d+(?:[-\w.]*)?(?![\w.])")
+_LABELLED = re.compile(r"(?i)\b(?:tensor\s*flow|tf)\b[^\n\d]{0,40}" + _PRINTED.pattern)
+
+
+def _output_text(cell: dict[str, object]) -> str:
+    """The text a code cell's saved outputs show (streams and plain-text results)."""
+    parts: list[str] = []
+    outputs = cell.get("outputs")
+    for output in outputs if isinstance(outputs, list) else []:
+        if not isinstance(output, dict):
+            continue
+        text = output.get("text")
+        data = output.get("data")
+        if text is None and isinstance(data, dict):
+            text = data.get("text/plain")
+        if isinstance(text, list):
+            text = "".join(part for part in text if isinstance(part, str))
+        if isinstance(text, str):
+            parts.append(text)
+    return "\n".join(parts)
+
+
+def printed_version(cell: dict[str, object], source: str) -> tuple[int, int] | None:
+    """The TensorFlow version a cell's saved output shows, when the cell prints TensorFlow's
+    version (`print(tf.__version__)`): the release the notebook last ran on. A number counts when
+    the output labels it TensorFlow's, or when TensorFlow's is the only version the cell prints."""
+    if not _TF_VERSION_EXPRESSION.search(source):
+        return None
+    text = _output_text(cell)
+    match = _LABELLED.search(text)
+    only_tensorflow = len(_ANY_VERSION_EXPRESSION.findall(source)) == len(_TF_VERSION_EXPRESSION.findall(source))
+    if match is None and only_tensorflow:
+        match = _PRINTED.search(text)
+    return (int(match.group("major")), int(match.group("minor"))) if match is not None else None
 
 
 def install_evidence(line: str, path: str, number: int, cell: int | None = None) -> list[Evidence]:
@@ -169,8 +202,7 @@ def _container_evidence(line: str, path: str, number: int, cell: int, cells: lis
     if runtime is not None:
         version = (int(runtime.group("major")), int(runtime.group("minor")))
         return [Evidence("tensorflow", exactly(version), path, number, line.strip(), cell=cell)]
-    image = image_tensorflow(line)
-    return [Evidence("tensorflow", exactly(image), path, number, line.strip(), cell=cell)] if image else []
+    return image_statements(line, path, number, cell)
 
 
 def notebook_pins(text: str, path: str) -> NotebookPins:
@@ -182,8 +214,9 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
     own: list[Evidence] = []
     containers: list[Evidence] = []
     writers: set[int] = set()
-    cells = _code_cells(data)
-    for cell, source in cells:
+    code = _code_cells(data)
+    cells = [(number, source) for number, source, _ in code]
+    for cell, source, saved in code:
         written = _writes(source)
         if written is not None:
             writers.add(cell)
@@ -192,7 +225,7 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
                 body = source.lstrip().split("\n", 1)[1] if "\n" in source.lstrip() else ""
                 containers += [e for e in read_dockerfile(body, path) if e.kind in ("tensorflow", "tf-nightly")]
             continue  # a written file's lines are not the kernel's commands
-        for number, line in _logical_lines(source):
+        for number, line in logical_lines(source):
             installed = install_evidence(line, path, number, cell)
             if installed:
                 own += installed
@@ -203,7 +236,16 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
                 own.append(legacy_evidence(legacy.group("value"), path, number, line, cell))
             elif not line.lstrip().startswith("#"):
                 containers += _container_evidence(line, path, number, cell, cells)
-    return NotebookPins(tuple(own), tuple(containers), frozenset(writers))
+        version = printed_version(saved, source)
+        if version is not None and version[0] == 1:
+            # The kernel ran TensorFlow 1, as a statement of the cell that printed it: a TF 1
+            # notebook, where the TF 2 names do not exist. A printed 2.x is only the last run: a
+            # notebook that installs nothing runs on whatever TF 2 its kernel has today.
+            lines = source.splitlines()
+            at = next((n for n, printed in enumerate(lines, 1) if _TF_VERSION_EXPRESSION.search(printed)), 1)
+            said = f"{lines[at - 1].strip()}  # output: {version[0]}.{version[1]}"
+            own.append(Evidence("tensorflow", exactly(version), path, at, said, cell=cell))
+    return NotebookPins(tuple(own), tuple(containers), frozenset(writers), _relative_paths(cells))
 
 
 def upgrades(evidence: Evidence) -> bool:

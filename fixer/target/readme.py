@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from fixer.target.continuation import joined_lines
 from fixer.target.notebook import install_evidence
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_tensorflow
 
@@ -29,23 +30,6 @@ _PROMPT = re.compile(r"^\s*(?:[$#>%]\s+|!)?(?:sudo\s+(?:-H\s+)?)?")
 _TPU_VERSION = re.compile(r"--(?:tf-)?version[=\s]+[\"']?(?:tpu-vm-tf-)?(?P<major>\d+)\.(?P<minor>\d+)")
 
 
-def _joined(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """Shell lines with backslash continuations joined, each with the line it starts on."""
-    joined: list[tuple[int, str]] = []
-    pending: list[str] = []
-    start = 0
-    for number, line in lines:
-        if not pending:
-            start = number
-        pending.append(line.removesuffix("\\").strip())
-        if not line.endswith("\\"):
-            joined.append((start, " ".join(pending)))
-            pending = []
-    if pending:
-        joined.append((start, " ".join(pending)))
-    return joined
-
-
 def code_lines(text: str) -> list[tuple[int, str]]:
     """(line number, text) of the README's code: fenced blocks, indented blocks (Markdown's and
     reStructuredText's literal blocks), with continuation lines joined, and the inline code spans
@@ -60,7 +44,7 @@ def code_lines(text: str) -> list[tuple[int, str]]:
             block.append((number, line.strip()))
         else:
             inline += [(number, span.strip()) for span in _INLINE.findall(line)]
-    return sorted(_joined(block) + inline)
+    return sorted(joined_lines(block, strip=True) + inline)
 
 
 def _versioned_image(code: str) -> tuple[int, int] | None:

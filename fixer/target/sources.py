@@ -9,8 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fixer.target.continuation import logical_lines
 from fixer.target.requirements import Range, parse_requirement
-from fixer.target.versions import CURRENT, ngc_tensorflow
+from fixer.target.versions import AZURE_LEGACY_KERAS, CURRENT, ngc_tensorflow
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -175,9 +176,30 @@ def image_tensorflow(text: str) -> tuple[int, int] | None:
     return None
 
 
-def _image_evidence(text: str, path: str, line: int) -> list[Evidence]:
+def unversioned_image(text: str) -> bool:
+    """``text`` names the official image without a version tag (`tensorflow/tensorflow`,
+    `:latest-gpu`): the newest release on the day the image was built, which is not today's."""
+    match = _OFFICIAL.search(text)
+    tag = (match.group("tag") or "") if match is not None else ""
+    return match is not None and re.match(r"\d", tag) is None and "nightly" not in tag
+
+
+def image_statements(text: str, path: str, line: int, cell: int | None = None) -> list[Evidence]:
+    """What the image or curated environment named in ``text`` installs: its TensorFlow (an open
+    requirement for the unversioned official image: built from whichever release was newest),
+    and for a curated Azure ML image of :data:`AZURE_LEGACY_KERAS` also tf-keras and the
+    legacy-Keras switch its build sets."""
     version = image_tensorflow(text)
-    return [Evidence("tensorflow", exactly(version), path, line, text.strip())] if version else []
+    if version is None:
+        return []
+    statement = text.strip()
+    if unversioned_image(text):
+        return [Evidence("tensorflow", Range(), path, line, statement, cell=cell)]
+    found = [Evidence("tensorflow", exactly(version), path, line, statement, cell=cell)]
+    if version in AZURE_LEGACY_KERAS and _AZURE.search(text):
+        found.append(Evidence("tf-keras", exactly(version), path, line, statement, cell=cell))
+        found.append(Evidence("legacy-keras", Range(), path, line, statement, legacy=True, cell=cell))
+    return found
 
 
 def legacy_evidence(value: str, path: str, line: int, text: str, cell: int | None = None) -> Evidence:
@@ -185,23 +207,6 @@ def legacy_evidence(value: str, path: str, line: int, text: str, cell: int | Non
     return Evidence(
         "legacy-keras", Range(), path, line, text.strip(), legacy=value.strip("'\"") in _LEGACY_TRUE, cell=cell
     )
-
-
-def _instructions(text: str) -> list[tuple[int, str]]:
-    """A Dockerfile's instructions with the line each starts on (continuation lines joined)."""
-    joined: list[tuple[int, str]] = []
-    pending: list[str] = []
-    start = 1
-    for number, physical in enumerate(text.splitlines(), 1):
-        if not pending:
-            start = number
-        pending.append(physical.rstrip().removesuffix("\\"))
-        if not physical.rstrip().endswith("\\"):
-            joined.append((start, " ".join(pending)))
-            pending = []
-    if pending:
-        joined.append((start, " ".join(pending)))
-    return joined
 
 
 def _argument_evidence(rest: str, path: str, line: int) -> list[Evidence]:
@@ -214,7 +219,7 @@ def _argument_evidence(rest: str, path: str, line: int) -> list[Evidence]:
     if re.fullmatch(r"(?i)\w*(?:tensorflow|tf)_?version", name.strip()) and re.fullmatch(r"\d+\.\d+(?:\.\d+)?", value):
         major, minor = value.split(".")[:2]
         return [Evidence("tensorflow", exactly((int(major), int(minor))), path, line, rest.strip())]
-    return _image_evidence(value, path, line)
+    return image_statements(value, path, line)
 
 
 def read_dockerfile(text: str, path: str) -> list[Evidence]:
@@ -222,13 +227,13 @@ def read_dockerfile(text: str, path: str) -> list[Evidence]:
     `ARG TENSORFLOW_VERSION=`, `pip install` arguments and `ENV TF_USE_LEGACY_KERAS`. Of several
     stages, every one is read."""
     found: list[Evidence] = []
-    for line, instruction in _instructions(text):
+    for line, instruction in logical_lines(text):
         words = instruction.strip().split(None, 1)
         if len(words) < 2 or words[0].startswith("#"):
             continue
         keyword, rest = words[0].upper(), words[1]
         if keyword == "FROM":
-            found += _image_evidence(rest, path, line)
+            found += image_statements(rest, path, line)
         elif keyword == "ARG":
             found += _argument_evidence(rest, path, line)
         elif keyword == "RUN":
@@ -256,7 +261,7 @@ def read_job_config(text: str, path: str) -> list[Evidence]:
             version = (int(runtime.group("major")), int(runtime.group("minor")))
             found.append(Evidence("tensorflow", exactly(version), path, number, line.strip()))
         elif _GOOGLE.search(line) or _AZURE.search(line) or _OFFICIAL.search(line) or _NGC.search(line):
-            found += _image_evidence(line, path, number)
+            found += image_statements(line, path, number)
         setting = re.search(r"""TF_USE_LEGACY_KERAS["']?\s*[:=]\s*["']?([\w]+)""", line)
         if setting:
             found.append(legacy_evidence(setting.group(1), path, number, line))

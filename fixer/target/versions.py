@@ -74,3 +74,12 @@ def ngc_tensorflow(year: int, month: int) -> tuple[int, int] | None:
     """The TensorFlow of NGC container ``YY.MM`` (a `-tf2` tag); None before the first TF 2 one."""
     earlier = [release for release in sorted(NGC_RELEASES) if release <= (year, month)]
     return NGC_RELEASES[earlier[-1]] if earlier else None
+
+
+# Azure ML curated training environments `AzureML-tensorflow-X.Y-cudaN` whose image build installs
+# tf-keras beside TensorFlow X.Y and sets `ENV TF_USE_LEGACY_KERAS=1`, so `tf.keras` is Keras 2 in
+# them: the build definitions in Azure/azureml-assets
+# (assets/training/general/environments/tensorflow-2.16-cuda11 and -cuda12: `tensorflow[and-cuda]==2.16.2`,
+# `tf-keras==2.16.0` in context/conda_dependencies.yaml, `ENV TF_USE_LEGACY_KERAS=1` in context/Dockerfile).
+# The older curated TensorFlow environments (2.x before 2.16) are Keras 2 anyway.
+AZURE_LEGACY_KERAS: frozenset[tuple[int, int]] = frozenset({(2, 16)})

@@ -156,8 +156,33 @@ def test_cloud_job_configs():
     assert versions(read_job_config(vertex, "config.yaml")) == [("tensorflow", (2, 3))]
     azure = "command: python train.py\nenvironment: azureml:AzureML-tensorflow-2.16-cuda12@latest\nenvironment_variables:\n  TF_USE_LEGACY_KERAS: '1'\n"
     found = read_job_config(azure, "job.yml")
-    assert versions(found) == [("tensorflow", (2, 16))]
-    assert [e.legacy for e in found if e.kind == "legacy-keras"] == [True]
+    assert versions(found) == [("tensorflow", (2, 16)), ("tf-keras", (2, 16))]
+    assert [e.legacy for e in found if e.kind == "legacy-keras"] == [True, True]
+
+
+@pytest.mark.parametrize(
+    "line, keras2",
+    [
+        ("environment: azureml:AzureML-tensorflow-2.16-cuda12@latest", True),
+        ('environment="AzureML-tensorflow-2.16-cuda11@latest",', True),
+        ("environment: azureml:AzureML-TensorFlow-2.3-GPU:1", False),  # Keras 2 anyway: TF 2.3
+        ("image: tensorflow/tensorflow:2.16.1-gpu", False),  # the official image ships Keras 3
+    ],
+)
+def test_a_curated_azure_image_brings_tf_keras_and_the_legacy_switch(line, keras2):
+    # The curated 2.16 images install tf-keras 2.16 and set TF_USE_LEGACY_KERAS=1 (their build
+    # definitions in Azure/azureml-assets, cited in fixer/target/versions.py).
+    found = read_job_config(f"{line}\n", "job.yml")
+    assert ("tf-keras", found[0].allowed.newest()) in versions(found) if keras2 else len(versions(found)) == 1
+    assert [e.legacy for e in found if e.kind == "legacy-keras"] == ([True] if keras2 else [])
+
+
+def test_the_unversioned_official_image_states_no_version():
+    # Built from whichever release was newest on the day: an open requirement, not "2.21".
+    (found,) = read_dockerfile("FROM tensorflow/tensorflow:latest-gpu\n", "Dockerfile")
+    assert found.kind == "tensorflow" and found.allowed.open_ended
+    (nightly,) = read_dockerfile("FROM tensorflow/tensorflow:nightly\n", "Dockerfile")
+    assert not nightly.allowed.open_ended and nightly.allowed.newest() == (2, 21)
 
 
 @pytest.mark.parametrize(
