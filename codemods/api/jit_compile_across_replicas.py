@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.context import RuleContext
+from fixer.facts import JIT_UNDER_MIRRORED
 from fixer.rule import Rule
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
@@ -62,6 +63,7 @@ class JitCompileAcrossReplicas(Rule):
     fix_title = "Remove jit_compile=True"
     applicability = Applicability.SAFE
     triggers = ("jit_compile", "experimental_compile")
+    facts = (JIT_UNDER_MIRRORED,)
 
     def check(self, ctx: RuleContext) -> None:
         if ctx.tf.target.tf1_program:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from fixer.facts import DISTRIBUTED_INPUT
 from fixer.tf.pipelines import binding, pipeline
 from fixer.context import RuleContext
 from fixer.rule import Rule
@@ -106,6 +107,7 @@ class BatchSizeNotGlobal(Rule):
         "MultiWorkerMirroredStrategy",
         ".scope()",  # a model built in a strategy's scope, then `fit`
     )
+    facts = (DISTRIBUTED_INPUT,)
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies

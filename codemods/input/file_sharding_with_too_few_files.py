@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fixer.context import RuleContext
+from fixer.facts import MULTI_WORKER
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.compat import runs_on_tf1
@@ -69,6 +70,7 @@ class FileShardingWithTooFewFiles(Rule):
     applicability = Applicability.SAFE
     triggers = ("Dataset",)
     needs = (STRATEGY,)
+    facts = (MULTI_WORKER,)
 
     def check(self, ctx: RuleContext) -> None:
         if runs_on_tf1(ctx.index) or not ctx.tf.strategies.uses_multi_worker:

@@ -10,6 +10,7 @@ import libcst as cst
 
 from fixer.context import RuleContext
 from fixer.edits import reindented_statements
+from fixer.facts import STRATEGY_IN_PLAY
 from fixer.notebook import cell_boundaries
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
@@ -151,6 +152,7 @@ class CreatedOutsideStrategyScope(Rule):
     triggers = ("scope(", "Strategy", ".run(", "experimental_run_v2")
     needs = (STRATEGY,)
     importer_triggers = STEP_METHODS
+    facts = (STRATEGY_IN_PLAY,)
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies

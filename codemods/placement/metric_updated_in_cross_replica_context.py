@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.context import RuleContext
+from fixer.facts import SCOPE_BLOCK
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.bindings import assignments_to
@@ -81,6 +82,7 @@ class MetricUpdatedInCrossReplicaContext(Rule):
     applicability = Applicability.DISPLAY_ONLY
     triggers = ("metrics",)
     needs = (STRATEGY,)
+    facts = (SCOPE_BLOCK,)
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from fixer.facts import REPLICA_FUNCTION
 from fixer.tf.loss_scaling import Scaling, classify, gradient_calls, loss_origin
 from fixer.context import RuleContext
 from fixer.prefilter import STRATEGY
@@ -97,6 +98,7 @@ class UnaggregatedVariableUpdate(Rule):
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2", "call_for_each_replica", "scope(")
     needs = (STRATEGY,)
+    facts = (REPLICA_FUNCTION,)
 
     def check(self, ctx: RuleContext) -> None:
         replica = ctx.tf.replica
