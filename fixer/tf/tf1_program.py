@@ -66,9 +66,12 @@ def tf1_program_evidence(index: ModuleIndex, names: NameResolver, path: str, tex
     # A program that asks which TensorFlow runs is written for both: its 1.x names are the fallback.
     for_both = any(_asks_which_tensorflow(index, attribute, qualified) for attribute, qualified in qualified_names)
     for attribute, qualified in qualified_names:
+        tf1_only = qualified.startswith("tensorflow.contrib.") or qualified in _TF1_ONLY_NAMES
+        if not (tf1_only or qualified.startswith(_V1_API_NAMES)):
+            continue  # most names: tested before the walk up their ancestors
         if _conditional(index, attribute) or (for_both and qualified not in _V1_API_NAMES):
             continue
-        if qualified.startswith("tensorflow.contrib.") or qualified in _TF1_ONLY_NAMES:
+        if tf1_only:
             return _statement(dotted_name(attribute) or qualified, path, text, tf1_only=True)
         if qualified.startswith(_V1_API_NAMES):
             v1_api = v1_api or dotted_name(attribute) or qualified
