@@ -155,6 +155,17 @@ REPLICA_FUNCTION = Fact(
     lambda f: not f.called.isdisjoint(_REPLICA_CALLS) or _has_step_method(f) or f.def_in_with,
 )
 
+# A call that may run a function on every replica (`strategy.run`, `extended.call_for_each_replica`).
+RUN_CALL = Fact("a `strategy.run` call", lambda f: not f.called.isdisjoint(_REPLICA_CALLS))
+
+# TFD110: steps `strategy.run` runs, Keras step overrides `fit` runs, or Keras 3 gradient accumulation.
+REPLICA_STEP_OR_ACCUMULATION = Fact(
+    "a `strategy.run` call, a Keras step method or `gradient_accumulation_steps`",
+    lambda f: (
+        not f.called.isdisjoint(_REPLICA_CALLS) or _has_step_method(f) or "gradient_accumulation_steps" in f.identifiers
+    ),
+)
+
 # TFD404: XLA switched on, and a MirroredStrategy whose scope or `run` it spans.
 JIT_UNDER_MIRRORED = Fact(
     "`jit_compile=True` and a MirroredStrategy",

@@ -6,6 +6,7 @@ import libcst as cst
 
 from fixer.context import RuleContext
 from fixer.edits import reindented_statements
+from fixer.facts import SCOPE_BLOCK
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.compat import runs_on_tf1
@@ -68,6 +69,7 @@ class ModelLoadedOutsideStrategyScope(Rule):
     applicability = Applicability.SAFE
     triggers = ("load_model",)
     needs = (STRATEGY,)
+    facts = (SCOPE_BLOCK,)
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies

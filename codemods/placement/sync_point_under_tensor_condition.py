@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.context import RuleContext
+from fixer.facts import REPLICA_STEP_OR_ACCUMULATION
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.index import FunctionLike
@@ -97,6 +98,7 @@ class SyncPointUnderTensorCondition(Rule):
     applicability = Applicability.DISPLAY_ONLY
     triggers = ("apply_gradients", "minimize", ".apply(", "gradient_accumulation_steps")
     needs = (STRATEGY,)
+    facts = (REPLICA_STEP_OR_ACCUMULATION,)
 
     def check(self, ctx: RuleContext) -> None:
         if ctx.tf.strategies.single_replica:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from fixer.context import RuleContext
+from fixer.facts import RUN_CALL
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
@@ -114,6 +115,7 @@ class UnbuiltOptimizerInCompiledStep(Rule):
     applicability = Applicability.UNSAFE
     triggers = ("apply_gradients", ".apply(")
     needs = (STRATEGY,)
+    facts = (RUN_CALL,)
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies
