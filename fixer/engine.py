@@ -18,6 +18,7 @@ from fixer.code_text import code_text
 from fixer.config import Config
 from fixer.context import RuleContext
 from fixer.expected_failure import expected_failure_lines
+from fixer.facts import ModuleFacts, facts_hold
 from fixer.positions import StatementPositions
 from fixer.prefilter import rule_may_fire
 from fixer.registry import Registry, default_registry
@@ -252,13 +253,18 @@ def selected_rules(path: str, text: str, config: Config, registry: Registry) -> 
 
 
 def rules_in_code(rules: list[type[Rule]], text: str, tree: ast.Module) -> list[type[Rule]]:
-    """The pre-filter's third stage: of ``rules`` (:func:`selected_rules` of ``text``), those
-    whose triggers and needs also match outside comments and docstrings (fixer/code_text.py).
+    """The pre-filter's stages on CPython's tree: of ``rules`` (:func:`selected_rules` of
+    ``text``), those whose triggers and needs also match outside comments and docstrings
+    (fixer/code_text.py) and whose facts hold (fixer/facts.py).
 
     A rule selected as a helper module's (its needs are in an importing script) stays.
     """
     code = code_text(text, tree)
-    return [rule for rule in rules if rule_may_fire(rule, code) or not rule_may_fire(rule, text)]
+    kept = [rule for rule in rules if rule_may_fire(rule, code) or not rule_may_fire(rule, text)]
+    if not any(rule.facts for rule in kept):
+        return kept
+    facts = ModuleFacts.of(tree)
+    return [rule for rule in kept if facts_hold(rule.facts, facts) or not rule_may_fire(rule, text)]
 
 
 def _used_under_strategy(path: str) -> bool:

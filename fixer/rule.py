@@ -13,6 +13,7 @@ from fixer.types import Applicability, Edit, Fix
 
 if TYPE_CHECKING:
     from fixer.context import RuleContext
+    from fixer.facts import Fact
     from fixer.prefilter import Evidence
 
 
@@ -103,6 +104,10 @@ class Rule:
     # of the project imports it under a strategy (fixer/tf/importers.py): a helper module whose
     # mistake the importing script's strategy makes (`.shuffle(` in a dataset builder).
     importer_triggers: ClassVar[tuple[str, ...]] = ()
+    # The pre-filter's last stage, on CPython's tree (fixer/facts.py): structures the check starts
+    # from (a scope block, a replica function...), all of which must hold for it to run. Like
+    # ``needs`` they over-approximate; tests/test_facts.py runs every Invalid example through them.
+    facts: ClassVar[tuple["Fact", ...]] = ()
     # Invalid and Valid examples, which tests/test_rule_examples.py runs: ``EXAMPLES`` in the sibling
     # module ``<rule module>_examples.py``. A class that still lists ``examples`` itself overrides it.
     examples: ClassVar[tuple[Valid | Invalid, ...]] = _SiblingExamples()  # type: ignore[assignment]

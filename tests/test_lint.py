@@ -39,6 +39,7 @@ CLEAN = (
     "fixer/expected_failure.py",
     "fixer/explain.py",
     "fixer/extras.py",
+    "fixer/facts.py",
     "fixer/incremental.py",
     "fixer/interactive.py",
     "fixer/magics.py",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import JIT_UNDER_MIRRORED
 from fixer.rule import Rule
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability, Edit
@@ -66,6 +67,7 @@ class JitCompileAcrossReplicas(Rule):
     fix_title = "Remove jit_compile=True"
     applicability = Applicability.SAFE
     triggers = ("jit_compile", "experimental_compile")
+    facts = (JIT_UNDER_MIRRORED,)
 
     def check(self, ctx: RuleContext) -> None:
         if ctx.tf.target.tf1_program:

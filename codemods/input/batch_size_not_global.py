@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import DISTRIBUTED_INPUT
 from fixer.rule import Rule
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
@@ -111,6 +112,7 @@ class BatchSizeNotGlobal(Rule):
         "MultiWorkerMirroredStrategy",
         ".scope()",  # a model built in a strategy's scope, then `fit`
     )
+    facts = (DISTRIBUTED_INPUT,)
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies

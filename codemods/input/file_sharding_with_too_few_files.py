@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fixer.facts import MULTI_WORKER
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.file_sources import file_count, literal_worker_count
@@ -74,6 +75,7 @@ class FileShardingWithTooFewFiles(Rule):
     applicability = Applicability.SAFE
     triggers = ("Dataset",)
     needs = (STRATEGY,)
+    facts = (MULTI_WORKER,)
 
     def check(self, ctx: RuleContext) -> None:
         if runs_tensorflow_1(ctx.tf.target) or not ctx.tf.strategies.uses_multi_worker:

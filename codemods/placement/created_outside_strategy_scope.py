@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.edits import reindented_statements
+from fixer.facts import STRATEGY_IN_PLAY
 from fixer.notebook import cell_boundaries
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
@@ -160,6 +161,7 @@ class CreatedOutsideStrategyScope(Rule):
     triggers = ("scope(", "Strategy", ".run(", "experimental_run_v2")
     needs = (STRATEGY,)
     importer_triggers = STEP_METHODS
+    facts = (STRATEGY_IN_PLAY,)
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, TypeGuard
 
 import libcst as cst
 
+from fixer.facts import SCOPE_BLOCK
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.bindings import assignments_to
@@ -88,6 +89,7 @@ class MetricUpdatedInCrossReplicaContext(Rule):
     applicability = Applicability.DISPLAY_ONLY
     triggers = ("metrics",)
     needs = (STRATEGY,)
+    facts = (SCOPE_BLOCK,)
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies

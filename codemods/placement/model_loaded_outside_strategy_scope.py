@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.edits import reindented_statements
+from fixer.facts import SCOPE_BLOCK
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.keras_target import keras_major
@@ -72,6 +73,7 @@ class ModelLoadedOutsideStrategyScope(Rule):
     applicability = Applicability.SAFE
     triggers = ("load_model",)
     needs = (STRATEGY,)
+    facts = (SCOPE_BLOCK,)
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies

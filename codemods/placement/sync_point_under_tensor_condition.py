@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import REPLICA_STEP_OR_ACCUMULATION
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
@@ -101,6 +102,7 @@ class SyncPointUnderTensorCondition(Rule):
     applicability = Applicability.DISPLAY_ONLY
     triggers = ("apply_gradients", "minimize", ".apply(", "gradient_accumulation_steps")
     needs = (STRATEGY,)
+    facts = (REPLICA_STEP_OR_ACCUMULATION,)
 
     def check(self, ctx: RuleContext) -> None:
         if ctx.tf.strategies.single_replica:

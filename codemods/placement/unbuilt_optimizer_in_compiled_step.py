@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import RUN_CALL
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
@@ -118,6 +119,7 @@ class UnbuiltOptimizerInCompiledStep(Rule):
     applicability = Applicability.UNSAFE
     triggers = ("apply_gradients", ".apply(")
     needs = (STRATEGY,)
+    facts = (RUN_CALL,)
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies

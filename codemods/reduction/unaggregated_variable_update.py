@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import REPLICA_FUNCTION
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.dataflow import names_in
@@ -103,6 +104,7 @@ class UnaggregatedVariableUpdate(Rule):
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2", "call_for_each_replica", "scope(")
     needs = (STRATEGY,)
+    facts = (REPLICA_FUNCTION,)
 
     def check(self, ctx: RuleContext) -> None:
         replica = ctx.tf.replica

@@ -1,0 +1,91 @@
+"""The pre-filter's facts on CPython's tree (fixer/facts.py): no finding lost, clean files skipped."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixer.config import Config
+from fixer.engine import check_source, rules_in_code, selected_rules
+from fixer.facts import REPLICA_FUNCTION, SCOPE_BLOCK, STRATEGY_IN_PLAY, ModuleFacts, facts_hold
+from fixer.registry import default_registry
+from invalid_examples import invalid_example_params
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(("rule", "code"), list(invalid_example_params()))
+def test_every_invalid_example_satisfies_its_rules_facts(rule, code):
+    assert facts_hold(rule.facts, ModuleFacts.of(ast.parse(code))), [f.name for f in rule.facts]
+
+
+def test_rules_declare_facts():
+    # The rules most distribution-heavy files select: without facts each of them sends such a file to libcst.
+    declared = {rule.code for rule in default_registry().rules if rule.facts}
+    assert {"TFD101", "TFD109", "TFD110", "TFD113", "TFD114", "TFD203", "TFD205", "TFD301", "TFD404"} <= declared
+
+
+def test_every_corpus_finding_is_in_a_file_whose_facts_hold():
+    # The corpus's own findings, as `check` reports them: each rule that reported must pass its facts.
+    out = subprocess.run(
+        [sys.executable, "-m", "fixer", "check", "--no-cache", "--format", "json", "corpus/"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    rules = {rule.code: rule for rule in default_registry().rules}
+    findings = json.loads(out.stdout)
+    assert findings
+    reported = {(f["path"], f["code"]) for f in findings if f["code"] in rules and f["path"].endswith(".py")}
+    assert reported
+    for filename, code in reported:
+        text = (ROOT / filename).read_text()
+        assert facts_hold(rules[code].facts, ModuleFacts.of(ast.parse(text))), (filename, code)
+
+
+def test_a_test_file_building_everything_in_the_scope_is_not_analysed():
+    text = (
+        "import tensorflow as tf\n"
+        "def test_fit(distribution):\n"
+        "    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+        "    model.compile('sgd', jit_compile=True)\n"
+        "    print(distribution.num_replicas_in_sync)\n"
+    )
+    rules = selected_rules("t_test.py", text, Config(), default_registry())
+    assert rules  # the text stages keep it (`jit_compile`, a strategy-only attribute)
+    assert rules_in_code(rules, text, ast.parse(text)) == []
+    assert check_source("t_test.py", text).findings == []
+
+
+@pytest.mark.parametrize(
+    ("code", "fact"),
+    [
+        ("with strategy.scope():\n    pass\n", SCOPE_BLOCK),
+        ("scope = s.scope()\nwith scope:\n    pass\n", SCOPE_BLOCK),
+        ("s = tf.distribute.MirroredStrategy()\n", STRATEGY_IN_PLAY),
+        ("class M(tf.keras.Model):\n    def train_step(self, data):\n        pass\n", STRATEGY_IN_PLAY),
+        ("strategy.run(step, args=(x,))\n", REPLICA_FUNCTION),
+        ("strategy.extended.call_for_each_replica(step)\n", REPLICA_FUNCTION),
+        ("with s.scope():\n    def step(x):\n        pass\n", REPLICA_FUNCTION),
+    ],
+)
+def test_facts_hold_on_the_structure_they_name(code, fact):
+    assert fact.holds(ModuleFacts.of(ast.parse(code)))
+
+
+@pytest.mark.parametrize(
+    ("code", "fact"),
+    [
+        ("with open('f') as f, self.assertRaises(E):\n    pass\n", SCOPE_BLOCK),
+        ("n = tf.distribute.get_strategy().num_replicas_in_sync\n", STRATEGY_IN_PLAY),
+        ("def step(x):\n    return x\nstep(1)\n", REPLICA_FUNCTION),
+    ],
+)
+def test_facts_do_not_hold_without_it(code, fact):
+    assert not fact.holds(ModuleFacts.of(ast.parse(code)))
