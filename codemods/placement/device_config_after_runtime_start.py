@@ -83,7 +83,7 @@ class DeviceConfigAfterRuntimeStart(Rule):
             callee = ctx.tf.names.callee(call)
             if callee not in _DEVICE_CONFIGURATION:
                 continue
-            if notebook and not any(ctx.index.before(made, call) for made, _ in ctx.tf.strategies.constructions):
+            if notebook and not any(ctx.index.before(made, call) for made, _ in ctx.tf.strategies.all_constructions):
                 # Notebook cells are often run one at a time after a restart (the GPU guide's
                 # snippets are): only a configuration below the strategy is the pasted mistake.
                 continue
@@ -126,7 +126,7 @@ def _runtime_started_before(ctx: RuleContext, statement: cst.CSTNode) -> cst.CST
             reset = start_at > 0
             earlier[:0] = [s for s in before[start_at:] if runs_tf_on_the_way(ctx, s)]
         node = parent
-    strategies = [s for s in earlier if any(ctx.index.is_within(made, s) for made, _ in ctx.tf.strategies.constructions)]
+    strategies = [s for s in earlier if any(ctx.index.is_within(made, s) for made, _ in ctx.tf.strategies.all_constructions)]
     if strategies or earlier:
         return (strategies or earlier)[0]
     return None if reset else earlier_op(ctx, statement)
