@@ -59,14 +59,15 @@ def unit_source(tree: Path, path: str, cell: int | None) -> str | None:
 
 
 def ipython_accepts(source: str) -> bool | None:
-    """Whether IPython would run this cell: its input transformations (magics, shell lines, a leading
-    indent), then Python's compiler. None when IPython is not installed."""
+    """Whether IPython would run this cell: the shell's whole transformation (magics, shell lines, a
+    leading indent, and for a one-line cell automagic and aliases: a bare `pip install x`, `ls $DIR`),
+    then Python's compiler. None when IPython is not installed."""
     try:
-        from IPython.core.inputtransformer2 import TransformerManager
+        from IPython.core.interactiveshell import InteractiveShell
     except ImportError:
         return None
     try:
-        transformed = TransformerManager().transform_cell(source)  # type: ignore[no-untyped-call]
+        transformed = InteractiveShell.instance().transform_cell(source)  # type: ignore[no-untyped-call]
         compile(transformed, "<cell>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False

@@ -4,11 +4,14 @@ Only real IPython syntax is masked, and only where a statement can start (not in
 brackets or a backslash continuation): line magics and shell escapes (``%cmd``, ``!cmd``,
 ``x = %cmd``, ``x = !cmd``), help (``obj?``, ``obj??``, ``?obj``, ``??obj`` on a line of their
 own) and cell magics (``%%bash`` masks its whole cell; ``%%time`` and other Python cell magics
-only their first line). A masked line becomes a comment of the same length, so columns stay put.
+only their first line), and a one-line cell IPython runs as a magic without its `%` (automagic:
+``pip install x``, ``ls $DIR``). A masked line becomes a comment of the same length, so columns
+stay put.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -17,6 +20,18 @@ _HELP = re.compile(r"^\s*(\?{1,2}[A-Za-z_][\w.]*|[A-Za-z_][\w.]*\?{1,2})\s*$")
 # Cell magics whose body is still Python: only their first line is masked.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "tensorflow_version"})
 _TRIPLES = ('"""', "'''")
+# IPython's line magics, which automagic runs without `%` (its default POSIX aliases, `ls`, `cat`,
+# `mkdir`..., are among them): InteractiveShell's magics_manager, IPython 9.18. Listed rather than
+# imported, so that the static paths need no IPython.
+AUTOMAGIC_NAMES = frozenset(
+    """alias alias_magic autoawait autocall automagic bookmark cat cd code_wrap colors conda config cp
+    debug dhist dirs doctest_mode ed edit env gui hist history killbgscripts ldir lf lk ll load
+    load_ext loadpy logoff logon logstart logstate logstop ls lsmagic lx macro magic mamba matplotlib
+    micromamba mkdir mv notebook page pastebin pdb pdef pdoc pfile pinfo pinfo2 pip popd pprint
+    precision prun psearch psource pushd pwd pycat pylab quickref recall rehashx reload_ext rep rerun
+    reset reset_selective rm rmdir run save sc set_env sx system tb time timeit unalias unload_ext uv
+    who who_ls whos xdel xmode""".split()
+)
 
 
 @dataclass
@@ -73,6 +88,29 @@ def is_magic(line: str) -> bool:
     return bool(_ESCAPE.search(line) or _HELP.match(line))
 
 
+def automagic_line(source: str) -> int | None:
+    """The index of the line IPython runs as a magic without its `%` (automagic), or None.
+
+    IPython does so only for a cell of one line (leading blank lines dropped, one trailing newline
+    allowed; measured with ``InteractiveShell.transform_cell``) whose first word names a line magic
+    and that is not Python already (``pip = 3`` stays an assignment, ``ls`` a name).
+    """
+    lines = source.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or any(line for line in lines[first + 1 :]) or len(lines) - first > 2:
+        return None
+    line = lines[first]
+    if line.lstrip().split(" ", 1)[0] not in AUTOMAGIC_NAMES:
+        return None
+    try:
+        ast.parse(line.strip())
+    except SyntaxError:
+        return first
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return None
+
+
 def mask_cell(source: str) -> tuple[str, dict[str, str]]:
     """Comment out magics, shell lines and help lines, keeping every line's length.
 
@@ -86,8 +124,9 @@ def mask_cell(source: str) -> tuple[str, dict[str, str]]:
     out = []
     continued_magic = False  # the previous line was IPython syntax ending in a backslash
     opens_block = False  # the previous code line ends with `:` (an `if x:` whose body may be a magic)
+    automagic = automagic_line(source)
     for position, line in enumerate(lines):
-        magic = whole_cell or (position == 0 and first.startswith("%%")) or continued_magic
+        magic = whole_cell or (position == 0 and first.startswith("%%")) or continued_magic or position == automagic
         magic = magic or (scanner.at_statement_start and is_magic(line))
         if magic and line.strip():
             replacement = _block_body(line) if opens_block and not whole_cell else _comment(line)

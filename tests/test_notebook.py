@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from fixer.config import Config
 from fixer.magics import mask_cell
-from fixer.notebook import load_notebook
+from fixer.notebook import analyse_notebook, load_notebook
 
 
 def _notebook(cells: list[dict]) -> dict:
@@ -178,3 +179,28 @@ def test_a_fix_moving_a_cell_s_first_statement_keeps_every_cell(tmp_path, distfi
     assert sources[0].endswith("    # the optimizer\n    optimizer = tf.keras.optimizers.Adam()")
     assert sources[1] == "print(model)"
     assert sources[2] == "".join(cells[2]["source"])
+
+
+@pytest.mark.parametrize(
+    ("cell", "masked"),
+    [
+        ("pip install tensorflow-text\n", "#ip install tensorflow-text\n"),  # automagic: `%pip`
+        ("\nls $DATA_DIR", "\n#s $DATA_DIR"),  # a default alias; leading blank lines do not count
+        ("pip = 3\n", "pip = 3\n"),  # Python already: an assignment
+        ("# install\npip install x\n", "# install\npip install x\n"),  # two lines: IPython fails too
+        ("pip install x\n\n", "pip install x\n\n"),  # a second (blank) line: no automagic either
+        ("install x\n", "install x\n"),  # not a magic
+    ],
+)
+def test_a_one_line_cell_ipython_runs_by_automagic_is_masked_like_a_magic(cell, masked):
+    assert mask_cell(cell)[0] == masked
+
+
+def test_a_bare_pip_install_cell_is_no_parse_error():
+    def codes(first: str) -> list[str]:
+        cells = [_code("c1", [first]), _code("c2", ["import tensorflow as tf\n"])]
+        result = analyse_notebook("lab.ipynb", json.dumps(_notebook(cells)), Config(), fix=False, unsafe=False)
+        return [f.code for f in result.findings]
+
+    assert codes("pip install tensorflow-text") == []
+    assert codes("# install\npip install tensorflow-text") == ["TFD000"]  # IPython fails on it too

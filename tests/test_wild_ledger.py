@@ -214,3 +214,16 @@ def test_parse_errors_are_split_by_what_ipython_makes_of_the_same_source(tmp_pat
     report = wild.format_report(wild.compare(findings, []), "fixes offered: none", parse_errors=counts)
     assert ("parse errors: 4, of which really not Python (IPython fails too): 1, wrongly unparsable: 2, "
             "not checked: 1") in report
+
+
+def test_a_one_line_automagic_or_alias_cell_counts_as_what_ipython_runs(tmp_path):
+    # IPython runs a bare `pip install x` (a magic) and `ls $DIR` (a default alias) without their
+    # `%`, but only in a cell of one line: with a comment above, the same line fails there too.
+    cells = ["pip install tensorflow-text\n", "ls $DATA_DIR\n", "# install\npip install x\n"]
+    (tmp_path / "lab.ipynb").write_text(_notebook(cells))
+    findings = [
+        wild.WildFinding(repo="o/r", path="lab.ipynb", cell=n, line=1, code="TFD000", text="")
+        for n in (1, 2, 3)
+    ]
+    counts = wild.count_parse_errors(findings, tmp_path)
+    assert (counts.total, counts.not_python, counts.wrongly_unparsable) == (3, 1, 2)

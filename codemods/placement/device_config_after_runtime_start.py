@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.rule import Rule
-from fixer.tf.runtime_start import earlier_op, runs_tf_on_the_way
+from fixer.tf.runtime_start import after_last_reset, earlier_op, runs_tf_on_the_way
 from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
 
@@ -57,6 +57,9 @@ class DeviceConfigAfterRuntimeStart(Rule):
     - What starts the runtime is what TFD105 measured: any strategy constructor
       (`MirroredStrategy()` too), tensors and ops, variables, datasets, a built Keras model,
       `list_logical_devices`, ... `list_physical_devices` does not.
+    - The private `context._reset_context()` (test suites call it in `setUp`) ends the started
+      state: a configuration after it is legal (measured,
+      `benchmarks/probe_virtual_devices_after_context_reset.py`); only what follows it counts.
     - A `set_memory_growth` after an earlier `set_memory_growth` that ran first is not reported:
       TensorFlow returns early when the value does not change.
     - Only programs that use a strategy are checked; in a notebook, only a configuration below a
@@ -86,7 +89,7 @@ class DeviceConfigAfterRuntimeStart(Rule):
             callee = ctx.tf.names.callee(call)
             if callee not in _DEVICE_CONFIGURATION:
                 continue
-            if notebook and not any(ctx.index.before(made, call) for made, _ in ctx.tf.strategies.constructions):
+            if notebook and not any(ctx.index.before(made, call) for made, _ in ctx.tf.strategies.all_constructions):
                 # Notebook cells are often run one at a time after a restart (the GPU guide's
                 # snippets are): only a configuration below the strategy is the pasted mistake.
                 continue
@@ -113,23 +116,28 @@ def _runtime_started_before(ctx: RuleContext, statement: cst.CSTNode) -> cst.CST
     """A statement that starts the runtime before ``statement`` runs: earlier in its block or in
     an enclosing block of the same function (the strategy's statement when it is one of them:
     it certainly starts the runtime, and it is what the configuration was meant to precede), or
-    else before its function's only call; None when none does."""
+    else before its function's only call; None when none does. A `context._reset_context()` on
+    the way ends the started state like the start of the program: only what follows it counts."""
     earlier: list[cst.CSTNode] = []
     node: cst.CSTNode = statement
-    while True:
+    reset = False
+    while not reset:
         parent = ctx.index.parent.get(node)
         if parent is None or isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             break
         body = list(getattr(parent, "body", ())) if isinstance(parent, (cst.IndentedBlock, cst.Module)) else []
         if node in body:
-            earlier[:0] = [s for s in body[: body.index(node)] if runs_tf_on_the_way(ctx, s)]
+            before = body[: body.index(node)]
+            start_at = after_last_reset(ctx, before)
+            reset = start_at > 0
+            earlier[:0] = [s for s in before[start_at:] if runs_tf_on_the_way(ctx, s)]
         node = parent
     strategies = [
-        s for s in earlier if any(ctx.index.is_within(made, s) for made, _ in ctx.tf.strategies.constructions)
+        s for s in earlier if any(ctx.index.is_within(made, s) for made, _ in ctx.tf.strategies.all_constructions)
     ]
     if strategies or earlier:
         return (strategies or earlier)[0]
-    return earlier_op(ctx, statement)
+    return None if reset else earlier_op(ctx, statement)
 
 
 def _catches_runtime_error(ctx: RuleContext, call: cst.Call) -> bool:

@@ -20,6 +20,8 @@ _PYTHON_NUMBERS = frozenset({"float", "int"})
 # An f-string's prefix: `f"`, `rf'`, `fR"`... (the f next to the quote, or before an r that is).
 _FSTRING_PREFIX = re.compile(r"[fF][rR]?['\"]")
 # TensorFlow functions that accept a PerReplica (they walk composite values, or are the remedy).
+# `tf.concat` wraps a lone value in a list and hands a PerReplica back as it is (measured).
+_CONCAT = "tensorflow.concat"
 _TF_ACCEPTS_PER_REPLICA = ("tensorflow.nest.", "tensorflow.distribute.", "tensorflow.print", "tensorflow.function")
 
 
@@ -38,7 +40,8 @@ class PerReplicaValueUsedAsTensor(Rule):
     'PerReplica'`; `np.mean` raises `TypeError: unsupported operand type(s) for /: 'PerReplica'
     and 'int'`; `f"{loss:.3f}"` raises `TypeError: unsupported format string passed to
     PerReplica.__format__`; `tf.reduce_sum` raises `ValueError: It looks like you are using a
-    PerReplica object while not inside a replica context`. With one replica `strategy.run`
+    PerReplica object while not inside a replica context`; `tf.concat` does not raise, it returns
+    the PerReplica unchanged, parts not joined. With one replica `strategy.run`
     returns the tensor itself and all of these work, so the script breaks on the day it first runs
     on two GPUs. (`print(result)` and `str(result)` do not raise: they show every replica's value.)
 
@@ -58,7 +61,8 @@ class PerReplicaValueUsedAsTensor(Rule):
     Measured on TensorFlow 2.21 with 2 replicas, Keras 3 and tf-keras alike
     (`benchmarks/probe_replica_function_calls.py`, output in `docs/probes.md`): each of the
     errors above, `print`/`str` showing every replica, and `strategy.reduce(SUM, result,
-    axis=None)` giving the number.
+    axis=None)` giving the number; `tf.concat` of the PerReplica itself, eagerly and in a
+    `tf.function` (`benchmarks/probe_concat_of_per_replica.py`).
 
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#run
@@ -91,6 +95,12 @@ class PerReplicaValueUsedAsTensor(Rule):
 
 def _message(ctx: RuleContext, call: cst.Call) -> str:
     what = ctx.source(call.func) if not isinstance(call.func, cst.Attribute) else f".{call.func.attr.value}()"
+    if ctx.tf.names.callee(call) == _CONCAT:
+        # Measured (benchmarks/probe_concat_of_per_replica.py): no error, the value comes back as is.
+        return (
+            f"`{what}` returns a `strategy.run` result unchanged (a PerReplica value, its replicas' parts not "
+            "joined) instead of one tensor; concatenate `strategy.experimental_local_results(value)` or reduce it"
+        )
     return (
         f"`{what}` raises on a `strategy.run` result (a PerReplica value with more than one replica); reduce "
         "it first (`strategy.reduce`) or use `strategy.experimental_local_results(value)`"

@@ -99,7 +99,7 @@ class StrategyCreatedAfterTfOps(Rule):
     def check(self, ctx: RuleContext) -> None:
         if runs_tensorflow_1(ctx.tf.target):
             return  # TensorFlow 1.x: graph mode by default, no eager context to configure first
-        for call, kind in ctx.tf.strategies.constructions:
+        for call, kind in ctx.tf.strategies.all_constructions:
             if kind not in MULTI_WORKER_CLASSES or self._single_worker(ctx, call):
                 continue
             statement = ctx.index.statement_of(call)

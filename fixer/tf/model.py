@@ -54,7 +54,7 @@ class TFModel:
     @cached_property
     def strategies(self) -> StrategyModel:
         """Strategy objects, scope blocks and scope membership."""
-        return StrategyModel(self.index, self.names)
+        return StrategyModel(self.index, self.names, lambda: self.semantic)
 
     @cached_property
     def replica(self) -> ReplicaModel:

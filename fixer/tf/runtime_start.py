@@ -167,9 +167,14 @@ def after_last_reset(ctx: RuleContext, statements: list[cst.CSTNode]) -> int:
     """The index after the last statement that resets the eager context (0 when none does)."""
     last = 0
     for position, statement in enumerate(statements):
-        if any(ctx.tf.names.callee(c) in _RESETS_CONTEXT for c in ctx.index.calls if ctx.index.is_within(c, statement)):
+        if resets_context(ctx, statement):
             last = position + 1
     return last
+
+
+def resets_context(ctx: RuleContext, statement: cst.CSTNode) -> bool:
+    """A call in ``statement`` resets the eager context."""
+    return any(ctx.tf.names.callee(c) in _RESETS_CONTEXT for c in ctx.index.calls if ctx.index.is_within(c, statement))
 
 
 def resets_before(ctx: RuleContext, statement: cst.CSTNode) -> bool:
@@ -248,8 +253,8 @@ def runtime_call(ctx: RuleContext, call: cst.Call, depth: int) -> bool:
     callee = ctx.tf.names.callee(call)
     if callee is None:
         return _runtime_method(ctx, call, depth)
-    if callee.split(".")[0] not in ("tensorflow", "keras"):
-        return False
+    if callee.split(".")[0] not in ("tensorflow", "keras") or callee in _RESETS_CONTEXT:
+        return False  # a reset ends the started state (probe_virtual_devices_after_context_reset)
     if callee.startswith(_STARTS_RUNTIME):
         return True
     if callee.startswith("keras.layers."):

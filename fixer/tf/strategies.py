@@ -9,16 +9,20 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.semantic.model import SemanticModel
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.classes import resolve_method
 from fixer.tf.names import NameResolver, dotted_name
 from fixer.tf.parameters import named_parameters
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from fixer.tf.index import FunctionLike, ModuleIndex
 
 _DISTRIBUTE = "tensorflow.distribute."
 _ONE_DEVICE = _DISTRIBUTE + "OneDeviceStrategy"
+_GET_STRATEGY = _DISTRIBUTE + "get_strategy"
 MULTI_WORKER_CLASSES = frozenset(
     {
         _DISTRIBUTE + "MultiWorkerMirroredStrategy",
@@ -75,9 +79,12 @@ def expression_key(node: cst.BaseExpression) -> str | None:
 class StrategyModel:
     """Which expressions are strategies, which `with` blocks are their scopes, and where code runs."""
 
-    def __init__(self, index: ModuleIndex, names: NameResolver) -> None:
+    def __init__(
+        self, index: ModuleIndex, names: NameResolver, semantic: Callable[[], SemanticModel] | None = None
+    ) -> None:
         self.index = index
         self.names = names
+        self._semantic = semantic or (lambda: SemanticModel(index))
         self._kinds: dict[str, set[str]] = defaultdict(set)
         self._factories: dict[str, set[str]] = {}
         self._find_factories()
@@ -338,14 +345,73 @@ class StrategyModel:
         return {key: frozenset(kinds) for key, kinds in self._kinds.items()}
 
     @cached_property
-    def constructions(self) -> list[tuple[cst.Call, str]]:
-        """Every strategy constructor call in source order, with its class."""
+    def all_constructions(self) -> list[tuple[cst.Call, str]]:
+        """Every strategy constructor call in source order, with its class (each starts the runtime,
+        used or not)."""
         found = []
         for call in self.index.calls:
             callee = self.names.callee(call)
-            if callee in STRATEGY_CLASSES and callee != _DISTRIBUTE + "get_strategy":
+            if callee in STRATEGY_CLASSES and callee != _GET_STRATEGY:
                 found.append((call, callee))
         return found
+
+    @cached_property
+    def constructions(self) -> list[tuple[cst.Call, str]]:
+        """The strategy constructor calls whose object some code can use, in source order, with
+        their class: not one bound to a name that every path rebinds before any use reads it
+        (`s = MirroredStrategy()` then `s = tf.distribute.get_strategy()`: nothing runs under it)."""
+        return [(call, kind) for call, kind in self.all_constructions if not self._replaced_before_use(call)]
+
+    def _replaced_before_use(self, call: cst.Call) -> bool:
+        """``call`` is the whole value of `name = call`, a later binding of ``name`` replaces it, and no
+        read of ``name`` gets it (a strategy never used nor rebound is a forgotten scope instead)."""
+        statement = self.index.parent.get(call)
+        if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+            return False
+        target = statement.targets[0].target
+        if not isinstance(target, cst.Name):
+            return False
+        semantic = self._semantic()
+        binding = semantic.binding_at(target)
+        order = self.index.order
+        if binding is None or not any(order[b.node] > order[target] for b in binding.scope.of(target.value)):
+            return False
+        reads = self._name_reads.get(target.value, [])
+        return not any(binding in semantic.resolve(read) for read in reads)
+
+    @cached_property
+    def _name_reads(self) -> dict[str, list[cst.Name]]:
+        """Every name node of the module that reads a variable (not a binding target, not the
+        attribute part of `x.name`), by name."""
+        semantic = self._semantic()
+        reads: dict[str, list[cst.Name]] = defaultdict(list)
+        for node, parent in self.index.parent.items():
+            if not isinstance(node, cst.Name) or semantic.binding_at(node) is not None:
+                continue
+            if isinstance(parent, cst.Attribute) and parent.attr is node:
+                continue
+            if isinstance(parent, (cst.Arg, cst.Param)) and getattr(parent, "keyword", None) is node:
+                continue
+            reads[node.value].append(node)
+        return reads
+
+    def default_strategy(self, node: cst.BaseExpression) -> bool:
+        """``node`` holds the default strategy (one replica, nothing distributed): a
+        `tf.distribute.get_strategy()` made at module level outside every `with`, directly or
+        through the only bindings of a name that reach ``node``."""
+        if isinstance(node, cst.Call):
+            return self._module_level_get_strategy(node)
+        if not isinstance(node, cst.Name):
+            return False
+        bindings = self._semantic().resolve(node)
+        return bool(bindings) and all(
+            isinstance(b.value, cst.Call) and self._module_level_get_strategy(b.value) for b in bindings
+        )
+
+    def _module_level_get_strategy(self, call: cst.Call) -> bool:
+        if self.names.callee(call) != _GET_STRATEGY:
+            return False
+        return not any(isinstance(a, (cst.With, cst.FunctionDef, cst.Lambda)) for a in self.index.ancestors(call))
 
     @cached_property
     def single_replica(self) -> bool:
@@ -357,7 +423,11 @@ class StrategyModel:
         """
         built = {kind for _, kind in self.constructions}
         known = {k for kinds in self._kinds.values() for k in kinds if k != _DISTRIBUTE + "Strategy"}
-        return built == {_ONE_DEVICE} and known <= {_ONE_DEVICE}
+        if built == {_ONE_DEVICE} and known <= {_ONE_DEVICE}:
+            return True
+        # Every strategy built was replaced before use (by the default strategy, one replica).
+        replaced = {kind for _, kind in self.all_constructions}
+        return bool(replaced) and not built and known <= replaced | {_ONE_DEVICE, _GET_STRATEGY}
 
     @cached_property
     def handed_over(self) -> bool:
@@ -399,7 +469,8 @@ class StrategyModel:
                     entered = self.scope_object_value(entered, with_node)
                 strategy = self.scope_strategy(entered) if entered is not None else None
                 if strategy is not None:
-                    blocks.append((with_node, strategy))
+                    if not self.default_strategy(strategy):  # the default strategy's scope distributes nothing
+                        blocks.append((with_node, strategy))
                     break
         return blocks
 
