@@ -60,6 +60,26 @@ def heavy_imports():
     return heavy_imports_of
 
 
+@pytest.fixture(scope="session")
+def ray_head():
+    """The address of one local Ray head shared by the session's Ray tests (``ray_head.py``), also
+    exported as RAY_ADDRESS, so ``--address auto`` and the validator children join it."""
+    pytest.importorskip("ray")
+    from ray_head import start_head, stop_head
+
+    head = start_head(num_cpus=4)
+    saved = os.environ.get("RAY_ADDRESS")
+    os.environ["RAY_ADDRESS"] = head.address
+    try:
+        yield head.address
+    finally:
+        if saved is None:
+            os.environ.pop("RAY_ADDRESS", None)
+        else:
+            os.environ["RAY_ADDRESS"] = saved
+        stop_head(head)
+
+
 def pytest_sessionfinish(session, exitstatus) -> None:
     """Remove the suite's private result cache."""
     shutil.rmtree(_CACHE_DIR, ignore_errors=True)
