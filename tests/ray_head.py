@@ -30,6 +30,7 @@ from fixer.ray_start import STARTUP_ATTEMPTS, STARTUP_TIMEOUT_TEXT
 
 READY_TEXT = "This command will now block forever"  # what `ray start --block` prints once the node runs
 MARKER_VARIABLE = "DISTFIX_TEST_RAY_HEAD"  # in the environment of every process of the head
+LOOPBACK_VARIABLE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # "0": Ray keeps every address on 127.0.0.1
 START_BOUND = 600.0  # seconds; Ray's own 30 s wait fails first, and is tried again
 STOP_BOUND = 120.0
 OBJECT_STORE_BYTES = 128 * 1024 * 1024  # the tests move small dumps only; Ray's default takes 30% of the RAM
@@ -59,7 +60,9 @@ def start_head(num_cpus: int) -> RayHead:
             "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={folder}",
         ]
         env = {key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"}
-        env.update({MARKER_VARIABLE: str(folder), "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"})
+        # No token: Ray turns token auth on for a `ray start` head, and a driver that joins it by
+        # address (RAY_ADDRESS, --address) never sends one ("Authentication token is missing").
+        env.update({MARKER_VARIABLE: str(folder), LOOPBACK_VARIABLE: "0", "RAY_AUTH_MODE": "disabled"})
         with log.open("wb") as output:
             process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, env=env,
