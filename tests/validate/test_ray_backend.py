@@ -1,6 +1,6 @@
 """``distfix validate --backend ray``: the same verdicts as local runs, on a real local Ray cluster.
 
-The session's Ray head on loopback serves the module (Ray's start is slow: tests/ray_head.py);
+One Ray cluster on loopback serves the module (Ray's start and TensorFlow's import are slow);
 the clean-up test starts its own through the command line, as a user would.
 """
 
@@ -38,11 +38,11 @@ strategy = tf.distribute.MultiWorkerMirroredStrategy()
 
 
 @pytest.fixture(scope="module")
-def ray_cluster(ray_head):
-    """This process joined to the session's Ray head on 127.0.0.1; validations in it use the connection."""
+def ray_cluster():
+    """A local Ray on 127.0.0.1 for the module; validations in this process join it."""
     from fixer.ray_session import ray_session
 
-    with ray_session(ray_head) as ray:
+    with ray_session(None, num_cpus=4) as ray:
         yield ray
 
 
