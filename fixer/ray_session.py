@@ -135,6 +135,7 @@ def _init_local(ray: Any, num_cpus: int | None, folder: str) -> None:
     try:
         init_ray(
             ray,
+            address="local",  # a new node even where RAY_ADDRESS names a cluster (Ray would join it)
             num_cpus=num_cpus,
             object_store_memory=OBJECT_STORE_BYTES,
             include_dashboard=False,

@@ -60,6 +60,38 @@ def heavy_imports():
     return heavy_imports_of
 
 
+@pytest.fixture(scope="session")
+def ray_head():
+    """The address of one local Ray head shared by the session's Ray tests (``ray_head.py``), also
+    exported as RAY_ADDRESS, so ``--address auto`` and the validator children join it.
+
+    The head listens on 127.0.0.1 only, and Ray rewrites a loopback address to the host's own before
+    it connects unless its loopback mode is on: the mode is exported too, and set in this process
+    when Ray is already imported (Ray reads the variable once, at import)."""
+    pytest.importorskip("ray")
+    from ray_head import LOOPBACK_VARIABLE, start_head, stop_head
+
+    head = start_head(num_cpus=4)
+    exported = {"RAY_ADDRESS": head.address, LOOPBACK_VARIABLE: "0"}
+    saved = {name: os.environ.get(name) for name in exported}
+    os.environ.update(exported)
+    constants = sys.modules.get("ray._private.ray_constants")
+    saved_mode = getattr(constants, "ENABLE_RAY_CLUSTER", None)
+    if constants is not None:
+        constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield head.address
+    finally:
+        if constants is not None:
+            constants.ENABLE_RAY_CLUSTER = saved_mode
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        stop_head(head)
+
+
 def pytest_sessionfinish(session, exitstatus) -> None:
     """Remove the suite's private result cache."""
     shutil.rmtree(_CACHE_DIR, ignore_errors=True)

@@ -31,8 +31,10 @@ class StartsAfter:
     def __init__(self, failures: int, error: str = TIMED_OUT) -> None:
         self.failures, self.error = failures, error
         self.inits = self.shutdowns = 0
+        self.options: dict[str, object] = {}
 
-    def init(self, **_options: object) -> None:
+    def init(self, **options: object) -> None:
+        self.options = options
         self.inits += 1
         if self.inits <= self.failures:
             raise Exception(self.error)
@@ -48,6 +50,15 @@ def test_a_start_that_timed_out_is_tried_again_and_cleaned_up_first(tmp_path, ca
     assert capsys.readouterr().err.splitlines() == [
         f"Ray's local start timed out (attempt {attempt} of {STARTUP_ATTEMPTS}): starting it again" for attempt in range(1, STARTUP_ATTEMPTS)
     ]
+
+
+def test_a_private_start_is_a_new_node_also_where_ray_address_is_set(tmp_path, monkeypatch):
+    """Ray joins the cluster RAY_ADDRESS names whenever ``address`` is unset; "local" always starts one.
+    The real start with RAY_ADDRESS set: tests/migrate/test_validate_runs.py (the 1-CPU cluster)."""
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
+    ray = StartsAfter(0)
+    _init_local(ray, 1, str(tmp_path))
+    assert ray.options["address"] == "local" and ray.options["_temp_dir"] == str(tmp_path)
 
 
 def test_the_attempts_are_bounded_and_counted_in_the_message(tmp_path):

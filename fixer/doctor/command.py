@@ -142,6 +142,13 @@ def register(app: typer.Typer) -> None:
         timeout: float | None = typer.Option(
             None, "--timeout", min=1.0, help="With --probe: seconds before the workers are killed (default 60)."
         ),
+        peer_timeout: float | None = typer.Option(
+            None,
+            "--peer-timeout",
+            min=1.0,
+            help="With --probe: seconds a worker may form the cluster once TensorFlow is imported (default: no bound "
+            "but --timeout).",
+        ),
         output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="Output format."),
     ) -> None:
         """Check a cluster before launch. Exit 0: all good; 1: problems found; 2: could not run."""
@@ -150,7 +157,12 @@ def register(app: typer.Typer) -> None:
         )
         probe_options = [
             name
-            for name, value in (("--local", local), ("--device", device), ("--timeout", timeout))
+            for name, value in (
+                ("--local", local),
+                ("--device", device),
+                ("--timeout", timeout),
+                ("--peer-timeout", peer_timeout),
+            )
             if value is not None
         ]
         misuse = _usage(fingerprint, output, compare, files, probe, local, config_option, no_network, probe_options)
@@ -170,7 +182,7 @@ def register(app: typer.Typer) -> None:
         elif probe and local:
             from fixer.doctor.probe import probe_local
 
-            report.problems, report.notes = probe_local(local, timeout, cpu_only)
+            report.problems, report.notes = probe_local(local, timeout, cpu_only, peer_timeout)
         else:
             text = _tf_config_text(tf_config, tf_config_file, report)
             if text is not None:
@@ -179,7 +191,7 @@ def register(app: typer.Typer) -> None:
                 if probe and report.exit_code == 0:
                     from fixer.doctor.probe import probe_this_worker
 
-                    problems, passed = probe_this_worker(text, timeout, cpu_only)
+                    problems, passed = probe_this_worker(text, timeout, cpu_only, peer_timeout)
                     report.problems += problems
                     report.notes += passed
         _print(report, output_format)

@@ -124,50 +124,81 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)  # unwinds through the `finally` that kills the workers
 
 
-def run_workers(tf_configs: dict[str, str], timeout: float, cpu_only: bool) -> list[WorkerOutcome]:
-    """Start one probe child per TF_CONFIG, wait at most ``timeout`` seconds in all, kill the rest."""
+def run_workers(
+    tf_configs: dict[str, str], timeout: float, cpu_only: bool, peer_timeout: float | None = None
+) -> list[WorkerOutcome]:
+    """Start one probe child per TF_CONFIG, wait at most ``timeout`` seconds in all, kill the rest.
+
+    ``peer_timeout`` also bounds each worker's cluster forming, counted from the moment it reports
+    having imported TensorFlow: the wait for a peer, apart from an import a loaded machine slows.
+    """
     try:
         previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
     except ValueError:  # not the main thread: the caller owns signal handling
         previous = None
     try:
-        return _run_workers(tf_configs, timeout, cpu_only)
+        return _run_workers(tf_configs, timeout, cpu_only, peer_timeout)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _wait(processes: dict[str, subprocess.Popen[bytes]], timeout: float) -> dict[str, str]:
-    """Wait until every worker is done, one fails, or the timeout; kill the rest and say why."""
+class _Forming:
+    """When each worker began forming the cluster (its ``STAGE strategy`` line), as the parent saw it."""
+
+    def __init__(self, logs: dict[str, Path]) -> None:
+        self._logs = logs
+        self.since: dict[str, float] = {}
+
+    def overdue(self, name: str, bound: float) -> bool:
+        """Whether ``name`` has been forming the cluster for more than ``bound`` seconds."""
+        if name not in self.since:
+            if "STAGE strategy " not in self._logs[name].read_text(encoding="utf-8", errors="replace"):
+                return False
+            self.since[name] = time.monotonic()
+        return time.monotonic() - self.since[name] > bound
+
+
+def _wait(
+    processes: dict[str, subprocess.Popen[bytes]], timeout: float, forming: _Forming, peer_timeout: float | None
+) -> dict[str, str]:
+    """Wait until every worker is done, one fails, or a bound ran out; kill the rest and say why."""
     deadline = time.monotonic() + timeout
+    cut_short: dict[str, str] = {}
     while time.monotonic() < deadline:
-        failed = next((name for name, p in processes.items() if p.poll() not in (None, 0)), None)
+        exited = [name for name, p in processes.items() if p.poll() not in (None, 0)]
+        failed = next((name for name in exited if name not in cut_short), None)
         running = [name for name, p in processes.items() if p.poll() is None]
         if not running:
-            return {}
+            return cut_short
         if failed is not None:
             # Its peers would only wait for it until the timeout: stop them now.
             for name in running:
                 _kill(processes[name])
-            return {name: failed for name in running}
+            return cut_short | {name: failed for name in running}
+        for name in running:
+            if peer_timeout is not None and forming.overdue(name, peer_timeout):
+                _kill(processes[name])
+                cut_short[name] = "timeout"
         time.sleep(0.05)
     running = [name for name, p in processes.items() if p.poll() is None]
     for name in running:
         _kill(processes[name])
-    return {name: "timeout" for name in running}
+    return cut_short | {name: "timeout" for name in running}
 
 
-def _run_workers(tf_configs: dict[str, str], timeout: float, cpu_only: bool) -> list[WorkerOutcome]:
+def _run_workers(
+    tf_configs: dict[str, str], timeout: float, cpu_only: bool, peer_timeout: float | None
+) -> list[WorkerOutcome]:
     with tempfile.TemporaryDirectory(prefix="distfix-probe-") as folder:
-        logs = {
-            name: open(Path(folder) / f"{index}.log", "w+", encoding="utf-8") for index, name in enumerate(tf_configs)
-        }
+        paths = {name: Path(folder) / f"{index}.log" for index, name in enumerate(tf_configs)}
+        logs = {name: open(path, "w+", encoding="utf-8") for name, path in paths.items()}
         processes: dict[str, subprocess.Popen[bytes]] = {}
         cut_short: dict[str, str] = {}  # worker -> why it was killed: "timeout" or the failed peer
         try:
             for name, config in tf_configs.items():
                 processes[name] = _start(config, cpu_only, logs[name])
-            cut_short = _wait(processes, timeout)
+            cut_short = _wait(processes, timeout, _Forming(paths), peer_timeout)
         finally:
             for process in processes.values():  # never leave a hung worker behind
                 _kill(process)
@@ -234,18 +265,22 @@ def judge(outcomes: list[WorkerOutcome], expected_replicas: int | None) -> tuple
     return problems, passed
 
 
-def probe_local(workers: int, timeout: float, cpu_only: bool = True) -> tuple[list[Problem], list[str]]:
+def probe_local(
+    workers: int, timeout: float, cpu_only: bool = True, peer_timeout: float | None = None
+) -> tuple[list[Problem], list[str]]:
     """Start ``workers`` local workers on free 127.0.0.1 ports and all-reduce once."""
     cluster = {"worker": [f"127.0.0.1:{port}" for port in free_ports(workers)]}
     configs = {
         f"worker {index}": json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}})
         for index in range(workers)
     }
-    return judge(run_workers(configs, timeout, cpu_only), workers if cpu_only else None)
+    return judge(run_workers(configs, timeout, cpu_only, peer_timeout), workers if cpu_only else None)
 
 
-def probe_this_worker(tf_config: str, timeout: float, cpu_only: bool = False) -> tuple[list[Problem], list[str]]:
+def probe_this_worker(
+    tf_config: str, timeout: float, cpu_only: bool = False, peer_timeout: float | None = None
+) -> tuple[list[Problem], list[str]]:
     """Run this worker's part of the probe with the user's TF_CONFIG (its peers run theirs)."""
     task = json.loads(tf_config).get("task", {})
     name = f"{task.get('type')} {task.get('index')}"
-    return judge(run_workers({name: tf_config}, timeout, cpu_only), None)
+    return judge(run_workers({name: tf_config}, timeout, cpu_only, peer_timeout), None)

@@ -99,9 +99,12 @@ def test_migrate_validate_runs_a_package_module_with_its_configured_arguments(tm
 
 @pytest.mark.tensorflow
 @pytest.mark.ray
-def test_migrate_validate_ray_backend(tmp_path, distfix):
-    # The hard-coded TF_CONFIG case: a MultiWorkerMirroredStrategy script, validated with 2 workers.
-    result, data = _migrate_validated(tmp_path, distfix, "cluster/tfd601_hardcoded_tf_config", "--backend", "ray")
+def test_migrate_validate_ray_backend(tmp_path, distfix, ray_head):
+    # The hard-coded TF_CONFIG case: a MultiWorkerMirroredStrategy script, validated with 2 workers
+    # on the session's Ray head (RAY_ADDRESS), joined as a user joins a running cluster.
+    result, data = _migrate_validated(
+        tmp_path, distfix, "cluster/tfd601_hardcoded_tf_config", "--backend", "ray", "--address", "auto"
+    )
     assert result.returncode == 1, result.stdout + result.stderr  # fixes not written
     verdicts = _verdicts(data)
     _assert_fixed_passes_and_tpu_script_is_skipped(verdicts)
@@ -150,12 +153,13 @@ def _script(pid_file: Path, attempts_to_hang: int) -> str:
 
 @pytest.mark.tensorflow
 @pytest.mark.ray
-def test_a_lost_ray_worker_is_retried_once_then_reported_as_an_error(tmp_path):
+def test_a_lost_ray_worker_is_retried_once_then_reported_as_an_error(tmp_path, ray_head):
     once, twice = tmp_path / "once.pids", tmp_path / "twice.pids"
     repo = make_repo(tmp_path / "repo", {"once.py": _script(once, 1), "twice.py": _script(twice, 2)})
     report = tmp_path / "report.json"
-    command = [sys.executable, "-m", "fixer", "migrate", str(repo), "--validate", "--backend", "ray", "--max-steps", "1",
-               "--validate-timeout", "3600", "--report", str(report)]
+    # On the session's Ray head: a killed worker is replaced by Ray, the head stays up for the next tests.
+    command = [sys.executable, "-m", "fixer", "migrate", str(repo), "--validate", "--backend", "ray", "--address", "auto",
+               "--max-steps", "1", "--validate-timeout", "3600", "--report", str(report)]
     task_folders = set(Path(tempfile.gettempdir()).glob("distfix-migrate-task-*"))
     migrate = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -191,8 +195,11 @@ def test_a_lost_ray_worker_is_retried_once_then_reported_as_an_error(tmp_path):
 
 
 @pytest.mark.ray
-def test_a_task_asks_at_most_for_the_cpus_of_the_largest_node(tmp_path):
-    """A validation wants 2 CPUs; on a 1-CPU cluster it must still run (Ray would queue it forever)."""
+def test_a_task_asks_at_most_for_the_cpus_of_the_largest_node(tmp_path, ray_head):
+    """A validation wants 2 CPUs; on a 1-CPU cluster it must still run (Ray would queue it forever).
+
+    Its cluster is the product's own private local start (``ray_session(None)``), also where the
+    session's RAY_ADDRESS names another cluster."""
     from fixer.migrate.ray_backend import validate_on_ray
     from fixer.migrate.validation import ValidationTask
     from fixer.ray_session import ray_session
