@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fixer.target.apis import exists_in
+from fixer.target.caps import addons_cap, capped, python_cap
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.sources import (
@@ -51,6 +52,7 @@ class Target:
     tf1_from: Evidence | None = None  # the checked file is written for TensorFlow 1.x APIs: what shows it
     floor_from: Evidence | None = None  # a package's declared lowest TensorFlow (`tensorflow>=1.15` in setup.py)
     keras2_from: Evidence | None = None  # a call only Keras 2 accepts in the checked file (`Adam(lr=...)`)
+    cap_from: Evidence | None = None  # what caps an open requirement (CI on Python 3.7, tensorflow-addons)
 
     @property
     def version(self) -> tuple[int, int]:
@@ -152,6 +154,8 @@ class Target:
         """Where the version came from, for messages: `pinned in requirements.txt:3`."""
         if self.requested is not None:
             return "the requested target-version"
+        if self.tensorflow_from is not None and self.cap_from is not None:
+            return f"from {self.tensorflow_from.where}, capped by {self.cap_from.where}: {self.cap_from.text}"
         if self.tensorflow_from is not None:
             return f"from {self.tensorflow_from.where}"
         if self.keras_pin is not None:
@@ -332,11 +336,32 @@ def _pinned_version(tensorflow: Evidence | None, keras_pin: Evidence | None) -> 
     return None
 
 
+def _caps(folder: Path, found: list[Evidence], consulted: dict[str, Stamp]) -> list[Evidence]:
+    """What caps an open TensorFlow requirement in ``folder``: its CI's Python, a requirement on
+    tensorflow-addons (fixer/target/caps.py)."""
+    workflows = str(folder / ".github" / "workflows")
+    consulted[workflows] = _stamp(workflows)  # a workflow added or removed changes the folder
+    python, files = python_cap(folder)
+    for path in files:
+        consulted[str(path)] = _stamp(str(path))
+    for name in (".travis.yml", "tox.ini"):
+        consulted.setdefault(str(folder / name), _stamp(str(folder / name)))
+    addons = [addons_cap(e) for e in found if e.kind == "tensorflow-addons" and _dependency_statement(e)]
+    return ([python] if python is not None else []) + addons
+
+
+def _dependency_statement(evidence: Evidence) -> bool:
+    """The statement is a dependency file's (what pip installs), not an image's or a job's."""
+    path = Path(evidence.path)
+    return _reader(path.name, path.parent.name == "requirements") in _DEPENDENCY_READERS
+
+
 def _decide(folder: Path) -> Target:
     consulted: dict[str, Stamp] = {}
     tensorflow: Evidence | None = None
     keras_pin = legacy = tf_keras = None
     everything: list[Evidence] = []
+    caps: list[Evidence] = []
     # A package's floor binds the modules its users import (a folder with `__init__.py`), not the
     # scripts and test data beside them, which run on whatever TensorFlow is installed.
     init = str(folder / "__init__.py")
@@ -344,6 +369,7 @@ def _decide(folder: Path) -> Target:
     for candidate in [folder, *folder.parents]:
         launched = _launched(candidate, folder, consulted) if candidate != folder else []
         found = launched + _read_folder(candidate, consulted)
+        caps += _caps(candidate, found, consulted)
         everything += found
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
         if tensorflow is None and tf_here:
@@ -361,13 +387,22 @@ def _decide(folder: Path) -> Target:
                 tf_keras = e
         if tf_here or (candidate / ".git").exists():
             break  # the nearest project that names TensorFlow, or the repository root
+    pinned, cap = _pinned_version(tensorflow, keras_pin), None
+    if (
+        tensorflow is not None
+        and pinned is not None
+        and tensorflow.kind == "tensorflow"
+        and _dependency_statement(tensorflow)
+    ):
+        pinned, cap = capped(pinned, tensorflow.allowed, caps)
     return Target(
-        pinned=_pinned_version(tensorflow, keras_pin),
+        pinned=pinned,
+        cap_from=cap,
         tensorflow_from=tensorflow,
         keras_pin=keras_pin,
         legacy_env=legacy,
         tf_keras_from=tf_keras,
-        evidence=tuple(everything),
+        evidence=(*everything, *(c for c in caps if c.kind == "python-cap")),
         consulted=tuple(sorted(consulted.items())),
         floor_from=_package_floor(tensorflow) if consulted[init] is not None else None,
     )
@@ -438,9 +473,12 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         tensorflow = decisive[-1]
     keras = _last([e for e in own if not e.allowed.open_ended and not e.allowed.allows((3, 0, 0))], "keras")
     keras_pin = keras or folder.keras_pin
+    kept = tensorflow is folder.tensorflow_from and keras_pin is folder.keras_pin
     return replace(
         folder,
-        pinned=_pinned_version(tensorflow, keras_pin),
+        # The folder's decision, cap included, unless the notebook installs or submits its own.
+        pinned=folder.pinned if kept else _pinned_version(tensorflow, keras_pin),
+        cap_from=folder.cap_from if kept else None,
         tensorflow_from=tensorflow,
         keras_pin=keras_pin,
         legacy_env=_last(job, "legacy-keras") or _last(own, "legacy-keras") or folder.legacy_env,
