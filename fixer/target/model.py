@@ -53,6 +53,8 @@ class Target:
     floor_from: Evidence | None = None  # a package's declared lowest TensorFlow (`tensorflow>=1.15` in setup.py)
     keras2_from: Evidence | None = None  # a call only Keras 2 accepts in the checked file (`Adam(lr=...)`)
     cap_from: Evidence | None = None  # what caps an open requirement (CI on Python 3.7, tensorflow-addons)
+    # Scripts of this folder a notebook submits as Vertex AI jobs, with the jobs' containers.
+    submitted: tuple[tuple[str, tuple[Evidence, ...]], ...] = field(default=(), compare=False)
 
     @property
     def version(self) -> tuple[int, int]:
@@ -293,6 +295,26 @@ def _package_floor(tensorflow: Evidence | None) -> Evidence | None:
     return tensorflow if name.endswith(".py") or name in ("setup.cfg", "pyproject.toml") else None
 
 
+def _submitted(candidate: Path, folder: Path, consulted: dict[str, Stamp]) -> list[tuple[str, tuple[Evidence, ...]]]:
+    """The scripts of ``folder`` that notebooks in ``candidate`` submit as Vertex AI jobs
+    (`CustomTrainingJob(script_path="task.py", container_uri=".../tf-gpu.2-4:latest")`), each with
+    the containers the notebook names: the script runs there, not beside the notebook."""
+    found: list[tuple[str, tuple[Evidence, ...]]] = []
+    try:
+        notebooks = sorted(e.path for e in os.scandir(candidate) if e.name.endswith(".ipynb") and e.is_file())
+    except OSError:
+        return found
+    for notebook in notebooks:
+        stamp, pins = _pins(Path(notebook))
+        consulted[notebook] = stamp
+        jobs = tuple(e for e in pins.containers if e.kind in ("tensorflow", "tf-nightly"))
+        for script in pins.scripts if jobs else ():
+            path = Path(os.path.normpath(candidate / script))
+            if path.parent == folder:
+                found.append((str(path), jobs))
+    return found
+
+
 def _launched(folder: Path, start: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
     """The job containers that notebooks in ``folder`` name, when they also name a folder below
     it holding ``start`` (`command(code="./src", environment="AzureML-tensorflow-2.16-cuda12")`):
@@ -362,12 +384,14 @@ def _decide(folder: Path) -> Target:
     keras_pin = legacy = tf_keras = None
     everything: list[Evidence] = []
     caps: list[Evidence] = []
+    submitted: list[tuple[str, tuple[Evidence, ...]]] = []
     # A package's floor binds the modules its users import (a folder with `__init__.py`), not the
     # scripts and test data beside them, which run on whatever TensorFlow is installed.
     init = str(folder / "__init__.py")
     consulted[init] = _stamp(init)
     for candidate in [folder, *folder.parents]:
         launched = _launched(candidate, folder, consulted) if candidate != folder else []
+        submitted += _submitted(candidate, folder, consulted)
         found = launched + _read_folder(candidate, consulted)
         caps += _caps(candidate, found, consulted)
         everything += found
@@ -398,6 +422,7 @@ def _decide(folder: Path) -> Target:
     return Target(
         pinned=pinned,
         cap_from=cap,
+        submitted=tuple(submitted),
         tensorflow_from=tensorflow,
         keras_pin=keras_pin,
         legacy_env=legacy,
@@ -425,7 +450,26 @@ def target_for(path: str | Path, requested: tuple[int, int] | None = None, text:
         known = _CACHE[folder] = _decide(folder)
     if start.suffix == ".ipynb" and start.is_file():
         known = _in_notebook(known, start, text)
+    elif known.submitted:
+        known = _in_job(known, str(start))
     return known.with_request(requested)
+
+
+def _in_job(folder: Target, script: str) -> Target:
+    """``folder``'s target for ``script`` when a notebook submits it as a Vertex AI job: the job's
+    container decides (the oldest, when several are named: the script must run on each)."""
+    jobs = [e for path, containers in folder.submitted if path == script for e in containers]
+    if not jobs:
+        return folder
+    tensorflow = _lowest(jobs)
+    return replace(
+        folder,
+        pinned=_pinned_version(tensorflow, folder.keras_pin),
+        tensorflow_from=tensorflow,
+        cap_from=None,
+        floor_from=None,
+        evidence=(*jobs, *folder.evidence),
+    )
 
 
 _MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024  # notebooks carry their outputs: larger than a dependency file
