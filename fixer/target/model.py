@@ -78,7 +78,7 @@ class Target:
             return 2
         if self.legacy_env is not None and self.legacy_env.legacy:
             return 2
-        if self.keras2_from is not None and self.version_unknown:
+        if self.keras2_from is not None and self.version_unknown and not self.declares_keras3:
             return 2  # no release can be told, and the code is written for Keras 2
         return 3
 
@@ -130,6 +130,11 @@ class Target:
         return replace(
             self, tf1_from=evidence, tensorflow_from=evidence, pinned=(1, 15), evidence=(evidence, *self.evidence)
         )
+
+    @property
+    def declares_keras3(self) -> bool:
+        """A requirement admits only Keras 3 (`keras>=3.15`): the project is written for Keras 3."""
+        return any(e.kind == "keras" and e.allowed.low >= (3,) for e in self.evidence)
 
     @property
     def declares_tf_keras(self) -> bool:
@@ -286,13 +291,24 @@ def _setup_modules(setup: str, folder: Path, consulted: dict[str, Stamp]) -> lis
     return found
 
 
+def _keras2_only(evidence: Evidence) -> bool:
+    """A Keras requirement below 3 (`keras==2.14`, `keras<3`): a Keras 2 pin. `keras>=3.15`
+    admits no Keras 2 and is no such pin."""
+    return evidence.allowed.high <= (3, 0, 0)
+
+
+def _package_floor_file(evidence: Evidence) -> bool:
+    """The statement is a package's declaration: setup.py or a module it imports, setup.cfg, pyproject.toml."""
+    name = Path(evidence.path).name
+    return name.endswith(".py") or name in ("setup.cfg", "pyproject.toml")
+
+
 def _package_floor(tensorflow: Evidence | None) -> Evidence | None:
-    """``tensorflow`` when it is a package's declaration (setup.py or a module it imports,
-    setup.cfg, pyproject.toml) with a lower bound: users of the package may run that release."""
+    """``tensorflow`` when it is a package's declaration with a lower bound: users of the package
+    may run that release."""
     if tensorflow is None or tensorflow.kind != "tensorflow" or tensorflow.allowed.low == (0,):
         return None
-    name = Path(tensorflow.path).name
-    return tensorflow if name.endswith(".py") or name in ("setup.cfg", "pyproject.toml") else None
+    return tensorflow if _package_floor_file(tensorflow) else None
 
 
 def _submitted(candidate: Path, folder: Path, consulted: dict[str, Stamp]) -> list[tuple[str, tuple[Evidence, ...]]]:
@@ -403,7 +419,7 @@ def _decide(folder: Path) -> Target:
             job = [e for e in launched if e.kind in ("tensorflow", "tf-nightly")]
             tensorflow = _lowest(job or pinned_here or tf_here)
         for e in found:
-            if e.kind == "keras" and keras_pin is None and not e.allowed.allows((3, 0, 0)) and not e.allowed.open_ended:
+            if e.kind == "keras" and keras_pin is None and _keras2_only(e):
                 keras_pin = e
             elif e.kind == "legacy-keras" and legacy is None:
                 legacy = e
@@ -418,7 +434,11 @@ def _decide(folder: Path) -> Target:
         and tensorflow.kind == "tensorflow"
         and _dependency_statement(tensorflow)
     ):
-        pinned, cap = capped(pinned, tensorflow.allowed, caps)
+        # The CI's Python binds a package's declaration (setup.py, setup.cfg, pyproject.toml), which
+        # its users import on the Pythons it is tested on; an application's requirements file is
+        # installed by whoever runs the scripts, on their own Python (as for a floor).
+        package = _package_floor_file(tensorflow)
+        pinned, cap = capped(pinned, tensorflow.allowed, [c for c in caps if package or c.kind != "python-cap"])
     return Target(
         pinned=pinned,
         cap_from=cap,
@@ -515,7 +535,7 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         # A bare `pip install tensorflow` (no version, no -U) is not: it keeps a TensorFlow already
         # there (Colab's, a base image's), whichever that is.
         tensorflow = decisive[-1]
-    keras = _last([e for e in own if not e.allowed.open_ended and not e.allowed.allows((3, 0, 0))], "keras")
+    keras = _last([e for e in own if _keras2_only(e)], "keras")
     keras_pin = keras or folder.keras_pin
     kept = tensorflow is folder.tensorflow_from and keras_pin is folder.keras_pin
     return replace(

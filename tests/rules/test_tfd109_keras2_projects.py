@@ -56,3 +56,5 @@ def test_keras_2_only_names_mean_keras_2_where_no_version_is_stated(tmp_path: Pa
     assert _codes(unpinned / "o.py", SCRIPT + adamw) == []
     # A stated Keras 3 release keeps Keras 3: the name is a bug of its own there.
     assert _codes(pinned / "o.py", SCRIPT + adamw) == ["TFD109"]
+    keras3 = _project(tmp_path / "c", {"pyproject.toml": "[project]\nname = 'k'\ndependencies = ['keras>=3.15']\n"})
+    assert _codes(keras3 / "tools" / "o.py", SCRIPT + adamw) == ["TFD109"]

@@ -65,20 +65,26 @@ def test_the_newest_python_ci_installs_on_caps_an_open_requirement(tmp_path, ver
 
 def test_list_items_travis_and_tox_name_pythons_too(tmp_path):
     items = WORKFLOW.format(versions="").replace("python-version: \n", "python-version:\n          - '3.7'\n")
-    first = project(tmp_path / "a", {"requirements.txt": "tensorflow\n", ".github/workflows/t.yaml": items})
+    package = "[project]\nname = 'p'\ndependencies = ['tensorflow']\n"
+    first = project(tmp_path / "a", {"pyproject.toml": package, ".github/workflows/t.yaml": items})
     second = project(
-        tmp_path / "b", {"requirements.txt": "tensorflow\n", ".travis.yml": "language: python\npython:\n  - '3.6'\n"}
+        tmp_path / "b",
+        {"setup.cfg": "[options]\ninstall_requires =\n    tensorflow\n", ".travis.yml": "python:\n  - '3.6'\n"},
     )
     third = project(
-        tmp_path / "c", {"requirements.txt": "tensorflow>=2.4\n", "tox.ini": "[tox]\nenvlist = py37, py38\n"}
+        tmp_path / "c",
+        {"setup.py": SETUP.format(requirements="'tensorflow>=2.4'"), "tox.ini": "[tox]\nenvlist = py37, py38\n"},
     )
     assert [target_for(p / "x.py").version for p in (first, second, third)] == [(2, 11), (2, 6), (2, 13)]
     assert target_for(third / "x.py").keras == 2
     assert "Python 3.8" in target_for(third / "x.py").provenance()
 
 
-def test_a_bounded_requirement_or_an_image_is_not_capped(tmp_path):
+def test_a_bounded_requirement_an_image_or_an_applications_requirements_file_is_not_capped(tmp_path):
     ci = {".github/workflows/ci.yml": WORKFLOW.format(versions="[3.7]")}
+    # A requirements file is installed by whoever runs the scripts, on their own Python.
+    application = project(tmp_path / "d", {"requirements.txt": "tensorflow\n", "tox.ini": "[tox]\nenvlist = py37\n"})
+    assert target_for(application / "x.py").version == (2, 21)
     bounded = project(tmp_path / "a", {"requirements.txt": "tensorflow>=2.4,<2.10\n", **ci})
     image = project(tmp_path / "b", {"Dockerfile": "FROM tensorflow/tensorflow:2.15.0\n", **ci})
     nothing = project(tmp_path / "c", ci)
@@ -97,7 +103,7 @@ def test_tensorflow_addons_caps_at_2_15_and_means_keras_2(tmp_path):
 
 
 def test_a_new_workflow_changes_the_decision(tmp_path):
-    root = project(tmp_path, {"requirements.txt": "tensorflow>=2.6\n"})
+    root = project(tmp_path, {"setup.py": SETUP.format(requirements="'tensorflow>=2.6'")})
     assert target_for(root / "x.py").version == (2, 21)
     (root / ".github" / "workflows").mkdir(parents=True)
     (root / ".github" / "workflows" / "ci.yml").write_text(WORKFLOW.format(versions="[3.7]"))
