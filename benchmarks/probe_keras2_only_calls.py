@@ -18,6 +18,8 @@ CALLS = {
     "RMSprop(lr=0.01)": "tf.keras.optimizers.RMSprop(lr=0.01)",
     "model.fit_generator": f"{_MODEL}; m.fit_generator",
     "model.evaluate_generator": f"{_MODEL}; m.evaluate_generator",
+    "layers.experimental.preprocessing.Rescaling": "tf.keras.layers.experimental.preprocessing.Rescaling(1 / 255)",
+    "optimizers.experimental.AdamW": "tf.keras.optimizers.experimental.AdamW()",
 }
 
 PROGRAM = """

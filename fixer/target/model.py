@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fixer.target.apis import exists_in
+from fixer.target.caps import addons_cap, capped, python_cap
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.sources import (
@@ -51,6 +52,9 @@ class Target:
     tf1_from: Evidence | None = None  # the checked file is written for TensorFlow 1.x APIs: what shows it
     floor_from: Evidence | None = None  # a package's declared lowest TensorFlow (`tensorflow>=1.15` in setup.py)
     keras2_from: Evidence | None = None  # a call only Keras 2 accepts in the checked file (`Adam(lr=...)`)
+    cap_from: Evidence | None = None  # what caps an open requirement (CI on Python 3.7, tensorflow-addons)
+    # Scripts of this folder a notebook submits as Vertex AI jobs, with the jobs' containers.
+    submitted: tuple[tuple[str, tuple[Evidence, ...]], ...] = field(default=(), compare=False)
 
     @property
     def version(self) -> tuple[int, int]:
@@ -74,7 +78,7 @@ class Target:
             return 2
         if self.legacy_env is not None and self.legacy_env.legacy:
             return 2
-        if self.keras2_from is not None and self.version_unknown:
+        if self.keras2_from is not None and self.version_unknown and not self.declares_keras3:
             return 2  # no release can be told, and the code is written for Keras 2
         return 3
 
@@ -128,6 +132,11 @@ class Target:
         )
 
     @property
+    def declares_keras3(self) -> bool:
+        """A requirement admits only Keras 3 (`keras>=3.15`): the project is written for Keras 3."""
+        return any(e.kind == "keras" and e.allowed.low >= (3,) for e in self.evidence)
+
+    @property
     def declares_tf_keras(self) -> bool:
         return self.tf_keras_from is not None
 
@@ -152,6 +161,8 @@ class Target:
         """Where the version came from, for messages: `pinned in requirements.txt:3`."""
         if self.requested is not None:
             return "the requested target-version"
+        if self.tensorflow_from is not None and self.cap_from is not None:
+            return f"from {self.tensorflow_from.where}, capped by {self.cap_from.where}: {self.cap_from.text}"
         if self.tensorflow_from is not None:
             return f"from {self.tensorflow_from.where}"
         if self.keras_pin is not None:
@@ -280,13 +291,44 @@ def _setup_modules(setup: str, folder: Path, consulted: dict[str, Stamp]) -> lis
     return found
 
 
+def _keras2_only(evidence: Evidence) -> bool:
+    """A Keras requirement below 3 (`keras==2.14`, `keras<3`): a Keras 2 pin. `keras>=3.15`
+    admits no Keras 2 and is no such pin."""
+    return evidence.allowed.high <= (3, 0, 0)
+
+
+def _package_floor_file(evidence: Evidence) -> bool:
+    """The statement is a package's declaration: setup.py or a module it imports, setup.cfg, pyproject.toml."""
+    name = Path(evidence.path).name
+    return name.endswith(".py") or name in ("setup.cfg", "pyproject.toml")
+
+
 def _package_floor(tensorflow: Evidence | None) -> Evidence | None:
-    """``tensorflow`` when it is a package's declaration (setup.py or a module it imports,
-    setup.cfg, pyproject.toml) with a lower bound: users of the package may run that release."""
+    """``tensorflow`` when it is a package's declaration with a lower bound: users of the package
+    may run that release."""
     if tensorflow is None or tensorflow.kind != "tensorflow" or tensorflow.allowed.low == (0,):
         return None
-    name = Path(tensorflow.path).name
-    return tensorflow if name.endswith(".py") or name in ("setup.cfg", "pyproject.toml") else None
+    return tensorflow if _package_floor_file(tensorflow) else None
+
+
+def _submitted(candidate: Path, folder: Path, consulted: dict[str, Stamp]) -> list[tuple[str, tuple[Evidence, ...]]]:
+    """The scripts of ``folder`` that notebooks in ``candidate`` submit as Vertex AI jobs
+    (`CustomTrainingJob(script_path="task.py", container_uri=".../tf-gpu.2-4:latest")`), each with
+    the containers the notebook names: the script runs there, not beside the notebook."""
+    found: list[tuple[str, tuple[Evidence, ...]]] = []
+    try:
+        notebooks = sorted(e.path for e in os.scandir(candidate) if e.name.endswith(".ipynb") and e.is_file())
+    except OSError:
+        return found
+    for notebook in notebooks:
+        stamp, pins = _pins(Path(notebook))
+        consulted[notebook] = stamp
+        jobs = tuple(e for e in pins.containers if e.kind in ("tensorflow", "tf-nightly"))
+        for script in pins.scripts if jobs else ():
+            path = Path(os.path.normpath(candidate / script))
+            if path.parent == folder:
+                found.append((str(path), jobs))
+    return found
 
 
 def _launched(folder: Path, start: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
@@ -332,18 +374,42 @@ def _pinned_version(tensorflow: Evidence | None, keras_pin: Evidence | None) -> 
     return None
 
 
+def _caps(folder: Path, found: list[Evidence], consulted: dict[str, Stamp]) -> list[Evidence]:
+    """What caps an open TensorFlow requirement in ``folder``: its CI's Python, a requirement on
+    tensorflow-addons (fixer/target/caps.py)."""
+    workflows = str(folder / ".github" / "workflows")
+    consulted[workflows] = _stamp(workflows)  # a workflow added or removed changes the folder
+    python, files = python_cap(folder)
+    for path in files:
+        consulted[str(path)] = _stamp(str(path))
+    for name in (".travis.yml", "tox.ini"):
+        consulted.setdefault(str(folder / name), _stamp(str(folder / name)))
+    addons = [addons_cap(e) for e in found if e.kind == "tensorflow-addons" and _dependency_statement(e)]
+    return ([python] if python is not None else []) + addons
+
+
+def _dependency_statement(evidence: Evidence) -> bool:
+    """The statement is a dependency file's (what pip installs), not an image's or a job's."""
+    path = Path(evidence.path)
+    return _reader(path.name, path.parent.name == "requirements") in _DEPENDENCY_READERS
+
+
 def _decide(folder: Path) -> Target:
     consulted: dict[str, Stamp] = {}
     tensorflow: Evidence | None = None
     keras_pin = legacy = tf_keras = None
     everything: list[Evidence] = []
+    caps: list[Evidence] = []
+    submitted: list[tuple[str, tuple[Evidence, ...]]] = []
     # A package's floor binds the modules its users import (a folder with `__init__.py`), not the
     # scripts and test data beside them, which run on whatever TensorFlow is installed.
     init = str(folder / "__init__.py")
     consulted[init] = _stamp(init)
     for candidate in [folder, *folder.parents]:
         launched = _launched(candidate, folder, consulted) if candidate != folder else []
+        submitted += _submitted(candidate, folder, consulted)
         found = launched + _read_folder(candidate, consulted)
+        caps += _caps(candidate, found, consulted)
         everything += found
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
         if tensorflow is None and tf_here:
@@ -353,7 +419,7 @@ def _decide(folder: Path) -> Target:
             job = [e for e in launched if e.kind in ("tensorflow", "tf-nightly")]
             tensorflow = _lowest(job or pinned_here or tf_here)
         for e in found:
-            if e.kind == "keras" and keras_pin is None and not e.allowed.allows((3, 0, 0)) and not e.allowed.open_ended:
+            if e.kind == "keras" and keras_pin is None and _keras2_only(e):
                 keras_pin = e
             elif e.kind == "legacy-keras" and legacy is None:
                 legacy = e
@@ -361,13 +427,27 @@ def _decide(folder: Path) -> Target:
                 tf_keras = e
         if tf_here or (candidate / ".git").exists():
             break  # the nearest project that names TensorFlow, or the repository root
+    pinned, cap = _pinned_version(tensorflow, keras_pin), None
+    if (
+        tensorflow is not None
+        and pinned is not None
+        and tensorflow.kind == "tensorflow"
+        and _dependency_statement(tensorflow)
+    ):
+        # The CI's Python binds a package's declaration (setup.py, setup.cfg, pyproject.toml), which
+        # its users import on the Pythons it is tested on; an application's requirements file is
+        # installed by whoever runs the scripts, on their own Python (as for a floor).
+        package = _package_floor_file(tensorflow)
+        pinned, cap = capped(pinned, tensorflow.allowed, [c for c in caps if package or c.kind != "python-cap"])
     return Target(
-        pinned=_pinned_version(tensorflow, keras_pin),
+        pinned=pinned,
+        cap_from=cap,
+        submitted=tuple(submitted),
         tensorflow_from=tensorflow,
         keras_pin=keras_pin,
         legacy_env=legacy,
         tf_keras_from=tf_keras,
-        evidence=tuple(everything),
+        evidence=(*everything, *(c for c in caps if c.kind == "python-cap")),
         consulted=tuple(sorted(consulted.items())),
         floor_from=_package_floor(tensorflow) if consulted[init] is not None else None,
     )
@@ -390,7 +470,26 @@ def target_for(path: str | Path, requested: tuple[int, int] | None = None, text:
         known = _CACHE[folder] = _decide(folder)
     if start.suffix == ".ipynb" and start.is_file():
         known = _in_notebook(known, start, text)
+    elif known.submitted:
+        known = _in_job(known, str(start))
     return known.with_request(requested)
+
+
+def _in_job(folder: Target, script: str) -> Target:
+    """``folder``'s target for ``script`` when a notebook submits it as a Vertex AI job: the job's
+    container decides (the oldest, when several are named: the script must run on each)."""
+    jobs = [e for path, containers in folder.submitted if path == script for e in containers]
+    if not jobs:
+        return folder
+    tensorflow = _lowest(jobs)
+    return replace(
+        folder,
+        pinned=_pinned_version(tensorflow, folder.keras_pin),
+        tensorflow_from=tensorflow,
+        cap_from=None,
+        floor_from=None,
+        evidence=(*jobs, *folder.evidence),
+    )
 
 
 _MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024  # notebooks carry their outputs: larger than a dependency file
@@ -436,11 +535,14 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         # A bare `pip install tensorflow` (no version, no -U) is not: it keeps a TensorFlow already
         # there (Colab's, a base image's), whichever that is.
         tensorflow = decisive[-1]
-    keras = _last([e for e in own if not e.allowed.open_ended and not e.allowed.allows((3, 0, 0))], "keras")
+    keras = _last([e for e in own if _keras2_only(e)], "keras")
     keras_pin = keras or folder.keras_pin
+    kept = tensorflow is folder.tensorflow_from and keras_pin is folder.keras_pin
     return replace(
         folder,
-        pinned=_pinned_version(tensorflow, keras_pin),
+        # The folder's decision, cap included, unless the notebook installs or submits its own.
+        pinned=folder.pinned if kept else _pinned_version(tensorflow, keras_pin),
+        cap_from=folder.cap_from if kept else None,
         tensorflow_from=tensorflow,
         keras_pin=keras_pin,
         legacy_env=_last(job, "legacy-keras") or _last(own, "legacy-keras") or folder.legacy_env,

@@ -67,10 +67,21 @@ class NotebookPins:
     containers: tuple[Evidence, ...] = ()
     writers: frozenset[int] = frozenset()
     paths: frozenset[str] = frozenset()  # relative paths its code names (`"./src"`): what its jobs submit
+    scripts: frozenset[str] = frozenset()  # scripts its Vertex jobs submit (`script_path="task.py"`)
 
 
 # A quoted relative path: `"./src"`, `'src/main.py'`, `"../trainer"` (no scheme, no spaces).
 _RELATIVE_PATH = re.compile(r"""(["'])(?P<path>\.{0,2}/?[\w.-]+(?:/[\w.-]+)*/?)\1""")
+
+
+# `aiplatform.CustomTrainingJob(script_path="task.py", container_uri=...)`, also
+# `CustomJob.from_local_script(script_path=...)`: the script runs in the job's container.
+_SCRIPT_PATH = re.compile(r"""\bscript_path\s*=\s*(["'])(?P<path>[^"'\n]+\.py)\1""")
+
+
+def _submitted_scripts(cells: list[tuple[int, str]]) -> frozenset[str]:
+    """The scripts the notebook's Vertex AI jobs submit, as written (relative to the notebook)."""
+    return frozenset(m.group("path") for _, source in cells for m in _SCRIPT_PATH.finditer(source))
 
 
 def _relative_paths(cells: list[tuple[int, str]]) -> frozenset[str]:
@@ -245,7 +256,9 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
             at = next((n for n, printed in enumerate(lines, 1) if _TF_VERSION_EXPRESSION.search(printed)), 1)
             said = f"{lines[at - 1].strip()}  # output: {version[0]}.{version[1]}"
             own.append(Evidence("tensorflow", exactly(version), path, at, said, cell=cell))
-    return NotebookPins(tuple(own), tuple(containers), frozenset(writers), _relative_paths(cells))
+    return NotebookPins(
+        tuple(own), tuple(containers), frozenset(writers), _relative_paths(cells), _submitted_scripts(cells)
+    )
 
 
 def upgrades(evidence: Evidence) -> bool:

@@ -27,6 +27,7 @@ _TENSORFLOW = frozenset(
 _NIGHTLY = frozenset({"tf-nightly", "tf-nightly-cpu", "tf-nightly-gpu"})
 _KERAS = frozenset({"keras", "keras-nightly"})
 _TF_KERAS = frozenset({"tf-keras", "tf-keras-nightly"})
+_ADDONS = frozenset({"tensorflow-addons"})
 
 _VERSION = r"\d+(?:\.\d+)*(?:\.\*)?"
 _OPERATOR = r"===|==|!=|<=|>=|~=|<|>|=|\^|~"
@@ -41,7 +42,8 @@ def normalise(name: str) -> str:
 
 
 def package_kind(name: str) -> str | None:
-    """ "tensorflow", "tf-nightly", "keras" or "tf-keras" for a distribution that decides the target."""
+    """ "tensorflow", "tf-nightly", "keras", "tf-keras" or "tensorflow-addons" (which caps
+    TensorFlow at 2.15) for a distribution that decides the target."""
     normal = normalise(name)
     if normal in _TENSORFLOW:
         return "tensorflow"
@@ -51,6 +53,8 @@ def package_kind(name: str) -> str | None:
         return "keras"
     if normal in _TF_KERAS:
         return "tf-keras"
+    if normal in _ADDONS:
+        return "tensorflow-addons"
     return None
 
 
@@ -89,6 +93,11 @@ class Range:
     def open_ended(self) -> bool:
         """Nothing constrains the version (a bare name, `*`)."""
         return self.low == (0,) and self.high == _INFINITY
+
+    @property
+    def open_above(self) -> bool:
+        """No upper bound: pip installs the newest release the interpreter can run."""
+        return self.high == _INFINITY
 
     def newest(self) -> tuple[int, int]:
         """The minor version pip would install: the newest release allowed; for a range no release

@@ -83,3 +83,19 @@ def ngc_tensorflow(year: int, month: int) -> tuple[int, int] | None:
 # `tf-keras==2.16.0` in context/conda_dependencies.yaml, `ENV TF_USE_LEGACY_KERAS=1` in context/Dockerfile).
 # The older curated TensorFlow environments (2.x before 2.16) are Keras 2 anyway.
 AZURE_LEGACY_KERAS: frozenset[tuple[int, int]] = frozenset({(2, 16)})
+
+# The newest TensorFlow with a wheel for each old Python (pip resolves for the interpreter it runs
+# on): `pip index versions tensorflow --python-version 3.7 --only-binary=:all: --platform
+# manylinux2014_x86_64` lists 2.11.0 as the newest (3.5: 2.3.1, 3.6: 2.6.2, 3.8: 2.13.1, 3.9:
+# 2.20.0; measured 2026-11-27). Pythons from 3.10 on get the current release.
+NEWEST_FOR_PYTHON: dict[tuple[int, int], tuple[int, int]] = {
+    (3, 5): (2, 3),
+    (3, 6): (2, 6),
+    (3, 7): (2, 11),
+    (3, 8): (2, 13),
+    (3, 9): (2, 20),
+}
+
+# TensorFlow Addons (end of life; last release 0.23.0) supports TensorFlow 2.13 to 2.15 and is built
+# on Keras 2 (its layers and optimizers subclass tf.keras's): a project that needs it runs <= 2.15.
+ADDONS_NEWEST: tuple[int, int] = (2, 15)

@@ -3,11 +3,15 @@ model as evidence (``Target.with_keras2_usage``, fixer/target/model.py).
 
 Measured on TensorFlow 2.21 (benchmarks/probe_keras2_only_calls.py): Keras 3 raises ValueError
 for an optimizer's `lr=` keyword and has no `fit_generator` / `evaluate_generator` /
-`predict_generator`; tf-keras (Keras 2) accepts both.
+`predict_generator`; tf-keras (Keras 2) accepts both. Keras 3 has no
+`tf.keras.layers.experimental.preprocessing` and no `tf.keras.optimizers.experimental`
+(AttributeError; tf-keras has both). A module that imports `tensorflow_addons` (built on Keras 2,
+TensorFlow <= 2.15) is written for Keras 2 too.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -21,15 +25,28 @@ if TYPE_CHECKING:
 
 _OPTIMIZER_MODULES = ("tensorflow.keras.optimizers.", "keras.optimizers.")
 _GENERATOR_METHODS = frozenset({"fit_generator", "evaluate_generator", "predict_generator"})
+# Modules only Keras 2 has (probe_keras2_only_calls.py): a call into them is Keras 2 code.
+_KERAS2_ONLY_MODULES = (
+    "tensorflow.keras.layers.experimental.preprocessing.",
+    "tensorflow.keras.optimizers.experimental.",
+)
+_ADDONS_IMPORT = re.compile(r"(?m)^[ \t]*(?:import|from)[ \t]+tensorflow_addons\b")
 
 
 def keras2_usage_evidence(index: ModuleIndex, names: NameResolver, path: str, text: str) -> Evidence | None:
     """The first call in the module that only Keras 2 accepts (`Adam(lr=0.001)`,
-    `model.fit_generator(...)`), as a statement about its target; None when there is none."""
+    `model.fit_generator(...)`, `tf.keras.optimizers.experimental.AdamW()`) or an import of
+    `tensorflow_addons`, as a statement about its target; None when there is none."""
+    addons = _ADDONS_IMPORT.search(text)
+    if addons is not None:
+        return _statement(addons.group(0).strip(), path, text)
     for call in index.calls:
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in _GENERATOR_METHODS:
             return _statement(func.attr.value, path, text)
+        spelled = names.as_imported(func) or ""  # as written: the canonical form drops `experimental`
+        if spelled.startswith(_KERAS2_ONLY_MODULES):
+            return _statement(spelled.rsplit(".", 1)[-1], path, text)
         qualified = names.qualified(func) or ""
         if qualified.startswith(_OPTIMIZER_MODULES) and any(
             arg.keyword is not None and arg.keyword.value == "lr" for arg in call.args

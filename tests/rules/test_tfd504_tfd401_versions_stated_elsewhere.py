@@ -35,9 +35,13 @@ def codes(path: Path, source: str) -> list[str]:
 
 def test_tfd504_is_silent_in_a_curated_image_a_launcher_notebook_names(tmp_path):
     (tmp_path / ".git").mkdir()
-    submit = "job = command(code='./src', command='python main.py', environment='AzureML-tensorflow-2.16-cuda12@latest')"
+    submit = (
+        "job = command(code='./src', command='python main.py', environment='AzureML-tensorflow-2.16-cuda12@latest')"
+    )
     cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": submit}
-    (tmp_path / "submit.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    (tmp_path / "submit.ipynb").write_text(
+        json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
     assert "TFD504" not in codes(tmp_path / "src" / "main.py", MWMS_FIT.format(rate="learning_rate"))
     assert "TFD504" in codes(tmp_path / "elsewhere" / "main.py", MWMS_FIT.format(rate="learning_rate"))
 
@@ -62,8 +66,13 @@ def test_tfd504_takes_keras_2_code_for_keras_2_only_where_no_version_is_stated(t
 def test_tfd401_keeps_the_name_a_notebook_printed_version_has(tmp_path):
     (tmp_path / ".git").mkdir()
     tpu = "import tensorflow as tf\nstrategy = tf.distribute.experimental.TPUStrategy(resolver)\n"
-    version = {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "print(tf.__version__)",
-               "outputs": [{"output_type": "stream", "name": "stdout", "text": ["1.15.0\n"]}]}
+    version = {
+        "cell_type": "code",
+        "metadata": {},
+        "execution_count": 1,
+        "source": "print(tf.__version__)",
+        "outputs": [{"output_type": "stream", "name": "stdout", "text": ["1.15.0\n"]}],
+    }
     code = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 2, "source": tpu}
     for printed, expected in (("1.15.0\n", []), ("2.2.0\n", ["TFD401"])):
         version["outputs"][0]["text"] = [printed]  # type: ignore[index]
@@ -76,7 +85,9 @@ def test_tfd401_keeps_the_name_a_notebook_printed_version_has(tmp_path):
 
 def test_tfd401_does_not_rename_below_a_packages_declared_floor(tmp_path):
     (tmp_path / ".git").mkdir()
-    (tmp_path / "setup.py").write_text("from setuptools import setup\nimport deps\nsetup(install_requires=deps.REQUIRED)\n")
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\nimport deps\nsetup(install_requires=deps.REQUIRED)\n"
+    )
     (tmp_path / "deps.py").write_text("REQUIRED = ['tensorflow>=1.15.0,<3.0']\n")
     (tmp_path / "lib").mkdir()
     (tmp_path / "lib" / "__init__.py").write_text("")
@@ -85,3 +96,17 @@ def test_tfd401_does_not_rename_below_a_packages_declared_floor(tmp_path):
     assert "TFD401" in codes(tmp_path / "examples" / "train.py", EXPERIMENTAL)
     (tmp_path / "deps.py").write_text("REQUIRED = ['tensorflow>=2.4']\n")
     assert "TFD401" in codes(tmp_path / "lib" / "strategies.py", EXPERIMENTAL)
+
+
+def test_tfd504_is_silent_in_the_script_a_vertex_job_runs_on_tensorflow_2_4(tmp_path):
+    (tmp_path / ".git").mkdir()
+    submit = (
+        "job = aiplatform.CustomTrainingJob(display_name='mwms', script_path='task.py',\n"
+        "    container_uri='us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-4:latest')\n"
+    )
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": submit}
+    (tmp_path / "submit.ipynb").write_text(
+        json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
+    assert "TFD504" not in codes(tmp_path / "task.py", MWMS_FIT.format(rate="learning_rate"))
+    assert "TFD504" in codes(tmp_path / "local.py", MWMS_FIT.format(rate="learning_rate"))

@@ -106,3 +106,35 @@ def test_an_unversioned_base_image_states_no_version(tmp_path):
     assert not target_for(tree(tmp_path / "p", {"Dockerfile": "FROM tensorflow/tensorflow:2.21.0\n"})).version_unknown
     # A bare requirement is the newest release on every fresh install: known.
     assert not target_for(tree(tmp_path / "r", {"requirements.txt": "tensorflow\n"})).version_unknown
+
+
+VERTEX_JOB = (
+    "from google.cloud import aiplatform\n"
+    "job = aiplatform.CustomTrainingJob(display_name='mwms', script_path='task.py',\n"
+    "    container_uri='us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-4:latest')\n"
+)
+LOCAL_SCRIPT = (
+    "IMAGE = 'us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-8:latest'\n"
+    "job = aiplatform.CustomJob.from_local_script(display_name='t', script_path='trainer/task.py',\n"
+    "    container_uri=IMAGE, replica_count=2)\n"
+)
+
+
+def test_a_vertex_job_runs_the_script_it_submits_in_its_container(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "requirements.txt": "tensorflow>=2.16\n",
+            "submit.ipynb": notebook(VERTEX_JOB),
+            "task.py": "",
+            "other.py": "",
+            "launch/local.ipynb": notebook(LOCAL_SCRIPT),
+            "launch/trainer/task.py": "",
+        },
+    )
+    submitted = target_for(root / "task.py")
+    assert (submitted.version, submitted.keras) == ((2, 4), 2)
+    assert submitted.tensorflow_from is not None and "tf-gpu.2-4" in submitted.tensorflow_from.text
+    assert target_for(root / "other.py").version == (2, 21)
+    assert target_for(root / "launch" / "trainer" / "task.py").version == (2, 8)
+    assert notebook_pins(notebook(VERTEX_JOB), "submit.ipynb").scripts == frozenset({"task.py"})

@@ -1,0 +1,107 @@
+"""Bounds on the newest TensorFlow a project can install that its TensorFlow requirement does not
+state: the Python its CI installs it on (TensorFlow 2.11 is the last release for Python 3.7), and a
+requirement on TensorFlow Addons (Keras 2 only, TensorFlow <= 2.15). They cap a requirement that is
+open above (`tensorflow>=2.6`), never a pinned one (docs/target.md, "Versions stated outside pin files")."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from fixer.target.requirements import Range
+from fixer.target.sources import Evidence
+from fixer.target.versions import ADDONS_NEWEST, NEWEST_FOR_PYTHON
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+_MAX_BYTES = 256 * 1024
+# `python-version: 3.7`, `python-version: ["3.7", "3.8"]`, `python: [3.7]` (a workflow's or Travis'
+# key, also as a matrix entry `- python-version: 3.7`); list items may follow on the next lines.
+_PYTHON_KEY = re.compile(r"(?m)^(?P<indent>\s*)(?:-\s*)?python(?:-version|_version)?\s*:(?P<value>.*)$")
+_LIST_ITEM = re.compile(r"""^\s*-\s*["']?(\d+\.\d+)""")
+_PYTHON = re.compile(r"""(?<![\d.])(3\.\d+)(?![\d])""")
+_TOX_ENV = re.compile(r"(?<![\w])py3(\d+)(?![\d])")
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _workflow_pythons(text: str) -> list[tuple[str, int]]:
+    """The Python versions a workflow or `.travis.yml` installs, with their lines."""
+    found: list[tuple[str, int]] = []
+    lines = text.splitlines()
+    for match in _PYTHON_KEY.finditer(text):
+        number = _line_of(text, match.start())
+        value = match.group("value").split("#", 1)[0]
+        found += [(v, number) for v in _PYTHON.findall(value)]
+        if value.strip():
+            continue
+        for offset, line in enumerate(lines[number:], number + 1):
+            item = _LIST_ITEM.match(line)
+            if item is None:
+                break
+            found.append((item.group(1), offset))
+    return found
+
+
+def _tox_pythons(text: str) -> list[tuple[str, int]]:
+    """`envlist = py37, py38` in tox.ini."""
+    return [(f"3.{m.group(1)}", _line_of(text, m.start())) for m in _TOX_ENV.finditer(text)]
+
+
+def _ci_files(folder: Path) -> list[Path]:
+    """The CI configurations of a repository root: GitHub workflows, `.travis.yml`, `tox.ini`."""
+    workflows = folder / ".github" / "workflows"
+    files = sorted(workflows.glob("*.y*ml")) if workflows.is_dir() else []
+    return [*files, *(p for p in (folder / ".travis.yml", folder / "tox.ini") if p.is_file())]
+
+
+def python_cap(folder: Path) -> tuple[Evidence | None, list[Path]]:
+    """The cap the CI of ``folder`` sets, from the newest Python it names (a project tested on 3.7
+    and 3.10 runs the newest release), and the files read. None when CI names no Python or a
+    Python the current release supports."""
+    named: list[tuple[tuple[int, int], Path, int]] = []
+    files = _ci_files(folder)
+    for path in files:
+        try:
+            if path.stat().st_size > _MAX_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        pythons = _tox_pythons(text) if path.name == "tox.ini" else _workflow_pythons(text)
+        named += [((3, int(v.split(".")[1])), path, line) for v, line in pythons]
+    if not named:
+        return None, files
+    python, path, line = max(named, key=lambda n: n[0])
+    newest = NEWEST_FOR_PYTHON.get(python)
+    if newest is None:
+        return None, files
+    text = f"CI installs the project on Python {python[0]}.{python[1]} (TensorFlow <= {newest[0]}.{newest[1]})"
+    return Evidence("python-cap", _at_most(newest), str(path), line, text), files
+
+
+def addons_cap(requirement: Evidence) -> Evidence:
+    """A `tensorflow-addons` requirement as the cap it sets: TensorFlow <= 2.15."""
+    return Evidence("tensorflow-addons", _at_most(ADDONS_NEWEST), requirement.path, requirement.line, requirement.text)
+
+
+def _at_most(version: tuple[int, int]) -> Range:
+    allowed = Range()
+    allowed.below((version[0], version[1] + 1))
+    return allowed
+
+
+def capped(version: tuple[int, int], allowed: Range, caps: list[Evidence]) -> tuple[tuple[int, int], Evidence | None]:
+    """``version`` (resolved from ``allowed``, a requirement open above) under the lowest cap in
+    ``caps`` that binds it, with that cap; ``version`` and None when none binds or the range is
+    bounded above (the project chose its release)."""
+    if not caps or not allowed.open_above:
+        return version, None
+    cap = min(caps, key=lambda c: c.allowed.high)
+    newest = (cap.allowed.high[0], cap.allowed.high[1] - 1)
+    if newest >= version or not allowed.allows(newest):
+        return version, None
+    return newest, cap
