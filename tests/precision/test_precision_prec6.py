@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import textwrap
 
+from checked_codes import codes_of
+
 from fixer.engine import check_source, fix_source
 from fixer.notebook import combine_cells
-
-
-def _codes(source: str, path: str = "train.py") -> list[str]:
-    codes = [f.code for f in check_source(path, textwrap.dedent(source)).findings]
-    assert "TFD000" not in codes  # a test program that does not parse proves nothing
-    return codes
 
 
 def _notebook_codes(cells: list[str]) -> list[str]:
@@ -52,7 +48,7 @@ def test_a_loop_that_breaks_after_its_first_step_is_not_tfd402():
         print(strategy.run(step, args=(batch,)))
         break
     """
-    assert "TFD402" not in _codes(source)
+    assert "TFD402" not in codes_of(source)
 
 
 def test_a_loop_whose_break_is_conditional_is_still_tfd402():
@@ -63,7 +59,7 @@ def test_a_loop_whose_break_is_conditional_is_still_tfd402():
         if i > 100:
             break
     """
-    assert "TFD402" in _codes(source)
+    assert "TFD402" in codes_of(source)
 
 
 def test_a_loop_with_a_continue_before_its_final_break_is_still_tfd402():
@@ -75,7 +71,7 @@ def test_a_loop_with_a_continue_before_its_final_break_is_still_tfd402():
             continue
         break
     """
-    assert "TFD402" in _codes(source)
+    assert "TFD402" in codes_of(source)
 
 
 # TFD402: a helper that steps on the first batch of a fresh iterator -----------------------------
@@ -94,13 +90,13 @@ def test_a_helper_stepping_on_the_first_batch_of_a_fresh_iterator_is_not_tfd402(
         "        return strategy.run(step, args=(batch,))",
         "return strategy.run(step, args=(next(iter(strategy.experimental_distribute_dataset(dataset))),))",
     ):
-        assert "TFD402" not in _codes(_FIRST_BATCH_HELPER.format(body=body)), body
+        assert "TFD402" not in codes_of(_FIRST_BATCH_HELPER.format(body=body)), body
 
 
 def test_next_of_iter_of_a_parameter_is_still_tfd402():
     # `iter` of an iterator is the iterator itself: a caller passing one gets a new batch per call.
     source = _FIRST_BATCH_HELPER.format(body="return strategy.run(step, args=(next(iter(dataset)),))")
-    assert "TFD402" in _codes(source)
+    assert "TFD402" in codes_of(source)
 
 
 def test_a_step_taking_the_next_batch_of_a_shared_iterator_is_still_tfd402():
@@ -115,7 +111,7 @@ def test_a_step_taking_the_next_batch_of_a_shared_iterator_is_still_tfd402():
     for _ in range(100):
         train_step()
     """
-    assert "TFD402" in _codes(source)
+    assert "TFD402" in codes_of(source)
 
 
 def test_a_first_batch_step_called_from_a_loop_is_still_tfd402():
@@ -125,7 +121,7 @@ def test_a_first_batch_step_called_from_a_loop_is_still_tfd402():
     for _ in range(100):
         step_on_first_batch(dist)
     """
-    assert "TFD402" in _codes(source)
+    assert "TFD402" in codes_of(source)
 
 
 # TFD101: a coordinator's own evaluation metric ----------------------------------------------------
@@ -170,13 +166,13 @@ def test_an_inline_evaluation_metric_on_the_coordinator_is_not_tfd101():
     # Made outside the scope and updated eagerly on the coordinator, outside any replica: it
     # counts the same as one made in the scope under Keras 3 and tf-keras
     # (benchmarks/probe_coordinator_eval_metric.py: accuracy 0.75 in every case).
-    assert "TFD101" not in _codes(_PS_TRAINING + _INLINE_EVAL)
+    assert "TFD101" not in codes_of(_PS_TRAINING + _INLINE_EVAL)
 
 
 def test_the_inline_metric_then_a_distributed_one_made_again_in_the_scope_is_not_tfd101():
     # The tutorial's shape, in a script and across notebook cells: the name is rebound in the
     # scope before the replica function that updates it is defined.
-    assert "TFD101" not in _codes(_PS_TRAINING + _INLINE_EVAL + _SCHEDULED_EVAL)
+    assert "TFD101" not in codes_of(_PS_TRAINING + _INLINE_EVAL + _SCHEDULED_EVAL)
     assert "TFD101" not in _notebook_codes([_PS_TRAINING, _INLINE_EVAL, _SCHEDULED_EVAL])
 
 
@@ -187,7 +183,7 @@ def test_the_same_metric_updated_in_the_scheduled_replica_function_is_still_tfd1
         "with strategy.scope():\n        eval_accuracy = tf.keras.metrics.Accuracy()\n", ""
     )
     assert scheduled != _SCHEDULED_EVAL
-    assert "TFD101" in _codes(_PS_TRAINING + _INLINE_EVAL + scheduled)
+    assert "TFD101" in codes_of(_PS_TRAINING + _INLINE_EVAL + scheduled)
 
 
 # TFD303: a loss helper whose name another function of the module also defines --------------------

@@ -9,14 +9,9 @@ from __future__ import annotations
 
 import textwrap
 
+from checked_codes import codes_of
+
 from fixer.engine import check_source
-
-
-def _codes(source: str, path: str = "train.py") -> list[str]:
-    codes = [f.code for f in check_source(path, textwrap.dedent(source)).findings]
-    assert "TFD000" not in codes  # a test program that does not parse proves nothing
-    return codes
-
 
 # TFD502: the chief saves to the real directory, every other worker to its own temporary one ------
 
@@ -48,7 +43,7 @@ def test_other_workers_saving_into_their_own_mkdtemp_in_the_else_branch_is_not_t
         model.save(os.path.join(scratch, "model.keras"))
         shutil.rmtree(scratch)
     """
-    assert "TFD502" not in _codes(source)
+    assert "TFD502" not in codes_of(source)
 
 
 def test_a_path_chosen_per_role_then_saved_once_is_not_tfd502():
@@ -60,7 +55,7 @@ def test_a_path_chosen_per_role_then_saved_once_is_not_tfd502():
         destination = os.path.join(tempfile.mkdtemp(), "model.keras")
     model.save(destination)
     """
-    assert "TFD502" not in _codes(source)
+    assert "TFD502" not in codes_of(source)
 
 
 def test_a_temporary_directory_context_is_a_worker_s_own_path():
@@ -71,12 +66,12 @@ def test_a_temporary_directory_context_is_a_worker_s_own_path():
         with tempfile.TemporaryDirectory() as scratch:
             model.save(scratch + "/model.keras")
     """
-    assert "TFD502" not in _codes(source)
+    assert "TFD502" not in codes_of(source)
 
 
 def test_every_worker_saving_to_one_literal_path_is_still_tfd502():
     # The control: no role test, no per-worker part: the writes race.
-    assert "TFD502" in _codes(_TRAINED + """
+    assert "TFD502" in codes_of(_TRAINED + """
     model.save("/shared/model.keras")
     """)
 
@@ -89,7 +84,7 @@ def test_the_other_workers_sharing_one_fixed_folder_is_still_tfd502():
     else:
         model.save(os.path.join(tempfile.gettempdir(), "model.keras"))
     """
-    assert "TFD502" in _codes(source)
+    assert "TFD502" in codes_of(source)
 
 
 # TFD402: code that runs in graph mode because of its class ---------------------------------------
@@ -124,7 +119,7 @@ def test_a_session_run_hook_method_builds_graph_ops_and_is_not_tfd402():
     # The Estimator calls `begin` while it builds its graph: `strategy.run` adds ops the session
     # runs later, and `@tf.function` on `begin` would move them into a function graph.
     source = _HOOK.format(name="WarmupHook", base="tf.estimator.SessionRunHook")
-    assert "TFD402" not in _codes(source)
+    assert "TFD402" not in codes_of(source)
 
 
 def test_a_hook_subclassing_a_project_hook_in_another_module_is_not_tfd402(tmp_path):
@@ -149,7 +144,7 @@ def test_a_class_deriving_from_a_project_class_that_is_no_hook_is_still_tfd402(t
 def test_the_same_method_in_a_class_that_is_no_hook_is_still_tfd402():
     # The control: a class of its own with a `begin` method is eager code.
     source = _HOOK.format(name="Warmup", base="object")
-    assert "TFD402" in _codes(source)
+    assert "TFD402" in codes_of(source)
 
 
 _BASE_TRAINER = """\

@@ -11,16 +11,10 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from checked_codes import codes_of
 
 from fixer.engine import check_source
 from fixer.test_files import is_fixture_script
-
-
-def _codes(source: str, path: str = "train.py") -> list[str]:
-    codes = [f.code for f in check_source(path, textwrap.dedent(source)).findings]
-    assert "TFD000" not in codes  # a test program that does not parse proves nothing
-    return codes
-
 
 # TFD204: a dummy job that a test runs to see the workers start ---------------------------------
 
@@ -53,7 +47,7 @@ def test_an_unseeded_shuffle_in_a_fixture_script_is_not_tfd204(path):
     # The script exists so that a test can watch a launcher or container start two workers and
     # finish: which examples each worker reads changes nothing that test looks at.
     assert is_fixture_script(path)
-    assert "TFD204" not in _codes(_DUMMY_JOB, path)
+    assert "TFD204" not in codes_of(_DUMMY_JOB, path)
 
 
 @pytest.mark.parametrize(
@@ -68,7 +62,7 @@ def test_an_unseeded_shuffle_in_a_fixture_script_is_not_tfd204(path):
 )
 def test_the_same_shuffle_in_a_sample_or_tutorial_script_is_still_tfd204(path):
     assert not is_fixture_script(path)
-    assert "TFD204" in _codes(_DUMMY_JOB, path)
+    assert "TFD204" in codes_of(_DUMMY_JOB, path)
 
 
 # TFD101: a variable placed by hand on a device that may not exist, to show the error -------------
@@ -100,7 +94,7 @@ def test_a_variable_pinned_to_a_missing_device_in_a_placement_demo_is_not_tfd101
     """
         + _STRATEGY_LATER
     )
-    assert "TFD101" not in _codes(source)
+    assert "TFD101" not in codes_of(source)
 
 
 def test_an_unused_variable_made_before_the_strategy_without_a_device_is_still_tfd101():
@@ -113,7 +107,7 @@ def test_an_unused_variable_made_before_the_strategy_without_a_device_is_still_t
     """
         + _STRATEGY_LATER
     )
-    assert "TFD101" in _codes(source)
+    assert "TFD101" in codes_of(source)
 
 
 def test_a_variable_pinned_to_a_device_but_used_in_the_scope_is_still_tfd101():
@@ -128,7 +122,7 @@ def test_a_variable_pinned_to_a_device_but_used_in_the_scope_is_still_tfd101():
     def step(x):
         return strategy.run(lambda v: v * scale, args=(x,))
     """
-    assert "TFD101" in _codes(source)
+    assert "TFD101" in codes_of(source)
 
 
 # TFD101: `compile("adam")` outside the scope of a model built in it -----------------------------
@@ -147,13 +141,13 @@ _COMPILED_OUTSIDE = """
 def test_compile_adam_outside_the_scope_is_tfd101_under_keras_3():
     # Measured (benchmarks/probe_metric_and_string_optimizer_outside_scope.py): Keras 3 fails with
     # `RuntimeError: Mixing different tf.distribute.Strategy objects`.
-    assert "TFD101" in _codes(_COMPILED_OUTSIDE)
+    assert "TFD101" in codes_of(_COMPILED_OUTSIDE)
 
 
 def test_compile_adam_outside_the_scope_is_not_tfd101_under_tf_keras():
     # tf-keras's `compile` enters the model's own scope: it trains identically (same probe).
     legacy = 'import os\n    os.environ["TF_USE_LEGACY_KERAS"] = "1"\n    import tensorflow as tf'
-    assert "TFD101" not in _codes(_COMPILED_OUTSIDE.replace("import tensorflow as tf", legacy, 1))
+    assert "TFD101" not in codes_of(_COMPILED_OUTSIDE.replace("import tensorflow as tf", legacy, 1))
 
 
 # TFD603: an evaluator's deliberately empty cluster ---------------------------------------------
@@ -167,7 +161,7 @@ def test_an_empty_cluster_spec_given_to_an_evaluator_is_not_tfd603():
         # The evaluator runs beside the training cluster: it is given no cluster at all.
         return config.replace(cluster_spec=tf.train.ClusterSpec({}), task_type="evaluator", task_id=0)
     """
-    assert "TFD603" not in _codes(source)
+    assert "TFD603" not in codes_of(source)
 
 
 def test_a_cluster_spec_with_an_empty_job_is_still_tfd603():
@@ -176,7 +170,7 @@ def test_a_cluster_spec_with_an_empty_job_is_still_tfd603():
 
     spec = tf.train.ClusterSpec({"worker": [], "ps": ["ps0:2222"]})
     """
-    assert "TFD603" in _codes(source)
+    assert "TFD603" in codes_of(source)
 
 
 # TFD601: a launcher's later process start excuses only its own program ------------------------

@@ -7,13 +7,9 @@ from __future__ import annotations
 
 import textwrap
 
+from checked_codes import codes_of
+
 from fixer.engine import check_source, fix_source
-
-
-def _codes(source: str, path: str = "train.py") -> list[str]:
-    codes = [f.code for f in check_source(path, textwrap.dedent(source)).findings]
-    assert "TFD000" not in codes  # a test program that does not parse proves nothing
-    return codes
 
 
 def _fixed(source: str, path: str = "train.py") -> str:
@@ -41,7 +37,7 @@ def _with_step(body: str) -> str:
 def test_the_same_mistake_outside_a_negative_test_is_reported():
     # The control for the tests below: without the expectation the rule fires on this line.
     source = _with_step("strategy.experimental_run_v2(replica_step, args=(1.0,))\n")
-    assert "TFD401" in _codes(source)
+    assert "TFD401" in codes_of(source)
 
 
 def test_a_mistake_inside_assert_raises_is_the_tested_failure():
@@ -51,7 +47,7 @@ def test_a_mistake_inside_assert_raises_is_the_tested_failure():
             with self.assertRaises(AttributeError):
                 strategy.experimental_run_v2(replica_step, args=(1.0,))
     """
-    assert "TFD401" not in _codes(_with_step(body), "strategy_test.py")
+    assert "TFD401" not in codes_of(_with_step(body), "strategy_test.py")
 
 
 def test_a_mistake_inside_pytest_raises_and_assert_raises_regex_is_not_reported():
@@ -67,7 +63,7 @@ def test_a_mistake_inside_pytest_raises_and_assert_raises_regex_is_not_reported(
             with self.assertRaisesRegex(AttributeError, "no attribute"):
                 strategy.experimental_run_v2(replica_step, args=(2.0,))
     """
-    assert "TFD401" not in _codes(_with_step(body), "test_strategy.py")
+    assert "TFD401" not in codes_of(_with_step(body), "test_strategy.py")
 
 
 def test_the_call_form_of_assert_raises_runs_its_callable_inside_the_expectation():
@@ -76,7 +72,7 @@ def test_the_call_form_of_assert_raises_runs_its_callable_inside_the_expectation
         def test_call_form(self):
             self.assertRaises(AttributeError, strategy.experimental_run_v2, replica_step)
     """
-    assert "TFD401" not in _codes(_with_step(body), "test_strategy.py")
+    assert "TFD401" not in codes_of(_with_step(body), "test_strategy.py")
 
 
 def test_code_after_the_expectation_block_is_still_checked():
@@ -87,13 +83,13 @@ def test_code_after_the_expectation_block_is_still_checked():
                 int("x")
             strategy.experimental_run_v2(replica_step, args=(1.0,))
     """
-    assert "TFD401" in _codes(_with_step(body), "test_strategy.py")
+    assert "TFD401" in codes_of(_with_step(body), "test_strategy.py")
 
 
 # Class 7: fallbacks for older TensorFlow -------------------------------------------------------
 
 def _tfd401(source: str) -> list[str]:
-    return [c for c in _codes(source) if c == "TFD401"]
+    return [c for c in codes_of(source) if c == "TFD401"]
 
 
 def test_the_old_name_after_a_getattr_probe_that_found_nothing_is_a_fallback():
@@ -233,10 +229,10 @@ def test_a_tests_fake_cluster_is_a_fixture_not_a_deployment():
                 self.assertEqual(resolver.task_type, "worker")
         """
     cluster_codes = {"TFD601", "TFD602", "TFD603"}
-    assert cluster_codes.isdisjoint(_codes(source, "resolver_test.py"))
-    assert cluster_codes.isdisjoint(_codes(source, "tests/test_resolver.py"))
+    assert cluster_codes.isdisjoint(codes_of(source, "resolver_test.py"))
+    assert cluster_codes.isdisjoint(codes_of(source, "tests/test_resolver.py"))
     # The same file as a script is a deployment: it is checked.
-    assert {"TFD601", "TFD602", "TFD603"} <= set(_codes(source, "resolver.py"))
+    assert {"TFD601", "TFD602", "TFD603"} <= set(codes_of(source, "resolver.py"))
 
 
 # Class 6: one finding in the right place --------------------------------------------------------
@@ -261,7 +257,7 @@ def test_two_direct_calls_of_a_step_on_one_line_are_one_tfd103():
         for x in dataset:
             loss = train_step(x) + train_step(x)
         """
-    assert _codes(source).count("TFD103") == 1
+    assert codes_of(source).count("TFD103") == 1
 
 
 # Class 4: premises refuted by measurement -------------------------------------------------------
@@ -284,8 +280,8 @@ _DATA_PREP = """
 def test_tfrecord_writing_get_file_and_numpy_normalisation_do_not_start_the_runtime():
     # benchmarks/probe_runtime_start_io.py: the strategy is created after each of these
     # (TF 2.21, Keras 3 and tf-keras); only a TensorFlow op before it makes it fail.
-    assert "TFD105" not in _codes(_DATA_PREP.replace("{late_op}", "pass"))
-    assert "TFD105" in _codes(_DATA_PREP.replace("{late_op}", "scale = tf.constant(2.0)"))
+    assert "TFD105" not in codes_of(_DATA_PREP.replace("{late_op}", "pass"))
+    assert "TFD105" in codes_of(_DATA_PREP.replace("{late_op}", "scale = tf.constant(2.0)"))
 
 
 _MULTI_WORKER_INPUT = """
@@ -300,9 +296,9 @@ _MULTI_WORKER_INPUT = """
 def test_a_shuffle_of_whole_batches_keeps_auto_sharded_workers_disjoint():
     # benchmarks/probe_shuffle_before_shard.py, ".batch(4).shuffle(4)": auto-sharding hands each
     # worker its part of every batch, so shuffling whole batches leaves the workers disjoint.
-    assert "TFD204" not in _codes(_MULTI_WORKER_INPUT.replace("{pipeline}", "batch(64).shuffle(16)"))
+    assert "TFD204" not in codes_of(_MULTI_WORKER_INPUT.replace("{pipeline}", "batch(64).shuffle(16)"))
     # The control: shuffling elements before batching gives each worker another order.
-    assert "TFD204" in _codes(_MULTI_WORKER_INPUT.replace("{pipeline}", "shuffle(1024).batch(64)"))
+    assert "TFD204" in codes_of(_MULTI_WORKER_INPUT.replace("{pipeline}", "shuffle(1024).batch(64)"))
 
 
 _MEAN_LOSS_STEP = """
@@ -358,9 +354,9 @@ def test_a_keras3_metric_made_outside_the_scope_and_compiled_inside_is_not_tfd10
     # benchmarks/probe_metric_and_string_optimizer_outside_scope.py: Keras 3 trains and reports
     # the same as with the metric made inside; tf-keras's compile raises ValueError for it.
     keras3 = _METRIC_MADE_OUTSIDE.replace("{imports}", "import keras\n    import tensorflow as tf")
-    assert "TFD101" not in _codes(keras3)
+    assert "TFD101" not in codes_of(keras3)
     tf_keras = _METRIC_MADE_OUTSIDE.replace("{imports}", "import tf_keras as keras\n    import tensorflow as tf")
-    assert "TFD101" in _codes(tf_keras)
+    assert "TFD101" in codes_of(tf_keras)
 
 
 def test_compile_sgd_by_name_outside_the_scope_is_not_tfd101_but_a_stateful_optimizer_is():
@@ -374,5 +370,5 @@ def test_compile_sgd_by_name_outside_the_scope_is_not_tfd101_but_a_stateful_opti
         model.compile({optimizer}, loss="mse", metrics=["mae"])
         model.fit(np.ones((8, 4)), np.ones((8, 1)))
         """
-    assert "TFD101" not in _codes(source.replace("{optimizer}", '"sgd"'))
-    assert "TFD101" in _codes(source.replace("{optimizer}", "tf.keras.optimizers.Adam()"))
+    assert "TFD101" not in codes_of(source.replace("{optimizer}", '"sgd"'))
+    assert "TFD101" in codes_of(source.replace("{optimizer}", "tf.keras.optimizers.Adam()"))

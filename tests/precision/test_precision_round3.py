@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import textwrap
 
+from checked_codes import codes_of
+
 from fixer.engine import check_source, fix_source
 from fixer.notebook import combine_cells
-
-
-def _codes(source: str, path: str = "train.py") -> list[str]:
-    codes = [f.code for f in check_source(path, textwrap.dedent(source)).findings]
-    assert "TFD000" not in codes  # a test program that does not parse proves nothing
-    return codes
 
 
 def _fixed(source: str, path: str = "train.py") -> str:
@@ -50,7 +46,7 @@ def test_a_single_device_baseline_rebuilt_in_the_scope_under_the_same_name_is_no
             model.compile(optimizer=tf.keras.optimizers.Adam(), loss="mse")
         model.fit(x, y, epochs=1)
         """
-    assert "TFD101" not in _codes(source)
+    assert "TFD101" not in codes_of(source)
 
 
 def test_the_baseline_model_itself_compiled_in_the_scope_is_still_tfd101():
@@ -66,7 +62,7 @@ def test_the_baseline_model_itself_compiled_in_the_scope_is_still_tfd101():
             model.compile(optimizer=tf.keras.optimizers.Adam(), loss="mse")
         model.fit(x, y, epochs=1)
         """
-    assert "TFD101" in _codes(source)
+    assert "TFD101" in codes_of(source)
 
 
 def test_a_model_rebuilt_in_a_second_strategys_scope_is_not_mixing_strategies():
@@ -86,7 +82,7 @@ def test_a_model_rebuilt_in_a_second_strategys_scope_is_not_mixing_strategies():
             model.compile(optimizer=tf.keras.optimizers.Adam(), loss="mse")
         model.fit(x, y, epochs=1)
         """
-    assert not {"TFD101", "TFD104"} & set(_codes(source))
+    assert not {"TFD101", "TFD104"} & set(codes_of(source))
 
 
 def test_the_first_strategys_model_compiled_in_the_second_scope_is_still_tfd104():
@@ -101,7 +97,7 @@ def test_the_first_strategys_model_compiled_in_the_second_scope_is_still_tfd104(
             model.compile(optimizer=tf.keras.optimizers.Adam(), loss="mse")
         model.fit(x, y, epochs=1)
         """
-    assert "TFD104" in _codes(source)
+    assert "TFD104" in codes_of(source)
 
 
 def test_a_notebook_that_creates_its_strategy_in_a_later_cell_and_rebuilds_the_model():
@@ -151,7 +147,7 @@ def test_objects_of_the_single_device_branch_of_if_strategy_is_none_are_not_tfd1
         model.compile(optimizer=optimizer, loss="mse")
         model.fit(x, y)
         """
-    assert "TFD101" not in _codes(source)
+    assert "TFD101" not in codes_of(source)
     # Nor a fix that wraps the `strategy is None` arm in `with strategy.scope():` (None.scope()).
     assert _fixed(source) == textwrap.dedent(source)
 
@@ -178,7 +174,7 @@ def test_the_else_of_if_strategy_and_a_function_taking_an_optional_strategy():
             w = tf.Variable(1.0)
         make(strategy).fit(x, y)
         """
-    assert "TFD101" not in _codes(source)
+    assert "TFD101" not in codes_of(source)
 
 
 def test_a_variable_outside_the_scope_on_the_strategy_path_is_still_tfd101():
@@ -194,7 +190,7 @@ def test_a_variable_outside_the_scope_on_the_strategy_path_is_still_tfd101():
         def step():
             strategy.run(lambda: w.assign_add(1.0))
         """
-    assert "TFD101" in _codes(source)
+    assert "TFD101" in codes_of(source)
     assert "with strategy.scope()" not in _fixed(source)  # `strategy` may be None there: advice only
 
 
@@ -218,7 +214,7 @@ def test_a_chief_save_whose_else_saves_on_the_other_workers_is_not_tfd503():
     else:
         model.save(os.path.join("/tmp/workertemp_" + str(task_id), "model.keras"))
     """
-    assert not {"TFD502", "TFD503"} & set(_codes(textwrap.dedent(_MWMS) + textwrap.dedent(body)))
+    assert not {"TFD502", "TFD503"} & set(codes_of(textwrap.dedent(_MWMS) + textwrap.dedent(body)))
 
 
 def test_a_chief_save_without_an_else_is_still_tfd503():
@@ -226,7 +222,7 @@ def test_a_chief_save_without_an_else_is_still_tfd503():
     if task_type == "chief":
         model.save("/models/final.keras")
     """
-    assert "TFD503" in _codes(textwrap.dedent(_MWMS) + textwrap.dedent(body))
+    assert "TFD503" in codes_of(textwrap.dedent(_MWMS) + textwrap.dedent(body))
 
 
 _TPU_OR_MWMS = f"""
@@ -250,7 +246,7 @@ def test_a_save_only_the_tpu_branch_runs_is_not_tfd502():
     if FLAGS.tpu:
         model.save_weights("gs://bucket/ckpt/weights")
     """
-    assert "TFD502" not in _codes(textwrap.dedent(_TPU_OR_MWMS) + textwrap.dedent(body))
+    assert "TFD502" not in codes_of(textwrap.dedent(_TPU_OR_MWMS) + textwrap.dedent(body))
 
 
 def test_a_save_in_the_tpu_arm_itself_is_not_tfd502_but_one_after_both_arms_is():
@@ -354,7 +350,7 @@ def test_a_step_wrapped_in_tf_function_at_run_time_is_not_tfd402():
         for x in range(3):
             distributed_step(float(x))
         """
-    assert "TFD402" not in _codes(source)
+    assert "TFD402" not in codes_of(source)
 
 
 def test_a_trainer_that_wraps_its_step_unless_run_eagerly_is_not_tfd402():
@@ -376,7 +372,7 @@ def test_a_trainer_that_wraps_its_step_unless_run_eagerly_is_not_tfd402():
 
         Trainer(tf.distribute.MirroredStrategy()).train(1.0)
         """
-    assert "TFD402" not in _codes(source)
+    assert "TFD402" not in codes_of(source)
 
 
 _REDUCE_HELPER = """
@@ -401,11 +397,11 @@ def test_strategy_reduce_guarded_by_in_cross_replica_context_is_not_tfd302():
         "if not tf.distribute.in_cross_replica_context():\n            return per_replica",
         "if tf.distribute.get_replica_context() is not None:\n            return per_replica",
     ):
-        assert "TFD302" not in _codes(_REDUCE_HELPER.format(guard=guard)), guard
+        assert "TFD302" not in codes_of(_REDUCE_HELPER.format(guard=guard)), guard
 
 
 def test_strategy_reduce_in_a_helper_the_replica_function_calls_is_still_tfd302():
-    assert "TFD302" in _codes(_REDUCE_HELPER.format(guard="pass"))
+    assert "TFD302" in codes_of(_REDUCE_HELPER.format(guard="pass"))
 
 
 def test_a_path_made_per_worker_through_a_module_level_task_index_is_not_tfd502():
@@ -428,8 +424,8 @@ def test_a_path_made_per_worker_through_a_module_level_task_index_is_not_tfd502(
 
         save()
         """
-    assert "TFD502" not in _codes(source)
-    assert "TFD502" in _codes(source.replace("worker_{TASK_INDEX}", "shared"))
+    assert "TFD502" not in codes_of(source)
+    assert "TFD502" in codes_of(source.replace("worker_{TASK_INDEX}", "shared"))
 
 
 _UNSHARDED = """\
@@ -447,14 +443,14 @@ for x, y in dataset:
 
 def test_tfd202_never_shards_with_a_strategy_name_deleted_before():
     source = _UNSHARDED.format(between="workers = strategy.num_replicas_in_sync\ndel strategy", dead="")
-    assert "TFD202" in _codes(source)
+    assert "TFD202" in codes_of(source)
     assert "_input_shard(strategy)" not in _fixed(source)  # NameError: `strategy` was deleted
 
 
 def test_tfd202_does_not_edit_a_pipeline_in_dead_code():
     dead = "if False:\n    dataset = tf.data.Dataset.range(10).shuffle(10).batch(2)"
     source = _UNSHARDED.format(between="", dead=dead)
-    assert "TFD202" in _codes(source)
+    assert "TFD202" in codes_of(source)
     fixed = _fixed(source)
     assert "range(10).shuffle(10)" in fixed and "range(10).shard" not in fixed
 
@@ -496,9 +492,9 @@ def test_a_tf_keras_model_without_input_shape_first_built_in_the_scope_is_not_tf
     # Measured (benchmarks/probe_model_built_in_scope.py): under tf-keras its variables are
     # MirroredVariables and it trains; under Keras 3 `fit` fails, so the finding stays there.
     legacy = 'os.environ["TF_USE_LEGACY_KERAS"] = "1"'
-    assert "TFD101" not in _codes(_BUILT_IN_SCOPE.format(legacy=legacy, shape=""))
-    assert "TFD101" in _codes(_BUILT_IN_SCOPE.format(legacy="", shape=""))
-    assert "TFD101" in _codes(_BUILT_IN_SCOPE.format(legacy=legacy, shape=", input_shape=(4,)"))
+    assert "TFD101" not in codes_of(_BUILT_IN_SCOPE.format(legacy=legacy, shape=""))
+    assert "TFD101" in codes_of(_BUILT_IN_SCOPE.format(legacy="", shape=""))
+    assert "TFD101" in codes_of(_BUILT_IN_SCOPE.format(legacy=legacy, shape=", input_shape=(4,)"))
 
 
 def test_a_nested_step_rebound_to_tf_function_unless_run_eagerly_is_not_tfd402():
@@ -520,4 +516,4 @@ def test_a_nested_step_rebound_to_tf_function_unless_run_eagerly_is_not_tfd402()
 
                 return function
         """
-    assert "TFD402" not in _codes(source)
+    assert "TFD402" not in codes_of(source)

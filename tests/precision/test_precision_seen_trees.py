@@ -8,14 +8,9 @@ from __future__ import annotations
 
 import textwrap
 
+from checked_codes import codes_of
+
 from fixer.engine import check_source
-
-
-def _codes(source: str, path: str = "train.py") -> list[str]:
-    codes = [f.code for f in check_source(path, textwrap.dedent(source)).findings]
-    assert "TFD000" not in codes  # a program that does not parse proves nothing
-    return codes
-
 
 # Keras flavour of a model class the file defines --------------------------------------------------
 
@@ -43,12 +38,12 @@ def test_a_model_class_derived_from_tf_keras_is_keras2_under_multiworker():
     # tf-keras's own tests: `import tf_keras as keras` and a model class of the file. Keras 2 `fit`
     # under MultiWorkerMirroredStrategy and ParameterServerStrategy is supported.
     source = _SUBCLASSED.format(keras_import="import tf_keras as keras")
-    assert "TFD504" not in _codes(source)
+    assert "TFD504" not in codes_of(source)
 
 
 def test_a_model_class_derived_from_tf_dot_keras_is_still_keras3():
     source = _SUBCLASSED.format(keras_import="from tensorflow import keras")
-    assert "TFD504" in _codes(source)
+    assert "TFD504" in codes_of(source)
 
 
 # TFD303 in a library's smoke tests --------------------------------------------------------------
@@ -84,22 +79,22 @@ _LOOP_TEST = """
 def test_a_smoke_test_that_asserts_nothing_gets_no_tfd303():
     # tf-keras's custom-loop tests only check that the loop runs under each strategy.
     source = _LOOP_TEST.format(check="del losses")
-    assert "TFD303" not in _codes(source, "custom_loop_test.py")
+    assert "TFD303" not in codes_of(source, "custom_loop_test.py")
 
 
 def test_a_test_that_asserts_on_the_result_keeps_tfd303():
     source = _LOOP_TEST.format(check="self.assertAllClose(losses, 0.0)")
-    assert "TFD303" in _codes(source, "custom_loop_test.py")
+    assert "TFD303" in codes_of(source, "custom_loop_test.py")
 
 
 def test_a_test_that_asserts_through_its_own_helper_keeps_tfd303():
     source = _LOOP_TEST.format(check="self._check_losses(losses)")
-    assert "TFD303" in _codes(source, "custom_loop_test.py")
+    assert "TFD303" in codes_of(source, "custom_loop_test.py")
 
 
 def test_the_same_loop_in_a_script_keeps_tfd303():
     source = _LOOP_TEST.format(check="del losses")
-    assert "TFD303" in _codes(source, "train_loop.py")
+    assert "TFD303" in codes_of(source, "train_loop.py")
 
 
 # TFD112: device lists in tests --------------------------------------------------------------------
@@ -118,13 +113,13 @@ def test_device_lists_in_a_test_file_are_fixtures():
     # TF-Agents' parameterised tests: the mirrored case on two CPUs exercises the mirrored code
     # path, and the suite configures its logical CPUs in a helper of another module; a GPU list in
     # a test runs where the suite requires GPUs (or is only the argument whose handling it checks).
-    assert "TFD112" not in _codes(_DEVICES.format(devices='"/cpu:0", "/device:CPU:1"'), "buffer_test.py")
-    assert "TFD112" not in _codes(_DEVICES.format(devices='"/gpu:0", "/gpu:1"'), "test_buffer.py")
+    assert "TFD112" not in codes_of(_DEVICES.format(devices='"/cpu:0", "/device:CPU:1"'), "buffer_test.py")
+    assert "TFD112" not in codes_of(_DEVICES.format(devices='"/gpu:0", "/gpu:1"'), "test_buffer.py")
 
 
 def test_the_same_lists_in_a_script_are_still_reported():
-    assert "TFD112" in _codes(_DEVICES.format(devices='"/gpu:0", "/gpu:1"'), "train.py")
-    assert "TFD112" in _codes(_DEVICES.format(devices='"/cpu:0", "/cpu:1"'), "train.py")
+    assert "TFD112" in codes_of(_DEVICES.format(devices='"/gpu:0", "/gpu:1"'), "train.py")
+    assert "TFD112" in codes_of(_DEVICES.format(devices='"/cpu:0", "/cpu:1"'), "train.py")
 
 
 # TFD111: calls that leave the runtime unstarted ---------------------------------------------------
@@ -148,11 +143,11 @@ _SETUP = """
 def test_enabling_resource_variables_does_not_start_the_runtime():
     # benchmarks/probe_device_config_after_resource_variables.py: 4 logical CPUs after it.
     source = _SETUP.format(first="tf.compat.v1.enable_resource_variables()")
-    assert "TFD111" not in _codes(source, "agent_test.py")
+    assert "TFD111" not in codes_of(source, "agent_test.py")
 
 
 def test_a_tensor_before_the_device_configuration_is_still_reported():
-    assert "TFD111" in _codes(_SETUP.format(first="tf.constant(1.0)"), "agent_test.py")
+    assert "TFD111" in codes_of(_SETUP.format(first="tf.constant(1.0)"), "agent_test.py")
 
 
 # TFD402 in graph mode -------------------------------------------------------------------------------
@@ -174,12 +169,12 @@ _GRAPH_HELPER = """
 def test_strategy_run_under_a_graph_as_default_builds_graph_ops():
     # tf-keras's graph-mode metric tests: the run adds ops to a tf.Graph that the test evaluates.
     source = _GRAPH_HELPER.format(block="with tf.Graph().as_default(), strategy.scope():")
-    assert "TFD402" not in _codes(source, "metrics_check.py")
+    assert "TFD402" not in codes_of(source, "metrics_check.py")
 
 
 def test_strategy_run_under_the_scope_alone_is_still_eager():
     source = _GRAPH_HELPER.format(block="with strategy.scope():")
-    assert "TFD402" in _codes(source, "metrics_check.py")
+    assert "TFD402" in codes_of(source, "metrics_check.py")
 
 
 # TFD101: a metric updated in cross-replica context ----------------------------------------------
@@ -200,12 +195,12 @@ def test_a_metric_made_outside_and_updated_in_cross_replica_context_is_not_tfd10
     # tf-keras's own test of this case; measured in
     # benchmarks/probe_metric_updated_in_cross_replica_context.py (both Kerases give 4.5).
     source = _METRIC.format(use="for i in range(10):\n            metric.update_state(i)")
-    assert "TFD101" not in _codes(source)
+    assert "TFD101" not in codes_of(source)
 
 
 def test_a_tf_keras_metric_made_outside_and_compiled_in_the_scope_is_still_tfd101():
     use = 'model = keras.Sequential([keras.layers.Dense(1)])\n        model.compile("sgd", loss="mse", metrics=[metric])'
-    assert "TFD101" in _codes(_METRIC.format(use=use))
+    assert "TFD101" in codes_of(_METRIC.format(use=use))
 
 
 def test_a_smoke_test_feeding_plain_batches_gets_no_tfd201_but_a_checking_test_does():
@@ -225,8 +220,8 @@ def test_a_smoke_test_feeding_plain_batches_gets_no_tfd201_but_a_checking_test_d
                 out = strategy.run(replica_fn, args=(batch,))
             {check}
     """
-    assert "TFD201" not in _codes(source.format(check="del out"), "run_args_test.py")
-    assert "TFD201" in _codes(source.format(check="self.assertAllEqual(out, [0, 1])"), "run_args_test.py")
+    assert "TFD201" not in codes_of(source.format(check="del out"), "run_args_test.py")
+    assert "TFD201" in codes_of(source.format(check="self.assertAllEqual(out, [0, 1])"), "run_args_test.py")
 
 
 # TFD401: a library's TF 1 graph-mode input path -----------------------------------------------------
@@ -245,12 +240,12 @@ _V1_INPUT = """
 
 
 def test_a_handed_in_strategy_in_a_tf1_iterator_module_keeps_its_tf1_method():
-    assert "TFD401" not in _codes(_V1_INPUT.format(more=""), "training_utils_v1.py")
+    assert "TFD401" not in codes_of(_V1_INPUT.format(more=""), "training_utils_v1.py")
 
 
 def test_a_tf2_strategy_built_in_the_same_module_is_still_told_its_tf2_method():
     more = "strategy = tf.distribute.MirroredStrategy()\n    it = strategy.make_dataset_iterator(tf.data.Dataset.range(4))"
-    assert "TFD401" in _codes(_V1_INPUT.format(more=more), "training_utils_v1.py")
+    assert "TFD401" in codes_of(_V1_INPUT.format(more=more), "training_utils_v1.py")
 
 
 # TFD403's loss-scaling rewrite when the gradients are clipped ---------------------------------------
