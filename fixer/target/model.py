@@ -8,6 +8,7 @@ import re
 import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fixer.target.apis import exists_in
 from fixer.target.caps import addons_cap, capped, python_cap
@@ -26,6 +27,9 @@ from fixer.target.sources import (
     unversioned_image,
 )
 from fixer.target.versions import CURRENT, KERAS3_FROM
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 Stamp = tuple[int, int] | None  # size and modification time (ns); None when absent (as fixer.cache)
 
@@ -311,18 +315,25 @@ def _package_floor(tensorflow: Evidence | None) -> Evidence | None:
     return tensorflow if _package_floor_file(tensorflow) else None
 
 
+def _folder_notebook_pins(folder: Path, consulted: dict[str, Stamp]) -> Iterator[NotebookPins]:
+    """The pins of each notebook directly in ``folder`` (none when it cannot be listed), each
+    notebook entered in ``consulted`` so an edit of it invalidates the answer."""
+    try:
+        notebooks = sorted(e.path for e in os.scandir(folder) if e.name.endswith(".ipynb") and e.is_file())
+    except OSError:
+        return
+    for notebook in notebooks:
+        stamp, pins = _pins(Path(notebook))
+        consulted[notebook] = stamp
+        yield pins
+
+
 def _submitted(candidate: Path, folder: Path, consulted: dict[str, Stamp]) -> list[tuple[str, tuple[Evidence, ...]]]:
     """The scripts of ``folder`` that notebooks in ``candidate`` submit as Vertex AI jobs
     (`CustomTrainingJob(script_path="task.py", container_uri=".../tf-gpu.2-4:latest")`), each with
     the containers the notebook names: the script runs there, not beside the notebook."""
     found: list[tuple[str, tuple[Evidence, ...]]] = []
-    try:
-        notebooks = sorted(e.path for e in os.scandir(candidate) if e.name.endswith(".ipynb") and e.is_file())
-    except OSError:
-        return found
-    for notebook in notebooks:
-        stamp, pins = _pins(Path(notebook))
-        consulted[notebook] = stamp
+    for pins in _folder_notebook_pins(candidate, consulted):
         jobs = tuple(e for e in pins.containers if e.kind in ("tensorflow", "tf-nightly"))
         for script in pins.scripts if jobs else ():
             path = Path(os.path.normpath(candidate / script))
@@ -336,13 +347,7 @@ def _launched(folder: Path, start: Path, consulted: dict[str, Stamp]) -> list[Ev
     it holding ``start`` (`command(code="./src", environment="AzureML-tensorflow-2.16-cuda12")`):
     the code there runs in that container."""
     found: list[Evidence] = []
-    try:
-        notebooks = sorted(e.path for e in os.scandir(folder) if e.name.endswith(".ipynb") and e.is_file())
-    except OSError:
-        return found
-    for notebook in notebooks:
-        stamp, pins = _pins(Path(notebook))
-        consulted[notebook] = stamp
+    for pins in _folder_notebook_pins(folder, consulted):
         for named in pins.paths:
             code = Path(os.path.normpath(folder / named))
             if code != folder and folder in code.parents and (code == start or code in start.parents):
