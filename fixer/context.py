@@ -8,20 +8,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Mapping
+from typing import TYPE_CHECKING
 
 import libcst as cst
-from libcst.metadata import CodeRange
 
-from fixer.config import Config
 from fixer.positions import positions as positions_of
 from fixer.rule import Rule, make_fix
 from fixer.textmap import TextMap
 from fixer.tf.fix_scope import OriginalFile
-from fixer.tf.index import ModuleIndex
-from fixer.tf.model import TFModel
 from fixer.tf.validity import fix_failure
 from fixer.types import Applicability, Edit, Finding, Fix, Position
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from libcst.metadata import CodeRange
+
+    from fixer.config import Config
+    from fixer.tf.index import ModuleIndex
+    from fixer.tf.model import TFModel
 
 
 @dataclass

@@ -7,14 +7,14 @@ and validate all call them. Neither raises for a bad file: problems become TFD00
 from __future__ import annotations
 
 import ast
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import libcst as cst
-from libcst.metadata import CodeRange
 
-from fixer.codes import PARSE_ERROR_CODE
 from fixer.code_text import code_text
+from fixer.codes import PARSE_ERROR_CODE
 from fixer.config import Config
 from fixer.context import RuleContext
 from fixer.expected_failure import expected_failure_lines
@@ -22,12 +22,16 @@ from fixer.facts import ModuleFacts, facts_hold
 from fixer.positions import StatementPositions
 from fixer.prefilter import rule_may_fire
 from fixer.registry import Registry, default_registry
-from fixer.rule import Rule
 from fixer.suppress import Suppressions
 from fixer.textmap import apply_edits
 from fixer.tf.index import ModuleIndex
 from fixer.tf.model import TFModel
 from fixer.types import Applicability, Edit, FileResult, Finding, Position
+
+if TYPE_CHECKING:
+    from libcst.metadata import CodeRange
+
+    from fixer.rule import Rule
 
 PARSE_ERROR_NAME = "parse-error"
 INTERNAL_ERROR_NAME = "internal-error"
@@ -387,7 +391,8 @@ def fix_source(
         # Without the pre-filter: a fix that removed every trigger text must still be parsed.
         after = check_source(path, candidate, config, registry, prefilter=False)
         if could_not_parse(after):  # a rule crashing on the new text does not make the fix wrong
-            reverted = f"fixes {', '.join(sorted({f.code for f in chosen}))} produced invalid code ({after.error}); not applied"
+            codes = ", ".join(sorted({f.code for f in chosen}))
+            reverted = f"fixes {codes} produced invalid code ({after.error}); not applied"
             break
         applied.extend(chosen)
         current, result = candidate, after

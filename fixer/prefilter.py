@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from fixer.tf.strategies import STRATEGY_ONLY_ATTRIBUTES
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from fixer.rule import Rule
 
 # What Python allows between the parts of `a . b (`: spaces, newlines inside brackets, a
@@ -82,7 +84,7 @@ STRATEGY = Evidence(
 )
 
 
-def rule_may_fire(rule: type["Rule"], source: str | bytes) -> bool:
+def rule_may_fire(rule: type[Rule], source: str | bytes) -> bool:
     """Both stages for one rule: one of its triggers occurs and every evidence it needs matches."""
     if isinstance(source, bytes):
         triggers: Iterable[str | bytes] = _encoded_triggers(rule)
@@ -91,7 +93,7 @@ def rule_may_fire(rule: type["Rule"], source: str | bytes) -> bool:
     return any(t in source for t in triggers) and all(need.found_in(source) for need in rule.needs)  # type: ignore[operator]
 
 
-def _encoded_triggers(rule: type["Rule"]) -> tuple[bytes, ...]:
+def _encoded_triggers(rule: type[Rule]) -> tuple[bytes, ...]:
     cached = _ENCODED.get(rule)
     if cached is None:
         cached = _ENCODED[rule] = tuple(t.encode() for t in rule.triggers)
@@ -104,7 +106,7 @@ _ENCODED: dict[type, tuple[bytes, ...]] = {}
 class FilterPlan:
     """The enabled rules' triggers and needs, arranged for scanning many files quickly."""
 
-    def __init__(self, rules: Iterable[type["Rule"]]) -> None:
+    def __init__(self, rules: Iterable[type[Rule]]) -> None:
         self.rules = tuple(rules)
         self.triggers = tuple({t for rule in self.rules for t in _encoded_triggers(rule)})
         self.importer_triggers = tuple({t.encode() for rule in self.rules for t in rule.importer_triggers})

@@ -7,11 +7,13 @@ import inspect
 import re
 import textwrap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Iterable
+from typing import TYPE_CHECKING, ClassVar
 
 from fixer.types import Applicability, Edit, Fix
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from fixer.context import RuleContext
     from fixer.facts import Fact
     from fixer.prefilter import Evidence
@@ -69,7 +71,8 @@ class _SiblingExamples:
             if exc.name != name:  # the examples module exists but imports something missing
                 raise
             return ()
-        return module.EXAMPLES
+        examples: tuple[Valid | Invalid, ...] = module.EXAMPLES
+        return examples
 
 
 class Rule:
@@ -99,7 +102,7 @@ class Rule:
     # example and corpus finding passes both stages, so declare an example for each way the
     # rule can fire.
     triggers: ClassVar[tuple[str, ...]]
-    needs: ClassVar[tuple["Evidence", ...]] = ()
+    needs: ClassVar[tuple[Evidence, ...]] = ()
     # Texts that make a file a candidate without its own triggers and needs when another file
     # of the project imports it under a strategy (fixer/tf/importers.py): a helper module whose
     # mistake the importing script's strategy makes (`.shuffle(` in a dataset builder).
@@ -107,12 +110,12 @@ class Rule:
     # The pre-filter's last stage, on CPython's tree (fixer/facts.py): structures the check starts
     # from (a scope block, a replica function...), all of which must hold for it to run. Like
     # ``needs`` they over-approximate; tests/test_facts.py runs every Invalid example through them.
-    facts: ClassVar[tuple["Fact", ...]] = ()
+    facts: ClassVar[tuple[Fact, ...]] = ()
     # Invalid and Valid examples, which tests/test_rule_examples.py runs: ``EXAMPLES`` in the sibling
     # module ``<rule module>_examples.py``. A class that still lists ``examples`` itself overrides it.
     examples: ClassVar[tuple[Valid | Invalid, ...]] = _SiblingExamples()  # type: ignore[assignment]
 
-    def check(self, ctx: "RuleContext") -> None:
+    def check(self, ctx: RuleContext) -> None:
         """Report every violation in ``ctx``'s module through ``ctx.report``."""
         raise NotImplementedError
 
@@ -160,4 +163,3 @@ def dedent_example(code: str) -> str:
 def make_fix(title: str, edits: Iterable[Edit], applicability: Applicability) -> Fix:
     """Build a Fix from edits, sorted by position."""
     return Fix(title=title, edits=tuple(sorted(edits)), applicability=applicability)
-

@@ -14,8 +14,7 @@ import os
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any
 
 from fixer.cache import ResultCache, Signature, StatIndex, cache_key, path_context_key, signature
 from fixer.config import Config, ConfigError, load_config
@@ -24,6 +23,9 @@ from fixer.sources import SourceError, decode_source, encode_source, read_bytes,
 from fixer.types import FileResult
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
     from fixer.prefilter import FilterPlan
 
 
@@ -56,8 +58,9 @@ def _folder_config(folder: Path) -> Config:
     return load_config(folder.resolve())
 
 
-def config_for(path: Path, overrides: tuple[tuple[str, object], ...]) -> Config:
-    """The configuration for ``path``: nearest pyproject.toml, then command-line overrides."""
+def config_for(path: Path, overrides: tuple[tuple[str, Any], ...]) -> Config:
+    """The configuration for ``path``: nearest pyproject.toml, then command-line overrides
+    (keyword arguments of :meth:`Config.with_overrides`, which types their values)."""
     base = _folder_config(path.parent)
     return base.with_overrides(**dict(overrides)) if overrides else base
 
@@ -136,7 +139,9 @@ def _process(path: Path, data: bytes, job: Job, config: Config, cache: ResultCac
         try:
             write_atomically(path, encode_source(result.fixed_text, decoded))
         except OSError as exc:
-            return _unwritten(name, decoded.text, config, job, f"could not write: {exc.strerror or exc}; the file is unchanged")
+            return _unwritten(
+                name, decoded.text, config, job, f"could not write: {exc.strerror or exc}; the file is unchanged"
+            )
         except UnicodeEncodeError as exc:
             reason = f"the fixed text cannot be encoded as {decoded.encoding} ({exc.reason})"
             return _unwritten(name, decoded.text, config, job, f"could not write: {reason}; the file is unchanged")
@@ -166,7 +171,9 @@ def filter_plan(config: Config, path_ignores_key: str = "") -> FilterPlan:
     from fixer.prefilter import FilterPlan
     from fixer.registry import default_registry
 
-    return FilterPlan(rule for rule in default_registry().rules if config.is_enabled(rule.code, path_ignores_key or None))
+    return FilterPlan(
+        rule for rule in default_registry().rules if config.is_enabled(rule.code, path_ignores_key or None)
+    )
 
 
 def filter_stage(data: bytes, config: Config, path: str) -> int:
@@ -230,7 +237,7 @@ def run(paths: Iterable[Path], job: Job, jobs: int | None = None) -> list[FileRe
             results[position] = index.lookup(*probe, str(path))
             probes[position] = probe
     pending = [position for position, result in enumerate(results) if result is None]
-    for position, result in zip(pending, _run_pool([(paths[p], job) for p in pending], jobs)):
+    for position, result in zip(pending, _run_pool([(paths[p], job) for p in pending], jobs), strict=False):
         results[position] = result
         if index is not None and position in probes:
             index.record(*probes[position], result)
