@@ -8,6 +8,7 @@ import libcst as cst
 
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
+from fixer.semantic import BindingKind
 from fixer.tf.classes import in_unit_test
 from fixer.tf.compat import inside_graph_block, leaves_after_first_pass, runs_repeatedly, runs_tf1_graphs
 from fixer.tf.graph_methods import runs_in_graph
@@ -56,6 +57,10 @@ class StrategyRunOutsideTfFunction(Rule):
     - Not reported: a `strategy.run` whose replica function is itself a `tf.function` (TensorFlow
       then clones it and runs every replica inside that one graph,
       `mirrored_run.call_for_each_replica`).
+    - Not reported: a replica function the module cannot resolve to a def of its own (an element
+      of a list, `fns[i]`; a parameter; an import; what a function imported from another module
+      returns): a builder there may have compiled it, and TFD402 does not follow it into other
+      modules. `obj.method` and what a local call returns stay reported.
     - Not reported: a `strategy.run` under `with tf.Graph().as_default():` (or a `Session`'s) in its
       function, which adds graph ops that the code evaluates later.
     - Not reported: methods that run in graph mode because of their class. A `SessionRunHook`
@@ -107,6 +112,8 @@ class StrategyRunOutsideTfFunction(Rule):
                 # TF clones a tf.function given to run and calls every replica inside that one
                 # graph (mirrored_run.call_for_each_replica): not replica after replica.
                 continue
+            if _replica_function_unknown(ctx, run):
+                continue  # may be a tf.function compiled elsewhere: eager or not cannot be told
             func = ctx.index.enclosing_function(run.call)
             if func is not None and (func in replica.replica_functions or id(func) in seen):
                 continue
@@ -166,6 +173,43 @@ class StrategyRunOutsideTfFunction(Rule):
             if ancestor is func:
                 return
             yield ancestor
+
+
+def _replica_function_unknown(ctx: RuleContext, run: RunCall) -> bool:
+    """True when the module cannot tell which function ``run`` runs, so not whether it is a
+    `tf.function`: no def of the module resolves it and it is an element of a container
+    (`fns[i]`), what a builder imported from another module returns, or a name that is a
+    parameter, an import, or bound to one of those."""
+    fn = run.fn
+    if run.targets or fn is None:
+        return False
+    if isinstance(fn, cst.Subscript) or (isinstance(fn, cst.Call) and _built_elsewhere(ctx, fn)):
+        return True
+    if not isinstance(fn, cst.Name):
+        return False  # `obj.method`: the method of an object of another module, left reported
+    return any(
+        b.kind in (BindingKind.PARAMETER, BindingKind.IMPORT)
+        or isinstance(b.value, cst.Subscript)
+        or (isinstance(b.value, cst.Call) and _built_elsewhere(ctx, b.value))
+        for b in ctx.tf.semantic.resolve(fn)
+    )
+
+
+def _built_elsewhere(ctx: RuleContext, call: cst.Call) -> bool:
+    """``call`` calls a function imported from a module other than TensorFlow's or Keras's
+    (`build_step(...)`, `steps.build_step(...)`): a builder whose result may be compiled."""
+    root: cst.BaseExpression = call.func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not isinstance(root, cst.Name):
+        return False
+    return any(
+        b.kind is BindingKind.IMPORT and b.imported is not None and b.imported[0].split(".")[0] not in _TF_PACKAGES
+        for b in ctx.tf.semantic.resolve(root)
+    )
+
+
+_TF_PACKAGES = frozenset({"tensorflow", "keras", "tf_keras"})
 
 
 def _steps_on_first_batch_only(ctx: RuleContext, run: RunCall, func: cst.FunctionDef | cst.Lambda | None) -> bool:
