@@ -58,9 +58,9 @@ class StrategyRunOutsideTfFunction(Rule):
       then clones it and runs every replica inside that one graph,
       `mirrored_run.call_for_each_replica`).
     - Not reported: a replica function the module cannot resolve to a def of its own (an element
-      of a list, `fns[i]`; a parameter; an import; what a function imported from another module
-      returns): a builder there may have compiled it, and TFD402 does not follow it into other
-      modules. `obj.method` and what a local call returns stay reported.
+      of a list, `fns[i]` or `for fn in fns`; a parameter; an import; what a function imported
+      from another module returns): a builder there may have compiled it, and TFD402 does not
+      follow it into other modules. `obj.method` and what a local call returns stay reported.
     - Not reported: a `strategy.run` under `with tf.Graph().as_default():` (or a `Session`'s) in its
       function, which adds graph ops that the code evaluates later.
     - Not reported: methods that run in graph mode because of their class. A `SessionRunHook`
@@ -178,8 +178,8 @@ class StrategyRunOutsideTfFunction(Rule):
 def _replica_function_unknown(ctx: RuleContext, run: RunCall) -> bool:
     """True when the module cannot tell which function ``run`` runs, so not whether it is a
     `tf.function`: no def of the module resolves it and it is an element of a container
-    (`fns[i]`), what a builder imported from another module returns, or a name that is a
-    parameter, an import, or bound to one of those."""
+    (`fns[i]`, the variable of a `for` loop over one), what a builder imported from another
+    module returns, or a name that is a parameter, an import, or bound to one of those."""
     fn = run.fn
     if run.targets or fn is None:
         return False
@@ -188,7 +188,7 @@ def _replica_function_unknown(ctx: RuleContext, run: RunCall) -> bool:
     if not isinstance(fn, cst.Name):
         return False  # `obj.method`: the method of an object of another module, left reported
     return any(
-        b.kind in (BindingKind.PARAMETER, BindingKind.IMPORT)
+        b.kind in (BindingKind.PARAMETER, BindingKind.IMPORT, BindingKind.LOOP)
         or isinstance(b.value, cst.Subscript)
         or (isinstance(b.value, cst.Call) and _built_elsewhere(ctx, b.value))
         for b in ctx.tf.semantic.resolve(fn)

@@ -56,6 +56,15 @@ for x in data:
     assert _codes(tmp_path, main) == []
 
 
+def test_the_variable_of_a_loop_over_built_steps_is_not_reported(tmp_path: Path):
+    main = HEADER + """
+for step_fn in [build_step(m, optimizer) for m in models]:
+    for x in data:
+        strategy.run(step_fn, args=(x,))
+"""
+    assert _codes(tmp_path, main) == []
+
+
 def test_a_step_passed_in_as_a_parameter_is_not_reported(tmp_path: Path):
     main = HEADER + """
 
@@ -76,6 +85,26 @@ for x in data:
     strategy.run(train_step, args=(x,))
 """
     assert _codes(tmp_path, main) == []
+
+
+def test_control_a_local_factory_of_plain_steps_stays_reported(tmp_path: Path):
+    # A call of this module's own factory resolves to the def it returns: a plain Python step.
+    main = HEADER + """
+
+def make_step(model):
+    def step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(model(x))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+    return step
+
+
+for x in data:
+    strategy.run(make_step(models[0]), args=(x,))
+"""
+    assert _codes(tmp_path, main) == ["TFD402"]
 
 
 def test_control_a_plain_def_run_eagerly_in_a_loop_stays_reported(tmp_path: Path):
