@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.semantic.model import SemanticModel
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.classes import resolve_method
 from fixer.tf.names import NameResolver, dotted_name
@@ -18,6 +17,7 @@ from fixer.tf.parameters import named_parameters
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from fixer.semantic.model import SemanticModel
     from fixer.tf.index import FunctionLike, ModuleIndex
 
 _DISTRIBUTE = "tensorflow.distribute."
@@ -79,12 +79,11 @@ def expression_key(node: cst.BaseExpression) -> str | None:
 class StrategyModel:
     """Which expressions are strategies, which `with` blocks are their scopes, and where code runs."""
 
-    def __init__(
-        self, index: ModuleIndex, names: NameResolver, semantic: Callable[[], SemanticModel] | None = None
-    ) -> None:
+    def __init__(self, index: ModuleIndex, names: NameResolver, semantic: Callable[[], SemanticModel]) -> None:
         self.index = index
         self.names = names
-        self._semantic = semantic or (lambda: SemanticModel(index))
+        # Asked for only when a construction may be replaced: the module's model, built on first use.
+        self._semantic = semantic
         self._kinds: dict[str, set[str]] = defaultdict(set)
         self._factories: dict[str, set[str]] = {}
         self._find_factories()

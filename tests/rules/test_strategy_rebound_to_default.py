@@ -11,6 +11,7 @@ import textwrap
 import libcst as cst
 
 from fixer.engine import check_source
+from fixer.semantic import SemanticModel
 from fixer.tf.index import ModuleIndex
 from fixer.tf.names import NameResolver
 from fixer.tf.strategies import StrategyModel
@@ -66,7 +67,8 @@ def test_per_replica_loss_under_the_default_strategy_is_not_reported():
 
 def model(source: str) -> StrategyModel:
     index = ModuleIndex.build(cst.parse_module(textwrap.dedent(source)))
-    return StrategyModel(index, NameResolver(index))
+    semantic = SemanticModel(index)
+    return StrategyModel(index, NameResolver(index), lambda: semantic)
 
 
 def test_a_strategy_replaced_before_any_use_is_built_but_distributes_nothing():
