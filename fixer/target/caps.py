@@ -9,7 +9,7 @@ import re
 from typing import TYPE_CHECKING
 
 from fixer.target.requirements import Range
-from fixer.target.sources import Evidence
+from fixer.target.sources import Evidence, line_of
 from fixer.target.versions import ADDONS_NEWEST, NEWEST_FOR_PYTHON
 
 if TYPE_CHECKING:
@@ -24,16 +24,12 @@ _PYTHON = re.compile(r"""(?<![\d.])(3\.\d+)(?![\d])""")
 _TOX_ENV = re.compile(r"(?<![\w])py3(\d+)(?![\d])")
 
 
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
 def _workflow_pythons(text: str) -> list[tuple[str, int]]:
     """The Python versions a workflow or `.travis.yml` installs, with their lines."""
     found: list[tuple[str, int]] = []
     lines = text.splitlines()
     for match in _PYTHON_KEY.finditer(text):
-        number = _line_of(text, match.start())
+        number = line_of(text, match.start())
         value = match.group("value").split("#", 1)[0]
         found += [(v, number) for v in _PYTHON.findall(value)]
         if value.strip():
@@ -48,7 +44,7 @@ def _workflow_pythons(text: str) -> list[tuple[str, int]]:
 
 def _tox_pythons(text: str) -> list[tuple[str, int]]:
     """`envlist = py37, py38` in tox.ini."""
-    return [(f"3.{m.group(1)}", _line_of(text, m.start())) for m in _TOX_ENV.finditer(text)]
+    return [(f"3.{m.group(1)}", line_of(text, m.start())) for m in _TOX_ENV.finditer(text)]
 
 
 def _ci_files(folder: Path) -> list[Path]:

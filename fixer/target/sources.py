@@ -51,7 +51,8 @@ def exactly(version: tuple[int, int]) -> Range:
     return allowed
 
 
-def _line_of(text: str, offset: int) -> int:
+def line_of(text: str, offset: int) -> int:
+    """The 1-based line of ``text`` that holds character ``offset``."""
     return text.count("\n", 0, offset) + 1
 
 
@@ -72,7 +73,7 @@ def read_requirements(text: str, path: str) -> list[Evidence]:
 
 def _strings_in(text: str) -> list[tuple[str, int]]:
     """Every quoted string literal of a Python, TOML or INI text, with the line it is on."""
-    return [(m.group(2), _line_of(text, m.start())) for m in re.finditer(r"""(["'])([^"'\n]+)\1""", text)]
+    return [(m.group(2), line_of(text, m.start())) for m in re.finditer(r"""(["'])([^"'\n]+)\1""", text)]
 
 
 def read_setup_py(text: str, path: str) -> list[Evidence]:
@@ -103,7 +104,7 @@ def _toml(text: str) -> dict[str, Any]:
 
 def _line_naming(text: str, name: str) -> int:
     match = re.search(rf"(?im)^.*{re.escape(name)}", text)
-    return _line_of(text, match.start()) if match else 1
+    return line_of(text, match.start()) if match else 1
 
 
 def _poetry_table(table: object, text: str, path: str) -> list[Evidence]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.target.requirements import Range
-from fixer.target.sources import Evidence
+from fixer.target.sources import Evidence, line_of
 
 if TYPE_CHECKING:
     from fixer.tf.index import ModuleIndex
@@ -57,5 +57,5 @@ def keras2_usage_evidence(index: ModuleIndex, names: NameResolver, path: str, te
 
 def _statement(spelled: str, path: str, text: str) -> Evidence:
     offset = text.find(spelled)
-    line = text.count("\n", 0, offset) + 1 if offset >= 0 else 1
+    line = line_of(text, offset) if offset >= 0 else 1
     return Evidence("keras2-usage", Range(), path, line, spelled)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.target.requirements import Range
-from fixer.target.sources import Evidence, exactly
+from fixer.target.sources import Evidence, exactly, line_of
 from fixer.tf.compat import imported_modules
 from fixer.tf.names import dotted_name
 
@@ -114,5 +114,5 @@ def _conditional(index: ModuleIndex, node: cst.CSTNode) -> bool:
 def _statement(name: str, path: str, text: str, *, tf1_only: bool) -> Evidence:
     """``name`` (as the file writes it) as a target statement at its first line in ``text``."""
     offset = text.find(name.rsplit(".", 1)[-1]) if name not in text else text.find(name)
-    line = text.count("\n", 0, offset) + 1 if offset >= 0 else 1
+    line = line_of(text, offset) if offset >= 0 else 1
     return Evidence("tf1-program", exactly((1, 15)) if tf1_only else Range(), path, line, name)
