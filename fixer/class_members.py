@@ -33,7 +33,8 @@ from fixer.tf.index import ModuleIndex
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-_LINE = re.compile(r".*?(?:\r\n|\n)|.+\Z", re.DOTALL)
+# One line with its ending (`\r\n` or `\n`), or the last line without one.
+LINE = re.compile(r".*?(?:\r\n|\n)|.+\Z", re.DOTALL)
 STAND_IN = "class _:"
 
 
@@ -72,7 +73,7 @@ def cut_class(text: str, tree: tuple[ast.ClassDef, int] | None = None) -> tuple[
             return None
         tree = module.body[0], 0
     klass, before = tree
-    lines = _LINE.findall(text)
+    lines = LINE.findall(text)
     if (klass.end_lineno or klass.lineno) - before != len(lines) or len(klass.body) < 2:
         return None  # lines after the class (a file's footer) may belong to its block
     indent: str | None = None
@@ -139,7 +140,7 @@ class Member:
             index = ModuleIndex.build(module)
         except RecursionError:
             return None
-        return cls(module, index, text, newline, len(_LINE.findall(text)))
+        return cls(module, index, text, newline, len(LINE.findall(text)))
 
     @property
     def block(self) -> cst.IndentedBlock:
@@ -181,7 +182,7 @@ class ClassChunk:
         self.index = index
         self.head = head
         self.members = members
-        self.line_count = len(_LINE.findall(text))
+        self.line_count = len(LINE.findall(text))
 
     @classmethod
     def assemble(cls, text: str, head: Head, members: list[Member], first: bool) -> ClassChunk | None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
-from fixer.class_members import ClassChunk, Member, cut_class
+from fixer.class_members import LINE, ClassChunk, Member, cut_class
 from fixer.engine import ParsedSource, may_be_too_complex, parse_source
 from fixer.expected_failure import expected_failure_lines
 from fixer.positions import positions as positions_of
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
     from fixer.types import Finding
 
-_LINE = re.compile(r".*?(?:\r\n|\n)|.+\Z", re.DOTALL)
 # Between two chunks only blank lines and comments in column 0 may stand: libcst gives those to
 # the next statement. Anything indented may belong to the block above (its footer), so no split.
 _SPLITTABLE_GAP = re.compile(r"(?:#[^\r\n]*)?\r?\n\Z")
@@ -88,7 +87,7 @@ class _Chunk:
         except RecursionError:
             return None
         has_block = any(type(node) is cst.IndentedBlock for node in index.order)
-        return cls(module, index, len(_LINE.findall(text)), has_block, text)
+        return cls(module, index, len(LINE.findall(text)), has_block, text)
 
     def children(self) -> Iterator[cst.CSTNode]:
         """The nodes directly below the chunk's module: header lines, statements, footer lines."""
@@ -131,7 +130,7 @@ def _split(text: str) -> tuple[list[str], list[int], list[list[ast.stmt]]] | Non
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    lines = _LINE.findall(text)
+    lines = LINE.findall(text)
     ends: list[int] = []  # last line of each chunk
     groups: list[list[ast.stmt]] = []
     for statement in tree.body:
@@ -165,7 +164,7 @@ def _cut(lines: list[str], ends: list[int]) -> list[str]:
 
 def _starts_after_a_gap(chunk: str) -> bool:
     """True when the lines before the chunk's first statement may stand between two chunks."""
-    for match in _LINE.finditer(chunk):
+    for match in LINE.finditer(chunk):
         line = match.group()
         if not _SPLITTABLE_GAP.match(line):
             return not line[:1].isspace()
