@@ -23,8 +23,6 @@ KNOWN_TYPE_CHECKING_CYCLE = frozenset({
 # onto fixer.semantic (`ctx.tf.semantic.resolve` / `reaching` / `only_binding`). Remove an entry when
 # it is migrated (the test says so); never add one: ask fixer.semantic instead.
 NOT_YET_MIGRATED = frozenset({
-    "codemods/cluster/hardcoded_tf_config.py::_literal_binding",
-    "codemods/multiworker/keras3_fit_under_multiworker.py::_reaching_assignment",
     "codemods/placement/several_strategies.py::_bound_key",
     "codemods/placement/train_step_outside_strategy_run.py::_bindings",
     "fixer/tf/checkpoints.py::_attribute_bindings",

@@ -10,7 +10,6 @@ import libcst as cst
 from fixer.clusterspec import is_no_cluster, is_template, launcher_problem
 from fixer.rule import Rule
 from fixer.test_files import is_test_path
-from fixer.tf.bindings import assignments_to
 from fixer.tf.pipeline_components import component_functions, in_component
 from fixer.tf.processes import shell_start_lines, starts_processes_after
 from fixer.tf.programs import Programs
@@ -319,12 +318,12 @@ def _literal_binding(ctx: RuleContext, value: cst.BaseExpression) -> list[cst.Ba
     """The `cfg = {...}` statement when the TF_CONFIG was `json.dumps(cfg)` and cfg is used nowhere else."""
     if not (isinstance(value, cst.Call) and value.args and isinstance(value.args[0].value, cst.Name)):
         return []
-    name = value.args[0].value.value
-    uses = [n for n in ctx.index.names.get(name, [])]
-    bindings = assignments_to(ctx.index, name)
-    if len(bindings) != 1 or len(uses) != 2:
+    use = value.args[0].value
+    binding = ctx.tf.semantic.only_binding(use)
+    # Used nowhere else: the file names `cfg` twice, where it is bound and in `json.dumps(cfg)`.
+    if binding is None or not isinstance(binding.statement, cst.Assign) or len(ctx.index.names.get(use.value, [])) != 2:
         return []
-    statement = ctx.index.statement_of(bindings[0])
+    statement = ctx.index.statement_of(binding.statement)
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return []
     return [statement]

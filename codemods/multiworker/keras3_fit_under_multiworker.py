@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.rule import Rule
+from fixer.semantic import ScopeKind
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.classes import bases_in_module
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
@@ -196,7 +197,7 @@ class Keras3FitUnderMultiworker(Rule):
             for c in ctx.index.calls
             if isinstance(c.func, cst.Attribute) and c.func.attr.value == "compile" and ctx.source(c.func.value) == key
         ]
-        reaching = _reaching_assignment(ctx, assigns, call, here)
+        reaching = _reaching_assignment(ctx, call, here)
         if reaching is not None:
             # The model this call trains is the one bound last before it in the same scope (a
             # notebook cell rebinding `model` later under another strategy trains another model).
@@ -318,29 +319,18 @@ class Keras3FitUnderMultiworker(Rule):
         return [Edit(offset, offset, f'import os{newline}os.environ["TF_USE_LEGACY_KERAS"] = "1"{newline}')]
 
 
-def _reaching_assignment(
-    ctx: RuleContext,
-    assigns: list[cst.Assign | cst.AnnAssign | cst.AugAssign],
-    call: cst.Call,
-    here: FunctionLike | None,
-) -> cst.Assign | None:
-    """The last plain assignment of the model before ``call`` in the same function (or module),
-    when it is not inside a branch or loop of its own (then which one reaches is not told)."""
-    before = [
-        a
-        for a in assigns
-        if ctx.index.before(a, call) and ctx.index.enclosing_function(a) is here and isinstance(a, cst.Assign)
-    ]
-    if not before:
+def _reaching_assignment(ctx: RuleContext, call: cst.Call, here: FunctionLike | None) -> cst.Assign | None:
+    """The one plain assignment of the model that reaches ``call``, made in the same function (or
+    module) outside any branch or loop of it; None when several may reach or the model is an
+    attribute (the semantic model follows names only)."""
+    receiver = cst.ensure_type(call.func, cst.Attribute).value
+    if not isinstance(receiver, cst.Name):
         return None
-    last = before[-1]
-    statement = ctx.index.statement_of(last)
-    for ancestor in ctx.index.ancestors(statement):
-        if ancestor is here:
-            break
-        if isinstance(ancestor, (cst.If, cst.For, cst.While, cst.Try)):
-            return None
-    return last
+    binding = ctx.tf.semantic.only_binding(receiver)
+    if binding is None or binding.branch or not isinstance(binding.statement, cst.Assign):
+        return None
+    same_scope = binding.scope.node is here if here is not None else binding.scope.kind is ScopeKind.MODULE
+    return binding.statement if same_scope else None
 
 
 def _builds_model_outside_scopes(ctx: RuleContext, assign: cst.Assign) -> bool:
