@@ -24,7 +24,6 @@ KNOWN_TYPE_CHECKING_CYCLE = frozenset({
 # it is migrated (the test says so); never add one: ask fixer.semantic instead.
 NOT_YET_MIGRATED = frozenset({
     "codemods/placement/several_strategies.py::_bound_key",
-    "codemods/placement/train_step_outside_strategy_run.py::_bindings",
     "fixer/tf/checkpoints.py::_attribute_bindings",
     "fixer/tf/checkpoints.py::_bindings",
     "fixer/tf/dataflow.py::bound_in",

@@ -279,29 +279,19 @@ class TrainStepOutsideStrategyRun(Rule):
     def _bindings(
         self, ctx: RuleContext, key: str, near: cst.CSTNode
     ) -> list[tuple[cst.Assign | cst.AnnAssign, cst.BaseExpression]]:
-        """Assignments that may bind ``key`` where ``near`` reads it, with the target they bind."""
-        index = ctx.index
-        found = []
+        """Assignments that may bind ``key`` where ``near`` reads it, with the target they bind:
+        for a name, those the semantic model says reach ``near``; for an attribute (which it does
+        not follow), every assignment to it in the file."""
+        found: list[tuple[cst.Assign | cst.AnnAssign, cst.BaseExpression]] = []
         if "." in key:
-            candidates = index.assigns
-        else:
-            candidates = []
-            scope = index.enclosing_function(near)
-            while True:
-                candidates.extend(index.in_function("assigns", scope))
-                if scope is None:
-                    break
-                scope = index.enclosing_function(scope)
-        for assign in candidates:
-            if not isinstance(assign, (cst.Assign, cst.AnnAssign)) or assign.value is None:
-                continue
-            targets = assignment_targets(assign)
-            for target in targets:
-                if dotted_name(target) == key or (
-                    isinstance(target, (cst.Tuple, cst.List))
-                    and any(dotted_name(e.value) == key for e in target.elements)
-                ):
-                    found.append((assign, target))
+            for assign in ctx.index.assigns:
+                if isinstance(assign, (cst.Assign, cst.AnnAssign)) and assign.value is not None:
+                    found.extend((assign, target) for target in assignment_targets(assign) if _binds(target, key))
+            return found
+        for binding in ctx.tf.semantic.reaching(key, near):
+            statement = binding.statement
+            if isinstance(statement, (cst.Assign, cst.AnnAssign)) and statement.value is not None:
+                found.extend((statement, target) for target in assignment_targets(statement) if _binds(target, key))
         return found
 
     # Reporting --------------------------------------------------------------------------------
@@ -594,3 +584,10 @@ def _at_position(
         if dotted_name(element.value) == key:
             return value.value
     return None
+
+
+def _binds(target: cst.BaseExpression, key: str) -> bool:
+    """``target`` is ``key`` itself or a tuple/list that holds it (``model, opt = ...``)."""
+    if dotted_name(target) == key:
+        return True
+    return isinstance(target, (cst.Tuple, cst.List)) and any(dotted_name(e.value) == key for e in target.elements)
