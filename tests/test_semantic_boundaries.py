@@ -23,7 +23,6 @@ KNOWN_TYPE_CHECKING_CYCLE = frozenset({
 # onto fixer.semantic (`ctx.tf.semantic.resolve` / `reaching` / `only_binding`). Remove an entry when
 # it is migrated (the test says so); never add one: ask fixer.semantic instead.
 NOT_YET_MIGRATED = frozenset({
-    "codemods/placement/several_strategies.py::_bound_key",
     "fixer/tf/checkpoints.py::_attribute_bindings",
     "fixer/tf/checkpoints.py::_bindings",
     "fixer/tf/dataflow.py::bound_in",
@@ -36,8 +35,6 @@ NOT_YET_MIGRATED = frozenset({
     "fixer/tf/paths.py::bound_on_every_path",
     "fixer/tf/pipelines.py::binding",
     "fixer/tf/replica.py::_follow_binding",
-    "fixer/tf/strategies.py::_bound_to_other_object",
-    "fixer/tf/strategies.py::_find_bound_strategies",
     "fixer/tf/strategies.py::_reaching",
     "fixer/tf/tf_config_sources.py::_bound_anywhere",
     "fixer/tf/tf_config_sources.py::_reaching_binding",

@@ -6,20 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
-from weakref import WeakKeyDictionary
 
 import libcst as cst
 
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.dataflow import names_in
-from fixer.tf.names import dotted_name
 from fixer.tf.strategies import visible_defs
 from fixer.types import Applicability
 
 if TYPE_CHECKING:
     from fixer.context import RuleContext
-    from fixer.tf.index import FunctionLike, ModuleIndex
+    from fixer.tf.index import FunctionLike
 
 # Methods that create or update an object's variables, or run it, under the current strategy.
 _STATEFUL_USES = frozenset(
@@ -163,70 +161,26 @@ def _message(name: str, previous: str) -> str:
 def _blocks_of(ctx: RuleContext, call: cst.Call, owner: FunctionLike | None) -> list[cst.With]:
     """The scope blocks that enter the strategy ``call`` builds: those of the name it is bound to,
     in the same function, after it and before that name is bound to another strategy."""
-    key = _bound_key(ctx, call)
-    groups = _groups(ctx)
+    # Grouped once per module by the strategy model: every construction asks, and scanning every
+    # construction and block for each one was quadratic.
+    model = ctx.tf.strategies
+    key = model.assigned_key(call)
     rebinds = [
         other
-        for other in groups.constructions.get((owner, key), ())
+        for other in model.constructions_by_target.get((owner, key), ())
         if other is not call and ctx.index.before(call, other)
     ]
     end = rebinds[0] if rebinds else None
-    found = list(groups.entering.get(call, ()))
+    found = list(model.scope_blocks_entering.get(call, ()))
     if key is not None:
         found.extend(
             (position, with_node)
-            for position, with_node, strategy in groups.blocks.get((owner, key), ())
+            for position, with_node, strategy in model.scope_blocks_by_key.get((owner, key), ())
             if strategy is not call
             and ctx.index.before(call, with_node)
             and (end is None or ctx.index.before(with_node, end))
         )
     return [with_node for _, with_node in sorted(found, key=lambda pair: pair[0])]
-
-
-@dataclass(frozen=True)
-class _Groups:
-    """The module's strategy constructions and scope blocks, grouped the way :func:`_blocks_of`
-    looks them up (once per module: every construction asks, and scanning them all for each one
-    was quadratic)."""
-
-    sources: tuple[object, object]  # the model's lists these groups were built from
-    # (function, bound name) -> constructions there bound to that name, in source order
-    constructions: dict[tuple[FunctionLike | None, str | None], list[cst.Call]]
-    # (function, dotted strategy name) -> (position, block, strategy expression) of its scope blocks
-    blocks: dict[tuple[FunctionLike | None, str], list[tuple[int, cst.With, cst.CSTNode]]]
-    # strategy expression -> (position, block) of the blocks that enter it directly
-    entering: dict[cst.CSTNode, list[tuple[int, cst.With]]]
-
-
-def _groups(ctx: RuleContext) -> _Groups:
-    model = ctx.tf.strategies
-    sources = (model.constructions, model.scope_blocks)
-    cached = _GROUPS.get(ctx.index)
-    if cached is not None and cached.sources[0] is sources[0] and cached.sources[1] is sources[1]:
-        return cached
-    constructions: dict[tuple[FunctionLike | None, str | None], list[cst.Call]] = {}
-    for call, _ in model.constructions:
-        constructions.setdefault((ctx.index.enclosing_function(call), _bound_key(ctx, call)), []).append(call)
-    blocks: dict[tuple[FunctionLike | None, str], list[tuple[int, cst.With, cst.CSTNode]]] = {}
-    entering: dict[cst.CSTNode, list[tuple[int, cst.With]]] = {}
-    for position, (with_node, strategy) in enumerate(model.scope_blocks):
-        entering.setdefault(strategy, []).append((position, with_node))
-        strategy_key = dotted_name(strategy)
-        if strategy_key is not None:
-            owner = ctx.index.enclosing_function(with_node)
-            blocks.setdefault((owner, strategy_key), []).append((position, with_node, strategy))
-    cached = _GROUPS[ctx.index] = _Groups(sources, constructions, blocks, entering)
-    return cached
-
-
-_GROUPS: WeakKeyDictionary[ModuleIndex, _Groups] = WeakKeyDictionary()
-
-
-def _bound_key(ctx: RuleContext, call: cst.Call) -> str | None:
-    parent = ctx.index.parent.get(call)
-    if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
-        return dotted_name(parent.targets[0].target)
-    return None
 
 
 def _exclusive(ctx: RuleContext, first: cst.CSTNode, second: cst.CSTNode) -> bool:

@@ -7,7 +7,6 @@ of its bases, or of a subclass that overrides it.
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -15,41 +14,10 @@ import libcst as cst
 if TYPE_CHECKING:
     from fixer.tf.index import ModuleIndex
 
-# Per index: class name -> classes, and class -> its bases (rules ask for every method call).
-_TABLES: weakref.WeakKeyDictionary[ModuleIndex, dict[str, list[cst.ClassDef]]] = weakref.WeakKeyDictionary()
-_BASES: weakref.WeakKeyDictionary[ModuleIndex, dict[cst.ClassDef, list[cst.ClassDef]]] = weakref.WeakKeyDictionary()
-
-
-def _classes_by_name(index: ModuleIndex) -> dict[str, list[cst.ClassDef]]:
-    table = _TABLES.get(index)
-    if table is None:
-        table = _TABLES[index] = {}
-        for cls in index.classes:
-            table.setdefault(cls.name.value, []).append(cls)
-    return table
-
 
 def bases_in_module(index: ModuleIndex, cls: cst.ClassDef) -> list[cst.ClassDef]:
     """The base classes of ``cls`` the module defines, nearest first (depth-first, as an MRO would)."""
-    memo = _BASES.setdefault(index, {})
-    if cls not in memo:
-        memo[cls] = _find_bases(index, cls)
-    return memo[cls]
-
-
-def _find_bases(index: ModuleIndex, cls: cst.ClassDef) -> list[cst.ClassDef]:
-    table = _classes_by_name(index)
-    found: list[cst.ClassDef] = []
-    pending = [cls]
-    while pending:
-        current = pending.pop(0)
-        for base in current.bases:
-            if isinstance(base.value, cst.Name):
-                for candidate in table.get(base.value.value, []):
-                    if candidate is not cls and candidate not in found:
-                        found.append(candidate)
-                        pending.append(candidate)
-    return found
+    return index.class_bases.get(cls, [])
 
 
 def subclasses_in_module(index: ModuleIndex, cls: cst.ClassDef) -> list[cst.ClassDef]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections import defaultdict
-from functools import cache
+from functools import cache, cached_property
 from itertools import count, islice
 from typing import TYPE_CHECKING, Any, cast
 
@@ -221,6 +221,58 @@ class ModuleIndex(cst.CSTVisitor):
             for node in getattr(self, table):
                 grouped[self.enclosing_function(node)].append(node)
         return grouped.get(func, [])
+
+    @cached_property
+    def assignments_by_target(self) -> dict[str, list[cst.Assign]]:
+        """The ``=`` statements by each name or attribute chain among their targets (``opt``,
+        ``self.opt``), in source order, each statement once per key (``fixer.tf.bindings``)."""
+        from fixer.tf.names import dotted_name  # names.py reads this module's types only
+
+        table: dict[str, list[cst.Assign]] = {}
+        for assign in self.assigns:
+            if isinstance(assign, cst.Assign):
+                for target in dict.fromkeys(dotted_name(t.target) for t in assign.targets):
+                    if target is not None:
+                        table.setdefault(target, []).append(assign)
+        return table
+
+    @cached_property
+    def assignments_by_target_in(self) -> dict[tuple[str, FunctionLike | None], list[cst.Assign]]:
+        """:attr:`assignments_by_target` split by the nearest function around each statement
+        (None: module level): following a name asks it for every call it resolves."""
+        table: dict[tuple[str, FunctionLike | None], list[cst.Assign]] = {}
+        for name, assigns in self.assignments_by_target.items():
+            for assign in assigns:
+                table.setdefault((name, self.enclosing_function(assign)), []).append(assign)
+        return table
+
+    @cached_property
+    def classes_by_name(self) -> dict[str, list[cst.ClassDef]]:
+        """The module's classes by name, in source order."""
+        table: dict[str, list[cst.ClassDef]] = {}
+        for cls in self.classes:
+            table.setdefault(cls.name.value, []).append(cls)
+        return table
+
+    @cached_property
+    def class_bases(self) -> dict[cst.ClassDef, list[cst.ClassDef]]:
+        """Each class's base classes that the module defines, nearest first (depth-first, as an
+        MRO would), found by their names (``fixer.tf.classes`` resolves methods with them)."""
+        table = self.classes_by_name
+        every: dict[cst.ClassDef, list[cst.ClassDef]] = {}
+        for cls in self.classes:
+            found: list[cst.ClassDef] = []
+            pending = [cls]
+            while pending:
+                current = pending.pop(0)
+                for base in current.bases:
+                    if isinstance(base.value, cst.Name):
+                        for candidate in table.get(base.value.value, []):
+                            if candidate is not cls and candidate not in found:
+                                found.append(candidate)
+                                pending.append(candidate)
+            every[cls] = found
+        return every
 
     def statement_of(self, node: cst.CSTNode) -> cst.BaseStatement:
         """The statement (simple line or compound) that holds ``node``."""

@@ -87,7 +87,7 @@ class StrategyModel:
         self._kinds: dict[str, set[str]] = defaultdict(set)
         self._factories: dict[str, set[str]] = {}
         self._find_factories()
-        self._find_bound_strategies()
+        self._find_assigned_strategies()
         self._find_strategies_by_use()
         self._membership_cache: dict[cst.CSTNode, Membership] = {}
         self._call_sites: dict[cst.FunctionDef, list[cst.Call]] = {}
@@ -117,7 +117,12 @@ class StrategyModel:
             if callee in STRATEGY_CLASSES:
                 self._factories.setdefault(func.name.value, set()).add(callee)
 
-    def _find_bound_strategies(self) -> None:
+    def _find_assigned_strategies(self) -> None:
+        """Record, per name or attribute key, the strategy classes any `=` in the module gives it.
+
+        A table by key over the whole file, not the binding that reaches a use (``kinds_at`` and
+        the semantic model answer that): a key any assignment makes a strategy is a candidate.
+        """
         # Two passes so that `s = self.strategy` after `self.strategy = Mirrored...()` resolves.
         for _ in range(2):
             for node in self.index.assigns:
@@ -176,7 +181,7 @@ class StrategyModel:
         run_with_fn = self._run_with_fn_keys()
         passed = self._parameters_passed_a_strategy()
         for key in scoped | run_with_fn:
-            if key in self._kinds or self._bound_to_other_object(key):
+            if key in self._kinds or self._assigned_other_object(key):
                 continue
             if looks_like_strategy_name(key) or key in passed or (key in scoped and key in run_with_fn):
                 self._kinds[key].add(_DISTRIBUTE + "Strategy")
@@ -237,8 +242,9 @@ class StrategyModel:
                 keys.add(key)
         return keys
 
-    def _bound_to_other_object(self, key: str) -> bool:
-        """True when ``key`` is assigned an instance of a known class that is not a strategy.
+    def _assigned_other_object(self, key: str) -> bool:
+        """True when any `=` in the module assigns ``key`` an instance of a known class that is not
+        a strategy (over the whole file: which binding reaches a use is not asked here).
 
         ``tool = tf.compat.v1.keras.utils.DeterministicRandomTestTool()``, ``layout_map =
         keras.distribution.LayoutMap(mesh)``, ``runner = MyRunner()`` (a class of this module).
@@ -472,6 +478,47 @@ class StrategyModel:
                         blocks.append((with_node, strategy))
                     break
         return blocks
+
+    def assigned_key(self, call: cst.Call) -> str | None:
+        """The name or attribute chain ``call`` is assigned to as the whole value of a one-target
+        `=` (``strategy = MirroredStrategy()``), else None. The statement's own target: which
+        binding reaches a later use is the semantic model's question."""
+        parent = self.index.parent.get(call)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            return dotted_name(parent.targets[0].target)
+        return None
+
+    @cached_property
+    def constructions_by_target(self) -> dict[tuple[FunctionLike | None, str | None], list[cst.Call]]:
+        """The :attr:`constructions` by the function that makes them and the key they are
+        assigned to (:meth:`assigned_key`), in source order."""
+        grouped: dict[tuple[FunctionLike | None, str | None], list[cst.Call]] = {}
+        for call, _ in self.constructions:
+            grouped.setdefault((self.index.enclosing_function(call), self.assigned_key(call)), []).append(call)
+        return grouped
+
+    @cached_property
+    def scope_blocks_by_key(
+        self,
+    ) -> dict[tuple[FunctionLike | None, str], list[tuple[int, cst.With, cst.BaseExpression]]]:
+        """The :attr:`scope_blocks` by the function that holds them and the key of the strategy
+        they enter, as ``(position in scope_blocks, block, strategy expression)``."""
+        grouped: dict[tuple[FunctionLike | None, str], list[tuple[int, cst.With, cst.BaseExpression]]] = {}
+        for position, (with_node, strategy) in enumerate(self.scope_blocks):
+            key = dotted_name(strategy)
+            if key is not None:
+                owner = self.index.enclosing_function(with_node)
+                grouped.setdefault((owner, key), []).append((position, with_node, strategy))
+        return grouped
+
+    @cached_property
+    def scope_blocks_entering(self) -> dict[cst.CSTNode, list[tuple[int, cst.With]]]:
+        """The :attr:`scope_blocks` by the strategy expression they enter directly, as
+        ``(position in scope_blocks, block)``."""
+        grouped: dict[cst.CSTNode, list[tuple[int, cst.With]]] = {}
+        for position, (with_node, strategy) in enumerate(self.scope_blocks):
+            grouped.setdefault(strategy, []).append((position, with_node))
+        return grouped
 
     def scope_strategy(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
         """For ``<strategy>.scope()`` return the strategy expression, else None."""
