@@ -39,13 +39,9 @@ NOT_YET_MIGRATED = frozenset({
     "fixer/tf/tf_config_sources.py::_bound_anywhere",
     "fixer/tf/tf_config_sources.py::_reaching_binding",
     "fixer/tf/tf_config_sources.py::_rebound",
-    # _bound_outside and _first_unbound are pieces of unbound_inserted_names split out by the
-    # per-function fix checks (issue 29, fixer/tf/fix_scope.py); they move onto fixer.semantic with it.
-    "fixer/tf/validity.py::_bound_outside",
+    # The fix-safety check's per-use question is fixer/tf/paths.py::bound_on_every_path (issue 29
+    # split these two around it, fixer/tf/fix_scope.py); they move onto fixer.semantic with it.
     "fixer/tf/validity.py::_first_unbound",
-    "fixer/tf/validity.py::_always_bound",
-    "fixer/tf/validity.py::_bindings_and_reads",
-    "fixer/tf/validity.py::_bound_somewhere",
     "fixer/tf/validity.py::unbound_inserted_names",
 })  # fmt: skip
 

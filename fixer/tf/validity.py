@@ -110,7 +110,7 @@ def unbound_inserted_names(
     if original_file is not None:
         original = original_file.module
     if wanted and original is not None:
-        wanted -= _always_bound_in_original(original)
+        wanted -= _top_level_definitions_in_original(original)
     if not wanted:
         return None
     regions = _inserted_regions(text, edits)
@@ -123,8 +123,8 @@ def unbound_inserted_names(
             local.offset,
             regions,
             lambda name: (
-                _bound_outside(original_file, local.function, name)  # type: ignore[arg-type]  # local: file set
-                or _bound_somewhere(local.index.local, local.contexts, name)
+                _binds_outside(original_file, local.function, name)  # type: ignore[arg-type]  # local: file set
+                or _binds_anywhere(local.index.local, local.contexts, name)
             ),
         )
     fixed = apply_edits(text, list(edits))
@@ -133,7 +133,7 @@ def unbound_inserted_names(
     except cst.ParserSyntaxError:
         return None  # the engine rejects unparsable fixes on its own
     index = ModuleIndex.build(module)
-    wanted -= _always_bound(module)
+    wanted -= _top_level_definitions(module)
     if not wanted:
         return None
     textmap = TextMap(fixed)
@@ -146,7 +146,7 @@ def unbound_inserted_names(
         return textmap.offset(start.line, start.column + 1)
 
     return _first_unbound(
-        sorted(wanted), index, contexts, offset, regions, lambda name: _bound_somewhere(index, contexts, name)
+        sorted(wanted), index, contexts, offset, regions, lambda name: _binds_anywhere(index, contexts, name)
     )
 
 
@@ -178,8 +178,12 @@ def _first_unbound(
     return None
 
 
-def _bound_somewhere(index: ModuleIndex, contexts: Mapping[cst.CSTNode, ExpressionContext], name: str) -> bool:
-    """True when the module binds ``name`` anywhere: an assignment target, a def, a parameter."""
+def _binds_anywhere(index: ModuleIndex, contexts: Mapping[cst.CSTNode, ExpressionContext], name: str) -> bool:
+    """True when the module binds ``name`` anywhere: an assignment target, a def, a parameter.
+
+    Whether the name exists in the file at all (else the read is not ours to judge), not which
+    binding reaches a read: :func:`fixer.tf.paths.bound_on_every_path` decides that.
+    """
     if index.functions_by_name.get(name):
         return True
     for node in index.names.get(name, []):
@@ -188,8 +192,9 @@ def _bound_somewhere(index: ModuleIndex, contexts: Mapping[cst.CSTNode, Expressi
     return False
 
 
-def _bound_outside(original: OriginalFile, function: cst.FunctionDef, name: str) -> bool:
-    """True when the original file binds ``name`` somewhere outside ``function`` (which the fix rewrites)."""
+def _binds_outside(original: OriginalFile, function: cst.FunctionDef, name: str) -> bool:
+    """True when the original file binds ``name`` somewhere outside ``function`` (which the fix
+    rewrites): :func:`_binds_anywhere` for the part of the file a per-function check did not parse."""
     index = original.index
     if any(not index.is_within(f, function) for f in index.functions_by_name.get(name, [])):
         return True
@@ -216,8 +221,9 @@ def _reads(index: PathIndex, node: cst.Name) -> bool:
     return not (isinstance(parent, cst.Arg) and parent.keyword is node)
 
 
-def _always_bound(module: cst.Module) -> set[str]:
-    """Names the module binds at top level by import, def or class (in reach of any later call)."""
+def _top_level_definitions(module: cst.Module) -> set[str]:
+    """Names the module defines by a top-level import, def or class: a read of one of them in a
+    fix needs no precise check (each is in reach of any code that runs after the module loaded)."""
     found: set[str] = set()
     for statement in module.body:
         if isinstance(statement, cst.FunctionDef | cst.ClassDef):
@@ -237,7 +243,7 @@ def _always_bound(module: cst.Module) -> set[str]:
 
 # Every fix a rule reports on one module asks about the same original module: compute its
 # top-level bindings once (libcst nodes hash by identity, so this holds one module, the last).
-_always_bound_in_original = lru_cache(maxsize=1)(_always_bound)
+_top_level_definitions_in_original = lru_cache(maxsize=1)(_top_level_definitions)
 
 
 def _inserted_regions(text: str, edits: Sequence[Edit]) -> list[tuple[int, int]]:
@@ -274,8 +280,8 @@ def removes_what_is_read(text: str, edits: Sequence[Edit], original: OriginalFil
         after = cst.parse_module(fixed)
     except cst.ParserSyntaxError:
         return None
-    old_bound, _, old_targets = _bindings_and_reads(before)
-    new_bound, new_reads, _ = _bindings_and_reads(after)
+    old_bound, _, old_targets = _assignments_and_reads(before)
+    new_bound, new_reads, _ = _assignments_and_reads(after)
     lost = {key for key, _ in old_bound} - {key for key, _ in new_bound}
     if not lost:
         return None
@@ -297,8 +303,8 @@ def _removes_what_is_read_locally(original: OriginalFile, chunk: FixedChunk, edi
     The fixed file is the original outside the chunk and the fixed chunk inside it: its bindings
     and reads are the original's outside the chunk and the chunk's own.
     """
-    old_bound, old_reads, old_targets = _bindings_and_reads_of(original.module)
-    chunk_bound, chunk_reads, _ = _bindings_and_reads(chunk.module)
+    old_bound, old_reads, old_targets = _assignments_and_reads_of(original.module)
+    chunk_bound, chunk_reads, _ = _assignments_and_reads(chunk.module)
     new_bound = {key for key, node in old_bound if not chunk.holds(original, node)} | {key for key, _ in chunk_bound}
     lost = {key for key, _ in old_bound} - new_bound
     if not lost:
@@ -366,9 +372,10 @@ def _assigned_in(text: str) -> set[str]:
 _Entries = list[tuple[str, cst.CSTNode]]
 
 
-def _bindings_and_reads(module: cst.Module) -> tuple[_Entries, _Entries, _Entries]:
-    """Names (and ``environ:KEY`` entries) the module binds (with the binding node), the nodes
-    reading them, and the assignment targets."""
+def _assignments_and_reads(module: cst.Module) -> tuple[_Entries, _Entries, _Entries]:
+    """Names (and ``environ:KEY`` entries) the module assigns (with the target node), the nodes
+    reading them, and the assignment targets: what a fix removes is compared in source order
+    (:func:`removes_what_is_read`), no binding is resolved to a read."""
     bound: _Entries = []
     reads: list[tuple[str, cst.CSTNode]] = []
     assigned: list[tuple[str, cst.CSTNode]] = []
@@ -411,7 +418,7 @@ def _bindings_and_reads(module: cst.Module) -> tuple[_Entries, _Entries, _Entrie
 
 
 # Every fix of one file asks about the same original module (one module held, the last).
-_bindings_and_reads_of = lru_cache(maxsize=1)(_bindings_and_reads)
+_assignments_and_reads_of = lru_cache(maxsize=1)(_assignments_and_reads)
 
 
 def _environ_key(node: cst.BaseExpression) -> str | None:
