@@ -6,7 +6,8 @@ import textwrap
 
 import libcst as cst
 
-from fixer.tf.bindings import assigned_values, assignments_to
+from fixer.tf.bindings import assigned_values, assignments_in, assignments_to
+from fixer.tf.classes import bases_in_module, subclasses_in_module
 from fixer.tf.index import ModuleIndex
 
 SOURCE = textwrap.dedent(
@@ -54,3 +55,29 @@ def test_augmented_annotated_and_tuple_targets_are_not_plain_bindings():
 def test_a_statement_binding_a_name_twice_is_listed_once():
     index = ModuleIndex.build(cst.parse_module("a = a = 1\n"))
     assert len(assignments_to(index, "a")) == 1
+
+
+def test_assignments_in_a_function_are_the_ones_whose_nearest_function_is_it():
+    index = _index()
+    step = index.functions_by_name["step"][0]
+    assert _code(a.value for a in assignments_in(index, "opt", step)) == ["make(7)"]
+    assert _code(a.value for a in assignments_in(index, "opt", None)) == ["make(1)", "make(2)"]
+    assert assignments_in(index, None, None) == []
+
+
+def test_the_tables_belong_to_their_index():
+    """Two indexes of the same text answer from their own nodes (no cache keyed elsewhere)."""
+    first, second = _index(), _index()
+    assert assignments_to(first, "opt")[0] is not assignments_to(second, "opt")[0]
+    assert all(first.order.get(a) is not None for a in assignments_to(first, "opt"))
+
+
+def test_class_bases_are_the_module_classes_a_class_derives_from_nearest_first():
+    index = ModuleIndex.build(
+        cst.parse_module("class A: pass\nclass B(A): pass\nclass C(B, Other): pass\nclass D(D): pass\n")
+    )
+    a, b, c, d = index.classes
+    assert bases_in_module(index, c) == [b, a]
+    assert bases_in_module(index, a) == []
+    assert bases_in_module(index, d) == []  # a class named after its base (imported) is not its own base
+    assert subclasses_in_module(index, a) == [b, c]
