@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic import BindingKind
 from fixer.tf.classes import in_unit_test
 from fixer.tf.compat import inside_graph_block, leaves_after_first_pass, runs_repeatedly, runs_tf1_graphs
 from fixer.tf.graph_methods import runs_in_graph
-from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:

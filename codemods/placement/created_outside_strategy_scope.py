@@ -834,7 +834,7 @@ def _ready_lines(ctx: RuleContext, run: list[Creation], at: int, indent: str) ->
         line
         for creation in run
         if creation.kind == "optimizer"
-        for line in build_lines_after_move(ctx, creation.call, at)
+        for line in build_lines_after_move(ctx.tf, creation.call, at)
     ]
     return "".join(f"{indent}{line}{ctx.newline}" for line in lines)
 

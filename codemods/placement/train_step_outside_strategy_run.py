@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
@@ -20,7 +21,6 @@ from fixer.tf.loss_scaling import (
     only_reduce_means,
 )
 from fixer.tf.names import dotted_name
-from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.tf.parameters import call_position, has_parameter, named_parameters
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership, visible_defs

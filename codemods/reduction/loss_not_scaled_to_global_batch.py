@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeGuard
-from weakref import WeakKeyDictionary
 
 import libcst as cst
 
@@ -29,8 +28,7 @@ from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
     from fixer.context import RuleContext
-    from fixer.tf.index import FunctionLike, ModuleIndex
-    from fixer.tf.replica import RunCall
+    from fixer.tf.index import FunctionLike
 
 _APPLIES = frozenset({"apply_gradients", "minimize"})
 
@@ -271,7 +269,7 @@ def _optimizer_class(ctx: RuleContext, func: FunctionLike) -> str | None:
     classes: set[str | None] = set()
     for call in ctx.tf.replica.calls_in(func):
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in _APPLIES:
-            creation = optimizer_creation(ctx, call.func.value)
+            creation = optimizer_creation(ctx.tf, call.func.value)
             classes.add(creation.class_name if creation is not None else None)
     return classes.pop() if len(classes) == 1 else None
 
@@ -389,7 +387,7 @@ def _reduces_of_runs(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
     step's call or a name bound to that, in the same function as the reduce.
     """
     producers: list[cst.Call] = []
-    for run in _runs_by_function(ctx).get(func, ()):
+    for run in ctx.tf.runs_by_function.get(func, ()):
         producers.append(run.call)
         parent = ctx.index.parent.get(run.call)
         step = ctx.index.enclosing_function(run.call)
@@ -411,29 +409,3 @@ def _reduces_of_runs(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
         ):
             reduces.append(call)
     return reduces
-
-
-def _runs_by_function(ctx: RuleContext) -> dict[FunctionLike, list[RunCall]]:
-    """The `strategy.run` calls that run each function, in source order: as a target, or through
-    a lambda that forwards to it (``strategy.run(lambda x, y: self._replica_step(x, y), ...)``).
-
-    Grouped once per module: every replica function of a long file asks, and scanning every run
-    for each was quadratic.
-    """
-    replica = ctx.tf.replica
-    cached = _RUNS.get(ctx.index)
-    if cached is not None and cached[0] is replica.run_calls:
-        return cached[1]
-    table: dict[FunctionLike, list[RunCall]] = {}
-    for run in replica.run_calls:
-        functions = list(run.targets)
-        for target in run.targets:
-            if isinstance(target, cst.Lambda) and isinstance(target.body, cst.Call):
-                functions.extend(replica.resolve_callable(target.body.func, target.body))
-        for function in dict.fromkeys(functions):
-            table.setdefault(function, []).append(run)
-    _RUNS[ctx.index] = (replica.run_calls, table)
-    return table
-
-
-_RUNS: WeakKeyDictionary[ModuleIndex, tuple[object, dict[FunctionLike, list[RunCall]]]] = WeakKeyDictionary()
