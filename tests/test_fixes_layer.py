@@ -15,14 +15,9 @@ STILL_TAKE_RULE_CONTEXT = frozenset({
     "fixer/tf/checkpoints.py",
     "fixer/tf/datasets.py",
     "fixer/tf/file_sources.py",
-    "fixer/tf/graph_methods.py",
-    "fixer/tf/host_batches.py",
     "fixer/tf/keras_flavour.py",
     "fixer/tf/keras_target.py",
-    "fixer/tf/loss_scaling.py",
     "fixer/tf/pipelines.py",
-    "fixer/tf/reach.py",
-    "fixer/tf/runtime_start.py",
     "fixer/tf/tf_config_sources.py",
 })  # fmt: skip
 

@@ -121,7 +121,7 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue
             if inside_graph_block(ctx.index, ctx.tf.names, run.call):
                 continue  # under `tf.Graph().as_default()`: graph ops, evaluated later, not eager
-            if runs_in_graph(ctx, run.call):
+            if runs_in_graph(ctx.tf, run.call):
                 continue  # a SessionRunHook's method or a step its base class compiles: graph mode
             if in_unit_test(ctx.index, run.call):
                 continue  # a unit test checks behaviour once; compiling it would change what it tests

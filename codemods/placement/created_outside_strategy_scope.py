@@ -794,7 +794,7 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
                 return [removal, Edit(insert_at, insert_at, moved_text)], None
             break
     # Wrap in place with the program's strategy, if it is bound before the statements.
-    strategy = strategy_in_reach(ctx, run[0].statement)
+    strategy = strategy_in_reach(ctx.tf, run[0].statement)
     if strategy is None:
         return None, Applicability.DISPLAY_ONLY
     indent = ctx.indentation(run[0].statement)

@@ -72,7 +72,7 @@ class GradientsAggregatedTwice(Rule):
         if ctx.tf.strategies.single_replica:
             return
         for func in ctx.tf.replica.probable_replica_functions:
-            gradients = gradient_calls(ctx, func)
+            gradients = gradient_calls(ctx.tf, func)
             if not gradients:
                 continue
             for reduce in _sum_reductions(ctx, func, gradients):

@@ -132,13 +132,13 @@ class LossNotScaledToGlobalBatch(Rule):
         reported: set[int] = set()
         smoke_test = is_test_path(ctx.path)
         for func in replica.replica_functions:
-            for gradient in gradient_calls(ctx, func):
+            for gradient in gradient_calls(ctx.tf, func):
                 if not self._summed(ctx, func, gradient):
                     continue
-                origin, holder = loss_origin(ctx, func, gradient)
+                origin, holder = loss_origin(ctx.tf, func, gradient)
                 if origin is None or id(origin) in reported:
                     continue
-                scaling = classify(ctx, origin, holder)
+                scaling = classify(ctx.tf, origin, holder)
                 if scaling in (Scaling.GLOBAL, Scaling.UNKNOWN):
                     continue
                 if smoke_test and assertion_free_test(ctx.index, origin):
@@ -185,7 +185,7 @@ class LossNotScaledToGlobalBatch(Rule):
         scaling: Scaling,
         reduces: list[Edit],
     ) -> None:
-        if gradient_passed_through(ctx, origin) is not None:
+        if gradient_passed_through(ctx.tf, origin) is not None:
             ctx.report(
                 origin,
                 f"`tf.grad_pass_through` changes the loss's value, not its gradient, which stays {scaling.value}'s "
@@ -196,9 +196,9 @@ class LossNotScaledToGlobalBatch(Rule):
         divide = f" / {tf}.distribute.get_replica_context().num_replicas_in_sync"
         # A helper also used outside training (evaluation, cross-replica code) keeps its meaning:
         # the loss is then scaled where the training step calls it.
-        call = loss_call(ctx, func, gradient) if holder is not func else None
+        call = loss_call(ctx.tf, func, gradient) if holder is not func else None
         at_call = call is not None and not _only_trains(ctx, holder)
-        if scaling is Scaling.MEAN and only_reduce_means(ctx, origin, holder):
+        if scaling is Scaling.MEAN and only_reduce_means(ctx.tf, origin, holder):
             if at_call and call is not None:
                 edit = ctx.insert_after(call, divide)
             else:
@@ -285,7 +285,7 @@ def _applies_gradients(ctx: RuleContext, call: cst.Call) -> bool:
     if not isinstance(grads, cst.Name):
         return False
     func = ctx.index.enclosing_function(call)
-    value = last_assignment(ctx, func, grads.value, call) if func is not None else None
+    value = last_assignment(ctx.tf, func, grads.value, call) if func is not None else None
     return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "gradient"
 
 
@@ -307,7 +307,7 @@ def _only_trains(ctx: RuleContext, helper: FunctionLike) -> bool:
     replica = ctx.tf.replica
     owners = [ctx.index.enclosing_function(site) for site in sites]
     return bool(sites) and all(
-        owner is not None and owner in replica.replica_functions and gradient_calls(ctx, owner) for owner in owners
+        owner is not None and owner in replica.replica_functions and gradient_calls(ctx.tf, owner) for owner in owners
     )
 
 
@@ -317,13 +317,13 @@ def _divided(ctx: RuleContext, origin: cst.BaseExpression, divide: str, tf: str)
     terms = sum_terms(origin)
     if (
         terms is not None
-        and any(is_regularization(ctx, t) for t in terms)
-        and not all(is_regularization(ctx, t) for t in terms)
+        and any(is_regularization(ctx.tf, t) for t in terms)
+        and not all(is_regularization(ctx.tf, t) for t in terms)
     ):
         parts = []
         for term in terms:
             text = _with_parens(term)
-            if is_regularization(ctx, term):
+            if is_regularization(ctx.tf, term):
                 parts.append(f"{tf}.nn.scale_regularization_loss({text})")
             elif (
                 term.lpar
