@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.semantic.targets import assignment_targets
-from fixer.tf.bindings import assigned_values
+from fixer.tf.bindings import assignments_to
 from fixer.tf.names import dotted_name
 
 if TYPE_CHECKING:
@@ -299,9 +299,10 @@ def _object_reduction(tf: TFModel, constructed: cst.Call) -> Scaling:
 
 
 def last_assignment_anywhere(tf: TFModel, key: str) -> cst.BaseExpression | None:
-    """The value of the last assignment to ``key`` (``name`` or ``self.attr``) in the module."""
-    values = assigned_values(tf.index, key)
-    return values[-1] if values else None
+    """The value of the last ``=`` assignment to ``key`` (``name`` or ``self.attr``) in the module,
+    in any scope: a name's from the semantic model, an attribute's from the index's table."""
+    statements = tf.semantic.plain_assignments(key) if "." not in key else assignments_to(tf.index, key)
+    return statements[-1].value if statements else None
 
 
 def is_regularization(tf: TFModel, expr: cst.BaseExpression) -> bool:

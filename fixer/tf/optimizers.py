@@ -213,7 +213,7 @@ def plan_build(
     build_optimizer = f"{receiver}.build({tf.source(variables)})"
     if isinstance(variables, (cst.List, cst.Tuple)):
         names = [e.value for e in variables.elements]
-        if not all(_bound_before(tf, n, at if at is not None else tf.span(creation.statement)[0]) for n in names):
+        if not all(_assigned_before(tf, n, at if at is not None else tf.span(creation.statement)[0]) for n in names):
             return BuildPlan((), None, f"build it once its variables exist: `{build_optimizer}`")
         return BuildPlan((build_optimizer,), creation.statement, "")
     model = _model_of(variables)
@@ -221,8 +221,8 @@ def plan_build(
         return BuildPlan((), None, generic)
     anchor = creation.statement
     limit = at if at is not None else tf.span(anchor)[0]
-    if not _bound_before(tf, model, limit):
-        later = _later_binding_in_block(tf, model, anchor) if at is None else None
+    if not _assigned_before(tf, model, limit):
+        later = _later_assignment_in_block(tf, model, anchor) if at is None else None
         if later is None:
             return BuildPlan((), None, f"build it once `{tf.source(model)}` exists: `{build_optimizer}`")
         anchor, limit = later, tf.span(later)[1]
@@ -450,17 +450,25 @@ def _model_of(variables: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
-def _bound_before(tf: TFModel, expr: cst.BaseExpression, limit: int) -> bool:
-    """Some assignment of ``expr`` (a name or ``self.x``) ends before ``limit``."""
-    return any(tf.span(a)[1] <= limit for a in assignments_to(tf.index, dotted_name(expr)))
+def _assignments(tf: TFModel, expr: cst.BaseExpression) -> list[cst.Assign]:
+    """The ``=`` statements that assign ``expr`` anywhere in the module, in source order: a name's
+    from the semantic model, an attribute's (``self.model``) from the index's attribute table."""
+    if isinstance(expr, cst.Name):
+        return tf.semantic.plain_assignments(expr.value)
+    return assignments_to(tf.index, dotted_name(expr))
 
 
-def _later_binding_in_block(
+def _assigned_before(tf: TFModel, expr: cst.BaseExpression, limit: int) -> bool:
+    """Some assignment of ``expr`` (a name or ``self.x``), in any scope, ends before offset ``limit``."""
+    return any(tf.span(a)[1] <= limit for a in _assignments(tf, expr))
+
+
+def _later_assignment_in_block(
     tf: TFModel, model: cst.BaseExpression, anchor: cst.CSTNode
 ) -> cst.SimpleStatementLine | None:
-    """The statement of the same block, after ``anchor``, that binds ``model`` (model made after its optimizer)."""
+    """The statement of the same block, after ``anchor``, that assigns ``model`` (model made after its optimizer)."""
     block = tf.index.parent.get(anchor)
-    for assign in assignments_to(tf.index, dotted_name(model)):
+    for assign in _assignments(tf, model):
         statement = tf.index.statement_of(assign)
         if (
             tf.index.parent.get(statement) is block
