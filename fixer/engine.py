@@ -239,9 +239,15 @@ def _context(path: str, text: str, parsed: ParsedSource, config: Config) -> Rule
         text=text,
         module=parsed.module,
         index=parsed.index,
-        tf=TFModel(parsed.module, parsed.index, path=path, text=text, target_version=config.target_version),
+        tf=TFModel(
+            parsed.module,
+            parsed.index,
+            path=path,
+            text=text,
+            target_version=config.target_version,
+            positions=positions,
+        ),
         config=config,
-        positions=positions,
     )
 
 

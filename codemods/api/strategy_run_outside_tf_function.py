@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic import BindingKind
 from fixer.tf.classes import in_unit_test
 from fixer.tf.compat import inside_graph_block, leaves_after_first_pass, runs_repeatedly, runs_tf1_graphs
 from fixer.tf.graph_methods import runs_in_graph
-from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue
             if inside_graph_block(ctx.index, ctx.tf.names, run.call):
                 continue  # under `tf.Graph().as_default()`: graph ops, evaluated later, not eager
-            if runs_in_graph(ctx, run.call):
+            if runs_in_graph(ctx.tf, run.call):
                 continue  # a SessionRunHook's method or a step its base class compiles: graph mode
             if in_unit_test(ctx.index, run.call):
                 continue  # a unit test checks behaviour once; compiling it would change what it tests

@@ -121,7 +121,7 @@ class DatasetNotDistributed(Rule):
             return  # no replicas, or a single one that rightly gets the whole batch
         datasets = DatasetModel(ctx)
         steps = {f: run for run in replica.run_calls for f in [ctx.index.enclosing_function(run.call)] if f is not None}
-        host = HostBatches(ctx, datasets)
+        host = HostBatches(ctx.tf, datasets)
         # By dataset: the calls it feeds.
         fed: dict[int, tuple[cst.BaseExpression, list[tuple[cst.Call, RunCall]]]] = {}
         host_batches = []  # (call, batch, kind, run): one per call, reported after the loop

@@ -5,23 +5,36 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+import libcst as cst
+
+from fixer.positions import positions as positions_of
 from fixer.semantic import SemanticModel
+from fixer.textmap import TextMap
 from fixer.tf.names import NameResolver
 from fixer.tf.replica import ReplicaModel
 from fixer.tf.strategies import StrategyModel
 
 if TYPE_CHECKING:
-    import libcst as cst
+    from collections.abc import Mapping
+
+    from libcst.metadata import CodeRange
 
     from fixer.cache import Stamp
     from fixer.target import Target
     from fixer.tf.importer_uses import ModuleImporters
-    from fixer.tf.index import ModuleIndex
+    from fixer.tf.index import FunctionLike, ModuleIndex
+    from fixer.tf.optimizer_kinds import OptimizerCreation
     from fixer.tf.project_imports import ProjectImports
+    from fixer.tf.replica import RunCall
 
 
 class TFModel:
-    """Names, strategies and replica functions of one module; each part is built on first use."""
+    """Names, strategies and replica functions of one module; each part is built on first use.
+
+    It also knows where each node lies in ``text`` (``range``, ``span``, ``source``): ``positions``
+    when the engine has them (one statement at a time, fixer/positions.py), else libcst's for the
+    whole module, computed on first use.
+    """
 
     def __init__(
         self,
@@ -30,12 +43,44 @@ class TFModel:
         path: str = "",
         text: str = "",
         target_version: tuple[int, int] | None = None,
+        positions: Mapping[cst.CSTNode, CodeRange] | None = None,
     ) -> None:
         self.module = module
         self.index = index
         self.path = path
         self.text = text
         self.target_version = target_version  # `target-version` / `--target-version`, if set
+        self._given_positions = positions
+
+    # Positions ------------------------------------------------------------------------------
+
+    @cached_property
+    def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
+        """libcst's range of every node (1-based lines, 0-based columns)."""
+        return self._given_positions if self._given_positions is not None else positions_of(self.module)
+
+    @cached_property
+    def textmap(self) -> TextMap:
+        """Line/offset conversions for this text."""
+        return TextMap(self.text)
+
+    def range(self, node: cst.CSTNode) -> CodeRange:
+        """libcst's range of ``node`` (1-based lines, 0-based columns)."""
+        return self.positions[node]
+
+    def span(self, node: cst.CSTNode) -> tuple[int, int]:
+        """Character offsets of ``node`` in the text."""
+        code_range = self.range(node)
+        start = self.textmap.offset(code_range.start.line, code_range.start.column + 1)
+        end = self.textmap.offset(code_range.end.line, code_range.end.column + 1)
+        return start, end
+
+    def source(self, node: cst.CSTNode) -> str:
+        """The exact original text of ``node``."""
+        start, end = self.span(node)
+        return self.text[start:end]
+
+    # TensorFlow questions -------------------------------------------------------------------
 
     @cached_property
     def names(self) -> NameResolver:
@@ -87,6 +132,31 @@ class TFModel:
         project = target_for(self.path or ".", self.target_version, self.text)
         project = project.in_tf1_program(tf1_program_evidence(self.index, self.names, self.path, self.text))
         return project.with_keras2_usage(keras2_usage_evidence(self.index, self.names, self.path, self.text))
+
+    @cached_property
+    def optimizer_creations(self) -> dict[str, OptimizerCreation | None]:
+        """The single Keras optimizer creation behind each receiver (``opt``, ``self.opt``), filled
+        as :func:`fixer.tf.optimizers.optimizer_creation` is asked: rules ask it for every update."""
+        return {}
+
+    @cached_property
+    def runs_by_function(self) -> dict[FunctionLike, list[RunCall]]:
+        """The `strategy.run` calls that run each function, in source order: as a target, or
+        through a lambda that forwards to it (``strategy.run(lambda x, y: self._step(x, y), ...)``).
+
+        Grouped once per module: every replica function of a long file asks (TFD303), and scanning
+        every run for each was quadratic.
+        """
+        replica = self.replica
+        table: dict[FunctionLike, list[RunCall]] = {}
+        for run in replica.run_calls:
+            functions = list(run.targets)
+            for target in run.targets:
+                if isinstance(target, cst.Lambda) and isinstance(target.body, cst.Call):
+                    functions.extend(replica.resolve_callable(target.body.func, target.body))
+            for function in dict.fromkeys(functions):
+                table.setdefault(function, []).append(run)
+        return table
 
     def dependencies(self) -> tuple[tuple[str, Stamp], ...]:
         """The files of the project consulted so far, with the stamps they had (for the cache)."""
