@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from fixer.tf.importer_uses import ModuleImporters
     from fixer.tf.index import ModuleIndex
     from fixer.tf.project_imports import ProjectImports
+    from fixer.tf.script_launchers import ScriptLaunchers
 
 
 class TFModel:
@@ -78,6 +79,14 @@ class TFModel:
         return importers_of(self.path) if self.path else None
 
     @cached_property
+    def launchers(self) -> ScriptLaunchers | None:
+        """The project's files that start this script, and whether they give it a TF_CONFIG;
+        None outside a project root (fixer/tf/script_launchers.py)."""
+        from fixer.tf.script_launchers import launchers_of
+
+        return launchers_of(self.path) if self.path else None
+
+    @cached_property
     def target(self) -> Target:
         """The TensorFlow and Keras the project around this module runs (fixer/target)."""
         from fixer.target import target_for
@@ -96,4 +105,6 @@ class TFModel:
         consulted.update(target.consulted if target is not None else ())
         importers = self.__dict__.get("importers")
         consulted.update(importers.consulted if importers is not None else ())
+        launchers = self.__dict__.get("launchers")
+        consulted.update(launchers.consulted if launchers is not None else ())
         return tuple(sorted(consulted.items()))
