@@ -78,9 +78,14 @@ def project_roots(roots: tuple[str, ...], live: bool = False) -> Iterator[None]:
 
 
 def forget_views() -> None:
-    """Drop the import graphs listed so far (a new run may see other files); the uses read from
-    each importer stay, kept by its stamp."""
+    """Drop the import graphs listed so far (a new run may see other files), and the launchers'
+    listings (fixer/tf/script_launchers.py); the uses read from each importer stay, kept by its
+    stamp."""
+    # Imported here, as that module imports `view_for` from this one.
+    from fixer.tf.script_launchers import forget_listings
+
     _VIEWS.clear()
+    forget_listings()
 
 
 def view_for(path: str) -> ProjectView | None:

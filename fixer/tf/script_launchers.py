@@ -16,10 +16,11 @@ TF_CONFIG when its text sets one (`TF_CONFIG=`, an `env` stanza, `env=` of a pro
 a job that sets TF_CONFIG for each task itself (a Kubeflow TFJob, a SageMaker estimator with a
 `distribution`, a Vertex AI custom job).
 
-Read from the texts: the tree is listed at each question (only a TFD601 finding with a rewrite
-asks), each file is read again only when its stamp changed, and the launchers that name a script
-become the dependencies of its result (a changed launcher invalidates it). A launcher created
-after a result was cached is not seen until the script changes.
+Read from the texts: the tree is listed once per run (at each question in the language server;
+only a TFD601 finding with a rewrite asks), each file is read again only when its stamp changed,
+and the launchers that name a script become the dependencies of its result (a changed launcher
+invalidates it). A launcher created after a result was cached is not seen until the script
+changes.
 """
 
 from __future__ import annotations
@@ -69,14 +70,15 @@ class _Read:
 class ScriptLaunchers:
     """The launchers of one checked script; those found become the result's dependencies."""
 
-    def __init__(self, script: str, root: str) -> None:
+    def __init__(self, script: str, root: str, live: bool = False) -> None:
         self.script = os.path.abspath(script)
         self.root = root
+        self.live = live  # files may change between questions (the language server): list again
         self.consulted: dict[str, Stamp] = {}
 
     def launchers(self) -> list[Launcher]:
         """Every launcher in the project that names this script, in path order."""
-        files, scripts = _project_files(self.root)
+        files, scripts = _project_files(self.root, self.live)
         same_name = sum(1 for path in scripts if os.path.basename(path) == os.path.basename(self.script))
         found = []
         for path, (stamp, read) in files.items():
@@ -95,20 +97,32 @@ def launchers_of(script: str) -> ScriptLaunchers | None:
     from fixer.tf.importers import view_for
 
     view = view_for(script)
-    return None if view is None else ScriptLaunchers(script, view.root)
+    return None if view is None else ScriptLaunchers(script, view.root, view.live)
 
 
 # Per process: each candidate file's reading, by path, with the stamp it was read at.
 _READS: dict[str, tuple[Stamp, _Read]] = {}
 
 
-def _project_files(root: str) -> tuple[dict[str, tuple[Stamp, _Read]], list[str]]:
+# Per run (the command line): each root's candidate files, listed once; `forget_views` of the
+# importers' view (a new run may see other files) forgets them too.
+_LISTINGS: dict[str, list[str]] = {}
+
+
+def forget_listings() -> None:
+    """Drop the listings of the roots seen so far; the readings stay, kept by each file's stamp."""
+    _LISTINGS.clear()
+
+
+def _project_files(root: str, live: bool) -> tuple[dict[str, tuple[Stamp, _Read]], list[str]]:
     """Every launcher-like file under ``root`` that names some `.py` file, with its reading; and
     every `.py` file of the tree."""
     from fixer.cache import file_stamp  # here: see Stamp
 
     found = {}
-    candidates = _candidates(root)
+    candidates = _LISTINGS.get(root) if not live else None
+    if candidates is None:
+        candidates = _LISTINGS[root] = _candidates(root)
     for path in candidates:
         stamp = file_stamp(path)
         cached = _READS.get(path)
