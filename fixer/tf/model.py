@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from fixer.tf.optimizer_kinds import OptimizerCreation
     from fixer.tf.project_imports import ProjectImports
     from fixer.tf.replica import RunCall
+    from fixer.tf.script_launchers import ScriptLaunchers
 
 
 class TFModel:
@@ -123,6 +124,14 @@ class TFModel:
         return importers_of(self.path) if self.path else None
 
     @cached_property
+    def launchers(self) -> ScriptLaunchers | None:
+        """The project's files that start this script, and whether they give it a TF_CONFIG;
+        None outside a project root (fixer/tf/script_launchers.py)."""
+        from fixer.tf.script_launchers import launchers_of
+
+        return launchers_of(self.path) if self.path else None
+
+    @cached_property
     def target(self) -> Target:
         """The TensorFlow and Keras the project around this module runs (fixer/target)."""
         from fixer.target import target_for
@@ -166,4 +175,6 @@ class TFModel:
         consulted.update(target.consulted if target is not None else ())
         importers = self.__dict__.get("importers")
         consulted.update(importers.consulted if importers is not None else ())
+        launchers = self.__dict__.get("launchers")
+        consulted.update(launchers.consulted if launchers is not None else ())
         return tuple(sorted(consulted.items()))
