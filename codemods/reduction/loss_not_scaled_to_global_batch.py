@@ -7,6 +7,7 @@ from weakref import WeakKeyDictionary
 
 import libcst as cst
 
+from fixer.facts import RUN_OR_STEP
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.test_files import assertion_free_test, is_test_path
@@ -126,6 +127,7 @@ class LossNotScaledToGlobalBatch(Rule):
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2", "call_for_each_replica", "train_step")
     needs = (STRATEGY,)
+    facts = (RUN_OR_STEP,)
 
     def check(self, ctx: RuleContext) -> None:
         replica = ctx.tf.replica
