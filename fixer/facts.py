@@ -33,6 +33,21 @@ if TYPE_CHECKING:
 _STRATEGY_CLASS_NAMES = frozenset(name.rsplit(".", 1)[1] for name in STRATEGY_CLASSES) - {"get_strategy"}
 _MULTI_WORKER_NAMES = frozenset(name.rsplit(".", 1)[1] for name in MULTI_WORKER_CLASSES)
 _JIT_KEYWORDS = frozenset({"jit_compile", "experimental_compile"})
+# TFD401's starting points (codemods/api/renamed_distribute_api.py): the strategy methods it renames
+# or replaces, the last names of the experimental classes it renames, and the modules it imports from.
+_RENAMED_DISTRIBUTE_NAMES = frozenset(
+    {
+        "experimental_run_v2",
+        "experimental_distribute_datasets_from_function",
+        "make_dataset_iterator",
+        "experimental_run",
+        "MultiWorkerMirroredStrategy",
+        "TPUStrategy",
+        "CollectiveCommunication",
+    }
+)
+_DISTRIBUTE_MODULE = "tensorflow.distribute"
+_COMPAT_V2_EXPERIMENTAL = "tensorflow.compat.v2.distribute.experimental"
 _DATASET_DISTRIBUTION = frozenset(
     {
         "experimental_distribute_dataset",
@@ -54,7 +69,8 @@ class ModuleFacts:
     defined inside a `with` that may enter a scope, outside every function (classes may lie
     between: ReplicaModel.probable_replica_functions). ``strategy_run``: a `x.run(...)`,
     `x.experimental_run_v2(...)` or `x.extended.call_for_each_replica(...)` whose ``x`` may be a
-    strategy (fixer/strategy_receivers.py).
+    strategy (fixer/strategy_receivers.py). ``distribute_import``: a `from tensorflow.distribute...
+    import` (or from `tensorflow.compat.v2.distribute.experimental`).
     """
 
     identifiers: frozenset[str]
@@ -65,6 +81,7 @@ class ModuleFacts:
     scope_like_with: bool
     def_in_with: bool
     strategy_run: bool
+    distribute_import: bool
 
     @classmethod
     def of(cls, tree: ast.Module) -> ModuleFacts:
@@ -73,7 +90,7 @@ class ModuleFacts:
         called: set[str] = set()
         called_with_args: set[str] = set()
         defined: set[str] = set()
-        jit_true = scope_like_with = def_in_with = False
+        jit_true = scope_like_with = def_in_with = distribute_import = False
         receivers: list[ast.expr] = []
         # Per node: whether it lies in a `with` that may enter a scope (None: inside a function,
         # where a def is never the step of a scope's elided loop).
@@ -99,6 +116,8 @@ class ModuleFacts:
                     value = node.value
                     if node.arg in _JIT_KEYWORDS and isinstance(value, ast.Constant) and value.value is True:
                         jit_true = True
+            elif isinstance(node, ast.ImportFrom):
+                distribute_import = distribute_import or _imports_from_distribute(node)
             elif isinstance(node, ast.alias):
                 identifiers.update(node.name.split("."))
                 if node.asname:
@@ -126,7 +145,13 @@ class ModuleFacts:
             scope_like_with,
             def_in_with,
             may_run_on_strategy(tree, receivers),
+            distribute_import,
         )
+
+
+def _imports_from_distribute(node: ast.ImportFrom) -> bool:
+    module = node.module or ""
+    return not node.level and (module.startswith(_DISTRIBUTE_MODULE) or module == _COMPAT_V2_EXPERIMENTAL)
 
 
 def _may_enter_scope(entered: ast.expr) -> bool:
@@ -181,6 +206,14 @@ RUN_OR_STEP = Fact("a `strategy.run` call or a Keras step method", lambda f: f.s
 REPLICA_STEP_OR_ACCUMULATION = Fact(
     "a `strategy.run` call, a Keras step method or `gradient_accumulation_steps`",
     lambda f: RUN_OR_STEP.holds(f) or "gradient_accumulation_steps" in f.identifiers,
+)
+
+# TFD401: a deprecated strategy method or experimental class named as an attribute or imported
+# name (an attribute's qualified name ends in its own last name), or an import from
+# `tensorflow.distribute...` (a stale module or an experimental class).
+RENAMED_DISTRIBUTE_API = Fact(
+    "a renamed strategy method or class, or an import from `tensorflow.distribute`",
+    lambda f: f.distribute_import or not _RENAMED_DISTRIBUTE_NAMES.isdisjoint(f.identifiers),
 )
 
 # TFD404: XLA switched on, and a MirroredStrategy whose scope or `run` it spans.

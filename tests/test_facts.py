@@ -12,7 +12,17 @@ import pytest
 
 from fixer.config import Config
 from fixer.engine import check_source, rules_in_code, selected_rules
-from fixer.facts import REPLICA_FUNCTION, RUN_CALL, RUN_OR_STEP, SCOPE_BLOCK, STRATEGY_IN_PLAY, ModuleFacts, facts_hold
+from codemods.api import renamed_distribute_api
+from fixer.facts import (
+    RENAMED_DISTRIBUTE_API,
+    REPLICA_FUNCTION,
+    RUN_CALL,
+    RUN_OR_STEP,
+    SCOPE_BLOCK,
+    STRATEGY_IN_PLAY,
+    ModuleFacts,
+    facts_hold,
+)
 from fixer.registry import default_registry
 from invalid_examples import invalid_example_params
 
@@ -30,6 +40,14 @@ def test_rules_declare_facts():
     assert {"TFD101", "TFD109", "TFD110", "TFD113", "TFD114", "TFD203", "TFD205", "TFD301", "TFD404"} <= declared
     # The rules whose check starts from a `strategy.run` call (ReplicaModel.run_calls).
     assert {"TFD106", "TFD108", "TFD201", "TFD302", "TFD303", "TFD305", "TFD402"} <= declared
+    assert "TFD401" in declared
+
+
+def test_the_renamed_api_fact_names_every_name_tfd401_looks_for():
+    tables = renamed_distribute_api
+    names = {*tables._METHODS, *tables._REPLACED_METHODS, *(c.rsplit(".", 1)[1] for c in tables._CLASSES)}
+    for name in names:
+        assert RENAMED_DISTRIBUTE_API.holds(ModuleFacts.of(ast.parse(f"x.{name}\n"))), name
 
 
 def test_every_corpus_finding_is_in_a_file_whose_facts_hold():
@@ -95,6 +113,11 @@ def test_a_test_file_building_everything_in_the_scope_is_not_analysed():
         ("self.model.distribute_strategy.run(fn)\n", RUN_CALL),
         ("d.experimental_run_v2(fn)\n", RUN_CALL),
         ("d.extended.call_for_each_replica(fn)\n", RUN_CALL),
+        ("from tensorflow.distribute.experimental import TPUStrategy\n", RENAMED_DISTRIBUTE_API),
+        ("from tensorflow.distribute.cluster_resolver import X\n", RENAMED_DISTRIBUTE_API),
+        ("from tensorflow.compat.v2.distribute.experimental import X\n", RENAMED_DISTRIBUTE_API),
+        ("E = tf.distribute.experimental\nE.CollectiveCommunication.RING\n", RENAMED_DISTRIBUTE_API),
+        ("strategy.experimental_run_v2(fn)\n", RENAMED_DISTRIBUTE_API),
     ],
 )
 def test_facts_hold_on_the_structure_they_name(code, fact):
@@ -115,6 +138,9 @@ def test_facts_hold_on_the_structure_they_name(code, fact):
         ("def f(sess):\n    sess.run(op)\n", RUN_CALL),  # a parameter, but never used as a strategy
         ("runner.run(step, args=(1,))\n", RUN_CALL),  # Strategy.run's signature alone: not named like one
         ("def make():\n    return tf.compat.v1.Session()\nmake().run(op)\n", RUN_OR_STEP),
+        # tf_keras/backend.py names a strategy class only in a string.
+        ("is_tpu = lambda k: k.__name__.startswith('TPUStrategy')\n", RENAMED_DISTRIBUTE_API),
+        ("from .distribute import experimental\n", RENAMED_DISTRIBUTE_API),
     ],
 )
 def test_facts_do_not_hold_without_it(code, fact):
