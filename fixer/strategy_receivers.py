@@ -96,8 +96,10 @@ class _Evidence:
         self.parameters: set[str] = set()  # parameter names, and keyword names of calls
         self.assigned: list[tuple[list[str], ast.expr]] = []  # (target keys, value)
         self.annotated: list[tuple[str, ast.expr]] = []  # parameters with their annotations
+        self.renamed: list[tuple[list[str], str]] = []  # `A = x.B`: (names, "B")
         for node in ast.walk(tree):
             self._visit(node)
+        self._spread_aliases()
         # After the walk: an import below a function still names what its annotations mean.
         self.keys.update(name for name, annotation in self.annotated if self._names_strategy_class(annotation))
         if any(_strategy_class_name(name) or name in self.aliases for name in self.returned):
@@ -123,6 +125,11 @@ class _Evidence:
             for alias in node.names:
                 if reexport or _strategy_class_name(alias.name):
                     self.aliases.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            # `import a.b.MirroredStrategy as MS`: fixer/tf/names.py binds MS to that dotted name.
+            for alias in node.names:
+                if alias.asname and _strategy_class_name(alias.name.rsplit(".", 1)[-1]):
+                    self.aliases.add(alias.asname)
 
     def _visit_call(self, call: ast.Call) -> None:
         self.parameters.update(keyword.arg for keyword in call.keywords if keyword.arg is not None)
@@ -145,8 +152,19 @@ class _Evidence:
         if keys and isinstance(value, (ast.Call, ast.Name, ast.Attribute)):
             self.assigned.append((keys, value))
         # `MS = tf.distribute.MirroredStrategy`: an alias (fixer/tf/names.py `_add_assigned_aliases`).
-        if isinstance(value, (ast.Name, ast.Attribute)) and _strategy_class_name(_last_name(value) or ""):
-            self.aliases.update(key for key in keys if "." not in key)
+        last = _last_name(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
+        if last is not None:
+            self.renamed.append(([key for key in keys if "." not in key], last))
+
+    def _spread_aliases(self) -> None:
+        """Names assigned a strategy class or another alias of one, to a fixed point."""
+        changed = True
+        while changed:
+            changed = False
+            for names, last in self.renamed:
+                if (_strategy_class_name(last) or last in self.aliases) and not self.aliases.issuperset(names):
+                    self.aliases.update(names)
+                    changed = True
 
     def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
         if not isinstance(node, ast.Lambda):

@@ -99,6 +99,8 @@ def test_a_test_file_building_everything_in_the_scope_is_not_analysed():
         ("s = tf.distribute.MirroredStrategy()\ns.run(step)\n", RUN_CALL),
         ("from tensorflow.distribute import MirroredStrategy as MS\ns = MS()\nt = s\nt.run(step)\n", RUN_CALL),
         ("MS = tf.distribute.MirroredStrategy\nMS().run(step)\n", RUN_CALL),
+        ("from tensorflow.distribute import MirroredStrategy as M\nMS = M\ns = MS()\ns.run(step)\n", RUN_CALL),
+        ("import tensorflow.distribute.MirroredStrategy as MS\nMS().run(step)\n", RUN_CALL),
         ("from helpers import make\nmake().run(step)\n", RUN_CALL),  # a project module may hand one on
         ("def make():\n    return tf.distribute.TPUStrategy(r)\nmake().run(step)\n", RUN_CALL),
         ("tf.distribute.get_strategy().run(step)\n", RUN_CALL),
