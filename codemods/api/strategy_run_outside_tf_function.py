@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import RUN_CALL
 from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
@@ -102,6 +103,7 @@ class StrategyRunOutsideTfFunction(Rule):
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2")
     needs = (STRATEGY,)
+    facts = (RUN_CALL,)
 
     def check(self, ctx: RuleContext) -> None:
         replica = ctx.tf.replica

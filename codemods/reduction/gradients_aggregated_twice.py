@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import REPLICA_FUNCTION
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.dataflow import names_in
@@ -67,6 +68,7 @@ class GradientsAggregatedTwice(Rule):
     applicability = Applicability.SAFE
     triggers = ("all_reduce",)
     needs = (STRATEGY,)
+    facts = (REPLICA_FUNCTION,)
 
     def check(self, ctx: RuleContext) -> None:
         if ctx.tf.strategies.single_replica:

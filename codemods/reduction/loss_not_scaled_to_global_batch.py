@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, TypeGuard
 
 import libcst as cst
 
+from fixer.facts import RUN_OR_STEP
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.test_files import assertion_free_test, is_test_path
@@ -124,6 +125,7 @@ class LossNotScaledToGlobalBatch(Rule):
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2", "call_for_each_replica", "train_step")
     needs = (STRATEGY,)
+    facts = (RUN_OR_STEP,)
 
     def check(self, ctx: RuleContext) -> None:
         replica = ctx.tf.replica
