@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fixer.target.apis import exists_in
-from fixer.target.caps import addons_cap, capped, python_cap
+from fixer.target.caps import capped, package_cap, python_cap
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.sources import (
@@ -380,8 +380,8 @@ def _pinned_version(tensorflow: Evidence | None, keras_pin: Evidence | None) -> 
 
 
 def _caps(folder: Path, found: list[Evidence], consulted: dict[str, Stamp]) -> list[Evidence]:
-    """What caps an open TensorFlow requirement in ``folder``: its CI's Python, a requirement on
-    tensorflow-addons (fixer/target/caps.py)."""
+    """What caps an open TensorFlow requirement in ``folder``: its CI's Python, a requirement on a
+    package built on Keras 2 such as tensorflow-addons (fixer/target/caps.py)."""
     workflows = str(folder / ".github" / "workflows")
     consulted[workflows] = _stamp(workflows)  # a workflow added or removed changes the folder
     python, files = python_cap(folder)
@@ -389,8 +389,8 @@ def _caps(folder: Path, found: list[Evidence], consulted: dict[str, Stamp]) -> l
         consulted[str(path)] = _stamp(str(path))
     for name in (".travis.yml", "tox.ini"):
         consulted.setdefault(str(folder / name), _stamp(str(folder / name)))
-    addons = [addons_cap(e) for e in found if e.kind == "tensorflow-addons" and _dependency_statement(e)]
-    return ([python] if python is not None else []) + addons
+    packages = [package_cap(e) for e in found if _dependency_statement(e)]
+    return ([python] if python is not None else []) + [cap for cap in packages if cap is not None]
 
 
 def _dependency_statement(evidence: Evidence) -> bool:

@@ -58,3 +58,19 @@ def test_keras_2_only_names_mean_keras_2_where_no_version_is_stated(tmp_path: Pa
     assert _codes(pinned / "o.py", SCRIPT + adamw) == ["TFD109"]
     keras3 = _project(tmp_path / "c", {"pyproject.toml": "[project]\nname = 'k'\ndependencies = ['keras>=3.15']\n"})
     assert _codes(keras3 / "tools" / "o.py", SCRIPT + adamw) == ["TFD109"]
+
+
+def test_an_unpinned_script_that_imports_a_library_built_on_keras_2_runs_keras_2(tmp_path: Path):
+    # Experiment scripts with no pin of their own that import a sibling research library (installed
+    # from its own repository, built on tensorflow-addons) run on that library's Keras 2.
+    experiments = _project(tmp_path / "experiments", {})
+    pinned = _project(tmp_path / "pinned", {"requirements.txt": "tensorflow==2.21.0\n"})
+    sibling = "import uncertainty_baselines as ub\n" + SCRIPT
+    nested = SCRIPT + "\n\ndef main():\n    from uncertainty_baselines.datasets import get\n    return get\n"
+    assert _codes(experiments / "mimo" / "cifar.py", sibling) == []
+    assert _codes(experiments / "mimo" / "nested.py", nested) == []
+    # Controls: an unpinned Keras 3 script stays reported, and so does one whose project states
+    # TensorFlow 2.21 (the import cannot make a known Keras 3 release Keras 2).
+    assert _codes(experiments / "mimo" / "plain.py", SCRIPT) == ["TFD109"]
+    assert _codes(experiments / "mimo" / "other.py", "import tensorflow_datasets as tfds\n" + SCRIPT) == ["TFD109"]
+    assert _codes(pinned / "cifar.py", sibling) == ["TFD109"]
