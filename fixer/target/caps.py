@@ -2,7 +2,7 @@
 state: the Python its CI installs it on (TensorFlow 2.11 is the last release for Python 3.7), and a
 requirement on a package built on Keras 2 (TensorFlow Addons: TensorFlow <= 2.15). They cap a
 requirement that is open above (`tensorflow>=2.6`), never a pinned one (docs/target.md, "Versions
-stated outside pin files"). A module that imports such a package is Keras 2 code (`keras2_import`)."""
+stated outside pin files"). A module that imports such a package is Keras 2 code (`import_cap`)."""
 
 from __future__ import annotations
 
@@ -91,16 +91,21 @@ def package_cap(requirement: Evidence) -> Evidence | None:
 
 
 # `import tensorflow_addons as tfa`, `from uncertainty_baselines.datasets import x`, at any indent.
+_MODULES = {module: name for name, (module, _) in KERAS2_PACKAGES.items()}
 _KERAS2_IMPORT = re.compile(
-    r"(?m)^[ \t]*(?:import|from)[ \t]+(?:"
-    + "|".join(re.escape(module) for module, _ in KERAS2_PACKAGES.values())
-    + r")\b"
+    r"(?m)^[ \t]*(?:import|from)[ \t]+(?P<module>" + "|".join(re.escape(m) for m in _MODULES) + r")\b.*$"
 )
 
 
-def keras2_import(text: str) -> re.Match[str] | None:
-    """The first import in ``text`` of a package built on Keras 2 (versions.KERAS2_PACKAGES)."""
-    return _KERAS2_IMPORT.search(text)
+def import_cap(text: str, path: str) -> Evidence | None:
+    """The first import in ``text`` (the module at ``path``) of a package built on Keras 2, as the
+    cap it sets (versions.KERAS2_PACKAGES): the module runs where that package can be imported."""
+    found = _KERAS2_IMPORT.search(text)
+    if found is None:
+        return None
+    name = _MODULES[found.group("module")]
+    allowed = _at_most(KERAS2_PACKAGES[name][1])
+    return Evidence(name, allowed, path, line_of(text, found.start("module")), found.group(0).strip())
 
 
 def _at_most(version: tuple[int, int]) -> Range:

@@ -26,7 +26,7 @@ from fixer.target.sources import (
     reader_for,
     unversioned_image,
 )
-from fixer.target.versions import CURRENT, KERAS3_FROM
+from fixer.target.versions import CURRENT, KERAS2_PACKAGES, KERAS3_FROM
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -114,8 +114,23 @@ class Target:
 
     def with_keras2_usage(self, evidence: Evidence | None) -> Target:
         """This target for a file that ``evidence`` shows is written for Keras 2 (a call Keras 3
-        rejects): `tf.keras` counts as Keras 2 where no TensorFlow version is stated."""
-        return self if evidence is None else replace(self, keras2_from=evidence, evidence=(*self.evidence, evidence))
+        rejects): `tf.keras` counts as Keras 2 where no TensorFlow version is stated. An import of a
+        package built on Keras 2 (`import tensorflow_addons`) also caps a TensorFlow requirement
+        open above, as a requirement on that package would: the file runs where it imports."""
+        if evidence is None:
+            return self
+        usage = replace(self, keras2_from=evidence, evidence=(*self.evidence, evidence))
+        tensorflow = self.tensorflow_from
+        if (
+            evidence.kind not in KERAS2_PACKAGES
+            or self.pinned is None
+            or tensorflow is None
+            or tensorflow.kind != "tensorflow"
+            or not _dependency_statement(tensorflow)
+        ):
+            return usage
+        pinned, cap = capped(self.pinned, tensorflow.allowed, [evidence])
+        return usage if cap is None else replace(usage, pinned=pinned, cap_from=cap)
 
     @property
     def tf1_program(self) -> bool:

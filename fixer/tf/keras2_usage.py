@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.target.caps import keras2_import
+from fixer.target.caps import import_cap
 from fixer.target.requirements import Range
 from fixer.target.sources import Evidence, line_of
 
@@ -38,9 +38,9 @@ def keras2_usage_evidence(index: ModuleIndex, names: NameResolver, path: str, te
     `model.fit_generator(...)`, `tf.keras.optimizers.experimental.AdamW()`) or an import of a
     package built on Keras 2 (`tensorflow_addons`), as a statement about its target; None when
     there is none."""
-    package = keras2_import(text)
+    package = import_cap(text, path)
     if package is not None:
-        return _statement(package.group(0).strip(), path, text)
+        return package
     for call in index.calls:
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in _GENERATOR_METHODS:

@@ -74,3 +74,15 @@ def test_an_unpinned_script_that_imports_a_library_built_on_keras_2_runs_keras_2
     assert _codes(experiments / "mimo" / "plain.py", SCRIPT) == ["TFD109"]
     assert _codes(experiments / "mimo" / "other.py", "import tensorflow_datasets as tfds\n" + SCRIPT) == ["TFD109"]
     assert _codes(pinned / "cifar.py", sibling) == ["TFD109"]
+
+
+def test_the_import_caps_a_requirement_open_above_as_a_requirement_on_the_library_would(tmp_path: Path):
+    # The repository's package declares only a lower bound (an extra `tensorflow>=2.0`); its
+    # experiment scripts import the sibling library built on Keras 2, so they run TensorFlow <= 2.15.
+    repo = _project(tmp_path / "repo", {"setup.py": "extras_require={'tensorflow': ['tensorflow>=2.0.0']}\n"})
+    bounded = _project(tmp_path / "bounded", {"requirements.txt": "tensorflow>=2.16,<2.22\n"})
+    sibling = "import uncertainty_baselines as ub\n" + SCRIPT
+    assert _codes(repo / "experimental" / "mimo" / "cifar.py", sibling) == []
+    assert _codes(repo / "experimental" / "mimo" / "plain.py", SCRIPT) == ["TFD109"]
+    # A requirement bounded above is the project's choice of release: the import does not move it.
+    assert _codes(bounded / "cifar.py", sibling) == ["TFD109"]

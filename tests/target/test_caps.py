@@ -118,3 +118,17 @@ def test_a_requirement_on_another_package_built_on_keras_2_caps_like_addons(tmp_
     assert (target.version, target.keras) == ((2, 15), 2)
     assert target.cap_from is not None and target.cap_from.text == "uncertainty-baselines"
     assert (target_for(unrelated / "train.py").version, target_for(unrelated / "train.py").keras) == ((2, 21), 3)
+
+
+def test_an_import_of_a_package_built_on_keras_2_caps_an_open_requirement(tmp_path):
+    from fixer.target.caps import import_cap
+
+    root = project(tmp_path, {"setup.py": SETUP.format(requirements="'tensorflow>=2.0'")})
+    folder = target_for(root / "experiments" / "run.py")
+    text = "import os\n\nimport uncertainty_baselines as ub  # the sibling library\n"
+    evidence = import_cap(text, str(root / "experiments" / "run.py"))
+    assert evidence is not None and (evidence.kind, evidence.line) == ("uncertainty-baselines", 3)
+    capped = folder.with_keras2_usage(evidence)
+    assert (folder.version, capped.version, capped.keras) == ((2, 21), (2, 15), 2)
+    assert "capped by" in capped.provenance() and "import uncertainty_baselines" in capped.provenance()
+    assert import_cap("import uncertainty_baselines_extra\nimport tensorflow_datasets\n", "x.py") is None
