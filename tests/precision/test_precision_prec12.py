@@ -61,3 +61,52 @@ def test_a_strategy_made_in_a_function_of_the_second_program():
         """
     )
     assert "TFD105" not in codes_of(textwrap.dedent(_PROGRAM.format(before_model="")) + "\n" + second)
+
+
+# A preprocessing model (a tokenizer, a normaliser) made outside the scope for the input pipeline.
+_PREPROCESSOR = """
+    import tensorflow as tf
+
+    strategy = tf.distribute.MirroredStrategy()
+    raw = tf.keras.Input(shape=(4,))
+    preprocessor = tf.keras.Model(raw, tf.keras.layers.Rescaling(1 / 255)(raw))
+    examples = tf.data.Dataset.from_tensor_slices((tf.ones((8, 4)), tf.ones((8, 1)))).batch(4)
+    {helper}
+    with strategy.scope():
+        {pipeline}
+        model = tf.keras.Sequential([tf.keras.Input(shape=(4,)), tf.keras.layers.Dense(1)])
+        model.compile("adam", "mse")
+    model.fit(train)
+    """
+
+
+def _preprocessing(pipeline: str, helper: str = "") -> str:
+    return textwrap.dedent(_PREPROCESSOR).format(pipeline=pipeline, helper=textwrap.dedent(helper).strip())
+
+
+_LOADER = """
+def load(data, prep):
+    return data.map(lambda x, y: (prep(x), y))
+"""
+
+
+def test_a_model_used_only_as_the_input_pipelines_map_function_is_not_distributed_state():
+    assert "TFD101" not in codes_of(_preprocessing("train = examples.map(lambda x, y: (preprocessor(x), y))"))
+    # Passed to a helper of the file that uses it only in its map function.
+    assert "TFD101" not in codes_of(_preprocessing("train = load(examples, preprocessor)", _LOADER))
+    # A def handed to map by name.
+    mapped = "def prep(x, y):\n    return preprocessor(x), y\n"
+    assert "TFD101" not in codes_of(_preprocessing("train = examples.map(prep)", mapped))
+
+
+def test_a_model_the_helper_also_trains_stays_reported():
+    # Control: the helper trains the model it is given, in the scope.
+    trains = """
+    def load(data, prep):
+        prep.compile("adam", "mse")
+        prep.fit(data)
+        return data.map(lambda x, y: (prep(x), y))
+    """
+    assert "TFD101" in codes_of(_preprocessing("train = load(examples, preprocessor)", trains))
+    # Control: the model is called in the scope itself, not in the pipeline.
+    assert "TFD101" in codes_of(_preprocessing("train = examples\n    preprocessor.compile('adam', 'mse')"))
