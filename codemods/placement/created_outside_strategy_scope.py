@@ -21,6 +21,7 @@ from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, l
 from fixer.tf.keras_models import STEP_METHODS, keras_model_base
 from fixer.tf.names import dotted_name
 from fixer.tf.optimizers import build_lines_after_move
+from fixer.tf.parameters import positional_parameters
 from fixer.tf.paths import exclusive
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
@@ -128,6 +129,12 @@ class CreatedOutsideStrategyScope(Rule):
       left out of the strategy), unless it is made in a `with tf.device(...):` block: a variable
       pinned by hand (a device-placement demonstration, often on a device that is missing on
       purpose) is not state meant for the strategy.
+    - A Keras model used only in the input pipeline (the function of `dataset.map`, in a lambda or
+      def handed to it, or passed to a function of the file that uses it only so) is not a finding:
+      tf.data runs it on the host, nothing of it is replicated, and training is the same as with
+      one made in the scope (`benchmarks/probe_model_in_dataset_map.py`: a preprocessor made outside
+      the scope, mapped outside it, inside it or in a helper the scope calls, trains under Keras 3
+      and tf-keras with plain variables). Any `.map(...)` call counts, whatever its receiver.
     - A Keras layer on its own is not a finding: Keras 3 creates a layer's variables when it is
       built, not when it is constructed (measured on TensorFlow 2.21, 2 logical CPUs: a `Dense`
       constructed outside the scope and built inside it holds `MirroredVariable`s and trains; one
@@ -510,6 +517,8 @@ class _Finder:
         if creation.kind == "model" and self._built_first_in_scope(creation, uses):
             return False
         for node in uses:
+            if creation.kind == "model" and self._feeds_the_input_pipeline(node):
+                continue  # tf.data runs it on the host: nothing of it is replicated
             if self.replica.in_replica_context(node):
                 return True
             if self.strategies.lexical_scope_block(node) is not None and (
@@ -543,6 +552,65 @@ class _Finder:
             and creation.kind == "variable"
             and bool(self.strategies.scope_blocks)
             and not self._placed_by_hand(creation.statement)
+        )
+
+    def _feeds_the_input_pipeline(self, use: cst.CSTNode) -> bool:
+        """``use`` only serves a `dataset.map(...)` function: it is the function, lies in a lambda or
+        a def handed to `.map`, or is passed to a function of this module whose parameter is used
+        only so. The map runs in the input pipeline on the host; a model used there (a text
+        preprocessor) trains the same made outside the scope, never replicated
+        (benchmarks/probe_model_in_dataset_map.py)."""
+        if self._in_map_function(use):
+            return True
+        arg = self.index.parent.get(use)
+        call = self.index.parent.get(arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(arg, cst.Arg) or not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+            return False
+        defs = self.index.functions_by_name.get(call.func.value, [])
+        if len(defs) != 1 or arg.star:
+            return False
+        func = defs[0]
+        if arg.keyword is not None:
+            name = arg.keyword.value
+        else:
+            position = [a for a in call.args if a.keyword is None].index(arg)
+            params = positional_parameters(func)
+            if position >= len(params):
+                return False
+            name = params[position].name.value
+        reads = [
+            node
+            for node in self.index.names.get(name, [])
+            if self.index.is_within(node, func.body) and not isinstance(self.index.parent.get(node), cst.Param)
+        ]
+        return bool(reads) and all(self._in_map_function(node) for node in reads)
+
+    def _in_map_function(self, node: cst.CSTNode) -> bool:
+        """``node`` is the function handed to a `.map(...)` call or lies in one (a lambda, or a def
+        whose name is used only as such a function)."""
+        child = node
+        for ancestor in self.index.ancestors(node):
+            if isinstance(ancestor, cst.Arg) and ancestor.value is child and self._map_function_argument(ancestor):
+                return True
+            if isinstance(ancestor, cst.FunctionDef):
+                names = [n for n in self.index.names.get(ancestor.name.value, []) if n is not ancestor.name]
+                parents = [self.index.parent.get(n) for n in names]
+                return bool(names) and all(
+                    isinstance(arg, cst.Arg) and arg.value is n and self._map_function_argument(arg)
+                    for n, arg in zip(names, parents, strict=True)
+                )
+            child = ancestor
+        return False
+
+    def _map_function_argument(self, arg: cst.Arg) -> bool:
+        """``arg`` is the first argument of a `.map(...)` call (`dataset.map(fn)`)."""
+        call = self.index.parent.get(arg)
+        return (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "map"
+            and bool(call.args)
+            and call.args[0] is arg
         )
 
     def _placed_by_hand(self, statement: cst.CSTNode) -> bool:

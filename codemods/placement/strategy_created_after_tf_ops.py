@@ -11,6 +11,7 @@ from fixer.clusterspec import is_no_cluster
 from fixer.rule import Rule
 from fixer.tf.dataflow import independent
 from fixer.tf.names import dotted_name
+from fixer.tf.programs import Programs
 from fixer.tf.runtime_start import after_last_reset, earlier_op, resets_before, runs_tf_on_the_way
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf1_program import runs_tensorflow_1
@@ -73,6 +74,8 @@ class StrategyCreatedAfterTfOps(Rule):
     - A TensorFlow 1.x program (it uses a name only 1.x has: `tensorflow.contrib`, `tf.Session`,
       `tf.placeholder` under `import tensorflow as tf`) runs graphs by default and gets no finding.
       The `tf.compat.v1` API alone does not count: it runs eagerly on TensorFlow 2.
+    - Programs pasted one after another in one script (each starts again with its imports:
+      `fixer/tf/programs.py`) are separate processes: only what the strategy's own program ran counts.
 
     ## Runtime evidence
     `distfix validate --workers 2` shows the original failing check `runs` with the error above.
@@ -99,6 +102,9 @@ class StrategyCreatedAfterTfOps(Rule):
     def check(self, ctx: RuleContext) -> None:
         if runs_tensorflow_1(ctx.tf.target):
             return  # TensorFlow 1.x: graph mode by default, no eager context to configure first
+        # A script may hold several programs pasted one after another (issue reproductions): what an
+        # earlier one ran started another process's runtime. A notebook's cells share one kernel.
+        programs = None if ctx.path.endswith(".ipynb") else Programs(ctx.module, ctx.index)
         for call, kind in ctx.tf.strategies.all_constructions:
             if kind not in MULTI_WORKER_CLASSES or self._single_worker(ctx, call):
                 continue
@@ -120,14 +126,16 @@ class StrategyCreatedAfterTfOps(Rule):
                 )
             position = body.index(statement)
             start_at = after_last_reset(ctx.tf, body[:position])
+            if programs is not None and block is ctx.module:
+                start_at = max(start_at, next(i for i, s in enumerate(body) if programs.same_program(s, statement)))
             first_op = next(
                 (i for i, s in enumerate(body[:position]) if i >= start_at and runs_tf_on_the_way(ctx.tf, s)), None
             )
             if first_op is None:
                 if start_at > 0 or resets_before(ctx.tf, statement):
-                    continue  # the context was reset after anything that ran before
+                    continue  # the context was reset (or the program began) after anything that ran before
                 earlier = earlier_op(ctx.tf, statement)
-                if earlier is not None:
+                if earlier is not None and (programs is None or programs.same_program(earlier, statement)):
                     line = ctx.range(earlier).start.line
                     ctx.report(call, message + f" (TensorFlow already runs at line {line})")
                 continue

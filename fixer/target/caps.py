@@ -1,7 +1,8 @@
 """Bounds on the newest TensorFlow a project can install that its TensorFlow requirement does not
 state: the Python its CI installs it on (TensorFlow 2.11 is the last release for Python 3.7), and a
-requirement on TensorFlow Addons (Keras 2 only, TensorFlow <= 2.15). They cap a requirement that is
-open above (`tensorflow>=2.6`), never a pinned one (docs/target.md, "Versions stated outside pin files")."""
+requirement on a package built on Keras 2 (TensorFlow Addons: TensorFlow <= 2.15). They cap a
+requirement that is open above (`tensorflow>=2.6`), never a pinned one (docs/target.md, "Versions
+stated outside pin files"). A module that imports such a package is Keras 2 code (`import_cap`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from fixer.target.requirements import Range
 from fixer.target.sources import Evidence, line_of
-from fixer.target.versions import ADDONS_NEWEST, NEWEST_FOR_PYTHON
+from fixer.target.versions import KERAS2_PACKAGES, NEWEST_FOR_PYTHON
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -79,9 +80,32 @@ def python_cap(folder: Path) -> tuple[Evidence | None, list[Path]]:
     return Evidence("python-cap", _at_most(newest), str(path), line, text), files
 
 
-def addons_cap(requirement: Evidence) -> Evidence:
-    """A `tensorflow-addons` requirement as the cap it sets: TensorFlow <= 2.15."""
-    return Evidence("tensorflow-addons", _at_most(ADDONS_NEWEST), requirement.path, requirement.line, requirement.text)
+def package_cap(requirement: Evidence) -> Evidence | None:
+    """A requirement on a package built on Keras 2 (its kind is the package's name, see
+    `requirements.package_kind`) as the cap it sets: `tensorflow-addons`, TensorFlow <= 2.15.
+    None for any other statement."""
+    package = KERAS2_PACKAGES.get(requirement.kind)
+    if package is None:
+        return None
+    return Evidence(requirement.kind, _at_most(package[1]), requirement.path, requirement.line, requirement.text)
+
+
+# `import tensorflow_addons as tfa`, `from uncertainty_baselines.datasets import x`, at any indent.
+_MODULES = {module: name for name, (module, _) in KERAS2_PACKAGES.items()}
+_KERAS2_IMPORT = re.compile(
+    r"(?m)^[ \t]*(?:import|from)[ \t]+(?P<module>" + "|".join(re.escape(m) for m in _MODULES) + r")\b.*$"
+)
+
+
+def import_cap(text: str, path: str) -> Evidence | None:
+    """The first import in ``text`` (the module at ``path``) of a package built on Keras 2, as the
+    cap it sets (versions.KERAS2_PACKAGES): the module runs where that package can be imported."""
+    found = _KERAS2_IMPORT.search(text)
+    if found is None:
+        return None
+    name = _MODULES[found.group("module")]
+    allowed = _at_most(KERAS2_PACKAGES[name][1])
+    return Evidence(name, allowed, path, line_of(text, found.start("module")), found.group(0).strip())
 
 
 def _at_most(version: tuple[int, int]) -> Range:

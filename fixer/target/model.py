@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fixer.target.apis import exists_in
-from fixer.target.caps import addons_cap, capped, python_cap
+from fixer.target.caps import capped, package_cap, python_cap
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.sources import (
@@ -26,7 +26,7 @@ from fixer.target.sources import (
     reader_for,
     unversioned_image,
 )
-from fixer.target.versions import CURRENT, KERAS3_FROM
+from fixer.target.versions import CURRENT, KERAS2_PACKAGES, KERAS3_FROM
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -114,8 +114,23 @@ class Target:
 
     def with_keras2_usage(self, evidence: Evidence | None) -> Target:
         """This target for a file that ``evidence`` shows is written for Keras 2 (a call Keras 3
-        rejects): `tf.keras` counts as Keras 2 where no TensorFlow version is stated."""
-        return self if evidence is None else replace(self, keras2_from=evidence, evidence=(*self.evidence, evidence))
+        rejects): `tf.keras` counts as Keras 2 where no TensorFlow version is stated. An import of a
+        package built on Keras 2 (`import tensorflow_addons`) also caps a TensorFlow requirement
+        open above, as a requirement on that package would: the file runs where it imports."""
+        if evidence is None:
+            return self
+        usage = replace(self, keras2_from=evidence, evidence=(*self.evidence, evidence))
+        tensorflow = self.tensorflow_from
+        if (
+            evidence.kind not in KERAS2_PACKAGES
+            or self.pinned is None
+            or tensorflow is None
+            or tensorflow.kind != "tensorflow"
+            or not _dependency_statement(tensorflow)
+        ):
+            return usage
+        pinned, cap = capped(self.pinned, tensorflow.allowed, [evidence])
+        return usage if cap is None else replace(usage, pinned=pinned, cap_from=cap)
 
     @property
     def tf1_program(self) -> bool:
@@ -380,8 +395,8 @@ def _pinned_version(tensorflow: Evidence | None, keras_pin: Evidence | None) -> 
 
 
 def _caps(folder: Path, found: list[Evidence], consulted: dict[str, Stamp]) -> list[Evidence]:
-    """What caps an open TensorFlow requirement in ``folder``: its CI's Python, a requirement on
-    tensorflow-addons (fixer/target/caps.py)."""
+    """What caps an open TensorFlow requirement in ``folder``: its CI's Python, a requirement on a
+    package built on Keras 2 such as tensorflow-addons (fixer/target/caps.py)."""
     workflows = str(folder / ".github" / "workflows")
     consulted[workflows] = _stamp(workflows)  # a workflow added or removed changes the folder
     python, files = python_cap(folder)
@@ -389,8 +404,8 @@ def _caps(folder: Path, found: list[Evidence], consulted: dict[str, Stamp]) -> l
         consulted[str(path)] = _stamp(str(path))
     for name in (".travis.yml", "tox.ini"):
         consulted.setdefault(str(folder / name), _stamp(str(folder / name)))
-    addons = [addons_cap(e) for e in found if e.kind == "tensorflow-addons" and _dependency_statement(e)]
-    return ([python] if python is not None else []) + addons
+    packages = [package_cap(e) for e in found if _dependency_statement(e)]
+    return ([python] if python is not None else []) + [cap for cap in packages if cap is not None]
 
 
 def _dependency_statement(evidence: Evidence) -> bool:

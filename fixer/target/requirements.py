@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fixer.target.versions import CURRENT, Version, released
+from fixer.target.versions import CURRENT, KERAS2_PACKAGES, Version, released
 
 _INFINITY: Version = (1 << 30,)
 
@@ -27,7 +27,6 @@ _TENSORFLOW = frozenset(
 _NIGHTLY = frozenset({"tf-nightly", "tf-nightly-cpu", "tf-nightly-gpu"})
 _KERAS = frozenset({"keras", "keras-nightly"})
 _TF_KERAS = frozenset({"tf-keras", "tf-keras-nightly"})
-_ADDONS = frozenset({"tensorflow-addons"})
 
 _VERSION = r"\d+(?:\.\d+)*(?:\.\*)?"
 _OPERATOR = r"===|==|!=|<=|>=|~=|<|>|=|\^|~"
@@ -42,8 +41,9 @@ def normalise(name: str) -> str:
 
 
 def package_kind(name: str) -> str | None:
-    """ "tensorflow", "tf-nightly", "keras", "tf-keras" or "tensorflow-addons" (which caps
-    TensorFlow at 2.15) for a distribution that decides the target."""
+    """ "tensorflow", "tf-nightly", "keras", "tf-keras", or the name of a package built on Keras 2
+    (`tensorflow-addons`, which caps TensorFlow at 2.15: versions.KERAS2_PACKAGES) for a
+    distribution that decides the target."""
     normal = normalise(name)
     if normal in _TENSORFLOW:
         return "tensorflow"
@@ -53,8 +53,8 @@ def package_kind(name: str) -> str | None:
         return "keras"
     if normal in _TF_KERAS:
         return "tf-keras"
-    if normal in _ADDONS:
-        return "tensorflow-addons"
+    if normal in KERAS2_PACKAGES:
+        return normal
     return None
 
 

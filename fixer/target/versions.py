@@ -96,6 +96,15 @@ NEWEST_FOR_PYTHON: dict[tuple[int, int], tuple[int, int]] = {
     (3, 9): (2, 20),
 }
 
-# TensorFlow Addons (end of life; last release 0.23.0) supports TensorFlow 2.13 to 2.15 and is built
-# on Keras 2 (its layers and optimizers subclass tf.keras's): a project that needs it runs <= 2.15.
-ADDONS_NEWEST: tuple[int, int] = (2, 15)
+# Packages built on Keras 2, by their PEP 503 distribution name: (the module a script imports, the
+# newest TensorFlow they run on). A project that requires or imports one runs Keras 2 (docs/target.md,
+# "Packages built on Keras 2"). Only packages whose ceiling a probe measured are listed
+# (benchmarks/probe_tensorflow_caps.py):
+# - tensorflow-addons (end of life; last release 0.23.0) declares TensorFlow 2.13 to 2.15, its layers
+#   and optimizers subclass tf.keras's, and its import raises under TensorFlow 2.21 (Keras 3).
+# - uncertainty-baselines: its `optimizers` module imports tensorflow_addons (the 0.0.7 wheel; its
+#   source's setup.py requires tensorflow_addons too), so `ub.optimizers` does not exist under 2.21.
+KERAS2_PACKAGES: dict[str, tuple[str, tuple[int, int]]] = {
+    "tensorflow-addons": ("tensorflow_addons", (2, 15)),
+    "uncertainty-baselines": ("uncertainty_baselines", (2, 15)),
+}

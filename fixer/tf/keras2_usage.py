@@ -5,17 +5,18 @@ Measured on TensorFlow 2.21 (benchmarks/probe_keras2_only_calls.py): Keras 3 rai
 for an optimizer's `lr=` keyword and has no `fit_generator` / `evaluate_generator` /
 `predict_generator`; tf-keras (Keras 2) accepts both. Keras 3 has no
 `tf.keras.layers.experimental.preprocessing` and no `tf.keras.optimizers.experimental`
-(AttributeError; tf-keras has both). A module that imports `tensorflow_addons` (built on Keras 2,
-TensorFlow <= 2.15) is written for Keras 2 too.
+(AttributeError; tf-keras has both). A module that imports a package built on Keras 2
+(`tensorflow_addons`, TensorFlow <= 2.15: fixer/target/versions.py KERAS2_PACKAGES) is written for
+Keras 2 too.
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.target.caps import import_cap
 from fixer.target.requirements import Range
 from fixer.target.sources import Evidence, line_of
 
@@ -30,16 +31,16 @@ _KERAS2_ONLY_MODULES = (
     "tensorflow.keras.layers.experimental.preprocessing.",
     "tensorflow.keras.optimizers.experimental.",
 )
-_ADDONS_IMPORT = re.compile(r"(?m)^[ \t]*(?:import|from)[ \t]+tensorflow_addons\b")
 
 
 def keras2_usage_evidence(index: ModuleIndex, names: NameResolver, path: str, text: str) -> Evidence | None:
     """The first call in the module that only Keras 2 accepts (`Adam(lr=0.001)`,
-    `model.fit_generator(...)`, `tf.keras.optimizers.experimental.AdamW()`) or an import of
-    `tensorflow_addons`, as a statement about its target; None when there is none."""
-    addons = _ADDONS_IMPORT.search(text)
-    if addons is not None:
-        return _statement(addons.group(0).strip(), path, text)
+    `model.fit_generator(...)`, `tf.keras.optimizers.experimental.AdamW()`) or an import of a
+    package built on Keras 2 (`tensorflow_addons`), as a statement about its target; None when
+    there is none."""
+    package = import_cap(text, path)
+    if package is not None:
+        return package
     for call in index.calls:
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in _GENERATOR_METHODS:

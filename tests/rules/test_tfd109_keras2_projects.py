@@ -58,3 +58,31 @@ def test_keras_2_only_names_mean_keras_2_where_no_version_is_stated(tmp_path: Pa
     assert _codes(pinned / "o.py", SCRIPT + adamw) == ["TFD109"]
     keras3 = _project(tmp_path / "c", {"pyproject.toml": "[project]\nname = 'k'\ndependencies = ['keras>=3.15']\n"})
     assert _codes(keras3 / "tools" / "o.py", SCRIPT + adamw) == ["TFD109"]
+
+
+def test_an_unpinned_script_that_imports_a_library_built_on_keras_2_runs_keras_2(tmp_path: Path):
+    # Experiment scripts with no pin of their own that import a sibling research library (installed
+    # from its own repository, built on tensorflow-addons) run on that library's Keras 2.
+    experiments = _project(tmp_path / "experiments", {})
+    pinned = _project(tmp_path / "pinned", {"requirements.txt": "tensorflow==2.21.0\n"})
+    sibling = "import uncertainty_baselines as ub\n" + SCRIPT
+    nested = SCRIPT + "\n\ndef main():\n    from uncertainty_baselines.datasets import get\n    return get\n"
+    assert _codes(experiments / "mimo" / "cifar.py", sibling) == []
+    assert _codes(experiments / "mimo" / "nested.py", nested) == []
+    # Controls: an unpinned Keras 3 script stays reported, and so does one whose project states
+    # TensorFlow 2.21 (the import cannot make a known Keras 3 release Keras 2).
+    assert _codes(experiments / "mimo" / "plain.py", SCRIPT) == ["TFD109"]
+    assert _codes(experiments / "mimo" / "other.py", "import tensorflow_datasets as tfds\n" + SCRIPT) == ["TFD109"]
+    assert _codes(pinned / "cifar.py", sibling) == ["TFD109"]
+
+
+def test_the_import_caps_a_requirement_open_above_as_a_requirement_on_the_library_would(tmp_path: Path):
+    # The repository's package declares only a lower bound (an extra `tensorflow>=2.0`); its
+    # experiment scripts import the sibling library built on Keras 2, so they run TensorFlow <= 2.15.
+    repo = _project(tmp_path / "repo", {"setup.py": "extras_require={'tensorflow': ['tensorflow>=2.0.0']}\n"})
+    bounded = _project(tmp_path / "bounded", {"requirements.txt": "tensorflow>=2.16,<2.22\n"})
+    sibling = "import uncertainty_baselines as ub\n" + SCRIPT
+    assert _codes(repo / "experimental" / "mimo" / "cifar.py", sibling) == []
+    assert _codes(repo / "experimental" / "mimo" / "plain.py", SCRIPT) == ["TFD109"]
+    # A requirement bounded above is the project's choice of release: the import does not move it.
+    assert _codes(bounded / "cifar.py", sibling) == ["TFD109"]

@@ -108,3 +108,27 @@ def test_a_new_workflow_changes_the_decision(tmp_path):
     (root / ".github" / "workflows").mkdir(parents=True)
     (root / ".github" / "workflows" / "ci.yml").write_text(WORKFLOW.format(versions="[3.7]"))
     assert target_for(root / "x.py").version == (2, 11)
+
+
+def test_a_requirement_on_another_package_built_on_keras_2_caps_like_addons(tmp_path):
+    # An application that needs a research library built on tensorflow-addons runs what that library runs.
+    library = project(tmp_path / "a", {"requirements.txt": "tensorflow>=2.4\nuncertainty-baselines\n"})
+    unrelated = project(tmp_path / "b", {"requirements.txt": "tensorflow>=2.4\ntensorflow-datasets\n"})
+    target = target_for(library / "train.py")
+    assert (target.version, target.keras) == ((2, 15), 2)
+    assert target.cap_from is not None and target.cap_from.text == "uncertainty-baselines"
+    assert (target_for(unrelated / "train.py").version, target_for(unrelated / "train.py").keras) == ((2, 21), 3)
+
+
+def test_an_import_of_a_package_built_on_keras_2_caps_an_open_requirement(tmp_path):
+    from fixer.target.caps import import_cap
+
+    root = project(tmp_path, {"setup.py": SETUP.format(requirements="'tensorflow>=2.0'")})
+    folder = target_for(root / "experiments" / "run.py")
+    text = "import os\n\nimport uncertainty_baselines as ub  # the sibling library\n"
+    evidence = import_cap(text, str(root / "experiments" / "run.py"))
+    assert evidence is not None and (evidence.kind, evidence.line) == ("uncertainty-baselines", 3)
+    capped = folder.with_keras2_usage(evidence)
+    assert (folder.version, capped.version, capped.keras) == ((2, 21), (2, 15), 2)
+    assert "capped by" in capped.provenance() and "import uncertainty_baselines" in capped.provenance()
+    assert import_cap("import uncertainty_baselines_extra\nimport tensorflow_datasets\n", "x.py") is None
