@@ -29,7 +29,6 @@ NOT_YET_MIGRATED = frozenset({
     "codemods/placement/train_step_outside_strategy_run.py::_bindings",
     "fixer/tf/checkpoints.py::_attribute_bindings",
     "fixer/tf/checkpoints.py::_bindings",
-    "fixer/tf/dataflow.py::bound_in",
     "fixer/tf/datasets.py::_bindings",
     "fixer/tf/datasets.py::bindings",
     "fixer/tf/keras_flavour.py::_raw_binding",
