@@ -31,7 +31,6 @@ NOT_YET_MIGRATED = frozenset({
     "fixer/tf/checkpoints.py::_bindings",
     "fixer/tf/datasets.py::_bindings",
     "fixer/tf/datasets.py::bindings",
-    "fixer/tf/keras_flavour.py::_raw_binding",
     "fixer/tf/loss_scaling.py::last_assignment_anywhere",
     "fixer/tf/optimizers.py::_bound_before",
     "fixer/tf/optimizers.py::_later_binding_in_block",
@@ -41,9 +40,6 @@ NOT_YET_MIGRATED = frozenset({
     "fixer/tf/strategies.py::_bound_to_other_object",
     "fixer/tf/strategies.py::_find_bound_strategies",
     "fixer/tf/strategies.py::_reaching",
-    "fixer/tf/tf_config_sources.py::_bound_anywhere",
-    "fixer/tf/tf_config_sources.py::_reaching_binding",
-    "fixer/tf/tf_config_sources.py::_rebound",
     # _bound_outside and _first_unbound are pieces of unbound_inserted_names split out by the
     # per-function fix checks (issue 29, fixer/tf/fix_scope.py); they move onto fixer.semantic with it.
     "fixer/tf/validity.py::_bound_outside",
