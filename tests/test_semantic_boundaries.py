@@ -29,8 +29,6 @@ NOT_YET_MIGRATED = frozenset({
     "codemods/placement/train_step_outside_strategy_run.py::_bindings",
     "fixer/tf/checkpoints.py::_attribute_bindings",
     "fixer/tf/checkpoints.py::_bindings",
-    "fixer/tf/datasets.py::_bindings",
-    "fixer/tf/datasets.py::bindings",
     "fixer/tf/loss_scaling.py::last_assignment_anywhere",
     "fixer/tf/optimizers.py::_bound_before",
     "fixer/tf/optimizers.py::_later_binding_in_block",

@@ -18,7 +18,7 @@ import libcst as cst
 from fixer.report import render
 from fixer.tf.bindings import assignments_in
 from fixer.tf.dataflow import names_in
-from fixer.tf.datasets import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTING, loads_tfds_split
+from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTING, loads_tfds_split
 from fixer.tf.parameters import parameter
 from fixer.types import Edit
 
