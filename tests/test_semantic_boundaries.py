@@ -33,7 +33,6 @@ NOT_YET_MIGRATED = frozenset({
     "fixer/tf/optimizers.py::_bound_before",
     "fixer/tf/optimizers.py::_later_binding_in_block",
     "fixer/tf/paths.py::bound_on_every_path",
-    "fixer/tf/pipelines.py::binding",
     "fixer/tf/replica.py::_follow_binding",
     "fixer/tf/strategies.py::_bound_to_other_object",
     "fixer/tf/strategies.py::_find_bound_strategies",
