@@ -140,8 +140,10 @@ def binding(ctx: RuleContext, name: str, at: cst.CSTNode) -> tuple[cst.BaseExpre
         before = []  # read when the function runs: the latest module binding
     else:
         before = [b for b in reaching if index.before(b.statement, at) and not index.is_within(at, b.statement)]
-    chosen = (before or reaching or [None])[-1]
-    if chosen is None or not isinstance(chosen.statement, cst.Assign):
+    if not reaching:
+        return None
+    chosen = (before or reaching)[-1]
+    if not isinstance(chosen.statement, cst.Assign):
         return None
     if not any(target.target is chosen.node for target in chosen.statement.targets):
         return None
