@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
-from fixer.semantic.bindings import BindingKind
 from fixer.test_files import is_test_path
 from fixer.tf.names import dotted_name
 
 if TYPE_CHECKING:
     from fixer.clusterspec import ClusterProblem
     from fixer.context import RuleContext
+    from fixer.semantic.bindings import Binding
 
 NOT_LITERAL = object()
 _ENVIRON = "os.environ"
@@ -139,19 +139,22 @@ def _name_value(ctx: RuleContext, name_node: cst.Name, depth: int) -> object:
     ):
         return NOT_LITERAL
     semantic = ctx.tf.semantic
-    binding = semantic.only_binding(name_node)
-    if (
-        binding is None
-        or binding.kind is not BindingKind.ASSIGNMENT
-        or not isinstance(binding.statement, cst.Assign)
-        or binding.value is None
-    ):
+    reaching = semantic.resolve(name_node)
+    if not reaching:
+        # Nothing reaches the read (a snippet or notebook whose cells run out of order): the
+        # module's one plain assignment of the name, if it has exactly one, is what it reads.
+        reaching = [b for b in semantic.bindings if b.name == name and _plain_assignment(b)]
+        anywhere = True
+    else:
+        anywhere = False
+    if len(reaching) != 1 or not _plain_assignment(reaching[0]) or reaching[0].value is None:
         return NOT_LITERAL
+    binding = reaching[0]
     value = literal_value(ctx, binding.value, depth + 1)
     if value is NOT_LITERAL:
         return NOT_LITERAL
     for use in ctx.index.names.get(name, []):
-        if semantic.binding_at(use) is not None or binding not in semantic.resolve(use):
+        if semantic.binding_at(use) is not None or not (anywhere or binding in semantic.resolve(use)):
             continue  # a binding itself, or a read of another binding's value
         parent = ctx.index.parent.get(use)
         if isinstance(parent, cst.Subscript) and parent.value is use:
@@ -170,6 +173,12 @@ def _name_value(ctx: RuleContext, name_node: cst.Name, depth: int) -> object:
             if not read_only:
                 return NOT_LITERAL
     return value
+
+
+def _plain_assignment(binding: Binding) -> bool:
+    """``name = value`` (the name itself a target of a plain ``=``, not unpacked or annotated)."""
+    statement = binding.statement
+    return isinstance(statement, cst.Assign) and any(t.target is binding.node for t in statement.targets)
 
 
 def _apply_item_assignment(ctx: RuleContext, subscript: cst.Subscript, value: object, depth: int) -> bool:
