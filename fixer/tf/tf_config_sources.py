@@ -140,16 +140,14 @@ def _name_value(ctx: RuleContext, name_node: cst.Name, depth: int) -> object:
         return NOT_LITERAL
     semantic = ctx.tf.semantic
     reaching = semantic.resolve(name_node)
-    if not reaching:
+    anywhere = not reaching
+    if anywhere:
         # Nothing reaches the read (a snippet or notebook whose cells run out of order): the
         # module's one plain assignment of the name, if it has exactly one, is what it reads.
         reaching = [b for b in semantic.bindings if b.name == name and _plain_assignment(b)]
-        anywhere = True
-    else:
-        anywhere = False
-    if len(reaching) != 1 or not _plain_assignment(reaching[0]) or reaching[0].value is None:
+    binding = reaching[0] if len(reaching) == 1 else None
+    if binding is None or binding.value is None or not _plain_assignment(binding):
         return NOT_LITERAL
-    binding = reaching[0]
     value = literal_value(ctx, binding.value, depth + 1)
     if value is NOT_LITERAL:
         return NOT_LITERAL
