@@ -121,7 +121,7 @@ class DatasetNotDistributed(Rule):
             return
         if not replica.run_calls or ctx.tf.strategies.single_replica:
             return  # no replicas, or a single one that rightly gets the whole batch
-        datasets = DatasetModel(ctx)
+        datasets = DatasetModel(ctx.tf)
         steps = {f: run for run in replica.run_calls for f in [ctx.index.enclosing_function(run.call)] if f is not None}
         host = HostBatches(ctx.tf, datasets)
         # By dataset: the calls it feeds.
@@ -168,7 +168,7 @@ class DatasetNotDistributed(Rule):
             uses = [u for u in importers.uses(func.name.value) if _iterated_into_run(u)]
             if not uses:
                 continue
-            datasets = datasets or DatasetModel(ctx)
+            datasets = datasets or DatasetModel(ctx.tf)
             where = uses[0].where(importers.root)
             for ret in _returns(ctx, func):
                 assert ret.value is not None  # _returns keeps the returns with a value

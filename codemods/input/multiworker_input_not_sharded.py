@@ -8,7 +8,7 @@ import libcst as cst
 
 from fixer.rule import Rule
 from fixer.tf.dataflow import names_in, result_never_read
-from fixer.tf.datasets import DATASET_CONSTRUCTORS
+from fixer.tf.dataset_api import DATASET_CONSTRUCTORS
 from fixer.tf.file_sources import file_count, literal_worker_count
 from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
 from fixer.tf.parameters import positional_parameters

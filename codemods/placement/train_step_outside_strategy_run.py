@@ -472,7 +472,7 @@ class TrainStepOutsideStrategyRun(Rule):
                     and iterable.args
                 ):
                     iterable = iterable.args[0].value
-                kind = DatasetModel(ctx).kind(iterable)
+                kind = DatasetModel(ctx.tf).kind(iterable)
                 if kind == DISTRIBUTED:
                     return []
                 if kind == PLAIN:

@@ -16,7 +16,7 @@ from fixer.semantic.bindings import BindingKind, Branch
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in, value_names
-from fixer.tf.parameters import call_position, parameter
+from fixer.tf.parameters import call_position
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.types import Edit
@@ -243,11 +243,11 @@ def per_worker(ctx: RuleContext, path: cst.BaseExpression, depth: int = 0) -> bo
     if depth >= 4:
         return False
     for name in value_names(path):
-        for value in _bindings(ctx, name, path):
+        for value in _reaching_values(ctx, name, path):
             if per_worker(ctx, value, depth + 1):
                 return True
     for attribute in _attributes(path):
-        for value in _attribute_bindings(ctx, attribute):
+        for value in _attribute_values(ctx, attribute):
             if per_worker(ctx, value, depth + 1):
                 return True
     for call in _calls_in(ctx, path):
@@ -298,9 +298,11 @@ def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
     return found
 
 
-def _attribute_bindings(ctx: RuleContext, attribute: cst.Attribute) -> list[cst.BaseExpression]:
+def _attribute_values(ctx: RuleContext, attribute: cst.Attribute) -> list[cst.BaseExpression]:
     """Values assigned to ``self.x`` (in any method of the same class) or to ``obj.x`` (in the same
-    function or the module): an attribute is followed like a variable."""
+    function or the module), in any order: every value the attribute may hold. Attributes are not
+    names, so the semantic model has no bindings for them; this lists assignments, it does not
+    decide which one reaches."""
     # An attribute of a plain name (see _attributes).
     owner, attr = cast("cst.Name", attribute.value).value, attribute.attr.value
     func = ctx.index.enclosing_function(attribute)
@@ -329,27 +331,20 @@ def _calls_in(ctx: RuleContext, node: cst.CSTNode) -> list[cst.Call]:
     return [c for c in ctx.index.calls if ctx.index.is_within(c, node)]
 
 
-def _bindings(ctx: RuleContext, name: str, at: cst.CSTNode) -> list[cst.BaseExpression]:
-    """Values ``name`` may hold at ``at``: its assignments in the same function (or module), and
-    for a parameter, what the function's callers pass."""
-    func = ctx.index.enclosing_function(at)
+def _reaching_values(ctx: RuleContext, name: str, at: cst.CSTNode) -> list[cst.BaseExpression]:
+    """Values ``name`` may hold at ``at``: what the assignments that reach it assign
+    (``ctx.tf.semantic``; the whole right-hand side of an unpacking), and for a parameter its
+    default and what the function's callers pass."""
     values: list[cst.BaseExpression] = []
-    for scope in {func, None}:
-        for assign in ctx.index.in_function("assigns", scope):
-            targets = assignment_targets(assign)
-            if assign.value is not None and any(
-                name in names_in(t) for t in targets if isinstance(t, (cst.Name, cst.Tuple, cst.List))
-            ):
-                values.append(assign.value)
-        if values:
-            break
-    if isinstance(func, cst.FunctionDef):
-        param = parameter(func, name)
-        if param is not None:
-            if param.default is not None:
-                values.append(param.default)
-            position = call_position(func, name, skip_first=ctx.index.method_class(func) is not None)
-            for site in ctx.tf.strategies.call_sites(func):
+    for binding in ctx.tf.semantic.reaching(name, at):
+        statement = binding.statement
+        if isinstance(statement, cst.Assign | cst.AnnAssign | cst.AugAssign) and statement.value is not None:
+            values.append(statement.value)
+        elif isinstance(binding.node, cst.Param) and isinstance(statement, cst.FunctionDef):
+            if binding.node.default is not None:
+                values.append(binding.node.default)
+            position = call_position(statement, name, skip_first=ctx.index.method_class(statement) is not None)
+            for site in ctx.tf.strategies.call_sites(statement):
                 argument = argument_value(site, position, name)
                 if argument is not None:
                     values.append(argument)

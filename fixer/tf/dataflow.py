@@ -60,8 +60,9 @@ def _unpacked_names(node: cst.CSTNode) -> set[str] | None:
     return names
 
 
-def bound_in(statement: cst.CSTNode) -> set[str]:
-    """Names a statement may (re)bind; compound statements count everything they mention."""
+def written_names(statement: cst.CSTNode) -> set[str]:
+    """Names a statement may write (assign, import, define); compound statements count everything
+    they mention. A syntactic over-approximation for moving statements, not which binding reaches."""
     bound: set[str] = set()
     simple = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
     for node in simple:
@@ -81,9 +82,9 @@ def bound_in(statement: cst.CSTNode) -> set[str]:
 def independent(moved: list[cst.CSTNode], between: list[cst.CSTNode]) -> bool:
     """True when moving ``moved`` across ``between`` cannot change what either sees."""
     moved_names = set().union(*(names_in(s) for s in moved))
-    moved_bound = set().union(*(bound_in(s) for s in moved))
+    moved_bound = set().union(*(written_names(s) for s in moved))
     between_names = set().union(set(), *(names_in(s) for s in between))
-    between_bound = set().union(set(), *(bound_in(s) for s in between))
+    between_bound = set().union(set(), *(written_names(s) for s in between))
     return not (moved_bound & between_names) and not (moved_names & between_bound)
 
 

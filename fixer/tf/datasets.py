@@ -9,71 +9,21 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.semantic.bindings import BindingKind
 from fixer.tf.calls import argument_value
+from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTING, TFDS_LOADS, loads_tfds_split
 from fixer.tf.names import dotted_name
-from fixer.tf.parameters import call_position, parameter, takes_receiver
+from fixer.tf.parameters import call_position, takes_receiver
 from fixer.tf.strategies import visible_defs
 
 if TYPE_CHECKING:
-    from fixer.context import RuleContext
-
-DATASET_CONSTRUCTORS = (
-    "tensorflow.data.Dataset.",
-    "tensorflow.data.TFRecordDataset",
-    "tensorflow.data.TextLineDataset",
-    "tensorflow.data.FixedLengthRecordDataset",
-    "tensorflow.data.experimental.make_csv_dataset",
-    "tensorflow.data.experimental.make_batched_features_dataset",
-    "keras.utils.image_dataset_from_directory",
-    "keras.utils.text_dataset_from_directory",
-    "keras.preprocessing.image_dataset_from_directory",
-)
-DATASET_METHODS = frozenset(
-    {
-        "batch",
-        "map",
-        "shuffle",
-        "repeat",
-        "prefetch",
-        "take",
-        "skip",
-        "filter",
-        "cache",
-        "unbatch",
-        "padded_batch",
-        "interleave",
-        "flat_map",
-        "with_options",
-        "shard",
-        "apply",
-        "zip",
-        "concatenate",
-        "rebatch",
-        "ragged_batch",
-        "enumerate",
-        "window",
-    }
-)
-DISTRIBUTING = frozenset(
-    {
-        "experimental_distribute_dataset",
-        "distribute_datasets_from_function",
-        "experimental_distribute_datasets_from_function",
-    }
-)
-
-
-def loads_tfds_split(callee: str | None, call: cst.Call) -> bool:
-    """``tfds.load(..., split=...)``: a `tf.data` dataset per split (without a split: a dict of them)."""
-    return callee in TFDS_LOADS and any(a.keyword is not None and a.keyword.value == "split" for a in call.args)
-
+    from fixer.tf.model import TFModel
 
 PLAIN = "plain"
 DISTRIBUTED = "distributed"
 _WRAPPERS = frozenset({"enumerate", "iter"})
 # Hops to other code followed from one expression: names rebound step by step, helpers, parameters.
 _MAX_HOPS = 12
-TFDS_LOADS = frozenset({"tensorflow_datasets.load"})
 
 
 class DatasetModel:
@@ -86,8 +36,8 @@ class DatasetModel:
     (``fixer/tf/project_imports.py``).
     """
 
-    def __init__(self, ctx: RuleContext) -> None:
-        self.ctx = ctx
+    def __init__(self, tf: TFModel) -> None:
+        self.tf = tf
         self._cache: dict[tuple[int, int], str | None] = {}
 
     def is_dataset(self, expr: cst.BaseExpression, near: cst.CSTNode | None = None) -> bool:
@@ -111,9 +61,9 @@ class DatasetModel:
         return result
 
     def _kind(self, expr: cst.BaseExpression, near: cst.CSTNode, depth: int) -> str | None:
-        ctx = self.ctx
+        tf = self.tf
         if isinstance(expr, cst.Call):
-            callee = ctx.tf.names.callee(expr)
+            callee = tf.names.callee(expr)
             if callee is not None and callee.rsplit(".", 1)[-1] == "tqdm" and expr.args:
                 return self.kind(expr.args[0].value, near, depth)  # a progress bar yields the elements
             if callee is not None:
@@ -121,7 +71,7 @@ class DatasetModel:
                     return PLAIN if loads_tfds_split(callee, expr) else None
                 if callee.startswith(DATASET_CONSTRUCTORS):
                     return PLAIN
-            imported = ctx.tf.project.returned(expr.func)
+            imported = tf.project.returned(expr.func)
             if imported is not None or callee is not None:
                 # A builder of another module of the project (`utility.make_dataset(...)`), or a library's call.
                 return PLAIN if imported is not None and imported.kind == "dataset" else None
@@ -147,7 +97,7 @@ class DatasetModel:
             key = dotted_name(expr)
             if key is None:
                 return None
-            return self._agree([self.kind(v, r, depth + 1) for v, r in self._bindings(key, expr, near)])
+            return self._agree([self.kind(v, r, depth + 1) for v, r in self.bindings(key, near)])
         return None
 
     @staticmethod
@@ -155,7 +105,7 @@ class DatasetModel:
         return kinds[0] if kinds and all(k == kinds[0] for k in kinds) else None
 
     def _returned(self, name: str, near: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
-        index = self.ctx.index
+        index = self.tf.index
         found = []
         for factory in visible_defs(index, name, near):
             for ret in index.in_function("returns", factory):
@@ -166,7 +116,7 @@ class DatasetModel:
     def _called_instance(self, name: str, near: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
         """What ``name()`` returns when ``name`` holds an instance of a class of this module
         (``loader = Loader(16)``, then ``loader()``): the returns of that class's ``__call__``."""
-        index = self.ctx.index
+        index = self.tf.index
         found: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
         for value, _ in self.bindings(name, near):
             if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
@@ -179,37 +129,23 @@ class DatasetModel:
                     found.extend((r.value, r) for r in index.in_function("returns", method) if r.value is not None)
         return found
 
-    def _bindings(
-        self, key: str, expr: cst.BaseExpression, near: cst.CSTNode
-    ) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
-        return self.bindings(key, near)
-
     def bindings(self, key: str, near: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
-        """What ``key`` may hold at ``near``: assigned values (an unpacked element where it can be
-        told), or the arguments given for a parameter; each with the node to resolve it from."""
-        index = self.ctx.index
+        """What ``key`` may hold at ``near``: the values of the ``=`` bindings of the name that reach
+        it (``tf.semantic``; an unpacked element where it can be told), and for a parameter the
+        arguments its function is called with; each with the node to resolve it from. ``self.x``
+        (an attribute, which the semantic model does not follow): its assignments in the module."""
         if "." in key:
             found = []
-            for assign in index.assigns:
+            for assign in self.tf.index.assigns:
                 found.extend(self._assigned(assign, key))
             return found
-        scope = index.enclosing_function(near)
-        while True:
-            assigns = [
-                a for a in index.in_function("assigns", scope) if isinstance(a, cst.Assign) and self._binds(a, key)
-            ]
-            # The binding that reaches ``near``: the last one before it (`ds = ds.batch(8)` reads the
-            # previous `ds`); a function reading a global assigned later sees every assignment.
-            earlier = [a for a in assigns if index.before(a, near) and not index.is_within(near, a)]
-            if earlier:
-                return self._assigned(earlier[-1], key)
-            if assigns:
-                return [found for a in assigns for found in self._assigned(a, key)]
-            if scope is None:
-                return []
-            if isinstance(scope, cst.FunctionDef) and parameter(scope, key) is not None:
-                return self._arguments(scope, key)
-            scope = index.enclosing_function(scope)
+        values: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
+        for binding in self.tf.semantic.reaching(key, near):
+            if binding.kind is BindingKind.PARAMETER and isinstance(binding.statement, cst.FunctionDef):
+                values.extend(self._arguments(binding.statement, key))
+            elif isinstance(binding.statement, cst.Assign):
+                values.extend(self._assigned(binding.statement, key))
+        return values
 
     @staticmethod
     def _binds(assign: cst.Assign, key: str) -> bool:
@@ -244,7 +180,7 @@ class DatasetModel:
         if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
             return [(value, value)]  # `x, y = batch`: a part of whatever ``value`` is
         if isinstance(value, cst.Call):
-            if self.ctx.tf.names.callee(value) in TFDS_LOADS:
+            if self.tf.names.callee(value) in TFDS_LOADS:
                 return [(value, value)]  # split=[...]: one dataset per split
             if isinstance(value.func, cst.Name) and value.func.value == "next" and value.args:
                 return [(value, value)]  # `x, y = next(it)`: a part of the element `next` reads
@@ -260,7 +196,7 @@ class DatasetModel:
     def _arguments(self, func: cst.FunctionDef, name: str) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
         position = call_position(func, name, skip_first=takes_receiver(func))
         found: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
-        for site in self.ctx.tf.strategies.call_sites(func):
+        for site in self.tf.strategies.call_sites(func):
             value = argument_value(site, position, name)
             if value is None:
                 return []  # one call site we cannot read: unknown

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from fixer.cache import Stamp, file_stamp
 from fixer.sources import SourceError, open_regular
-from fixer.tf.datasets import DATASET_METHODS
+from fixer.tf.dataset_api import DATASET_METHODS
 from fixer.tf.importer_uses import DISTRIBUTE, FIT, LOOP_RUN, RUN, ModuleImporters, Use
 from fixer.tf.module_summary import LIBRARY_ROOTS, dotted, module_imports
 

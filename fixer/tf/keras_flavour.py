@@ -106,38 +106,19 @@ def keras_module(ctx: RuleContext, func: cst.BaseExpression) -> str:
     from TensorFlow 2.16 on) or "tensorflow" (`tf.keras`: follows TF_USE_LEGACY_KERAS)."""
     dotted = dotted_name(func) or ""
     head = dotted.split(".")[0]
-    bound = _raw_binding(ctx, head) or head
+    bound = _import_path(ctx, head) or head
     root = bound.split(".")[0]
     return root if root in ("tf_keras", "keras") else "tensorflow"
 
 
-def _raw_binding(ctx: RuleContext, local: str) -> str | None:
-    """The module path an imported local name stands for, as written (not canonicalised)."""
-    for node in ctx.index.imports:
-        if isinstance(node, cst.Import):
-            for alias in node.names:
-                target = dotted_name(alias.name) if isinstance(alias.name, (cst.Name, cst.Attribute)) else None
-                if target is None:
-                    continue
-                name = (
-                    alias.asname.name.value
-                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name)
-                    else target.split(".")[0]
-                )
-                if name == local:
-                    return target
-        elif not node.relative and node.module is not None and not isinstance(node.names, cst.ImportStar):
-            module = dotted_name(node.module)
-            for alias in node.names:
-                if not isinstance(alias.name, cst.Name):
-                    continue
-                name = (
-                    alias.asname.name.value
-                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name)
-                    else alias.name.value
-                )
-                if name == local and module is not None:
-                    return f"{module}.{alias.name.value}"
+def _import_path(ctx: RuleContext, local: str) -> str | None:
+    """The module path the file's first absolute import of ``local`` names, as written (not
+    canonicalised): ``import a.b as local`` is ``a.b``, ``import local.b`` is ``local`` (the name it
+    binds), ``from m import local`` is ``m.local``."""
+    for binding in ctx.tf.semantic.bindings:
+        if binding.name == local and binding.imported is not None and not binding.imported[0].startswith("."):
+            module, name = binding.imported
+            return f"{module}.{name}" if name else module
     return None
 
 

@@ -105,7 +105,7 @@ class TFModel:
     @cached_property
     def replica(self) -> ReplicaModel:
         """Replica functions, `strategy.run` calls and `tf.function` steps."""
-        return ReplicaModel(self.index, self.names, self.strategies)
+        return ReplicaModel(self.index, self.names, self.strategies, lambda: self.semantic)
 
     @cached_property
     def project(self) -> ProjectImports:

@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from fixer.tf.datasets import DATASET_CONSTRUCTORS, DATASET_METHODS
+from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS
 from fixer.tf.legacy_switch import legacy_switch
 from fixer.tf.names import canonical
 

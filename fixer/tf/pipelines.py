@@ -16,10 +16,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.report import render
-from fixer.tf.bindings import assignments_in
 from fixer.tf.dataflow import names_in
-from fixer.tf.datasets import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTING, loads_tfds_split
-from fixer.tf.parameters import parameter
+from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTING, loads_tfds_split
 from fixer.types import Edit
 
 if TYPE_CHECKING:
@@ -128,23 +126,28 @@ def reads_task_selection(ctx: RuleContext) -> bool:
 
 
 def binding(ctx: RuleContext, name: str, at: cst.CSTNode) -> tuple[cst.BaseExpression, cst.CSTNode] | None:
-    """The value of the last plain assignment ``name = ...`` before ``at`` in its function (or the
-    module, for a name the function does not bind), and the assignment."""
-    func = ctx.index.enclosing_function(at)
-    scopes = [func, None] if func is not None else [None]
-    holding_at = {id(at), *map(id, ctx.index.ancestors(at))}  # an assignment holding `at` is not before it
-    for scope in scopes:
-        found = None
-        for assign in assignments_in(ctx.index, name, scope):
-            if scope is None and func is not None:
-                found = assign  # a module binding seen from a function: the latest one
-            elif ctx.index.before(assign, at) and id(assign) not in holding_at:
-                found = assign
-        if found is not None:
-            return found.value, found
-        if scope is func and func is not None and parameter(func, name) is not None:
-            return None
-    return None
+    """The value of the plain assignment ``name = ...`` that reaches ``at``, and the assignment.
+
+    ``ctx.tf.semantic`` gives the bindings that can reach ``at``; of several (if/else arms, a
+    loop), the last one written before ``at`` is taken, and for a module name a function reads
+    (when it runs) the latest. None when that one is a parameter or binds otherwise (a loop
+    target, an import, an unpacked tuple).
+    """
+    index, semantic = ctx.index, ctx.tf.semantic
+    reaching = semantic.reaching(name, at)
+    from_function = index.enclosing_function(at) is not None
+    if from_function and all(b.scope is semantic.module_scope for b in reaching):
+        before = []  # read when the function runs: the latest module binding
+    else:
+        before = [b for b in reaching if index.before(b.statement, at) and not index.is_within(at, b.statement)]
+    if not reaching:
+        return None
+    chosen = (before or reaching)[-1]
+    if not isinstance(chosen.statement, cst.Assign):
+        return None
+    if not any(target.target is chosen.node for target in chosen.statement.targets):
+        return None
+    return chosen.statement.value, chosen.statement
 
 
 def pipeline(

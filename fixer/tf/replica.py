@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.tf.bindings import assignments_in, assignments_to
+from fixer.semantic.bindings import BindingKind
+from fixer.tf.bindings import assignments_to
 from fixer.tf.calls import argument_value
 from fixer.tf.classes import methods_of_other_objects, resolve_method
 from fixer.tf.keras_models import keras_steps
@@ -17,8 +18,9 @@ from fixer.tf.parameters import call_position, parameter, takes_receiver
 from fixer.tf.strategies import StrategyModel, visible_defs
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
+    from fixer.semantic.model import SemanticModel
     from fixer.tf.index import FunctionLike, ModuleIndex
 
 RUN_METHODS = frozenset({"run", "experimental_run_v2"})
@@ -49,10 +51,17 @@ class RunCall:
 class ReplicaModel:
     """Which functions run in replica context, which steps call `strategy.run`, which are graphs."""
 
-    def __init__(self, index: ModuleIndex, names: NameResolver, strategies: StrategyModel) -> None:
+    def __init__(
+        self,
+        index: ModuleIndex,
+        names: NameResolver,
+        strategies: StrategyModel,
+        semantic: Callable[[], SemanticModel],
+    ) -> None:
         self.index = index
         self.names = names
         self.strategies = strategies
+        self.semantic = semantic  # built on first use: most files never follow a binding
         # resolve_callable's answers by (node, near): rules ask it for every call of every
         # replica function, often the same calls.
         self._resolved: dict[tuple[cst.CSTNode, cst.CSTNode | None], tuple[FunctionLike, ...]] = {}
@@ -138,7 +147,9 @@ class ReplicaModel:
         return found
 
     def _follow_binding(self, node: cst.BaseExpression, near: cst.CSTNode, depth: int) -> list[FunctionLike]:
-        """What ``node`` (a name or ``self.x``) is assigned, or the arguments given for a parameter."""
+        """What ``node`` (a name or ``self.x``) is assigned, or the arguments given for a parameter:
+        for a name, the ``=`` bindings and parameters that reach ``near`` (``semantic``); ``self.x``
+        (an attribute, which the semantic model does not follow), its assignments in the module."""
         key = dotted_name(node)
         if key is None or self.names.qualified(node) is not None:
             return []
@@ -148,23 +159,18 @@ class ReplicaModel:
             return [
                 f for a in assignments_to(self.index, key) for f in self.resolve_callable(a.value, a.value, depth + 1)
             ]
-        scope = self.index.enclosing_function(near)
-        while True:
-            values = [a.value for a in assignments_in(self.index, key, scope)]
-            if values:
-                return [f for value in values for f in self.resolve_callable(value, value, depth + 1)]
-            if scope is None:
-                return []
-            if isinstance(scope, cst.FunctionDef) and isinstance(node, cst.Name):
-                if parameter(scope, node.value) is not None:
-                    position = call_position(scope, node.value, skip_first=takes_receiver(scope))
-                    found: list[FunctionLike] = []
-                    for site in self.strategies.call_sites(scope):
-                        arg = argument_value(site, position, node.value)
-                        if arg is not None:
-                            found.extend(self.resolve_callable(arg, site, depth + 1))
-                    return found
-            scope = self.index.enclosing_function(scope)
+        found: list[FunctionLike] = []
+        for binding in self.semantic().reaching(key, near):
+            statement = binding.statement
+            if isinstance(statement, cst.Assign) and any(t.target is binding.node for t in statement.targets):
+                found.extend(self.resolve_callable(statement.value, statement.value, depth + 1))
+            elif binding.kind is BindingKind.PARAMETER and isinstance(statement, cst.FunctionDef):
+                position = call_position(statement, key, skip_first=takes_receiver(statement))
+                for site in self.strategies.call_sites(statement):
+                    arg = argument_value(site, position, key)
+                    if arg is not None:
+                        found.extend(self.resolve_callable(arg, site, depth + 1))
+        return found
 
     def arguments_for(self, func: FunctionLike, name: str) -> list[tuple[cst.Call, cst.BaseExpression | None]] | None:
         """What each call of ``func`` in the module gives for its parameter ``name``.

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 
 from fixer.test_files import is_test_path
-from fixer.tf.bindings import assignments_to
 from fixer.tf.names import dotted_name
 
 if TYPE_CHECKING:
     from fixer.clusterspec import ClusterProblem
     from fixer.context import RuleContext
+    from fixer.semantic.bindings import Binding
 
 NOT_LITERAL = object()
 _ENVIRON = "os.environ"
@@ -96,7 +96,7 @@ def literal_value(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) ->
         isinstance(expr, cst.Call)
         and isinstance(expr.func, cst.Name)
         and expr.func.value == "dict"
-        and not _rebound(ctx, "dict")
+        and not ctx.tf.semantic.resolve(expr.func)  # the builtin: nothing of the file's reaches it
     ):
         return _dict_call(ctx, expr, depth)
     return NOT_LITERAL
@@ -120,44 +120,41 @@ def _dict_call(ctx: RuleContext, call: cst.Call, depth: int) -> object:
     return result
 
 
-def _rebound(ctx: RuleContext, name: str) -> bool:
-    return bool(assignments_to(ctx.index, name)) or bool(ctx.index.functions_by_name.get(name))
-
-
 # Calls that read a value without changing it: passing a name to anything else may mutate it.
 _READ_ONLY_CALLS = frozenset({"print", "len", "str", "repr", "dict", "list", "sorted", "isinstance", "bool", "type"})
 
 
 def _name_value(ctx: RuleContext, name_node: cst.Name, depth: int) -> object:
-    """The literal value a name has where ``name_node`` reads it: its binding in the module, after
-    the literal item assignments that follow (``cfg["task"]["index"] = 1``); NOT_LITERAL when that
-    binding is not certain (bound in a branch, augmented) or the value is changed from anything
-    else (``cfg["task"]["index"] = flags.task_index``, ``cfg.update(...)``, passed to a function
-    that may change it). A later re-binding (the tutorial's ``cfg = json.loads(os.environ[...])``)
-    does not matter to a read that comes before it."""
+    """The literal value a name has where ``name_node`` reads it: the one ``=`` binding that
+    reaches the read (``ctx.tf.semantic``), after the literal item assignments of the reads that
+    binding reaches (``cfg["task"]["index"] = 1``); NOT_LITERAL when several bindings may reach it
+    (bound in a branch), the name is augmented, or the value is changed from anything else
+    (``cfg["task"]["index"] = flags.task_index``, ``cfg.update(...)``, passed to a function that
+    may change it). A later re-binding (the tutorial's ``cfg = json.loads(os.environ[...])``) does
+    not matter to a read that comes before it."""
     name = name_node.value
-    bindings = assignments_to(ctx.index, name)
     if any(
         isinstance(a, (cst.AugAssign, cst.AnnAssign)) and isinstance(a.target, cst.Name) and a.target.value == name
         for a in ctx.index.assigns
     ):
         return NOT_LITERAL
-    binding, following = _reaching_binding(ctx, bindings, name_node)
-    if binding is None:
+    semantic = ctx.tf.semantic
+    reaching = semantic.resolve(name_node)
+    anywhere = not reaching
+    if anywhere:
+        # Nothing reaches the read (a snippet or notebook whose cells run out of order): the
+        # module's one plain assignment of the name, if it has exactly one, is what it reads.
+        reaching = [b for b in semantic.bindings if b.name == name and _plain_assignment(b)]
+    binding = reaching[0] if len(reaching) == 1 else None
+    if binding is None or binding.value is None or not _plain_assignment(binding):
         return NOT_LITERAL
     value = literal_value(ctx, binding.value, depth + 1)
     if value is NOT_LITERAL:
         return NOT_LITERAL
     for use in ctx.index.names.get(name, []):
-        if (
-            len(bindings) > 1
-            and ctx.index.enclosing_function(use) is ctx.index.enclosing_function(binding)
-            and (not ctx.index.before(binding, use) or (following is not None and not ctx.index.before(use, following)))
-        ):
-            continue  # in the same code, before this binding or after the next one: another value
+        if semantic.binding_at(use) is not None or not (anywhere or binding in semantic.resolve(use)):
+            continue  # a binding itself, or a read of another binding's value
         parent = ctx.index.parent.get(use)
-        if any(t.target is use for t in binding.targets):
-            continue
         if isinstance(parent, cst.Subscript) and parent.value is use:
             if not _apply_item_assignment(ctx, parent, value, depth):
                 return NOT_LITERAL
@@ -173,35 +170,13 @@ def _name_value(ctx: RuleContext, name_node: cst.Name, depth: int) -> object:
             )
             if not read_only:
                 return NOT_LITERAL
-        elif isinstance(parent, cst.Del):
-            return NOT_LITERAL
     return value
 
 
-def _reaching_binding(
-    ctx: RuleContext, bindings: list[cst.Assign], use: cst.Name
-) -> tuple[cst.Assign | None, cst.Assign | None]:
-    """The binding a read of a name certainly sees, and the binding after it (or None).
-
-    A single binding reaches every read. With several, the read sees the last one before it, if
-    that one is not inside a branch or loop the read is outside of (then which one runs is not
-    known from the text); a binding after the read counts only as where its uses end."""
-    if len(bindings) == 1:
-        return bindings[0], None
-    earlier = [b for b in bindings if ctx.index.before(b, use)]
-    if not earlier:
-        return None, None
-    binding = earlier[-1]
-    statement = ctx.index.statement_of(binding)
-    block = ctx.index.parent.get(statement)
-    if (
-        ctx.index.enclosing_function(binding) is not ctx.index.enclosing_function(use)
-        or block is None
-        or not ctx.index.is_within(use, block)
-    ):
-        return None, None
-    later = [b for b in bindings if ctx.index.before(binding, b)]
-    return binding, (later[0] if later else None)
+def _plain_assignment(binding: Binding) -> bool:
+    """``name = value`` (the name itself a target of a plain ``=``, not unpacked or annotated)."""
+    statement = binding.statement
+    return isinstance(statement, cst.Assign) and any(t.target is binding.node for t in statement.targets)
 
 
 def _apply_item_assignment(ctx: RuleContext, subscript: cst.Subscript, value: object, depth: int) -> bool:
@@ -248,7 +223,7 @@ def _apply_item_assignment(ctx: RuleContext, subscript: cst.Subscript, value: ob
 
 
 # Modules a fragment (a notebook cell, a snippet) uses without importing them: when nothing in
-# the file binds the name, ``os.environ`` can only be the standard one.
+# the file reaches the name, ``os.environ`` can only be the standard one.
 _STANDARD_MODULES = frozenset({"os", "json"})
 
 
@@ -259,35 +234,13 @@ def qualified(ctx: RuleContext, expr: cst.BaseExpression) -> str | None:
         return found
     dotted = dotted_name(expr)
     head = (dotted or "").split(".")[0]
-    if head in _STANDARD_MODULES and not _bound_anywhere(ctx, head):
+    root = expr
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    # Nothing of the file's (an assignment, a parameter, an import) reaches the name: the module.
+    if head in _STANDARD_MODULES and isinstance(root, cst.Name) and not ctx.tf.semantic.resolve(root):
         return dotted
     return None
-
-
-def _bound_anywhere(ctx: RuleContext, name: str) -> bool:
-    """True when the module binds ``name`` other than by an import (an assignment, a parameter, a
-    loop or ``with`` target, a function or class): then it is not known to be the module."""
-    for use in ctx.index.names.get(name, []):
-        parent = ctx.index.parent.get(use)
-        if isinstance(
-            parent,
-            (
-                cst.AssignTarget,
-                cst.Param,
-                cst.AsName,
-                cst.For,
-                cst.FunctionDef,
-                cst.ClassDef,
-                cst.NamedExpr,
-                cst.ImportAlias,
-            ),
-        ):
-            return True
-        if isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is use:
-            return True
-        if isinstance(parent, (cst.Tuple, cst.List, cst.Element)):
-            return True  # unpacking targets: rare for these names, so be careful
-    return False
 
 
 def is_environ(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
