@@ -13,7 +13,6 @@ ROOT = Path(__file__).resolve().parent.parent
 # fixer/tf modules whose functions still take a RuleContext (owned by other work of issue 25).
 STILL_TAKE_RULE_CONTEXT = frozenset({
     "fixer/tf/checkpoints.py",
-    "fixer/tf/datasets.py",
     "fixer/tf/file_sources.py",
     "fixer/tf/keras_flavour.py",
     "fixer/tf/keras_target.py",
