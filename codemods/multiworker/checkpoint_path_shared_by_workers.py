@@ -55,6 +55,9 @@ class CheckpointPathSharedByWorkers(Rule):
       `NamedTemporaryFile()` creates is the worker's own (the name is new to every process): the
       chief saving to the real folder under a chief test while the others save into a `mkdtemp()`
       folder and remove it is not reported. `tempfile.gettempdir()` is one shared folder: it is.
+    - The strategy a local factory returns is the one its literal arguments select (`make()` with
+      `def make(mode="local")` returns the `if mode == "local":` arm's `MirroredStrategy`): a save
+      under it is one process's, no finding.
     - Saves only the chief runs are TFD503's, and so is a manager only the chief saves through.
     - Keras `ModelCheckpoint` and `BackupAndRestore` callbacks handle this themselves and are not
       reported. Nor is `tf.saved_model.save(obj, export_dir)`: two workers exporting to one

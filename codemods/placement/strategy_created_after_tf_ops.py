@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.cell_lines import line_label
 from fixer.clusterspec import is_no_cluster
 from fixer.rule import Rule
 from fixer.tf.dataflow import independent
@@ -73,6 +74,11 @@ class StrategyCreatedAfterTfOps(Rule):
     - A TensorFlow 1.x program (it uses a name only 1.x has: `tensorflow.contrib`, `tf.Session`,
       `tf.placeholder` under `import tensorflow as tf`) runs graphs by default and gets no finding.
       The `tf.compat.v1` API alone does not count: it runs eagerly on TensorFlow 2.
+    - A strategy in an arm of a local factory that every call of the file rules out by its literal
+      arguments is never created: `def make(mode="local"): if mode == "local": return
+      MirroredStrategy() ... if mode == "multi": return MultiWorkerMirroredStrategy()` called as
+      `make()` gets no finding (called with `"multi"`, with a non-literal, or passed as a value, it
+      does). A call from another module of the project is not seen.
 
     ## Runtime evidence
     `distfix validate --workers 2` shows the original failing check `runs` with the error above.
@@ -128,8 +134,8 @@ class StrategyCreatedAfterTfOps(Rule):
                     continue  # the context was reset after anything that ran before
                 earlier = earlier_op(ctx, statement)
                 if earlier is not None:
-                    line = ctx.range(earlier).start.line
-                    ctx.report(call, message + f" (TensorFlow already runs at line {line})")
+                    where = line_label(ctx.text, ctx.range(earlier).start.line)
+                    ctx.report(call, message + f" (TensorFlow already runs at {where})")
                 continue
             between = body[first_op:position]
             if not independent([statement], between) or not isinstance(statement, cst.SimpleStatementLine):

@@ -8,9 +8,12 @@ stays reported.
 
 from __future__ import annotations
 
+import json
 import textwrap
 
+from fixer.config import Config
 from fixer.engine import check_source, fix_source
+from fixer.notebook import analyse_notebook
 
 
 def _codes(source: str, path: str = "train.py", select: str = "TFD502") -> list[str]:
@@ -172,3 +175,101 @@ def test_control_the_helper_is_offered_for_a_multi_worker_strategy_at_the_save()
     source = _UNCALLED_FACTORY.format(strategy="make_cluster_strategy()")
     fixed = _fixed(source)
     assert "_worker_path(" in fixed and "if resolver is None:" in fixed
+
+
+# Class 3: the strategy a local factory returns for the argument it is called with -------------
+
+_FACTORY = """
+    import json, os, sys
+    import tensorflow as tf
+
+    cluster = {{"worker": ["a:1", "b:1"]}}
+    os.environ["TF_CONFIG"] = json.dumps({{"cluster": cluster, "task": {{"type": "worker", "index": 0}}}})
+
+    def create_strategy(mode="local"):
+        print(tf.test.is_built_with_cuda(), tf.config.list_physical_devices("GPU"))
+        if mode == "cpu":
+            return tf.distribute.OneDeviceStrategy("/cpu:0")
+        if mode == "local":
+            return tf.distribute.MirroredStrategy()
+        if mode == "multi":
+            return tf.distribute.MultiWorkerMirroredStrategy()
+        raise ValueError(mode)
+
+    data = tf.data.Dataset.range(8)
+    strategy = create_strategy({argument})
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+        model.compile("sgd", "mse")
+    model.fit(x, y)
+    model.save("/tmp/export/model.keras")
+    """
+
+
+def test_a_factory_called_with_its_single_machine_default_saves_in_one_process():
+    source = _FACTORY.format(argument="")
+    assert _codes(source, select="TFD502") == []
+    assert _codes(source, select="TFD105") == []
+
+
+def test_a_factory_called_with_a_single_machine_constant():
+    source = _FACTORY.format(argument='mode="cpu"')
+    assert _codes(source, select="TFD502") == []
+    assert _codes(source, select="TFD105") == []
+
+
+def test_control_a_factory_called_with_the_multi_worker_constant_stays_reported():
+    source = _FACTORY.format(argument='"multi"')
+    assert _codes(source, select="TFD502") == ["TFD502"]
+    assert _codes(source, select="TFD105") == ["TFD105"]
+
+
+def test_control_a_factory_called_with_an_unknown_mode_stays_reported():
+    source = _FACTORY.format(argument="sys.argv[1]")
+    assert _codes(source, select="TFD502") == ["TFD502"]
+    assert _codes(source, select="TFD105") == ["TFD105"]
+
+
+def test_a_factory_passed_as_a_value_may_run_with_any_argument():
+    # `launch(create_strategy)` may call it with "multi": its multi-worker arm stays possible.
+    source = _FACTORY.format(argument="") + "launch(create_strategy)\n"
+    assert _codes(source, select="TFD502") == ["TFD502"]
+
+
+# TFD105 names the earlier op where the reader sees it -------------------------------------------
+
+
+def test_in_a_notebook_the_earlier_op_is_named_by_cell_and_line():
+    cells = [
+        "import json, os\nimport tensorflow as tf\n"
+        "os.environ['TF_CONFIG'] = json.dumps({'cluster': {'worker': ['a:1', 'b:1']},"
+        " 'task': {'type': 'worker', 'index': 0}})\n",
+        "print('data')\nx = tf.constant(1)\n",
+        "def build():\n    return tf.distribute.MultiWorkerMirroredStrategy()\n\nstrategy = build()\n",
+    ]
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None} for c in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    result = analyse_notebook("nb.ipynb", json.dumps(notebook), Config(), fix=False, unsafe=False)
+    messages = [f.message for f in result.findings if f.code == "TFD105"]
+    assert len(messages) == 1 and messages[0].endswith("(TensorFlow already runs at cell 2, line 2)")
+
+
+def test_in_a_script_the_earlier_op_is_named_by_line():
+    source = """
+        import tensorflow as tf
+
+        x = tf.constant(1)
+
+        def build():
+            return tf.distribute.MultiWorkerMirroredStrategy()
+
+        strategy = build()
+        """
+    messages = _messages(source, "TFD105")
+    assert len(messages) == 1 and "(TensorFlow already runs at line 4)" in messages[0]
