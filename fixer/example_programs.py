@@ -25,6 +25,8 @@ def _worker_path(path, strategy):
     the same files. Added by distfix (TFD502/TFD503).
     """
     resolver = strategy.cluster_resolver
+    if resolver is None:
+        return path  # a one-machine strategy (Mirrored, OneDevice, the default) has no cluster: one process
     task_type, task_id = resolver.task_type, resolver.task_id
     is_chief = task_type in (None, "chief") or (
         task_type == "worker" and task_id == 0 and "chief" not in resolver.cluster_spec().as_dict()

@@ -32,6 +32,9 @@ class CheckpointPathSharedByWorkers(Rule):
     `_remove_worker_copy` helpers, generated from a template, using the strategy's cluster
     resolver). For a `CheckpointManager` only the directory is rewritten: delete the other
     workers' directories after saving. Verified on two workers: only the chief's files remain.
+    A one-machine strategy has no cluster resolver (`None`, measured:
+    benchmarks/probe_single_machine_cluster_resolver.py): the helper then keeps the path, and the
+    fix is offered only where the strategy at the save may be a `MultiWorkerMirroredStrategy`.
 
     ## Known limits
     - Models are recognised from Keras constructors, model factories of the module, subclasses of
@@ -44,10 +47,17 @@ class CheckpointPathSharedByWorkers(Rule):
       `d = "/ckpt" if is_chief else f".../workertemp_{task_id}"`), a parameter to what the callers
       pass, a helper to its body, an attribute (`self.ckpt_dir = worker_dir(..., task_id)` in any
       method of the class, then `CheckpointManager(ckpt, self.ckpt_dir)`) to its assignments.
+      The task is also the number the file puts into TF_CONFIG's `task.index` (`"model" +
+      str(n)` where TF_CONFIG's task is `{"type": "worker", "index": n}`, the same binding of `n`)
+      and an environment variable named for the worker's number (`WORKER_NUMBER`, `TASK_INDEX`,
+      `RANK`): every worker writes its own file.
     - A path built on a folder or file `tempfile.mkdtemp()`, `mkstemp()`, `TemporaryDirectory()` or
       `NamedTemporaryFile()` creates is the worker's own (the name is new to every process): the
       chief saving to the real folder under a chief test while the others save into a `mkdtemp()`
       folder and remove it is not reported. `tempfile.gettempdir()` is one shared folder: it is.
+    - The strategy a local factory returns is the one its literal arguments select (`make()` with
+      `def make(mode="local")` returns the `if mode == "local":` arm's `MirroredStrategy`): a save
+      under it is one process's, no finding.
     - Saves only the chief runs are TFD503's, and so is a manager only the chief saves through.
     - Keras `ModelCheckpoint` and `BackupAndRestore` callbacks handle this themselves and are not
       reported. Nor is `tf.saved_model.save(obj, export_dir)`: two workers exporting to one

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.cell_lines import line_label
 from fixer.clusterspec import is_no_cluster
 from fixer.rule import Rule
 from fixer.tf.dataflow import independent
@@ -76,6 +77,11 @@ class StrategyCreatedAfterTfOps(Rule):
       The `tf.compat.v1` API alone does not count: it runs eagerly on TensorFlow 2.
     - Programs pasted one after another in one script (each starts again with its imports:
       `fixer/tf/programs.py`) are separate processes: only what the strategy's own program ran counts.
+    - A strategy in an arm of a local factory that every call of the file rules out by its literal
+      arguments is never created: `def make(mode="local"): if mode == "local": return
+      MirroredStrategy() ... if mode == "multi": return MultiWorkerMirroredStrategy()` called as
+      `make()` gets no finding (called with `"multi"`, with a non-literal, or passed as a value, it
+      does). A call from another module of the project is not seen.
 
     ## Runtime evidence
     `distfix validate --workers 2` shows the original failing check `runs` with the error above.
@@ -136,8 +142,8 @@ class StrategyCreatedAfterTfOps(Rule):
                     continue  # the context was reset (or the program began) after anything that ran before
                 earlier = earlier_op(ctx.tf, statement)
                 if earlier is not None and (programs is None or programs.same_program(earlier, statement)):
-                    line = ctx.range(earlier).start.line
-                    ctx.report(call, message + f" (TensorFlow already runs at line {line})")
+                    where = line_label(ctx.text, ctx.range(earlier).start.line)
+                    ctx.report(call, message + f" (TensorFlow already runs at {where})")
                 continue
             between = body[first_op:position]
             if not independent([statement], between) or not isinstance(statement, cst.SimpleStatementLine):

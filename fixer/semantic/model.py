@@ -9,6 +9,7 @@ import libcst as cst
 from fixer.semantic.bindings import Binding, BindingKind, Scope, ScopeKind
 from fixer.semantic.builder import Tree, build
 from fixer.semantic.conditions import Condition, conditions, never_runs
+from fixer.semantic.constant_calls import not_run, parameter_values
 from fixer.semantic.flow import Flow
 
 
@@ -202,6 +203,17 @@ class SemanticModel:
     def conditions(self, node: cst.CSTNode) -> list[Condition]:
         """The `if`/`while` tests known true or false where ``node`` runs, within its scope."""
         return conditions(self.tree, node, self._table.containing(node).node)
+
+    def not_run_in_call(self, func: cst.FunctionDef, call: cst.Call) -> list[cst.CSTNode] | None:
+        """The statements and blocks of ``func`` that cannot run for ``call``: its literal arguments
+        (and literal defaults) decide the `if` tests on its parameters, and a decided arm that
+        returns ends the function (fixer/semantic/constant_calls.py). None when the call unpacks
+        its arguments. ``call`` must call ``func`` by name (no bound ``self``)."""
+        values = parameter_values(func, call, self._table.open(func))
+        if values is None:
+            return None
+        body = func.body
+        return not_run(list(body.body) if isinstance(body, cst.IndentedBlock) else [], values)
 
     def never_runs(self, node: cst.CSTNode) -> bool:
         """``node`` is dead code in its scope: after a `return`/`raise`/`continue`/`break` of its

@@ -12,13 +12,14 @@ import libcst as cst
 
 from fixer.edits import reindent, string_continuation_lines
 from fixer.report import render
-from fixer.semantic.bindings import BindingKind, Branch
+from fixer.semantic.bindings import Binding, BindingKind, Branch
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in, value_names
 from fixer.tf.parameters import call_position
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
+from fixer.tf.task_index import holds_task_index, task_index_sources
 from fixer.types import Edit
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ _FRESH_TEMPORARY = frozenset(
     {"tempfile.mkdtemp", "tempfile.mkstemp", "tempfile.TemporaryDirectory", "tempfile.NamedTemporaryFile"}
 )
 _EXITS = (cst.Return, cst.Continue, cst.Break, cst.Raise)
+# What a strategy only known by its use (or a factory of unknown kind) is recorded as.
+_GENERIC_STRATEGY = "tensorflow.distribute.Strategy"
 
 
 @dataclass(frozen=True)
@@ -230,25 +233,28 @@ def _mentions_task(words: set[str]) -> bool:
     return bool(words & _TASK_WORDS) or any("chief" in w or w.startswith("task_") for w in words)
 
 
-def per_worker(ctx: RuleContext, path: cst.BaseExpression, depth: int = 0) -> bool:
+def per_worker(ctx: RuleContext, path: cst.BaseExpression, depth: int = 0, sources: set[Binding] | None = None) -> bool:
     """True when the path already depends on the task (so workers do not collide).
 
     Follows the variables the path is built from to their bindings (``p = write_filepath(...,
     task_id)``, ``d = "/ckpt" if is_chief else f".../workertemp_{task_id}"``), a function
     parameter to the arguments its callers pass, and a local helper that computes the path to
-    its body.
+    its body. A value the file puts into TF_CONFIG's task index, or an environment variable named
+    for the worker's number, is the task (``"model" + str(worker_number)``: fixer/tf/task_index.py).
     """
-    if _mentions_task(_identifiers(path)) or _fresh_temporary(ctx, path):
+    if sources is None:
+        sources = task_index_sources(ctx)
+    if _mentions_task(_identifiers(path)) or _fresh_temporary(ctx, path) or holds_task_index(ctx, path, sources):
         return True
     if depth >= 4:
         return False
     for name in value_names(path):
         for value in _reaching_values(ctx, name, path):
-            if per_worker(ctx, value, depth + 1):
+            if per_worker(ctx, value, depth + 1, sources):
                 return True
     for attribute in _attributes(path):
         for value in _attribute_values(ctx, attribute):
-            if per_worker(ctx, value, depth + 1):
+            if per_worker(ctx, value, depth + 1, sources):
                 return True
     for call in _calls_in(ctx, path):
         if isinstance(call.func, cst.Name):
@@ -550,6 +556,8 @@ def rewrite_save(ctx: RuleContext, save: Save) -> list[Edit] | None:
         return []
     if strategy is None or statement is None:  # no statement means no strategy either
         return None
+    if not _may_be_multi_worker(ctx, strategy, statement):
+        return None
     _, edits = helper_edits(ctx)
     path_text = ctx.source(target.path)
     edits.append(ctx.replace(target.path, f"_worker_path({path_text}, {strategy})"))
@@ -561,6 +569,23 @@ def rewrite_save(ctx: RuleContext, save: Save) -> list[Edit] | None:
     return edits
 
 
+def _may_be_multi_worker(ctx: RuleContext, strategy: str, statement: cst.CSTNode) -> bool:
+    """False when the strategy ``strategy`` names at ``statement`` is known to be a one-machine one
+    (Mirrored, OneDevice, TPU, the default): it has no cluster resolver (`None`, measured:
+    benchmarks/probe_single_machine_cluster_resolver.py), so the per-worker helpers have nothing to
+    tell the workers apart by, and one process writes the path anyway."""
+    strategies = ctx.tf.strategies
+    if "." in strategy:
+        kinds = strategies.strategy_keys.get(strategy, frozenset())
+    else:
+        held = ctx.tf.semantic.reaching(strategy, statement)
+        found = [strategies.constructor_kind(b.value) if b.value is not None else None for b in held]
+        if not found or None in found:
+            return True
+        kinds = frozenset(k for k in found if k is not None)
+    return not kinds or bool(kinds & MULTI_WORKER_CLASSES) or _GENERIC_STRATEGY in kinds
+
+
 def moved_save(ctx: RuleContext, save: Save, indent: str) -> tuple[str, list[Edit]] | None:
     """The text of ``save`` rewritten to per-worker paths, as lines indented by ``indent``, and the
     other edits it needs (helpers, a manager's directory); None when it cannot be rewritten."""
@@ -568,7 +593,7 @@ def moved_save(ctx: RuleContext, save: Save, indent: str) -> tuple[str, list[Edi
     if statement is None:
         return None
     strategy = strategy_in_reach(ctx.tf, statement)
-    if strategy is None:
+    if strategy is None or not _may_be_multi_worker(ctx, strategy, statement):
         return None
     lines_start = ctx.textmap.line_starts[ctx.range(statement).start.line - 1]
     lines_end = ctx.textmap.line_end(ctx.range(statement).end.line)

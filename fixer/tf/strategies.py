@@ -86,6 +86,8 @@ class StrategyModel:
         self._semantic = semantic
         self._kinds: dict[str, set[str]] = defaultdict(set)
         self._factories: dict[str, set[str]] = {}
+        # Per factory name: each `return <Strategy>()` of its defs, with the def and the class.
+        self._factory_returns: dict[str, list[tuple[cst.FunctionDef, cst.Return, str]]] = defaultdict(list)
         self._find_factories()
         self._find_assigned_strategies()
         self._find_strategies_by_use()
@@ -103,9 +105,42 @@ class StrategyModel:
             return callee
         func_key = expression_key(node.func)
         if func_key in self._factories:
-            kinds = self._factories[func_key]
+            kinds = self._returned_kinds(node) or self._factories[func_key]
             return next(iter(sorted(kinds))) if kinds else _DISTRIBUTE + "Strategy"
         return None
+
+    def _returned_kinds(self, call: cst.Call) -> set[str]:
+        """The strategy classes a call of a local factory can return: the `return <Strategy>()`
+        statements its literal arguments do not rule out (``make()`` with ``mode="local"`` returns
+        the `if mode == "local":` arm's). Empty when the call is not by name or nothing is left."""
+        if not isinstance(call.func, cst.Name):
+            return set()
+        kinds = set()
+        for func, returned, kind in self._factory_returns.get(call.func.value, []):
+            if self.index.method_class(func) is not None:
+                return set()  # a method called by name is another function; not evaluated
+            skipped = self._semantic().not_run_in_call(func, call)
+            if skipped is None or not any(self.index.is_within(returned, node) for node in skipped):
+                kinds.add(kind)
+        return kinds
+
+    def _never_made(self, call: cst.Call) -> bool:
+        """``call`` lies in a module function that every call of the file makes with literal
+        arguments ruling it out (``make()`` with ``mode="local"`` never reaches the
+        ``if mode == "multi":`` arm). A function also read as a value (passed, stored) or never
+        called here may run with any argument: False."""
+        func = self.index.enclosing_function(call)
+        if not isinstance(func, cst.FunctionDef) or self.index.method_class(func) is not None:
+            return False
+        sites = self.call_sites(func)
+        if not sites or len(self._name_reads.get(func.name.value, [])) != len(sites):
+            return False
+        semantic = self._semantic()
+        for site in sites:
+            skipped = semantic.not_run_in_call(func, site) if isinstance(site.func, cst.Name) else None
+            if skipped is None or not any(self.index.is_within(call, node) for node in skipped):
+                return False
+        return True
 
     def _find_factories(self) -> None:
         """Functions of this module that return a newly built strategy."""
@@ -116,6 +151,7 @@ class StrategyModel:
             callee = self.names.callee(node.value)
             if callee in STRATEGY_CLASSES:
                 self._factories.setdefault(func.name.value, set()).add(callee)
+                self._factory_returns[func.name.value].append((func, node, callee))
 
     def _find_assigned_strategies(self) -> None:
         """Record, per name or attribute key, the strategy classes any `=` in the module gives it.
@@ -352,11 +388,12 @@ class StrategyModel:
     @cached_property
     def all_constructions(self) -> list[tuple[cst.Call, str]]:
         """Every strategy constructor call in source order, with its class (each starts the runtime,
-        used or not)."""
+        used or not), except one in an arm of a local factory that no call of the file reaches
+        (the `if mode == "multi":` arm of a factory only called with its default `mode="local"`)."""
         found = []
         for call in self.index.calls:
             callee = self.names.callee(call)
-            if callee in STRATEGY_CLASSES and callee != _GET_STRATEGY:
+            if callee in STRATEGY_CLASSES and callee != _GET_STRATEGY and not self._never_made(call):
                 found.append((call, callee))
         return found
 
