@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 from fixer.target.apis import exists_in
 from fixer.target.caps import addons_cap, capped, python_cap
+from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
+from fixer.target.project_files import docker_folder_statements, install_guide_statements, is_install_guide
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.sources import (
     Evidence,
@@ -228,6 +230,8 @@ def _reader(name: str, inside_requirements: bool) -> Reader | None:
         return read_requirements
     if README_NAME.match(name):
         return read_readme
+    if COMPOSE_NAME.match(name):
+        return read_compose
     return reader_for(name)
 
 
@@ -246,12 +250,16 @@ WATCH_GLOBS = (
     "**/*.Dockerfile",
     "**/Containerfile",
     "**/[Rr][Ee][Aa][Dd][Mm][Ee].*",
+    "**/docs/**/*.{md,markdown,rst}",
+    "**/doc/**/*.{md,markdown,rst}",
+    "**/g3doc/**/*.{md,markdown,rst}",
 )
 
 
 def is_target_file(path: str) -> bool:
     """The project-target model reads ``path`` when it is in a folder the model looks at."""
-    return _reader(os.path.basename(path), os.path.basename(os.path.dirname(path)) == "requirements") is not None
+    inside_requirements = os.path.basename(os.path.dirname(path)) == "requirements"
+    return _reader(os.path.basename(path), inside_requirements) is not None or is_install_guide(path)
 
 
 _DEPENDENCY_READERS = (read_requirements, read_pyproject, read_setup_py, read_setup_cfg, read_pipfile, read_conda)
@@ -364,8 +372,9 @@ def _lowest(evidence: list[Evidence]) -> Evidence:
 
 
 def _from_readme(evidence: Evidence) -> bool:
-    """The statement is a README's (docs/target.md: weaker than a pin file of its folder)."""
-    return README_NAME.match(Path(evidence.path).name) is not None
+    """The statement is a README's or an install guide's (docs/target.md: weaker than a pin file
+    of its folder)."""
+    return README_NAME.match(Path(evidence.path).name) is not None or is_install_guide(evidence.path)
 
 
 def _pinned_version(tensorflow: Evidence | None, keras_pin: Evidence | None) -> tuple[int, int] | None:
@@ -412,8 +421,10 @@ def _decide(folder: Path) -> Target:
     consulted[init] = _stamp(init)
     for candidate in [folder, *folder.parents]:
         launched = _launched(candidate, folder, consulted) if candidate != folder else []
-        submitted += _submitted(candidate, folder, consulted)
+        submitted += _submitted(candidate, folder, consulted) + job_scripts(candidate, folder)
         found = launched + _read_folder(candidate, consulted)
+        # Project-wide files kept in subfolders: `docker/Dockerfile`, `g3doc/setup/installation.md`.
+        found += docker_folder_statements(candidate, consulted) + install_guide_statements(candidate, consulted)
         caps += _caps(candidate, found, consulted)
         everything += found
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
