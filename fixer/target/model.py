@@ -551,6 +551,9 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         # A bare `pip install tensorflow` (no version, no -U) is not: it keeps a TensorFlow already
         # there (Colab's, a base image's), whichever that is.
         tensorflow = decisive[-1]
+    elif pins.instructions and (folder.version_unknown or (tensorflow is not None and _from_readme(tensorflow))):
+        # The image its text says to run it in: weaker than a pin file, like a README's.
+        tensorflow = _lowest(list(pins.instructions))
     keras = _last([e for e in own if _keras2_only(e)], "keras")
     keras_pin = keras or folder.keras_pin
     kept = tensorflow is folder.tensorflow_from and keras_pin is folder.keras_pin
@@ -565,6 +568,6 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         tf_keras_from=_last(job, "tf-keras") or _last(own, "tf-keras") or folder.tf_keras_from,
         # A package's floor is about the folder's declaration, not a notebook's own install or job.
         floor_from=folder.floor_from if tensorflow is folder.tensorflow_from else None,
-        evidence=(*own, *job, *folder.evidence),
+        evidence=(*own, *job, *pins.instructions, *folder.evidence),
         consulted=tuple(sorted({**dict(folder.consulted), str(notebook): stamp}.items())),
     )

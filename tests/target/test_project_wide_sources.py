@@ -298,3 +298,41 @@ def test_keras_2_internals_decide_keras_2_only_where_no_version_is_stated(tmp_pa
         result = run_distfix("check", "--no-cache", "--select", "TFD403", "--format", "json", str(root / "train.py"))
         codes[name] = [f["code"] for f in json.loads(result.stdout)]
     assert codes == {"unpinned": [], "pinned 2.21": ["TFD403"], "no internals": ["TFD403"]}
+
+
+def notebook(markdown: str, code: str = "import tensorflow as tf\n") -> str:
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": markdown},
+        {"cell_type": "code", "metadata": {}, "source": code, "outputs": [], "execution_count": None},
+    ]
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+RUN_IN_MERLIN = (
+    "Start the container:\n\n```shell\ndocker run --gpus all -it nvcr.io/nvidia/merlin/merlin-tensorflow:22.07\n```\n"
+)
+
+
+def test_a_notebook_that_says_which_container_to_run_it_in(tmp_path):
+    root = project(tmp_path, {"nb.ipynb": notebook(RUN_IN_MERLIN)})
+    target = target_for(root / "nb.ipynb")
+    assert target.version == (2, 9) and target.tensorflow_from.cell == 1
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "The results were produced in nvcr.io/nvidia/merlin/merlin-tensorflow:22.07 last year.\n",  # prose
+        "```\ndocker run -it nvcr.io/nvidia/merlin/merlin-tensorflow:22.08\n```\n",  # unknown release
+    ],
+)
+def test_notebook_text_that_names_no_known_release_decides_nothing(tmp_path, markdown):
+    root = project(tmp_path, {"nb.ipynb": notebook(markdown)})
+    assert target_for(root / "nb.ipynb").assumed
+
+
+def test_a_pin_file_or_an_install_cell_outranks_the_notebook_text(tmp_path):
+    pinned = project(tmp_path / "a", {"nb.ipynb": notebook(RUN_IN_MERLIN), "requirements.txt": "tensorflow==2.12\n"})
+    assert target_for(pinned / "nb.ipynb").version == (2, 12)
+    installing = project(tmp_path / "b", {"nb.ipynb": notebook(RUN_IN_MERLIN, "!pip install tensorflow==2.13.0\n")})
+    assert target_for(installing / "nb.ipynb").version == (2, 13)
