@@ -12,19 +12,16 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.positions import positions as positions_of
 from fixer.rule import Rule, make_fix
-from fixer.textmap import TextMap
 from fixer.tf.fix_scope import OriginalFile
 from fixer.tf.validity import fix_failure
 from fixer.types import Applicability, Edit, Finding, Fix, Position
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from libcst.metadata import CodeRange
 
     from fixer.config import Config
+    from fixer.textmap import TextMap
     from fixer.tf.index import ModuleIndex
     from fixer.tf.model import TFModel
 
@@ -41,41 +38,30 @@ class RuleContext:
     config: Config
     rule: Rule | None = None
     findings: list[Finding] = field(default_factory=list)
-    positions: Mapping[cst.CSTNode, CodeRange] | None = None  # None: computed on first use
 
-    @cached_property
+    @property
     def textmap(self) -> TextMap:
         """Line/offset conversions for this text."""
-        return TextMap(self.text)
-
-    @cached_property
-    def _positions(self) -> Mapping[cst.CSTNode, CodeRange]:
-        if self.positions is not None:
-            return self.positions
-        return positions_of(self.module)
+        return self.tf.textmap
 
     @cached_property
     def _original_file(self) -> OriginalFile:
         # What fix checks reuse of this run, so that they parse no more than the edited function.
-        return OriginalFile(self.text, self.module, self.index, lambda: self._positions, self.textmap)
+        return OriginalFile(self.text, self.module, self.index, lambda: self.tf.positions, self.textmap)
 
-    # Positions ------------------------------------------------------------------------------
+    # Positions (the module's, kept by its TFModel) -------------------------------------------
 
     def range(self, node: cst.CSTNode) -> CodeRange:
         """libcst's range of ``node`` (1-based lines, 0-based columns)."""
-        return self._positions[node]
+        return self.tf.range(node)
 
     def span(self, node: cst.CSTNode) -> tuple[int, int]:
         """Character offsets of ``node`` in the text."""
-        code_range = self.range(node)
-        start = self.textmap.offset(code_range.start.line, code_range.start.column + 1)
-        end = self.textmap.offset(code_range.end.line, code_range.end.column + 1)
-        return start, end
+        return self.tf.span(node)
 
     def source(self, node: cst.CSTNode) -> str:
         """The exact original text of ``node``."""
-        start, end = self.span(node)
-        return self.text[start:end]
+        return self.tf.source(node)
 
     def statement_block(self, statements: list[cst.BaseStatement]) -> tuple[int, int]:
         """Offsets of whole lines holding consecutive statements, with the comments just above."""

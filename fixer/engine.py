@@ -239,9 +239,15 @@ def _context(path: str, text: str, parsed: ParsedSource, config: Config) -> Rule
         text=text,
         module=parsed.module,
         index=parsed.index,
-        tf=TFModel(parsed.module, parsed.index, path=path, text=text, target_version=config.target_version),
+        tf=TFModel(
+            parsed.module,
+            parsed.index,
+            path=path,
+            text=text,
+            target_version=config.target_version,
+            positions=positions,
+        ),
         config=config,
-        positions=positions,
     )
 
 
@@ -256,19 +262,25 @@ def selected_rules(path: str, text: str, config: Config, registry: Registry) -> 
     return kept
 
 
-def rules_in_code(rules: list[type[Rule]], text: str, tree: ast.Module) -> list[type[Rule]]:
+def rules_in_code(rules: list[type[Rule]], text: str, tree: ast.Module, path: str = "") -> list[type[Rule]]:
     """The pre-filter's stages on CPython's tree: of ``rules`` (:func:`selected_rules` of
     ``text``), those whose triggers and needs also match outside comments and docstrings
     (fixer/code_text.py) and whose facts hold (fixer/facts.py).
 
-    A rule selected as a helper module's (its needs are in an importing script) stays.
+    A rule selected as a helper module's (its needs are in an importing script) stays, and so
+    does a rule with ``importer_triggers`` whose facts fail in a module ``path`` that a script of
+    the project uses under a strategy: its finding may come from there (TFD201's dataset returned
+    to a script's `strategy.run` loop, in a module with a `session.run` of its own).
     """
     code = code_text(text, tree)
     kept = [rule for rule in rules if rule_may_fire(rule, code) or not rule_may_fire(rule, text)]
     if not any(rule.facts for rule in kept):
         return kept
     facts = ModuleFacts.of(tree)
-    return [rule for rule in kept if facts_hold(rule.facts, facts) or not rule_may_fire(rule, text)]
+    failing = [rule for rule in kept if not facts_hold(rule.facts, facts) and rule_may_fire(rule, text)]
+    if any(rule.importer_triggers for rule in failing) and _used_under_strategy(path):
+        failing = [rule for rule in failing if not rule.importer_triggers]
+    return [rule for rule in kept if rule not in failing]
 
 
 def _used_under_strategy(path: str) -> bool:
@@ -314,7 +326,7 @@ def check_source(
         if isinstance(python, Finding):
             return _unparsed(result, python)
         tree = python
-        rules = rules_in_code(rules, text, tree)
+        rules = rules_in_code(rules, text, tree, path)
         if not rules:
             return result
     parsed = parse_source(path, text, tree) if tree is not None else parser(path, text)

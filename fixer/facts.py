@@ -22,8 +22,8 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fixer.strategy_receivers import may_run_on_strategy, run_receiver
 from fixer.tf.keras_models import STEP_METHODS
-from fixer.tf.replica import RUN_METHODS
 from fixer.tf.strategies import MULTI_WORKER_CLASSES, STRATEGY_CLASSES
 
 if TYPE_CHECKING:
@@ -33,7 +33,21 @@ if TYPE_CHECKING:
 _STRATEGY_CLASS_NAMES = frozenset(name.rsplit(".", 1)[1] for name in STRATEGY_CLASSES) - {"get_strategy"}
 _MULTI_WORKER_NAMES = frozenset(name.rsplit(".", 1)[1] for name in MULTI_WORKER_CLASSES)
 _JIT_KEYWORDS = frozenset({"jit_compile", "experimental_compile"})
-_REPLICA_CALLS = RUN_METHODS | {"call_for_each_replica"}
+# TFD401's starting points (codemods/api/renamed_distribute_api.py): the strategy methods it renames
+# or replaces, the last names of the experimental classes it renames, and the modules it imports from.
+_RENAMED_DISTRIBUTE_NAMES = frozenset(
+    {
+        "experimental_run_v2",
+        "experimental_distribute_datasets_from_function",
+        "make_dataset_iterator",
+        "experimental_run",
+        "MultiWorkerMirroredStrategy",
+        "TPUStrategy",
+        "CollectiveCommunication",
+    }
+)
+_DISTRIBUTE_MODULE = "tensorflow.distribute"
+_COMPAT_V2_EXPERIMENTAL = "tensorflow.compat.v2.distribute.experimental"
 _DATASET_DISTRIBUTION = frozenset(
     {
         "experimental_distribute_dataset",
@@ -52,7 +66,11 @@ class ModuleFacts:
     ``defined``: names of functions and classes. ``jit_true``: a `jit_compile=True` (or
     `experimental_compile=True`) argument. ``scope_like_with``: a `with` entering `x.scope(...)`
     or a bare name or attribute (a scope object kept in a variable). ``def_in_with``: a function
-    defined (at any depth) inside a `with` statement.
+    defined inside a `with` that may enter a scope, outside every function (classes may lie
+    between: ReplicaModel.probable_replica_functions). ``strategy_run``: a `x.run(...)`,
+    `x.experimental_run_v2(...)` or `x.extended.call_for_each_replica(...)` whose ``x`` may be a
+    strategy (fixer/strategy_receivers.py). ``distribute_import``: a `from tensorflow.distribute...
+    import` (or from `tensorflow.compat.v2.distribute.experimental`).
     """
 
     identifiers: frozenset[str]
@@ -62,6 +80,8 @@ class ModuleFacts:
     jit_true: bool
     scope_like_with: bool
     def_in_with: bool
+    strategy_run: bool
+    distribute_import: bool
 
     @classmethod
     def of(cls, tree: ast.Module) -> ModuleFacts:
@@ -70,8 +90,11 @@ class ModuleFacts:
         called: set[str] = set()
         called_with_args: set[str] = set()
         defined: set[str] = set()
-        jit_true = scope_like_with = def_in_with = False
-        stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+        jit_true = scope_like_with = def_in_with = distribute_import = False
+        receivers: list[ast.expr] = []
+        # Per node: whether it lies in a `with` that may enter a scope (None: inside a function,
+        # where a def is never the step of a scope's elided loop).
+        stack: list[tuple[ast.AST, bool | None]] = [(tree, False)]
         while stack:
             node, in_with = stack.pop()
             if isinstance(node, ast.Name):
@@ -84,12 +107,17 @@ class ModuleFacts:
                     called.add(node.func.attr)
                     if node.args or node.keywords:
                         called_with_args.add(node.func.attr)
+                    receiver = run_receiver(node)
+                    if receiver is not None:
+                        receivers.append(receiver)
             elif isinstance(node, ast.keyword):
                 if node.arg is not None:
                     identifiers.add(node.arg)
                     value = node.value
                     if node.arg in _JIT_KEYWORDS and isinstance(value, ast.Constant) and value.value is True:
                         jit_true = True
+            elif isinstance(node, ast.ImportFrom):
+                distribute_import = distribute_import or _imports_from_distribute(node)
             elif isinstance(node, ast.alias):
                 identifiers.update(node.name.split("."))
                 if node.asname:
@@ -97,11 +125,16 @@ class ModuleFacts:
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 defined.add(node.name)
                 identifiers.add(node.name)
-                if in_with and not isinstance(node, ast.ClassDef):
-                    def_in_with = True
+                if not isinstance(node, ast.ClassDef):
+                    def_in_with = def_in_with or bool(in_with)
+                    in_with = None
+            elif isinstance(node, ast.Lambda):
+                in_with = None
             elif isinstance(node, (ast.With, ast.AsyncWith)):
-                in_with = True
-                scope_like_with = scope_like_with or any(_may_enter_scope(item.context_expr) for item in node.items)
+                entering = any(_may_enter_scope(item.context_expr) for item in node.items)
+                if entering and in_with is not None:
+                    in_with = True
+                scope_like_with = scope_like_with or entering
             stack.extend((child, in_with) for child in ast.iter_child_nodes(node))
         return cls(
             frozenset(identifiers),
@@ -111,7 +144,14 @@ class ModuleFacts:
             jit_true,
             scope_like_with,
             def_in_with,
+            may_run_on_strategy(tree, receivers),
+            distribute_import,
         )
+
+
+def _imports_from_distribute(node: ast.ImportFrom) -> bool:
+    module = node.module or ""
+    return not node.level and (module.startswith(_DISTRIBUTE_MODULE) or module == _COMPAT_V2_EXPERIMENTAL)
 
 
 def _may_enter_scope(entered: ast.expr) -> bool:
@@ -152,18 +192,28 @@ STRATEGY_IN_PLAY = Fact(
 # overrides, and functions defined inside a scope block (steps whose loop is elided).
 REPLICA_FUNCTION = Fact(
     "a replica function",
-    lambda f: not f.called.isdisjoint(_REPLICA_CALLS) or _has_step_method(f) or f.def_in_with,
+    lambda f: f.strategy_run or _has_step_method(f) or f.def_in_with,
 )
 
-# A call that may run a function on every replica (`strategy.run`, `extended.call_for_each_replica`).
-RUN_CALL = Fact("a `strategy.run` call", lambda f: not f.called.isdisjoint(_REPLICA_CALLS))
+# A call that may run a function on every replica of a strategy (`strategy.run`,
+# `extended.call_for_each_replica`): not `session.run`.
+RUN_CALL = Fact("a `strategy.run` call", lambda f: f.strategy_run)
+
+# What `strategy.run` runs, and the Keras step overrides `fit` runs (ReplicaModel.replica_functions).
+RUN_OR_STEP = Fact("a `strategy.run` call or a Keras step method", lambda f: f.strategy_run or _has_step_method(f))
 
 # TFD110: steps `strategy.run` runs, Keras step overrides `fit` runs, or Keras 3 gradient accumulation.
 REPLICA_STEP_OR_ACCUMULATION = Fact(
     "a `strategy.run` call, a Keras step method or `gradient_accumulation_steps`",
-    lambda f: (
-        not f.called.isdisjoint(_REPLICA_CALLS) or _has_step_method(f) or "gradient_accumulation_steps" in f.identifiers
-    ),
+    lambda f: RUN_OR_STEP.holds(f) or "gradient_accumulation_steps" in f.identifiers,
+)
+
+# TFD401: a deprecated strategy method or experimental class named as an attribute or imported
+# name (an attribute's qualified name ends in its own last name), or an import from
+# `tensorflow.distribute...` (a stale module or an experimental class).
+RENAMED_DISTRIBUTE_API = Fact(
+    "a renamed strategy method or class, or an import from `tensorflow.distribute`",
+    lambda f: f.distribute_import or not _RENAMED_DISTRIBUTE_NAMES.isdisjoint(f.identifiers),
 )
 
 # TFD404: XLA switched on, and a MirroredStrategy whose scope or `run` it spans.

@@ -12,7 +12,17 @@ import pytest
 
 from fixer.config import Config
 from fixer.engine import check_source, rules_in_code, selected_rules
-from fixer.facts import REPLICA_FUNCTION, SCOPE_BLOCK, STRATEGY_IN_PLAY, ModuleFacts, facts_hold
+from codemods.api import renamed_distribute_api
+from fixer.facts import (
+    RENAMED_DISTRIBUTE_API,
+    REPLICA_FUNCTION,
+    RUN_CALL,
+    RUN_OR_STEP,
+    SCOPE_BLOCK,
+    STRATEGY_IN_PLAY,
+    ModuleFacts,
+    facts_hold,
+)
 from fixer.registry import default_registry
 from invalid_examples import invalid_example_params
 
@@ -28,6 +38,16 @@ def test_rules_declare_facts():
     # The rules most distribution-heavy files select: without facts each of them sends such a file to libcst.
     declared = {rule.code for rule in default_registry().rules if rule.facts}
     assert {"TFD101", "TFD109", "TFD110", "TFD113", "TFD114", "TFD203", "TFD205", "TFD301", "TFD404"} <= declared
+    # The rules whose check starts from a `strategy.run` call (ReplicaModel.run_calls).
+    assert {"TFD106", "TFD108", "TFD201", "TFD302", "TFD303", "TFD305", "TFD402"} <= declared
+    assert "TFD401" in declared
+
+
+def test_the_renamed_api_fact_names_every_name_tfd401_looks_for():
+    tables = renamed_distribute_api
+    names = {*tables._METHODS, *tables._REPLACED_METHODS, *(c.rsplit(".", 1)[1] for c in tables._CLASSES)}
+    for name in names:
+        assert RENAMED_DISTRIBUTE_API.holds(ModuleFacts.of(ast.parse(f"x.{name}\n"))), name
 
 
 def test_every_corpus_finding_is_in_a_file_whose_facts_hold():
@@ -73,6 +93,33 @@ def test_a_test_file_building_everything_in_the_scope_is_not_analysed():
         ("strategy.run(step, args=(x,))\n", REPLICA_FUNCTION),
         ("strategy.extended.call_for_each_replica(step)\n", REPLICA_FUNCTION),
         ("with s.scope():\n    def step(x):\n        pass\n", REPLICA_FUNCTION),
+        ("with s.scope():\n    class M:\n        def step(self, x):\n            pass\n", REPLICA_FUNCTION),
+        ("class M(tf.keras.Model):\n    def train_step(self, data):\n        pass\n", RUN_OR_STEP),
+        # Receivers that may be strategies (fixer/strategy_receivers.py), each as StrategyModel sees one.
+        ("s = tf.distribute.MirroredStrategy()\ns.run(step)\n", RUN_CALL),
+        ("from tensorflow.distribute import MirroredStrategy as MS\ns = MS()\nt = s\nt.run(step)\n", RUN_CALL),
+        ("MS = tf.distribute.MirroredStrategy\nMS().run(step)\n", RUN_CALL),
+        ("from tensorflow.distribute import MirroredStrategy as M\nMS = M\ns = MS()\ns.run(step)\n", RUN_CALL),
+        ("import tensorflow.distribute.MirroredStrategy as MS\nMS().run(step)\n", RUN_CALL),
+        ("from helpers import make\nmake().run(step)\n", RUN_CALL),  # a project module may hand one on
+        ("def make():\n    return tf.distribute.TPUStrategy(r)\nmake().run(step)\n", RUN_CALL),
+        ("tf.distribute.get_strategy().run(step)\n", RUN_CALL),
+        ("def f(d: tf.distribute.Strategy):\n    d.run(step)\n", RUN_CALL),
+        ("def f(d: 'Optional[tf.distribute.Strategy]'):\n    d.run(step)\n", RUN_CALL),
+        ("def f(d):\n    print(d.num_replicas_in_sync)\n    d.run(step)\n", RUN_CALL),
+        ("def f(distribution):\n    with distribution.scope():\n        distribution.run(step)\n", RUN_CALL),
+        ("def f(runner):\n    runner.scope()\n    runner.run(step)\n", RUN_CALL),  # a parameter: passed one
+        ("ex.scope()\nex.run(step, args=(1,))\n", RUN_CALL),  # used both ways
+        ("class T:\n    def __init__(self):\n        self._strategy = tf.distribute.MirroredStrategy()\n"
+         "    def step(self):\n        self._strategy.run(fn)\n", RUN_CALL),
+        ("self.model.distribute_strategy.run(fn)\n", RUN_CALL),
+        ("d.experimental_run_v2(fn)\n", RUN_CALL),
+        ("d.extended.call_for_each_replica(fn)\n", RUN_CALL),
+        ("from tensorflow.distribute.experimental import TPUStrategy\n", RENAMED_DISTRIBUTE_API),
+        ("from tensorflow.distribute.cluster_resolver import X\n", RENAMED_DISTRIBUTE_API),
+        ("from tensorflow.compat.v2.distribute.experimental import X\n", RENAMED_DISTRIBUTE_API),
+        ("E = tf.distribute.experimental\nE.CollectiveCommunication.RING\n", RENAMED_DISTRIBUTE_API),
+        ("strategy.experimental_run_v2(fn)\n", RENAMED_DISTRIBUTE_API),
     ],
 )
 def test_facts_hold_on_the_structure_they_name(code, fact):
@@ -85,7 +132,32 @@ def test_facts_hold_on_the_structure_they_name(code, fact):
         ("with open('f') as f, self.assertRaises(E):\n    pass\n", SCOPE_BLOCK),
         ("n = tf.distribute.get_strategy().num_replicas_in_sync\n", STRATEGY_IN_PLAY),
         ("def step(x):\n    return x\nstep(1)\n", REPLICA_FUNCTION),
+        ("def f():\n    with s.scope():\n        def step(x):\n            pass\n", REPLICA_FUNCTION),
+        ("with open(path) as f:\n    def step(x):\n        pass\n", REPLICA_FUNCTION),
+        # TF 1 session code (tf_keras/backend.py): `.run(` on sessions, never on a strategy.
+        ("session = get_session()\nsession.run(init)\nget_session(x).run(x)\nself._session.run(t)\n", RUN_CALL),
+        ("sess = tf.compat.v1.Session()\nsess.run(fetches, feed_dict={x: 1})\n", RUN_CALL),
+        ("def f(sess):\n    sess.run(op)\n", RUN_CALL),  # a parameter, but never used as a strategy
+        ("runner.run(step, args=(1,))\n", RUN_CALL),  # Strategy.run's signature alone: not named like one
+        ("def make():\n    return tf.compat.v1.Session()\nmake().run(op)\n", RUN_OR_STEP),
+        # tf_keras/backend.py names a strategy class only in a string.
+        ("is_tpu = lambda k: k.__name__.startswith('TPUStrategy')\n", RENAMED_DISTRIBUTE_API),
+        ("from .distribute import experimental\n", RENAMED_DISTRIBUTE_API),
     ],
 )
 def test_facts_do_not_hold_without_it(code, fact):
     assert not fact.holds(ModuleFacts.of(ast.parse(code)))
+
+
+def test_a_session_run_module_is_not_analysed():
+    # The `.run(`-triggered rules keep TF 1 session code for `session.run(...)` until its facts say no.
+    text = (
+        "import tensorflow as tf\n"
+        "def init(session):\n"
+        "    print(tf.distribute.get_strategy().num_replicas_in_sync)\n"
+        "    session.run(tf.compat.v1.global_variables_initializer())\n"
+    )
+    rules = selected_rules("backend.py", text, Config(), default_registry())
+    assert {"TFD106", "TFD108", "TFD402"} <= {rule.code for rule in rules}
+    assert rules_in_code(rules, text, ast.parse(text)) == []
+    assert check_source("backend.py", text).findings == []

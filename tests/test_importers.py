@@ -244,6 +244,18 @@ def test_a_plain_pipeline_the_importer_iterates_into_strategy_run_is_reported_at
     assert len(_findings(tmp_path, "data.py", "TFD201")) == 1
 
 
+def test_a_helper_with_a_session_run_of_its_own_is_still_reported(tmp_path):
+    # Its `session.run` passes the text stages of TFD201 and fails its fact (no `strategy.run` here):
+    # the finding comes from the importer's loop, so the fact must not drop the rule.
+    helper = PLAIN_BUILDER + (
+        "\n\ndef initialise(session, op):\n    session.run(op)\n"
+        "\n\ndef replicas(strategy):\n    return strategy.num_replicas_in_sync\n"
+    )
+    _write(tmp_path, {"data.py": helper, "main.py": _loop_trainer()})
+    (finding,) = _findings(tmp_path, "data.py", "TFD201")
+    assert (finding.start.line, finding.start.column) == (6, 12)
+
+
 def test_a_distributed_or_single_replica_or_unrun_pipeline_is_not_reported_at_the_helper(tmp_path):
     _write(tmp_path, {"data.py": PLAIN_BUILDER})
     assert _findings(tmp_path, "data.py", "TFD201") == []  # no importer

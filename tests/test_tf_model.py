@@ -445,3 +445,37 @@ def test_proven_replica_functions_follow_helpers():
 )
 def test_module_has_strategy_only_with_evidence(source, has_strategy):
     assert _model(source).strategies.module_has_strategy is has_strategy
+
+
+def test_the_model_knows_where_each_node_is_written():
+    text = "import tensorflow as tf\nstrategy = ( tf.distribute.MirroredStrategy() )\nwith strategy.scope():\n    pass\n"
+    module = cst.parse_module(text)
+    model = TFModel(module, ModuleIndex.build(module), text=text)
+    call = model.index.calls[0]
+    start, end = model.span(call)
+    assert model.source(call) == text[start:end] == "tf.distribute.MirroredStrategy()"  # without its parentheses
+    assert model.range(call).start.line == 2
+
+
+def test_runs_by_function_follows_targets_and_forwarding_lambdas_once_per_module():
+    model = _model(
+        """
+        import tensorflow as tf
+        strategy = tf.distribute.MirroredStrategy()
+        class Trainer:
+            def _step(self, x):
+                return x
+            def train(self, x):
+                strategy.run(lambda v: self._step(v), args=(x,))
+        def step(x):
+            return x
+        strategy.run(step, args=(1,))
+        strategy.run(step, args=(2,))
+        """
+    )
+    table = model.runs_by_function
+    by_name = {f.name.value: runs for f, runs in table.items() if isinstance(f, cst.FunctionDef)}
+    assert [model.index.order[r.call] for r in by_name["step"]] == sorted(model.index.order[r.call] for r in by_name["step"])
+    assert len(by_name["step"]) == 2
+    assert len(by_name["_step"]) == 1
+    assert model.runs_by_function is table

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import RENAMED_DISTRIBUTE_API
 from fixer.rule import Rule
 from fixer.target.apis import FROM_IMPORT_FAILS_FROM, REAL_SUBMODULES, exists_in
 from fixer.tf.compat import (
@@ -138,6 +139,7 @@ class RenamedDistributeApi(Rule):
         "make_dataset_iterator",
         "experimental_run",
     )
+    facts = (RENAMED_DISTRIBUTE_API,)
 
     def check(self, ctx: RuleContext) -> None:
         if ctx.tf.target.tf1_program:

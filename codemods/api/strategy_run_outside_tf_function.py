@@ -6,13 +6,14 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import RUN_CALL
+from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic import BindingKind
 from fixer.tf.classes import in_unit_test
 from fixer.tf.compat import inside_graph_block, leaves_after_first_pass, runs_repeatedly, runs_tf1_graphs
 from fixer.tf.graph_methods import runs_in_graph
-from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
@@ -61,6 +62,11 @@ class StrategyRunOutsideTfFunction(Rule):
       of a list, `fns[i]` or `for fn in fns`; a parameter; an import; what a function imported
       from another module returns): a builder there may have compiled it, and TFD402 does not
       follow it into other modules. `obj.method` and what a local call returns stay reported.
+    - Not reported: a module-level function its own module never calls, when every call of it
+      in the project's other files stands in a function they compile with `tf.function`
+      (decorated, `<module>.function`, or `f = tf.function(f)`): each call traces it into that
+      graph. Callers are those the importers' view sees (a folder is checked; importers that
+      name a strategy, fixer/tf/importers.py); with none seen, or one eager, it stays reported.
     - Not reported: a `strategy.run` under `with tf.Graph().as_default():` (or a `Session`'s) in its
       function, which adds graph ops that the code evaluates later.
     - Not reported: methods that run in graph mode because of their class. A `SessionRunHook`
@@ -97,6 +103,7 @@ class StrategyRunOutsideTfFunction(Rule):
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2")
     needs = (STRATEGY,)
+    facts = (RUN_CALL,)
 
     def check(self, ctx: RuleContext) -> None:
         replica = ctx.tf.replica
@@ -119,9 +126,11 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue
             if func is not None and (replica.is_tf_function(func) or replica.only_called_from_graphs(func)):
                 continue
+            if func is not None and _only_traced_by_importers(ctx, func):
+                continue  # a helper that every caller in the project calls from its `tf.function` step
             if inside_graph_block(ctx.index, ctx.tf.names, run.call):
                 continue  # under `tf.Graph().as_default()`: graph ops, evaluated later, not eager
-            if runs_in_graph(ctx, run.call):
+            if runs_in_graph(ctx.tf, run.call):
                 continue  # a SessionRunHook's method or a step its base class compiles: graph mode
             if in_unit_test(ctx.index, run.call):
                 continue  # a unit test checks behaviour once; compiling it would change what it tests
@@ -173,6 +182,20 @@ class StrategyRunOutsideTfFunction(Rule):
             if ancestor is func:
                 return
             yield ancestor
+
+
+def _only_traced_by_importers(ctx: RuleContext, func: cst.FunctionDef | cst.Lambda) -> bool:
+    """``func`` is a module-level function its own module never calls, and every call of it the
+    project's other files make stands in a function they compile with `tf.function` (a step
+    that loops `for _ in tf.range(n)` over it): it is traced into their graphs, never eager.
+    Not when no caller is seen (outside a project root, or importers that name no strategy)."""
+    if not isinstance(func, cst.FunctionDef) or not isinstance(ctx.index.parent.get(func), cst.Module):
+        return False
+    if any(ctx.index.enclosing_function(site) is not func for site in ctx.tf.strategies.call_sites(func)):
+        return False  # its own module calls it: only_called_from_graphs answered for those calls
+    importers = ctx.tf.importers
+    uses = importers.uses(func.name.value) if importers is not None else []
+    return bool(uses) and all(use.compiled for use in uses)
 
 
 def _replica_function_unknown(ctx: RuleContext, run: RunCall) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
@@ -62,7 +63,11 @@ class HardcodedTfConfig(Rule):
     launch script per task holding the removed spec with that task's index (with `--launcher ray`,
     a Ray job entry point; with `--launcher tfjob`, a Kubeflow TFJob manifest). A TF_CONFIG whose
     cluster no launcher could carry (not valid JSON, no `cluster`, a TFD603 defect in the
-    cluster) is reported but kept, so nothing is lost.
+    cluster) is reported but kept, so nothing is lost. When the project's own launchers start the
+    script and none gives it a TF_CONFIG (a job file that runs each per-role script with no
+    environment, a shell loop, `subprocess`), its own TF_CONFIG is all each task has: without it
+    MultiWorkerMirroredStrategy runs one local worker (`benchmarks/probe_empty_tf_config.py`,
+    TF_CONFIG unset), so the finding names that launcher and offers no rewrite.
 
     ## Known limits
     - A TF_CONFIG built from command-line flags or environment variables is not reported, nor is a
@@ -94,6 +99,12 @@ class HardcodedTfConfig(Rule):
       notebook's Python.
     - A TF_CONFIG whose cluster no launcher could carry (not valid JSON, no `cluster`, a TFD603
       defect in the cluster) is reported but kept, so nothing is lost.
+    - Launchers are looked for only when a folder is checked (its project root): shell scripts,
+      HCL/Nomad jobs, YAML manifests, Makefiles, Dockerfiles, Procfiles, notebooks and Python files
+      that start processes or submit jobs, naming the script by a path or by a file name no other
+      script of the tree has (`fixer/tf/script_launchers.py`). A launcher that mentions TF_CONFIG
+      anywhere, or is a TFJob, a SageMaker estimator with a `distribution` or a Vertex AI custom job,
+      counts as giving it; with no launcher found the rewrite is offered as before.
 
     ## Runtime evidence
     `distfix validate --workers 2` maps every address the script names to free 127.0.0.1 ports
@@ -155,11 +166,28 @@ class HardcodedTfConfig(Rule):
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 ctx.report(setter.node, message + "; set it in the launcher instead")
                 continue
+            bare = _started_without_tf_config(ctx)
+            if bare is not None:
+                # Its launcher gives it no TF_CONFIG: this one is all the task has (one per role).
+                ctx.report(setter.node, message + f"; `{bare}` starts this file without TF_CONFIG: set it there first")
+                continue
             edits = _removal(ctx, setter, _removed_cluster_note(ctx, setter.statement, config))
             if edits is None:
                 ctx.report(setter.node, message + "; set it in the launcher instead")
                 continue
             ctx.report(setter.node, message + "; the launcher sets it (see `distfix fix --emit-launcher`)", edits=edits)
+
+
+def _started_without_tf_config(ctx: RuleContext) -> str | None:
+    """The project file (relative to its root) that starts this script when every launcher the
+    project holds for it gives it no TF_CONFIG (a job file running it with no environment); None
+    when one does, when none is known, or outside a project root."""
+    launchers = ctx.tf.launchers if not ctx.path.endswith(".ipynb") else None
+    found = launchers.launchers() if launchers is not None else []
+    if not found or any(launcher.with_tf_config for launcher in found):
+        return None
+    assert launchers is not None  # found is not empty
+    return os.path.relpath(found[0].path, launchers.root)
 
 
 def _removed_cluster_note(ctx: RuleContext, statement: cst.CSTNode, config: str) -> str:

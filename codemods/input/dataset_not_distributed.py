@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 import libcst.matchers as m
 
+from fixer.facts import RUN_CALL
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.test_files import assertion_free_test, is_test_path
@@ -110,6 +111,7 @@ class DatasetNotDistributed(Rule):
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2")
     needs = (STRATEGY,)
+    facts = (RUN_CALL,)
     importer_triggers = ("Dataset",)
 
     def check(self, ctx: RuleContext) -> None:
@@ -121,7 +123,7 @@ class DatasetNotDistributed(Rule):
             return  # no replicas, or a single one that rightly gets the whole batch
         datasets = DatasetModel(ctx)
         steps = {f: run for run in replica.run_calls for f in [ctx.index.enclosing_function(run.call)] if f is not None}
-        host = HostBatches(ctx, datasets)
+        host = HostBatches(ctx.tf, datasets)
         # By dataset: the calls it feeds.
         fed: dict[int, tuple[cst.BaseExpression, list[tuple[cst.Call, RunCall]]]] = {}
         host_batches = []  # (call, batch, kind, run): one per call, reported after the loop

@@ -225,7 +225,7 @@ class MultiworkerInputNotSharded(Rule):
                 continue
             message = "every worker iterates this whole dataset (not distributed nor sharded); "
             statement = ctx.index.statement_of(loop)
-            strategy = strategy_in_reach(ctx, statement)
+            strategy = strategy_in_reach(ctx.tf, statement)
             if feeds == "run":
                 message += "iterate `strategy.experimental_distribute_dataset(...)`"
                 edits = None
@@ -243,7 +243,7 @@ class MultiworkerInputNotSharded(Rule):
             edits = None
             if found.source is not None and not dead_source:
                 at = ctx.index.statement_of(found.source)
-                strategy = strategy_in_reach(ctx, at)
+                strategy = strategy_in_reach(ctx.tf, at)
                 if strategy is not None:
                     helper = add_helper(ctx, "snippets/input_shard.py.j2", "_input_shard")
                     edits = [*helper, ctx.insert_after(found.source, f".shard(*_input_shard({strategy}))")]

@@ -794,7 +794,7 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
                 return [removal, Edit(insert_at, insert_at, moved_text)], None
             break
     # Wrap in place with the program's strategy, if it is bound before the statements.
-    strategy = strategy_in_reach(ctx, run[0].statement)
+    strategy = strategy_in_reach(ctx.tf, run[0].statement)
     if strategy is None:
         return None, Applicability.DISPLAY_ONLY
     indent = ctx.indentation(run[0].statement)
@@ -834,7 +834,7 @@ def _ready_lines(ctx: RuleContext, run: list[Creation], at: int, indent: str) ->
         line
         for creation in run
         if creation.kind == "optimizer"
-        for line in build_lines_after_move(ctx, creation.call, at)
+        for line in build_lines_after_move(ctx.tf, creation.call, at)
     ]
     return "".join(f"{indent}{line}{ctx.newline}" for line in lines)
 

@@ -128,16 +128,16 @@ def _runtime_started_before(ctx: RuleContext, statement: cst.CSTNode) -> cst.CST
         body = list(getattr(parent, "body", ())) if isinstance(parent, (cst.IndentedBlock, cst.Module)) else []
         if node in body:
             before = body[: body.index(node)]
-            start_at = after_last_reset(ctx, before)
+            start_at = after_last_reset(ctx.tf, before)
             reset = start_at > 0
-            earlier[:0] = [s for s in before[start_at:] if runs_tf_on_the_way(ctx, s)]
+            earlier[:0] = [s for s in before[start_at:] if runs_tf_on_the_way(ctx.tf, s)]
         node = parent
     strategies = [
         s for s in earlier if any(ctx.index.is_within(made, s) for made, _ in ctx.tf.strategies.all_constructions)
     ]
     if strategies or earlier:
         return (strategies or earlier)[0]
-    return None if reset else earlier_op(ctx, statement)
+    return None if reset else earlier_op(ctx.tf, statement)
 
 
 def _catches_runtime_error(ctx: RuleContext, call: cst.Call) -> bool:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import RUN_CALL
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.types import Applicability
@@ -77,6 +78,7 @@ class KerasTrainApiInReplicaFn(Rule):
     applicability = Applicability.DISPLAY_ONLY
     triggers = (".run(", "experimental_run_v2", "call_for_each_replica")
     needs = (STRATEGY,)
+    facts = (RUN_CALL,)
 
     def check(self, ctx: RuleContext) -> None:
         replica = ctx.tf.replica

@@ -108,7 +108,7 @@ def _wrap_in_scope(ctx: RuleContext, load: cst.Call) -> list[Edit] | None:
     statement = ctx.index.statement_of(load)
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
-    strategy = strategy_in_reach(ctx, statement)
+    strategy = strategy_in_reach(ctx.tf, statement)
     if strategy is None:
         return None
     indent = ctx.indentation(statement)

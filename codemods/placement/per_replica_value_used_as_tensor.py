@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import RUN_CALL
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.types import Applicability
@@ -75,6 +76,7 @@ class PerReplicaValueUsedAsTensor(Rule):
     applicability = Applicability.DISPLAY_ONLY
     triggers = (".run(", "experimental_run_v2")
     needs = (STRATEGY,)
+    facts = (RUN_CALL,)
 
     def check(self, ctx: RuleContext) -> None:
         if ctx.tf.strategies.single_replica or not ctx.tf.replica.proven_run_calls:

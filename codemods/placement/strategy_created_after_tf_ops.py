@@ -119,14 +119,14 @@ class StrategyCreatedAfterTfOps(Rule):
                     "`Collective ops must be configured at program startup`; create it first"
                 )
             position = body.index(statement)
-            start_at = after_last_reset(ctx, body[:position])
+            start_at = after_last_reset(ctx.tf, body[:position])
             first_op = next(
-                (i for i, s in enumerate(body[:position]) if i >= start_at and runs_tf_on_the_way(ctx, s)), None
+                (i for i, s in enumerate(body[:position]) if i >= start_at and runs_tf_on_the_way(ctx.tf, s)), None
             )
             if first_op is None:
-                if start_at > 0 or resets_before(ctx, statement):
+                if start_at > 0 or resets_before(ctx.tf, statement):
                     continue  # the context was reset after anything that ran before
-                earlier = earlier_op(ctx, statement)
+                earlier = earlier_op(ctx.tf, statement)
                 if earlier is not None:
                     line = ctx.range(earlier).start.line
                     ctx.report(call, message + f" (TensorFlow already runs at line {line})")

@@ -108,7 +108,7 @@ class SyncPointUnderTensorCondition(Rule):
         if ctx.tf.strategies.single_replica:
             return
         replica = ctx.tf.replica
-        by_run = set(compiled_replica_functions(ctx))
+        by_run = set(compiled_replica_functions(ctx.tf))
         # `fit` runs a train_step override: there is no step of the file's own to decide in.
         by_fit = set(replica.reachable(replica.keras_steps)) - by_run
         reported: set[int] = set()
@@ -151,7 +151,7 @@ class SyncPointUnderTensorCondition(Rule):
                 (a for a in call.args if a.keyword is not None and a.keyword.value == "gradient_accumulation_steps"),
                 None,
             )
-            if steps is None or optimizer_state(ctx, call) is None:
+            if steps is None or optimizer_state(ctx.tf, call) is None:
                 continue
             value = literal_value(ctx, steps.value)
             if not isinstance(value, int) or value <= 1 or not _trains_under_strategy(ctx, call):
@@ -224,7 +224,7 @@ def _is_update(ctx: RuleContext, call: cst.Call) -> bool:
     if method != "apply":
         return False
     receiver = call.func.value
-    if optimizer_creation(ctx, receiver) is not None:
+    if optimizer_creation(ctx.tf, receiver) is not None:
         return True
     last = (dotted_name(receiver) or "").rsplit(".", 1)[-1].lower()
     return last.endswith(("optimizer", "opt", "optim"))

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
@@ -20,7 +21,6 @@ from fixer.tf.loss_scaling import (
     only_reduce_means,
 )
 from fixer.tf.names import dotted_name
-from fixer.tf.optimizers import ready_for_compiled_step
 from fixer.tf.parameters import call_position, has_parameter, named_parameters
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership, visible_defs
@@ -206,7 +206,7 @@ class TrainStepOutsideStrategyRun(Rule):
             if not self._trains_scope_variables(ctx, call):
                 continue  # a model trained on one device on purpose
             seen.add(id(loop))
-            strategy = strategy_in_reach(ctx, ctx.index.statement_of(call)) or "strategy"
+            strategy = strategy_in_reach(ctx.tf, ctx.index.statement_of(call)) or "strategy"
             ctx.report(
                 call,
                 "this loop computes and applies gradients inline, so the strategy never runs the step: it "
@@ -297,7 +297,7 @@ class TrainStepOutsideStrategyRun(Rule):
     # Reporting --------------------------------------------------------------------------------
 
     def _report(self, ctx: RuleContext, func: cst.FunctionDef, site: cst.Call) -> None:
-        strategy = strategy_in_reach(ctx, ctx.index.statement_of(site))
+        strategy = strategy_in_reach(ctx.tf, ctx.index.statement_of(site))
         # Short messages: why (it raises in the scope, trains on one device outside) is in `explain`.
         message = f"`{func.name.value}` updates the strategy's variables but is not called through `strategy.run`"
         advice = message + "; run it on a distributed dataset and reduce its result"
@@ -419,7 +419,7 @@ class TrainStepOutsideStrategyRun(Rule):
         if here is not None and not in_loop:
             return None  # TFD402 compiles the enclosing function
         owner = ctx.index.enclosing_function(func)
-        if owner is not here and strategy_in_reach(ctx, func) != strategy:
+        if owner is not here and strategy_in_reach(ctx.tf, func) != strategy:
             return None  # the strategy is not visible where the step would be defined
         builds = ready_for_compiled_step(ctx, self._step_parts(ctx, func))
         if builds is None:
@@ -485,17 +485,17 @@ class TrainStepOutsideStrategyRun(Rule):
     def _reduce_op(self, ctx: RuleContext, func: cst.FunctionDef) -> str | None:
         """SUM when the step returns its loss and that loss is (or TFD303 makes it) global-batch scaled."""
         returns = [r for r in ctx.index.in_function("returns", func) if r.value is not None]
-        for gradient in gradient_calls(ctx, func):
+        for gradient in gradient_calls(ctx.tf, func):
             loss = gradient.args[0].value
             if not isinstance(loss, cst.Name) or not returns:
                 return None
             if not all(isinstance(r.value, cst.Name) and r.value.value == loss.value for r in returns):
                 return None
-            origin, holder = loss_origin(ctx, func, gradient)
-            scaling = classify(ctx, origin, holder)
+            origin, holder = loss_origin(ctx.tf, func, gradient)
+            scaling = classify(ctx.tf, origin, holder)
             if scaling in (Scaling.GLOBAL, Scaling.PER_EXAMPLE):
                 return "SUM"
-            if scaling is Scaling.MEAN and origin is not None and only_reduce_means(ctx, origin, holder):
+            if scaling is Scaling.MEAN and origin is not None and only_reduce_means(ctx.tf, origin, holder):
                 return "SUM"  # TFD303 divides this mean by the number of replicas
             return None
         return None

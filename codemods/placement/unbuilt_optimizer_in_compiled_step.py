@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.facts import RUN_CALL
+from fixer.fixes.optimizer_build import build_plan_edits
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.keras_flavour import keras_flavour, keras_module, legacy_keras
 from fixer.tf.keras_target import keras_upgrade_prefix
 from fixer.tf.names import dotted_name
+from fixer.tf.optimizer_kinds import State
 from fixer.tf.optimizers import (
-    State,
     apply_calls,
     compiled_replica_functions,
     is_built,
@@ -125,25 +126,25 @@ class UnbuiltOptimizerInCompiledStep(Rule):
         strategies = ctx.tf.strategies
         if strategies.single_replica or _imports_tf_keras(ctx):
             return
-        functions = compiled_replica_functions(ctx)
+        functions = compiled_replica_functions(ctx.tf)
         if not functions:
             return
         legacy = legacy_keras(ctx)
         reported: set[int] = set()
-        for call in apply_calls(ctx, functions):
+        for call in apply_calls(ctx.tf, functions):
             method = cst.ensure_type(call.func, cst.Attribute)  # apply_calls keeps method calls only
             if method.attr.value not in _KERAS3_UPDATES:
                 continue
             receiver = method.value
-            creation = optimizer_creation(ctx, receiver)
-            if creation is None or id(creation.call) in reported or not needs_ready(ctx, call, creation):
+            creation = optimizer_creation(ctx.tf, receiver)
+            if creation is None or id(creation.call) in reported or not needs_ready(ctx.tf, call, creation):
                 continue
-            if is_built(ctx, receiver) or strategies.membership(creation.statement) is not Membership.INSIDE:
+            if is_built(ctx.tf, receiver) or strategies.membership(creation.statement) is not Membership.INSIDE:
                 continue
             if keras_flavour(keras_module(ctx, creation.call.func), legacy, ctx.tf.target) != 3:
                 continue
             reported.add(id(creation.call))
-            plan = plan_build(ctx, call, creation)
+            plan = plan_build(ctx.tf, call, creation)
             what = (
                 f"Keras 3 `{creation.class_name}` creates its variables"
                 if creation.state is State.STATEFUL
@@ -154,7 +155,7 @@ class UnbuiltOptimizerInCompiledStep(Rule):
             message = keras_upgrade_prefix(ctx, creation.call.func) + (
                 f"{what} in the compiled step `{functions[step]}` (fails with several replicas); "
             )
-            edits = plan.edits(ctx)
+            edits = build_plan_edits(ctx, plan)
             if edits is None:
                 message += plan.advice
             elif len(plan.lines) > 1:

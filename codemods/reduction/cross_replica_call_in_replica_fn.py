@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import REPLICA_FUNCTION
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.calls import argument
@@ -79,6 +80,7 @@ class CrossReplicaCallInReplicaFn(Rule):
     applicability = Applicability.UNSAFE
     triggers = (".reduce(", ".gather(", ".run(", "experimental_run_v2")
     needs = (STRATEGY,)
+    facts = (REPLICA_FUNCTION,)
 
     def check(self, ctx: RuleContext) -> None:
         replica = ctx.tf.replica

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import REPLICA_FUNCTION
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.dataflow import names_in
@@ -67,12 +68,13 @@ class GradientsAggregatedTwice(Rule):
     applicability = Applicability.SAFE
     triggers = ("all_reduce",)
     needs = (STRATEGY,)
+    facts = (REPLICA_FUNCTION,)
 
     def check(self, ctx: RuleContext) -> None:
         if ctx.tf.strategies.single_replica:
             return
         for func in ctx.tf.replica.probable_replica_functions:
-            gradients = gradient_calls(ctx, func)
+            gradients = gradient_calls(ctx.tf, func)
             if not gradients:
                 continue
             for reduce in _sum_reductions(ctx, func, gradients):
@@ -91,7 +93,7 @@ class GradientsAggregatedTwice(Rule):
                 continue
             if _divided_between(ctx, statement, call):
                 continue
-            creation = optimizer_creation(ctx, call.func.value)
+            creation = optimizer_creation(ctx.tf, call.func.value)
             keras = keras_major(ctx, creation.call.func) if creation is not None else None
             skip = next((a for a in call.args if a.keyword is not None and a.keyword.value in _SKIP_KEYWORDS), None)
             if skip is not None:

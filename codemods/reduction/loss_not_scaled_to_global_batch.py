@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeGuard
-from weakref import WeakKeyDictionary
 
 import libcst as cst
 
+from fixer.facts import RUN_OR_STEP
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.test_files import assertion_free_test, is_test_path
@@ -29,8 +29,7 @@ from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
     from fixer.context import RuleContext
-    from fixer.tf.index import FunctionLike, ModuleIndex
-    from fixer.tf.replica import RunCall
+    from fixer.tf.index import FunctionLike
 
 _APPLIES = frozenset({"apply_gradients", "minimize"})
 
@@ -126,6 +125,7 @@ class LossNotScaledToGlobalBatch(Rule):
     applicability = Applicability.UNSAFE
     triggers = (".run(", "experimental_run_v2", "call_for_each_replica", "train_step")
     needs = (STRATEGY,)
+    facts = (RUN_OR_STEP,)
 
     def check(self, ctx: RuleContext) -> None:
         replica = ctx.tf.replica
@@ -134,13 +134,13 @@ class LossNotScaledToGlobalBatch(Rule):
         reported: set[int] = set()
         smoke_test = is_test_path(ctx.path)
         for func in replica.replica_functions:
-            for gradient in gradient_calls(ctx, func):
+            for gradient in gradient_calls(ctx.tf, func):
                 if not self._summed(ctx, func, gradient):
                     continue
-                origin, holder = loss_origin(ctx, func, gradient)
+                origin, holder = loss_origin(ctx.tf, func, gradient)
                 if origin is None or id(origin) in reported:
                     continue
-                scaling = classify(ctx, origin, holder)
+                scaling = classify(ctx.tf, origin, holder)
                 if scaling in (Scaling.GLOBAL, Scaling.UNKNOWN):
                     continue
                 if smoke_test and assertion_free_test(ctx.index, origin):
@@ -187,7 +187,7 @@ class LossNotScaledToGlobalBatch(Rule):
         scaling: Scaling,
         reduces: list[Edit],
     ) -> None:
-        if gradient_passed_through(ctx, origin) is not None:
+        if gradient_passed_through(ctx.tf, origin) is not None:
             ctx.report(
                 origin,
                 f"`tf.grad_pass_through` changes the loss's value, not its gradient, which stays {scaling.value}'s "
@@ -198,9 +198,9 @@ class LossNotScaledToGlobalBatch(Rule):
         divide = f" / {tf}.distribute.get_replica_context().num_replicas_in_sync"
         # A helper also used outside training (evaluation, cross-replica code) keeps its meaning:
         # the loss is then scaled where the training step calls it.
-        call = loss_call(ctx, func, gradient) if holder is not func else None
+        call = loss_call(ctx.tf, func, gradient) if holder is not func else None
         at_call = call is not None and not _only_trains(ctx, holder)
-        if scaling is Scaling.MEAN and only_reduce_means(ctx, origin, holder):
+        if scaling is Scaling.MEAN and only_reduce_means(ctx.tf, origin, holder):
             if at_call and call is not None:
                 edit = ctx.insert_after(call, divide)
             else:
@@ -271,7 +271,7 @@ def _optimizer_class(ctx: RuleContext, func: FunctionLike) -> str | None:
     classes: set[str | None] = set()
     for call in ctx.tf.replica.calls_in(func):
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in _APPLIES:
-            creation = optimizer_creation(ctx, call.func.value)
+            creation = optimizer_creation(ctx.tf, call.func.value)
             classes.add(creation.class_name if creation is not None else None)
     return classes.pop() if len(classes) == 1 else None
 
@@ -287,7 +287,7 @@ def _applies_gradients(ctx: RuleContext, call: cst.Call) -> bool:
     if not isinstance(grads, cst.Name):
         return False
     func = ctx.index.enclosing_function(call)
-    value = last_assignment(ctx, func, grads.value, call) if func is not None else None
+    value = last_assignment(ctx.tf, func, grads.value, call) if func is not None else None
     return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "gradient"
 
 
@@ -309,7 +309,7 @@ def _only_trains(ctx: RuleContext, helper: FunctionLike) -> bool:
     replica = ctx.tf.replica
     owners = [ctx.index.enclosing_function(site) for site in sites]
     return bool(sites) and all(
-        owner is not None and owner in replica.replica_functions and gradient_calls(ctx, owner) for owner in owners
+        owner is not None and owner in replica.replica_functions and gradient_calls(ctx.tf, owner) for owner in owners
     )
 
 
@@ -319,13 +319,13 @@ def _divided(ctx: RuleContext, origin: cst.BaseExpression, divide: str, tf: str)
     terms = sum_terms(origin)
     if (
         terms is not None
-        and any(is_regularization(ctx, t) for t in terms)
-        and not all(is_regularization(ctx, t) for t in terms)
+        and any(is_regularization(ctx.tf, t) for t in terms)
+        and not all(is_regularization(ctx.tf, t) for t in terms)
     ):
         parts = []
         for term in terms:
             text = _with_parens(term)
-            if is_regularization(ctx, term):
+            if is_regularization(ctx.tf, term):
                 parts.append(f"{tf}.nn.scale_regularization_loss({text})")
             elif (
                 term.lpar
@@ -389,7 +389,7 @@ def _reduces_of_runs(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
     step's call or a name bound to that, in the same function as the reduce.
     """
     producers: list[cst.Call] = []
-    for run in _runs_by_function(ctx).get(func, ()):
+    for run in ctx.tf.runs_by_function.get(func, ()):
         producers.append(run.call)
         parent = ctx.index.parent.get(run.call)
         step = ctx.index.enclosing_function(run.call)
@@ -411,29 +411,3 @@ def _reduces_of_runs(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
         ):
             reduces.append(call)
     return reduces
-
-
-def _runs_by_function(ctx: RuleContext) -> dict[FunctionLike, list[RunCall]]:
-    """The `strategy.run` calls that run each function, in source order: as a target, or through
-    a lambda that forwards to it (``strategy.run(lambda x, y: self._replica_step(x, y), ...)``).
-
-    Grouped once per module: every replica function of a long file asks, and scanning every run
-    for each was quadratic.
-    """
-    replica = ctx.tf.replica
-    cached = _RUNS.get(ctx.index)
-    if cached is not None and cached[0] is replica.run_calls:
-        return cached[1]
-    table: dict[FunctionLike, list[RunCall]] = {}
-    for run in replica.run_calls:
-        functions = list(run.targets)
-        for target in run.targets:
-            if isinstance(target, cst.Lambda) and isinstance(target.body, cst.Call):
-                functions.extend(replica.resolve_callable(target.body.func, target.body))
-        for function in dict.fromkeys(functions):
-            table.setdefault(function, []).append(run)
-    _RUNS[ctx.index] = (replica.run_calls, table)
-    return table
-
-
-_RUNS: WeakKeyDictionary[ModuleIndex, tuple[object, dict[FunctionLike, list[RunCall]]]] = WeakKeyDictionary()

@@ -111,7 +111,7 @@ class UnaggregatedVariableUpdate(Rule):
         if ctx.tf.strategies.single_replica:
             return  # OneDeviceStrategy: one replica, nothing to aggregate
         for func in replica.probable_replica_functions:
-            for gradient in gradient_calls(ctx, func):
+            for gradient in gradient_calls(ctx.tf, func):
                 self._check_gradient(ctx, func, gradient)
 
     def _check_gradient(self, ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> None:
@@ -262,7 +262,7 @@ class UnaggregatedVariableUpdate(Rule):
                 "by the global batch the step is N times too small; use aggregation=SUM or all-reduce with SUM",
             )
             return
-        scaling = classify(ctx, *loss_origin(ctx, origin_func, gradient))
+        scaling = classify(ctx.tf, *loss_origin(ctx.tf, origin_func, gradient))
         op = {Scaling.GLOBAL: "SUM", Scaling.PER_EXAMPLE: "SUM", Scaling.MEAN: "MEAN"}.get(scaling)
         shown = value if len(value) <= 40 else "the gradients"
         advice = (

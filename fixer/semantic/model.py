@@ -74,6 +74,26 @@ class SemanticModel:
         """The bindings of ``name`` in ``scope`` (default: the module), in source order."""
         return list((scope or self.module_scope).of(name))
 
+    def plain_assignments(self, name: str) -> list[cst.Assign]:
+        """Every ``name = value`` statement that assigns ``name`` itself (not in a tuple target),
+        in any scope, in source order, each once.
+
+        Flow-free: for questions about the text (is an assignment written before this point,
+        which one is the file's last), not about what reaches a use (that is :meth:`resolve`).
+        """
+        return self._plain_assignments.get(name, [])
+
+    @cached_property
+    def _plain_assignments(self) -> dict[str, list[cst.Assign]]:
+        table: dict[str, list[cst.Assign]] = {}
+        for binding in self.bindings:
+            statement = binding.statement
+            if type(statement) is cst.Assign and any(t.target is binding.node for t in statement.targets):
+                statements = table.setdefault(binding.name, [])
+                if not statements or statements[-1] is not statement:  # `a = b = a = 1`: once
+                    statements.append(statement)
+        return table
+
     def resolve(self, use: cst.Name) -> list[Binding]:
         """The bindings that can give ``use`` its object, in source order; [] for a builtin or an
         unbound name.

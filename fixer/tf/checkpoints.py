@@ -550,7 +550,7 @@ def rewrite_save(ctx: RuleContext, save: Save) -> list[Edit] | None:
     """
     target = save.manager if save.kind == "manager_save" and save.manager is not None else save
     statement = _simple(ctx, target.call)
-    strategy = strategy_in_reach(ctx, statement) if statement is not None else None
+    strategy = strategy_in_reach(ctx.tf, statement) if statement is not None else None
     if target.kind == "manager" and per_worker(ctx, target.path):
         return []
     if strategy is None or statement is None:  # no statement means no strategy either
@@ -572,7 +572,7 @@ def moved_save(ctx: RuleContext, save: Save, indent: str) -> tuple[str, list[Edi
     statement = _simple(ctx, save.call)
     if statement is None:
         return None
-    strategy = strategy_in_reach(ctx, statement)
+    strategy = strategy_in_reach(ctx.tf, statement)
     if strategy is None:
         return None
     lines_start = ctx.textmap.line_starts[ctx.range(statement).start.line - 1]

@@ -16,8 +16,8 @@ from fixer.tf.names import dotted_name
 from fixer.tf.strategies import visible_defs
 
 if TYPE_CHECKING:
-    from fixer.context import RuleContext
     from fixer.tf.datasets import DatasetModel
+    from fixer.tf.model import TFModel
 
 NUMPY = "a NumPy batch"
 IMAGE_GENERATOR = "an `ImageDataGenerator` batch"
@@ -68,8 +68,8 @@ class HostBatches:
     replica needs).
     """
 
-    def __init__(self, ctx: RuleContext, datasets: DatasetModel) -> None:
-        self.ctx = ctx
+    def __init__(self, tf: TFModel, datasets: DatasetModel) -> None:
+        self.tf = tf
         self.datasets = datasets
 
     def batch_kind(self, value: cst.BaseExpression, near: cst.CSTNode, depth: int = 0) -> str | None:
@@ -89,8 +89,8 @@ class HostBatches:
             return self.batch_kind(value.value, near, depth + 1)  # `batch[0]` of a host batch
         if not isinstance(value, cst.Name):
             return None
-        enclosing = self.ctx.index.enclosing_function(near)
-        for ancestor in self.ctx.index.ancestors(near):
+        enclosing = self.tf.index.enclosing_function(near)
+        for ancestor in self.tf.index.ancestors(near):
             if ancestor is enclosing:
                 break
             if isinstance(ancestor, cst.For) and value.value in names_in(ancestor.target):
@@ -132,7 +132,7 @@ class HostBatches:
         if depth > 6:
             return False
         if isinstance(expr, cst.Call):
-            callee = self.ctx.tf.names.callee(expr) or ""
+            callee = self.tf.names.callee(expr) or ""
             if callee.startswith("numpy."):
                 return callee[len("numpy.") :] in _ARRAY_BUILDERS
             func = expr.func
@@ -156,13 +156,13 @@ class HostBatches:
 
     def _keras_load_data(self, name: str, near: cst.CSTNode) -> bool:
         """``name`` is unpacked from ``tf.keras.datasets.<set>.load_data()`` (NumPy arrays)."""
-        scope = self.ctx.index.enclosing_function(near)
-        for assign in self.ctx.index.assigns:
+        scope = self.tf.index.enclosing_function(near)
+        for assign in self.tf.index.assigns:
             if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
                 continue
-            if self.ctx.index.enclosing_function(assign) not in (scope, None):
+            if self.tf.index.enclosing_function(assign) not in (scope, None):
                 continue
-            callee = self.ctx.tf.names.callee(assign.value) or ""
+            callee = self.tf.names.callee(assign.value) or ""
             if callee.startswith("keras.datasets.") and callee.endswith(".load_data"):
                 if any(
                     isinstance(t.target, (cst.Tuple, cst.List)) and name in names_in(t.target) for t in assign.targets
@@ -175,7 +175,7 @@ class HostBatches:
         if depth > 6:
             return False
         if isinstance(expr, cst.Call):
-            return self.ctx.tf.names.callee(expr) in _IMAGE_GENERATOR_CLASSES
+            return self.tf.names.callee(expr) in _IMAGE_GENERATOR_CLASSES
         key = dotted_name(expr)
         if key is None:
             return False
@@ -184,7 +184,7 @@ class HostBatches:
 
     def _is_generator_function(self, name: str, call: cst.Call) -> bool:
         """``name`` is a local function that yields (calling it makes a Python generator)."""
-        defs = visible_defs(self.ctx.index, name, call)
+        defs = visible_defs(self.tf.index, name, call)
         return bool(defs) and all(isinstance(d, cst.FunctionDef) and _yields(d) for d in defs)
 
     @staticmethod

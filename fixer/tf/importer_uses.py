@@ -30,7 +30,9 @@ class Use:
     (`MultiWorkerMirroredStrategy`...). ``feeds``: what its result is given to (:data:`FIT`,
     :data:`DISTRIBUTE`, :data:`RUN`, :data:`LOOP_RUN`); ``after``: the dataset methods the importer applies to
     it first. ``shard_policy``: the importer sets an auto-shard policy itself;
-    ``global_seed``: it sets a global random seed.
+    ``global_seed``: it sets a global random seed. ``compiled``: the call stands in a function
+    the importer compiles with `tf.function` (its decorator, `<module>.function`, or
+    `f = tf.function(f)`), so it is traced into that graph rather than run eagerly.
     """
 
     module: str
@@ -43,6 +45,7 @@ class Use:
     after: tuple[str, ...] = ()
     shard_policy: bool = False
     global_seed: bool = False
+    compiled: bool = False
 
     def where(self, root: str) -> str:
         """``main.py`` line 12, with the importer's path relative to ``root``."""

@@ -78,9 +78,14 @@ def project_roots(roots: tuple[str, ...], live: bool = False) -> Iterator[None]:
 
 
 def forget_views() -> None:
-    """Drop the import graphs listed so far (a new run may see other files); the uses read from
-    each importer stay, kept by its stamp."""
+    """Drop the import graphs listed so far (a new run may see other files), and the launchers'
+    listings (fixer/tf/script_launchers.py); the uses read from each importer stay, kept by its
+    stamp."""
+    # Imported here, as that module imports `view_for` from this one.
+    from fixer.tf.script_launchers import forget_listings
+
     _VIEWS.clear()
+    forget_listings()
 
 
 def view_for(path: str) -> ProjectView | None:
@@ -244,6 +249,12 @@ class _Importer:
         self.strategies = frozenset(self._strategies())
         self.strategy_names = frozenset(self._strategy_names())
         self.global_seed = any(isinstance(c.func, ast.Attribute) and c.func.attr in _SEEDERS for c in self.calls)
+        # Names given to `tf.function(...)` (`step = tf.function(step)`, `tf.function(self.step)`).
+        self.compiled_names = frozenset(
+            name.rsplit(".", 1)[-1]
+            for call in self.calls
+            if call.args and self._is_tf_function(call.func) and (name := dotted(call.args[0]))
+        )
 
     def _strategies(self) -> Iterator[str]:
         """The class name of every TensorFlow strategy the file constructs."""
@@ -289,7 +300,29 @@ class _Importer:
                 after=tuple(after),
                 shard_policy=self.shard_policy,
                 global_seed=self.global_seed,
+                compiled=self._in_tf_function(node),
             )
+
+    def _in_tf_function(self, node: ast.AST) -> bool:
+        """Inside a function this file compiles with `tf.function` (or nested in one): the call is
+        traced into that function's graph."""
+        current = self.parent.get(node)
+        while current is not None:
+            if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                current.name in self.compiled_names
+                or any(self._is_tf_function(d.func if isinstance(d, ast.Call) else d) for d in current.decorator_list)
+            ):
+                return True
+            current = self.parent.get(current)
+        return False
+
+    def _is_tf_function(self, expr: ast.expr) -> bool:
+        """`tf.function`, a library's own wrapper spelled `<module>.function` (TF-Agents'
+        `common.function`), or `function` imported from TensorFlow."""
+        if isinstance(expr, ast.Attribute):
+            return expr.attr == "function"
+        ref = self.imports.get(expr.id) if isinstance(expr, ast.Name) else None
+        return ref is not None and ref.name == "function" and ref.module.split(".")[0] == "tensorflow"
 
     def _in_scope(self, node: ast.AST) -> bool:
         """Inside a `with <x>.scope():` block of the same function."""

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.semantic.targets import assignment_targets
-from fixer.tf.bindings import assigned_values
+from fixer.tf.bindings import assignments_to
 from fixer.tf.names import dotted_name
 
 if TYPE_CHECKING:
-    from fixer.context import RuleContext
     from fixer.tf.index import FunctionLike
+    from fixer.tf.model import TFModel
 
 _MEANS = frozenset({"tensorflow.reduce_mean", "tensorflow.math.reduce_mean", "keras.ops.mean"})
 _SUMS = frozenset({"tensorflow.reduce_sum", "tensorflow.math.reduce_sum", "keras.ops.sum"})
@@ -35,51 +35,49 @@ class Scaling(enum.Enum):
     UNKNOWN = "unknown"
 
 
-def last_assignment(ctx: RuleContext, func: FunctionLike, name: str, before: cst.CSTNode) -> cst.BaseExpression | None:
+def last_assignment(tf: TFModel, func: FunctionLike, name: str, before: cst.CSTNode) -> cst.BaseExpression | None:
     """The value of the last plain ``name = value`` in ``func`` that can reach ``before``.
 
     Flow-aware (fixer/semantic): an assignment in an arm that returns, or one a later statement
     always replaces, does not reach.
     """
     found: cst.BaseExpression | None = None
-    for binding in ctx.tf.semantic.reaching(name, before):
+    for binding in tf.semantic.reaching(name, before):
         statement = binding.statement
-        if binding.scope.node is (func or ctx.module) and isinstance(statement, cst.Assign):
+        if binding.scope.node is (func or tf.module) and isinstance(statement, cst.Assign):
             if any(t.target is binding.node for t in statement.targets):
                 found = statement.value
     return found
 
 
-def gradient_calls(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
+def gradient_calls(tf: TFModel, func: FunctionLike) -> list[cst.Call]:
     """`<tape>.gradient(loss, ...)` calls whose nearest function is ``func``."""
     return [
         call
-        for call in ctx.tf.replica.calls_in(func)
+        for call in tf.replica.calls_in(func)
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "gradient" and call.args
     ]
 
 
-def loss_origin(
-    ctx: RuleContext, func: FunctionLike, gradient: cst.Call
-) -> tuple[cst.BaseExpression | None, FunctionLike]:
+def loss_origin(tf: TFModel, func: FunctionLike, gradient: cst.Call) -> tuple[cst.BaseExpression | None, FunctionLike]:
     """The expression that computed the loss given to ``gradient`` and the function holding it."""
     loss = gradient.args[0].value
     if isinstance(loss, cst.Name):
-        value = last_assignment(ctx, func, loss.value, gradient)
+        value = last_assignment(tf, func, loss.value, gradient)
         if value is None:
             return None, func
-        loss = _accumulated_term(ctx, func, loss.value, value, gradient) or value
+        loss = _accumulated_term(tf, func, loss.value, value, gradient) or value
     if isinstance(loss, cst.Call):
-        helper = loss_helper(ctx, func, loss)
+        helper = loss_helper(tf, func, loss)
         if helper is not None:
-            returned = _returned_expression(ctx, helper)
+            returned = _returned_expression(tf, helper)
             if returned is not None:
                 return returned, helper
     return loss, func
 
 
 def _accumulated_term(
-    ctx: RuleContext, func: FunctionLike, name: str, start: cst.BaseExpression, gradient: cst.Call
+    tf: TFModel, func: FunctionLike, name: str, start: cst.BaseExpression, gradient: cst.Call
 ) -> cst.BaseExpression | None:
     """``loss = 0.0`` then one ``loss += term`` (in a loop, one term per head or step): the loss is
     scaled like ``term``, so the term is the origin. None for any other start or several ``+=``."""
@@ -87,85 +85,85 @@ def _accumulated_term(
         return None
     terms = [
         node
-        for node in ctx.index.in_function("assigns", func)
+        for node in tf.index.in_function("assigns", func)
         if isinstance(node, cst.AugAssign)
         and isinstance(node.operator, cst.AddAssign)
         and isinstance(node.target, cst.Name)
         and node.target.value == name
-        and ctx.index.before(start, node)
-        and ctx.index.before(node, gradient)
+        and tf.index.before(start, node)
+        and tf.index.before(node, gradient)
     ]
     return terms[0].value if len(terms) == 1 else None
 
 
-def loss_call(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> cst.Call | None:
+def loss_call(tf: TFModel, func: FunctionLike, gradient: cst.Call) -> cst.Call | None:
     """The call of a loss helper in ``func`` whose result ``gradient`` differentiates, or None."""
     loss: cst.BaseExpression | None = gradient.args[0].value
     if isinstance(loss, cst.Name):
-        loss = last_assignment(ctx, func, loss.value, gradient)
-    if isinstance(loss, cst.Call) and loss_helper(ctx, func, loss) is not None:
+        loss = last_assignment(tf, func, loss.value, gradient)
+    if isinstance(loss, cst.Call) and loss_helper(tf, func, loss) is not None:
         return loss
     return None
 
 
-def loss_helper(ctx: RuleContext, func: FunctionLike, call: cst.Call) -> FunctionLike | None:
+def loss_helper(tf: TFModel, func: FunctionLike, call: cst.Call) -> FunctionLike | None:
     """The one function of this module that ``call`` runs: a plain function (``loss_fn(...)``), a
     lambda bound to a name, or a method of the class ``func`` belongs to (``self._loss(...)``)."""
     target = call.func
     if isinstance(target, cst.Name):
         defs: list[FunctionLike] = [
-            f for f in ctx.index.functions_by_name.get(target.value, []) if ctx.index.method_class(f) is None
+            f for f in tf.index.functions_by_name.get(target.value, []) if tf.index.method_class(f) is None
         ]
         if len(defs) > 1:
             # Several defs share the name (a `compute_loss` in each test method): the one Python's
             # scoping reaches from the call is the helper.
-            reached = [f for f in ctx.tf.replica.resolve_callable(target, call) if f in defs]
+            reached = [f for f in tf.replica.resolve_callable(target, call) if f in defs]
             defs = reached or defs
         if not defs:
             # A lambda bound to a name, or the inner function a local loss factory returns
             # (`compute_loss = make_loss()`, then `compute_loss(y, p)`).
             defs = [
                 f
-                for f in ctx.tf.replica.resolve_callable(target, call)
-                if isinstance(f, cst.Lambda) or (isinstance(f, cst.FunctionDef) and ctx.index.method_class(f) is None)
+                for f in tf.replica.resolve_callable(target, call)
+                if isinstance(f, cst.Lambda) or (isinstance(f, cst.FunctionDef) and tf.index.method_class(f) is None)
             ]
     elif (
         isinstance(target, cst.Attribute)
         and isinstance(target.value, cst.Name)
         and target.value.value in ("self", "cls")
     ):
-        owner = _owner_class(ctx, func)
+        owner = _owner_class(tf, func)
         defs = [
             f
-            for f in ctx.index.functions_by_name.get(target.attr.value, [])
-            if ctx.index.method_class(f) is not None and (owner is None or ctx.index.method_class(f) is owner)
+            for f in tf.index.functions_by_name.get(target.attr.value, [])
+            if tf.index.method_class(f) is not None and (owner is None or tf.index.method_class(f) is owner)
         ]
     else:
         return None
     return defs[0] if len(defs) == 1 else None
 
 
-def _owner_class(ctx: RuleContext, func: FunctionLike | None) -> cst.ClassDef | None:
+def _owner_class(tf: TFModel, func: FunctionLike | None) -> cst.ClassDef | None:
     """The class whose method holds ``func`` (itself, or a function or lambda nested in it)."""
     while func is not None:
-        if isinstance(func, cst.FunctionDef) and ctx.index.method_class(func) is not None:
-            return ctx.index.method_class(func)
-        func = ctx.index.enclosing_function(func)
+        if isinstance(func, cst.FunctionDef) and tf.index.method_class(func) is not None:
+            return tf.index.method_class(func)
+        func = tf.index.enclosing_function(func)
     return None
 
 
-def _returned_expression(ctx: RuleContext, helper: FunctionLike) -> cst.BaseExpression | None:
+def _returned_expression(tf: TFModel, helper: FunctionLike) -> cst.BaseExpression | None:
     if isinstance(helper, cst.Lambda):
         return helper.body
-    returns: list[cst.Return] = [r for r in ctx.index.in_function("returns", helper) if r.value is not None]
+    returns: list[cst.Return] = [r for r in tf.index.in_function("returns", helper) if r.value is not None]
     if len(returns) != 1:
         return None
     return returns[0].value
 
 
-def classify(ctx: RuleContext, expr: cst.BaseExpression | None, func: FunctionLike, _depth: int = 0) -> Scaling:
+def classify(tf: TFModel, expr: cst.BaseExpression | None, func: FunctionLike, _depth: int = 0) -> Scaling:
     """How ``expr`` (a loss) is scaled."""
-    names = ctx.tf.names
+    names = tf.names
     if expr is None or _depth > 6:
         return Scaling.UNKNOWN
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Divide):
@@ -176,12 +174,12 @@ def classify(ctx: RuleContext, expr: cst.BaseExpression | None, func: FunctionLi
             # per-replica (weighted) mean. Divided by anything else: taken as the global batch.
             if isinstance(right, cst.Call) and names.callee(right) in _PER_REPLICA_COUNTS:
                 return Scaling.MEAN
-            if _only_replica_count(ctx, right):
+            if _only_replica_count(tf, right):
                 # The replica's batch size is missing: the step grows with it.
                 return Scaling.REPLICA_SUM
             return Scaling.GLOBAL
         if mentions_replicas(expr.right):
-            inner = classify(ctx, left, func, _depth + 1)
+            inner = classify(tf, left, func, _depth + 1)
             if inner is Scaling.MEAN:
                 return Scaling.GLOBAL
             if inner is Scaling.PER_EXAMPLE:
@@ -193,29 +191,29 @@ def classify(ctx: RuleContext, expr: cst.BaseExpression | None, func: FunctionLi
         # A sum of losses is scaled like its terms when they agree (`bce(a) + bce(b)`).
         # Unscaled regularization (`sum(model.losses)`) is summed across replicas like a mean, so
         # it follows the other term.
-        left_reg, right_reg = is_regularization(ctx, expr.left), is_regularization(ctx, expr.right)
+        left_reg, right_reg = is_regularization(tf, expr.left), is_regularization(tf, expr.right)
         if left_reg and right_reg:
             return Scaling.UNKNOWN
-        left_scaling = Scaling.MEAN if left_reg else classify(ctx, expr.left, func, _depth + 1)
-        right_scaling = Scaling.MEAN if right_reg else classify(ctx, expr.right, func, _depth + 1)
+        left_scaling = Scaling.MEAN if left_reg else classify(tf, expr.left, func, _depth + 1)
+        right_scaling = Scaling.MEAN if right_reg else classify(tf, expr.right, func, _depth + 1)
         agree = left_scaling is right_scaling and left_scaling in (Scaling.MEAN, Scaling.GLOBAL)
         return left_scaling if agree else Scaling.UNKNOWN
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
         # A constant weight keeps the scaling (`0.5 * mse`, `AUX_WEIGHT * aux`).
-        if is_constant_weight(ctx, expr.left):
-            return classify(ctx, expr.right, func, _depth + 1)
-        if is_constant_weight(ctx, expr.right):
-            return classify(ctx, expr.left, func, _depth + 1)
+        if is_constant_weight(tf, expr.left):
+            return classify(tf, expr.right, func, _depth + 1)
+        if is_constant_weight(tf, expr.right):
+            return classify(tf, expr.left, func, _depth + 1)
         return Scaling.UNKNOWN
     if isinstance(expr, cst.Name):
-        value = last_assignment(ctx, func, expr.value, expr)
-        return classify(ctx, value, func, _depth + 1) if value is not None else Scaling.UNKNOWN
+        value = last_assignment(tf, func, expr.value, expr)
+        return classify(tf, value, func, _depth + 1) if value is not None else Scaling.UNKNOWN
     if not isinstance(expr, cst.Call):
         return Scaling.UNKNOWN
-    passed = gradient_passed_through(ctx, expr)
+    passed = gradient_passed_through(tf, expr)
     if passed is not None:
         # `tf.grad_pass_through(f)(x)`: whatever `f` does to the value, the gradient is x's.
-        return classify(ctx, passed, func, _depth + 1)
+        return classify(tf, passed, func, _depth + 1)
     callee = names.callee(expr)
     if callee in _AVERAGE:
         return Scaling.GLOBAL
@@ -224,28 +222,28 @@ def classify(ctx: RuleContext, expr: cst.BaseExpression | None, func: FunctionLi
         return Scaling.UNKNOWN if has_axis else Scaling.MEAN
     if callee is not None and callee.startswith("keras.losses.") and callee.rsplit(".", 1)[1][:1].islower():
         return Scaling.PER_EXAMPLE
-    constructed = loss_object_constructor(ctx, expr)
+    constructed = loss_object_constructor(tf, expr)
     if constructed is not None:
-        return _object_reduction(ctx, constructed)
+        return _object_reduction(tf, constructed)
     # A loss helper used inside a larger expression (`get_loss(y, p) + sum(model.losses)`) is
     # scaled like what it returns.
-    helper = loss_helper(ctx, func, expr)
+    helper = loss_helper(tf, func, expr)
     if helper is not None:
-        return classify(ctx, _returned_expression(ctx, helper), helper, _depth + 1)
+        return classify(tf, _returned_expression(tf, helper), helper, _depth + 1)
     return Scaling.UNKNOWN
 
 
-def gradient_passed_through(ctx: RuleContext, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+def gradient_passed_through(tf: TFModel, expr: cst.BaseExpression) -> cst.BaseExpression | None:
     """``x`` of ``tf.grad_pass_through(f)(x)``: its gradient is the identity's (measured,
     benchmarks/probe_grad_pass_through.py), so the loss is scaled like ``x`` for the gradient."""
     if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Call) and len(expr.args) == 1):
         return None
-    if ctx.tf.names.callee(expr.func) not in _PASS_THROUGH:
+    if tf.names.callee(expr.func) not in _PASS_THROUGH:
         return None
     return expr.args[0].value
 
 
-def is_constant_weight(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
+def is_constant_weight(tf: TFModel, expr: cst.BaseExpression) -> bool:
     """A number, or a module-level name bound only to a number (``AUX_WEIGHT = 0.4``): a scalar
     weight, which keeps a loss's scaling."""
     if isinstance(expr, (cst.Integer, cst.Float)):
@@ -254,25 +252,25 @@ def is_constant_weight(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
         return False
     bindings = [
         a
-        for a in ctx.index.assigns
+        for a in tf.index.assigns
         if any(isinstance(t, cst.Name) and t.value == expr.value for t in assignment_targets(a))
     ]
     return (
         len(bindings) == 1
         and isinstance(bindings[0], cst.Assign)
-        and ctx.index.enclosing_function(bindings[0]) is None
+        and tf.index.enclosing_function(bindings[0]) is None
         and isinstance(bindings[0].value, (cst.Integer, cst.Float))
     )
 
 
-def loss_object_constructor(ctx: RuleContext, call: cst.Call) -> cst.Call | None:
+def loss_object_constructor(tf: TFModel, call: cst.Call) -> cst.Call | None:
     """For ``loss_obj(y, p)`` or ``self.loss_fn(y, p)``: the Keras loss class call that built the object."""
     key = dotted_name(call.func)
     if key is None:
         return None
-    constructed = last_assignment_anywhere(ctx, key)
+    constructed = last_assignment_anywhere(tf, key)
     if isinstance(constructed, cst.Call):
-        constructor = ctx.tf.names.callee(constructed)
+        constructor = tf.names.callee(constructed)
         if (
             constructor is not None
             and constructor.startswith("keras.losses.")
@@ -282,7 +280,7 @@ def loss_object_constructor(ctx: RuleContext, call: cst.Call) -> cst.Call | None
     return None
 
 
-def _object_reduction(ctx: RuleContext, constructed: cst.Call) -> Scaling:
+def _object_reduction(tf: TFModel, constructed: cst.Call) -> Scaling:
     """How a Keras loss object scales the loss it returns in a replica context.
 
     Keras 3 divides a mean-reducing loss by the number of replicas in sync (measured on
@@ -291,7 +289,7 @@ def _object_reduction(ctx: RuleContext, constructed: cst.Call) -> Scaling:
     """
     for arg in constructed.args:
         if arg.keyword is not None and arg.keyword.value == "reduction":
-            text = ctx.source(arg.value).lower()
+            text = tf.source(arg.value).lower()
             if "none" in text:
                 return Scaling.PER_EXAMPLE
             if "sum_over_batch_size" in text or "mean" in text:
@@ -300,29 +298,30 @@ def _object_reduction(ctx: RuleContext, constructed: cst.Call) -> Scaling:
     return Scaling.GLOBAL
 
 
-def last_assignment_anywhere(ctx: RuleContext, key: str) -> cst.BaseExpression | None:
-    """The value of the last assignment to ``key`` (``name`` or ``self.attr``) in the module."""
-    values = assigned_values(ctx.index, key)
-    return values[-1] if values else None
+def last_assignment_anywhere(tf: TFModel, key: str) -> cst.BaseExpression | None:
+    """The value of the last ``=`` assignment to ``key`` (``name`` or ``self.attr``) in the module,
+    in any scope: a name's from the semantic model, an attribute's from the index's table."""
+    statements = tf.semantic.plain_assignments(key) if "." not in key else assignments_to(tf.index, key)
+    return statements[-1].value if statements else None
 
 
-def is_regularization(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
+def is_regularization(tf: TFModel, expr: cst.BaseExpression) -> bool:
     """``sum(model.losses)``, ``tf.add_n(model.losses)``, ``tf.math.add_n(self.losses)``."""
     if not isinstance(expr, cst.Call) or len(expr.args) != 1:
         return False
-    callee = ctx.tf.names.callee(expr) or (expr.func.value if isinstance(expr.func, cst.Name) else "")
+    callee = tf.names.callee(expr) or (expr.func.value if isinstance(expr.func, cst.Name) else "")
     argument = expr.args[0].value
     return callee in ("sum", "tensorflow.add_n", "tensorflow.math.add_n") and (
         isinstance(argument, cst.Attribute) and argument.attr.value == "losses"
     )
 
 
-def _only_replica_count(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
+def _only_replica_count(tf: TFModel, expr: cst.BaseExpression) -> bool:
     """``<x>.num_replicas_in_sync`` alone, or converted (``tf.cast(..., tf.float32)``, ``float(...)``)."""
     if isinstance(expr, cst.Attribute):
         return expr.attr.value == "num_replicas_in_sync"
     if isinstance(expr, cst.Call) and expr.args:
-        callee = ctx.tf.names.callee(expr) or (expr.func.value if isinstance(expr.func, cst.Name) else "")
+        callee = tf.names.callee(expr) or (expr.func.value if isinstance(expr.func, cst.Name) else "")
         if callee in (
             "float",
             "tensorflow.cast",
@@ -330,7 +329,7 @@ def _only_replica_count(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
             "tensorflow.constant",
             "tensorflow.convert_to_tensor",
         ):
-            return _only_replica_count(ctx, expr.args[0].value)
+            return _only_replica_count(tf, expr.args[0].value)
     return False
 
 
@@ -349,41 +348,37 @@ def mentions_replicas(expr: cst.BaseExpression) -> bool:
     return finder.found
 
 
-def only_reduce_means(ctx: RuleContext, expr: cst.BaseExpression, func: FunctionLike, depth: int = 0) -> bool:
+def only_reduce_means(tf: TFModel, expr: cst.BaseExpression, func: FunctionLike, depth: int = 0) -> bool:
     """True when the mean-scaled loss ``expr`` is built only from `reduce_mean` calls (editable),
     directly or through local names assigned once from them."""
     if depth > 6:
         return False
     if isinstance(expr, cst.Name):
-        value = last_assignment(ctx, func, expr.value, expr)
+        value = last_assignment(tf, func, expr.value, expr)
         return (
-            value is not None
-            and _assigned_once(ctx, func, expr.value)
-            and only_reduce_means(ctx, value, func, depth + 1)
+            value is not None and _assigned_once(tf, func, expr.value) and only_reduce_means(tf, value, func, depth + 1)
         )
     if isinstance(expr, cst.Call):
-        if is_regularization(ctx, expr):
+        if is_regularization(tf, expr):
             return True
-        callee = ctx.tf.names.callee(expr)
-        if callee is None and (helper := loss_helper(ctx, func, expr)) is not None:
+        callee = tf.names.callee(expr)
+        if callee is None and (helper := loss_helper(tf, func, expr)) is not None:
             # `get_loss(y, p) + ...`: a helper returning a mean is divided where it is called.
-            returned = _returned_expression(ctx, helper)
-            return returned is not None and only_reduce_means(ctx, returned, helper, depth + 1)
+            returned = _returned_expression(tf, helper)
+            return returned is not None and only_reduce_means(tf, returned, helper, depth + 1)
         return callee is not None and "reduce_mean" in callee or callee == "keras.ops.mean"
     if isinstance(expr, cst.BinaryOperation):
         if isinstance(expr.operator, cst.Multiply):
-            other = expr.right if is_constant_weight(ctx, expr.left) else expr.left
-            return only_reduce_means(ctx, other, func, depth + 1)
-        return only_reduce_means(ctx, expr.left, func, depth + 1) and only_reduce_means(
-            ctx, expr.right, func, depth + 1
-        )
+            other = expr.right if is_constant_weight(tf, expr.left) else expr.left
+            return only_reduce_means(tf, other, func, depth + 1)
+        return only_reduce_means(tf, expr.left, func, depth + 1) and only_reduce_means(tf, expr.right, func, depth + 1)
     return False
 
 
-def _assigned_once(ctx: RuleContext, func: FunctionLike, name: str) -> bool:
+def _assigned_once(tf: TFModel, func: FunctionLike, name: str) -> bool:
     """``name`` is bound by exactly one plain assignment in ``func`` (not a loop or augmented one)."""
     binds = 0
-    for assign in ctx.index.in_function("assigns", func):
+    for assign in tf.index.in_function("assigns", func):
         targets = assignment_targets(assign)
         if any(isinstance(t, cst.Name) and t.value == name for t in targets):
             if not isinstance(assign, cst.Assign):

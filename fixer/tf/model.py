@@ -5,23 +5,37 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+import libcst as cst
+
+from fixer.positions import positions as positions_of
 from fixer.semantic import SemanticModel
+from fixer.textmap import TextMap
 from fixer.tf.names import NameResolver
 from fixer.tf.replica import ReplicaModel
 from fixer.tf.strategies import StrategyModel
 
 if TYPE_CHECKING:
-    import libcst as cst
+    from collections.abc import Mapping
+
+    from libcst.metadata import CodeRange
 
     from fixer.cache import Stamp
     from fixer.target import Target
     from fixer.tf.importer_uses import ModuleImporters
-    from fixer.tf.index import ModuleIndex
+    from fixer.tf.index import FunctionLike, ModuleIndex
+    from fixer.tf.optimizer_kinds import OptimizerCreation
     from fixer.tf.project_imports import ProjectImports
+    from fixer.tf.replica import RunCall
+    from fixer.tf.script_launchers import ScriptLaunchers
 
 
 class TFModel:
-    """Names, strategies and replica functions of one module; each part is built on first use."""
+    """Names, strategies and replica functions of one module; each part is built on first use.
+
+    It also knows where each node lies in ``text`` (``range``, ``span``, ``source``): ``positions``
+    when the engine has them (one statement at a time, fixer/positions.py), else libcst's for the
+    whole module, computed on first use.
+    """
 
     def __init__(
         self,
@@ -30,12 +44,44 @@ class TFModel:
         path: str = "",
         text: str = "",
         target_version: tuple[int, int] | None = None,
+        positions: Mapping[cst.CSTNode, CodeRange] | None = None,
     ) -> None:
         self.module = module
         self.index = index
         self.path = path
         self.text = text
         self.target_version = target_version  # `target-version` / `--target-version`, if set
+        self._given_positions = positions
+
+    # Positions ------------------------------------------------------------------------------
+
+    @cached_property
+    def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
+        """libcst's range of every node (1-based lines, 0-based columns)."""
+        return self._given_positions if self._given_positions is not None else positions_of(self.module)
+
+    @cached_property
+    def textmap(self) -> TextMap:
+        """Line/offset conversions for this text."""
+        return TextMap(self.text)
+
+    def range(self, node: cst.CSTNode) -> CodeRange:
+        """libcst's range of ``node`` (1-based lines, 0-based columns)."""
+        return self.positions[node]
+
+    def span(self, node: cst.CSTNode) -> tuple[int, int]:
+        """Character offsets of ``node`` in the text."""
+        code_range = self.range(node)
+        start = self.textmap.offset(code_range.start.line, code_range.start.column + 1)
+        end = self.textmap.offset(code_range.end.line, code_range.end.column + 1)
+        return start, end
+
+    def source(self, node: cst.CSTNode) -> str:
+        """The exact original text of ``node``."""
+        start, end = self.span(node)
+        return self.text[start:end]
+
+    # TensorFlow questions -------------------------------------------------------------------
 
     @cached_property
     def names(self) -> NameResolver:
@@ -78,6 +124,14 @@ class TFModel:
         return importers_of(self.path) if self.path else None
 
     @cached_property
+    def launchers(self) -> ScriptLaunchers | None:
+        """The project's files that start this script, and whether they give it a TF_CONFIG;
+        None outside a project root (fixer/tf/script_launchers.py)."""
+        from fixer.tf.script_launchers import launchers_of
+
+        return launchers_of(self.path) if self.path else None
+
+    @cached_property
     def target(self) -> Target:
         """The TensorFlow and Keras the project around this module runs (fixer/target)."""
         from fixer.target import target_for
@@ -90,6 +144,31 @@ class TFModel:
         keras2 = keras2_usage_evidence(self.index, self.names, self.path, self.text)
         return project.with_keras2_usage(keras2 or keras2_internals_evidence(self.path, self.text))
 
+    @cached_property
+    def optimizer_creations(self) -> dict[str, OptimizerCreation | None]:
+        """The single Keras optimizer creation behind each receiver (``opt``, ``self.opt``), filled
+        as :func:`fixer.tf.optimizers.optimizer_creation` is asked: rules ask it for every update."""
+        return {}
+
+    @cached_property
+    def runs_by_function(self) -> dict[FunctionLike, list[RunCall]]:
+        """The `strategy.run` calls that run each function, in source order: as a target, or
+        through a lambda that forwards to it (``strategy.run(lambda x, y: self._step(x, y), ...)``).
+
+        Grouped once per module: every replica function of a long file asks (TFD303), and scanning
+        every run for each was quadratic.
+        """
+        replica = self.replica
+        table: dict[FunctionLike, list[RunCall]] = {}
+        for run in replica.run_calls:
+            functions = list(run.targets)
+            for target in run.targets:
+                if isinstance(target, cst.Lambda) and isinstance(target.body, cst.Call):
+                    functions.extend(replica.resolve_callable(target.body.func, target.body))
+            for function in dict.fromkeys(functions):
+                table.setdefault(function, []).append(run)
+        return table
+
     def dependencies(self) -> tuple[tuple[str, Stamp], ...]:
         """The files of the project consulted so far, with the stamps they had (for the cache)."""
         project = self.__dict__.get("project")
@@ -98,4 +177,6 @@ class TFModel:
         consulted.update(target.consulted if target is not None else ())
         importers = self.__dict__.get("importers")
         consulted.update(importers.consulted if importers is not None else ())
+        launchers = self.__dict__.get("launchers")
+        consulted.update(launchers.consulted if launchers is not None else ())
         return tuple(sorted(consulted.items()))

@@ -19,10 +19,8 @@ compiles around an optimizer leaves a script that runs.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from weakref import WeakKeyDictionary
 
 import libcst as cst
 
@@ -30,13 +28,13 @@ from fixer.tf.bindings import assignments_to
 from fixer.tf.calls import argument_value
 from fixer.tf.keras_models import keras_model_base
 from fixer.tf.names import dotted_name
-from fixer.types import Edit
+from fixer.tf.optimizer_kinds import OptimizerCreation, State
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from fixer.context import RuleContext
-    from fixer.tf.index import FunctionLike, ModuleIndex
+    from fixer.tf.index import FunctionLike
+    from fixer.tf.model import TFModel
     from fixer.tf.replica import RunCall
 
 _OPTIMIZERS = "keras.optimizers."
@@ -69,47 +67,22 @@ _NOT_MIRRORED = frozenset(
 )
 
 
-class State(enum.Enum):
-    """Whether an optimizer creates variables on its first update."""
-
-    STATEFUL = "stateful"  # measured: fails unbuilt in a compiled distributed step
-    STATELESS = "stateless"  # plain SGD: nothing to create
-    UNKNOWN = "unknown"  # an optimizer class that was not measured (LossScaleOptimizer, Muon, ...)
-
-
-@dataclass(frozen=True)
-class OptimizerCreation:
-    """``name = keras.optimizers.X(...)``: the statement, the constructor call and its class."""
-
-    statement: cst.SimpleStatementLine
-    call: cst.Call
-    class_name: str
-    state: State
-
-
 @dataclass(frozen=True)
 class BuildPlan:
     """What makes one optimizer ready: ``lines`` go right after ``anchor`` (same indentation).
 
     ``anchor`` is None when they cannot be placed; ``advice`` then says what to add by hand.
+    The edit that places them is built by fixer/fixes/optimizer_build.py.
     """
 
     lines: tuple[str, ...]
     anchor: cst.SimpleStatementLine | None
     advice: str
 
-    def edits(self, ctx: RuleContext) -> list[Edit] | None:
-        """The insertion, or None when the plan cannot be placed."""
-        if self.anchor is None:
-            return None
-        insert_at = ctx.textmap.line_end(ctx.range(self.anchor).end.line)
-        indent = ctx.indentation(self.anchor)
-        return [Edit(insert_at, insert_at, "".join(f"{indent}{line}{ctx.newline}" for line in self.lines))]
 
-
-def optimizer_state(ctx: RuleContext, call: cst.Call) -> tuple[str, State] | None:
+def optimizer_state(tf: TFModel, call: cst.Call) -> tuple[str, State] | None:
     """The class name and state of a Keras optimizer constructor call; None for anything else."""
-    callee = ctx.tf.names.callee(call) or ""
+    callee = tf.names.callee(call) or ""
     if callee in _LOSS_SCALE_OPTIMIZERS:
         # Its own loss scale and step counter are state whatever it wraps (measured failing
         # unbuilt with a plain SGD inside).
@@ -134,7 +107,7 @@ def optimizer_state(ctx: RuleContext, call: cst.Call) -> tuple[str, State] | Non
     return name, State.UNKNOWN
 
 
-def needs_ready(ctx: RuleContext, apply_call: cst.Call, creation: OptimizerCreation) -> bool:
+def needs_ready(tf: TFModel, apply_call: cst.Call, creation: OptimizerCreation) -> bool:
     """True when the first update of ``creation``'s optimizer, in a compiled distributed step,
     fails unless built first: an optimizer with state always; plain SGD when the model it trains
     has no weights before the step either (measured: plain SGD runs unbuilt on a built model, and
@@ -145,56 +118,53 @@ def needs_ready(ctx: RuleContext, apply_call: cst.Call, creation: OptimizerCreat
         return False
     variables = trained_variables(apply_call)
     model = _model_of(variables) if variables is not None else None
-    return model is not None and not _built_before(ctx, model, len(ctx.text))
+    return model is not None and not _built_before(tf, model, len(tf.text))
 
 
-def apply_calls(ctx: RuleContext, functions: Iterable[FunctionLike]) -> list[cst.Call]:
+def apply_calls(tf: TFModel, functions: Iterable[FunctionLike]) -> list[cst.Call]:
     """``x.apply_gradients(...)`` / ``x.apply(...)`` / ``x.minimize(...)`` calls in ``functions``."""
     wanted = set(functions)
     return [
         call
-        for call in ctx.index.calls
+        for call in tf.index.calls
         if isinstance(call.func, cst.Attribute)
         and call.func.attr.value in APPLY_METHODS
-        and ctx.index.enclosing_function(call) in wanted
+        and tf.index.enclosing_function(call) in wanted
     ]
 
 
-def optimizer_creation(ctx: RuleContext, receiver: cst.BaseExpression) -> OptimizerCreation | None:
+def optimizer_creation(tf: TFModel, receiver: cst.BaseExpression) -> OptimizerCreation | None:
     """The single statement binding ``receiver`` (``opt``, ``self.opt``) to a Keras optimizer."""
     key = dotted_name(receiver)
     if key is None:
         return None
     # Asked for every update of a long file; with N bindings of one name the answer costs N.
-    known = _CREATIONS.setdefault(ctx.index, {})
+    known = tf.optimizer_creations
     if key not in known:
-        known[key] = _single_creation(ctx, key)
+        known[key] = _single_creation(tf, key)
     return known[key]
 
 
-_CREATIONS: WeakKeyDictionary[ModuleIndex, dict[str, OptimizerCreation | None]] = WeakKeyDictionary()
-
-
-def _single_creation(ctx: RuleContext, key: str) -> OptimizerCreation | None:
+def _single_creation(tf: TFModel, key: str) -> OptimizerCreation | None:
     found = []
-    for assign in assignments_to(ctx.index, key):
+    for assign in assignments_to(tf.index, key):
         if not isinstance(assign.value, cst.Call):
             continue
-        kind = optimizer_state(ctx, assign.value)
+        kind = optimizer_state(tf, assign.value)
         if kind is None:
             return None  # bound to something else too: cannot tell which reaches the step
-        statement = ctx.index.statement_of(assign)
+        statement = tf.index.statement_of(assign)
         if isinstance(statement, cst.SimpleStatementLine):
             found.append(OptimizerCreation(statement, assign.value, *kind))
     return found[0] if len(found) == 1 else None
 
 
-def is_built(ctx: RuleContext, receiver: cst.BaseExpression) -> bool:
+def is_built(tf: TFModel, receiver: cst.BaseExpression) -> bool:
     """True when the program calls ``<receiver>.build(...)`` somewhere."""
     key = dotted_name(receiver)  # not source text: that would resolve every position of the file
     return key is not None and any(
         isinstance(c.func, cst.Attribute) and c.func.attr.value == "build" and dotted_name(c.func.value) == key
-        for c in ctx.index.calls
+        for c in tf.index.calls
     )
 
 
@@ -220,7 +190,7 @@ def trained_variables(apply_call: cst.Call) -> cst.BaseExpression | None:
 
 
 def plan_build(
-    ctx: RuleContext,
+    tf: TFModel,
     apply_call: cst.Call,
     creation: OptimizerCreation,
     at: int | None = None,
@@ -235,32 +205,32 @@ def plan_build(
     plan is advice, because an optimizer built on an empty variable list fails at its first
     update.
     """
-    receiver = ctx.source(apply_call.func.value)  # type: ignore[attr-defined]  # apply_calls: `x.method(...)`
+    receiver = tf.source(apply_call.func.value)  # type: ignore[attr-defined]  # apply_calls: `x.method(...)`
     variables = trained_variables(apply_call)
     generic = f"build it in the scope right after it is created: `{receiver}.build(<the variables it trains>)`"
-    if variables is None or not _on_own_line(ctx, creation.statement):
+    if variables is None or not _on_own_line(tf, creation.statement):
         return BuildPlan((), None, generic)
-    build_optimizer = f"{receiver}.build({ctx.source(variables)})"
+    build_optimizer = f"{receiver}.build({tf.source(variables)})"
     if isinstance(variables, (cst.List, cst.Tuple)):
         names = [e.value for e in variables.elements]
-        if not all(_bound_before(ctx, n, at if at is not None else ctx.span(creation.statement)[0]) for n in names):
+        if not all(_assigned_before(tf, n, at if at is not None else tf.span(creation.statement)[0]) for n in names):
             return BuildPlan((), None, f"build it once its variables exist: `{build_optimizer}`")
         return BuildPlan((build_optimizer,), creation.statement, "")
     model = _model_of(variables)
     if model is None:
         return BuildPlan((), None, generic)
     anchor = creation.statement
-    limit = at if at is not None else ctx.span(anchor)[0]
-    if not _bound_before(ctx, model, limit):
-        later = _later_binding_in_block(ctx, model, anchor) if at is None else None
+    limit = at if at is not None else tf.span(anchor)[0]
+    if not _assigned_before(tf, model, limit):
+        later = _later_assignment_in_block(tf, model, anchor) if at is None else None
         if later is None:
-            return BuildPlan((), None, f"build it once `{ctx.source(model)}` exists: `{build_optimizer}`")
-        anchor, limit = later, ctx.span(later)[1]
-    if _built_before(ctx, model, limit):
+            return BuildPlan((), None, f"build it once `{tf.source(model)}` exists: `{build_optimizer}`")
+        anchor, limit = later, tf.span(later)[1]
+    if _built_before(tf, model, limit):
         return BuildPlan((build_optimizer,), anchor, "")
-    model_text = ctx.source(model)
-    shape = known_input_shape(ctx, model)
-    if shape is None and _own_subclass_without_build(ctx, model):
+    model_text = tf.source(model)
+    shape = known_input_shape(tf, model)
+    if shape is None and _own_subclass_without_build(tf, model):
         return BuildPlan((), None, f"call `{model_text}` on one batch of its input, then `{build_optimizer}`")
     if shape is None:
         return BuildPlan(
@@ -268,31 +238,31 @@ def plan_build(
             None,
             f"give `{model_text}` an input shape, then call `{build_optimizer}`",
         )
-    if not _own_subclass_without_build(ctx, model):
+    if not _own_subclass_without_build(tf, model):
         return BuildPlan((f"{model_text}.build({shape})", build_optimizer), anchor, "")
     # Keras 3's `Model.build(shape)` creates no variables for a subclass without its own
     # `build()`: the optimizer then fails with `ValueError: Unknown variable` at the first
     # step. Calling the model on one batch of the input's shape builds it under both Kerases
     # (benchmarks/probe_model_built_in_scope.py).
-    tf = ctx.tf.names.local_name_for("tensorflow")
-    if tf is None:
+    tf_module = tf.names.local_name_for("tensorflow")
+    if tf_module is None:
         return BuildPlan((), None, f"call `{model_text}` on one batch of its input, then `{build_optimizer}`")
     batch = "(1" + shape[len("(None") :]
-    return BuildPlan((f"{model_text}({tf}.zeros({batch}))", build_optimizer), anchor, "")
+    return BuildPlan((f"{model_text}({tf_module}.zeros({batch}))", build_optimizer), anchor, "")
 
 
-def _own_subclass_without_build(ctx: RuleContext, model: cst.BaseExpression) -> bool:
+def _own_subclass_without_build(tf: TFModel, model: cst.BaseExpression) -> bool:
     """``model`` holds an instance of a Keras model class of this file that defines no
     ``build`` method (by the bindings of the name that reach it)."""
     if not isinstance(model, cst.Name):
         return False
-    classes = {cls.name.value: cls for cls in ctx.index.classes}
-    for held in ctx.tf.semantic.resolve(model):
+    classes = {cls.name.value: cls for cls in tf.index.classes}
+    for held in tf.semantic.resolve(model):
         value = held.value
         if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
             continue
         cls = classes.get(value.func.value)
-        if cls is None or keras_model_base(ctx.index, ctx.tf.names, cls) is None:
+        if cls is None or keras_model_base(tf.index, tf.names, cls) is None:
             continue
         body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
         if not any(isinstance(s, cst.FunctionDef) and s.name.value == "build" for s in body):
@@ -300,39 +270,14 @@ def _own_subclass_without_build(ctx: RuleContext, model: cst.BaseExpression) -> 
     return False
 
 
-def ready_for_compiled_step(ctx: RuleContext, functions: Iterable[FunctionLike]) -> list[Edit] | None:
-    """Edits that build every stateful Keras optimizer the ``functions`` apply, right after it
-    is created: for a step that is (or is about to be) compiled and run through `strategy.run`.
-
-    ``[]`` when nothing is needed; None when a needed build cannot be placed, or it cannot be told
-    whether one is needed (an optimizer of unknown kind, a parameter, `model.optimizer`): the
-    caller then gives advice.
-    """
-    edits: list[Edit] = []
-    for call in apply_calls(ctx, functions):
-        receiver = call.func.value  # type: ignore[attr-defined]  # apply_calls: `x.method(...)`
-        if is_built(ctx, receiver):
-            continue
-        creation = optimizer_creation(ctx, receiver)
-        if creation is not None and creation.state is State.STATELESS and not needs_ready(ctx, call, creation):
-            continue
-        if creation is None or creation.state is State.UNKNOWN or not isinstance(receiver, cst.Name):
-            return None
-        placed = plan_build(ctx, call, creation).edits(ctx)
-        if placed is None:
-            return None
-        edits.extend(e for e in placed if e not in edits)
-    return edits
-
-
-def compiled_replica_functions(ctx: RuleContext) -> dict[FunctionLike, str]:
+def compiled_replica_functions(tf: TFModel) -> dict[FunctionLike, str]:
     """Replica functions (and what they call) that `strategy.run` runs from a `tf.function` step,
     under a strategy that may have several replicas in one process, with the name of that step."""
-    replica = ctx.tf.replica
+    replica = tf.replica
     found: dict[FunctionLike, str] = {}
     for run in replica.run_calls:
-        step = ctx.index.enclosing_function(run.call)
-        if not isinstance(step, cst.FunctionDef) or not _may_have_replicas(ctx, run):
+        step = tf.index.enclosing_function(run.call)
+        if not isinstance(step, cst.FunctionDef) or not _may_have_replicas(tf, run):
             continue
         if not (replica.is_tf_function(step) or replica.only_called_from_graphs(step)):
             continue
@@ -341,30 +286,30 @@ def compiled_replica_functions(ctx: RuleContext) -> dict[FunctionLike, str]:
     return found
 
 
-def build_lines_after_move(ctx: RuleContext, creation_call: cst.Call, at: int) -> tuple[str, ...]:
+def build_lines_after_move(tf: TFModel, creation_call: cst.Call, at: int) -> tuple[str, ...]:
     """What to write after an optimizer creation that a fix moves to offset ``at`` (TFD101), so
     that the compiled distributed step it serves runs: ``()`` when nothing is needed, or when
     the model is not bound and built there (TFD109 then reports what is left)."""
-    functions = compiled_replica_functions(ctx)
-    for call in apply_calls(ctx, functions):
+    functions = compiled_replica_functions(tf)
+    for call in apply_calls(tf, functions):
         receiver = call.func.value  # type: ignore[attr-defined]  # apply_calls: `x.method(...)`
-        creation = optimizer_creation(ctx, receiver)
+        creation = optimizer_creation(tf, receiver)
         if creation is None or creation.call is not creation_call:
             continue
-        if not needs_ready(ctx, call, creation) or is_built(ctx, receiver):
+        if not needs_ready(tf, call, creation) or is_built(tf, receiver):
             return ()
-        plan = plan_build(ctx, call, creation, at=at)
+        plan = plan_build(tf, call, creation, at=at)
         return plan.lines if plan.anchor is not None else ()
     return ()
 
 
-def _may_have_replicas(ctx: RuleContext, run: RunCall) -> bool:
+def _may_have_replicas(tf: TFModel, run: RunCall) -> bool:
     """Not a strategy of one replica per process, nor of a kind that was not measured."""
-    kinds = ctx.tf.strategies.kinds(run.strategy) - {_DISTRIBUTE + "Strategy"}  # "some strategy": unknown
+    kinds = tf.strategies.kinds(run.strategy) - {_DISTRIBUTE + "Strategy"}  # "some strategy": unknown
     if kinds and kinds <= _NOT_MIRRORED:
         return False
     key = dotted_name(run.strategy)  # not source text: that would resolve every position of the file
-    for assign in assignments_to(ctx.index, key) if key is not None else []:
+    for assign in assignments_to(tf.index, key) if key is not None else []:
         if isinstance(assign.value, cst.Call):
             devices = next(
                 (a.value for a in assign.value.args if a.keyword is None or a.keyword.value == "devices"), None
@@ -400,7 +345,7 @@ _LITERAL_ARRAYS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tenso
 _SLICES = frozenset({"tensorflow.data.Dataset.from_tensor_slices"})
 
 
-def known_input_shape(ctx: RuleContext, model: cst.BaseExpression) -> str | None:
+def known_input_shape(tf: TFModel, model: cst.BaseExpression) -> str | None:
     """``(None, 784)``: the input shape of ``model`` when the file writes it down in one way.
 
     Read from the features of every `Dataset.from_tensor_slices(features | (features, labels))`
@@ -412,24 +357,24 @@ def known_input_shape(ctx: RuleContext, model: cst.BaseExpression) -> str | None
     another shape than the data.
     """
     key = dotted_name(model)
-    model_calls = [c for c in ctx.index.calls if key is not None and dotted_name(c.func) == key]
+    model_calls = [c for c in tf.index.calls if key is not None and dotted_name(c.func) == key]
     if not model_calls or not all(c.args and isinstance(c.args[0].value, cst.Name) for c in model_calls):
         return None
     shapes: set[tuple[int, ...]] = set()
-    for call in ctx.index.calls:
-        if ctx.tf.names.callee(call) in _SLICES and call.args:
+    for call in tf.index.calls:
+        if tf.names.callee(call) in _SLICES and call.args:
             data = call.args[0].value
             if isinstance(data, cst.Tuple) and data.elements:
                 data = data.elements[0].value
-            shapes.add(_literal_shape(ctx, data) or ())
-    steps = ctx.tf.replica.steps()
-    for call in ctx.index.calls:
+            shapes.add(_literal_shape(tf, data) or ())
+    steps = tf.replica.steps()
+    for call in tf.index.calls:
         if (
             isinstance(call.func, cst.Name)
             and call.args
             and any(isinstance(s, cst.FunctionDef) and s.name.value == call.func.value for s in steps)
         ):
-            shapes.add(_literal_shape(ctx, call.args[0].value) or ())
+            shapes.add(_literal_shape(tf, call.args[0].value) or ())
     shapes.discard(())
     if len(shapes) != 1:
         return None
@@ -439,20 +384,20 @@ def known_input_shape(ctx: RuleContext, model: cst.BaseExpression) -> str | None
     return "(None, " + ", ".join(str(d) for d in dims) + ")"
 
 
-def _literal_shape(ctx: RuleContext, node: cst.BaseExpression, depth: int = 0) -> tuple[int, ...] | None:
+def _literal_shape(tf: TFModel, node: cst.BaseExpression, depth: int = 0) -> tuple[int, ...] | None:
     """The shape of a tensor made with a literal shape, following one name bound once in the
     function that uses it (or at module level)."""
     if isinstance(node, cst.Name) and depth == 0:
-        owner = ctx.index.enclosing_function(node)
+        owner = tf.index.enclosing_function(node)
         values = [
-            a.value for a in assignments_to(ctx.index, node.value) if ctx.index.enclosing_function(a) in (owner, None)
+            a.value for a in assignments_to(tf.index, node.value) if tf.index.enclosing_function(a) in (owner, None)
         ]
-        return _literal_shape(ctx, values[0], depth + 1) if len(values) == 1 else None
+        return _literal_shape(tf, values[0], depth + 1) if len(values) == 1 else None
     if not isinstance(node, cst.Call):
         return None
     if isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype":
-        return _literal_shape(ctx, node.func.value, depth)  # `np.random.random(shape).astype("float32")`
-    callee = ctx.tf.names.callee(node) or ""
+        return _literal_shape(tf, node.func.value, depth)  # `np.random.random(shape).astype("float32")`
+    callee = tf.names.callee(node) or ""
     if callee in _SHAPE_FIRST:
         return _int_tuple(argument_value(node, 0, "shape"))
     if callee in _SHAPE_SIZE:
@@ -505,28 +450,36 @@ def _model_of(variables: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
-def _bound_before(ctx: RuleContext, expr: cst.BaseExpression, limit: int) -> bool:
-    """Some assignment of ``expr`` (a name or ``self.x``) ends before ``limit``."""
-    return any(ctx.span(a)[1] <= limit for a in assignments_to(ctx.index, dotted_name(expr)))
+def _assignments(tf: TFModel, expr: cst.BaseExpression) -> list[cst.Assign]:
+    """The ``=`` statements that assign ``expr`` anywhere in the module, in source order: a name's
+    from the semantic model, an attribute's (``self.model``) from the index's attribute table."""
+    if isinstance(expr, cst.Name):
+        return tf.semantic.plain_assignments(expr.value)
+    return assignments_to(tf.index, dotted_name(expr))
 
 
-def _later_binding_in_block(
-    ctx: RuleContext, model: cst.BaseExpression, anchor: cst.CSTNode
+def _assigned_before(tf: TFModel, expr: cst.BaseExpression, limit: int) -> bool:
+    """Some assignment of ``expr`` (a name or ``self.x``), in any scope, ends before offset ``limit``."""
+    return any(tf.span(a)[1] <= limit for a in _assignments(tf, expr))
+
+
+def _later_assignment_in_block(
+    tf: TFModel, model: cst.BaseExpression, anchor: cst.CSTNode
 ) -> cst.SimpleStatementLine | None:
-    """The statement of the same block, after ``anchor``, that binds ``model`` (model made after its optimizer)."""
-    block = ctx.index.parent.get(anchor)
-    for assign in assignments_to(ctx.index, dotted_name(model)):
-        statement = ctx.index.statement_of(assign)
+    """The statement of the same block, after ``anchor``, that assigns ``model`` (model made after its optimizer)."""
+    block = tf.index.parent.get(anchor)
+    for assign in _assignments(tf, model):
+        statement = tf.index.statement_of(assign)
         if (
-            ctx.index.parent.get(statement) is block
-            and ctx.index.before(anchor, statement)
-            and _on_own_line(ctx, statement)
+            tf.index.parent.get(statement) is block
+            and tf.index.before(anchor, statement)
+            and _on_own_line(tf, statement)
         ):
             return statement  # type: ignore[return-value]  # _on_own_line: a simple line
     return None
 
 
-def _built_before(ctx: RuleContext, model: cst.BaseExpression, limit: int) -> bool:
+def _built_before(tf: TFModel, model: cst.BaseExpression, limit: int) -> bool:
     """True when ``model``'s weights exist at offset ``limit``.
 
     A Keras model has no weights until it is built: `Sequential([Dense(10)])` gives an empty
@@ -535,10 +488,10 @@ def _built_before(ctx: RuleContext, model: cst.BaseExpression, limit: int) -> bo
     or one that was built, or called outside a replica function, before ``limit`` (a call in the
     step builds it inside the step, which is what fails).
     """
-    names = ctx.tf.names
+    names = tf.names
     key = dotted_name(model)
-    for assign in assignments_to(ctx.index, dotted_name(model)):
-        if ctx.span(assign)[0] >= limit or not isinstance(assign.value, cst.Call):
+    for assign in assignments_to(tf.index, dotted_name(model)):
+        if tf.span(assign)[0] >= limit or not isinstance(assign.value, cst.Call):
             continue
         value = assign.value
         callee = names.callee(value) or ""
@@ -557,12 +510,12 @@ def _built_before(ctx: RuleContext, model: cst.BaseExpression, limit: int) -> bo
                     or any(a.keyword is not None and a.keyword.value in _SHAPE_KEYWORDS for a in first.args)
                 ):
                     return True
-    in_step = ctx.tf.replica.replica_functions
-    for call in ctx.index.calls:
-        if ctx.span(call)[0] >= limit:
+    in_step = tf.replica.replica_functions
+    for call in tf.index.calls:
+        if tf.span(call)[0] >= limit:
             continue
         func = call.func
-        if dotted_name(func) == key and call.args and ctx.index.enclosing_function(call) not in in_step:
+        if dotted_name(func) == key and call.args and tf.index.enclosing_function(call) not in in_step:
             return True  # model(x) outside the step: called once, so built before it
         if isinstance(func, cst.Attribute) and func.attr.value == "build" and dotted_name(func.value) == key:
             return True
@@ -572,12 +525,12 @@ def _built_before(ctx: RuleContext, model: cst.BaseExpression, limit: int) -> bo
 # Small helpers ---------------------------------------------------------------------------------
 
 
-def _on_own_line(ctx: RuleContext, statement: cst.CSTNode) -> bool:
+def _on_own_line(tf: TFModel, statement: cst.CSTNode) -> bool:
     """A one-statement line in an indented block or the module: lines can go right after it."""
     return (
         isinstance(statement, cst.SimpleStatementLine)
         and len(statement.body) == 1
-        and isinstance(ctx.index.parent.get(statement), (cst.IndentedBlock, cst.Module))
+        and isinstance(tf.index.parent.get(statement), (cst.IndentedBlock, cst.Module))
     )
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 if TYPE_CHECKING:
-    from fixer.context import RuleContext
+    from fixer.tf.model import TFModel
 
 # What starts the TensorFlow runtime, measured on TensorFlow 2.21 / Keras 3.15: each call below was
 # run before `MultiWorkerMirroredStrategy()` (a one-worker TF_CONFIG) in a fresh process, and
@@ -163,52 +163,52 @@ _BUILDING_METHODS = frozenset(
 )
 
 
-def after_last_reset(ctx: RuleContext, statements: list[cst.CSTNode]) -> int:
+def after_last_reset(tf: TFModel, statements: list[cst.CSTNode]) -> int:
     """The index after the last statement that resets the eager context (0 when none does)."""
     last = 0
     for position, statement in enumerate(statements):
-        if resets_context(ctx, statement):
+        if resets_context(tf, statement):
             last = position + 1
     return last
 
 
-def resets_context(ctx: RuleContext, statement: cst.CSTNode) -> bool:
+def resets_context(tf: TFModel, statement: cst.CSTNode) -> bool:
     """A call in ``statement`` resets the eager context."""
-    return any(ctx.tf.names.callee(c) in _RESETS_CONTEXT for c in ctx.index.calls if ctx.index.is_within(c, statement))
+    return any(tf.names.callee(c) in _RESETS_CONTEXT for c in tf.index.calls if tf.index.is_within(c, statement))
 
 
-def resets_before(ctx: RuleContext, statement: cst.CSTNode) -> bool:
+def resets_before(tf: TFModel, statement: cst.CSTNode) -> bool:
     """Some call earlier in the source resets the eager context."""
-    return any(ctx.tf.names.callee(c) in _RESETS_CONTEXT and ctx.index.before(c, statement) for c in ctx.index.calls)
+    return any(tf.names.callee(c) in _RESETS_CONTEXT and tf.index.before(c, statement) for c in tf.index.calls)
 
 
-def earlier_op(ctx: RuleContext, statement: cst.CSTNode) -> cst.CSTNode | None:
+def earlier_op(tf: TFModel, statement: cst.CSTNode) -> cst.CSTNode | None:
     """A statement that runs TensorFlow before the block holding ``statement`` is entered: in an
     enclosing block of the same function, or, for a function, before its (only) call site."""
     node: cst.CSTNode = statement
     for _ in range(8):
-        parent = ctx.index.parent.get(node)
+        parent = tf.index.parent.get(node)
         while parent is not None and not isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            node, parent = parent, ctx.index.parent.get(parent)
+            node, parent = parent, tf.index.parent.get(parent)
         if parent is None:
             return None
-        container = ctx.index.parent.get(parent)
+        container = tf.index.parent.get(parent)
         if node is not statement:
             body: list[cst.CSTNode] = list(parent.body)
             if node in body:
-                found = next((s for s in body[: body.index(node)] if runs_tf_on_the_way(ctx, s)), None)
+                found = next((s for s in body[: body.index(node)] if runs_tf_on_the_way(tf, s)), None)
                 if found is not None:
                     return found
         if isinstance(parent, cst.Module):
             return None
         if isinstance(container, cst.FunctionDef):
-            sites = ctx.tf.strategies.call_sites(container)
+            sites = tf.strategies.call_sites(container)
             if len(sites) != 1:
                 return None
-            node = ctx.index.statement_of(sites[0])
-            body = list(getattr(ctx.index.parent.get(node), "body", ()))
+            node = tf.index.statement_of(sites[0])
+            body = list(getattr(tf.index.parent.get(node), "body", ()))
             if node in body:
-                found = next((s for s in body[: body.index(node)] if runs_tf_on_the_way(ctx, s)), None)
+                found = next((s for s in body[: body.index(node)] if runs_tf_on_the_way(tf, s)), None)
                 if found is not None:
                     return found
             continue
@@ -218,41 +218,41 @@ def earlier_op(ctx: RuleContext, statement: cst.CSTNode) -> cst.CSTNode | None:
     return None
 
 
-def runs_tf_on_the_way(ctx: RuleContext, statement: cst.CSTNode) -> bool:
+def runs_tf_on_the_way(tf: TFModel, statement: cst.CSTNode) -> bool:
     """Like :func:`runs_tf` for what runs before the statements after ``statement``: an `if`
     branch that ends in `return` or `raise` never gets there (`get_strategy()` returning a
     MirroredStrategy in one branch and building a MultiWorkerMirroredStrategy after it)."""
     if not isinstance(statement, cst.If):
-        return runs_tf(ctx, statement)
+        return runs_tf(tf, statement)
     branches: list[cst.BaseSuite] = []
     branch: cst.If | cst.Else | None = statement
     while branch is not None:
         branches.append(branch.body)
         branch = branch.orelse if isinstance(branch, cst.If) else None
     return any(
-        not _leaves(suite) and any(runs_tf_on_the_way(ctx, s) for s in getattr(suite, "body", ())) for suite in branches
+        not _leaves(suite) and any(runs_tf_on_the_way(tf, s) for s in getattr(suite, "body", ())) for suite in branches
     )
 
 
-def runs_tf(ctx: RuleContext, statement: cst.CSTNode, depth: int = 0) -> bool:
+def runs_tf(tf: TFModel, statement: cst.CSTNode, depth: int = 0) -> bool:
     """True when a call in ``statement`` (not in a nested function or class) starts the runtime."""
     if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) or not isinstance(
         statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
     ):
         return False
-    owner = ctx.index.enclosing_function(statement)
-    for call in ctx.index.calls:
-        if ctx.index.is_within(call, statement) and ctx.index.enclosing_function(call) is owner:
-            if runtime_call(ctx, call, depth):
+    owner = tf.index.enclosing_function(statement)
+    for call in tf.index.calls:
+        if tf.index.is_within(call, statement) and tf.index.enclosing_function(call) is owner:
+            if runtime_call(tf, call, depth):
                 return True
     return False
 
 
-def runtime_call(ctx: RuleContext, call: cst.Call, depth: int) -> bool:
+def runtime_call(tf: TFModel, call: cst.Call, depth: int) -> bool:
     """True when ``call`` starts the TensorFlow runtime (see the measurements above)."""
-    callee = ctx.tf.names.callee(call)
+    callee = tf.names.callee(call)
     if callee is None:
-        return _runtime_method(ctx, call, depth)
+        return _runtime_method(tf, call, depth)
     if callee.split(".")[0] not in ("tensorflow", "keras") or callee in _RESETS_CONTEXT:
         return False  # a reset ends the started state (probe_virtual_devices_after_context_reset)
     if callee.startswith(_STARTS_RUNTIME):
@@ -265,9 +265,9 @@ def runtime_call(ctx: RuleContext, call: cst.Call, depth: int) -> bool:
     if callee in ("keras.Sequential", "keras.models.Sequential"):
         # Unbuilt: configuration. With an Input (or a layer given its input shape) it builds.
         return any(
-            runtime_call(ctx, inner, depth) or (ctx.tf.names.callee(inner) or "").endswith("Input")
-            for inner in ctx.index.calls
-            if inner is not call and ctx.index.is_within(inner, call)
+            runtime_call(tf, inner, depth) or (tf.names.callee(inner) or "").endswith("Input")
+            for inner in tf.index.calls
+            if inner is not call and tf.index.is_within(inner, call)
         )
     if callee.startswith("tensorflow.distribute."):
         return callee.endswith("Strategy")  # creating another strategy starts the runtime (measured)
@@ -278,43 +278,43 @@ def runtime_call(ctx: RuleContext, call: cst.Call, depth: int) -> bool:
     return not callee.startswith(_CONFIGURATION)
 
 
-def _runtime_method(ctx: RuleContext, call: cst.Call, depth: int) -> bool:
+def _runtime_method(tf: TFModel, call: cst.Call, depth: int) -> bool:
     """A module function or class that runs TensorFlow, or a Keras model method that builds it."""
     func = call.func
     if isinstance(func, cst.Name):
-        if _keras_object(ctx, func):
+        if _keras_object(tf, func):
             return True  # calling a model or layer builds it
         if depth >= 3:
             return False
-        bodies = list(ctx.index.functions_by_name.get(func.value, ()))
+        bodies = list(tf.index.functions_by_name.get(func.value, ()))
         bodies += [
             m
-            for c in ctx.index.classes
+            for c in tf.index.classes
             if c.name.value == func.value
-            for m in ctx.index.functions_by_name.get("__init__", ())
-            if ctx.index.method_class(m) is c
+            for m in tf.index.functions_by_name.get("__init__", ())
+            if tf.index.method_class(m) is c
         ]
-        return any(_body_runs_tf(ctx, f, depth + 1) for f in bodies)
+        return any(_body_runs_tf(tf, f, depth + 1) for f in bodies)
     if isinstance(func, cst.Attribute) and func.attr.value in _BUILDING_METHODS:
-        return _keras_object(ctx, func.value)
+        return _keras_object(tf, func.value)
     return False
 
 
-def _body_runs_tf(ctx: RuleContext, func: cst.FunctionDef, depth: int) -> bool:
-    return any(runtime_call(ctx, c, depth) for c in ctx.index.calls if ctx.index.enclosing_function(c) is func)
+def _body_runs_tf(tf: TFModel, func: cst.FunctionDef, depth: int) -> bool:
+    return any(runtime_call(tf, c, depth) for c in tf.index.calls if tf.index.enclosing_function(c) is func)
 
 
-def _keras_object(ctx: RuleContext, node: cst.BaseExpression) -> bool:
+def _keras_object(tf: TFModel, node: cst.BaseExpression) -> bool:
     """A name bound to a Keras model or layer."""
     if not isinstance(node, cst.Name):
         return False
-    for assign in ctx.index.assigns:
+    for assign in tf.index.assigns:
         if (
             isinstance(assign, cst.Assign)
             and isinstance(assign.value, cst.Call)
             and any(isinstance(t.target, cst.Name) and t.target.value == node.value for t in assign.targets)
         ):
-            if (ctx.tf.names.callee(assign.value) or "").startswith(
+            if (tf.names.callee(assign.value) or "").startswith(
                 ("keras.Sequential", "keras.Model", "keras.models.", "keras.layers.", "keras.applications.")
             ):
                 return True

@@ -1,0 +1,116 @@
+"""TFD503: a `ModelCheckpoint` given to the chief only, by the file format it writes.
+
+`probe_chief_only_save.py` measured a chief-only `ModelCheckpoint` writing a `.keras` file: under
+tf-keras the chief's save meets the other worker's next all-reduce and `fit` fails. A held-out
+book chapter (ledger7a) gives the chief only a `ModelCheckpoint` writing an HDF5 file (`.h5`,
+`save_best_only=True`, with validation data). This probe runs both formats the same way: two
+worker processes on 127.0.0.1 (free ports) form one MultiWorkerMirroredStrategy cluster, a small
+`Dense` model on 24 training and 8 validation rows, global batch 4, 3 epochs, the callback on
+worker 0 only. tf-keras (`TF_USE_LEGACY_KERAS=1`) only: Keras 3 `fit` fails under this strategy
+whatever the callbacks (TFD504). Every wait is bounded (a worker not done after 240 s is killed
+and reported as hung).
+
+    python benchmarks/probe_chief_only_checkpoint_format.py
+
+Output on TensorFlow 2.21, tf-keras 2.21 (2026-11-27, ledger7a):
+
+    tf-keras | chief-only ModelCheckpoint to .h5 | worker 0: trained, losses [0.4726, 0.2795, 0.2745];
+        saved
+    tf-keras | chief-only ModelCheckpoint to .h5 | worker 1: trained, losses [0.4726, 0.2795, 0.2745];
+        nothing saved
+    tf-keras | chief-only ModelCheckpoint to .keras | worker 0: tensorflow.python.framework.errors_impl.
+        InternalError: {{function_node __wrapped__CollectiveReduceV2_Nordering_token_1_device_/job:worker/
+        replica:0/task:0/device:CPU:0}}
+    tf-keras | chief-only ModelCheckpoint to .keras | worker 1: :UNKNOWN:Error received from peer
+        {grpc_message:"Collective ops is aborted by: Collective instance 196 expected type 0 and
+        data_type 9 but got type 0 and data_type 1\nTh
+
+(lines wrapped here; the probe prints each worker's outcome on one line).
+
+The chief-only HDF5 checkpoint trains like the other worker and is written (the initial weights are
+random, so the losses differ from run to run); the chief-only `.keras` checkpoint breaks the
+collectives, as in probe_chief_only_save.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from probing import free_ports
+
+CASE_LIMIT_S = 240
+FORMATS = (".h5", ".keras")
+
+
+def run_worker(suffix: str, index: int, directory: str) -> None:
+    """One worker, in this process: TF_CONFIG is already in its environment."""
+    import numpy as np
+    import tensorflow as tf
+
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(4), tf.keras.layers.Dense(1)])
+        model.compile(optimizer=tf.keras.optimizers.SGD(learning_rate=1e-2), loss="mse", metrics=["mae"])
+    x = np.arange(64, dtype="float32").reshape(32, 2) / 64
+    y = x.sum(axis=1, keepdims=True)
+    target = os.path.join(directory, "model" + suffix)
+    callbacks = [tf.keras.callbacks.ModelCheckpoint(target, save_best_only=True)] if index == 0 else []
+    history = model.fit(
+        x[:24], y[:24], validation_data=(x[24:], y[24:]), batch_size=4, epochs=3, verbose=0, callbacks=callbacks
+    )
+    saved = "saved" if index == 0 and os.path.exists(target) else "nothing saved"
+    print(f"trained, losses {[round(v, 4) for v in history.history['loss']]}; {saved}", flush=True)
+
+
+def _last_error(path: str) -> str:
+    lines = [
+        line.strip()
+        for line in open(path, encoding="utf-8", errors="replace")
+        if "Error" in line and not line.startswith(" ")
+    ]
+    return lines[-1][:170] if lines else "no error printed"
+
+
+def main() -> None:
+    """Each format once, two tf-keras workers each."""
+    if len(sys.argv) > 1:
+        run_worker(sys.argv[1], int(sys.argv[2]), sys.argv[3])
+        return
+    for suffix in FORMATS:
+        hosts = [f"127.0.0.1:{port}" for port in free_ports(2)]
+        with tempfile.TemporaryDirectory() as directory:
+            workers = []
+            for index in range(2):
+                env = dict(
+                    os.environ,
+                    TF_USE_LEGACY_KERAS="1",
+                    TF_CPP_MIN_LOG_LEVEL="3",
+                    CUDA_VISIBLE_DEVICES="",
+                    TF_CONFIG=json.dumps({"cluster": {"worker": hosts}, "task": {"type": "worker", "index": index}}),
+                )
+                out, err = (open(os.path.join(directory, f"{name}{index}"), "w") for name in ("out", "err"))
+                workers.append(
+                    subprocess.Popen(
+                        [sys.executable, __file__, suffix, str(index), directory], env=env, stdout=out, stderr=err
+                    )
+                )
+            deadline = time.monotonic() + CASE_LIMIT_S
+            for index, worker in enumerate(workers):
+                try:
+                    worker.wait(timeout=max(deadline - time.monotonic(), 0.1))
+                    printed = open(os.path.join(directory, f"out{index}")).read().strip()
+                    outcome = printed or _last_error(os.path.join(directory, f"err{index}"))
+                except subprocess.TimeoutExpired:
+                    worker.kill()
+                    worker.wait()
+                    outcome = f"hung: still running after {CASE_LIMIT_S} s, killed"
+                print(f"tf-keras | chief-only ModelCheckpoint to {suffix} | worker {index}: {outcome}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
