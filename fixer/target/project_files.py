@@ -96,25 +96,39 @@ def install_guide_statements(folder: Path, consulted: dict[str, Stamp]) -> list[
     versioned TensorFlow of their code lines (as a README's), and a Keras 2 pin installed there
     (`pip install tensorflow==2.6 keras==2.6`)."""
     found: list[Evidence] = []
-    guides = 0
     for name in _DOCS_FOLDERS:
-        top = folder / name
-        consulted[str(top)] = _stamp(str(top))
-        if consulted[str(top)] is None:
-            continue
-        for root, dirs, files in os.walk(top):
-            depth = Path(root).relative_to(top).parts
-            consulted[root] = _stamp(root)
-            dirs[:] = sorted(dirs) if len(depth) < _MAX_DEPTH else []
-            for file in sorted(files):
-                path = os.path.join(root, file)
-                if guides >= _MAX_GUIDES or not is_install_guide(path):
-                    continue
-                guides += 1
-                consulted[path] = _stamp(path)
-                text = _read(path)
-                found += _guide_statements(text, path) if text is not None else []
+        top = str(folder / name)
+        known = _GUIDES.get(top)
+        if known is None or any(_stamp(path) != stamp for path, stamp in known[0].items()):
+            known = _GUIDES[top] = _read_guides(top)
+        consulted.update(known[0])
+        found += known[1]
     return found
+
+
+# The guides of each documentation folder, with the stamps of what was read: every folder of a
+# project walks up to the same root, so its docs tree is walked once while nothing there changes.
+_GUIDES: dict[str, tuple[dict[str, Stamp], list[Evidence]]] = {}
+
+
+def _read_guides(top: str) -> tuple[dict[str, Stamp], list[Evidence]]:
+    read: dict[str, Stamp] = {top: _stamp(top)}
+    found: list[Evidence] = []
+    if read[top] is None:
+        return read, found
+    guides = 0
+    for root, dirs, files in os.walk(top):
+        read[root] = _stamp(root)
+        dirs[:] = sorted(dirs) if len(Path(root).relative_to(top).parts) < _MAX_DEPTH else []
+        for file in sorted(files):
+            path = os.path.join(root, file)
+            if guides >= _MAX_GUIDES or not is_install_guide(path):
+                continue
+            guides += 1
+            read[path] = _stamp(path)
+            text = _read(path)
+            found += _guide_statements(text, path) if text is not None else []
+    return read, found
 
 
 def _guide_statements(text: str, path: str) -> list[Evidence]:
