@@ -371,6 +371,16 @@ def _lowest(evidence: list[Evidence]) -> Evidence:
     return min(pinned, key=lambda e: e.allowed.newest())
 
 
+def _run_in(statements: list[Evidence], pins: list[Evidence]) -> list[Evidence]:
+    """The README / install-guide statements of a folder whose pins set no upper bound and admit
+    the release they name (`tensorflow>=1.15` beside `docker run ...merlin-tensorflow-training:22.04`):
+    installed in that container, the pin keeps the container's TensorFlow, so the container decides."""
+    named = [e for e in statements if _from_readme(e) and e.kind == "tensorflow" and not e.allowed.open_above]
+    if not pins or any(e.kind != "tensorflow" or not e.allowed.open_above for e in pins):
+        return []
+    return [e for e in named if all(pin.allowed.allows((*e.allowed.newest(), 0)) for pin in pins)]
+
+
 def _from_readme(evidence: Evidence) -> bool:
     """The statement is a README's or an install guide's (docs/target.md: weaker than a pin file
     of its folder)."""
@@ -433,7 +443,7 @@ def _decide(folder: Path) -> Target:
             # weaker than the folder's real pin files: it decides only without them.
             pinned_here = [e for e in tf_here if not _from_readme(e)]
             job = [e for e in launched if e.kind in ("tensorflow", "tf-nightly")]
-            tensorflow = _lowest(job or pinned_here or tf_here)
+            tensorflow = _lowest(job or _run_in(tf_here, pinned_here) or pinned_here or tf_here)
         for e in found:
             if e.kind == "keras" and keras_pin is None and _keras2_only(e):
                 keras_pin = e

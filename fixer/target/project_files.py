@@ -2,9 +2,11 @@
 (`dockerfiles/`, `.devcontainer/`) folder, and an install guide in a documentation folder
 (`g3doc/setup/installation.md`, `docs/install.md`) telling users to `pip install tensorflow==2.6`.
 
-The walk (fixer/target/model.py) reads these for each folder it passes, as statements of that
-folder. A Dockerfile there is the project's image, as one beside the code would be; an install
-guide is weaker, like a README: it decides only when no pin file of the folder names TensorFlow.
+The walk (fixer/target/model.py) reads these for each project root it passes (a folder with
+`.git`, packaging or a licence file), as statements of that folder. A Dockerfile there is the
+project's image, as one beside the code would be; an install guide is weaker, like a README: it
+decides only when no pin file of the folder names TensorFlow, or when the pins set no upper bound
+and admit the release the guide installs.
 Read as text (never executed).
 """
 
@@ -27,6 +29,9 @@ _GUIDE_SUFFIXES = (".md", ".markdown", ".rst")
 _MAX_DEPTH = 3  # folders below the documentation folder searched for guides
 _MAX_GUIDES = 50
 _MAX_BYTES = 512 * 1024
+# What marks the root of a project (a repository): project-wide files are read there only, so a
+# tool's own `tools/docker/` or a job's `training/docker/` says nothing about the code beside it.
+_ROOT_MARKERS = (".git", "setup.py", "setup.cfg", "pyproject.toml", "LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING")
 
 Stamp = tuple[int, int] | None
 
@@ -48,10 +53,22 @@ def _read(path: str) -> str | None:
         return None
 
 
+def project_root(folder: Path, consulted: dict[str, Stamp]) -> bool:
+    """``folder`` is a project's root: it holds `.git`, packaging or a licence file."""
+    found = False
+    for marker in _ROOT_MARKERS:
+        path = str(folder / marker)
+        consulted[path] = _stamp(path)
+        found = found or consulted[path] is not None
+    return found
+
+
 def docker_folder_statements(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
-    """What the Dockerfiles directly in ``folder``'s `docker/`-like subfolders (and one level
-    below them: `docker/gpu/Dockerfile`) say: base images, installs, TF_USE_LEGACY_KERAS."""
+    """What the Dockerfiles directly in the `docker/`-like subfolders of a project root (and one
+    level below them: `docker/gpu/Dockerfile`) say: base images, installs, TF_USE_LEGACY_KERAS."""
     found: list[Evidence] = []
+    if not project_root(folder, consulted):
+        return found
     for name in DOCKER_FOLDERS:
         top = folder / name
         consulted[str(top)] = _stamp(str(top))
@@ -94,8 +111,10 @@ def is_install_guide(path: str) -> bool:
 def install_guide_statements(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
     """What the install guides of ``folder``'s documentation folders tell users to install: the
     versioned TensorFlow of their code lines (as a README's), and a Keras 2 pin installed there
-    (`pip install tensorflow==2.6 keras==2.6`)."""
+    (`pip install tensorflow==2.6 keras==2.6`). Read at a project root only."""
     found: list[Evidence] = []
+    if not project_root(folder, consulted):
+        return found
     for name in _DOCS_FOLDERS:
         top = str(folder / name)
         known = _GUIDES.get(top)

@@ -336,3 +336,34 @@ def test_a_pin_file_or_an_install_cell_outranks_the_notebook_text(tmp_path):
     assert target_for(pinned / "nb.ipynb").version == (2, 12)
     installing = project(tmp_path / "b", {"nb.ipynb": notebook(RUN_IN_MERLIN, "!pip install tensorflow==2.13.0\n")})
     assert target_for(installing / "nb.ipynb").version == (2, 13)
+
+
+def test_a_docker_folder_below_the_project_root_is_a_tools_own(tmp_path):
+    # `tools/docker/` builds a tool's image; the notebooks in `tools/colab/` do not run in it.
+    root = project(tmp_path, {"tools/docker/Dockerfile": "FROM tensorflow/tensorflow:1.15.5\n", "tools/colab/a.py": ""})
+    assert target_for(root / "tools" / "colab" / "a.py").assumed
+    (root / "tools" / "LICENSE").write_text("a separate project\n")  # a project root of its own
+    assert target_for(root / "tools" / "colab" / "a.py").version == (1, 15)
+
+
+def test_a_guide_below_the_project_root_is_not_project_wide(tmp_path):
+    root = project(tmp_path, {"lib/docs/install.md": GUIDE, "lib/a.py": ""})
+    assert target_for(root / "lib" / "a.py").assumed
+
+
+MERLIN_README = "```\ndocker run --gpus all -it nvcr.io/nvidia/merlin/merlin-tensorflow-training:22.04\n```\n"
+
+
+@pytest.mark.parametrize(
+    "requirement, version",
+    [
+        ("tensorflow>=1.15", (2, 8)),  # installed in the container, the pin keeps its 2.8
+        ("tensorflow", (2, 8)),
+        ("tensorflow>=2.10", (2, 21)),  # the container's 2.8 does not satisfy it: pip installs the newest
+        ("tensorflow>=2.4,<2.12", (2, 11)),  # a bounded pin chooses its release itself
+    ],
+)
+def test_a_readme_container_and_an_open_pin_of_the_same_folder(tmp_path, requirement, version):
+    setup = f"from setuptools import setup\nsetup(name='p', install_requires=['{requirement}'])\n"
+    root = project(tmp_path, {"README.md": MERLIN_README, "setup.py": setup, "tests/t.py": ""})
+    assert target_for(root / "tests" / "t.py").version == version
