@@ -421,6 +421,7 @@ def _dependency_statement(evidence: Evidence) -> bool:
 def _decide(folder: Path) -> Target:
     consulted: dict[str, Stamp] = {}
     tensorflow: Evidence | None = None
+    declared: Evidence | None = None  # the folder's own pin, whose lower bound is a package's floor
     keras_pin = legacy = tf_keras = None
     everything: list[Evidence] = []
     caps: list[Evidence] = []
@@ -444,6 +445,9 @@ def _decide(folder: Path) -> Target:
             pinned_here = [e for e in tf_here if not _from_readme(e)]
             job = [e for e in launched if e.kind in ("tensorflow", "tf-nightly")]
             tensorflow = _lowest(job or _run_in(tf_here, pinned_here) or pinned_here or tf_here)
+            # A package's declared floor still binds its modules when a container decides the
+            # folder's scripts: the package's users import it on any release the pin admits.
+            declared = _lowest(pinned_here) if pinned_here and not job else tensorflow
         for e in found:
             if e.kind == "keras" and keras_pin is None and _keras2_only(e):
                 keras_pin = e
@@ -475,7 +479,7 @@ def _decide(folder: Path) -> Target:
         tf_keras_from=tf_keras,
         evidence=(*everything, *(c for c in caps if c.kind == "python-cap")),
         consulted=tuple(sorted(consulted.items())),
-        floor_from=_package_floor(tensorflow) if consulted[init] is not None else None,
+        floor_from=_package_floor(declared) if consulted[init] is not None else None,
     )
 
 

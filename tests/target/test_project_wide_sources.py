@@ -367,3 +367,11 @@ def test_a_readme_container_and_an_open_pin_of_the_same_folder(tmp_path, require
     setup = f"from setuptools import setup\nsetup(name='p', install_requires=['{requirement}'])\n"
     root = project(tmp_path, {"README.md": MERLIN_README, "setup.py": setup, "tests/t.py": ""})
     assert target_for(root / "tests" / "t.py").version == version
+
+
+def test_the_package_floor_still_binds_its_modules_where_a_readme_container_decides(tmp_path):
+    setup = "from setuptools import setup\nsetup(name='p', install_requires=['tensorflow>=1.15'])\n"
+    root = project(tmp_path, {"README.md": MERLIN_README, "setup.py": setup, "__init__.py": "", "tests/t.py": ""})
+    package = target_for(root)
+    assert package.version == (2, 8) and package.floor == (1, 15)  # its users import it on 1.15 too
+    assert target_for(root / "tests" / "t.py").floor is None  # a script beside it: no floor
