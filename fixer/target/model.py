@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 from fixer.target.apis import exists_in
 from fixer.target.caps import capped, package_cap, python_cap
+from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
+from fixer.target.project_files import docker_folder_statements, install_guide_statements, is_install_guide
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.sources import (
     Evidence,
@@ -243,6 +245,8 @@ def _reader(name: str, inside_requirements: bool) -> Reader | None:
         return read_requirements
     if README_NAME.match(name):
         return read_readme
+    if COMPOSE_NAME.match(name):
+        return read_compose
     return reader_for(name)
 
 
@@ -261,12 +265,16 @@ WATCH_GLOBS = (
     "**/*.Dockerfile",
     "**/Containerfile",
     "**/[Rr][Ee][Aa][Dd][Mm][Ee].*",
+    "**/docs/**/*.{md,markdown,rst}",
+    "**/doc/**/*.{md,markdown,rst}",
+    "**/g3doc/**/*.{md,markdown,rst}",
 )
 
 
 def is_target_file(path: str) -> bool:
     """The project-target model reads ``path`` when it is in a folder the model looks at."""
-    return _reader(os.path.basename(path), os.path.basename(os.path.dirname(path)) == "requirements") is not None
+    inside_requirements = os.path.basename(os.path.dirname(path)) == "requirements"
+    return _reader(os.path.basename(path), inside_requirements) is not None or is_install_guide(path)
 
 
 _DEPENDENCY_READERS = (read_requirements, read_pyproject, read_setup_py, read_setup_cfg, read_pipfile, read_conda)
@@ -378,9 +386,20 @@ def _lowest(evidence: list[Evidence]) -> Evidence:
     return min(pinned, key=lambda e: e.allowed.newest())
 
 
+def _run_in(statements: list[Evidence], pins: list[Evidence]) -> list[Evidence]:
+    """The README / install-guide statements of a folder whose pins set no upper bound and admit
+    the release they name (`tensorflow>=1.15` beside `docker run ...merlin-tensorflow-training:22.04`):
+    installed in that container, the pin keeps the container's TensorFlow, so the container decides."""
+    named = [e for e in statements if _from_readme(e) and e.kind == "tensorflow" and not e.allowed.open_above]
+    if not pins or any(e.kind != "tensorflow" or not e.allowed.open_above for e in pins):
+        return []
+    return [e for e in named if all(pin.allowed.allows((*e.allowed.newest(), 0)) for pin in pins)]
+
+
 def _from_readme(evidence: Evidence) -> bool:
-    """The statement is a README's (docs/target.md: weaker than a pin file of its folder)."""
-    return README_NAME.match(Path(evidence.path).name) is not None
+    """The statement is a README's or an install guide's (docs/target.md: weaker than a pin file
+    of its folder)."""
+    return README_NAME.match(Path(evidence.path).name) is not None or is_install_guide(evidence.path)
 
 
 def _pinned_version(tensorflow: Evidence | None, keras_pin: Evidence | None) -> tuple[int, int] | None:
@@ -417,6 +436,7 @@ def _dependency_statement(evidence: Evidence) -> bool:
 def _decide(folder: Path) -> Target:
     consulted: dict[str, Stamp] = {}
     tensorflow: Evidence | None = None
+    declared: Evidence | None = None  # the folder's own pin, whose lower bound is a package's floor
     keras_pin = legacy = tf_keras = None
     everything: list[Evidence] = []
     caps: list[Evidence] = []
@@ -427,8 +447,10 @@ def _decide(folder: Path) -> Target:
     consulted[init] = _stamp(init)
     for candidate in [folder, *folder.parents]:
         launched = _launched(candidate, folder, consulted) if candidate != folder else []
-        submitted += _submitted(candidate, folder, consulted)
+        submitted += _submitted(candidate, folder, consulted) + job_scripts(candidate, folder)
         found = launched + _read_folder(candidate, consulted)
+        # Project-wide files kept in subfolders: `docker/Dockerfile`, `g3doc/setup/installation.md`.
+        found += docker_folder_statements(candidate, consulted) + install_guide_statements(candidate, consulted)
         caps += _caps(candidate, found, consulted)
         everything += found
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
@@ -437,7 +459,10 @@ def _decide(folder: Path) -> Target:
             # weaker than the folder's real pin files: it decides only without them.
             pinned_here = [e for e in tf_here if not _from_readme(e)]
             job = [e for e in launched if e.kind in ("tensorflow", "tf-nightly")]
-            tensorflow = _lowest(job or pinned_here or tf_here)
+            tensorflow = _lowest(job or _run_in(tf_here, pinned_here) or pinned_here or tf_here)
+            # A package's declared floor still binds its modules when a container decides the
+            # folder's scripts: the package's users import it on any release the pin admits.
+            declared = _lowest(pinned_here) if pinned_here and not job else tensorflow
         for e in found:
             if e.kind == "keras" and keras_pin is None and _keras2_only(e):
                 keras_pin = e
@@ -469,7 +494,7 @@ def _decide(folder: Path) -> Target:
         tf_keras_from=tf_keras,
         evidence=(*everything, *(c for c in caps if c.kind == "python-cap")),
         consulted=tuple(sorted(consulted.items())),
-        floor_from=_package_floor(tensorflow) if consulted[init] is not None else None,
+        floor_from=_package_floor(declared) if consulted[init] is not None else None,
     )
 
 
@@ -555,6 +580,9 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         # A bare `pip install tensorflow` (no version, no -U) is not: it keeps a TensorFlow already
         # there (Colab's, a base image's), whichever that is.
         tensorflow = decisive[-1]
+    elif pins.instructions and (folder.version_unknown or (tensorflow is not None and _from_readme(tensorflow))):
+        # The image its text says to run it in: weaker than a pin file, like a README's.
+        tensorflow = _lowest(list(pins.instructions))
     keras = _last([e for e in own if _keras2_only(e)], "keras")
     keras_pin = keras or folder.keras_pin
     kept = tensorflow is folder.tensorflow_from and keras_pin is folder.keras_pin
@@ -569,6 +597,6 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         tf_keras_from=_last(job, "tf-keras") or _last(own, "tf-keras") or folder.tf_keras_from,
         # A package's floor is about the folder's declaration, not a notebook's own install or job.
         floor_from=folder.floor_from if tensorflow is folder.tensorflow_from else None,
-        evidence=(*own, *job, *folder.evidence),
+        evidence=(*own, *job, *pins.instructions, *folder.evidence),
         consulted=tuple(sorted({**dict(folder.consulted), str(notebook): stamp}.items())),
     )

@@ -68,6 +68,7 @@ class NotebookPins:
     writers: frozenset[int] = frozenset()
     paths: frozenset[str] = frozenset()  # relative paths its code names (`"./src"`): what its jobs submit
     scripts: frozenset[str] = frozenset()  # scripts its Vertex jobs submit (`script_path="task.py"`)
+    instructions: tuple[Evidence, ...] = ()  # images its Markdown tells readers to run it in
 
 
 # A quoted relative path: `"./src"`, `'src/main.py'`, `"../trainer"` (no scheme, no spaces).
@@ -256,8 +257,15 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
             at = next((n for n, printed in enumerate(lines, 1) if _TF_VERSION_EXPRESSION.search(printed)), 1)
             said = f"{lines[at - 1].strip()}  # output: {version[0]}.{version[1]}"
             own.append(Evidence("tensorflow", exactly(version), path, at, said, cell=cell))
+    from fixer.target.notebook_text import markdown_images  # it reads code lines as a README's, which imports us
+
     return NotebookPins(
-        tuple(own), tuple(containers), frozenset(writers), _relative_paths(cells), _submitted_scripts(cells)
+        tuple(own),
+        tuple(containers),
+        frozenset(writers),
+        _relative_paths(cells),
+        _submitted_scripts(cells),
+        tuple(markdown_images(data, path)),
     )
 
 

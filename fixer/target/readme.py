@@ -14,7 +14,7 @@ import re
 
 from fixer.target.continuation import joined_lines
 from fixer.target.notebook import install_evidence
-from fixer.target.sources import RUNTIME, Evidence, exactly, image_tensorflow
+from fixer.target.sources import RUNTIME, Evidence, exactly, image_tensorflow, unknown_merlin_release
 
 README_NAME = re.compile(r"(?i)^readme\.(?:md|markdown|rst|txt)$")
 
@@ -49,7 +49,7 @@ def code_lines(text: str) -> list[tuple[int, str]]:
 
 def _versioned_image(code: str) -> tuple[int, int] | None:
     """The TensorFlow an image named in ``code`` ships, when its tag names a version."""
-    return None if _UNVERSIONED_IMAGE.search(code) else image_tensorflow(code)
+    return None if _UNVERSIONED_IMAGE.search(code) or unknown_merlin_release(code) else image_tensorflow(code)
 
 
 def _statement(code: str, path: str, number: int) -> list[Evidence]:

@@ -64,7 +64,8 @@ def as_dict(target: Target, base: Path, requested_from: str | None) -> dict[str,
         "files_read": [
             _relative(path, base)
             for path, stamp in target.consulted
-            if not path.endswith(LISTING) and stamp is not None
+            # Folders (a `docker/` or docs folder, a root's `.git`) are watched for new files, not read.
+            if not path.endswith(LISTING) and stamp is not None and not os.path.isdir(path)
         ],
     }
 

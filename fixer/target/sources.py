@@ -11,7 +11,7 @@ from typing import Any
 
 from fixer.target.continuation import logical_lines
 from fixer.target.requirements import Range, parse_requirement
-from fixer.target.versions import AZURE_LEGACY_KERAS, CURRENT, ngc_tensorflow
+from fixer.target.versions import AZURE_LEGACY_KERAS, CURRENT, MERLIN_TENSORFLOW, ngc_tensorflow
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -154,6 +154,8 @@ def read_conda(text: str, path: str) -> list[Evidence]:
 # A container image or runtime name that fixes the TensorFlow version.
 _OFFICIAL = re.compile(r"(?<![\w./-])(?:docker\.io/)?tensorflow/tensorflow(?::(?P<tag>[\w.-]+))?")
 _NGC = re.compile(r"nvcr\.io/nvidia/tensorflow:(?P<year>\d\d)\.(?P<month>\d\d)(?:-tf(?P<major>\d))?")
+# NVIDIA Merlin's TensorFlow containers: `nvcr.io/nvidia/merlin/merlin-tensorflow-training:22.04`.
+_MERLIN = re.compile(r"nvcr\.io/nvidia/merlin/(?P<name>merlin-[\w-]+)(?::(?P<tag>[\w.-]+))?")
 # Google deep-learning containers and Vertex AI / AI Platform prebuilt images: `tf2-cpu.2-11`, `tf-gpu.2-3`.
 _GOOGLE = re.compile(r"(?<![\w-])tf2?-(?:cpu|gpu|tpu)\.(?P<major>\d+)-(?P<minor>\d+)")
 _AZURE = re.compile(r"AzureML-(?:[A-Za-z0-9]+-)*?tensorflow-(?P<major>\d+)\.(?P<minor>\d+)", re.I)
@@ -171,18 +173,36 @@ def image_tensorflow(text: str) -> tuple[int, int] | None:
         if match.group("major") == "1":
             return (1, 15)
         return ngc_tensorflow(int(match.group("year")), int(match.group("month")))
+    if (match := _MERLIN.search(text)) is not None and match.group("name") in MERLIN_TENSORFLOW:
+        return _merlin_tensorflow(match) or CURRENT  # an unknown release: see unversioned_image
     for pattern in (_GOOGLE, _AZURE):
         if (match := pattern.search(text)) is not None:
             return int(match.group("major")), int(match.group("minor"))
     return None
 
 
+def _merlin_tensorflow(match: re.Match[str]) -> tuple[int, int] | None:
+    """The TensorFlow of a Merlin container release listed in NVIDIA's support matrix, else None."""
+    release = re.match(r"(\d\d)\.(\d\d)", match.group("tag") or "")
+    table = MERLIN_TENSORFLOW.get(match.group("name"), {})
+    return table.get((int(release.group(1)), int(release.group(2)))) if release else None
+
+
+def unknown_merlin_release(text: str) -> bool:
+    """``text`` names a Merlin TensorFlow container whose tag NVIDIA's support matrix does not list
+    (`merlin-tensorflow:22.08`, `:latest`): it ships some TensorFlow, which one cannot be told."""
+    match = _MERLIN.search(text)
+    return match is not None and match.group("name") in MERLIN_TENSORFLOW and _merlin_tensorflow(match) is None
+
+
 def unversioned_image(text: str) -> bool:
     """``text`` names the official image without a version tag (`tensorflow/tensorflow`,
-    `:latest-gpu`): the newest release on the day the image was built, which is not today's."""
+    `:latest-gpu`): the newest release on the day the image was built, which is not today's. So
+    does a Merlin container of a release the support matrix does not list."""
     match = _OFFICIAL.search(text)
     tag = (match.group("tag") or "") if match is not None else ""
-    return match is not None and re.match(r"\d", tag) is None and "nightly" not in tag
+    official = match is not None and re.match(r"\d", tag) is None and "nightly" not in tag
+    return official or (match is None and unknown_merlin_release(text))
 
 
 def image_statements(text: str, path: str, line: int, cell: int | None = None) -> list[Evidence]:
@@ -261,7 +281,7 @@ def read_job_config(text: str, path: str) -> list[Evidence]:
         if runtime:
             version = (int(runtime.group("major")), int(runtime.group("minor")))
             found.append(Evidence("tensorflow", exactly(version), path, number, line.strip()))
-        elif _GOOGLE.search(line) or _AZURE.search(line) or _OFFICIAL.search(line) or _NGC.search(line):
+        elif any(p.search(line) for p in (_GOOGLE, _AZURE, _OFFICIAL, _NGC, _MERLIN)):
             found += image_statements(line, path, number)
         setting = re.search(r"""TF_USE_LEGACY_KERAS["']?\s*[:=]\s*["']?([\w]+)""", line)
         if setting:

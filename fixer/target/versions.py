@@ -108,3 +108,34 @@ KERAS2_PACKAGES: dict[str, tuple[str, tuple[int, int]]] = {
     "tensorflow-addons": ("tensorflow_addons", (2, 15)),
     "uncertainty-baselines": ("uncertainty_baselines", (2, 15)),
 }
+
+# NVIDIA Merlin containers `nvcr.io/nvidia/merlin/<name>:YY.MM`: the TensorFlow each release ships,
+# from NVIDIA's published support-matrix data (NVIDIA-Merlin/Merlin `docs/data.json`, commit
+# 2770de35, the `tf` entry of each release; printed by `python benchmarks/ngc_tensorflow_tags.py`).
+# Only the releases listed there: any other tag (`merlin-tensorflow:22.08`) ships an unknown release.
+_MERLIN_TRAINING: dict[tuple[int, int], tuple[int, int]] = {
+    (21, 9): (2, 5),
+    (21, 11): (2, 6),
+    (21, 12): (2, 6),
+    (22, 1): (2, 6),
+    (22, 2): (2, 7),
+    (22, 3): (2, 7),
+    (22, 4): (2, 8),
+    (22, 5): (2, 8),
+}
+MERLIN_TENSORFLOW: dict[str, dict[tuple[int, int], tuple[int, int]]] = {
+    "merlin-training": _MERLIN_TRAINING,
+    "merlin-tensorflow-training": _MERLIN_TRAINING,
+    "merlin-tensorflow": {
+        (22, 6): (2, 8),
+        (22, 7): (2, 9),
+        (22, 9): (2, 9),
+        (22, 10): (2, 9),
+        (22, 11): (2, 9),
+        (22, 12): (2, 10),
+        (23, 2): (2, 10),
+        (23, 4): (2, 11),
+        (23, 5): (2, 11),
+        (23, 6): (2, 12),
+    },
+}

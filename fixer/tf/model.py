@@ -135,12 +135,14 @@ class TFModel:
     def target(self) -> Target:
         """The TensorFlow and Keras the project around this module runs (fixer/target)."""
         from fixer.target import target_for
+        from fixer.tf.keras2_internals import keras2_internals_evidence
         from fixer.tf.keras2_usage import keras2_usage_evidence
         from fixer.tf.tf1_program import tf1_program_evidence
 
         project = target_for(self.path or ".", self.target_version, self.text)
         project = project.in_tf1_program(tf1_program_evidence(self.index, self.names, self.path, self.text))
-        return project.with_keras2_usage(keras2_usage_evidence(self.index, self.names, self.path, self.text))
+        keras2 = keras2_usage_evidence(self.index, self.names, self.path, self.text)
+        return project.with_keras2_usage(keras2 or keras2_internals_evidence(self.path, self.text))
 
     @cached_property
     def optimizer_creations(self) -> dict[str, OptimizerCreation | None]:

@@ -1,0 +1,35 @@
+"""The container a notebook's text tells readers to run it in: a versioned TensorFlow image named
+in a code line of a Markdown cell (`docker run ... nvcr.io/nvidia/merlin/merlin-tensorflow:22.07`).
+
+Like a README's run instructions (fixer/target/readme.py), this is weaker than a pin file: the
+model takes it for the notebook's own cells only when the notebook installs no TensorFlow and its
+folder's decision comes from no pin file (docs/target.md). Only images count; prose is not read.
+"""
+
+from __future__ import annotations
+
+from fixer.target.readme import code_lines
+from fixer.target.sources import Evidence, image_statements, unknown_merlin_release
+
+
+def markdown_images(data: object, path: str) -> list[Evidence]:
+    """The versioned TensorFlow images named in the code of the notebook's Markdown cells."""
+    cells = data.get("cells") if isinstance(data, dict) else None
+    found: list[Evidence] = []
+    for number, cell in enumerate(cells if isinstance(cells, list) else [], start=1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "markdown":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list):
+            source = "".join(part for part in source if isinstance(part, str))
+        if not isinstance(source, str):
+            continue
+        for line, code in code_lines(source):
+            if unknown_merlin_release(code):
+                continue  # some release: says nothing the folder does not
+            found += [
+                e
+                for e in image_statements(code, path, line, number)
+                if e.kind == "tensorflow" and not e.allowed.open_ended
+            ]
+    return found
