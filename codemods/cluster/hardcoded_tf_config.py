@@ -104,11 +104,11 @@ class HardcodedTfConfig(Rule):
       notebook's Python.
     - A TF_CONFIG whose cluster no launcher could carry (not valid JSON, no `cluster`, a TFD603
       defect in the cluster) is reported but kept, so nothing is lost.
-    - Copies of one script or notebook per task in one folder, identical but for the integer that
-      becomes the task index, whose indices with this one's are `0..N-1` for the N tasks of that
-      type in the cluster, are not reported: run together by hand, they are the launch
-      (`fixer/tf/task_copies.py`). Only when a folder is checked; an incomplete set, or copies that
-      differ in anything else, stay reported.
+    - Copies of one script or notebook per task in one folder, each setting the same cluster with
+      its own task index, whose indices with this one's are `0..N-1` for the N tasks of that type
+      (N >= 2), are not reported: run together by hand, they are the launch
+      (`fixer/tf/task_copies.py`). Only when a folder is checked; an incomplete set, copies
+      naming another cluster, or copies a launcher of the project starts, stay reported.
     - Launchers are looked for only when a folder is checked (its project root): shell scripts,
       HCL/Nomad jobs, YAML manifests, Makefiles, Dockerfiles, Procfiles, notebooks and Python files
       that start processes or submit jobs, naming the script by a path or by a file name no other
@@ -160,8 +160,8 @@ class HardcodedTfConfig(Rule):
             if is_template(config):
                 continue  # a template with slots for the addresses: TFD603 says so, once for the spec
             launchers = ctx.tf.launchers
-            if launchers is not None and _task_copies_cover(ctx, launchers, config):
-                continue  # one copy per task, run together: these files are the launch configuration
+            if launchers is not None and _task_copies_cover(launchers, config) and not launchers.launchers():
+                continue  # one copy per task, run together by hand: these files are the launch configuration
             # Not "every worker claims the same task": one file per task (`worker0.py`,
             # `worker1.py`) each with its own index is common, and the result cache shares
             # findings between files of equal bytes, so the message cannot depend on the name.
@@ -204,16 +204,17 @@ def _advice(found: list[Launcher], launchers: ScriptLaunchers | None) -> str:
     )
 
 
-def _task_copies_cover(ctx: RuleContext, launchers: ScriptLaunchers, config: str) -> bool:
-    """This file is one of sibling copies that differ only in the task index they put into this
-    cluster, and together they run each of its tasks of that type."""
+def _task_copies_cover(launchers: ScriptLaunchers, config: str) -> bool:
+    """This file is one of sibling files that set this cluster, each for its own task index, and
+    together they run each task of its type."""
     try:
         data = json.loads(config)
-        task, cluster = data["task"], data["cluster"]
-        index, tasks = int(task["index"]), cluster[task["type"]]
+        task_type, index = data["task"]["type"], data["task"]["index"]
     except (TypeError, KeyError, ValueError):
         return False
-    return isinstance(tasks, list) and launchers.task_copies_cover(ctx.text, index, len(tasks))
+    if not isinstance(task_type, str) or not isinstance(index, int):
+        return False
+    return launchers.task_copies_cover(data.get("cluster"), task_type, index)
 
 
 def _removed_cluster_note(ctx: RuleContext, statement: cst.CSTNode, config: str) -> str:

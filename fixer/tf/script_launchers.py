@@ -118,10 +118,10 @@ class ScriptLaunchers:
                 found.append(Launcher(path, any(started in read.with_tf_config for started in named)))
         return found
 
-    def task_copies_cover(self, code: str, index: int, size: int) -> bool:
-        """Sibling copies of this script, differing only in their task index, run with it every
-        index ``0..size-1`` of its task type: together they are the launch (fixer/tf/task_copies.py)."""
-        return covers_cluster(self.script, code, index, size, self.consulted)
+    def task_copies_cover(self, cluster: object, task_type: str, index: int) -> bool:
+        """Sibling files of this script set the same cluster and, with it, every index of
+        ``task_type``: together they are the launch (fixer/tf/task_copies.py)."""
+        return covers_cluster(self.script, cluster, task_type, index, self.consulted)
 
 
 def launchers_of(script: str) -> ScriptLaunchers | None:

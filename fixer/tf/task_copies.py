@@ -1,39 +1,41 @@
-"""Per-task copies of one program: sibling files that differ only in the task index they run.
+"""Per-task copies of one program: sibling files that each set one task of a shared TF_CONFIG.
 
 A project may hold one copy of a script or notebook per task of its cluster (`worker0.ipynb` ...
-`worker3.ipynb`), each the same program but for the number that becomes TF_CONFIG's
-`task.index`, run together by hand. Those copies are the launch configuration: each one sets its
-own task's TF_CONFIG, and together they start every task of the cluster. TFD601 does not report
-them; a lone script with a fixed index (copied and edited by hand per machine) stays reported.
+`worker3.ipynb`), each setting the same cluster in TF_CONFIG with its own `task.index`, run
+together by hand. Those copies are the launch configuration: together they start every task of
+the cluster. TFD601 does not report them; a lone script with a fixed index (copied and edited by
+hand per machine) stays reported.
 
-Told from the texts: a sibling (same folder, same kind of file) is a copy when its code has the
-same lines as this one's except lines that differ in one integer literal only, and this file's
-literal there is its own task index; the sibling's literal is then the sibling's index. The copies
-count when their indices and this one's are exactly `0..N-1` for the N tasks of that type in the
-cluster (N >= 2). A notebook's code is its code cells (outputs and metadata differ between copies).
+Told from the siblings' own TF_CONFIG (same folder, same kind of file, read with the same analysis
+as the checked file, fixer/tf/tf_config_sources.py): they count when they set the same cluster and
+task type, and their indices with this file's are exactly `0..N-1` for the N tasks of that type
+(N >= 2). A notebook's code is its code cells. The copies may differ elsewhere (comments, a line
+only the chief runs).
 """
 
 from __future__ import annotations
 
+import json
 import os
-import re
+from typing import Any
+
+import libcst as cst
 
 from fixer.sources import SourceError, open_regular
 
 Stamp = tuple[int, int] | None  # as fixer.cache.Stamp (that module reaches the TF model)
 
-_INTEGER = re.compile(r"(?<![\w.])\d+(?![\w.])")
 _MAX_BYTES = 2_000_000  # as the launchers' reading: larger files are data, not copies of a program
 
 
-def covers_cluster(path: str, code: str, index: int, size: int, consulted: dict[str, Stamp]) -> bool:
-    """``path`` (whose code is ``code``, with task ``index`` of ``size`` tasks of its type) has
-    sibling copies that, with it, run every index ``0..size-1``; each sibling read is entered in
-    ``consulted`` with its stamp (an edit of it invalidates the answer)."""
-    if size < 2 or not 0 <= index < size:
+def covers_cluster(path: str, cluster: object, task_type: str, index: int, consulted: dict[str, Stamp]) -> bool:
+    """``path`` (task ``index`` of ``task_type`` in ``cluster``) has sibling files that set the same
+    cluster and, with it, every index of that type; each sibling read is entered in ``consulted``
+    with its stamp (an edit of it invalidates the answer)."""
+    tasks = cluster.get(task_type) if isinstance(cluster, dict) else None
+    if not isinstance(tasks, list) or len(tasks) < 2 or not 0 <= index < len(tasks):
         return False
     folder, extension = os.path.dirname(os.path.abspath(path)), os.path.splitext(path)[1]
-    ours = code.splitlines()
     indices = {index}
     try:
         names = sorted(os.listdir(folder))
@@ -43,12 +45,38 @@ def covers_cluster(path: str, code: str, index: int, size: int, consulted: dict[
         sibling = os.path.join(folder, name)
         if not name.endswith(extension) or sibling == os.path.abspath(path):
             continue
-        theirs = _code(sibling, consulted)
-        if theirs is not None and "TF_CONFIG" in theirs:
-            other = _copy_index(ours, theirs.splitlines(), index)
-            if other is not None:
-                indices.add(other)
-    return indices == set(range(size))
+        code = _code(sibling, consulted)
+        if code is None or "TF_CONFIG" not in code:
+            continue
+        for config in _tf_configs(sibling, code):
+            task = config.get("task")
+            if config.get("cluster") == cluster and isinstance(task, dict) and task.get("type") == task_type:
+                if isinstance(task.get("index"), int):
+                    indices.add(task["index"])
+    return indices == set(range(len(tasks)))
+
+
+def _tf_configs(path: str, code: str) -> list[dict[str, Any]]:
+    """The literal TF_CONFIGs ``code`` sets, as objects (what TFD601 reads in the checked file)."""
+    # Imported here: the engine and the TF model build on this module's importers.
+    from fixer.engine import build_context
+    from fixer.tf.tf_config_sources import tf_config_of, tf_config_setters
+
+    try:
+        module = cst.parse_module(code)
+    except cst.ParserSyntaxError:
+        return []
+    ctx = build_context(path, code, module)
+    found = []
+    for setter in tf_config_setters(ctx):
+        value = tf_config_of(ctx, setter)
+        try:
+            data = json.loads(value) if isinstance(value, str) else None
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            found.append(data)
+    return found
 
 
 def _code(path: str, consulted: dict[str, Stamp]) -> str | None:
@@ -70,31 +98,3 @@ def _code(path: str, consulted: dict[str, Stamp]) -> str | None:
         return load_notebook(text).combined
     except NotebookError:
         return None
-
-
-def _copy_index(ours: list[str], theirs: list[str], index: int) -> int | None:
-    """The task index of ``theirs`` when it is ``ours`` with only the integer that is our task
-    ``index`` changed (on one or more lines, always the same value); else None."""
-    if len(ours) != len(theirs):
-        return None
-    found: set[int] = set()
-    for mine, other in zip(ours, theirs, strict=True):
-        if mine == other:
-            continue
-        pair = _one_integer_changed(mine, other)
-        if pair is None or pair[0] != index:
-            return None
-        found.add(pair[1])
-    return found.pop() if len(found) == 1 else None
-
-
-def _one_integer_changed(mine: str, other: str) -> tuple[int, int] | None:
-    """(ours, theirs) when the two lines differ in exactly one integer literal, else None."""
-    if _INTEGER.sub("0", mine) != _INTEGER.sub("0", other):
-        return None
-    pairs = [
-        (int(a.group()), int(b.group()))
-        for a, b in zip(_INTEGER.finditer(mine), _INTEGER.finditer(other), strict=True)
-        if a.group() != b.group()
-    ]
-    return pairs[0] if len(pairs) == 1 else None

@@ -1,10 +1,10 @@
 """TFD601 and per-task copies of one program (fixer/tf/task_copies.py).
 
-A project that holds one copy of a notebook or script per task, identical but for the number that
-becomes TF_CONFIG's task index, and whose copies run every index of the cluster, launches its
-cluster that way (each copy run by hand, together): the hard-coded TF_CONFIG is that launch, not
-a defect. A lone script with a fixed index, an incomplete set, or copies that differ in more than
-the index stay reported. Each test writes a small project of our own and checks it as a folder.
+A project that holds one copy of a notebook or script per task, each setting the same cluster
+with its own task index, and whose copies run every index of the cluster, launches its cluster
+that way (each copy run by hand, together): the hard-coded TF_CONFIG is that launch, not a
+defect. A lone script with a fixed index, an incomplete set, or copies naming another cluster
+stay reported. Each test writes a small project of our own and checks it as a folder.
 """
 
 from __future__ import annotations
@@ -83,7 +83,14 @@ def test_a_lone_script_with_a_fixed_index_stays_reported(tmp_path):
     assert finding.fix is None
 
 
-def test_copies_that_differ_in_more_than_the_index_stay_reported(tmp_path):
+def test_copies_that_differ_elsewhere_still_count(tmp_path):
+    """Real copies drift: a comment, a line only the chief's copy runs."""
+    (tmp_path / "worker0.py").write_text(SCRIPT.format(n=0) + 'model.save("final")  # the chief keeps the model\n')
+    (tmp_path / "worker1.py").write_text("# the second machine\n" + SCRIPT.format(n=1))
+    assert _tfd601(tmp_path) == {"worker0.py": [], "worker1.py": []}
+
+
+def test_copies_that_name_another_cluster_stay_reported(tmp_path):
     (tmp_path / "worker0.py").write_text(SCRIPT.format(n=0))
     (tmp_path / "worker1.py").write_text(SCRIPT.format(n=1).replace("b:2222", "c:2222"))
     found = _tfd601(tmp_path)
@@ -104,3 +111,14 @@ def test_copies_in_another_folder_do_not_count(tmp_path):
     (tmp_path / "b" / "worker1.py").write_text(SCRIPT.format(n=1))
     found = _tfd601(tmp_path)
     assert [len(found["worker0.py"]), len(found["worker1.py"])] == [1, 1]
+
+
+def test_copies_a_launcher_of_the_project_starts_stay_reported(tmp_path):
+    """Per-role scripts that a job file runs with no environment: the job is the launch, and it
+    gives no TF_CONFIG (the finding names it)."""
+    for n in range(2):
+        (tmp_path / f"worker{n}.py").write_text(SCRIPT.format(n=n))
+    (tmp_path / "run.sh").write_text("#!/bin/sh\npython worker0.py &\npython worker1.py\n")
+    found = _tfd601(tmp_path)
+    assert [len(found["worker0.py"]), len(found["worker1.py"])] == [1, 1]
+    assert "`run.sh` starts this file without TF_CONFIG" in found["worker0.py"][0].message
