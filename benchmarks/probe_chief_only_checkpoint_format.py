@@ -27,9 +27,28 @@ Output on TensorFlow 2.21, tf-keras 2.21 (2026-11-27, ledger7a):
 
 (lines wrapped here; the probe prints each worker's outcome on one line).
 
-The chief-only HDF5 checkpoint trains like the other worker and is written (the initial weights are
-random, so the losses differ from run to run); the chief-only `.keras` checkpoint breaks the
-collectives, as in probe_chief_only_save.
+Rerun with two more cases (2026-11-27, prec17): the same plain model trained by Adam (`.h5+adam`),
+and a model with a BatchNormalization layer trained by Adam (`.h5+bn`):
+
+    tf-keras | chief-only ModelCheckpoint to .h5 | worker 0: trained, losses [0.0483, 0.0136, 0.0102]; saved
+    tf-keras | chief-only ModelCheckpoint to .keras | worker 0: ...InternalError: {{function_node
+        __wrapped__CollectiveReduceV2_Nordering_token_1_device_/job:worker/replica:0/task:0/device:CPU:0}}
+    tf-keras | chief-only ModelCheckpoint to .h5+adam | worker 0: trained, losses [2.1762, 1.5027, 0.7412];
+        saved
+    tf-keras | chief-only ModelCheckpoint to .h5+adam | worker 1: trained, losses [2.1762, 1.5027, 0.7412];
+        nothing saved
+    tf-keras | chief-only ModelCheckpoint to .h5+bn | worker 0: ...InvalidArgumentError: {{function_node
+        __wrapped__CollectiveReduceV2_Nordering_token_1_device_/job:worker/replica:0/task:0/device:C
+    tf-keras | chief-only ModelCheckpoint to .h5+bn | worker 1: :UNKNOWN:Error received from peer
+        {grpc_status:3, grpc_message:"Collective ops is aborted by: Shape mismatch in the collective
+        instance 204. ...
+
+The chief-only HDF5 checkpoint of a model of plain layers trains like the other worker and is
+written, with SGD or Adam (the initial weights are random, so the losses differ from run to run);
+the chief-only `.keras` checkpoint breaks the collectives, as in probe_chief_only_save, and so does
+an HDF5 one of a model with BatchNormalization (its moving statistics are synchronised on read:
+saving them runs a collective only the chief joins). TFD503 follows this: it leaves out a
+chief-only HDF5 `ModelCheckpoint` only for files that name no batch normalisation.
 """
 
 from __future__ import annotations
@@ -44,7 +63,9 @@ import time
 from probing import free_ports
 
 CASE_LIMIT_S = 240
-FORMATS = (".h5", ".keras")
+# The file suffix; "+adam": the plain model trained by Adam; "+bn": a model with
+# BatchNormalization trained by Adam (the shape the rule's docs once said broke HDF5 too).
+FORMATS = (".h5", ".keras", ".h5+adam", ".h5+bn")
 
 
 def run_worker(suffix: str, index: int, directory: str) -> None:
@@ -53,9 +74,14 @@ def run_worker(suffix: str, index: int, directory: str) -> None:
     import tensorflow as tf
 
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    suffix, _, variant = suffix.partition("+")
     with strategy.scope():
-        model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(4), tf.keras.layers.Dense(1)])
-        model.compile(optimizer=tf.keras.optimizers.SGD(learning_rate=1e-2), loss="mse", metrics=["mae"])
+        layers = [tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(4)]
+        if variant == "bn":
+            layers.append(tf.keras.layers.BatchNormalization())
+        model = tf.keras.Sequential([*layers, tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.optimizers.Adam(1e-2) if variant else tf.keras.optimizers.SGD(learning_rate=1e-2)
+        model.compile(optimizer=optimizer, loss="mse", metrics=["mae"])
     x = np.arange(64, dtype="float32").reshape(32, 2) / 64
     y = x.sum(axis=1, keepdims=True)
     target = os.path.join(directory, "model" + suffix)

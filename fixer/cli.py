@@ -423,7 +423,14 @@ def fix(
         unsafe = bool(unsafe_fixes) if unsafe_fixes is not None else config_unsafe
         raise typer.Exit(_interactive(paths, _overrides(selection, target_version=target), unsafe, exit_zero))
     # Each file's own pyproject.toml decides unsafe-fixes unless the command line says otherwise.
-    results, problems = _gather(paths, selection, Job(fix=True, write=write), jobs, unsafe_fixes, target)
+    results, problems = _gather(
+        paths,
+        selection,
+        Job(fix=True, write=write, launchers_written=emit_launcher is not None),
+        jobs,
+        unsafe_fixes,
+        target,
+    )
     patches = []
     for result in results:
         if result.error is not None:

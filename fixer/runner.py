@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -42,13 +43,17 @@ class Job:
     # Folders given to the command: a module under one is also seen through the project's
     # scripts that import it (fixer/tf/importers.py).
     project_roots: tuple[str, ...] = ()
+    # `fix --emit-launcher`: distfix writes each script's launchers, which give every task its
+    # TF_CONFIG, so TFD601 may take the hard-coded one out (fixer/tf/script_launchers.py).
+    launchers_written: bool = False
 
     @property
     def mode(self) -> str:
         """What the result depends on besides the file and the configuration."""
         # A module checked within a project root may also be reported through its importers.
         project = f",project={'|'.join(self.project_roots)}" if self.project_roots else ""
-        return f"fix={self.fix},unsafe={self.unsafe},prefilter={self.prefilter}{project}"
+        launched = ",launchers-written" if self.launchers_written else ""
+        return f"fix={self.fix},unsafe={self.unsafe},prefilter={self.prefilter}{project}{launched}"
 
 
 @lru_cache(maxsize=4096)
@@ -99,11 +104,15 @@ def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
         cached = cache.load(key, name)
         if cached is not None:
             return cached
-    if not job.project_roots:
-        return _process(path, data, job, config, cache, key)
-    from fixer.tf.importers import project_roots
+    with ExitStack() as stack:
+        if job.project_roots:
+            from fixer.tf.importers import project_roots
 
-    with project_roots(job.project_roots):
+            stack.enter_context(project_roots(job.project_roots))
+        if job.launchers_written:
+            from fixer.tf.script_launchers import caller_launches_with_tf_config
+
+            stack.enter_context(caller_launches_with_tf_config())
         return _process(path, data, job, config, cache, key)
 
 

@@ -162,10 +162,14 @@ def test_without_launchers_the_summary_says_where_the_cluster_went(tmp_path: Pat
     script = tmp_path / "train.py"
     config = '{"cluster": {"worker": ["w0:1", "w1:1"]}, "task": {"type": "worker", "index": 0}}'
     script.write_text(BROKEN.format(config=config))
-    shown = distfix("fix", "--unsafe-fixes", "--select", "TFD601", str(script))
+    alone = distfix("fix", "--unsafe-fixes", "--select", "TFD601", str(script))
+    assert alone.stdout == ""  # no launcher known to set TF_CONFIG: advice, nothing removed
+    # The project's own launcher sets TF_CONFIG for the script: the rewrite is offered.
+    (tmp_path / "run.sh").write_text('#!/bin/sh\nTF_CONFIG="$(cat task.json)" python train.py\n')
+    shown = distfix("fix", "--unsafe-fixes", "--select", "TFD601", str(tmp_path))
     assert "+# {\"worker\": [\"w0:1\", \"w1:1\"]}\n" in shown.stdout
     assert "TFD601 would move the hard-coded TF_CONFIG of 1 file into a comment" in shown.stderr
-    written = distfix("fix", "--write", "--unsafe-fixes", "--select", "TFD601", str(script))
+    written = distfix("fix", "--write", "--unsafe-fixes", "--select", "TFD601", str(tmp_path))
     assert "TFD601 moved the hard-coded TF_CONFIG of 1 file into a comment" in written.stderr
     assert "`--write --emit-launcher DIR` writes one launch script per task" in written.stderr
     fixed = script.read_text()

@@ -14,6 +14,7 @@ from fixer.test_files import is_test_path
 from fixer.tf.pipeline_components import component_functions, in_component
 from fixer.tf.processes import shell_start_lines, starts_processes_after
 from fixer.tf.programs import Programs
+from fixer.tf.script_launchers import caller_launches
 from fixer.tf.tf_config_sources import (
     TfConfigSetter,
     tf_config_deletions,
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from fixer.context import RuleContext
+    from fixer.tf.script_launchers import Launcher, ScriptLaunchers
 
 # What `_recomma` keeps: the elements of a dict display or the arguments of a call.
 _Listed = TypeVar("_Listed", cst.BaseDictElement, cst.Arg)
@@ -63,11 +65,14 @@ class HardcodedTfConfig(Rule):
     launch script per task holding the removed spec with that task's index (with `--launcher ray`,
     a Ray job entry point; with `--launcher tfjob`, a Kubeflow TFJob manifest). A TF_CONFIG whose
     cluster no launcher could carry (not valid JSON, no `cluster`, a TFD603 defect in the
-    cluster) is reported but kept, so nothing is lost. When the project's own launchers start the
-    script and none gives it a TF_CONFIG (a job file that runs each per-role script with no
-    environment, a shell loop, `subprocess`), its own TF_CONFIG is all each task has: without it
+    cluster) is reported but kept, so nothing is lost. The rewrite is offered only where something
+    gives each task its TF_CONFIG: a launcher of the project that sets it (below), the launchers
+    `--emit-launcher` writes in the same run, or `distfix validate`'s local cluster. Elsewhere (no
+    launcher found, a launcher that starts the script with no environment, a file checked
+    alone, a notebook) its own TF_CONFIG is all each task has: without it
     MultiWorkerMirroredStrategy runs one local worker (`benchmarks/probe_empty_tf_config.py`,
-    TF_CONFIG unset), so the finding names that launcher and offers no rewrite.
+    TF_CONFIG unset), so the finding advises (it names the launcher that gives none) and
+    removes nothing.
 
     ## Known limits
     - A TF_CONFIG built from command-line flags or environment variables is not reported, nor is a
@@ -99,12 +104,17 @@ class HardcodedTfConfig(Rule):
       notebook's Python.
     - A TF_CONFIG whose cluster no launcher could carry (not valid JSON, no `cluster`, a TFD603
       defect in the cluster) is reported but kept, so nothing is lost.
+    - Copies of one script or notebook per task in one folder, each setting the same cluster with
+      its own task index, whose indices with this one's are `0..N-1` for the N tasks of that type
+      (N >= 2), are not reported: run together by hand, they are the launch
+      (`fixer/tf/task_copies.py`). Only when a folder is checked; an incomplete set, copies
+      naming another cluster, or copies a launcher of the project starts, stay reported.
     - Launchers are looked for only when a folder is checked (its project root): shell scripts,
       HCL/Nomad jobs, YAML manifests, Makefiles, Dockerfiles, Procfiles, notebooks and Python files
       that start processes or submit jobs, naming the script by a path or by a file name no other
       script of the tree has (`fixer/tf/script_launchers.py`). A launcher that mentions TF_CONFIG
       anywhere, or is a TFJob, a SageMaker estimator with a `distribution` or a Vertex AI custom job,
-      counts as giving it; with no launcher found the rewrite is offered as before.
+      counts as giving it.
 
     ## Runtime evidence
     `distfix validate --workers 2` maps every address the script names to free 127.0.0.1 ports
@@ -149,6 +159,9 @@ class HardcodedTfConfig(Rule):
                 continue  # `"{}"` fixes no address or index: it clears the cluster (one local worker)
             if is_template(config):
                 continue  # a template with slots for the addresses: TFD603 says so, once for the spec
+            launchers = ctx.tf.launchers
+            if launchers is not None and _task_copies_cover(launchers, config) and not launchers.launchers():
+                continue  # one copy per task, run together by hand: these files are the launch configuration
             # Not "every worker claims the same task": one file per task (`worker0.py`,
             # `worker1.py`) each with its own index is common, and the result cache shares
             # findings between files of equal bytes, so the message cannot depend on the name.
@@ -166,10 +179,11 @@ class HardcodedTfConfig(Rule):
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 ctx.report(setter.node, message + "; set it in the launcher instead")
                 continue
-            bare = _started_without_tf_config(ctx)
-            if bare is not None:
-                # Its launcher gives it no TF_CONFIG: this one is all the task has (one per role).
-                ctx.report(setter.node, message + f"; `{bare}` starts this file without TF_CONFIG: set it there first")
+            found = launchers.launchers() if launchers is not None and not ctx.path.endswith(".ipynb") else []
+            if not caller_launches() and not any(launcher.with_tf_config for launcher in found):
+                # No launcher gives it a TF_CONFIG: this one is all each task has, and removing it
+                # makes every task train alone (one local worker).
+                ctx.report(setter.node, message + _advice(found, launchers))
                 continue
             edits = _removal(ctx, setter, _removed_cluster_note(ctx, setter.statement, config))
             if edits is None:
@@ -178,16 +192,29 @@ class HardcodedTfConfig(Rule):
             ctx.report(setter.node, message + "; the launcher sets it (see `distfix fix --emit-launcher`)", edits=edits)
 
 
-def _started_without_tf_config(ctx: RuleContext) -> str | None:
-    """The project file (relative to its root) that starts this script when every launcher the
-    project holds for it gives it no TF_CONFIG (a job file running it with no environment); None
-    when one does, when none is known, or outside a project root."""
-    launchers = ctx.tf.launchers if not ctx.path.endswith(".ipynb") else None
-    found = launchers.launchers() if launchers is not None else []
-    if not found or any(launcher.with_tf_config for launcher in found):
-        return None
-    assert launchers is not None  # found is not empty
-    return os.path.relpath(found[0].path, launchers.root)
+def _advice(found: list[Launcher], launchers: ScriptLaunchers | None) -> str:
+    """What to do when no launcher of the project gives the script a TF_CONFIG: name the one
+    that starts it without it, or say how to get launchers (nothing is removed either way)."""
+    if found and launchers is not None:
+        where = os.path.relpath(found[0].path, launchers.root)
+        return f"; `{where}` starts this file without TF_CONFIG: set it there first"
+    return (
+        "; no launcher of this project sets it, so it stays: start each task with its own TF_CONFIG "
+        "(`distfix fix --write --emit-launcher DIR` writes them), then remove it"
+    )
+
+
+def _task_copies_cover(launchers: ScriptLaunchers, config: str) -> bool:
+    """This file is one of sibling files that set this cluster, each for its own task index, and
+    together they run each task of its type."""
+    try:
+        data = json.loads(config)
+        task_type, index = data["task"]["type"], data["task"]["index"]
+    except (TypeError, KeyError, ValueError):
+        return False
+    if not isinstance(task_type, str) or not isinstance(index, int):
+        return False
+    return launchers.task_copies_cover(data.get("cluster"), task_type, index)
 
 
 def _removed_cluster_note(ctx: RuleContext, statement: cst.CSTNode, config: str) -> str:

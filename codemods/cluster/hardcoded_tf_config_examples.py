@@ -1,6 +1,9 @@
 """Examples of TFD601 (hardcoded-tf-config).
 
-tests/test_rule_examples.py runs them; `distfix explain` shows the first invalid one.
+tests/test_rule_examples.py runs them; `distfix explain` shows the first invalid one. Each is
+checked alone, where no launcher is known to set TF_CONFIG, so each is advice; the rewrites
+these examples showed are checked in a project with such a launcher
+(tests/rules/test_tfd601_rewrite_with_launcher.py).
 """
 
 from __future__ import annotations
@@ -24,17 +27,10 @@ EXAMPLES = (
         """
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         ''',
-        after="""
-        import os
-        import tensorflow as tf
-
-        # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-        # {"worker": ["10.0.0.1:2222", "10.0.0.2:2222"]}
-        strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        """,
+        after=None,
         note="seed 004 triple-quoted string",
         range="4:1-11:4",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """
@@ -46,18 +42,10 @@ EXAMPLES = (
         os.environ["TF_CONFIG"] = json.dumps(tf_config)
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """,
-        after="""
-        import json
-        import os
-        import tensorflow as tf
-
-        # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-        # {"worker": ["host1:2222", "host2:2222"]}
-        strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        """,
+        after=None,
         note="json.dumps of a named dict",
         range="6:1-6:48",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """
@@ -68,18 +56,10 @@ EXAMPLES = (
         environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": 0}})
         strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
         """,
-        after="""
-        import json
-        from os import environ
-        import tensorflow as tf
-
-        # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-        # {"worker": ["a:1", "b:1"]}
-        strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
-        """,
+        after=None,
         note="environ imported, strategy with options",
         range="5:1-5:115",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """
@@ -90,18 +70,10 @@ EXAMPLES = (
         operating_system.environ.update({"TF_CONFIG": f'{{"cluster": {{"worker": ["w0:{PORT}", "w1:{PORT}"]}}, "task": {{"type": "worker", "index": 0}}}}'})
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """,
-        after="""
-        import os as operating_system
-        import tensorflow as tf
-
-        PORT = 2222
-        # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-        # {"worker": ["w0:2222", "w1:2222"]}
-        strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        """,
+        after=None,
         note="update with an f-string of literals",
         range="5:1-5:149",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """
@@ -111,17 +83,10 @@ EXAMPLES = (
         os.environ.setdefault("TF_CONFIG", '{"cluster": {"worker": ["w0:1", "w1:1"]}, "task": {"type": "worker", "index": 0}}')
         strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
         """,
-        after="""
-        import os
-        import tensorflow as tf
-
-        # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-        # {"worker": ["w0:1", "w1:1"]}
-        strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
-        """,
+        after=None,
         note="setdefault with the experimental class",
         range="4:1-4:120",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """
@@ -130,16 +95,10 @@ EXAMPLES = (
 
         os.putenv("TF_CONFIG", '{"cluster": {"worker": ["w0:1"]}, "task": {"type": "worker", "index": 0}}')
         """,
-        after="""
-        import os
-        import tensorflow as tf
-
-        # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-        # {"worker": ["w0:1"]}
-        """,
+        after=None,
         note="putenv without a strategy",
         range="4:1-4:100",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """
@@ -151,19 +110,10 @@ EXAMPLES = (
             resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
             strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver)
         """,
-        after="""
-        import os
-        import tensorflow as tf
-
-        def main():
-            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-            # {"worker": ["w0:1", "w1:1"]}
-            resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
-            strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver)
-        """,
+        after=None,
         note="in a function, resolver already given",
         range="5:5-5:114",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """
@@ -262,19 +212,10 @@ EXAMPLES = (
         os.environ["TF_CONFIG"] = json.dumps(dict(cluster=dict(worker=["n1:2222", "n2:2222"]), task=dict(type="worker", index=0)))
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """,
-        after="""
-        import json
-        import os
-
-        import tensorflow as tf
-
-        # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-        # {"worker": ["n1:2222", "n2:2222"]}
-        strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        """,
+        after=None,
         note="json.dumps of dict(...) calls",
         range="6:1-6:123",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """
@@ -289,22 +230,10 @@ EXAMPLES = (
         })
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """,
-        after="""
-        import json
-        import os
-
-        import tensorflow as tf
-
-        # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-        # {"worker": ["g1:4000", "g2:4000"]}
-        os.environ.update({
-            "TF_CPP_MIN_LOG_LEVEL": "2",
-        })
-        strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        """,
+        after=None,
         note="update() with another variable: only the TF_CONFIG key goes",
         range="6:1-9:3",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """
@@ -315,19 +244,10 @@ EXAMPLES = (
         os.environ.update(TF_CONFIG='{"cluster": {"worker": ["n1:1", "n2:1"]}, "task": {"type": "worker", "index": 0}}', NCCL_DEBUG="WARN")
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """,
-        after="""
-        import os
-
-        import tensorflow as tf
-
-        # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-        # {"worker": ["n1:1", "n2:1"]}
-        os.environ.update(NCCL_DEBUG="WARN")
-        strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        """,
+        after=None,
         note="update() keywords: only TF_CONFIG goes",
         range="5:1-5:132",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """
@@ -345,25 +265,10 @@ EXAMPLES = (
         configure()
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """,
-        after="""
-        import json
-        import os
-
-        import tensorflow as tf
-
-
-        def configure():
-            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-            # {"worker": ["a.example:2222", "b.example:2222"]}
-            pass  # TF_CONFIG comes from the launcher
-
-
-        configure()
-        strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        """,
+        after=None,
         note="the only statement of a function: pass remains",
         range="9:5-9:47",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """
@@ -391,21 +296,10 @@ EXAMPLES = (
         os.environ["TF_CONFIG"] = json.dumps(cfg)
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """,
-        after="""
-        import json
-        import os
-
-        import tensorflow as tf
-
-        cfg = {"cluster": {"worker": ["n1:2222", "n2:2222"]}, "task": {"type": "worker", "index": 0}}
-        cfg["task"]["index"] = 1
-        # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-        # {"worker": ["n1:2222", "n2:2222"]}
-        strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        """,
+        after=None,
         note="a literal changed by a literal item assignment",
         range="8:1-8:42",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Valid(
         """
@@ -454,17 +348,10 @@ EXAMPLES = (
         )
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """,
-        after="""
-        import os
-        import tensorflow as tf
-
-        # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-        # {"worker": ["node-a:2000", "node-b:2000"]}
-        strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        """,
+        after=None,
         note="setdefault with implicitly concatenated strings over several lines",
         range="4:1-8:2",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """
@@ -476,17 +363,10 @@ EXAMPLES = (
                                    '"task": {"type": "chief", "index": 0}}')
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """,
-        after="""
-        import os
-        import tensorflow as tf
-
-        # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-        # {"chief": ["c0:3000"], "worker": ["w0:3000"]}
-        strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        """,
+        after=None,
         note="a pop that made room for it would erase the launcher's TF_CONFIG: removed too",
         range="5:1-6:69",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Invalid(
         """
@@ -506,25 +386,10 @@ EXAMPLES = (
         configure()
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         """,
-        after="""
-        import json
-        import os
-        import tensorflow as tf
-
-
-        def configure():
-            previous = os.environ.get("TF_CONFIG", None)
-            # distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-            # {"worker": ["p:1", "q:1"]}
-            return previous
-
-
-        configure()
-        strategy = tf.distribute.MultiWorkerMirroredStrategy()
-        """,
+        after=None,
         note="a guarded del goes; a pop whose value is kept reads instead of deleting",
         range="10:5-10:122",
-        applicability=Applicability.UNSAFE,
+        applicability=Applicability.DISPLAY_ONLY,
     ),
     Valid(
         """

@@ -40,11 +40,11 @@ class ChiefOnlySave(Rule):
     safe pattern is the one the guide prescribes. A chief-only `ModelCheckpoint` does fail
     (measured with tf-keras 2.21 and two workers in `fit`): the chief's save runs collectives that
     meet the other workers' next training all-reduce, and both workers raise `Collective instance
-    ... expected type ... but got type ...` or `Shape mismatch in the collective instance`. It
-    failed for `.keras`, SavedModel and (with BatchNormalization, Adam and a metric) `.h5`
-    checkpoints; only an `.h5` save of a plain `Dense` model got through. Given to every worker,
-    the same callbacks train and save (tf-keras writes the chief's copy to the path and the
-    others' to temporary directories it deletes).
+    ... expected type ... but got type ...` or `Shape mismatch in the collective instance`
+    (`benchmarks/probe_chief_only_checkpoint_format.py`): a `.keras` checkpoint fails, and so does
+    an HDF5 one of a model with BatchNormalization; an HDF5 checkpoint of a model of plain layers
+    trains and saves. Given to every worker, the same callbacks train and save (tf-keras writes
+    the chief's copy to the path and the others' to temporary directories it deletes).
 
     ## Fix safety
     Unsafe. Every worker then saves: the chief to the real path, the others to a temporary copy
@@ -62,6 +62,12 @@ class ChiefOnlySave(Rule):
       `if task_id == 0:`, `if 0 == tf_config["task"]["index"]:`, `if task_type == "chief":`,
       `task_type in (None, "chief")`, also as one part of an `and`), an early
       `if not is_chief: return`, or a function that only the chief calls.
+    - A chief-only `ModelCheckpoint` writing HDF5 (a path ending in `.h5`/`.hdf5`, or
+      `save_format="h5"`) is not reported when the file names no batch normalisation and builds
+      no model elsewhere (`keras.applications`, a hub layer, `load_model`): measured under tf-keras
+      with a plain `Dense` model (SGD or Adam), it trains and saves; with BatchNormalization it
+      breaks the collectives, so the file's text is read for it. Keras 3 `fit` fails under this
+      strategy whatever the callbacks (TFD504).
     - A callback only the chief gets is found as `[ModelCheckpoint(...)] if task_id == 0 else []`,
       or `if rank == 0: callbacks.append(ModelCheckpoint(...))` (a Horovod habit).
 
@@ -126,6 +132,8 @@ class ChiefOnlySave(Rule):
             if callee not in _SAVING_CALLBACKS and local not in classes:
                 continue
             name = (callee or local or "").rsplit(".", 1)[-1]
+            if callee == "keras.callbacks.ModelCheckpoint" and _writes_hdf5(ctx, call) and not _read_synced(ctx):
+                continue  # measured: a chief-only HDF5 checkpoint of such a model trains and saves (docs)
             message = (
                 f"only the chief gets this `{name}` callback: its save runs collectives the other workers never "
                 "join; give it to every worker (tf-keras keeps only the chief's copy)"
@@ -218,6 +226,50 @@ def _lifted(
         if not ctx.text[:at].endswith(("\n", "\r")):
             text = ctx.newline + text
     return [removed, Edit(at, at, text)]
+
+
+def _writes_hdf5(ctx: RuleContext, call: cst.Call) -> bool:
+    """The `ModelCheckpoint(...)` writes an HDF5 file: `save_format="h5"`, or a file path whose
+    last literal part ends in `.h5` / `.hdf5` (a string, an f-string, a `+` concatenation,
+    `os.path.join(...)`, or a name bound once to one of those)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "save_format":
+            return _literal_tail(ctx, arg.value).lower() in ("h5", "hdf5")
+    path = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "filepath"), None)
+    return path is not None and _literal_tail(ctx, path).lower().endswith((".h5", ".hdf5"))
+
+
+# What may give the model weights synchronised on read (BatchNormalization's moving statistics),
+# whose save runs a collective: a batch-normalisation layer, or a model built elsewhere.
+_READ_SYNCED = ("BatchNorm", "applications", "hub.", "load_model", "from_config", "model_from_")
+
+
+def _read_synced(ctx: RuleContext) -> bool:
+    """The file's model may hold weights synchronised on read: an HDF5 save of them by the chief
+    alone meets the other workers' all-reduce (measured with BatchNormalization)."""
+    return any(word in ctx.text for word in _READ_SYNCED)
+
+
+def _literal_tail(ctx: RuleContext, node: cst.BaseExpression, depth: int = 0) -> str:
+    """The text a string expression is known to end with ("" when unknown)."""
+    if depth > 3:
+        return ""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else ""
+    if isinstance(node, cst.ConcatenatedString):
+        return _literal_tail(ctx, node.right, depth + 1)
+    if isinstance(node, cst.FormattedString):
+        last = node.parts[-1] if node.parts else None
+        return last.value if isinstance(last, cst.FormattedStringText) else ""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        return _literal_tail(ctx, node.right, depth + 1)
+    if isinstance(node, cst.Call) and (ctx.tf.names.callee(node) or "") == "os.path.join" and node.args:
+        return _literal_tail(ctx, node.args[-1].value, depth + 1)
+    if isinstance(node, cst.Name):
+        bound = ctx.tf.semantic.value_of(node)
+        return _literal_tail(ctx, bound, depth + 1) if bound is not None else ""
+    return ""
 
 
 _SAVING_CALLBACKS = frozenset(

@@ -171,10 +171,10 @@ EXAMPLES = (
     ),
     Invalid(
         _FIT + "is_chief = strategy.cluster_resolver.task_id == 0\n"
-        'saving = [tf.keras.callbacks.ModelCheckpoint("/ckpt/weights-{epoch}.h5")] if is_chief else []\n'
+        'saving = [tf.keras.callbacks.ModelCheckpoint("/ckpt/weights-{epoch}.keras")] if is_chief else []\n'
         "model.fit(x, y, epochs=3, callbacks=saving)\n",
         after=_FIT + "is_chief = strategy.cluster_resolver.task_id == 0\n"
-        'saving = [tf.keras.callbacks.ModelCheckpoint("/ckpt/weights-{epoch}.h5")]\n'
+        'saving = [tf.keras.callbacks.ModelCheckpoint("/ckpt/weights-{epoch}.keras")]\n'
         "model.fit(x, y, epochs=3, callbacks=saving)\n",
         note="a ModelCheckpoint callback only on the chief (conditional list): every worker gets it",
     ),

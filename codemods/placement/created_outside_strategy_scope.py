@@ -15,7 +15,7 @@ from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
-from fixer.tf.dataflow import independent
+from fixer.tf.dataflow import independent, names_in
 from fixer.tf.importer_uses import FIT
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
 from fixer.tf.keras_models import STEP_METHODS, keras_model_base
@@ -825,15 +825,21 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
     scope_withs = {id(w): s for w, s in ctx.tf.strategies.scope_blocks}
     start, end = ctx.statement_block(moved)
     removal = Edit(start, _swallow_blank_line(ctx, start, end), "")
-    # Into the next scope block of this block, at its top.
+    compiled = _compiled_models(run)
+    # Into the next scope block of this block, at its top. Never a `compile`: a later block did
+    # not build the model it compiles (that model is bound before it), and never into another
+    # notebook cell (re-running this cell would no longer do what it does).
     for position in range(last + 1, len(body)):
+        if compiled:
+            break
         candidate = body[position]
         if (
             id(candidate) in scope_withs
             and isinstance(candidate, cst.With)
             and isinstance(candidate.body, cst.IndentedBlock)
         ):
-            if independent([*moved], body[last + 1 : position]):
+            skipped = ctx.text[end : ctx.statement_block([candidate])[0]]
+            if cell_boundaries(skipped) == 0 and _independent(moved, body[last + 1 : position], compiled):
                 target = candidate.body.body[0]
                 indent = ctx.indentation(target)
                 insert_at = ctx.statement_block([target])[0]
@@ -854,7 +860,9 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
             insert_at = ctx.textmap.line_end(ctx.range(last_inner).end.line)
             if _into_a_distant_cell(ctx, run, ctx.text[insert_at:start]):
                 break  # re-running this cell would no longer create what it creates
-            if independent([*moved], body[position + 1 : first]):
+            if compiled and not _built_in(ctx, run, candidate):
+                break  # the block must be the one that built the compiled model
+            if _independent(moved, body[position + 1 : first], compiled):
                 indent = ctx.indentation(last_inner)
                 moved_text = reindented_statements(ctx, [c.statement for c in run], indent) + _ready_lines(
                     ctx, run, insert_at, indent
@@ -873,6 +881,35 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
         header + reindented_statements(ctx, [c.statement for c in run], inner) + _ready_lines(ctx, run, end, inner)
     )
     return [Edit(block_start, end, wrapped)], None
+
+
+def _compiled_models(run: list[Creation]) -> set[str]:
+    """The models the run's `model.compile(...)` statements set up (what a use of them needs)."""
+    receivers = (_receiver(c) for c in run if c.kind == "compile")
+    return {receiver.value for receiver in receivers if receiver is not None}
+
+
+def _receiver(creation: Creation) -> cst.Name | None:
+    func = creation.call.func
+    return func.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else None
+
+
+def _independent(moved: list[cst.BaseStatement], between: list[cst.BaseStatement], compiled: set[str]) -> bool:
+    """Moving ``moved`` across ``between`` changes nothing either sees, and no statement of
+    ``between`` uses a model the moved `compile` sets up (it would then meet it uncompiled)."""
+    if not independent([*moved], [*between]):
+        return False
+    return not (compiled & set().union(set(), *(names_in(s) for s in between)))
+
+
+def _built_in(ctx: RuleContext, run: list[Creation], block: cst.With) -> bool:
+    """Every model the run compiles is bound, where its `compile` reads it, inside ``block``."""
+    for creation in (c for c in run if c.kind == "compile"):
+        receiver = _receiver(creation)
+        binding = ctx.tf.semantic.only_binding(receiver) if receiver is not None else None
+        if binding is None or not ctx.index.is_within(binding.node, block):
+            return False
+    return True
 
 
 def _into_a_distant_cell(ctx: RuleContext, run: list[Creation], skipped: str) -> bool:

@@ -28,10 +28,17 @@ from __future__ import annotations
 import json
 import os
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fixer.notebook_launches import launches
 from fixer.sources import SourceError, open_regular
+from fixer.tf.task_copies import covers_cluster
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 Stamp = tuple[int, int] | None  # as fixer.cache.Stamp (that module reaches the TF model, which names this one)
 
@@ -49,6 +56,27 @@ _PYTHON_STARTS = re.compile(
 # Jobs whose platform sets TF_CONFIG for every task: a Kubeflow TFJob, a SageMaker estimator
 # given a `distribution`, a Vertex AI / AI Platform custom job.
 _SETS_ITSELF = re.compile(r"\bTFJob\b|\bdistribution\s*=|\bCustomJob\b|\bCustomTrainingJob\b|\bworker_pool_specs\b")
+
+
+# Set while the caller itself starts the checked script with a TF_CONFIG per task (`distfix
+# validate` runs the fixed script on its own local cluster): it is then that script's launcher.
+_CALLER_LAUNCHES: ContextVar[bool] = ContextVar("distfix_caller_launches_with_tf_config", default=False)
+
+
+@contextmanager
+def caller_launches_with_tf_config() -> Iterator[None]:
+    """Within this block the scripts checked or fixed are started by the caller, which gives each
+    task its own TF_CONFIG (``distfix validate``'s local cluster)."""
+    token = _CALLER_LAUNCHES.set(True)
+    try:
+        yield
+    finally:
+        _CALLER_LAUNCHES.reset(token)
+
+
+def caller_launches() -> bool:
+    """The caller starts the checked script with a TF_CONFIG per task (see above)."""
+    return _CALLER_LAUNCHES.get()
 
 
 @dataclass(frozen=True)
@@ -89,6 +117,11 @@ class ScriptLaunchers:
                 self.consulted[path] = stamp
                 found.append(Launcher(path, any(started in read.with_tf_config for started in named)))
         return found
+
+    def task_copies_cover(self, cluster: object, task_type: str, index: int) -> bool:
+        """Sibling files of this script set the same cluster and, with it, every index of
+        ``task_type``: together they are the launch (fixer/tf/task_copies.py)."""
+        return covers_cluster(self.script, cluster, task_type, index, self.consulted)
 
 
 def launchers_of(script: str) -> ScriptLaunchers | None:

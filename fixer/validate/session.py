@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from fixer.config import Config
 from fixer.engine import check_source, fix_source
 from fixer.sources import SourceError, read_source
+from fixer.tf.script_launchers import caller_launches_with_tf_config
 from fixer.validate import checks, diagnose
 from fixer.validate.project import Entry, ProjectError, resolve_entry
 from fixer.validate.report import ValidationReport, VariantReport, tail, topology
@@ -199,7 +200,8 @@ def _variants(
     """
     if not compare:
         return {"original": _evaluate(path, original, spec, root / "original", "original")}
-    fixed = fix_source(str(path), original, unsafe=True)
+    with caller_launches_with_tf_config():  # validate starts each worker with its own TF_CONFIG
+        fixed = fix_source(str(path), original, unsafe=True)
     if fixed.fixed_text is None:
         notes.append("distfix has no fix for this script: the fixed variant is the original")
         report = _evaluate(path, original, spec, root / "original", "original")

@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from fixer.engine import check_source, fix_source
+from fixer.runner import Job, run
 
 
 def tfd601(source: str, path: str = "train.py") -> list:
@@ -100,13 +101,19 @@ def test_per_task_file_is_not_told_that_all_workers_collide():
     assert "task index are fixed in code" in finding.message
 
 
-def test_tutorial_idiom_that_reads_tf_config_back_gets_advice_not_a_removal():
+def test_tutorial_idiom_that_reads_tf_config_back_gets_advice_not_a_removal(tmp_path):
     """Removing TF_CONFIG would leave the script's own `json.loads(os.environ['TF_CONFIG'])`
-    reading nothing when it runs without a launcher: the finding stays, as advice with the reason."""
+    reading nothing when it runs without a launcher: even where a launcher of the project sets
+    TF_CONFIG, the finding stays as advice with the reason."""
     source = textwrap.dedent(FOUND["tutorial dump then reload"])
-    (finding,) = tfd601(source)
+    (tmp_path / "train.py").write_text(source)
+    (tmp_path / "run.sh").write_text('#!/bin/sh\nTF_CONFIG="$(cat task.json)" python train.py\n')
+    job = Job(use_cache=False, fix=True, unsafe=True, project_roots=(str(tmp_path),))
+    (result,) = run([tmp_path / "train.py"], job, jobs=1)
+    (finding,) = [f for f in result.findings if f.code == "TFD601"]
     assert finding.fix is None
     assert "which the program still reads" in finding.message
+    assert result.fixed_text is None
     assert fix_source("train.py", source, unsafe=True).fixed_text is None
 
 

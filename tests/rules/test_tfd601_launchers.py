@@ -99,19 +99,33 @@ def test_a_launcher_that_sets_tf_config_keeps_the_rewrite(tmp_path, launcher, te
     assert finding.fix is not None
 
 
-def test_no_launcher_in_the_tree_keeps_the_rewrite(tmp_path):
-    """Nothing tells how the script is started: as before, the rewrite and `--emit-launcher`."""
+def test_no_launcher_in_the_tree_gives_advice_not_a_rewrite(tmp_path):
+    """Nothing in the project starts the script with a TF_CONFIG (a README saying to run it on each
+    host is run by hand): its own TF_CONFIG is all each task has, so it is not removed."""
     _write(tmp_path, {"chief.py": CHIEF, "README.md": "Run `python chief.py` on each host.\n"})
     (finding,) = _tfd601(tmp_path)
-    assert finding.fix is not None
+    assert finding.fix is None
+    assert "no launcher of this project sets it, so it stays" in finding.message
+    assert "--emit-launcher" in finding.message
+
+
+def test_a_single_file_checked_alone_gives_advice_not_a_rewrite(tmp_path):
+    """Outside a project root no launcher is known: the same advice, no edit."""
+    (tmp_path / "chief.py").write_text(CHIEF)
+    (result,) = run([tmp_path / "chief.py"], Job(use_cache=False, fix=True, unsafe=True), jobs=1)
+    (finding,) = [f for f in result.findings if f.code == "TFD601"]
+    assert finding.fix is None
+    assert result.fixed_text is None
 
 
 def test_a_launcher_of_another_folders_script_of_the_same_name_does_not_count(tmp_path):
     _write(tmp_path, {"a/chief.py": CHIEF, "b/chief.py": CHIEF, "b/job.nomad": BARE_JOB % "chief.py"})
     (finding,) = _tfd601(tmp_path, "a/chief.py")
-    assert finding.fix is not None
+    assert finding.fix is None
+    assert "no launcher of this project sets it" in finding.message
     (finding,) = _tfd601(tmp_path, "b/chief.py")
     assert finding.fix is None
+    assert "`b/job.nomad` starts this file without TF_CONFIG" in finding.message
 
 
 def test_a_cached_result_is_dropped_when_its_launcher_changes(tmp_path, monkeypatch):

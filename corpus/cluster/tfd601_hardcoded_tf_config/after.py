@@ -9,8 +9,12 @@ import os
 
 import tensorflow as tf
 
-# distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-# {"worker": ["10.0.0.1:2222", "10.0.0.2:2222"]}
+os.environ["TF_CONFIG"] = json.dumps(
+    {
+        "cluster": {"worker": ["10.0.0.1:2222", "10.0.0.2:2222"]},
+        "task": {"type": "worker", "index": 0},
+    }
+)
 strategy = tf.distribute.MultiWorkerMirroredStrategy()
 
 with strategy.scope():

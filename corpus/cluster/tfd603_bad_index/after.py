@@ -5,6 +5,7 @@ import os
 
 import tensorflow as tf
 
-# distfix TFD601: TF_CONFIG comes from each task's launcher now; the cluster removed here was
-# {"worker": ["node-a:2222", "node-b:2222"]}
+os.environ["TF_CONFIG"] = json.dumps(
+    {"cluster": {"worker": ["node-a:2222", "node-b:2222"]}, "task": {"type": "worker", "index": "2"}}
+)
 strategy = tf.distribute.MultiWorkerMirroredStrategy()
