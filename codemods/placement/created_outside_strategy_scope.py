@@ -458,12 +458,13 @@ class _Finder:
         return flavour == 2
 
     def keras_unknown(self, creation: Creation) -> bool:
-        """A `compile()` of a model built in the scope, judged on Keras 3 only because no file
-        names TensorFlow (the target is assumed): tf-keras's `compile` enters the model's scope and
-        trains the same, Keras 3's `fit` raises, so the message says both."""
+        """A `compile()` of a model built in the scope, judged on Keras 3 only because no release
+        can be told (no file names TensorFlow, or only an unversioned image or platform pin does):
+        tf-keras's `compile` enters the model's scope and trains the same, Keras 3's `fit` raises,
+        so the message says both."""
         return (
             creation.kind == "compile"
-            and self.ctx.tf.target.assumed
+            and self.ctx.tf.target.version_unknown
             and not self._scope_forgotten()
             and keras_module(self.ctx, creation.call.func) == "tensorflow"
             and self._legacy_setting.value is None
