@@ -64,7 +64,8 @@ class Keras3RemovedDistributeApi(Rule):
 
     `get_scaled_loss(x)` becomes `scale_loss(x)` and `get_unscaled_gradients(g)` becomes `g`
     when both are in the same function and the unscaled gradients go straight to
-    `apply_gradients` (clipped or read on the way, they would stay scaled: no edit then): unsafe,
+    `apply_gradients` (clipped or read on the way, they would stay scaled: no edit then; a block
+    left without a statement keeps a `pass`): unsafe,
     because the rewrite breaks under tf-keras
     (`'LossScaleOptimizerV3' object has no attribute 'scale_loss'`, measured), so it is right
     only when the environment really is Keras 3. `DatasetCreator` has no Keras 3 equivalent
@@ -221,15 +222,31 @@ def _loss_scaling_edits(ctx: RuleContext, calls: list[cst.Call]) -> list[Edit] |
     if any(_used_before_applied(ctx, call) for call in unscaled):
         return None  # clipped or read while still scaled: `apply_gradients` unscales only at the end
     edits: list[Edit] = []
+    dropped = [call for call in calls if _rebinds_its_argument(ctx, call)]
     for call in calls:
         if _method(call).attr.value == "get_scaled_loss":
             edits.append(ctx.replace(_method(call).attr, "scale_loss"))
-        elif _rebinds_its_argument(ctx, call):
+        elif call in dropped and _last_of_emptied_block(ctx, call, dropped):
+            # Every statement of its block would go: keep the block's body as `pass`.
+            edits.append(ctx.replace(cst.ensure_type(ctx.index.parent.get(call), cst.Assign), "pass"))
+        elif call in dropped:
             # `grads = opt.get_unscaled_gradients(grads)` would become `grads = grads`: drop the line.
             edits.append(Edit(*ctx.statement_block([ctx.index.statement_of(call)]), ""))
         else:
             edits.append(ctx.replace(call, ctx.source(call.args[0].value)))
     return edits
+
+
+def _last_of_emptied_block(ctx: RuleContext, call: cst.Call, dropped: list[cst.Call]) -> bool:
+    """``call``'s statement is the last of a block whose every statement the rewrite drops
+    (`if mixed:` holding only two `g = opt.get_unscaled_gradients(g)` lines): deleting it too would
+    leave an empty block, which does not parse."""
+    statement = ctx.index.statement_of(call)
+    block = ctx.index.parent.get(statement)
+    if not isinstance(block, cst.IndentedBlock):
+        return False
+    dropped_statements = [ctx.index.statement_of(c) for c in dropped]
+    return all(s in dropped_statements for s in block.body) and block.body[-1] is statement
 
 
 def _used_before_applied(ctx: RuleContext, call: cst.Call) -> bool:

@@ -99,6 +99,7 @@ class CreatedOutsideStrategyScope(Rule):
       `compile("adam", metrics=[...])` there is reported under Keras 3, which fails with
       `RuntimeError: Mixing different tf.distribute.Strategy objects` (the optimizer's state has no
       strategy; same probe), and not under tf-keras, whose `compile` enters the model's scope.
+      Where no file names TensorFlow (2.21 only assumed), the message says both outcomes.
     - Nor is a metric whose only uses in the scope are its own methods (`metric.update_state(x)` in
       cross-replica context): both Kerases update it as outside any scope
       (`benchmarks/probe_metric_updated_in_cross_replica_context.py`). Nor is one updated eagerly
@@ -214,7 +215,8 @@ class CreatedOutsideStrategyScope(Rule):
                 for creation in run:
                     ctx.report(
                         creation.call,
-                        finder.upgrade_prefix(creation) + _message(creation, edits is None),
+                        finder.upgrade_prefix(creation)
+                        + _message(creation, edits is None, finder.keras_unknown(creation)),
                         edits=edits,
                         applicability=level,
                     )
@@ -282,7 +284,16 @@ def _step_reading(
     return None
 
 
-def _message(creation: Creation, advice_only: bool) -> str:
+def _message(creation: Creation, advice_only: bool, keras_unknown: bool = False) -> str:
+    """The finding's text. ``keras_unknown``: a `compile()` whose outcome depends on a Keras that
+    nothing in the project names (see `_Finder.keras_unknown`), told for both Kerases."""
+    if creation.kind == "compile" and keras_unknown:
+        # benchmarks/probe_metric_and_string_optimizer_outside_scope.py, both columns.
+        text = (
+            "`compile()` outside its model's scope: Keras 3 `fit` raises `RuntimeError: Mixing different "
+            "tf.distribute.Strategy objects`, tf-keras trains the same (no pin says which)"
+        )
+        return text + ("; compile in the scope" if advice_only else "")
     what = {
         "variable": "variable",
         "model": "model",
@@ -452,6 +463,20 @@ class _Finder:
         tf-keras, or TensorFlow below 2.16."""
         flavour = keras_flavour(keras_module(self.ctx, call.func), self._legacy_setting, target or self.ctx.tf.target)
         return flavour == 2
+
+    def keras_unknown(self, creation: Creation) -> bool:
+        """A `compile()` of a model built in the scope, judged on Keras 3 only because no release
+        can be told (no file names TensorFlow, or only an unversioned image or platform pin does):
+        tf-keras's `compile` enters the model's scope and trains the same, Keras 3's `fit` raises,
+        so the message says both."""
+        return (
+            creation.kind == "compile"
+            and self.ctx.tf.target.version_unknown
+            and not self._scope_forgotten()
+            and keras_module(self.ctx, creation.call.func) == "tensorflow"
+            and self._legacy_setting.value is None
+            and self._legacy_setting.literal
+        )
 
     @cached_property
     def _legacy_setting(self) -> LegacySetting:

@@ -14,6 +14,7 @@ from fixer.target.apis import exists_in
 from fixer.target.caps import capped, package_cap, python_cap
 from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
+from fixer.target.platform_pins import METADATA_NAMES, platform_pin, undated_pin
 from fixer.target.project_files import docker_folder_statements, install_guide_statements, is_install_guide
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.sources import (
@@ -96,7 +97,7 @@ class Target:
         if self.requested is not None:
             return False
         source = self.tensorflow_from or self.keras_pin
-        return source is None or (source.allowed.open_ended and unversioned_image(source.text))
+        return source is None or (source.allowed.open_ended and (unversioned_image(source.text) or undated_pin(source)))
 
     @property
     def floor(self) -> tuple[int, int] | None:
@@ -268,13 +269,14 @@ WATCH_GLOBS = (
     "**/docs/**/*.{md,markdown,rst}",
     "**/doc/**/*.{md,markdown,rst}",
     "**/g3doc/**/*.{md,markdown,rst}",
+    *(f"**/{name}" for name in METADATA_NAMES),
 )
 
 
 def is_target_file(path: str) -> bool:
     """The project-target model reads ``path`` when it is in a folder the model looks at."""
-    inside_requirements = os.path.basename(os.path.dirname(path)) == "requirements"
-    return _reader(os.path.basename(path), inside_requirements) is not None or is_install_guide(path)
+    name, folder = os.path.basename(path), os.path.basename(os.path.dirname(path))
+    return name in METADATA_NAMES or _reader(name, folder == "requirements") is not None or is_install_guide(path)
 
 
 _DEPENDENCY_READERS = (read_requirements, read_pyproject, read_setup_py, read_setup_cfg, read_pipfile, read_conda)
@@ -514,10 +516,32 @@ def target_for(path: str | Path, requested: tuple[int, int] | None = None, text:
     if known is None or any(_stamp(p) != stamp for p, stamp in known.consulted):
         known = _CACHE[folder] = _decide(folder)
     if start.suffix == ".ipynb" and start.is_file():
-        known = _in_notebook(known, start, text)
+        known = _in_notebook(_with_platform_pin(known, start), start, text)
     elif known.submitted:
         known = _in_job(known, str(start))
     return known.with_request(requested)
+
+
+def _with_platform_pin(folder: Target, notebook: Path) -> Target:
+    """``folder``'s target for a notebook that a platform's metadata (in its folder or up to two
+    above, within the repository) pins to the image of its first publication: that image beats
+    the folder's files; the notebook's own install cells still beat it (``_in_notebook``)."""
+    folders = [notebook.parent]
+    while len(folders) < 3 and not (folders[-1] / ".git").exists() and folders[-1].parent != folders[-1]:
+        folders.append(folders[-1].parent)
+    pin, looked = platform_pin(notebook, folders)
+    consulted = tuple(sorted({**dict(folder.consulted), **{path: _stamp(path) for path in looked}}.items()))
+    if pin is None:
+        return replace(folder, consulted=consulted)
+    return replace(
+        folder,
+        pinned=_pinned_version(pin, folder.keras_pin),
+        tensorflow_from=pin,
+        cap_from=None,
+        floor_from=None,
+        evidence=(pin, *folder.evidence),
+        consulted=consulted,
+    )
 
 
 def _in_job(folder: Target, script: str) -> Target:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from fixer.target.continuation import joined_lines
+from fixer.target.managed_images import managed_image_statements
 from fixer.target.notebook import install_evidence
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_tensorflow, unknown_merlin_release
 
@@ -70,7 +71,9 @@ def _statement(code: str, path: str, number: int) -> list[Evidence]:
 def read_readme(text: str, path: str) -> list[Evidence]:
     """`README.md` / `.rst` / `.txt`: the versioned TensorFlow its code lines tell users to run on
     (`docker run tensorflow/tensorflow:2.4.0-gpu`, `pip install tensorflow==2.4.0`, a TPU's or
-    job's runtime `--version 2.4.0`). Prose is not read: an image it names may be another step's
-    ("the dataset was prepared in tensorflow/tensorflow:1.15.2-gpu"). Only TensorFlow statements:
+    job's runtime `--version 2.4.0`), and the image a notebook instance or VM is to be created
+    from (fixer/target/managed_images.py). Other prose is not read: an image it names may be
+    another step's ("the dataset was prepared in tensorflow/tensorflow:1.15.2-gpu"). Only TensorFlow statements:
     a README's other installs are not the project's pins."""
-    return [e for number, code in code_lines(text) for e in _statement(code, path, number)]
+    found = [e for number, code in code_lines(text) for e in _statement(code, path, number)]
+    return found + managed_image_statements(text, path)

@@ -7,7 +7,9 @@ for an optimizer's `lr=` keyword and has no `fit_generator` / `evaluate_generato
 `tf.keras.layers.experimental.preprocessing` and no `tf.keras.optimizers.experimental`
 (AttributeError; tf-keras has both). A module that imports a package built on Keras 2
 (`tensorflow_addons`, TensorFlow <= 2.15: fixer/target/versions.py KERAS2_PACKAGES) is written for
-Keras 2 too.
+Keras 2 too. So is one that calls `reset_states()` on a metric
+made from `tf.keras.metrics`: Keras 3 metrics only have `reset_state` (AttributeError on 2.21,
+tf-keras has both: benchmarks/probe_ledger7a_premises.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import libcst as cst
 from fixer.target.caps import import_cap
 from fixer.target.requirements import Range
 from fixer.target.sources import Evidence, line_of
+from fixer.tf.bindings import assigned_values
+from fixer.tf.names import dotted_name
 
 if TYPE_CHECKING:
     from fixer.tf.index import ModuleIndex
@@ -31,6 +35,8 @@ _KERAS2_ONLY_MODULES = (
     "tensorflow.keras.layers.experimental.preprocessing.",
     "tensorflow.keras.optimizers.experimental.",
 )
+# `tf.keras.metrics.*` as written (standalone `keras.metrics` is Keras 3 beside TensorFlow 2.21).
+_TF_KERAS_METRICS = "tensorflow.keras.metrics."
 
 
 def keras2_usage_evidence(index: ModuleIndex, names: NameResolver, path: str, text: str) -> Evidence | None:
@@ -45,6 +51,8 @@ def keras2_usage_evidence(index: ModuleIndex, names: NameResolver, path: str, te
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in _GENERATOR_METHODS:
             return _statement(func.attr.value, path, text)
+        if isinstance(func, cst.Attribute) and func.attr.value == "reset_states" and _keras_metric(index, names, func):
+            return _statement(f"{dotted_name(func.value)}.reset_states", path, text)
         spelled = names.as_imported(func) or ""  # as written: the canonical form drops `experimental`
         if spelled.startswith(_KERAS2_ONLY_MODULES):
             return _statement(spelled.rsplit(".", 1)[-1], path, text)
@@ -54,6 +62,16 @@ def keras2_usage_evidence(index: ModuleIndex, names: NameResolver, path: str, te
         ):
             return _statement("lr=", path, text)
     return None
+
+
+def _keras_metric(index: ModuleIndex, names: NameResolver, method: cst.Attribute) -> bool:
+    """``method``'s receiver (``train_loss``, ``self.train_loss``) is assigned only from
+    `tf.keras.metrics` constructors (``tf.keras.metrics.Mean(name="loss")``)."""
+    values = assigned_values(index, dotted_name(method.value))
+    return bool(values) and all(
+        isinstance(value, cst.Call) and (names.as_imported(value.func) or "").startswith(_TF_KERAS_METRICS)
+        for value in values
+    )
 
 
 def _statement(spelled: str, path: str, text: str) -> Evidence:
