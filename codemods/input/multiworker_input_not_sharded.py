@@ -24,7 +24,7 @@ from fixer.tf.pipelines import (
     task_dependent,
 )
 from fixer.tf.reach import strategy_in_reach
-from fixer.tf.strategies import MULTI_WORKER_CLASSES, visible_defs
+from fixer.tf.strategies import MULTI_WORKER_CLASSES, Membership, visible_defs
 from fixer.types import Applicability
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ _BUILTINS = frozenset(
         "filter",
     }
 )
+_DISTRIBUTE = "tensorflow.distribute."
 _FROM_FUNCTION = frozenset({"distribute_datasets_from_function", "experimental_distribute_datasets_from_function"})
 
 
@@ -218,6 +219,8 @@ class MultiworkerInputNotSharded(Rule):
             found = pipeline(ctx, iterated, loop)
             if found is None or found.per_task(ctx):
                 continue
+            if _single_device_reference(ctx, loop):
+                continue  # a plain-TF baseline reads the whole data on purpose
             # A fix never edits dead code: a pipeline read from an `if False:` arm is not this loop's.
             dead_source = found.source is not None and semantic.never_runs(found.source)
             feeds = self._feeds(ctx, loop)
@@ -357,14 +360,18 @@ class MultiworkerInputNotSharded(Rule):
                 )
 
     def _dataset_fns(self, ctx: RuleContext) -> None:
+        # Each dataset_fn once, however many calls hand it over; a name is resolved by Python's
+        # scoping from the call, so two nested `_dataset_fn`s of different functions stay apart.
+        fns: dict[FunctionLike, None] = {}
         for call in ctx.index.calls:
             func = call.func
             if not (isinstance(func, cst.Attribute) and func.attr.value in _FROM_FUNCTION and call.args):
                 continue
             if not ctx.tf.strategies.is_strategy(func.value):
                 continue
-            for fn in ctx.tf.replica.resolve_callable(call.args[0].value):
-                self._check_dataset_fn(ctx, fn)
+            fns.update(dict.fromkeys(ctx.tf.replica.resolve_callable(call.args[0].value, call)))
+        for fn in fns:
+            self._check_dataset_fn(ctx, fn)
 
     def _check_dataset_fn(self, ctx: RuleContext, fn: FunctionLike) -> None:
         params = positional_parameters(fn)
@@ -449,6 +456,44 @@ def _helpers_shard(ctx: RuleContext, fn: FunctionLike, seen: set[cst.FunctionDef
             if _helpers_shard(ctx, helper, seen, depth + 1):
                 return True
     return False
+
+
+def _single_device_reference(ctx: RuleContext, loop: cst.For) -> bool:
+    """The loop is in a plain function that no strategy reaches: a single-device reference run
+    (the baseline a test or notebook compares the distributed result with), which reads the whole
+    data on purpose. Nothing in the function, nor in the module functions it calls, is a strategy,
+    calls `tf.distribute`, or reads a name bound under a strategy scope (a model made there), and
+    the function itself is not called inside a scope. Methods are left out (``self`` may carry
+    what the scope made)."""
+    func = ctx.index.enclosing_function(loop)
+    if not isinstance(func, cst.FunctionDef) or ctx.index.method_class(func) is not None:
+        return False
+    strategies = ctx.tf.strategies
+    if strategies.function_membership(func) is Membership.INSIDE:
+        return False
+    bodies: list[cst.FunctionDef] = [func]
+    for call in ctx.index.calls:
+        if ctx.index.is_within(call, func) and isinstance(call.func, cst.Name):
+            bodies += [f for f in visible_defs(ctx.index, call.func.value, call) if f not in bodies]
+    for body in bodies:
+        for call in ctx.index.calls:
+            if ctx.index.is_within(call, body) and (ctx.tf.names.callee(call) or "").startswith(_DISTRIBUTE):
+                return False
+        for attribute in ctx.index.attributes:
+            if ctx.index.is_within(attribute, body) and strategies.is_strategy(attribute):
+                return False
+        for uses in ctx.index.names.values():
+            for use in uses:
+                parent = ctx.index.parent.get(use)
+                if not ctx.index.is_within(use, body) or (isinstance(parent, cst.Attribute) and parent.attr is use):
+                    continue
+                if strategies.is_strategy(use):
+                    return False
+                for bound in ctx.tf.semantic.resolve(use):
+                    outer = not ctx.index.is_within(bound.statement, body)
+                    if outer and strategies.membership(bound.statement) is Membership.INSIDE:
+                        return False  # a model or optimizer the scope made
+    return True
 
 
 def _unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
