@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.rule import Rule
+from fixer.semantic import BindingKind
 from fixer.tf.dataflow import names_in, result_never_read
 from fixer.tf.dataset_api import DATASET_CONSTRUCTORS
 from fixer.tf.file_sources import file_count, literal_worker_count
@@ -24,7 +25,7 @@ from fixer.tf.pipelines import (
     task_dependent,
 )
 from fixer.tf.reach import strategy_in_reach
-from fixer.tf.strategies import MULTI_WORKER_CLASSES, visible_defs
+from fixer.tf.strategies import MULTI_WORKER_CLASSES, Membership, visible_defs
 from fixer.types import Applicability
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ _BUILTINS = frozenset(
         "filter",
     }
 )
+_DISTRIBUTE = "tensorflow.distribute."
 _FROM_FUNCTION = frozenset({"distribute_datasets_from_function", "experimental_distribute_datasets_from_function"})
 
 
@@ -131,6 +133,16 @@ class MultiworkerInputNotSharded(Rule):
     - Not reported: a `dataset_fn` that ignores its context when the dataset it returns comes from
       module helpers that already shard by worker (`make_worker_dataset()` doing
       `.shard(NUM_WORKERS, WORKER_ID)` with both read from TF_CONFIG).
+    - Not reported: a loop in a plain function that no strategy reaches (nothing in it or in the
+      module functions it calls is a strategy, calls `tf.distribute` or reads a name bound under a
+      scope, it is not called in one nor given what one made, and, with no caller in the module,
+      nothing is called on its parameters): a single-device reference run, whose whole-data read
+      is the baseline it exists for. Methods are still reported.
+    - Not reported: a `dataset_fn` whose data (its `tf.data` source's arguments, or the helper
+      call it returns) comes from a path or seed holding the task index, followed through names,
+      closures and call-site arguments: each worker's process builds its own data. Data drawn
+      without one (an unseeded random draw) is not evidence and stays reported.
+    - A `dataset_fn` handed over by several calls is reported once.
     - Across modules (when `check` is given a folder, and in the language server for the
       workspace): a function of a module that builds no strategy and sets `AutoShardPolicy.OFF`
       (with no `.shard(...)` or task selection in the module) is reported at the policy when
@@ -218,6 +230,8 @@ class MultiworkerInputNotSharded(Rule):
             found = pipeline(ctx, iterated, loop)
             if found is None or found.per_task(ctx):
                 continue
+            if _single_device_reference(ctx, loop):
+                continue  # a plain-TF baseline reads the whole data on purpose
             # A fix never edits dead code: a pipeline read from an `if False:` arm is not this loop's.
             dead_source = found.source is not None and semantic.never_runs(found.source)
             feeds = self._feeds(ctx, loop)
@@ -357,14 +371,18 @@ class MultiworkerInputNotSharded(Rule):
                 )
 
     def _dataset_fns(self, ctx: RuleContext) -> None:
+        # Each dataset_fn once, however many calls hand it over; a name is resolved by Python's
+        # scoping from the call, so two nested `_dataset_fn`s of different functions stay apart.
+        fns: dict[FunctionLike, None] = {}
         for call in ctx.index.calls:
             func = call.func
             if not (isinstance(func, cst.Attribute) and func.attr.value in _FROM_FUNCTION and call.args):
                 continue
             if not ctx.tf.strategies.is_strategy(func.value):
                 continue
-            for fn in ctx.tf.replica.resolve_callable(call.args[0].value):
-                self._check_dataset_fn(ctx, fn)
+            fns.update(dict.fromkeys(ctx.tf.replica.resolve_callable(call.args[0].value, call)))
+        for fn in fns:
+            self._check_dataset_fn(ctx, fn)
 
     def _check_dataset_fn(self, ctx: RuleContext, fn: FunctionLike) -> None:
         params = positional_parameters(fn)
@@ -379,6 +397,8 @@ class MultiworkerInputNotSharded(Rule):
         if _returns_per_task(ctx, fn):
             return  # built by module helpers that shard by worker (or read the worker's files)
         sources = [c for c in body_calls if (ctx.tf.names.callee(c) or "").startswith(_DATASET_SOURCES)]
+        if _per_worker_data(ctx, fn, sources):
+            return  # each worker's process builds its own data: a path or seed holds its task index
         message = (
             f"`{context}` is never used to shard: every worker reads the whole dataset; add "
             f"`.shard({context}.num_input_pipelines, {context}.input_pipeline_id)` before shuffle and batch"
@@ -425,6 +445,80 @@ def _returns_per_task(ctx: RuleContext, fn: FunctionLike) -> bool:
     return _helpers_shard(ctx, fn, set())
 
 
+def _per_worker_data(ctx: RuleContext, fn: FunctionLike, sources: list[cst.Call]) -> bool:
+    """The data a ``dataset_fn`` builds its pipeline from holds this worker's task index: the
+    arguments of its `tf.data` sources, or (built by a helper) of the call that makes what it
+    returns. Method arguments (a `shuffle` seed) are not data: a per-worker shuffle seed of the
+    whole data still reads all of it."""
+    if sources:
+        return all(any(_task_data(ctx, a.value) for a in source.args) for source in sources)
+    if isinstance(fn, cst.Lambda):
+        returned = [fn.body]
+    else:
+        returned = [r.value for r in ctx.index.in_function("returns", fn) if r.value is not None]
+    made = [_made_by(ctx, value) for value in returned]
+    return bool(made) and all(call is not None and any(_task_data(ctx, a.value) for a in call.args) for call in made)
+
+
+def _made_by(ctx: RuleContext, value: cst.BaseExpression) -> cst.Call | None:
+    """The call ``value`` is (``return make(...)``), or the one its name is bound to (``ds = make(...)``
+    then ``return ds``)."""
+    if isinstance(value, cst.Name):
+        bound = ctx.tf.semantic.value_of(value)
+        value = bound if bound is not None else value
+    return value if isinstance(value, cst.Call) and not isinstance(value.func, cst.Attribute) else None
+
+
+def _task_data(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """True when ``expr`` is made from a value that holds this worker's task index: a path or a
+    seed (``np.load(f"part_{task_id}.npy")``, ``default_rng(seed=task_index)``), followed through
+    the bindings of its names, closures, and a parameter's arguments at the function's call sites.
+    Data made without one (an unseeded random draw) is not evidence: it stays reported."""
+    if task_dependent(ctx, expr):
+        return True
+    if depth >= 4:
+        return False
+    for use in _names_read(ctx, expr):
+        for bound in ctx.tf.semantic.resolve(use):
+            if bound.kind is BindingKind.PARAMETER and isinstance(bound.scope.node, cst.FunctionDef):
+                func = bound.scope.node
+                if any(_task_data(ctx, arg, depth + 1) for arg in _arguments_for(ctx, func, bound.name)):
+                    return True
+            elif bound.value is not None and bound.value is not expr and _task_data(ctx, bound.value, depth + 1):
+                return True
+    return False
+
+
+def _names_read(ctx: RuleContext, expr: cst.BaseExpression) -> list[cst.Name]:
+    """The names ``expr`` reads (not attribute names after a dot, nor keyword names)."""
+    found = []
+    for name in names_in(expr):
+        for use in ctx.index.names.get(name, []):
+            parent = ctx.index.parent.get(use)
+            if ctx.index.is_within(use, expr) and not (isinstance(parent, cst.Attribute) and parent.attr is use):
+                if not (isinstance(parent, cst.Arg) and parent.keyword is use):
+                    found.append(use)
+    return found
+
+
+def _arguments_for(ctx: RuleContext, func: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
+    """What the calls of ``func`` in this module pass for its parameter ``name`` (every positional
+    argument from its place on, for ``*name``)."""
+    positional = [p.name.value for p in positional_parameters(func)]
+    star = isinstance(func.params.star_arg, cst.Param) and func.params.star_arg.name.value == name
+    found: list[cst.BaseExpression] = []
+    for site in ctx.tf.strategies.call_sites(func):
+        plain = [a for a in site.args if a.keyword is None]
+        for arg in site.args:
+            if arg.keyword is not None and arg.keyword.value == name:
+                found.append(arg.value)
+        if star:
+            found += [a.value for a in plain[len(positional) :]]
+        elif name in positional and positional.index(name) < len(plain):
+            found.append(plain[positional.index(name)].value)
+    return found
+
+
 def _helpers_shard(ctx: RuleContext, fn: FunctionLike, seen: set[cst.FunctionDef], depth: int = 0) -> bool:
     """A module function called from ``fn`` (or from those it calls, a few levels deep) shards a
     dataset or builds one from what the task index selects."""
@@ -449,6 +543,75 @@ def _helpers_shard(ctx: RuleContext, fn: FunctionLike, seen: set[cst.FunctionDef
             if _helpers_shard(ctx, helper, seen, depth + 1):
                 return True
     return False
+
+
+def _single_device_reference(ctx: RuleContext, loop: cst.For) -> bool:
+    """The loop is in a plain function that no strategy reaches: a single-device reference run
+    (the baseline a test or notebook compares the distributed result with), which reads the whole
+    data on purpose. Nothing in the function, nor in the module functions it calls, is a strategy,
+    calls `tf.distribute`, or reads a name bound under a strategy scope (a model made there), and
+    the function itself is not called inside a scope. Methods are left out (``self`` may carry
+    what the scope made)."""
+    func = ctx.index.enclosing_function(loop)
+    if not isinstance(func, cst.FunctionDef) or ctx.index.method_class(func) is not None:
+        return False
+    strategies = ctx.tf.strategies
+    # Never called inside a scope, nor given what the scope made; a function nobody calls here may
+    # be handed the distributed model, unless its parameters are plain data (nothing is called on
+    # them: it builds what it trains itself).
+    sites = strategies.call_sites(func)
+    if any(strategies.membership(site) is Membership.INSIDE for site in sites):
+        return False
+    if not sites and _parameter_called(ctx, func):
+        return False
+    for site in sites:
+        for arg in site.args:
+            if strategies.is_strategy(arg.value) or _made_in_scope(ctx, arg.value):
+                return False
+    bodies: list[cst.FunctionDef] = [func]
+    for call in ctx.index.calls:
+        if ctx.index.is_within(call, func) and isinstance(call.func, cst.Name):
+            bodies += [f for f in visible_defs(ctx.index, call.func.value, call) if f not in bodies]
+    for body in bodies:
+        for call in ctx.index.calls:
+            if ctx.index.is_within(call, body) and (ctx.tf.names.callee(call) or "").startswith(_DISTRIBUTE):
+                return False
+        for attribute in ctx.index.attributes:
+            if ctx.index.is_within(attribute, body) and strategies.is_strategy(attribute):
+                return False
+        for uses in ctx.index.names.values():
+            for use in uses:
+                parent = ctx.index.parent.get(use)
+                if not ctx.index.is_within(use, body) or (isinstance(parent, cst.Attribute) and parent.attr is use):
+                    continue
+                if strategies.is_strategy(use):
+                    return False
+                outer = [b for b in ctx.tf.semantic.resolve(use) if not ctx.index.is_within(b.statement, body)]
+                if any(strategies.membership(b.statement) is Membership.INSIDE for b in outer):
+                    return False  # a model or optimizer the scope made
+    return True
+
+
+def _parameter_called(ctx: RuleContext, func: cst.FunctionDef) -> bool:
+    """A parameter of ``func`` is called or has a method called on it (``model.fit``, ``step(x)``)."""
+    for call in ctx.index.calls:
+        if not ctx.index.is_within(call, func):
+            continue
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else call.func
+        if isinstance(receiver, cst.Name) and any(
+            b.kind is BindingKind.PARAMETER and b.scope.node is func for b in ctx.tf.semantic.resolve(receiver)
+        ):
+            return True
+    return False
+
+
+def _made_in_scope(ctx: RuleContext, value: cst.BaseExpression) -> bool:
+    """A name in ``value`` is bound inside a strategy scope (a model or optimizer made there)."""
+    return any(
+        ctx.tf.strategies.membership(b.statement) is Membership.INSIDE
+        for use in _names_read(ctx, value)
+        for b in ctx.tf.semantic.resolve(use)
+    )
 
 
 def _unwrap(node: cst.BaseExpression) -> cst.BaseExpression:

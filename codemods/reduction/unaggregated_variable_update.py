@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from fixer.tf.index import FunctionLike
 
 _UPDATES = frozenset({"assign_sub", "assign_add", "assign"})
+_AGGREGATIONS = ("ONLY_FIRST_REPLICA", "SUM", "MEAN")
+_PAIR = frozenset({"assign_add", "assign_sub"})
 _AGGREGATING = frozenset({"all_reduce", "reduce", "apply_gradients", "merge_call", "batch_reduce_to", "reduce_to"})
 
 
@@ -81,6 +83,12 @@ class UnaggregatedVariableUpdate(Rule):
       (`[tape.gradient(...)]`).
     - Programs whose only strategy is `OneDeviceStrategy` have one replica and are not reported.
     - Variables created with `aggregation=SUM` are already aggregated and are not reported.
+    - Not reported: variables created with `synchronization=ON_READ` and no `MEAN` aggregation
+      (per-replica buffers by design, e.g. gradients kept for an `apply_gradients` in a later `strategy.run`, which
+      aggregates them), and a perturb-and-restore pair in one replica function
+      (`w.assign_add(e)` ... `w.assign_sub(e)` of the same value, kept in between as a name, a
+      list it is appended to, or a loop over that list; sharpness-aware minimisation): both
+      leave the copies equal (`benchmarks/probe_per_replica_writes.py`).
 
     ## Runtime evidence
     `distfix validate` reports check `replicas-consistent` failing for the original (the copies
@@ -236,6 +244,7 @@ class UnaggregatedVariableUpdate(Rule):
             for c in self._update_calls(ctx, func)
             if derived & names_in(c) or self._flows_into_helper(ctx, c, derived, calls)
         ]
+        updates = [c for c in updates if not _restored(ctx, c)]
         if not updates:
             return
         self._report(ctx, origin_func, gradient, updates[0], statement, _value_text(ctx, target), target=target)
@@ -252,7 +261,8 @@ class UnaggregatedVariableUpdate(Rule):
         target: cst.BaseExpression | None = None,
         inline: cst.Call | None = None,
     ) -> None:
-        aggregation = self._aggregation(ctx, update)
+        created = _creation_keywords(ctx, update)
+        aggregation = next((op for op in _AGGREGATIONS if created.get("aggregation", "").endswith(op)), None)
         if aggregation == "SUM":
             return
         if aggregation == "MEAN":
@@ -262,6 +272,8 @@ class UnaggregatedVariableUpdate(Rule):
                 "by the global batch the step is N times too small; use aggregation=SUM or all-reduce with SUM",
             )
             return
+        if created.get("synchronization", "").endswith("ON_READ"):
+            return  # a per-replica variable by design (a gradient buffer): its copies are meant to differ
         scaling = classify(ctx.tf, *loss_origin(ctx.tf, origin_func, gradient))
         op = {Scaling.GLOBAL: "SUM", Scaling.PER_EXAMPLE: "SUM", Scaling.MEAN: "MEAN"}.get(scaling)
         shown = value if len(value) <= 40 else "the gradients"
@@ -320,25 +332,91 @@ class UnaggregatedVariableUpdate(Rule):
             isinstance(c.func, cst.Name) and c.func.value == helper.name.value and derived & names_in(c) for c in calls
         )
 
-    def _aggregation(self, ctx: RuleContext, update: cst.Call) -> str | None:
-        target = update.func.value if isinstance(update.func, cst.Attribute) else None
-        if target is None:
-            return None
-        # `for acc, g in zip(accumulators, grads): acc.assign_add(g)`: the variable is an element
-        # of the zipped list, made (in a list comprehension, as usual) where that list is bound.
-        target = _loop_source(ctx, update, target) or target
-        key = ctx.source(target)
-        for assign in ctx.index.assigns:
-            if not isinstance(assign, cst.Assign) or not any(ctx.source(t.target) == key for t in assign.targets):
-                continue
-            for creation in _created_values(assign.value):
-                for arg in creation.args:
-                    if arg.keyword is not None and arg.keyword.value == "aggregation":
-                        text = ctx.source(arg.value)
-                        for op in ("ONLY_FIRST_REPLICA", "SUM", "MEAN"):
-                            if text.endswith(op):
-                                return op
-        return None
+
+def _creation_keywords(ctx: RuleContext, update: cst.Call) -> dict[str, str]:
+    """The keyword arguments (name to source text) of the constructor that made the variable
+    ``update`` writes: ``{"aggregation": "tf.VariableAggregation.SUM"}``; empty when unknown."""
+    target = update.func.value if isinstance(update.func, cst.Attribute) else None
+    if target is None:
+        return {}
+    # `for acc, g in zip(accumulators, grads): acc.assign_add(g)`: the variable is an element
+    # of the zipped list, made (in a list comprehension, as usual) where that list is bound.
+    target = _loop_source(ctx, update, target) or target
+    key = ctx.source(target)
+    found: dict[str, str] = {}
+    for assign in ctx.index.assigns:
+        if not isinstance(assign, cst.Assign) or not any(ctx.source(t.target) == key for t in assign.targets):
+            continue
+        for creation in _created_values(assign.value):
+            for arg in creation.args:
+                if arg.keyword is not None:
+                    found.setdefault(arg.keyword.value, ctx.source(arg.value))
+    return found
+
+
+def _restored(ctx: RuleContext, update: cst.Call) -> bool:
+    """``w.assign_add(e)`` undone later in the same function by ``w.assign_sub(e)`` of the same
+    value (or the reverse): a perturb-and-restore pair, as in sharpness-aware minimisation, leaves
+    every replica's copy where it was (measured: benchmarks/probe_per_replica_writes.py)."""
+    func = ctx.index.enclosing_function(update)
+    for other in ctx.index.calls:
+        if (
+            other is not update
+            and ctx.index.enclosing_function(other) is func
+            and isinstance(other.func, cst.Attribute)
+            and {other.func.attr.value, cst.ensure_type(update.func, cst.Attribute).attr.value} == _PAIR
+            and other.args
+            and update.args
+            and _written(ctx, other) == _written(ctx, update)
+        ):
+            first, second = (update, other) if ctx.index.before(update, other) else (other, update)
+            if _undoes(ctx, first, second):
+                return True
+    return False
+
+
+def _undoes(ctx: RuleContext, first: cst.Call, second: cst.Call) -> bool:
+    """``second`` writes back the value ``first`` wrote: the same text, or what ``first``'s value
+    was kept in (``e_ws.append(e)`` ... ``assign_sub(e_ws[i])``, a loop over that list)."""
+    if ctx.source(first.args[0].value) == ctx.source(second.args[0].value):
+        return True
+    func = ctx.index.enclosing_function(first)
+    kept = _value_names(ctx, first)
+    for call in ctx.index.calls:
+        if (
+            isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "append"
+            and isinstance(call.func.value, cst.Name)
+            and ctx.index.enclosing_function(call) is func
+            and any(kept & names_in(arg.value) for arg in call.args)
+        ):
+            kept = kept | {call.func.value.value}
+    values = _value_names(ctx, second)
+    return bool(values & kept) and values <= kept | _loop_indices(ctx, second)
+
+
+def _written(ctx: RuleContext, update: cst.Call) -> str:
+    """The variable an update writes, as text, taken back to the list a loop draws it from."""
+    target = cst.ensure_type(update.func, cst.Attribute).value
+    return ctx.source(_loop_source(ctx, update, target) or target)
+
+
+def _value_names(ctx: RuleContext, update: cst.Call) -> set[str]:
+    """The names the update's value is made of; a loop variable counts as the list it is drawn from."""
+    value = update.args[0].value
+    source = _loop_source(ctx, update, value) if isinstance(value, cst.Name) else None
+    return names_in(source if source is not None else value)
+
+
+def _loop_indices(ctx: RuleContext, update: cst.Call) -> set[str]:
+    """The targets of the loops around ``update`` in its function (``i`` in ``e_ws[i]``)."""
+    found: set[str] = set()
+    for ancestor in ctx.index.ancestors(update):
+        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+            break
+        if isinstance(ancestor, cst.For):
+            found |= names_in(ancestor.target)
+    return found
 
 
 def _loop_source(ctx: RuleContext, update: cst.Call, target: cst.BaseExpression) -> cst.BaseExpression | None:
