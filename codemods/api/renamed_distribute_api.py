@@ -152,7 +152,7 @@ class RenamedDistributeApi(Rule):
             new = _METHODS.get(attribute.attr.value)
             if new is None or not ctx.tf.strategies.is_strategy(attribute.value):
                 continue
-            if is_compat_fallback(ctx.index, attribute) or in_version_branch(ctx.tf.semantic, attribute):
+            if is_compat_fallback(ctx.index, attribute) or in_version_branch(ctx.tf.semantic, ctx.index, attribute):
                 continue  # kept on purpose for older TensorFlow releases
             target = ctx.tf.target
             state = _method_state(attribute.attr.value, new, target.version)
@@ -211,7 +211,7 @@ class RenamedDistributeApi(Rule):
                 continue  # an annotation or a monkey-patch follows the class the program constructs
             if (
                 is_compat_fallback(ctx.index, attribute)
-                or in_version_branch(ctx.tf.semantic, attribute)
+                or in_version_branch(ctx.tf.semantic, ctx.index, attribute)
                 or is_type_check_argument(ctx.index, attribute)
             ):
                 # Older releases on purpose, or a type test that must match the old class too

@@ -1,0 +1,156 @@
+"""Regression tests for issue 28, task prec15: version tests held in variables (TFD401),
+compiled replica functions part 2 (TFD402) and a decorator's `strategy.run` (TFD103).
+
+Each test is a minimal program in our own words of a shape found in public code, with the
+control that keeps the finding where it is right.
+"""
+
+from __future__ import annotations
+
+import pytest
+from checked_codes import codes_of
+
+# TFD401: the version read once into a name or an attribute, then compared with a release -------
+
+_VERSION_ON_SELF = """
+    import tensorflow as tf
+    from .helpers import tf_release
+
+    class Trainer:
+        def __init__(self, strategy):
+            self.strategy = strategy
+            self.tf_ver = tf_release()
+
+        def step(self, fn, batch):
+            if self.tf_ver {test}:
+                return self.strategy.experimental_run_v2(fn, args=(batch,))
+            return self.strategy.run(fn, args=(batch,))
+    """
+
+
+@pytest.mark.parametrize("test", ['== "2.0.0"', '< "2.2"', '.startswith("2.0")', 'in ("2.0.0", "2.1.0")'])
+def test_an_old_name_under_a_version_stored_on_self_is_not_tfd401(test):
+    # The branch exists for the TF 2.0 release that has no `run`: renaming it there makes it raise.
+    assert "TFD401" not in codes_of(_VERSION_ON_SELF.replace("{test}", test))
+
+
+def test_an_old_name_under_a_version_passed_through_two_names_is_not_tfd401():
+    source = """
+        import tensorflow as tf
+
+        TF = tf.__version__
+        current = TF
+
+        def distribute(strategy, dataset_fn):
+            if current < "2.4":
+                return strategy.experimental_distribute_datasets_from_function(dataset_fn)
+            return strategy.distribute_datasets_from_function(dataset_fn)
+        """
+    assert "TFD401" not in codes_of(source)
+
+
+def test_an_attribute_compared_with_a_plain_string_is_still_tfd401():
+    # Control: a mode string, not a release, read from the same kind of attribute.
+    assert "TFD401" in codes_of(_VERSION_ON_SELF.replace("{test}", '== "mirrored"'))
+
+
+def test_an_attribute_set_from_a_literal_is_not_a_version_read():
+    # Control: `self.level` is a literal the program set itself, not the TensorFlow it runs.
+    source = """
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self, strategy):
+                self.strategy = strategy
+                self.level = "2.0"
+
+            def step(self, fn, batch):
+                if self.level == "2.0":
+                    return self.strategy.experimental_run_v2(fn, args=(batch,))
+                return None
+        """
+    assert "TFD401" in codes_of(source)
+
+
+# TFD402: a local name bound to `tf.function(...)` is a compiled replica function ----------------
+
+_BOUND_STEP = """
+    import tensorflow as tf
+
+    strategy = tf.distribute.MirroredStrategy()
+
+    def learn(agent, dataset, compile_step):
+        {bind}
+        for x, y in strategy.experimental_distribute_dataset(dataset):
+            strategy.run(step, args=(x, y))
+    """
+
+
+@pytest.mark.parametrize(
+    "bind", ["step = tf.function(agent.update)", "step = tf.function(agent.update, jit_compile=False)"]
+)
+def test_a_name_bound_to_tf_function_is_a_compiled_replica_function(bind):
+    # TensorFlow runs a tf.function given to `strategy.run` on every replica in one graph.
+    assert "TFD402" not in codes_of(_BOUND_STEP.replace("{bind}", bind))
+
+
+def test_a_name_bound_to_the_plain_method_is_still_tfd402():
+    # Control: the same loop with the eager method runs the replicas one after another.
+    assert "TFD402" in codes_of(_BOUND_STEP.replace("{bind}", "step = agent.update"))
+
+
+def test_a_name_compiled_on_one_path_only_is_still_tfd402():
+    # Control: when a flag leaves the step eager, the eager path is what TFD402 reports.
+    bind = "step = agent.update\n        if compile_step:\n            step = tf.function(step)"
+    assert "TFD402" in codes_of(_BOUND_STEP.replace("{bind}", bind))
+
+
+# TFD402: orbit's StandardTrainer compiles the loop around `train_step` ---------------------------
+
+_ORBIT_TRAINER = """
+    import tensorflow as tf
+    {orbit_import}
+
+    class Trainer({base}):
+        def __init__(self, strategy, model, optimizer, dataset):
+            self.strategy = strategy
+            self.model = model
+            self.optimizer = optimizer
+            super().__init__(train_dataset=dataset{options})
+
+        def train_step(self, iterator):
+            def replica_step(inputs):
+                x, y = inputs
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(self.model(x) - y))
+                grads = tape.gradient(loss, self.model.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+
+            self.strategy.run(replica_step, args=(next(iterator),))
+    """
+
+
+@pytest.mark.parametrize(
+    ("orbit_import", "base"),
+    [
+        ("import orbit", "orbit.StandardTrainer"),
+        ("from third_party.models import orbit", "orbit.StandardTrainer"),
+        ("from official.orbit import standard_runner", "standard_runner.StandardTrainer"),
+    ],
+)
+def test_the_train_step_of_an_orbit_trainer_is_compiled(orbit_import, base):
+    source = _ORBIT_TRAINER.replace("{orbit_import}", orbit_import).replace("{base}", base)
+    assert "TFD402" not in codes_of(source.replace("{options}", ""))
+
+
+def test_an_orbit_trainer_with_use_tf_function_off_is_still_tfd402():
+    # Control: `use_tf_function=False` makes orbit call the step eagerly.
+    options = ", options=orbit.StandardTrainerOptions(use_tf_function=False)"
+    source = _ORBIT_TRAINER.replace("{orbit_import}", "import orbit").replace("{base}", "orbit.StandardTrainer")
+    assert "TFD402" in codes_of(source.replace("{options}", options))
+
+
+def test_a_train_step_of_another_base_class_is_still_tfd402():
+    # Control: a project's own trainer base whose loop nobody compiles.
+    source = _ORBIT_TRAINER.replace("{orbit_import}", "from trainers import Base").replace("{base}", "Base")
+    assert "TFD402" in codes_of(source.replace("{options}", ""))
