@@ -97,6 +97,10 @@ class RenamedDistributeApi(Rule):
       `experimental_run` warns "is deprecated and will be removed in a future version ... use run()
       instead"): they are not renames, so the finding says what to write and has no edit.
     - Only calls are reported (not a method kept or replaced by assignment).
+    - Not reported: the old name in a branch of a version test, also when the version was read
+      once into a name or an attribute and is compared with a release string later
+      (`self.tf_ver = helper()` ... `if self.tf_ver == "2.0.0":`, `v.startswith("2.0")`): the
+      value is taken for a version when it is a call's result or mentions `version`.
     - Not reported: `tf.compat.v1.distribute.experimental.MultiWorkerMirroredStrategy` and
       `.TPUStrategy`, TF1 classes (`StrategyV1`) that no TF2 name aliases (measured on 2.21 by
       `benchmarks/probe_compat_v1_strategy_classes.py`; the compat.v1 `CollectiveCommunication` is

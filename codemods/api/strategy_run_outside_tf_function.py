@@ -58,6 +58,13 @@ class StrategyRunOutsideTfFunction(Rule):
     - Not reported: a `strategy.run` whose replica function is itself a `tf.function` (TensorFlow
       then clones it and runs every replica inside that one graph,
       `mirrored_run.call_for_each_replica`).
+    - Not reported: a replica function given as a name whose every binding that reaches the call is
+      `tf.function(...)` (`step = tf.function(agent.update)` before `strategy.run(step, ...)`); a
+      name compiled on one path only (`if flag: step = tf.function(step)`) stays reported.
+    - Not reported: the `train_step` of a subclass of orbit's `StandardTrainer` (`eval_step` of a
+      `StandardEvaluator`; `orbit` also from a vendored copy): orbit calls it from a loop it wraps in
+      `tf.function`, as Keras does a `train_step`, unless the module passes
+      `StandardTrainerOptions(use_tf_function=False)` (then it stays reported).
     - Not reported: a replica function the module cannot resolve to a def of its own (an element
       of a list, `fns[i]` or `for fn in fns`; a parameter; an import; what a function imported
       from another module returns): a builder there may have compiled it, and TFD402 does not

@@ -7,6 +7,8 @@ control that keeps the finding where it is right.
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 from checked_codes import codes_of
 
@@ -154,3 +156,71 @@ def test_a_train_step_of_another_base_class_is_still_tfd402():
     # Control: a project's own trainer base whose loop nobody compiles.
     source = _ORBIT_TRAINER.replace("{orbit_import}", "from trainers import Base").replace("{base}", "Base")
     assert "TFD402" in codes_of(source.replace("{options}", ""))
+
+
+# TFD103: a step wrapped by a local decorator whose wrapper calls `strategy.run` ----------------
+
+_DECORATED_STEP = """
+    import tensorflow as tf
+
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.optimizers.SGD()
+
+    {decorator}
+
+    @{use}
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    data = tf.data.Dataset.from_tensor_slices(([[1.0] * 4], [[1.0]])).batch(1)
+    dataset = strategy.experimental_distribute_dataset(data)
+    for x, y in dataset:
+        train_step(x, y)
+    """
+
+_FACTORY = """
+    def distributed(*reduce_flags):
+        def decorator(fn):
+            @tf.function
+            def wrapper(*args, **kwargs):
+                outputs = strategy.run(fn, args=args, kwargs=kwargs)
+                return strategy.reduce(tf.distribute.ReduceOp.SUM, outputs, axis=None)
+            return wrapper
+        return decorator
+    """
+
+_PLAIN = """
+    def distributed(fn):
+        @tf.function
+        def wrapper(*args, **kwargs):
+            return strategy.run(fn, args=args, kwargs=kwargs)
+        return wrapper
+    """
+
+_ONLY_TIMES = """
+    def distributed(fn):
+        def wrapper(*args, **kwargs):
+            return fn(*args, **kwargs)
+        return wrapper
+    """
+
+
+@pytest.mark.parametrize(
+    ("decorator", "use"), [(_FACTORY, "distributed(True)"), (_PLAIN, "distributed")], ids=["factory", "plain"]
+)
+def test_a_step_wrapped_by_a_decorator_that_runs_it_through_strategy_run_is_not_tfd103(decorator, use):
+    # A plain call of the decorated step calls the wrapper, which is `strategy.run(fn, ...)`.
+    source = _DECORATED_STEP.replace("    {decorator}", textwrap.indent(textwrap.dedent(decorator), "    "))
+    assert "TFD103" not in codes_of(source.replace("{use}", use))
+
+
+def test_a_step_wrapped_by_a_decorator_that_only_calls_it_is_still_tfd103():
+    # Control: a wrapper that calls `fn` itself runs the step on one device.
+    source = _DECORATED_STEP.replace("    {decorator}", textwrap.indent(textwrap.dedent(_ONLY_TIMES), "    "))
+    assert "TFD103" in codes_of(source.replace("{use}", "distributed"))
