@@ -110,7 +110,10 @@ class RenamedDistributeApi(Rule):
       `tf.compat.v1` strategies), and a target without `run` (before 2.2).
     - A TensorFlow 1.x program (`tf.contrib`, `tf.Session`, `tf.placeholder`, `import
       tensorflow.compat.v1 as tf`, `disable_v2_behavior()`, TPUEstimator; docs/target.md) gets
-      nothing: its experimental names are the only ones it has.
+      nothing: its experimental names are the only ones it has. So does a module its package's
+      `__init__.py` imports only in the TF 1 arm of its own test (`if in_tensorflow2(): from .
+      import v2 else: from . import v1`; the test is read from its words: `tf2`, `tensorflow2`,
+      `executing_eagerly`, `startswith("1")`).
     - A package that declares a floor (`tensorflow>=1.15,<3` in setup.py, a module it imports,
       setup.cfg or pyproject.toml) is renamed only to names its floor has too, in its modules
       (folders with `__init__.py`); a notebook whose saved output prints TensorFlow 1.x is judged
@@ -144,8 +147,10 @@ class RenamedDistributeApi(Rule):
     )
 
     def check(self, ctx: RuleContext) -> None:
-        if ctx.tf.target.tf1_program:
-            return  # TF 1.x APIs: the current names do not exist there (tf.compat.v1.distribute, contrib)
+        if ctx.tf.target.tf1_program or ctx.tf.project.imported_only_for_tf1():
+            # TF 1.x APIs (also a module its package imports only for TF 1): the current names
+            # do not exist there (tf.compat.v1.distribute, contrib)
+            return
         self._check_methods(ctx)
         self._check_replaced_methods(ctx)
         self._check_qualified_attributes(ctx)

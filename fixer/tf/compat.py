@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.semantic import BindingKind
 from fixer.tf.bindings import assigned_values
 from fixer.tf.calls import calls_within
 from fixer.tf.dataflow import names_in
@@ -58,19 +59,33 @@ def in_version_branch(semantic: SemanticModel, index: ModuleIndex, node: cst.CST
     ``packaging.version``, or on a name whose one reaching value is such a test, or a release
     string compared with a version read once into a name or an attribute
     (``self.tf_ver = helper()`` ... ``if self.tf_ver == "2.0.0":``)."""
-    return any(_is_feature_test(semantic, index, condition.test) for condition in semantic.conditions(node))
+    # A def or lambda defined under the test (`if tf_ver == "2.0.0": def step(): ...`) runs under it too.
+    scope: cst.CSTNode | None = node
+    while scope is not None:
+        if any(_is_feature_test(semantic, index, condition.test) for condition in semantic.conditions(scope)):
+            return True
+        scope = index.enclosing_function(scope)
+    return False
 
 
-def _is_feature_test(semantic: SemanticModel, index: ModuleIndex, test: cst.BaseExpression) -> bool:
+def _is_feature_test(semantic: SemanticModel, index: ModuleIndex, test: cst.BaseExpression, depth: int = 0) -> bool:
     if _is_version_check(test) or _probes(test):
         return True
-    # A flag computed once (`NEW_TF = version.parse(tf.__version__) >= ...`) and tested later.
-    for name in subtree(test):
-        if type(name) is cst.Name:
-            value = semantic.value_of(name)
-            if value is not None and (_is_version_check(value) or _probes(value)):
-                return True
-    return any(_stored_version(semantic, index, operand) for operand in _compared_with_release(test))
+    if any(_stored_version(semantic, index, operand) for operand in _compared_with_release(test)):
+        return True
+    # A flag computed once (`NEW_TF = version.parse(tf.__version__) >= ...`, `self.tf20 = ver ==
+    # "2.0.0"`) and tested later.
+    for node in subtree(test):
+        if type(node) is cst.Name:
+            value = semantic.value_of(node)
+            values = [value] if value is not None else []
+        elif isinstance(node, cst.Attribute):
+            values = assigned_values(index, dotted_name(node))
+        else:
+            continue
+        if depth < 3 and any(_is_feature_test(semantic, index, value, depth + 1) for value in values):
+            return True
+    return False
 
 
 def _compared_with_release(test: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -109,15 +124,17 @@ def _unwrapped(node: cst.BaseExpression) -> cst.BaseExpression:
 
 def _stored_version(semantic: SemanticModel, index: ModuleIndex, operand: cst.BaseExpression, depth: int = 0) -> bool:
     """``operand`` is a name or attribute whose assigned values are all version reads: a
-    ``tf.__version__``-like expression, another such name, or a call's result (a helper,
-    possibly in another module, read once; compared with a release string it is a version)."""
+    ``tf.__version__``-like expression, another such name, a parameter or a call's result (a
+    helper, possibly in another module, read once; compared with a release string it is a version)."""
     if isinstance(operand, cst.Name):
+        if any(b.kind is BindingKind.PARAMETER for b in semantic.resolve(operand)):
+            return True  # the version a caller passes in (`Trainer(tf_ver=...)`)
         value = semantic.value_of(operand)
         values = [value] if value is not None else []
     elif isinstance(operand, cst.Attribute):
         values = assigned_values(index, dotted_name(operand))
     else:
-        return False
+        return isinstance(operand, cst.Call)  # `helper() == "2.0.0"`: compared on the spot
     return bool(values) and all(_version_read(semantic, index, value, depth) for value in values)
 
 

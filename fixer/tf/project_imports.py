@@ -195,6 +195,24 @@ class ProjectImports:
             value = switch or value
         return value
 
+    def imported_only_for_tf1(self) -> bool:
+        """True when a package holding the checked file imports it (or the subpackage holding it)
+        only in an arm of its own TensorFlow 1 test (fixer/tf/tf1_imports.py): TF 1 code."""
+        if not self._enabled:
+            return False
+        folder, name = os.path.split(self._origin)
+        name = os.path.splitext(name)[0]
+        if name == "__init__":
+            folder, name = os.path.split(folder)
+        for _ in range(_MAX_DEPTH):
+            init = os.path.join(folder, "__init__.py")
+            if self._consult(init) is None:
+                return False
+            if name in self._summary(init).tf1_only_imports:
+                return True
+            folder, name = os.path.split(folder)
+        return False
+
     def _enclosing_packages(self) -> list[str]:
         """The `__init__.py` of each package holding the checked file, outermost first."""
         found = []

@@ -12,6 +12,8 @@ import textwrap
 import pytest
 from checked_codes import codes_of
 
+from fixer.engine import check_source
+
 # TFD401: the version read once into a name or an attribute, then compared with a release -------
 
 _VERSION_ON_SELF = """
@@ -49,6 +51,57 @@ def test_an_old_name_under_a_version_passed_through_two_names_is_not_tfd401():
             return strategy.distribute_datasets_from_function(dataset_fn)
         """
     assert "TFD401" not in codes_of(source)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        # the step defined under the test
+        """
+        class Trainer:
+            def __init__(self, strategy):
+                self.strategy = strategy
+                self.tf_ver = tf_release()
+
+            def build_step(self, fn):
+                if self.tf_ver == "2.0.0":
+                    def step(batch):
+                        return self.strategy.experimental_run_v2(fn, args=(batch,))
+                else:
+                    def step(batch):
+                        return self.strategy.run(fn, args=(batch,))
+                return step
+        """,
+        # the comparison kept as a flag on self
+        """
+        class Trainer:
+            def __init__(self, strategy):
+                self.strategy = strategy
+                self.old_tf = tf_release() == "2.0.0"
+
+            def step(self, fn, batch):
+                if self.old_tf:
+                    return self.strategy.experimental_run_v2(fn, args=(batch,))
+                return self.strategy.run(fn, args=(batch,))
+        """,
+        # the version the caller passes in
+        """
+        class Trainer:
+            def __init__(self, strategy, tf_ver):
+                self.strategy = strategy
+                self.tf_ver = tf_ver
+
+            def step(self, fn, batch):
+                if self.tf_ver == "2.0.0":
+                    return self.strategy.experimental_run_v2(fn, args=(batch,))
+                return self.strategy.run(fn, args=(batch,))
+        """,
+    ],
+    ids=["def-under-test", "flag-on-self", "parameter"],
+)
+def test_other_shapes_of_a_stored_version_test_are_not_tfd401(shape):
+    header = "import tensorflow as tf\nfrom .helpers import tf_release\n"
+    assert "TFD401" not in codes_of(header + textwrap.dedent(shape))
 
 
 def test_an_attribute_compared_with_a_plain_string_is_still_tfd401():
@@ -224,3 +277,61 @@ def test_a_step_wrapped_by_a_decorator_that_only_calls_it_is_still_tfd103():
     # Control: a wrapper that calls `fn` itself runs the step on one device.
     source = _DECORATED_STEP.replace("    {decorator}", textwrap.indent(textwrap.dedent(_ONLY_TIMES), "    "))
     assert "TFD103" in codes_of(source.replace("{use}", "distributed"))
+
+
+# TFD401: a module its package imports only under its own "TensorFlow 1" test ------------------
+
+_V1_MODULE = """\
+import tensorflow as tf
+
+
+def make_strategy():
+    return tf.distribute.experimental.MultiWorkerMirroredStrategy()
+"""
+
+
+def _package(tmp_path, init):
+    package = tmp_path / "distlib"
+    package.mkdir()
+    (package / "__init__.py").write_text(textwrap.dedent(init))
+    (package / "compat.py").write_text("import tensorflow as tf\n\ndef in_tensorflow2():\n    return True\n")
+    for name in ("v1", "v2"):
+        (package / f"{name}.py").write_text(_V1_MODULE)
+    return package
+
+
+def _codes_at(path):
+    return [f.code for f in check_source(str(path), path.read_text()).findings]
+
+
+@pytest.mark.parametrize(
+    "init",
+    [
+        """
+        from .compat import in_tensorflow2
+        if in_tensorflow2():
+            from .v2 import make_strategy
+        else:
+            from .v1 import make_strategy
+        """,
+        """
+        from . import compat
+        if not compat.is_tf2():
+            from . import v1 as impl
+        else:
+            from . import v2 as impl
+        """,
+    ],
+    ids=["else-arm", "negated-test"],
+)
+def test_a_module_imported_only_for_tensorflow_1_is_not_tfd401(tmp_path, init):
+    # The package runs `v1` on TensorFlow 1 only, where the experimental class is the only one.
+    package = _package(tmp_path, init)
+    assert "TFD401" not in _codes_at(package / "v1.py")
+    assert "TFD401" in _codes_at(package / "v2.py")  # control: the TensorFlow 2 arm is judged
+
+
+def test_a_module_imported_unconditionally_is_still_tfd401(tmp_path):
+    # Control: a package that imports `v1` on every version runs it on TensorFlow 2 too.
+    package = _package(tmp_path, "from . import v1\nfrom .compat import in_tensorflow2\n")
+    assert "TFD401" in _codes_at(package / "v1.py")
