@@ -59,10 +59,16 @@ def in_version_branch(semantic: SemanticModel, index: ModuleIndex, node: cst.CST
     ``packaging.version``, or on a name whose one reaching value is such a test, or a release
     string compared with a version read once into a name or an attribute
     (``self.tf_ver = helper()`` ... ``if self.tf_ver == "2.0.0":``)."""
-    # A def or lambda defined under the test (`if tf_ver == "2.0.0": def step(): ...`) runs under it too.
-    scope: cst.CSTNode | None = node
+    if any(_is_feature_test(semantic, index, condition.test) for condition in semantic.conditions(node)):
+        return True
+    # A def or lambda written in an arm of the test (`if tf_ver == "2.0.0": def step(): ...`) runs
+    # under it too; one merely after an early `raise` guard (`if not hasattr(...): raise`) does not.
+    scope = index.enclosing_function(node)
     while scope is not None:
-        if any(_is_feature_test(semantic, index, condition.test) for condition in semantic.conditions(scope)):
+        if any(
+            index.is_within(scope, condition.statement) and _is_feature_test(semantic, index, condition.test)
+            for condition in semantic.conditions(scope)
+        ):
             return True
         scope = index.enclosing_function(scope)
     return False
