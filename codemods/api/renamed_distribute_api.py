@@ -100,7 +100,7 @@ class RenamedDistributeApi(Rule):
     - Not reported: the old name in a branch of a version test, also when the version was read
       once into a name or an attribute and is compared with a release string later
       (`self.tf_ver = helper()` ... `if self.tf_ver == "2.0.0":`, `v.startswith("2.0")`): the
-      value is taken for a version when it is a call's result or mentions `version`.
+      value is taken for a version unless every value written to it is a literal of the program.
     - Not reported: `tf.compat.v1.distribute.experimental.MultiWorkerMirroredStrategy` and
       `.TPUStrategy`, TF1 classes (`StrategyV1`) that no TF2 name aliases (measured on 2.21 by
       `benchmarks/probe_compat_v1_strategy_classes.py`; the compat.v1 `CollectiveCommunication` is

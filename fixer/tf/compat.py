@@ -129,25 +129,31 @@ def _unwrapped(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _stored_version(semantic: SemanticModel, index: ModuleIndex, operand: cst.BaseExpression, depth: int = 0) -> bool:
-    """``operand`` is a name or attribute whose assigned values are all version reads: a
-    ``tf.__version__``-like expression, another such name, a parameter or a call's result (a
-    helper, possibly in another module, read once; compared with a release string it is a version)."""
+    """``operand`` is a name or attribute whose assigned values are all version reads: a value
+    read from outside (``tf.__version__``, a helper's result, possibly from another module, an
+    entry of a dict of settings), a parameter, or another such name; compared with a release
+    string, it is a version. A literal the program writes itself is not."""
     if isinstance(operand, cst.Name):
-        if any(b.kind is BindingKind.PARAMETER for b in semantic.resolve(operand)):
-            return True  # the version a caller passes in (`Trainer(tf_ver=...)`)
+        bindings = semantic.resolve(operand)
+        if bindings and all(b.kind in (BindingKind.PARAMETER, BindingKind.IMPORT) for b in bindings):
+            return True  # the version a caller passes in (`Trainer(tf_ver=...)`) or a module exports
         value = semantic.value_of(operand)
         values = [value] if value is not None else []
     elif isinstance(operand, cst.Attribute):
         values = assigned_values(index, dotted_name(operand))
+        if not values:
+            return True  # set by another module (a base class, a config object)
     else:
         return isinstance(operand, cst.Call)  # `helper() == "2.0.0"`: compared on the spot
     return bool(values) and all(_version_read(semantic, index, value, depth) for value in values)
 
 
 def _version_read(semantic: SemanticModel, index: ModuleIndex, value: cst.BaseExpression, depth: int) -> bool:
-    if _is_version_check(value) or isinstance(value, cst.Call):
-        return True
-    return depth < 4 and _stored_version(semantic, index, value, depth + 1)
+    """``value`` is read from outside (a call, ``tf.__version__``, ``params["tf_ver"]``), not a
+    literal the program writes itself (``"2.0"``); names are followed to their values."""
+    if isinstance(value, cst.Name | cst.Attribute) and not _is_version_check(value):
+        return depth < 4 and _stored_version(semantic, index, value, depth + 1)
+    return not isinstance(value, cst.BaseString | cst.Integer | cst.Float | cst.Tuple | cst.List)
 
 
 def _probes(node: cst.BaseExpression) -> bool:

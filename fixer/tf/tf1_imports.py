@@ -21,8 +21,9 @@ _OTHER = "other"
 
 
 def tf1_only_imports(tree: ast.Module) -> frozenset[str]:
-    """The sibling modules (``from . import v1``, ``from .v1 import x``) the module's top level
-    imports, every time, in an arm that runs only on TensorFlow 1."""
+    """The modules the package's top level imports, every time, in an arm that runs only on
+    TensorFlow 1: relative ones dotted from the package with a leading dot (``.v1``,
+    ``.core.variable_v1``), absolute ones as written (``pkg.core.variable_v1``)."""
     arms: dict[str, set[str]] = {}
     _collect(tree.body, _OTHER, arms)
     return frozenset(name for name, seen in arms.items() if seen == {_TF1})
@@ -30,8 +31,8 @@ def tf1_only_imports(tree: ast.Module) -> frozenset[str]:
 
 def _collect(body: list[ast.stmt], arm: str, arms: dict[str, set[str]]) -> None:
     for statement in body:
-        if isinstance(statement, ast.ImportFrom) and statement.level == 1:
-            for name in _siblings(statement):
+        if isinstance(statement, ast.Import | ast.ImportFrom):
+            for name in _imported(statement):
                 arms.setdefault(name, set()).add(arm)
         elif isinstance(statement, ast.If):
             major = _major(statement.test)
@@ -42,10 +43,16 @@ def _collect(body: list[ast.stmt], arm: str, arms: dict[str, set[str]]) -> None:
                 _collect(block, arm, arms)
 
 
-def _siblings(statement: ast.ImportFrom) -> list[str]:
-    if statement.module:
-        return [statement.module.split(".")[0]]
-    return [alias.name for alias in statement.names]
+def _imported(statement: ast.Import | ast.ImportFrom) -> list[str]:
+    """The modules ``statement`` may import: ``from .a import b`` gives ``.a`` and ``.a.b`` (``b``
+    may be a submodule)."""
+    if isinstance(statement, ast.Import):
+        return [alias.name for alias in statement.names]
+    if statement.level > 1:
+        return []
+    base = ("." if statement.level else "") + (statement.module or "")
+    joined = [f"{base}.{alias.name}" if statement.module else f"{base}{alias.name}" for alias in statement.names]
+    return [base, *joined] if statement.module else joined
 
 
 def _major(test: ast.expr) -> int | None:

@@ -96,8 +96,28 @@ def test_an_old_name_under_a_version_passed_through_two_names_is_not_tfd401():
                     return self.strategy.experimental_run_v2(fn, args=(batch,))
                 return self.strategy.run(fn, args=(batch,))
         """,
+        # an entry of a dict of settings another module fills
+        """
+        class Trainer:
+            def __init__(self, strategy, params):
+                self.strategy = strategy
+                self.tf_ver = params["tf_ver"]
+
+            def step(self, fn, batch):
+                if self.tf_ver == "2.0.0":
+                    return self.strategy.experimental_run_v2(fn, args=(batch,))
+                return self.strategy.run(fn, args=(batch,))
+        """,
+        # an attribute a base class of another module sets
+        """
+        class Trainer(tf_release.Base):
+            def step(self, fn, batch):
+                if self.tf_ver == "2.0.0":
+                    return self.strategy.experimental_run_v2(fn, args=(batch,))
+                return self.strategy.run(fn, args=(batch,))
+        """,
     ],
-    ids=["def-under-test", "flag-on-self", "parameter"],
+    ids=["def-under-test", "flag-on-self", "parameter", "settings-entry", "set-elsewhere"],
 )
 def test_other_shapes_of_a_stored_version_test_are_not_tfd401(shape):
     header = "import tensorflow as tf\nfrom .helpers import tf_release\n"
@@ -335,3 +355,28 @@ def test_a_module_imported_unconditionally_is_still_tfd401(tmp_path):
     # Control: a package that imports `v1` on every version runs it on TensorFlow 2 too.
     package = _package(tmp_path, "from . import v1\nfrom .compat import in_tensorflow2\n")
     assert "TFD401" in _codes_at(package / "v1.py")
+
+
+@pytest.mark.parametrize(
+    "tf1_import",
+    ["from .core.variable_v1 import make_strategy", "from distlib.core.variable_v1 import make_strategy"],
+    ids=["relative", "absolute"],
+)
+def test_a_submodule_the_top_package_imports_only_for_tensorflow_1_is_not_tfd401(tmp_path, tf1_import):
+    package = _package(
+        tmp_path,
+        f"""
+        from .compat import in_tensorflow2
+        if in_tensorflow2():
+            from .core.variable_v2 import make_strategy
+        else:
+            {tf1_import}
+        """,
+    )
+    core = package / "core"
+    core.mkdir()
+    (core / "__init__.py").write_text("")
+    for name in ("variable_v1", "variable_v2"):
+        (core / f"{name}.py").write_text(_V1_MODULE)
+    assert "TFD401" not in _codes_at(core / "variable_v1.py")
+    assert "TFD401" in _codes_at(core / "variable_v2.py")  # control: the TensorFlow 2 arm
