@@ -98,6 +98,10 @@ class RenamedDistributeApi(Rule):
       `experimental_run` warns "is deprecated and will be removed in a future version ... use run()
       instead"): they are not renames, so the finding says what to write and has no edit.
     - Only calls are reported (not a method kept or replaced by assignment).
+    - Not reported: the old name in a branch of a version test, also when the version was read
+      once into a name or an attribute and is compared with a release string later
+      (`self.tf_ver = helper()` ... `if self.tf_ver == "2.0.0":`, `v.startswith("2.0")`): the
+      value is taken for a version unless every value written to it is a literal of the program.
     - Not reported: `tf.compat.v1.distribute.experimental.MultiWorkerMirroredStrategy` and
       `.TPUStrategy`, TF1 classes (`StrategyV1`) that no TF2 name aliases (measured on 2.21 by
       `benchmarks/probe_compat_v1_strategy_classes.py`; the compat.v1 `CollectiveCommunication` is
@@ -107,7 +111,10 @@ class RenamedDistributeApi(Rule):
       `tf.compat.v1` strategies), and a target without `run` (before 2.2).
     - A TensorFlow 1.x program (`tf.contrib`, `tf.Session`, `tf.placeholder`, `import
       tensorflow.compat.v1 as tf`, `disable_v2_behavior()`, TPUEstimator; docs/target.md) gets
-      nothing: its experimental names are the only ones it has.
+      nothing: its experimental names are the only ones it has. So does a module its package's
+      `__init__.py` imports only in the TF 1 arm of its own test (`if in_tensorflow2(): from .
+      import v2 else: from . import v1`; the test is read from its words: `tf2`, `tensorflow2`,
+      `executing_eagerly`, `startswith("1")`).
     - A package that declares a floor (`tensorflow>=1.15,<3` in setup.py, a module it imports,
       setup.cfg or pyproject.toml) is renamed only to names its floor has too, in its modules
       (folders with `__init__.py`); a notebook whose saved output prints TensorFlow 1.x is judged
@@ -142,8 +149,10 @@ class RenamedDistributeApi(Rule):
     facts = (RENAMED_DISTRIBUTE_API,)
 
     def check(self, ctx: RuleContext) -> None:
-        if ctx.tf.target.tf1_program:
-            return  # TF 1.x APIs: the current names do not exist there (tf.compat.v1.distribute, contrib)
+        if ctx.tf.target.tf1_program or ctx.tf.project.imported_only_for_tf1():
+            # TF 1.x APIs (also a module its package imports only for TF 1): the current names
+            # do not exist there (tf.compat.v1.distribute, contrib)
+            return
         self._check_methods(ctx)
         self._check_replaced_methods(ctx)
         self._check_qualified_attributes(ctx)
@@ -154,7 +163,7 @@ class RenamedDistributeApi(Rule):
             new = _METHODS.get(attribute.attr.value)
             if new is None or not ctx.tf.strategies.is_strategy(attribute.value):
                 continue
-            if is_compat_fallback(ctx.index, attribute) or in_version_branch(ctx.tf.semantic, attribute):
+            if is_compat_fallback(ctx.index, attribute) or in_version_branch(ctx.tf.semantic, ctx.index, attribute):
                 continue  # kept on purpose for older TensorFlow releases
             target = ctx.tf.target
             state = _method_state(attribute.attr.value, new, target.version)
@@ -213,7 +222,7 @@ class RenamedDistributeApi(Rule):
                 continue  # an annotation or a monkey-patch follows the class the program constructs
             if (
                 is_compat_fallback(ctx.index, attribute)
-                or in_version_branch(ctx.tf.semantic, attribute)
+                or in_version_branch(ctx.tf.semantic, ctx.index, attribute)
                 or is_type_check_argument(ctx.index, attribute)
             ):
                 # Older releases on purpose, or a type test that must match the old class too

@@ -11,9 +11,10 @@ from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic import BindingKind
-from fixer.tf.classes import in_unit_test
+from fixer.tf.classes import bases_in_module, in_unit_test
 from fixer.tf.compat import inside_graph_block, leaves_after_first_pass, runs_repeatedly, runs_tf1_graphs
 from fixer.tf.graph_methods import runs_in_graph
+from fixer.tf.names import dotted_name
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
@@ -58,6 +59,13 @@ class StrategyRunOutsideTfFunction(Rule):
     - Not reported: a `strategy.run` whose replica function is itself a `tf.function` (TensorFlow
       then clones it and runs every replica inside that one graph,
       `mirrored_run.call_for_each_replica`).
+    - Not reported: a replica function given as a name whose every binding that reaches the call is
+      `tf.function(...)` (`step = tf.function(agent.update)` before `strategy.run(step, ...)`); a
+      name compiled on one path only (`if flag: step = tf.function(step)`) stays reported.
+    - Not reported: the `train_step` of a subclass of orbit's `StandardTrainer` (`eval_step` of a
+      `StandardEvaluator`; `orbit` also from a vendored copy): orbit calls it from a loop it wraps in
+      `tf.function`, as Keras does a `train_step`, unless the module passes
+      `StandardTrainerOptions(use_tf_function=False)` (then it stays reported).
     - Not reported: a replica function the module cannot resolve to a def of its own (an element
       of a list, `fns[i]` or `for fn in fns`; a parameter; an import; what a function imported
       from another module returns): a builder there may have compiled it, and TFD402 does not
@@ -121,7 +129,11 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue
             if _replica_function_unknown(ctx, run):
                 continue  # may be a tf.function compiled elsewhere: eager or not cannot be told
+            if _names_a_compiled_function(ctx, run):
+                continue  # `f = tf.function(obj.method)` then `strategy.run(f, ...)`: one graph
             func = ctx.index.enclosing_function(run.call)
+            if func is not None and _orbit_compiled_step(ctx, func):
+                continue  # orbit wraps its train loop, and so this step, in a tf.function
             if func is not None and (func in replica.replica_functions or id(func) in seen):
                 continue
             if func is not None and (replica.is_tf_function(func) or replica.only_called_from_graphs(func)):
@@ -216,6 +228,67 @@ def _replica_function_unknown(ctx: RuleContext, run: RunCall) -> bool:
         or (isinstance(b.value, cst.Call) and _built_elsewhere(ctx, b.value))
         for b in ctx.tf.semantic.resolve(fn)
     )
+
+
+def _names_a_compiled_function(ctx: RuleContext, run: RunCall) -> bool:
+    """``run`` runs a name whose every reaching binding is ``tf.function(...)`` of something
+    (``step = tf.function(self.train_step)`` before ``strategy.run(step, ...)``): a compiled
+    replica function, which TensorFlow runs on every replica in one graph."""
+    fn = run.fn
+    if not isinstance(fn, cst.Name):
+        return False
+    bindings = ctx.tf.semantic.resolve(fn)
+    return bool(bindings) and all(
+        isinstance(b.value, cst.Call) and ctx.tf.names.callee(b.value) == _TF_FUNCTION for b in bindings
+    )
+
+
+def _orbit_compiled_step(ctx: RuleContext, func: cst.FunctionDef | cst.Lambda) -> bool:
+    """``func`` is (or is nested in) the ``train_step`` of an orbit ``StandardTrainer`` subclass
+    (``eval_step`` of a ``StandardEvaluator``), and the module turns off no ``use_tf_function``
+    option: orbit's ``train``/``evaluate`` call the step from a loop they compile with
+    ``tf.function`` unless ``StandardTrainerOptions(use_tf_function=False)`` is passed."""
+    if _orbit_option_off(ctx):
+        return False
+    method: cst.FunctionDef | cst.Lambda | None = func
+    while method is not None:
+        owner = ctx.index.method_class(method) if isinstance(method, cst.FunctionDef) else None
+        if owner is not None and isinstance(method, cst.FunctionDef):
+            base = _ORBIT_STEPS.get(method.name.value)
+            return base is not None and any(
+                _is_orbit_class(ctx, arg.value, base)
+                for cls in [owner, *bases_in_module(ctx.index, owner)]
+                for arg in cls.bases
+            )
+        method = ctx.index.enclosing_function(method)
+    return False
+
+
+def _is_orbit_class(ctx: RuleContext, expression: cst.BaseExpression, base: str) -> bool:
+    """``expression`` names orbit's ``base`` class: ``orbit.StandardTrainer``, also a vendored
+    copy (``third_party.models.orbit.StandardTrainer``) or its ``standard_runner`` module."""
+    qualified = ctx.tf.names.qualified(expression) or ""
+    parts = qualified.split(".")
+    return parts[-1] == base and "orbit" in parts[:-1]
+
+
+def _orbit_option_off(ctx: RuleContext) -> bool:
+    """The module passes ``use_tf_function=`` anything but ``True`` to an orbit options class."""
+    for call in ctx.index.calls:
+        name = (ctx.tf.names.callee(call) or dotted_name(call.func) or "").rsplit(".", 1)[-1]
+        if name not in _ORBIT_OPTIONS:
+            continue
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "use_tf_function":
+                if not (isinstance(arg.value, cst.Name) and arg.value.value == "True"):
+                    return True
+    return False
+
+
+# Orbit's step methods -> the base class whose loop compiles them; the options that can turn it off.
+_ORBIT_STEPS = {"train_step": "StandardTrainer", "eval_step": "StandardEvaluator"}
+_ORBIT_OPTIONS = frozenset({"StandardTrainerOptions", "StandardEvaluatorOptions"})
+_TF_FUNCTION = "tensorflow.function"
 
 
 def _built_elsewhere(ctx: RuleContext, call: cst.Call) -> bool:

@@ -9,6 +9,7 @@ import libcst as cst
 from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
+from fixer.semantic import BindingKind
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
@@ -80,6 +81,9 @@ class TrainStepOutsideStrategyRun(Rule):
     - Keras' own `train_step` (run by `fit`) and helpers it calls are not reported, nor is a model
       deliberately trained on one device (its variables created outside any scope) or a program
       whose only strategy is `OneDeviceStrategy`.
+    - Not reported: a step decorated by a function of the module (or what a decorator factory of
+      the module returns) whose wrapper calls `strategy.run(fn, args=args, kwargs=kwargs)` on the
+      function it receives: calling the step calls that wrapper.
     - When the step is split across functions (a helper applies the gradients its caller computed,
       or receives the tape), the call of the whole step is reported.
     - A step written inline in a loop over batches (`for x, y in ds:` or a loop reading `next(it)`,
@@ -156,6 +160,8 @@ class TrainStepOutsideStrategyRun(Rule):
             func, applies, depth = pending.pop()
             if func in excluded or self._keras_method(ctx, func) or depth > 3:
                 continue
+            if _decorated_through_run(ctx, func):
+                continue  # its decorator's wrapper calls `strategy.run(fn, ...)`: every call is distributed
             callers = self._callers_if_part(ctx, func)
             if callers:
                 pending.extend((caller, applies, depth + 1) for caller in callers)
@@ -531,6 +537,37 @@ def _inline_loop(ctx: RuleContext, apply: cst.Call) -> cst.For | cst.While | Non
     if isinstance(loop, cst.For) and not over_range or reads_batches:
         return loop
     return None
+
+
+def _decorated_through_run(ctx: RuleContext, func: FunctionLike) -> bool:
+    """A decorator of ``func`` is a function of the module (``@distributed``) or what one returns
+    (``@distributed(True, False)``) that runs a function it receives through ``strategy.run``:
+    some ``strategy.run(fn, args=..., kwargs=...)`` within it whose ``fn`` is a parameter of a
+    function within it (the decorator's ``fn``). Calling ``func`` then calls that wrapper."""
+    if not isinstance(func, cst.FunctionDef):
+        return False
+    for decorator in func.decorators:
+        expression = decorator.decorator
+        if isinstance(expression, cst.Call):
+            expression = expression.func  # a decorator factory: its body holds the decorator
+        if not isinstance(expression, cst.Name):
+            continue
+        for binding in ctx.tf.semantic.resolve(expression):
+            if binding.kind is BindingKind.FUNCTION and _runs_a_received_function(ctx, binding.statement):
+                return True
+    return False
+
+
+def _runs_a_received_function(ctx: RuleContext, decorator: cst.CSTNode) -> bool:
+    """``decorator`` holds a ``strategy.run`` whose function is a parameter of ``decorator`` or of a
+    function nested in it."""
+    for run in ctx.tf.replica.run_calls:
+        if not isinstance(run.fn, cst.Name) or not ctx.index.is_within(run.call, decorator):
+            continue
+        for binding in ctx.tf.semantic.resolve(run.fn):
+            if binding.kind is BindingKind.PARAMETER and ctx.index.is_within(binding.statement, decorator):
+                return True
+    return False
 
 
 def _is_apply(call: cst.Call) -> bool:

@@ -7,10 +7,13 @@ deprecated spelling is there on purpose, for the old releases the project still 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.semantic import BindingKind
+from fixer.tf.bindings import assigned_values
 from fixer.tf.calls import calls_within
 from fixer.tf.dataflow import names_in
 from fixer.tf.index import ModuleIndex, subtree
@@ -26,6 +29,8 @@ if TYPE_CHECKING:
 _MISSING_API = frozenset({"AttributeError", "ImportError", "ModuleNotFoundError", "NotImplementedError"})
 # Names whose presence in an `if` test makes it a version or feature check.
 _VERSION_WORDS = ("version", "VERSION", "hasattr", "LooseVersion", "parse_version")
+# A string that spells a release ("2.0.0", "2.2", "1.15", the "1." of a `startswith`).
+_RELEASE = re.compile(r"\d+\.(\d+)?(\.\d+)*")
 
 
 def is_compat_fallback(index: ModuleIndex, node: cst.CSTNode) -> bool:
@@ -48,23 +53,107 @@ def is_compat_fallback(index: ModuleIndex, node: cst.CSTNode) -> bool:
     return False
 
 
-def in_version_branch(semantic: SemanticModel, node: cst.CSTNode) -> bool:
+def in_version_branch(semantic: SemanticModel, index: ModuleIndex, node: cst.CSTNode) -> bool:
     """True when ``node`` runs under a version or feature test: inside or after (past an
     early ``return``) an ``if`` on ``getattr``/``hasattr``, ``tf.__version__`` or
-    ``packaging.version``, or on a name whose one reaching value is such a test."""
-    return any(_is_feature_test(semantic, condition.test) for condition in semantic.conditions(node))
+    ``packaging.version``, or on a name whose one reaching value is such a test, or a release
+    string compared with a version read once into a name or an attribute
+    (``self.tf_ver = helper()`` ... ``if self.tf_ver == "2.0.0":``)."""
+    if any(_is_feature_test(semantic, index, condition.test) for condition in semantic.conditions(node)):
+        return True
+    # A def or lambda written in an arm of the test (`if tf_ver == "2.0.0": def step(): ...`) runs
+    # under it too; one merely after an early `raise` guard (`if not hasattr(...): raise`) does not.
+    scope = index.enclosing_function(node)
+    while scope is not None:
+        if any(
+            index.is_within(scope, condition.statement) and _is_feature_test(semantic, index, condition.test)
+            for condition in semantic.conditions(scope)
+        ):
+            return True
+        scope = index.enclosing_function(scope)
+    return False
 
 
-def _is_feature_test(semantic: SemanticModel, test: cst.BaseExpression) -> bool:
+def _is_feature_test(semantic: SemanticModel, index: ModuleIndex, test: cst.BaseExpression, depth: int = 0) -> bool:
     if _is_version_check(test) or _probes(test):
         return True
-    # A flag computed once (`NEW_TF = version.parse(tf.__version__) >= ...`) and tested later.
-    for name in subtree(test):
-        if type(name) is cst.Name:
-            value = semantic.value_of(name)
-            if value is not None and (_is_version_check(value) or _probes(value)):
-                return True
+    if any(_stored_version(semantic, index, operand) for operand in _compared_with_release(test)):
+        return True
+    # A flag computed once (`NEW_TF = version.parse(tf.__version__) >= ...`, `self.tf20 = ver ==
+    # "2.0.0"`) and tested later.
+    for node in subtree(test):
+        if type(node) is cst.Name:
+            value = semantic.value_of(node)
+            values = [value] if value is not None else []
+        elif isinstance(node, cst.Attribute):
+            values = assigned_values(index, dotted_name(node))
+        else:
+            continue
+        if depth < 3 and any(_is_feature_test(semantic, index, value, depth + 1) for value in values):
+            return True
     return False
+
+
+def _compared_with_release(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands ``test`` compares with a release string: ``x`` of ``x == "2.0.0"``,
+    ``LooseVersion(x) < "2.2"``, ``x in ("2.0.0", "2.1.0")`` and ``x.startswith("1.")``."""
+    found: list[cst.BaseExpression] = []
+    for node in subtree(test):
+        if isinstance(node, cst.Comparison):
+            operands = [node.left, *(target.comparator for target in node.comparisons)]
+            if any(_is_release(operand) for operand in operands):
+                found += [_unwrapped(operand) for operand in operands if not _is_release(operand)]
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("startswith", "endswith")
+            and any(_is_release(arg.value) for arg in node.args)
+        ):
+            found.append(_unwrapped(node.func.value))
+    return found
+
+
+def _is_release(node: cst.BaseExpression) -> bool:
+    """A release string, or a tuple/list/set of them (``v in ("2.0.0", "2.1.0")``)."""
+    node = _unwrapped(node)
+    if isinstance(node, cst.Tuple | cst.List | cst.Set):
+        return bool(node.elements) and all(_is_release(element.value) for element in node.elements)
+    return isinstance(node, cst.SimpleString) and _RELEASE.fullmatch(str(node.evaluated_value or "")) is not None
+
+
+def _unwrapped(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The argument of a one-argument call around ``node`` (`LooseVersion(v)`, `str(v)`)."""
+    while isinstance(node, cst.Call) and len(node.args) == 1:
+        node = node.args[0].value
+    return node
+
+
+def _stored_version(semantic: SemanticModel, index: ModuleIndex, operand: cst.BaseExpression, depth: int = 0) -> bool:
+    """``operand`` is a name or attribute whose assigned values are all version reads: a value
+    read from outside (``tf.__version__``, a helper's result, possibly from another module, an
+    entry of a dict of settings), a parameter, or another such name; compared with a release
+    string, it is a version. A literal the program writes itself is not."""
+    if isinstance(operand, cst.Name):
+        bindings = semantic.resolve(operand)
+        if bindings and all(b.kind in (BindingKind.PARAMETER, BindingKind.IMPORT) for b in bindings):
+            return True  # the version a caller passes in (`Trainer(tf_ver=...)`) or a module exports
+        value = semantic.value_of(operand)
+        values = [value] if value is not None else []
+    elif isinstance(operand, cst.Attribute):
+        values = assigned_values(index, dotted_name(operand))
+        if not values:
+            return True  # set by another module (a base class, a config object)
+    else:
+        return isinstance(operand, cst.Call)  # `helper() == "2.0.0"`: compared on the spot
+    return bool(values) and all(_version_read(semantic, index, value, depth) for value in values)
+
+
+def _version_read(semantic: SemanticModel, index: ModuleIndex, value: cst.BaseExpression, depth: int) -> bool:
+    """``value`` is read from outside (a call, ``tf.__version__``, ``params["tf_ver"]``), not a
+    literal the program writes itself (``"2.0"``); names are followed to their values."""
+    if isinstance(value, cst.Name | cst.Attribute) and not _is_version_check(value):
+        return depth < 4 and _stored_version(semantic, index, value, depth + 1)
+    return not isinstance(value, cst.BaseString | cst.Integer | cst.Float | cst.Tuple | cst.List)
 
 
 def _probes(node: cst.BaseExpression) -> bool:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS
 from fixer.tf.legacy_switch import legacy_switch
 from fixer.tf.names import canonical
+from fixer.tf.tf1_imports import tf1_only_imports
 
 MODEL = "model"
 DATASET = "dataset"
@@ -106,6 +107,7 @@ class ModuleSummary:
     path_entries: tuple[str, ...] = ()  # absolute folders added to sys.path
     sets_legacy_keras: bool = False  # the module sets TF_USE_LEGACY_KERAS itself
     legacy_switch: str | None = None  # "on"/"off"/"unknown" when set on import before TensorFlow
+    tf1_only_imports: frozenset[str] = frozenset()  # sibling modules imported only on TensorFlow 1
 
 
 EMPTY = ModuleSummary()
@@ -132,6 +134,7 @@ def summarise(text: str, path: str) -> ModuleSummary:
         path_entries=_path_entries(tree, os.path.abspath(path)) if "sys.path" in text else (),
         sets_legacy_keras="TF_USE_LEGACY_KERAS" in text,
         legacy_switch=legacy_switch(tree) if "TF_USE_LEGACY_KERAS" in text else None,
+        tf1_only_imports=tf1_only_imports(tree) if os.path.basename(path) == "__init__.py" else frozenset(),
     )
 
 

@@ -195,6 +195,29 @@ class ProjectImports:
             value = switch or value
         return value
 
+    def imported_only_for_tf1(self) -> bool:
+        """True when the nearest package holding the checked file that imports it (as
+        ``from . import v1``, ``from .core.v1 import X`` or ``from pkg.core.v1 import X``) does so
+        only in an arm of its own TensorFlow 1 test (fixer/tf/tf1_imports.py): TF 1 code."""
+        if not self._enabled:
+            return False
+        folder, name = os.path.split(self._origin)
+        parts = [os.path.splitext(name)[0]]
+        if parts == ["__init__"]:
+            folder, name = os.path.split(folder)
+            parts = [name]
+        for _ in range(_MAX_DEPTH):
+            init = os.path.join(folder, "__init__.py")
+            if self._consult(init) is None:
+                return False
+            dotted = ".".join(parts)
+            names = {f".{dotted}", f"{os.path.basename(folder)}.{dotted}"}
+            if names & self._summary(init).tf1_only_imports:
+                return True
+            folder, name = os.path.split(folder)
+            parts.insert(0, name)
+        return False
+
     def _enclosing_packages(self) -> list[str]:
         """The `__init__.py` of each package holding the checked file, outermost first."""
         found = []
