@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 
+from fixer.tf.module_summary import dotted
 from fixer.tf.strategies import STRATEGY_ONLY_ATTRIBUTES, looks_like_strategy_name
 
 _RUN_METHODS = frozenset({"run", "experimental_run_v2"})
@@ -54,18 +55,6 @@ def may_run_on_strategy(tree: ast.Module, receivers: list[ast.expr]) -> bool:
         return True
     evidence = _Evidence(tree)
     return any(evidence.may_be_strategy(receiver) for receiver in receivers)
-
-
-def _dotted(node: ast.expr) -> str | None:
-    """``a.b.c`` for a chain of names and attributes, else None (as fixer.tf.names.dotted_name)."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _is_model_strategy(node: ast.expr) -> bool:
@@ -148,7 +137,7 @@ class _Evidence:
         if value is None:
             return
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        keys = [key for key in map(_dotted, targets) if key is not None]
+        keys = [key for key in map(dotted, targets) if key is not None]
         if keys and isinstance(value, (ast.Call, ast.Name, ast.Attribute)):
             self.assigned.append((keys, value))
         # `MS = tf.distribute.MirroredStrategy`: an alias (fixer/tf/names.py `_add_assigned_aliases`).
@@ -209,7 +198,7 @@ class _Evidence:
             changed = False
             left = []
             for keys, value in pending:
-                if self._constructs(value) or _dotted(value) in self.keys:
+                if self._constructs(value) or dotted(value) in self.keys:
                     self.keys.update(keys)
                     changed = True
                 else:
@@ -224,11 +213,11 @@ class _Evidence:
 
     def may_be_strategy(self, receiver: ast.expr) -> bool:
         """What :meth:`StrategyModel.is_strategy` may say of ``receiver``, loosened."""
-        return self._constructs(receiver) or _dotted(receiver) in self.keys
+        return self._constructs(receiver) or dotted(receiver) in self.keys
 
     @staticmethod
     def _add_key(keys: set[str], node: ast.expr) -> None:
-        key = _dotted(node)
+        key = dotted(node)
         if key is not None:
             keys.add(key)
 
@@ -242,5 +231,5 @@ class _Evidence:
 def _last_name(node: ast.expr) -> str | None:
     """The last name of a name or attribute chain (``MirroredStrategy`` of
     ``tf.distribute.MirroredStrategy``), None for other expressions."""
-    dotted = _dotted(node)
-    return dotted.rsplit(".", 1)[-1] if dotted is not None else None
+    name = dotted(node)
+    return name.rsplit(".", 1)[-1] if name is not None else None

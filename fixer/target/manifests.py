@@ -15,6 +15,7 @@ import os
 import re
 from pathlib import Path
 
+from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, exactly, image_statements, image_tensorflow, read_job_config
 
 COMPOSE_NAME = re.compile(r"(?i)^(?:docker-)?compose(?:[-_.][\w.-]*)?\.ya?ml$")
@@ -27,7 +28,6 @@ _NAMED_RELEASE = re.compile(
 _IMAGE_LINE = re.compile(r"""^\s*-?\s*image\s*:\s*["']?(?P<image>[^\s"'#]+)""")
 _SCRIPT = re.compile(r"""(?P<path>[\w./-]*[\w-]+\.py)\b""")
 _MANIFEST_KIND = re.compile(r"(?m)^kind\s*:")
-_MAX_BYTES = 512 * 1024  # as for any file the target reads
 
 
 def named_image_tensorflow(image: str) -> tuple[int, int] | None:
@@ -119,11 +119,8 @@ def job_scripts(candidate: Path, folder: Path) -> list[tuple[str, tuple[Evidence
     for entry in entries:
         if not re.search(r"(?i)\.ya?ml$", entry.name) or COMPOSE_NAME.match(entry.name) or not entry.is_file():
             continue
-        try:
-            if entry.stat().st_size > _MAX_BYTES:
-                continue
-            text = Path(entry.path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        text = read_small_text(entry.path)
+        if text is None:
             continue
         if _MANIFEST_KIND.search(text) is None:
             continue

@@ -17,6 +17,7 @@ from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
 from fixer.target.platform_pins import METADATA_NAMES, platform_pin, undated_pin
 from fixer.target.project_files import docker_folder_statements, install_guide_statements, is_install_guide
 from fixer.target.readme import README_NAME, read_readme
+from fixer.target.small_files import read_small_text
 from fixer.target.sources import (
     Evidence,
     Reader,
@@ -35,8 +36,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 Stamp = tuple[int, int] | None  # size and modification time (ns); None when absent (as fixer.cache)
-
-_MAX_BYTES = 512 * 1024  # a dependency file or job config larger than this is not one: not read
 
 
 @dataclass(frozen=True)
@@ -289,11 +288,8 @@ def _read_folder(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
         consulted[place + LISTING] = listing_stamp(place + LISTING)
         for entry in _target_files(place):
             consulted[entry.path] = _stamp(entry.path)
-            try:
-                if entry.stat().st_size > _MAX_BYTES:
-                    continue
-                text = Path(entry.path).read_text(encoding="utf-8", errors="replace")
-            except OSError:
+            text = read_small_text(entry.path)
+            if text is None:
                 continue
             reader = _reader(entry.name, place != str(folder))
             found += reader(text, entry.path) if reader is not None else []
@@ -312,11 +308,9 @@ def _setup_modules(setup: str, folder: Path, consulted: dict[str, Stamp]) -> lis
     for match in _IMPORTED.finditer(setup):
         module = folder / f"{match.group(1) or match.group(2)}.py"
         consulted[str(module)] = _stamp(str(module))
-        try:
-            if module.name != "setup.py" and module.is_file() and module.stat().st_size <= _MAX_BYTES:
-                found += read_setup_py(module.read_text(encoding="utf-8", errors="replace"), str(module))
-        except OSError:
-            continue
+        text = read_small_text(module) if module.name != "setup.py" else None
+        if text is not None:
+            found += read_setup_py(text, str(module))
     return found
 
 

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from fixer.target.release_dates import newest_released_by
 from fixer.target.requirements import Range
+from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, exactly, line_of
 
 METADATA_NAMES = ("kernel-metadata.json", "track_meta.py")
-_MAX_BYTES = 512 * 1024
 _ORIGINAL = re.compile(r"""["']?docker_image_pinning_type["']?\s*[:=]\s*["']original["']""", re.I)
 _DATE = re.compile(r"(?<!\d)(?P<year>(?:19|20)\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)(?!\d)")
 _OPENERS = {"(": ")", "{": "}", "[": "]"}
@@ -92,11 +92,8 @@ def platform_pin(notebook: Path, folders: list[Path]) -> tuple[Evidence | None, 
         for name in METADATA_NAMES:
             path = folder / name
             looked.append(str(path))
-            try:
-                if not path.is_file() or path.stat().st_size > _MAX_BYTES:
-                    continue
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+            text = read_small_text(path)
+            if text is None:
                 continue
             read = _from_kernel_metadata if name.endswith(".json") else _from_track_meta
             found = read(text, notebook.name, str(path))

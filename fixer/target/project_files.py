@@ -18,6 +18,7 @@ from pathlib import Path
 
 from fixer.target.notebook import install_evidence
 from fixer.target.readme import code_lines, read_readme
+from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, read_dockerfile
 
 DOCKER_FOLDERS = ("docker", "dockerfiles", ".devcontainer")
@@ -28,7 +29,6 @@ _GUIDE_WORD = re.compile(r"(?i)install|setup|getting[-_ ]?started|quick[-_ ]?sta
 _GUIDE_SUFFIXES = (".md", ".markdown", ".rst")
 _MAX_DEPTH = 3  # folders below the documentation folder searched for guides
 _MAX_GUIDES = 50
-_MAX_BYTES = 512 * 1024
 # What marks the root of a project (a repository): project-wide files are read there only, so a
 # tool's own `tools/docker/` or a job's `training/docker/` says nothing about the code beside it.
 _ROOT_MARKERS = (".git", "setup.py", "setup.cfg", "pyproject.toml", "LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING")
@@ -42,15 +42,6 @@ def _stamp(path: str) -> Stamp:
     except OSError:
         return None
     return st.st_size, st.st_mtime_ns
-
-
-def _read(path: str) -> str | None:
-    try:
-        if os.path.getsize(path) > _MAX_BYTES:
-            return None
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
 
 
 def project_root(folder: Path, consulted: dict[str, Stamp]) -> bool:
@@ -78,7 +69,7 @@ def docker_folder_statements(folder: Path, consulted: dict[str, Stamp]) -> list[
             for entry in _entries(place):
                 if _DOCKER_NAME.match(entry.name) and entry.is_file():
                     consulted[entry.path] = _stamp(entry.path)
-                    text = _read(entry.path)
+                    text = read_small_text(entry.path)
                     found += read_dockerfile(text, entry.path) if text is not None else []
     return found
 
@@ -145,7 +136,7 @@ def _read_guides(top: str) -> tuple[dict[str, Stamp], list[Evidence]]:
                 continue
             guides += 1
             read[path] = _stamp(path)
-            text = _read(path)
+            text = read_small_text(path)
             found += _guide_statements(text, path) if text is not None else []
     return read, found
 
