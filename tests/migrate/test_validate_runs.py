@@ -100,10 +100,10 @@ def test_migrate_validate_runs_a_package_module_with_its_configured_arguments(tm
 @pytest.mark.tensorflow
 @pytest.mark.ray
 def test_migrate_validate_ray_backend(tmp_path, distfix, ray_head):
-    # The hard-coded TF_CONFIG case: a MultiWorkerMirroredStrategy script, validated with 2 workers
-    # on the session's Ray head (RAY_ADDRESS), joined as a user joins a running cluster.
+    # A MultiWorkerMirroredStrategy script that fails with 2 workers as written (one input file, sharded
+    # by file), validated on the session's Ray head (RAY_ADDRESS), joined as a user joins a running cluster.
     result, data = _migrate_validated(
-        tmp_path, distfix, "cluster/tfd601_hardcoded_tf_config", "--backend", "ray", "--address", "auto"
+        tmp_path, distfix, "input/tfd205_one_file_many_workers", "--backend", "ray", "--address", "auto"
     )
     assert result.returncode == 1, result.stdout + result.stderr  # fixes not written
     verdicts = _verdicts(data)
