@@ -80,7 +80,7 @@ class FileShardingWithTooFewFiles(Rule):
     def check(self, ctx: RuleContext) -> None:
         if runs_tensorflow_1(ctx.tf.target) or not ctx.tf.strategies.uses_multi_worker:
             return
-        workers = literal_worker_count(ctx)
+        workers = literal_worker_count(ctx.tf)
         reported: set[int] = set()
         for call, dataset in distributed_inputs(ctx):
             found = pipeline(ctx, dataset, call)
@@ -89,7 +89,7 @@ class FileShardingWithTooFewFiles(Rule):
             policy = auto_shard_policy(ctx, found)
             if policy not in _BY_FILE:
                 continue
-            files = file_count(ctx, found.source)
+            files = file_count(ctx.tf, found.source)
             if files is None or not (files < workers if workers is not None else files == 1):
                 continue
             reported.add(id(found.source))

@@ -668,9 +668,9 @@ def _options_root(target: cst.BaseExpression) -> cst.Name | None:
 def _too_few_files(ctx: RuleContext, pipelines: list[Pipeline]) -> str | None:
     """ "N file(s) for M workers" when a pipeline reads fewer files than the cluster has workers
     (TFD205's count: a single file when no literal TF_CONFIG says how many), else None."""
-    workers = literal_worker_count(ctx)
+    workers = literal_worker_count(ctx.tf)
     for found in pipelines:
-        files = file_count(ctx, found.source) if found.source is not None else None
+        files = file_count(ctx.tf, found.source) if found.source is not None else None
         if files is not None and (files < workers if workers is not None else files == 1):
             return f"{files} file(s) for {workers or 'several'} workers"
     return None

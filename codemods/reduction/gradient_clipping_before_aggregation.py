@@ -129,12 +129,12 @@ class GradientClippingBeforeAggregation(Rule):
             arg = next((a for a in call.args if a.keyword is not None and a.keyword.value in _NORM_CLIPPING), None)
             if arg is None or not (ctx.tf.names.callee(call) or "").startswith(_OPTIMIZERS):
                 continue
-            if ctx.tf.strategies.membership(call) is not Membership.INSIDE or keras_major(ctx, call.func) != 3:
+            if ctx.tf.strategies.membership(call) is not Membership.INSIDE or keras_major(ctx.tf, call.func) != 3:
                 continue
             keyword = cst.ensure_type(arg.keyword, cst.Name).value
             ctx.report(
                 arg,
-                keras_upgrade_prefix(ctx, call.func)
+                keras_upgrade_prefix(ctx.tf, call.func)
                 + f"Keras 3 applies `{keyword}` on each replica before the replicas' gradients are summed "
                 "(a longer step); clip in a custom `train_step` after an all-reduce, or use tf-keras",
             )

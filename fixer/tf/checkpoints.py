@@ -243,8 +243,8 @@ def per_worker(ctx: RuleContext, path: cst.BaseExpression, depth: int = 0, sourc
     for the worker's number, is the task (``"model" + str(worker_number)``: fixer/tf/task_index.py).
     """
     if sources is None:
-        sources = task_index_sources(ctx)
-    if _mentions_task(_identifiers(path)) or _fresh_temporary(ctx, path) or holds_task_index(ctx, path, sources):
+        sources = task_index_sources(ctx.tf)
+    if _mentions_task(_identifiers(path)) or _fresh_temporary(ctx, path) or holds_task_index(ctx.tf, path, sources):
         return True
     if depth >= 4:
         return False
