@@ -13,11 +13,10 @@ ROOT = Path(__file__).resolve().parent.parent
 # fixer/tf modules whose functions still take a RuleContext (owned by other work of issue 25).
 STILL_TAKE_RULE_CONTEXT = frozenset({
     "fixer/tf/checkpoints.py",
-    "fixer/tf/pipelines.py",
 })  # fmt: skip
 
 # fixer/tf modules that still render templates to build fixes, to move into fixer/fixes.
-STILL_BUILD_FIXES = frozenset({"fixer/tf/checkpoints.py", "fixer/tf/pipelines.py"})
+STILL_BUILD_FIXES = frozenset({"fixer/tf/checkpoints.py"})
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -162,7 +162,7 @@ def _from_local_gradients(ctx: RuleContext, expr: cst.BaseExpression, at: cst.CS
         comprehension = _comprehension_binding(ctx, expr)
         if comprehension is not None:
             return _from_local_gradients(ctx, comprehension.iter, comprehension, depth + 1)
-        bound = binding(ctx, expr.value, at)
+        bound = binding(ctx.tf, expr.value, at)
         return bound is not None and _from_local_gradients(ctx, bound[0], bound[1], depth + 1)
     return False
 

@@ -389,7 +389,7 @@ def _task_index(node: cst.BaseExpression, ctx: RuleContext | None = None, depth:
     if ctx is not None and isinstance(node, cst.Name) and depth < 3:
         from fixer.tf.pipelines import binding
 
-        bound = binding(ctx, node.value, node)
+        bound = binding(ctx.tf, node.value, node)
         return bound is not None and _task_index(bound[0], ctx, depth + 1)
     return False
 
