@@ -10,18 +10,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# fixer/tf modules whose functions still take a RuleContext (owned by other work of issue 25).
-STILL_TAKE_RULE_CONTEXT = frozenset({
-    "fixer/tf/checkpoints.py",
-    "fixer/tf/file_sources.py",
-    "fixer/tf/keras_flavour.py",
-    "fixer/tf/keras_target.py",
-    "fixer/tf/pipelines.py",
-    "fixer/tf/tf_config_sources.py",
-})  # fmt: skip
+# fixer/tf modules whose functions still take a RuleContext: none left (issue 25); keep it empty.
+STILL_TAKE_RULE_CONTEXT: frozenset[str] = frozenset()
 
-# fixer/tf modules that still render templates to build fixes, to move into fixer/fixes.
-STILL_BUILD_FIXES = frozenset({"fixer/tf/checkpoints.py", "fixer/tf/pipelines.py"})
+# fixer/tf modules that still render templates to build fixes: none left; they go in fixer/fixes.
+STILL_BUILD_FIXES: frozenset[str] = frozenset()
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -112,9 +112,9 @@ class Keras3RemovedDistributeApi(Rule):
             qualified = ctx.tf.names.qualified(attribute)
             if qualified not in (_SYNC_BN, _DATASET_CREATOR) or is_compat_fallback(ctx.index, attribute):
                 continue
-            if keras_major(ctx, attribute) != 3:
+            if keras_major(ctx.tf, attribute) != 3:
                 continue
-            prefix = keras_upgrade_prefix(ctx, attribute)
+            prefix = keras_upgrade_prefix(ctx.tf, attribute)
             if qualified == _DATASET_CREATOR:
                 ctx.report(
                     attribute,
@@ -138,11 +138,11 @@ class Keras3RemovedDistributeApi(Rule):
                 for alias in node.names
                 if isinstance(alias.name, cst.Name) and f"{module}.{alias.name.value}" in (_SYNC_BN, _DATASET_CREATOR)
             ]
-            if not removed or is_compat_fallback(ctx.index, node) or keras_major(ctx, node.module) != 3:
+            if not removed or is_compat_fallback(ctx.index, node) or keras_major(ctx.tf, node.module) != 3:
                 continue
             ctx.report(
                 node.module,
-                keras_upgrade_prefix(ctx, node.module)
+                keras_upgrade_prefix(ctx.tf, node.module)
                 + f"`{dotted_name(node.module)}` is not in Keras 3 (`ModuleNotFoundError`), "
                 f"so `{removed[0]}` cannot be imported; "
                 + (
@@ -167,11 +167,11 @@ class Keras3RemovedDistributeApi(Rule):
         for call in calls:
             receiver = ctx.source(_method(call).value)
             constructor = optimizers.get(receiver) or _only_constructor(optimizers) or _any_keras_name(ctx)
-            if constructor is None or keras_major(ctx, constructor) != 3:
+            if constructor is None or keras_major(ctx.tf, constructor) != 3:
                 continue
             method = _method(call).attr.value
             message = (
-                keras_upgrade_prefix(ctx, constructor)
+                keras_upgrade_prefix(ctx.tf, constructor)
                 + f"`{method}` is not in Keras 3's LossScaleOptimizer (`AttributeError`); "
                 "use `scale_loss(loss)` and pass the gradients to `apply_gradients` as they are (it unscales them)"
             )

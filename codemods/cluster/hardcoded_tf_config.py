@@ -141,7 +141,7 @@ class HardcodedTfConfig(Rule):
     def check(self, ctx: RuleContext) -> None:
         if is_test_path(ctx.path):
             return  # a test's TF_CONFIG is a fixture: tying the test to that cluster is the point
-        setters = tf_config_setters(ctx)
+        setters = tf_config_setters(ctx.tf)
         shell_starts = shell_start_lines(ctx.text)
         # A notebook is one program (one kernel); a script may paste several one after another.
         programs = None if ctx.path.endswith(".ipynb") or not setters else Programs(ctx.module, ctx.index)
@@ -154,7 +154,7 @@ class HardcodedTfConfig(Rule):
                 s > line for s in shell_starts
             ):
                 continue  # a launcher: the TF_CONFIG it sets is what the workers it starts read
-            config = tf_config_of(ctx, setter)
+            config = tf_config_of(ctx.tf, setter)
             if not isinstance(config, str) or is_no_cluster(config) or _removed_unread(ctx, setter):
                 continue  # `"{}"` fixes no address or index: it clears the cluster (one local worker)
             if is_template(config):
@@ -298,7 +298,7 @@ def _clearers(ctx: RuleContext, setter: TfConfigSetter) -> list[cst.CSTNode]:
     value, and once it is gone they would erase the TF_CONFIG the launcher gives."""
     owner = ctx.index.enclosing_function(setter.statement)
     found: list[cst.CSTNode] = []
-    for node in tf_config_pops(ctx) + tf_config_deletions(ctx):
+    for node in tf_config_pops(ctx.tf) + tf_config_deletions(ctx.tf):
         statement = ctx.index.statement_of(node)
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
             continue
@@ -332,7 +332,7 @@ def _removed_unread(ctx: RuleContext, setter: TfConfigSetter) -> bool:
     owner = ctx.index.enclosing_function(setter.statement)
     removals = [
         node
-        for node in tf_config_deletions(ctx) + tf_config_pops(ctx)
+        for node in tf_config_deletions(ctx.tf) + tf_config_pops(ctx.tf)
         if ctx.index.before(setter.statement, node) and ctx.index.enclosing_function(node) is owner
     ]
     if not removals:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fixer.rule import Rule
-from fixer.tf.tf_config_sources import report_cluster_problems
+from fixer.tf.tf_config_sources import cluster_problems
 from fixer.types import Applicability
 
 if TYPE_CHECKING:
@@ -52,4 +52,5 @@ class LoopbackAddressInCluster(Rule):
     triggers = ("TF_CONFIG", "ClusterSpec")
 
     def check(self, ctx: RuleContext) -> None:
-        report_cluster_problems(ctx, self.code)
+        for node, problem in cluster_problems(ctx.tf, self.code):
+            ctx.report(node, problem.message)

@@ -69,7 +69,7 @@ class TfConfigSetAfterStrategy(Rule):
     def check(self, ctx: RuleContext) -> None:
         if ctx.path.endswith(".ipynb") and any(marker in ctx.text for marker in _LAUNCHES):
             return  # a notebook that starts workers sets TF_CONFIG for them, not for its own kernel
-        setters = tf_config_setters(ctx)
+        setters = tf_config_setters(ctx.tf)
         if not setters:
             return
         multi_worker = [call for call, kind in ctx.tf.strategies.constructions if kind in MULTI_WORKER_CLASSES]

@@ -144,7 +144,7 @@ class BatchSizeNotGlobal(Rule):
         model built in the scope) with batches of a per-replica size."""
         size = _keyword(call, "batch_size") if splitter.startswith("Keras") else None
         if size is None:
-            found = pipeline(ctx, call.args[0].value, call)
+            found = pipeline(ctx.tf, call.args[0].value, call)
             batch = _last_batch(found.methods) if found is not None else None
             size = argument_value(batch, 0, "batch_size") if batch is not None else None
         if size is None:
@@ -256,7 +256,7 @@ def _fit_strategy(ctx: RuleContext, model: cst.BaseExpression, call: cst.Call) -
     the name before the call is lexically inside one `with <strategy>.scope():` block."""
     if not isinstance(model, cst.Name):
         return None
-    bound = binding(ctx, model.value, call)
+    bound = binding(ctx.tf, model.value, call)
     if bound is None:
         return None
     block = ctx.tf.strategies.lexical_scope_block(bound[1])
@@ -325,7 +325,7 @@ def _global_size(ctx: RuleContext, size: cst.BaseExpression, at: cst.CSTNode, de
     if _multiplies_replicas(size):
         return True
     if isinstance(size, cst.Name) and depth < 3:
-        bound = binding(ctx, size.value, at)
+        bound = binding(ctx.tf, size.value, at)
         if bound is not None and not _divides(bound[0]):
             return _global_size(ctx, bound[0], bound[1], depth + 1)
     return False
@@ -356,7 +356,7 @@ def _string_count(
         return None
     for name in sorted(names_in(size)):
         use = next((n for n in ctx.index.names.get(name, []) if ctx.index.is_within(n, size)), None)
-        bound = binding(ctx, name, use if use is not None else at)
+        bound = binding(ctx.tf, name, use if use is not None else at)
         if bound is None:
             continue
         value, assign = bound

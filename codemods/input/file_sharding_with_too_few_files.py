@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fixer.facts import MULTI_WORKER
+from fixer.fixes.pipeline_edits import add_helper
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.file_sources import file_count, literal_worker_count
-from fixer.tf.pipelines import Pipeline, add_helper, auto_shard_policy, distributed_inputs, pipeline
+from fixer.tf.pipelines import Pipeline, auto_shard_policy, distributed_inputs, pipeline
 from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
 
@@ -80,16 +81,16 @@ class FileShardingWithTooFewFiles(Rule):
     def check(self, ctx: RuleContext) -> None:
         if runs_tensorflow_1(ctx.tf.target) or not ctx.tf.strategies.uses_multi_worker:
             return
-        workers = literal_worker_count(ctx)
+        workers = literal_worker_count(ctx.tf)
         reported: set[int] = set()
-        for call, dataset in distributed_inputs(ctx):
-            found = pipeline(ctx, dataset, call)
-            if found is None or found.source is None or id(found.source) in reported or found.per_task(ctx):
+        for call, dataset in distributed_inputs(ctx.tf):
+            found = pipeline(ctx.tf, dataset, call)
+            if found is None or found.source is None or id(found.source) in reported or found.per_task(ctx.tf):
                 continue
-            policy = auto_shard_policy(ctx, found)
+            policy = auto_shard_policy(ctx.tf, found)
             if policy not in _BY_FILE:
                 continue
-            files = file_count(ctx, found.source)
+            files = file_count(ctx.tf, found.source)
             if files is None or not (files < workers if workers is not None else files == 1):
                 continue
             reported.add(id(found.source))

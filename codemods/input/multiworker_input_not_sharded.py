@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.fixes.pipeline_edits import add_helper, seed_shuffles
 from fixer.rule import Rule
 from fixer.semantic import BindingKind
 from fixer.tf.dataflow import names_in, result_never_read
@@ -16,12 +17,10 @@ from fixer.tf.parameters import positional_parameters
 from fixer.tf.pipelines import (
     SHUFFLE_SEED,
     Pipeline,
-    add_helper,
     nondeterministic,
     pipeline,
     reads_file_list,
     reads_task_selection,
-    seed_shuffles,
     task_dependent,
 )
 from fixer.tf.reach import strategy_in_reach
@@ -205,7 +204,7 @@ class MultiworkerInputNotSharded(Rule):
         if not policies:
             return
         shards = any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "shard" for c in ctx.index.calls)
-        if shards or reads_task_selection(ctx):
+        if shards or reads_task_selection(ctx.tf):
             return  # sharded by hand, as in the single-file case
         for func, offs in policies.items():
             uses = [u for u in importers.uses(func.name.value) if _read_whole_by_workers(u)]
@@ -227,8 +226,8 @@ class MultiworkerInputNotSharded(Rule):
             if semantic.never_runs(loop):
                 continue
             iterated = _unwrap(loop.iter)
-            found = pipeline(ctx, iterated, loop)
-            if found is None or found.per_task(ctx):
+            found = pipeline(ctx.tf, iterated, loop)
+            if found is None or found.per_task(ctx.tf):
                 continue
             if _single_device_reference(ctx, loop):
                 continue  # a plain-TF baseline reads the whole data on purpose
@@ -291,7 +290,7 @@ class MultiworkerInputNotSharded(Rule):
 
     def _auto_shard_off(self, ctx: RuleContext) -> None:
         shards = any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "shard" for c in ctx.index.calls)
-        if shards or reads_task_selection(ctx):
+        if shards or reads_task_selection(ctx.tf):
             return  # sharded by hand: `.shard(...)`, or files picked by the task index
         for assign in ctx.index.assigns:
             if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
@@ -316,7 +315,7 @@ class MultiworkerInputNotSharded(Rule):
             if unordered is not None:
                 # DATA sharding keeps each worker's slice of one shared order: with a nondeterministic
                 # order the slices overlap and miss examples.
-                if pipelines and all(reads_file_list(ctx, p) for p in pipelines):
+                if pipelines and all(reads_file_list(ctx.tf, p) for p in pipelines):
                     ctx.report(
                         assign.value,
                         message + f"{unordered} makes the order differ per worker: use AutoShardPolicy.FILE",
@@ -437,8 +436,8 @@ def _returns_per_task(ctx: RuleContext, fn: FunctionLike) -> bool:
         returned = [fn.body]
     else:
         returned = [r.value for r in ctx.index.in_function("returns", fn) if r.value is not None]
-    traced = [pipeline(ctx, value) for value in returned]
-    if any(found is not None and found.per_task(ctx) for found in traced):
+    traced = [pipeline(ctx.tf, value) for value in returned]
+    if any(found is not None and found.per_task(ctx.tf) for found in traced):
         return True
     if traced and all(found is not None and found.source is not None for found in traced):
         return False  # every returned pipeline is known down to its source, and none is per task
@@ -474,7 +473,7 @@ def _task_data(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) -> bo
     seed (``np.load(f"part_{task_id}.npy")``, ``default_rng(seed=task_index)``), followed through
     the bindings of its names, closures, and a parameter's arguments at the function's call sites.
     Data made without one (an unseeded random draw) is not evidence: it stays reported."""
-    if task_dependent(ctx, expr):
+    if task_dependent(ctx.tf, expr):
         return True
     if depth >= 4:
         return False
@@ -536,7 +535,7 @@ def _helpers_shard(ctx: RuleContext, fn: FunctionLike, seen: set[cst.FunctionDef
                 return True
             if any(
                 (ctx.tf.names.callee(c) or "").startswith(DATASET_CONSTRUCTORS)
-                and any(task_dependent(ctx, a.value) for a in c.args)
+                and any(task_dependent(ctx.tf, a.value) for a in c.args)
                 for c in inner
             ):
                 return True
@@ -668,9 +667,9 @@ def _options_root(target: cst.BaseExpression) -> cst.Name | None:
 def _too_few_files(ctx: RuleContext, pipelines: list[Pipeline]) -> str | None:
     """ "N file(s) for M workers" when a pipeline reads fewer files than the cluster has workers
     (TFD205's count: a single file when no literal TF_CONFIG says how many), else None."""
-    workers = literal_worker_count(ctx)
+    workers = literal_worker_count(ctx.tf)
     for found in pipelines:
-        files = file_count(ctx, found.source) if found.source is not None else None
+        files = file_count(ctx.tf, found.source) if found.source is not None else None
         if files is not None and (files < workers if workers is not None else files == 1):
             return f"{files} file(s) for {workers or 'several'} workers"
     return None
@@ -680,7 +679,7 @@ def _options_pipelines(ctx: RuleContext, assign: cst.Assign) -> list[Pipeline]:
     """The pipelines these options are applied to (see :func:`_options_applications`)."""
     found = []
     for call in _options_applications(ctx, assign):
-        found_pipeline = pipeline(ctx, call)
+        found_pipeline = pipeline(ctx.tf, call)
         if found_pipeline is not None:
             found.append(found_pipeline)
     return found

@@ -163,7 +163,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
             unseeded = seed is None or (isinstance(seed, cst.Name) and seed.value == "None")
             if unseeded and constant_seed:
                 continue  # one global seed on every worker: the shuffle is identical (measured)
-            if not unseeded and seed is not None and not task_dependent(ctx, seed):
+            if not unseeded and seed is not None and not task_dependent(ctx.tf, seed):
                 continue
             reported.add(shuffle)
             cause = "is unseeded" if unseeded else "is seeded by the task index"
@@ -199,13 +199,13 @@ class ShuffleSeedDiffersBeforeShard(Rule):
             )
             for ret in _returns(ctx, func):
                 assert ret.value is not None  # _returns keeps the returns with a value
-                found = pipeline(ctx, ret.value, ret)
-                if found is None or not data_sharded(ctx, found):
+                found = pipeline(ctx.tf, ret.value, ret)
+                if found is None or not data_sharded(ctx.tf, found):
                     continue
                 for shuffle in _element_shuffles(found):
                     seed = seed_argument(shuffle)
                     unseeded = seed is None or (isinstance(seed, cst.Name) and seed.value == "None")
-                    if not unseeded and seed is not None and not task_dependent(ctx, seed):
+                    if not unseeded and seed is not None and not task_dependent(ctx.tf, seed):
                         continue
                     cause = "is unseeded" if unseeded else "is seeded by the task index"
                     message = (
@@ -229,7 +229,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
         for call in ctx.index.calls:
             if (ctx.tf.names.callee(call) or "") not in _GLOBAL_SEEDERS or not call.args:
                 continue
-            if task_dependent(ctx, call.args[0].value):
+            if task_dependent(ctx.tf, call.args[0].value):
                 per_worker = per_worker or call
             elif not (isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "None"):
                 constant = True
@@ -243,17 +243,17 @@ class ShuffleSeedDiffersBeforeShard(Rule):
             func = call.func
             if not (isinstance(func, cst.Attribute) and func.attr.value == "shard" and len(call.args) >= 2):
                 continue
-            if ctx.tf.names.callee(call) is not None or not task_dependent(ctx, call.args[1].value):
+            if ctx.tf.names.callee(call) is not None or not task_dependent(ctx.tf, call.args[1].value):
                 continue  # not a dataset method, or a held-out split (`shard(10, 0)`) rather than a worker's part
-            upstream = pipeline(ctx, func.value)
+            upstream = pipeline(ctx.tf, func.value)
             if upstream is not None:
                 point = f"`.shard(...)` at line {ctx.range(call).start.line}"
                 found.extend((shuffle, point) for shuffle in upstream.before_shard("shuffle"))
-        for call, dataset in distributed_inputs(ctx):
+        for call, dataset in distributed_inputs(ctx.tf):
             if not self._multi_worker_call(ctx, call):
                 continue
-            distributed = pipeline(ctx, dataset, call)
-            if distributed is None or not data_sharded(ctx, distributed):
+            distributed = pipeline(ctx.tf, dataset, call)
+            if distributed is None or not data_sharded(ctx.tf, distributed):
                 continue
             line = ctx.range(call).start.line
             point = f"auto-sharding by data (line {line})"

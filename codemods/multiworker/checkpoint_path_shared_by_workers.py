@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fixer.fixes.checkpoint_edits import rewrite_save
 from fixer.rule import Rule
-from fixer.tf.checkpoints import chief_guard, multi_worker_at, per_worker, rewrite_save, save_calls
+from fixer.tf.checkpoints import chief_guard, multi_worker_at, per_worker, save_calls
 from fixer.types import Applicability
 
 if TYPE_CHECKING:
@@ -83,15 +84,19 @@ class CheckpointPathSharedByWorkers(Rule):
     def check(self, ctx: RuleContext) -> None:
         if not ctx.tf.strategies.uses_multi_worker:
             return
-        saves = save_calls(ctx)
+        saves = save_calls(ctx.tf)
         for save in saves:
-            if save.kind == "manager_save" or per_worker(ctx, save.path) or chief_guard(ctx, save.call) is not None:
+            if (
+                save.kind == "manager_save"
+                or per_worker(ctx.tf, save.path)
+                or chief_guard(ctx.tf, save.call) is not None
+            ):
                 continue
-            if not multi_worker_at(ctx, save.call):
+            if not multi_worker_at(ctx.tf, save.call):
                 continue  # a branch of another strategy (a TPU-only save): one host writes
             if save.kind == "manager":
                 uses = [s for s in saves if s.manager is save]
-                if uses and all(chief_guard(ctx, s.call) is not None for s in uses):
+                if uses and all(chief_guard(ctx.tf, s.call) is not None for s in uses):
                     continue  # only the chief saves through it: TFD503
             message = (
                 "every worker writes this path: the writes race (measured: `MergeV2Checkpoints ... did not exist` "

@@ -7,16 +7,15 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.edits import reindented_lines
+from fixer.fixes.checkpoint_edits import moved_save, rewrite_save
 from fixer.rule import Rule
 from fixer.tf.checkpoints import (
     ChiefGuard,
     Save,
     chief_guard,
     chief_test,
-    moved_save,
     multi_worker_at,
     not_chief_test,
-    rewrite_save,
     save_calls,
 )
 from fixer.types import Applicability, Edit
@@ -97,12 +96,12 @@ class ChiefOnlySave(Rule):
     def check(self, ctx: RuleContext) -> None:
         if not ctx.tf.strategies.uses_multi_worker:
             return
-        saves = save_calls(ctx)
+        saves = save_calls(ctx.tf)
         for save in saves:
             if save.kind == "manager":
                 continue
-            guard = chief_guard(ctx, save.call)
-            if guard is None or not multi_worker_at(ctx, save.call):
+            guard = chief_guard(ctx.tf, save.call)
+            if guard is None or not multi_worker_at(ctx.tf, save.call):
                 continue
             if guard.how == "if" and _others_save(ctx, cst.ensure_type(guard.node, cst.If), saves):
                 continue
@@ -144,7 +143,7 @@ class ChiefOnlySave(Rule):
                 edits = [ctx.replace(conditional, ctx.source(kept))] if _empty(other) else None
                 ctx.report(conditional.test, message, edits=edits)
                 continue
-            guard = chief_guard(ctx, call)
+            guard = chief_guard(ctx.tf, call)
             if guard is None:
                 continue
             if guard.how != "if":
@@ -298,9 +297,9 @@ def _chief_choice(ctx: RuleContext, call: cst.Call) -> tuple[cst.IfExp, cst.Base
         if isinstance(ancestor, (cst.BaseStatement, cst.Lambda, cst.FunctionDef)):
             return None
         if isinstance(ancestor, cst.IfExp):
-            if child is ancestor.body and chief_test(ancestor.test, ctx):
+            if child is ancestor.body and chief_test(ancestor.test, ctx.tf):
                 return ancestor, ancestor.body, ancestor.orelse
-            if child is ancestor.orelse and not_chief_test(ancestor.test, ctx):
+            if child is ancestor.orelse and not_chief_test(ancestor.test, ctx.tf):
                 return ancestor, ancestor.orelse, ancestor.body
         child = ancestor
     return None

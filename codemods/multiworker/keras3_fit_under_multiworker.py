@@ -131,7 +131,7 @@ class Keras3FitUnderMultiworker(Rule):
         if not calls:
             return
         target = ctx.tf.target
-        legacy = legacy_keras(ctx)
+        legacy = legacy_keras(ctx.tf)
         for call, module in calls:
             kind = self._strategy_kind(ctx, call, parameter_server)
             if kind is None or (kind == "mwms" and _tf_config_removed_before(ctx, call)):
@@ -228,7 +228,7 @@ class Keras3FitUnderMultiworker(Rule):
                 module = None
                 imported = None if callee.startswith(_MODELS) else ctx.tf.project.returned(func)
                 if callee.startswith(_MODELS):
-                    module = keras_module(ctx, func)
+                    module = keras_module(ctx.tf, func)
                 elif imported is not None:
                     # A model built by another module of the project: its Keras is that module's.
                     module = imported.flavour if imported.kind == "model" else None
@@ -253,7 +253,7 @@ class Keras3FitUnderMultiworker(Rule):
             callee = ctx.tf.names.callee(call) or ""
             func = ctx.index.enclosing_function(call)
             if isinstance(func, cst.FunctionDef) and callee.startswith(_MODELS):
-                names.setdefault(func.name.value, keras_module(ctx, call.func))
+                names.setdefault(func.name.value, keras_module(ctx.tf, call.func))
         for call in ctx.index.calls:
             func = ctx.index.enclosing_function(call)
             target = call.func
@@ -354,10 +354,10 @@ def _tf_config_removed_before(ctx: RuleContext, call: cst.Call) -> bool:
     where Keras 3 `fit` trains (measured on TensorFlow 2.21)."""
     if "TF_CONFIG" not in ctx.text:
         return False
-    removals = [*tf_config_pops(ctx), *(tf_config_deletions(ctx) if "del" in ctx.text else [])]
+    removals = [*tf_config_pops(ctx.tf), *(tf_config_deletions(ctx.tf) if "del" in ctx.text else [])]
     if not removals:
         return False
-    changes = [*removals, *(s.node for s in tf_config_setters(ctx))]
+    changes = [*removals, *(s.node for s in tf_config_setters(ctx.tf))]
     before = [c for c in changes if ctx.index.before(c, call)]
     last = max(before, key=lambda c: ctx.index.order[c], default=None)
     return last is not None and any(last is r for r in removals)
@@ -390,7 +390,7 @@ def _subclassed_keras(ctx: RuleContext, func: cst.Name) -> str | None:
         for owner in (cls, *bases_in_module(ctx.index, cls)):
             for base in owner.bases:
                 if (ctx.tf.names.qualified(base.value) or "").startswith(_MODELS):
-                    return keras_module(ctx, base.value)
+                    return keras_module(ctx.tf, base.value)
     return None
 
 

@@ -6,12 +6,13 @@ from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
+from fixer.fixes.pipeline_edits import add_helper
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.bindings import assigned_values
 from fixer.tf.calls import argument_value
 from fixer.tf.parameters import call_position, parameter
-from fixer.tf.pipelines import FILE_SOURCES, add_helper, after_shard, auto_shard_policy, distributed_inputs, pipeline
+from fixer.tf.pipelines import FILE_SOURCES, after_shard, auto_shard_policy, distributed_inputs, pipeline
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability
 
@@ -157,7 +158,7 @@ class SameSeedOnEveryWorker(Rule):
                 if ctx.tf.strategies.membership(call) is not Membership.INSIDE:
                     return "their random augmentations"
             if isinstance(call.func, cst.Attribute) and call.func.attr.value == "shuffle" and tf_seeded:
-                if ctx.tf.names.callee(call) is None and after_shard(ctx, call):
+                if ctx.tf.names.callee(call) is None and after_shard(ctx.tf, call):
                     return "their shuffles after sharding"
             if callee.startswith(_KERAS_RANDOM) and not seeded and python_seeded:
                 if ctx.index.enclosing_function(call) in per_worker:
@@ -172,7 +173,7 @@ class SameSeedOnEveryWorker(Rule):
         for call in ctx.index.calls:
             func = call.func
             if isinstance(func, cst.Attribute) and func.attr.value == "shuffle" and ctx.tf.names.callee(call) is None:
-                upstream = pipeline(ctx, func.value)
+                upstream = pipeline(ctx.tf, func.value)
                 if upstream is not None and not upstream.sharded:
                     return call
         return None
@@ -299,11 +300,11 @@ def _maps_before_data_sharding(ctx: RuleContext) -> set[cst.Call]:
     `AutoShardPolicy.DATA`, no `.shard` before the map). Each example is then augmented once, by
     the same draws on every worker, exactly as on one machine: one seed is right there."""
     found: set[cst.Call] = set()
-    for call, dataset in distributed_inputs(ctx):
-        distributed = pipeline(ctx, dataset, call)
+    for call, dataset in distributed_inputs(ctx.tf):
+        distributed = pipeline(ctx.tf, dataset, call)
         if distributed is None:
             continue
-        policy = auto_shard_policy(ctx, distributed)
+        policy = auto_shard_policy(ctx.tf, distributed)
         if policy == "OFF" or policy == "FILE":
             continue
         if policy != "DATA" and (

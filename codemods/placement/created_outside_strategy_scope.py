@@ -461,7 +461,9 @@ class _Finder:
     def _keras2(self, call: cst.Call, target: Target | None = None) -> bool:
         """The Keras that ``call`` constructs from is Keras 2 on ``target`` (default: the project's):
         tf-keras, or TensorFlow below 2.16."""
-        flavour = keras_flavour(keras_module(self.ctx, call.func), self._legacy_setting, target or self.ctx.tf.target)
+        flavour = keras_flavour(
+            keras_module(self.ctx.tf, call.func), self._legacy_setting, target or self.ctx.tf.target
+        )
         return flavour == 2
 
     def keras_unknown(self, creation: Creation) -> bool:
@@ -473,7 +475,7 @@ class _Finder:
             creation.kind == "compile"
             and self.ctx.tf.target.version_unknown
             and not self._scope_forgotten()
-            and keras_module(self.ctx, creation.call.func) == "tensorflow"
+            and keras_module(self.ctx.tf, creation.call.func) == "tensorflow"
             and self._legacy_setting.value is None
             and self._legacy_setting.literal
         )
@@ -481,7 +483,7 @@ class _Finder:
     @cached_property
     def _legacy_setting(self) -> LegacySetting:
         """The script's TF_USE_LEGACY_KERAS, read once: each read scans every assignment and call."""
-        return legacy_keras(self.ctx)
+        return legacy_keras(self.ctx.tf)
 
     def upgrade_prefix(self, creation: Creation) -> str:
         """ "on upgrade to TF X.Y: " for an optimizer or `compile()` that the pinned version's Keras 2

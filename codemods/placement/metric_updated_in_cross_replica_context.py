@@ -105,11 +105,11 @@ class MetricUpdatedInCrossReplicaContext(Rule):
             made = _metric_made_in_scope(ctx, metric)
             if made is None or not _cross_replica(ctx, call):
                 continue
-            if keras_major(ctx, made.func) != 2:
+            if keras_major(ctx.tf, made.func) != 2:
                 continue  # Keras 3 metrics take cross-replica updates (measured); unknown: silent
             ctx.report(
                 call,
-                f"{keras_upgrade_prefix(ctx, made.func, found_under=2)}"
+                f"{keras_upgrade_prefix(ctx.tf, made.func, found_under=2)}"
                 f"tf-keras metric `{ctx.source(metric)}` made in the "
                 f"scope (line {ctx.range(made).start.line}) is updated in cross-replica code: `SyncOnReadVariable does "
                 "not support assign_add`; update it in the replica function",

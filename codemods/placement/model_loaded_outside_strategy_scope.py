@@ -89,7 +89,7 @@ class ModelLoadedOutsideStrategyScope(Rule):
                 continue
             method = use.func.attr.value if isinstance(use.func, cst.Attribute) else "fit"
             if method == "compile":
-                why = _AFTER_COMPILE[keras_major(ctx, load.func) or 3]
+                why = _AFTER_COMPILE[keras_major(ctx.tf, load.func) or 3]
             else:
                 why = "training it there fails with an `AssertionError`"
             edits = _wrap_in_scope(ctx, load)

@@ -74,14 +74,14 @@ class NestedTfFunctionInReplicaFn(Rule):
     def check(self, ctx: RuleContext) -> None:
         if not ctx.tf.strategies.module_has_strategy:
             return
-        legacy = legacy_keras(ctx)
+        legacy = legacy_keras(ctx.tf)
         for func in ctx.index.functions_by_name.get("train_step", []):
             owner = ctx.index.method_class(func)
             base = keras_model_base(ctx.index, ctx.tf.names, owner) if owner is not None else None
             decorator = next((d for d in func.decorators if self._is_tf_function(ctx, d)), None)
             if base is None or decorator is None:
                 continue
-            if keras_flavour(keras_module(ctx, base), legacy, ctx.tf.target) != 2:
+            if keras_flavour(keras_module(ctx.tf, base), legacy, ctx.tf.target) != 2:
                 continue
             ctx.report(
                 decorator,

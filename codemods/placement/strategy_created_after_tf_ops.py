@@ -165,10 +165,10 @@ class StrategyCreatedAfterTfOps(Rule):
         """
         if ctx.path.endswith(".ipynb") and "TF_CONFIG" not in ctx.text:
             return True
-        setters = tf_config_setters(ctx)
+        setters = tf_config_setters(ctx.tf)
         # `TF_CONFIG = "{}"` clears the cluster as a deletion does (measured: one local worker, also
         # after other ops; benchmarks/probe_empty_tf_config.py).
-        clearers = [s.node for s in setters if is_no_cluster(tf_config_of(ctx, s))]
+        clearers = [s.node for s in setters if is_no_cluster(tf_config_of(ctx.tf, s))]
         deletions = [node for node in _tf_config_deletions(ctx) + clearers if ctx.index.before(node, call)]
         if not deletions:
             return False

@@ -153,14 +153,14 @@ class SyncPointUnderTensorCondition(Rule):
             )
             if steps is None or optimizer_state(ctx.tf, call) is None:
                 continue
-            value = literal_value(ctx, steps.value)
+            value = literal_value(ctx.tf, steps.value)
             if not isinstance(value, int) or value <= 1 or not _trains_under_strategy(ctx, call):
                 continue
-            if keras_major(ctx, call.func) != 3:
+            if keras_major(ctx.tf, call.func) != 3:
                 continue  # tf-keras optimizers have no such argument (a TypeError of its own)
             ctx.report(
                 steps,
-                keras_upgrade_prefix(ctx, call.func)
+                keras_upgrade_prefix(ctx.tf, call.func)
                 + f"Keras 3 accumulation applies under a graph condition: under a strategy `fit` fails with {_ERROR}; "
                 "accumulate in a custom loop",
             )

@@ -129,7 +129,7 @@ class UnbuiltOptimizerInCompiledStep(Rule):
         functions = compiled_replica_functions(ctx.tf)
         if not functions:
             return
-        legacy = legacy_keras(ctx)
+        legacy = legacy_keras(ctx.tf)
         reported: set[int] = set()
         for call in apply_calls(ctx.tf, functions):
             method = cst.ensure_type(call.func, cst.Attribute)  # apply_calls keeps method calls only
@@ -141,7 +141,7 @@ class UnbuiltOptimizerInCompiledStep(Rule):
                 continue
             if is_built(ctx.tf, receiver) or strategies.membership(creation.statement) is not Membership.INSIDE:
                 continue
-            if keras_flavour(keras_module(ctx, creation.call.func), legacy, ctx.tf.target) != 3:
+            if keras_flavour(keras_module(ctx.tf, creation.call.func), legacy, ctx.tf.target) != 3:
                 continue
             reported.add(id(creation.call))
             plan = plan_build(ctx.tf, call, creation)
@@ -152,7 +152,7 @@ class UnbuiltOptimizerInCompiledStep(Rule):
             )
             step = ctx.index.enclosing_function(call)
             assert step is not None  # apply_calls finds the calls inside the compiled functions
-            message = keras_upgrade_prefix(ctx, creation.call.func) + (
+            message = keras_upgrade_prefix(ctx.tf, creation.call.func) + (
                 f"{what} in the compiled step `{functions[step]}` (fails with several replicas); "
             )
             edits = build_plan_edits(ctx, plan)

@@ -129,12 +129,12 @@ class GradientClippingBeforeAggregation(Rule):
             arg = next((a for a in call.args if a.keyword is not None and a.keyword.value in _NORM_CLIPPING), None)
             if arg is None or not (ctx.tf.names.callee(call) or "").startswith(_OPTIMIZERS):
                 continue
-            if ctx.tf.strategies.membership(call) is not Membership.INSIDE or keras_major(ctx, call.func) != 3:
+            if ctx.tf.strategies.membership(call) is not Membership.INSIDE or keras_major(ctx.tf, call.func) != 3:
                 continue
             keyword = cst.ensure_type(arg.keyword, cst.Name).value
             ctx.report(
                 arg,
-                keras_upgrade_prefix(ctx, call.func)
+                keras_upgrade_prefix(ctx.tf, call.func)
                 + f"Keras 3 applies `{keyword}` on each replica before the replicas' gradients are summed "
                 "(a longer step); clip in a custom `train_step` after an all-reduce, or use tf-keras",
             )
@@ -162,7 +162,7 @@ def _from_local_gradients(ctx: RuleContext, expr: cst.BaseExpression, at: cst.CS
         comprehension = _comprehension_binding(ctx, expr)
         if comprehension is not None:
             return _from_local_gradients(ctx, comprehension.iter, comprehension, depth + 1)
-        bound = binding(ctx, expr.value, at)
+        bound = binding(ctx.tf, expr.value, at)
         return bound is not None and _from_local_gradients(ctx, bound[0], bound[1], depth + 1)
     return False
 

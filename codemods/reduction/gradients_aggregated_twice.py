@@ -94,14 +94,14 @@ class GradientsAggregatedTwice(Rule):
             if _divided_between(ctx, statement, call):
                 continue
             creation = optimizer_creation(ctx.tf, call.func.value)
-            keras = keras_major(ctx, creation.call.func) if creation is not None else None
+            keras = keras_major(ctx.tf, creation.call.func) if creation is not None else None
             skip = next((a for a in call.args if a.keyword is not None and a.keyword.value in _SKIP_KEYWORDS), None)
             if skip is not None:
                 if keras == 3 and creation is not None:
                     keyword = cst.ensure_type(skip.keyword, cst.Name).value
                     ctx.report(
                         skip,
-                        keras_upgrade_prefix(ctx, creation.call.func)
+                        keras_upgrade_prefix(ctx.tf, creation.call.func)
                         + f"Keras 3's `apply_gradients` has no `{keyword}` (`TypeError`); divide the "
                         "all-reduced gradients by `num_replicas_in_sync` instead",
                     )

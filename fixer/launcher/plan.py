@@ -39,8 +39,8 @@ def launcher_plan(path: str, text: str) -> LauncherPlan:
     except cst.ParserSyntaxError:
         return plan
     ctx = build_context(path, text, module)
-    for setter in tf_config_setters(ctx):
-        value = tf_config_of(ctx, setter)
+    for setter in tf_config_setters(ctx.tf):
+        value = tf_config_of(ctx.tf, setter)
         if not isinstance(value, str) or is_no_cluster(value):
             continue  # `"{}"` clears the cluster (one local worker): nothing to launch, nothing lost
         where = f"{path}:{ctx.range(setter.node).start.line}"

@@ -1,4 +1,5 @@
-"""Shared analysis for the checkpoint rules: save calls, chief guards, and the per-worker fix.
+"""Shared analysis for the checkpoint rules: save calls, per-worker paths and chief guards (the
+per-worker fix they plan is built in fixer/fixes/checkpoint_edits.py).
 
 Not a rule: TFD502 (every worker writes one path) and TFD503 (only the chief saves) both use it.
 """
@@ -10,21 +11,17 @@ from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
-from fixer.edits import reindent, string_continuation_lines
-from fixer.report import render
 from fixer.semantic.bindings import Binding, BindingKind, Branch
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in, value_names
 from fixer.tf.parameters import call_position
-from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.task_index import holds_task_index, task_index_sources
-from fixer.types import Edit
 
 if TYPE_CHECKING:
-    from fixer.context import RuleContext
     from fixer.semantic.conditions import Condition
+    from fixer.tf.model import TFModel
 
 _SAVES = frozenset({"save", "save_weights", "write"})
 _CHECKPOINT = "tensorflow.train.Checkpoint"
@@ -105,14 +102,14 @@ class ChiefGuard:
 # Which names hold models, checkpoints and managers -----------------------------------------
 
 
-def _returns_model(ctx: RuleContext, func: cst.FunctionDef, classes: set[str]) -> bool:
+def _returns_model(tf: TFModel, func: cst.FunctionDef, classes: set[str]) -> bool:
     """A factory: a module function that builds a Keras model (or checkpoint) and returns something."""
-    if not any(r.value is not None for r in ctx.index.in_function("returns", func)):
+    if not any(r.value is not None for r in tf.index.in_function("returns", func)):
         return False
-    for call in ctx.index.calls:
-        if ctx.index.enclosing_function(call) is not func:
+    for call in tf.index.calls:
+        if tf.index.enclosing_function(call) is not func:
             continue
-        callee = ctx.tf.names.callee(call) or ""
+        callee = tf.names.callee(call) or ""
         if callee.startswith(_MODELS) or callee == _CHECKPOINT:
             return True
         if isinstance(call.func, cst.Name) and call.func.value in classes:
@@ -120,32 +117,30 @@ def _returns_model(ctx: RuleContext, func: cst.FunctionDef, classes: set[str]) -
     return False
 
 
-def _model_classes(ctx: RuleContext) -> set[str]:
+def _model_classes(tf: TFModel) -> set[str]:
     """Classes of the module that subclass a Keras model."""
     found = set()
-    for cls in ctx.index.classes:
+    for cls in tf.index.classes:
         for base in cls.bases:
-            if (ctx.tf.names.qualified(base.value) or "").startswith(
+            if (tf.names.qualified(base.value) or "").startswith(
                 ("keras.Model", "keras.models.Model", "keras.Sequential")
             ):
                 found.add(cls.name.value)
     return found
 
 
-def _savers(ctx: RuleContext) -> set[str]:
+def _savers(tf: TFModel) -> set[str]:
     """Source texts of the names (and attributes) bound to Keras models and `tf.train.Checkpoint`s."""
-    classes = _model_classes(ctx)
-    factories = {f.name.value for f in ctx.index.functions if _returns_model(ctx, f, classes)}
+    classes = _model_classes(tf)
+    factories = {f.name.value for f in tf.index.functions if _returns_model(tf, f, classes)}
     keys: set[str] = set()
-    for assign in ctx.index.assigns:
+    for assign in tf.index.assigns:
         if isinstance(assign, cst.AugAssign) or assign.value is None or not isinstance(assign.value, cst.Call):
             continue
         call = assign.value
-        callee = ctx.tf.names.callee(call) or ""
-        local = (
-            call.func.value if isinstance(call.func, cst.Name) and ctx.tf.names.qualified(call.func) is None else None
-        )
-        imported = None if callee.startswith(_MODELS) or callee == _CHECKPOINT else ctx.tf.project.returned(call.func)
+        callee = tf.names.callee(call) or ""
+        local = call.func.value if isinstance(call.func, cst.Name) and tf.names.qualified(call.func) is None else None
+        imported = None if callee.startswith(_MODELS) or callee == _CHECKPOINT else tf.project.returned(call.func)
         from_project = imported is not None and imported.kind == "model"  # built by another module of the project
         if (
             callee.startswith(_MODELS)
@@ -155,65 +150,65 @@ def _savers(ctx: RuleContext) -> set[str]:
             or from_project
         ):
             targets = assignment_targets(assign)
-            keys.update(ctx.source(t) for t in targets if isinstance(t, (cst.Name, cst.Attribute)))
-    return keys | _trained(ctx)
+            keys.update(tf.source(t) for t in targets if isinstance(t, (cst.Name, cst.Attribute)))
+    return keys | _trained(tf)
 
 
-def _trained(ctx: RuleContext) -> set[str]:
+def _trained(tf: TFModel) -> set[str]:
     """Source texts of the names (and attributes) that ``compile`` or ``fit`` is called on, other than
     imported modules (``re.compile``)."""
     found = set()
-    for call in ctx.index.calls:
+    for call in tf.index.calls:
         func = call.func
         if (
             isinstance(func, cst.Attribute)
             and func.attr.value in _MODEL_METHODS
             and isinstance(func.value, (cst.Name, cst.Attribute))
-            and ctx.tf.names.qualified(func.value) is None
+            and tf.names.qualified(func.value) is None
         ):
-            found.add(ctx.source(func.value))
+            found.add(tf.source(func.value))
     return found
 
 
-def _managers(ctx: RuleContext) -> dict[str, cst.Call]:
+def _managers(tf: TFModel) -> dict[str, cst.Call]:
     """Names bound to a `tf.train.CheckpointManager(...)`, and the construction."""
     found = {}
-    for assign in ctx.index.assigns:
+    for assign in tf.index.assigns:
         if (
             isinstance(assign, cst.Assign)
             and isinstance(assign.value, cst.Call)
-            and ctx.tf.names.callee(assign.value) == _MANAGER
+            and tf.names.callee(assign.value) == _MANAGER
         ):
             for target in assign.targets:
                 if isinstance(target.target, (cst.Name, cst.Attribute)):
-                    found[ctx.source(target.target)] = assign.value
+                    found[tf.source(target.target)] = assign.value
     return found
 
 
-def save_calls(ctx: RuleContext) -> list[Save]:
+def save_calls(tf: TFModel) -> list[Save]:
     """Saves of Keras models and `tf.train.Checkpoint`s, `CheckpointManager` directories and saves."""
-    savers = _savers(ctx)
-    managers = _managers(ctx)
+    savers = _savers(tf)
+    managers = _managers(tf)
     constructions: dict[cst.Call, Save] = {}
     found = []
-    for call in ctx.index.calls:
-        if ctx.tf.names.callee(call) == _MANAGER:
+    for call in tf.index.calls:
+        if tf.names.callee(call) == _MANAGER:
             path = argument_value(call, 1, "directory")
             if path is not None:
                 constructions[call] = Save(call, path, "manager")
                 found.append(constructions[call])
-    for call in ctx.index.calls:
+    for call in tf.index.calls:
         func = call.func
         if not isinstance(func, cst.Attribute):
             continue
         owner = func.value
-        inline_checkpoint = isinstance(owner, cst.Call) and ctx.tf.names.callee(owner) == _CHECKPOINT
-        if func.attr.value in _SAVES and (ctx.source(owner) in savers or inline_checkpoint):
+        inline_checkpoint = isinstance(owner, cst.Call) and tf.names.callee(owner) == _CHECKPOINT
+        if func.attr.value in _SAVES and (tf.source(owner) in savers or inline_checkpoint):
             path = argument_value(call, 0, "filepath", "file_prefix")
             if path is not None:
                 found.append(Save(call, path, "save"))
-        elif func.attr.value == "save" and ctx.source(owner) in managers:
-            manager = constructions.get(managers[ctx.source(owner)])
+        elif func.attr.value == "save" and tf.source(owner) in managers:
+            manager = constructions.get(managers[tf.source(owner)])
             if manager is not None:
                 found.append(Save(call, manager.path, "manager_save", manager))
     return found
@@ -233,7 +228,7 @@ def _mentions_task(words: set[str]) -> bool:
     return bool(words & _TASK_WORDS) or any("chief" in w or w.startswith("task_") for w in words)
 
 
-def per_worker(ctx: RuleContext, path: cst.BaseExpression, depth: int = 0, sources: set[Binding] | None = None) -> bool:
+def per_worker(tf: TFModel, path: cst.BaseExpression, depth: int = 0, sources: set[Binding] | None = None) -> bool:
     """True when the path already depends on the task (so workers do not collide).
 
     Follows the variables the path is built from to their bindings (``p = write_filepath(...,
@@ -243,40 +238,40 @@ def per_worker(ctx: RuleContext, path: cst.BaseExpression, depth: int = 0, sourc
     for the worker's number, is the task (``"model" + str(worker_number)``: fixer/tf/task_index.py).
     """
     if sources is None:
-        sources = task_index_sources(ctx)
-    if _mentions_task(_identifiers(path)) or _fresh_temporary(ctx, path) or holds_task_index(ctx, path, sources):
+        sources = task_index_sources(tf)
+    if _mentions_task(_identifiers(path)) or _fresh_temporary(tf, path) or holds_task_index(tf, path, sources):
         return True
     if depth >= 4:
         return False
     for name in value_names(path):
-        for value in _reaching_values(ctx, name, path):
-            if per_worker(ctx, value, depth + 1, sources):
+        for value in _reaching_values(tf, name, path):
+            if per_worker(tf, value, depth + 1, sources):
                 return True
     for attribute in _attributes(path):
-        for value in _attribute_values(ctx, attribute):
-            if per_worker(ctx, value, depth + 1, sources):
+        for value in _attribute_values(tf, attribute):
+            if per_worker(tf, value, depth + 1, sources):
                 return True
-    for call in _calls_in(ctx, path):
+    for call in _calls_in(tf, path):
         if isinstance(call.func, cst.Name):
-            for func in ctx.index.functions_by_name.get(call.func.value, []):
+            for func in tf.index.functions_by_name.get(call.func.value, []):
                 if _mentions_task(_identifiers(func.body)):
                     return True
     return False
 
 
-def _fresh_temporary(ctx: RuleContext, path: cst.BaseExpression) -> bool:
+def _fresh_temporary(tf: TFModel, path: cst.BaseExpression) -> bool:
     """The path is built on a temporary directory (or file) this process creates: a call of
     ``tempfile.mkdtemp()`` and the like in it, or a name a ``with tempfile.TemporaryDirectory() as d``
     that reaches it gives (the chief-or-temporary-directory pattern: the other workers save into
     their own `mkdtemp()` folder and remove it)."""
-    if any(ctx.tf.names.callee(call) in _FRESH_TEMPORARY for call in _calls_in(ctx, path)):
+    if any(tf.names.callee(call) in _FRESH_TEMPORARY for call in _calls_in(tf, path)):
         return True
     for name in value_names(path):
-        for held in ctx.tf.semantic.reaching(name, path):
+        for held in tf.semantic.reaching(name, path):
             if (
                 held.kind is BindingKind.WITH
                 and isinstance(held.value, cst.Call)
-                and ctx.tf.names.callee(held.value) in _FRESH_TEMPORARY
+                and tf.names.callee(held.value) in _FRESH_TEMPORARY
             ):
                 return True
     return False
@@ -304,17 +299,17 @@ def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
     return found
 
 
-def _attribute_values(ctx: RuleContext, attribute: cst.Attribute) -> list[cst.BaseExpression]:
+def _attribute_values(tf: TFModel, attribute: cst.Attribute) -> list[cst.BaseExpression]:
     """Values assigned to ``self.x`` (in any method of the same class) or to ``obj.x`` (in the same
     function or the module), in any order: every value the attribute may hold. Attributes are not
     names, so the semantic model has no bindings for them; this lists assignments, it does not
     decide which one reaches."""
     # An attribute of a plain name (see _attributes).
     owner, attr = cast("cst.Name", attribute.value).value, attribute.attr.value
-    func = ctx.index.enclosing_function(attribute)
-    cls = ctx.index.method_class(func) if isinstance(func, cst.FunctionDef) else None
+    func = tf.index.enclosing_function(attribute)
+    cls = tf.index.method_class(func) if isinstance(func, cst.FunctionDef) else None
     values = []
-    for assign in ctx.index.assigns:
+    for assign in tf.index.assigns:
         targets = assignment_targets(assign)
         if assign.value is None or not any(
             isinstance(t, cst.Attribute)
@@ -324,33 +319,33 @@ def _attribute_values(ctx: RuleContext, attribute: cst.Attribute) -> list[cst.Ba
             for t in targets
         ):
             continue
-        where = ctx.index.enclosing_function(assign)
+        where = tf.index.enclosing_function(assign)
         if owner == "self" and cls is not None:
-            if isinstance(where, cst.FunctionDef) and ctx.index.method_class(where) is cls:
+            if isinstance(where, cst.FunctionDef) and tf.index.method_class(where) is cls:
                 values.append(assign.value)
         elif where is func or where is None:
             values.append(assign.value)
     return values
 
 
-def _calls_in(ctx: RuleContext, node: cst.CSTNode) -> list[cst.Call]:
-    return [c for c in ctx.index.calls if ctx.index.is_within(c, node)]
+def _calls_in(tf: TFModel, node: cst.CSTNode) -> list[cst.Call]:
+    return [c for c in tf.index.calls if tf.index.is_within(c, node)]
 
 
-def _reaching_values(ctx: RuleContext, name: str, at: cst.CSTNode) -> list[cst.BaseExpression]:
+def _reaching_values(tf: TFModel, name: str, at: cst.CSTNode) -> list[cst.BaseExpression]:
     """Values ``name`` may hold at ``at``: what the assignments that reach it assign
-    (``ctx.tf.semantic``; the whole right-hand side of an unpacking), and for a parameter its
+    (``tf.semantic``; the whole right-hand side of an unpacking), and for a parameter its
     default and what the function's callers pass."""
     values: list[cst.BaseExpression] = []
-    for binding in ctx.tf.semantic.reaching(name, at):
+    for binding in tf.semantic.reaching(name, at):
         statement = binding.statement
         if isinstance(statement, cst.Assign | cst.AnnAssign | cst.AugAssign) and statement.value is not None:
             values.append(statement.value)
         elif isinstance(binding.node, cst.Param) and isinstance(statement, cst.FunctionDef):
             if binding.node.default is not None:
                 values.append(binding.node.default)
-            position = call_position(statement, name, skip_first=ctx.index.method_class(statement) is not None)
-            for site in ctx.tf.strategies.call_sites(statement):
+            position = call_position(statement, name, skip_first=tf.index.method_class(statement) is not None)
+            for site in tf.strategies.call_sites(statement):
                 argument = argument_value(site, position, name)
                 if argument is not None:
                     values.append(argument)
@@ -375,9 +370,9 @@ def _is_zero(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Integer) and node.evaluated_value == 0
 
 
-def _task_index(node: cst.BaseExpression, ctx: RuleContext | None = None, depth: int = 0) -> bool:
+def _task_index(node: cst.BaseExpression, tf: TFModel | None = None, depth: int = 0) -> bool:
     """An expression holding this process's task index: ``task_id``, ``tf_config["task"]["index"]``...,
-    or (given ``ctx``) a variable bound to one (``worker = json.loads(...)["task"]["index"]``)."""
+    or (given ``tf``) a variable bound to one (``worker = json.loads(...)["task"]["index"]``)."""
     words = names_in(node)
     if words & _INDEX_WORDS:
         return True
@@ -386,11 +381,11 @@ def _task_index(node: cst.BaseExpression, ctx: RuleContext | None = None, depth:
         "index" not in keys or "task" in keys or keys & {"task_index", "rank"} or len(keys) > 1
     ):
         return True
-    if ctx is not None and isinstance(node, cst.Name) and depth < 3:
+    if tf is not None and isinstance(node, cst.Name) and depth < 3:
         from fixer.tf.pipelines import binding
 
-        bound = binding(ctx, node.value, node)
-        return bound is not None and _task_index(bound[0], ctx, depth + 1)
+        bound = binding(tf, node.value, node)
+        return bound is not None and _task_index(bound[0], tf, depth + 1)
     return False
 
 
@@ -404,16 +399,16 @@ def _last_identifier(node: cst.BaseExpression) -> str | None:
     return None
 
 
-def chief_test(expr: cst.BaseExpression, ctx: RuleContext | None = None) -> bool:
+def chief_test(expr: cst.BaseExpression, tf: TFModel | None = None) -> bool:
     """True when ``expr`` holds on the chief only: ``is_chief``, ``_is_chief(...)``,
     ``task_id == 0``, ``0 == tf_config["task"]["index"]``, ``task_type == "chief"``,
     ``task_type in (None, "chief")``, and `and`/`or` combinations of these."""
     if isinstance(expr, cst.BooleanOperation):
-        left_chief, right_chief = chief_test(expr.left, ctx), chief_test(expr.right, ctx)
+        left_chief, right_chief = chief_test(expr.left, tf), chief_test(expr.right, tf)
         if isinstance(expr.operator, cst.And):
             return left_chief or right_chief
         return (left_chief or right_chief) and all(
-            _mentions_task(names_in(side)) or chief_test(side, ctx) for side in (expr.left, expr.right)
+            _mentions_task(names_in(side)) or chief_test(side, tf) for side in (expr.left, expr.right)
         )
     if isinstance(expr, cst.UnaryOperation):
         return False
@@ -424,29 +419,29 @@ def chief_test(expr: cst.BaseExpression, ctx: RuleContext | None = None) -> bool
         target = expr.comparisons[0]
         operator, left, right = target.operator, expr.left, target.comparator
         if isinstance(operator, (cst.Equal, cst.Is)):
-            return _names_the_chief(left, right, ctx)
+            return _names_the_chief(left, right, tf)
         if isinstance(operator, cst.In):
             return "chief" in _strings(right)
     return False
 
 
-def _names_the_chief(left: cst.BaseExpression, right: cst.BaseExpression, ctx: RuleContext | None) -> bool:
+def _names_the_chief(left: cst.BaseExpression, right: cst.BaseExpression, tf: TFModel | None) -> bool:
     """True when the two sides of an (in)equality compare a task index with 0, or name "chief"."""
-    if (_is_zero(right) and _task_index(left, ctx)) or (_is_zero(left) and _task_index(right, ctx)):
+    if (_is_zero(right) and _task_index(left, tf)) or (_is_zero(left) and _task_index(right, tf)):
         return True
     return "chief" in _strings(left) | _strings(right)
 
 
-def not_chief_test(expr: cst.BaseExpression, ctx: RuleContext | None = None) -> bool:
+def not_chief_test(expr: cst.BaseExpression, tf: TFModel | None = None) -> bool:
     """True when ``expr`` holds on every worker but the chief (``not is_chief``, ``task_id != 0``)."""
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
-        return chief_test(expr.expression, ctx)
+        return chief_test(expr.expression, tf)
     if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
         target = expr.comparisons[0]
         operator, left, right = target.operator, expr.left, target.comparator
         if isinstance(operator, (cst.NotEqual, cst.IsNot)):
-            return _names_the_chief(left, right, ctx)
-        if isinstance(operator, cst.GreaterThan) and _is_zero(right) and _task_index(left, ctx):
+            return _names_the_chief(left, right, tf)
+        if isinstance(operator, cst.GreaterThan) and _is_zero(right) and _task_index(left, tf):
             return True
         if isinstance(operator, cst.NotIn):
             return "chief" in _strings(right)
@@ -459,25 +454,25 @@ def _conjuncts(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [expr]
 
 
-def chief_guard(ctx: RuleContext, node: cst.CSTNode, depth: int = 0) -> ChiefGuard | None:
+def chief_guard(tf: TFModel, node: cst.CSTNode, depth: int = 0) -> ChiefGuard | None:
     """What makes ``node`` run on the chief only, if anything (see :class:`ChiefGuard`)."""
     child: cst.CSTNode = node
-    for ancestor in ctx.index.ancestors(node):
+    for ancestor in tf.index.ancestors(node):
         if isinstance(ancestor, cst.Lambda):
             return None
         if isinstance(ancestor, cst.FunctionDef):
-            return _caller_guard(ctx, ancestor, depth)
-        if isinstance(ancestor, cst.If) and child is ancestor.body and chief_test(ancestor.test, ctx):
+            return _caller_guard(tf, ancestor, depth)
+        if isinstance(ancestor, cst.If) and child is ancestor.body and chief_test(ancestor.test, tf):
             parts = _conjuncts(ancestor.test)
-            others = tuple(p for p in parts if not chief_test(p, ctx))
+            others = tuple(p for p in parts if not chief_test(p, tf))
             return ChiefGuard(ancestor, "if", others if len(others) < len(parts) else ())
-        if isinstance(ancestor, (cst.IndentedBlock, cst.Module)) and _exits_unless_chief(ctx, ancestor, child):
+        if isinstance(ancestor, (cst.IndentedBlock, cst.Module)) and _exits_unless_chief(tf, ancestor, child):
             return ChiefGuard(child, "exit")
         child = ancestor
     return None
 
 
-def _exits_unless_chief(ctx: RuleContext, block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode) -> bool:
+def _exits_unless_chief(tf: TFModel, block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode) -> bool:
     """An earlier `if not is_chief: return` (continue, break, raise) in ``block`` skips ``statement``."""
     for sibling in block.body:
         if sibling is statement:
@@ -485,7 +480,7 @@ def _exits_unless_chief(ctx: RuleContext, block: cst.IndentedBlock | cst.Module,
         if (
             isinstance(sibling, cst.If)
             and sibling.orelse is None
-            and not_chief_test(sibling.test, ctx)
+            and not_chief_test(sibling.test, tf)
             and isinstance(sibling.body, cst.IndentedBlock)
             and any(
                 isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[-1], _EXITS) for s in sibling.body.body
@@ -495,90 +490,29 @@ def _exits_unless_chief(ctx: RuleContext, block: cst.IndentedBlock | cst.Module,
     return False
 
 
-def _caller_guard(ctx: RuleContext, func: cst.FunctionDef, depth: int) -> ChiefGuard | None:
+def _caller_guard(tf: TFModel, func: cst.FunctionDef, depth: int) -> ChiefGuard | None:
     """The function holding a save is called only under chief guards."""
     if depth >= 2:
         return None
-    sites = ctx.tf.strategies.call_sites(func)
+    sites = tf.strategies.call_sites(func)
     if not sites:
         return None
-    guards = [chief_guard(ctx, site, depth + 1) for site in sites]
+    guards = [chief_guard(tf, site, depth + 1) for site in sites]
     if all(g is not None for g in guards):
         return ChiefGuard(sites[0], "caller")
     return None
 
 
-# The fix --------------------------------------------------------------------------------------
-
-
-def helper_edits(ctx: RuleContext) -> tuple[str, list[Edit]]:
-    """Edits that add the `_worker_path` helpers once (identical edits merge across findings)."""
-    tf, tf_import = ctx.import_module("tensorflow", "tf")
-    os_name, os_import = ctx.import_module("os", "os")
-    if any(f.name.value == "_worker_path" for f in ctx.index.functions):
-        return tf, [*tf_import, *os_import]
-    offset = _after_imports(ctx)
-    snippet = render("snippets/multiworker_paths.py.j2", tf=tf, os=os_name).strip("\n").replace("\n", ctx.newline)
-    # Two blank lines around top-level definitions (one already follows the imports).
-    return tf, [*tf_import, *os_import, Edit(offset, offset, ctx.newline + snippet + ctx.newline * 3)]
-
-
-def _after_imports(ctx: RuleContext) -> int:
-    """Just after the last top-level import (where module-level helpers can go)."""
-    last = None
-    for statement in ctx.module.body:
-        if isinstance(statement, cst.SimpleStatementLine) and isinstance(
-            statement.body[0], (cst.Import, cst.ImportFrom)
-        ):
-            last = statement
-    if last is None:
-        return 0
-    end = ctx.textmap.line_end(ctx.range(last).end.line)
-    return end + len(ctx.newline) if ctx.text[end : end + len(ctx.newline)] == ctx.newline else end
-
-
-def _simple(ctx: RuleContext, call: cst.Call) -> cst.SimpleStatementLine | None:
-    statement = ctx.index.statement_of(call)
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return None
-    return statement
-
-
-def rewrite_save(ctx: RuleContext, save: Save) -> list[Edit] | None:
-    """Edits that make ``save`` write a per-worker path where it stands (and clean up non-chief copies).
-
-    For a manager save, the manager's construction gets the per-worker directory.
-    """
-    target = save.manager if save.kind == "manager_save" and save.manager is not None else save
-    statement = _simple(ctx, target.call)
-    strategy = strategy_in_reach(ctx.tf, statement) if statement is not None else None
-    if target.kind == "manager" and per_worker(ctx, target.path):
-        return []
-    if strategy is None or statement is None:  # no statement means no strategy either
-        return None
-    if not _may_be_multi_worker(ctx, strategy, statement):
-        return None
-    _, edits = helper_edits(ctx)
-    path_text = ctx.source(target.path)
-    edits.append(ctx.replace(target.path, f"_worker_path({path_text}, {strategy})"))
-    if target.kind == "save":
-        insert_at = ctx.textmap.line_end(ctx.range(statement).end.line)
-        newline = ctx.newline if ctx.text[:insert_at].endswith(("\n", "\r")) else ""
-        cleanup = f"{ctx.indentation(statement)}_remove_worker_copy({path_text}, {strategy}){ctx.newline}"
-        edits.append(Edit(insert_at, insert_at, ("" if newline else ctx.newline) + cleanup))
-    return edits
-
-
-def _may_be_multi_worker(ctx: RuleContext, strategy: str, statement: cst.CSTNode) -> bool:
+def may_be_multi_worker(tf: TFModel, strategy: str, statement: cst.CSTNode) -> bool:
     """False when the strategy ``strategy`` names at ``statement`` is known to be a one-machine one
     (Mirrored, OneDevice, TPU, the default): it has no cluster resolver (`None`, measured:
     benchmarks/probe_single_machine_cluster_resolver.py), so the per-worker helpers have nothing to
     tell the workers apart by, and one process writes the path anyway."""
-    strategies = ctx.tf.strategies
+    strategies = tf.strategies
     if "." in strategy:
         kinds = strategies.strategy_keys.get(strategy, frozenset())
     else:
-        held = ctx.tf.semantic.reaching(strategy, statement)
+        held = tf.semantic.reaching(strategy, statement)
         found = [strategies.constructor_kind(b.value) if b.value is not None else None for b in held]
         if not found or None in found:
             return True
@@ -586,46 +520,16 @@ def _may_be_multi_worker(ctx: RuleContext, strategy: str, statement: cst.CSTNode
     return not kinds or bool(kinds & MULTI_WORKER_CLASSES) or _GENERIC_STRATEGY in kinds
 
 
-def moved_save(ctx: RuleContext, save: Save, indent: str) -> tuple[str, list[Edit]] | None:
-    """The text of ``save`` rewritten to per-worker paths, as lines indented by ``indent``, and the
-    other edits it needs (helpers, a manager's directory); None when it cannot be rewritten."""
-    statement = _simple(ctx, save.call)
-    if statement is None:
-        return None
-    strategy = strategy_in_reach(ctx.tf, statement)
-    if strategy is None or not _may_be_multi_worker(ctx, strategy, statement):
-        return None
-    lines_start = ctx.textmap.line_starts[ctx.range(statement).start.line - 1]
-    lines_end = ctx.textmap.line_end(ctx.range(statement).end.line)
-    old_indent = ctx.indentation(statement)
-    text = ctx.text[lines_start:lines_end].rstrip("\r\n")
-    if save.kind == "save":
-        start, end = (offset - lines_start for offset in ctx.span(save.path))
-        path_text = ctx.source(save.path)
-        text = text[:start] + f"_worker_path({path_text}, {strategy})" + text[end:]
-        text += f"{ctx.newline}{old_indent}_remove_worker_copy({path_text}, {strategy})"
-        _, edits = helper_edits(ctx)
-    else:
-        rewritten = rewrite_save(ctx, save)
-        if rewritten is None:
-            return None
-        edits = rewritten
-    keep = string_continuation_lines(ctx, [statement])
-    return reindent(
-        text, old_indent, indent, first_line=ctx.range(statement).start.line, keep=keep
-    ) + ctx.newline, edits
-
-
-def multi_worker_at(ctx: RuleContext, node: cst.CSTNode) -> bool:
+def multi_worker_at(tf: TFModel, node: cst.CSTNode) -> bool:
     """False when no MultiWorkerMirroredStrategy can be the strategy where ``node`` runs: every
     name the module binds to one holds, by the bindings that reach ``node``, only other strategies
     (a save in the TPU-only branch, `if tpu: strategy = TPUStrategy(...)`). True when unsure."""
-    strategies = ctx.tf.strategies
+    strategies = tf.strategies
     names = set()
     for call, kind in strategies.constructions:
         if kind not in MULTI_WORKER_CLASSES:
             continue
-        parent = ctx.index.parent.get(call)
+        parent = tf.index.parent.get(call)
         if not (
             isinstance(parent, cst.Assign)
             and len(parent.targets) == 1
@@ -635,9 +539,9 @@ def multi_worker_at(ctx: RuleContext, node: cst.CSTNode) -> bool:
         names.add(parent.targets[0].target.value)
     if not names:
         return True  # a strategy only known by its annotation or use
-    known = ctx.tf.semantic.conditions(node)
+    known = tf.semantic.conditions(node)
     for name in names:
-        held = [b for b in ctx.tf.semantic.reaching(name, node) if not _arm_ruled_out(b.branch, known)]
+        held = [b for b in tf.semantic.reaching(name, node) if not _arm_ruled_out(b.branch, known)]
         kinds = {strategies.constructor_kind(b.value) if b.value is not None else None for b in held}
         if not held or None in kinds or kinds & MULTI_WORKER_CLASSES:
             return True

@@ -11,7 +11,7 @@ import libcst as cst
 from fixer.tf.tf_config_sources import NOT_LITERAL, env_setters, literal_value
 
 if TYPE_CHECKING:
-    from fixer.context import RuleContext
+    from fixer.tf.model import TFModel
 
 _READERS = frozenset(
     {"tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset", "tensorflow.data.FixedLengthRecordDataset"}
@@ -20,21 +20,21 @@ _LIST_FILES = "tensorflow.data.Dataset.list_files"
 _GLOB = frozenset("*?[")
 
 
-def file_count(ctx: RuleContext, source: cst.Call) -> int | None:
+def file_count(tf: TFModel, source: cst.Call) -> int | None:
     """How many files ``source`` reads, when the source says it plainly, else None."""
-    callee = ctx.tf.names.callee(source) or ""
+    callee = tf.names.callee(source) or ""
     if callee not in _READERS and callee != _LIST_FILES or not source.args:
         return None
     first = source.args[0]
     if first.keyword is not None and first.keyword.value not in ("filenames", "file_pattern"):
         return None
-    value = literal_value(ctx, first.value)
+    value = literal_value(tf, first.value)
     if value is NOT_LITERAL and isinstance(first.value, cst.Name):
         # A path string cannot be changed in place: the one binding that reaches the read says it
         # (literal_value gives up on any name passed to a call, which only matters for containers).
-        bound = ctx.tf.semantic.value_of(first.value)
+        bound = tf.semantic.value_of(first.value)
         value = (
-            literal_value(ctx, bound) if isinstance(bound, (cst.SimpleString, cst.ConcatenatedString)) else NOT_LITERAL
+            literal_value(tf, bound) if isinstance(bound, (cst.SimpleString, cst.ConcatenatedString)) else NOT_LITERAL
         )
     paths = [value] if isinstance(value, str) else value if isinstance(value, list) else None
     if not paths or not all(isinstance(p, str) for p in paths):
@@ -44,12 +44,12 @@ def file_count(ctx: RuleContext, source: cst.Call) -> int | None:
     return len(set(paths))
 
 
-def literal_worker_count(ctx: RuleContext) -> int | None:
+def literal_worker_count(tf: TFModel) -> int | None:
     """The number of workers (chief included) of the one literal TF_CONFIG the file sets, else None."""
-    setters = env_setters(ctx, "TF_CONFIG")
+    setters = env_setters(tf, "TF_CONFIG")
     if len(setters) != 1:
         return None
-    value = literal_value(ctx, setters[0].value)
+    value = literal_value(tf, setters[0].value)
     if isinstance(value, str):
         try:
             value = json.loads(value)

@@ -18,8 +18,8 @@ from fixer.tf.names import dotted_name, imported_modules, imported_names
 from fixer.tf.tf_config_sources import NOT_LITERAL, env_setters, literal_value
 
 if TYPE_CHECKING:
-    from fixer.context import RuleContext
     from fixer.target import Target
+    from fixer.tf.model import TFModel
 
 _KERAS = frozenset({"keras", "tf_keras"})  # importing one reads the switch
 _LEGACY_TRUE = frozenset({"1", "true", "True"})  # what TensorFlow 2.21 accepts (tensorflow/__init__.py)
@@ -35,42 +35,42 @@ class LegacySetting:
     literal: bool = True
 
 
-def legacy_keras(ctx: RuleContext) -> LegacySetting:
+def legacy_keras(tf: TFModel) -> LegacySetting:
     """The script's own TF_USE_LEGACY_KERAS setting (the last one; `os.putenv` does not count:
     TensorFlow reads `os.environ`). Comments and docstrings that mention it are not settings."""
-    setters = env_setters(ctx, "TF_USE_LEGACY_KERAS", putenv=False)
+    setters = env_setters(tf, "TF_USE_LEGACY_KERAS", putenv=False)
     if not setters:
         # A library that imports only under tf-keras (TFRS) means the switch is set outside.
-        if imports_keras2_only_library(ctx.index):
+        if imports_keras2_only_library(tf.index):
             return LegacySetting(True, None)
-        return _project_setting(ctx)
+        return _project_setting(tf)
     last = setters[-1]
-    value = literal_value(ctx, last.value)
+    value = literal_value(tf, last.value)
     if value is NOT_LITERAL:
         return LegacySetting(None, last.value, literal=False)
     return LegacySetting(str(value) in _LEGACY_TRUE, last.value)
 
 
-def _project_setting(ctx: RuleContext) -> LegacySetting:
+def _project_setting(tf: TFModel) -> LegacySetting:
     """The switch as set by the project modules that run before TensorFlow reads it (the script's
     package's `__init__.py`, a `config` module imported first: fixer/tf/legacy_switch.py)."""
-    switch = ctx.tf.project.legacy_switch(_imports_before_keras(ctx))
+    switch = tf.project.legacy_switch(_imports_before_keras(tf))
     if switch == "unknown":
         return LegacySetting(None, None, literal=False)
     return LegacySetting(None if switch is None else switch == "on", None)
 
 
-def _imports_before_keras(ctx: RuleContext) -> list[ImportRef]:
+def _imports_before_keras(tf: TFModel) -> list[ImportRef]:
     """The module-level imports of the script that run before TensorFlow reads the switch: before
     its first `tf.keras` use or Keras import, and before `import tensorflow` when it imports from
     `tensorflow.keras` (TensorFlow fixes that package's path at its own import;
     benchmarks/probe_legacy_switch_order.py)."""
-    written = [(node, _imported(node)) for node in ctx.index.imports if ctx.index.enclosing_function(node) is None]
+    written = [(node, _imported(node)) for node in tf.index.imports if tf.index.enclosing_function(node) is None]
     from_keras = any(any(m.startswith("tensorflow.keras") for m in modules) for _, modules in written)
-    first_use = min((ctx.index.order[a] for a in ctx.index.attributes if a.attr.value == "keras"), default=None)
+    first_use = min((tf.index.order[a] for a in tf.index.attributes if a.attr.value == "keras"), default=None)
     found: list[ImportRef] = []
     for node, modules in written:
-        if first_use is not None and ctx.index.order[node] > first_use:
+        if first_use is not None and tf.index.order[node] > first_use:
             break
         roots = {m.split(".")[0] for m in modules}
         if (
@@ -101,21 +101,21 @@ def _imported(node: cst.Import | cst.ImportFrom) -> list[str]:
     return [module, *(f"{module}.{name}" for _, name in imported_names(node))]
 
 
-def keras_module(ctx: RuleContext, func: cst.BaseExpression) -> str:
+def keras_module(tf: TFModel, func: cst.BaseExpression) -> str:
     """Which Keras a model class comes from: "tf_keras" (Keras 2), "keras" (standalone: Keras 3
     from TensorFlow 2.16 on) or "tensorflow" (`tf.keras`: follows TF_USE_LEGACY_KERAS)."""
     dotted = dotted_name(func) or ""
     head = dotted.split(".")[0]
-    bound = _import_path(ctx, head) or head
+    bound = _import_path(tf, head) or head
     root = bound.split(".")[0]
     return root if root in ("tf_keras", "keras") else "tensorflow"
 
 
-def _import_path(ctx: RuleContext, local: str) -> str | None:
+def _import_path(tf: TFModel, local: str) -> str | None:
     """The module path the file's first absolute import of ``local`` names, as written (not
     canonicalised): ``import a.b as local`` is ``a.b``, ``import local.b`` is ``local`` (the name it
     binds), ``from m import local`` is ``m.local``."""
-    for binding in ctx.tf.semantic.bindings:
+    for binding in tf.semantic.bindings:
         if binding.name == local and binding.imported is not None and not binding.imported[0].startswith("."):
             module, name = binding.imported
             return f"{module}.{name}" if name else module

@@ -15,13 +15,11 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.report import render
 from fixer.tf.dataflow import names_in
 from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTING, loads_tfds_split
-from fixer.types import Edit
 
 if TYPE_CHECKING:
-    from fixer.context import RuleContext
+    from fixer.tf.model import TFModel
 
 _TASK_WORDS = frozenset(
     {
@@ -66,7 +64,7 @@ class Pipeline:
                 found.append(method)
         return found
 
-    def per_task(self, ctx: RuleContext | None = None) -> bool:
+    def per_task(self, tf: TFModel | None = None) -> bool:
         """The pipeline reads something chosen by the task (``files[task_id]``,
         ``files[idx::n]`` with ``idx`` read from the resolver or TF_CONFIG), or shards."""
         nodes = [*self.methods, *([self.source] if self.source is not None else [])]
@@ -74,7 +72,7 @@ class Pipeline:
             for arg in node.args:
                 if names_in(arg.value) & _TASK_WORDS:
                     return True
-                if ctx is not None and task_dependent(ctx, arg.value):
+                if tf is not None and task_dependent(tf, arg.value):
                     return True
         return self.sharded
 
@@ -96,7 +94,7 @@ def _index_lookup(node: cst.CSTNode) -> bool:
     return ("task" in keys and "index" in keys) or bool(keys & _INDEX_KEYS)
 
 
-def task_dependent(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) -> bool:
+def task_dependent(tf: TFModel, expr: cst.BaseExpression, depth: int = 0) -> bool:
     """True when ``expr`` depends on this worker's task index: it names it (``r.task_id``,
     ``task_index``), reads it by key (``cfg["task"]["index"]``), or uses a variable bound to such a
     value (``idx = resolver.task_id`` then ``files[idx::n]``), followed through a few bindings."""
@@ -105,35 +103,35 @@ def task_dependent(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) -
     if depth >= 3:
         return False
     for name in sorted(names_in(expr)):
-        for use in ctx.index.names.get(name, []):
-            if use is expr or ctx.index.is_within(use, expr):
-                bound = binding(ctx, name, use)
-                if bound is not None and task_dependent(ctx, bound[0], depth + 1):
+        for use in tf.index.names.get(name, []):
+            if use is expr or tf.index.is_within(use, expr):
+                bound = binding(tf, name, use)
+                if bound is not None and task_dependent(tf, bound[0], depth + 1):
                     return True
                 break
     return False
 
 
-def reads_task_selection(ctx: RuleContext) -> bool:
+def reads_task_selection(tf: TFModel) -> bool:
     """Some dataset of the module reads what the task index selects: a constructor given a
     task-dependent argument (``TFRecordDataset(files)`` with ``files = paths[r.task_id::n]``, or
     ``shards[idx]`` with ``idx`` read from TF_CONFIG's ``task.index``)."""
-    for call in ctx.index.calls:
-        if (ctx.tf.names.callee(call) or "").startswith(DATASET_CONSTRUCTORS):
-            if any(task_dependent(ctx, arg.value) for arg in call.args):
+    for call in tf.index.calls:
+        if (tf.names.callee(call) or "").startswith(DATASET_CONSTRUCTORS):
+            if any(task_dependent(tf, arg.value) for arg in call.args):
                 return True
     return False
 
 
-def binding(ctx: RuleContext, name: str, at: cst.CSTNode) -> tuple[cst.BaseExpression, cst.CSTNode] | None:
+def binding(tf: TFModel, name: str, at: cst.CSTNode) -> tuple[cst.BaseExpression, cst.CSTNode] | None:
     """The value of the plain assignment ``name = ...`` that reaches ``at``, and the assignment.
 
-    ``ctx.tf.semantic`` gives the bindings that can reach ``at``; of several (if/else arms, a
+    ``tf.semantic`` gives the bindings that can reach ``at``; of several (if/else arms, a
     loop), the last one written before ``at`` is taken, and for a module name a function reads
     (when it runs) the latest. None when that one is a parameter or binds otherwise (a loop
     target, an import, an unpacked tuple).
     """
-    index, semantic = ctx.index, ctx.tf.semantic
+    index, semantic = tf.index, tf.semantic
     reaching = semantic.reaching(name, at)
     from_function = index.enclosing_function(at) is not None
     if from_function and all(b.scope is semantic.module_scope for b in reaching):
@@ -150,9 +148,7 @@ def binding(ctx: RuleContext, name: str, at: cst.CSTNode) -> tuple[cst.BaseExpre
     return chosen.statement.value, chosen.statement
 
 
-def pipeline(
-    ctx: RuleContext, expr: cst.BaseExpression, at: cst.CSTNode | None = None, depth: int = 0
-) -> Pipeline | None:
+def pipeline(tf: TFModel, expr: cst.BaseExpression, at: cst.CSTNode | None = None, depth: int = 0) -> Pipeline | None:
     """The plain (not distributed) `tf.data` pipeline ``expr`` evaluates to, or None.
 
     Variables are followed to their last binding before ``at`` (``expr`` itself by default), and
@@ -165,7 +161,7 @@ def pipeline(
     node: cst.BaseExpression = expr
     for _ in range(64):
         if isinstance(node, cst.Call):
-            callee = ctx.tf.names.callee(node)
+            callee = tf.names.callee(node)
             if callee is not None and callee.startswith(DATASET_CONSTRUCTORS):
                 if not callee.endswith((".zip", ".sample_from_datasets", ".choose_from_datasets")):
                     return Pipeline(tuple(methods), node)
@@ -174,7 +170,7 @@ def pipeline(
                 # A split read from TFRecord files whose count is not visible here: no known source,
                 # so only an explicit policy says how auto-sharding splits it.
                 return Pipeline(tuple(methods), None)
-            imported = ctx.tf.project.returned(node.func)
+            imported = tf.project.returned(node.func)
             if imported is not None or callee is not None:
                 if imported is None or imported.kind != "dataset" or imported.per_task:
                     return None  # not a dataset, or one the builder may already split by worker
@@ -190,14 +186,14 @@ def pipeline(
                     continue
                 return None
             if isinstance(func, cst.Name) and depth < 3:
-                returned = _returned(ctx, func.value)
+                returned = _returned(tf, func.value)
                 if returned is None:
                     return None
-                inner = pipeline(ctx, returned, returned, depth + 1)
+                inner = pipeline(tf, returned, returned, depth + 1)
                 return None if inner is None else Pipeline(tuple(methods) + inner.methods, inner.source)
             return None
         if isinstance(node, cst.Name):
-            bound = binding(ctx, node.value, at)
+            bound = binding(tf, node.value, at)
             if bound is None:
                 return None
             node, at = bound
@@ -206,40 +202,20 @@ def pipeline(
     return None
 
 
-def _returned(ctx: RuleContext, name: str) -> cst.BaseExpression | None:
-    functions = ctx.index.functions_by_name.get(name, [])
+def _returned(tf: TFModel, name: str) -> cst.BaseExpression | None:
+    functions = tf.index.functions_by_name.get(name, [])
     if len(functions) != 1:
         return None
-    returns = [r for r in ctx.index.in_function("returns", functions[0]) if r.value is not None]
+    returns = [r for r in tf.index.in_function("returns", functions[0]) if r.value is not None]
     return returns[-1].value if len(returns) == 1 else None
 
 
-def after_shard(ctx: RuleContext, call: cst.Call) -> bool:
+def after_shard(tf: TFModel, call: cst.Call) -> bool:
     """True for a dataset method call (``shuffle``) applied after ``.shard(...)``, across statements."""
     if not isinstance(call.func, cst.Attribute):
         return False
-    upstream = pipeline(ctx, call.func.value)
+    upstream = pipeline(tf, call.func.value)
     return upstream is not None and upstream.sharded
-
-
-def add_helper(ctx: RuleContext, template: str, name: str, **names: str) -> list[Edit]:
-    """An edit adding a module-level helper function from a template after the module's leading
-    imports (once).
-
-    Only the imports before the module's first other statement count: a file that imports again
-    further down (several programs pasted into one file, a notebook's later cells) may call the
-    helper above that later import, and a definition placed after it would be unbound there."""
-    if any(f.name.value == name for f in ctx.index.functions):
-        return []
-    last = ctx.last_leading_import()
-    if last is None:
-        offset = 0
-    else:
-        offset = ctx.textmap.line_end(ctx.range(last).end.line)
-        if ctx.text[offset : offset + len(ctx.newline)] == ctx.newline:
-            offset += len(ctx.newline)
-    snippet = render(template, **names).strip("\n").replace("\n", ctx.newline)
-    return [Edit(offset, offset, ctx.newline + snippet + ctx.newline * 3)]
 
 
 # Auto-sharding by data needs every worker to produce the same order ------------------------
@@ -262,35 +238,31 @@ def seed_argument(call: cst.Call) -> cst.BaseExpression | None:
     return positional[1].value if len(positional) > 1 else None
 
 
-def seed_shuffles(ctx: RuleContext, found: Pipeline) -> list[Edit] | None:
-    """Edits that give every unseeded ``shuffle`` of ``found`` one constant seed, so that every
-    worker shuffles identically and sharding by data keeps disjoint slices (ground truth G7b: an
-    unseeded shuffle before the auto-shard point duplicates and drops examples). None when the
-    order cannot be made identical here: a shuffle seeded by the task, or a global seed that
-    differs per worker (TensorFlow derives every op seed from the global seed)."""
+def unseeded_shuffles(tf: TFModel, found: Pipeline) -> list[cst.Call] | None:
+    """The ``shuffle`` calls of ``found`` to give one constant seed, so that every worker shuffles
+    identically and sharding by data keeps disjoint slices (ground truth G7b: an unseeded shuffle
+    before the auto-shard point duplicates and drops examples). None when the order cannot be made
+    identical here: a shuffle seeded by the task or given no argument to follow, or a global seed
+    that differs per worker (TensorFlow derives every op seed from the global seed)."""
     if found.hidden_shuffle:
         return None  # the builder in another module shuffles: its order cannot be made identical here
     shuffles = [m for m in found.methods if isinstance(m.func, cst.Attribute) and m.func.attr.value == "shuffle"]
     if not shuffles:
         return []
-    for call in ctx.index.calls:
-        if (
-            (ctx.tf.names.callee(call) or "") in _GLOBAL_SEEDERS
-            and call.args
-            and task_dependent(ctx, call.args[0].value)
-        ):
+    for call in tf.index.calls:
+        if (tf.names.callee(call) or "") in _GLOBAL_SEEDERS and call.args and task_dependent(tf, call.args[0].value):
             return None
-    edits = []
+    unseeded = []
     for shuffle in shuffles:
         seed = seed_argument(shuffle)
         if seed is not None:
-            if task_dependent(ctx, seed):
+            if task_dependent(tf, seed):
                 return None
             continue
         if not shuffle.args:
             return None
-        edits.append(ctx.insert_after(shuffle.args[-1].value, f", seed={SHUFFLE_SEED}"))
-    return edits
+        unseeded.append(shuffle)
+    return unseeded
 
 
 def nondeterministic(found: Pipeline) -> cst.Call | None:
@@ -307,13 +279,13 @@ def nondeterministic(found: Pipeline) -> cst.Call | None:
     return None
 
 
-def reads_file_list(ctx: RuleContext, found: Pipeline) -> bool:
+def reads_file_list(tf: TFModel, found: Pipeline) -> bool:
     """The pipeline reads records from a list of files (``list_files``, or a reader given a list,
     a pattern's matches or a dataset of names), which `AutoShardPolicy.FILE` can split by file.
     A reader given one literal path cannot be split by file."""
     if found.source is None:
         return False
-    callee = ctx.tf.names.callee(found.source) or ""
+    callee = tf.names.callee(found.source) or ""
     if callee == "tensorflow.data.Dataset.list_files":
         return True
     if callee.startswith(_FILE_READERS):
@@ -326,7 +298,7 @@ def reads_file_list(ctx: RuleContext, found: Pipeline) -> bool:
             isinstance(m.func, cst.Attribute)
             and m.func.attr.value in ("interleave", "flat_map")
             and any(
-                (ctx.tf.names.qualified(a.value) or "").startswith(_FILE_READERS) or _calls_reader(ctx, a.value)
+                (tf.names.qualified(a.value) or "").startswith(_FILE_READERS) or _calls_reader(tf, a.value)
                 for a in m.args
             )
             for m in found.methods
@@ -334,11 +306,9 @@ def reads_file_list(ctx: RuleContext, found: Pipeline) -> bool:
     return False
 
 
-def _calls_reader(ctx: RuleContext, node: cst.CSTNode) -> bool:
+def _calls_reader(tf: TFModel, node: cst.CSTNode) -> bool:
     return any(
-        (ctx.tf.names.callee(c) or "").startswith(_FILE_READERS)
-        for c in ctx.index.calls
-        if ctx.index.is_within(c, node)
+        (tf.names.callee(c) or "").startswith(_FILE_READERS) for c in tf.index.calls if tf.index.is_within(c, node)
     )
 
 
@@ -347,18 +317,18 @@ def _calls_reader(ctx: RuleContext, node: cst.CSTNode) -> bool:
 _KERAS_LOOPS = frozenset({"fit", "evaluate"})
 
 
-def distributed_inputs(ctx: RuleContext) -> list[tuple[cst.Call, cst.BaseExpression]]:
+def distributed_inputs(tf: TFModel) -> list[tuple[cst.Call, cst.BaseExpression]]:
     """The datasets a strategy distributes with auto-sharding, and the calls that do it:
     ``strategy.experimental_distribute_dataset(ds)``, and ``model.fit(ds)``/``evaluate(ds)``
     (also ``validation_data=ds``), which distribute their dataset the same way under the
     strategy (`experimental_distribute_dataset`, AUTO policy)."""
     found = []
-    for call in ctx.index.calls:
+    for call in tf.index.calls:
         func = call.func
         if not isinstance(func, cst.Attribute) or not call.args:
             continue
         if func.attr.value == "experimental_distribute_dataset":
-            if ctx.tf.strategies.is_strategy(func.value):
+            if tf.strategies.is_strategy(func.value):
                 found.append((call, call.args[0].value))
         elif func.attr.value in _KERAS_LOOPS:
             for position, arg in enumerate(call.args):
@@ -377,7 +347,7 @@ FILE_SOURCES = (
 )
 
 
-def auto_shard_policy(ctx: RuleContext, found: Pipeline) -> str | None:
+def auto_shard_policy(tf: TFModel, found: Pipeline) -> str | None:
     """The auto-shard policy set on the options a pipeline applies (``with_options(opts)``):
     ``"OFF"``, ``"DATA"``, ``"FILE"``, ``"AUTO"``, or None when it sets none that can be read."""
     for method in found.methods:
@@ -386,7 +356,7 @@ def auto_shard_policy(ctx: RuleContext, found: Pipeline) -> str | None:
         options = method.args[0].value
         if not isinstance(options, cst.Name):
             return "unknown"
-        for assign in ctx.index.assigns:
+        for assign in tf.index.assigns:
             if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
                 continue
             target = assign.targets[0].target
@@ -399,21 +369,21 @@ def auto_shard_policy(ctx: RuleContext, found: Pipeline) -> str | None:
                 and isinstance(root, cst.Name)
                 and root.value == options.value
             ):
-                value = ctx.tf.names.qualified(assign.value) or ""
+                value = tf.names.qualified(assign.value) or ""
                 return value.rsplit(".", 1)[-1] if "AutoShardPolicy." in value else "unknown"
     return None
 
 
-def data_sharded(ctx: RuleContext, found: Pipeline) -> bool:
+def data_sharded(tf: TFModel, found: Pipeline) -> bool:
     """True when auto-sharding splits ``found`` by data: `AutoShardPolicy.DATA`, or the default
     policy (AUTO) over a source that is not read from files, where sharding by file fails and
     TensorFlow falls back to data (ground truth G2/G3). Each worker then reads the whole pipeline
     and keeps its slice of every global batch."""
     if found.sharded:
         return False  # sharded by hand: the explicit `.shard` is the shard point
-    policy = auto_shard_policy(ctx, found)
+    policy = auto_shard_policy(tf, found)
     if policy == "DATA":
         return True
     if policy is not None and policy != "AUTO":
         return False
-    return found.source is not None and not (ctx.tf.names.callee(found.source) or "").startswith(FILE_SOURCES)
+    return found.source is not None and not (tf.names.callee(found.source) or "").startswith(FILE_SOURCES)

@@ -68,8 +68,8 @@ def _tf_configs(path: str, code: str) -> list[dict[str, Any]]:
         return []
     ctx = build_context(path, code, module)
     found = []
-    for setter in tf_config_setters(ctx):
-        value = tf_config_of(ctx, setter)
+    for setter in tf_config_setters(ctx.tf):
+        value = tf_config_of(ctx.tf, setter)
         try:
             data = json.loads(value) if isinstance(value, str) else None
         except ValueError:

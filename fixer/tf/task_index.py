@@ -22,8 +22,8 @@ from fixer.tf.dataflow import value_names
 from fixer.tf.tf_config_sources import is_environ, literal_value, tf_config_setters
 
 if TYPE_CHECKING:
-    from fixer.context import RuleContext
     from fixer.semantic.bindings import Binding
+    from fixer.tf.model import TFModel
 
 # An environment variable named for the worker's own number: `RANK`, `WORKER_NUMBER`, `TASK_INDEX`,
 # `NODE_ID`, `OMPI_COMM_WORLD_RANK` (a word of the name, not a substring: `FRANK` is not one).
@@ -33,71 +33,71 @@ _NUMBER_VARIABLE = re.compile(
 _DEPTH = 3
 
 
-def task_index_sources(ctx: RuleContext) -> set[Binding]:
+def task_index_sources(tf: TFModel) -> set[Binding]:
     """The bindings whose value the file puts into TF_CONFIG's ``task.index``, directly or through
     the names that value is computed from (``i = int(n)``, ``"index": i`` gives both ``i`` and ``n``)."""
     found: set[Binding] = set()
-    for setter in tf_config_setters(ctx):
-        for index in _index_values(ctx, setter.value, 0):
-            _collect(ctx, index, found, 0)
+    for setter in tf_config_setters(tf):
+        for index in _index_values(tf, setter.value, 0):
+            _collect(tf, index, found, 0)
     return found
 
 
-def holds_task_index(ctx: RuleContext, expr: cst.BaseExpression, sources: set[Binding]) -> bool:
+def holds_task_index(tf: TFModel, expr: cst.BaseExpression, sources: set[Binding]) -> bool:
     """True when ``expr`` reads the task number: a name whose reaching binding is one of ``sources``
     (see :func:`task_index_sources`), or an environment variable named for the worker's number."""
     for name in value_names(expr):
-        if any(b in sources for b in ctx.tf.semantic.reaching(name, expr)):
+        if any(b in sources for b in tf.semantic.reaching(name, expr)):
             return True
-    return any(_NUMBER_VARIABLE.search(key.upper()) for key in _environ_keys(ctx, expr))
+    return any(_NUMBER_VARIABLE.search(key.upper()) for key in _environ_keys(tf, expr))
 
 
-def _collect(ctx: RuleContext, expr: cst.BaseExpression, found: set[Binding], depth: int) -> None:
+def _collect(tf: TFModel, expr: cst.BaseExpression, found: set[Binding], depth: int) -> None:
     """Add the bindings of the names ``expr`` reads, and of the names their values read."""
     for name in value_names(expr):
-        for held in ctx.tf.semantic.reaching(name, expr):
+        for held in tf.semantic.reaching(name, expr):
             if held in found:
                 continue
             found.add(held)
             if held.value is not None and depth < _DEPTH:
-                _collect(ctx, held.value, found, depth + 1)
+                _collect(tf, held.value, found, depth + 1)
 
 
-def _index_values(ctx: RuleContext, expr: cst.BaseExpression, depth: int) -> list[cst.BaseExpression]:
+def _index_values(tf: TFModel, expr: cst.BaseExpression, depth: int) -> list[cst.BaseExpression]:
     """The expressions under a ``"task"`` key's ``"index"`` in a TF_CONFIG value: a dict literal or
     ``dict(...)`` call, inside ``json.dumps(...)`` or bound to a name the value reads."""
     found: list[cst.BaseExpression] = []
-    for task in _items(ctx, expr, "task"):
-        found += _items(ctx, task, "index")
+    for task in _items(tf, expr, "task"):
+        found += _items(tf, task, "index")
     if found or depth >= _DEPTH:
         return found
     if isinstance(expr, cst.Call):
         for arg in expr.args:
-            found += _index_values(ctx, arg.value, depth + 1)
+            found += _index_values(tf, arg.value, depth + 1)
     elif isinstance(expr, cst.Name):
-        for held in ctx.tf.semantic.reaching(expr.value, expr):
+        for held in tf.semantic.reaching(expr.value, expr):
             if held.value is not None:
-                found += _index_values(ctx, held.value, depth + 1)
+                found += _index_values(tf, held.value, depth + 1)
     return found
 
 
-def _items(ctx: RuleContext, expr: cst.BaseExpression, key: str) -> list[cst.BaseExpression]:
+def _items(tf: TFModel, expr: cst.BaseExpression, key: str) -> list[cst.BaseExpression]:
     """The values under ``key`` in a dict literal or a ``dict(key=...)`` call."""
     if isinstance(expr, cst.Dict):
-        return [e.value for e in expr.elements if isinstance(e, cst.DictElement) and literal_value(ctx, e.key) == key]
+        return [e.value for e in expr.elements if isinstance(e, cst.DictElement) and literal_value(tf, e.key) == key]
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "dict":
         return [a.value for a in expr.args if a.keyword is not None and a.keyword.value == key]
     return []
 
 
-def _environ_keys(ctx: RuleContext, expr: cst.BaseExpression) -> list[str]:
+def _environ_keys(tf: TFModel, expr: cst.BaseExpression) -> list[str]:
     """The environment variables ``expr`` reads: ``os.environ["K"]``, ``os.environ.get("K")``,
     ``os.getenv("K")``."""
     keys: list[cst.BaseExpression] = []
-    for attribute in ctx.index.attributes:
-        if not ctx.index.is_within(attribute, expr) or not is_environ(ctx, attribute):
+    for attribute in tf.index.attributes:
+        if not tf.index.is_within(attribute, expr) or not is_environ(tf, attribute):
             continue
-        parent = ctx.index.parent.get(attribute)
+        parent = tf.index.parent.get(attribute)
         if (
             isinstance(parent, cst.Subscript)
             and len(parent.slice) == 1
@@ -105,10 +105,10 @@ def _environ_keys(ctx: RuleContext, expr: cst.BaseExpression) -> list[str]:
         ):
             keys.append(parent.slice[0].slice.value)
         elif isinstance(parent, cst.Attribute) and parent.attr.value == "get":
-            call = ctx.index.parent.get(parent)
+            call = tf.index.parent.get(parent)
             if isinstance(call, cst.Call) and call.args:
                 keys.append(call.args[0].value)
-    for call in ctx.index.calls:
-        if call.args and ctx.index.is_within(call, expr) and ctx.tf.names.qualified(call.func) == "os.getenv":
+    for call in tf.index.calls:
+        if call.args and tf.index.is_within(call, expr) and tf.names.qualified(call.func) == "os.getenv":
             keys.append(call.args[0].value)
-    return [v for v in (literal_value(ctx, k) for k in keys) if isinstance(v, str)]
+    return [v for v in (literal_value(tf, k) for k in keys) if isinstance(v, str)]
