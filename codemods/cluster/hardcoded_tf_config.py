@@ -198,10 +198,7 @@ def _advice(found: list[Launcher], launchers: ScriptLaunchers | None) -> str:
     if found and launchers is not None:
         where = os.path.relpath(found[0].path, launchers.root)
         return f"; `{where}` starts this file without TF_CONFIG: set it there first"
-    return (
-        "; no launcher of this project sets it, so it stays: start each task with its own TF_CONFIG "
-        "(`distfix fix --write --emit-launcher DIR` writes them), then remove it"
-    )
+    return "; no launcher here sets it: write launchers with `fix --write --emit-launcher DIR`, then remove it"
 
 
 def _task_copies_cover(launchers: ScriptLaunchers, config: str) -> bool:

@@ -105,7 +105,7 @@ def test_no_launcher_in_the_tree_gives_advice_not_a_rewrite(tmp_path):
     _write(tmp_path, {"chief.py": CHIEF, "README.md": "Run `python chief.py` on each host.\n"})
     (finding,) = _tfd601(tmp_path)
     assert finding.fix is None
-    assert "no launcher of this project sets it, so it stays" in finding.message
+    assert "no launcher here sets it: write launchers with" in finding.message
     assert "--emit-launcher" in finding.message
 
 
@@ -122,7 +122,7 @@ def test_a_launcher_of_another_folders_script_of_the_same_name_does_not_count(tm
     _write(tmp_path, {"a/chief.py": CHIEF, "b/chief.py": CHIEF, "b/job.nomad": BARE_JOB % "chief.py"})
     (finding,) = _tfd601(tmp_path, "a/chief.py")
     assert finding.fix is None
-    assert "no launcher of this project sets it" in finding.message
+    assert "no launcher here sets it" in finding.message
     (finding,) = _tfd601(tmp_path, "b/chief.py")
     assert finding.fix is None
     assert "`b/job.nomad` starts this file without TF_CONFIG" in finding.message
