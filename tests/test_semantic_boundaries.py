@@ -28,9 +28,6 @@ NOT_YET_MIGRATED = frozenset({
     # bound_on_every_path also answers on a fix check's SplicedIndex (the fixed function's text, the
     # original's module level), which has no semantic model yet: it moves with unbound_inserted_names.
     "fixer/tf/paths.py::bound_on_every_path",
-    # _reaching sits behind visible_defs(index, ...), which its callers ask with an index alone: it moves
-    # when the semantic model hangs off ModuleIndex.
-    "fixer/tf/strategies.py::_reaching",
     # The fix-safety check's per-use question is fixer/tf/paths.py::bound_on_every_path (issue 29
     # split these two around it, fixer/tf/fix_scope.py); they move onto fixer.semantic with it.
     "fixer/tf/validity.py::_first_unbound",
