@@ -146,14 +146,14 @@ def test_the_cycle_check_finds_a_cycle_and_skips_function_level_imports(tmp_path
     assert sorted(map(sorted, _cycles(type_checking=True, root=tmp_path))) == [["fixer.a", "fixer.b"]]
 
 
-def _binding_helpers() -> dict[str, bool]:
+def _binding_helpers(root: Path = ROOT) -> dict[str, bool]:
     """``path::function`` of every helper named for bindings outside fixer/semantic, and whether it
     delegates to fixer.semantic: its body asks ``.semantic``, calls a function imported from
     fixer.semantic, or calls a helper of its own module that does."""
     found = {}
     for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            relative = path.relative_to(ROOT).as_posix()
+        for path in sorted((root / package).rglob("*.py")):
+            relative = path.relative_to(root).as_posix()
             if relative.startswith("fixer/semantic/"):
                 continue
             text = path.read_text(encoding="utf-8")
@@ -193,3 +193,23 @@ def test_migrated_helpers_delegate_to_the_semantic_model():
     # Through fixer.semantic.bound_on_every_path, directly and through the module's own helper.
     assert helpers["fixer/tf/validity.py::_first_unbound"] is True
     assert helpers["fixer/tf/validity.py::unbound_inserted_names"] is True
+
+
+def test_the_helper_check_follows_delegation_and_finds_a_helper_that_decides_itself(tmp_path):
+    (tmp_path / "codemods").mkdir()
+    (tmp_path / "fixer" / "semantic").mkdir(parents=True)
+    (tmp_path / "fixer" / "semantic" / "flow.py").write_text("def reaching(name): ...\n")
+    (tmp_path / "fixer" / "paths.py").write_text(
+        "from fixer.semantic.flow import reaching\n"
+        "def _bound(name):\n    return reaching(name)\n"
+        "def unbound_names(names):\n    return [n for n in names if not _bound(n)]\n"
+        "def last_binding(index, name):\n    return index.assigns[name][-1]\n"
+        "def asks_the_model(ctx, use):\n    return ctx.tf.semantic.resolve(use)\n"
+        "def only_binding(ctx, use):\n    return asks_the_model(ctx, use)\n"
+    )
+    assert _binding_helpers(tmp_path) == {
+        "fixer/paths.py::_bound": True,
+        "fixer/paths.py::unbound_names": True,
+        "fixer/paths.py::last_binding": False,
+        "fixer/paths.py::only_binding": True,
+    }
