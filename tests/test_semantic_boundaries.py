@@ -21,22 +21,6 @@ KNOWN_TYPE_CHECKING_CYCLE = frozenset({
     "fixer.tf.model", "fixer.tf.project_imports",
 })  # fmt: skip
 
-# Helpers that answer "which binding (or value) of a name reaches here" on their own, still to move
-# onto fixer.semantic (`ctx.tf.semantic.resolve` / `reaching` / `only_binding`). Remove an entry when
-# it is migrated (the test says so); never add one: ask fixer.semantic instead.
-NOT_YET_MIGRATED = frozenset({
-    # bound_on_every_path also answers on a fix check's SplicedIndex (the fixed function's text, the
-    # original's module level), which has no semantic model yet: it moves with unbound_inserted_names.
-    "fixer/tf/paths.py::bound_on_every_path",
-    # _reaching sits behind visible_defs(index, ...), which its callers ask with an index alone: it moves
-    # when the semantic model hangs off ModuleIndex.
-    "fixer/tf/strategies.py::_reaching",
-    # The fix-safety check's per-use question is fixer/tf/paths.py::bound_on_every_path (issue 29
-    # split these two around it, fixer/tf/fix_scope.py); they move onto fixer.semantic with it.
-    "fixer/tf/validity.py::_first_unbound",
-    "fixer/tf/validity.py::unbound_inserted_names",
-})  # fmt: skip
-
 # Function names that say the function decides what a name is bound to ("bound" but not "boundary").
 _BINDING_HELPER = re.compile(r"reaching|binding|last_assign|bound(?!ar)")
 
@@ -162,29 +146,42 @@ def test_the_cycle_check_finds_a_cycle_and_skips_function_level_imports(tmp_path
     assert sorted(map(sorted, _cycles(type_checking=True, root=tmp_path))) == [["fixer.a", "fixer.b"]]
 
 
-def _binding_helpers() -> dict[str, bool]:
+def _binding_helpers(root: Path = ROOT) -> dict[str, bool]:
     """``path::function`` of every helper named for bindings outside fixer/semantic, and whether it
-    delegates to fixer.semantic (its body asks ``.semantic``)."""
+    delegates to fixer.semantic: its body asks ``.semantic``, calls a function imported from
+    fixer.semantic, or calls a helper of its own module that does."""
     found = {}
     for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            relative = path.relative_to(ROOT).as_posix()
+        for path in sorted((root / package).rglob("*.py")):
+            relative = path.relative_to(root).as_posix()
             if relative.startswith("fixer/semantic/"):
                 continue
             text = path.read_text(encoding="utf-8")
-            for node in ast.walk(ast.parse(text)):
-                if isinstance(node, ast.FunctionDef) and _BINDING_HELPER.search(node.name):
-                    body = ast.get_source_segment(text, node) or ""
-                    found[f"{relative}::{node.name}"] = ".semantic" in body
+            tree = ast.parse(text)
+            asked = {
+                alias.asname or alias.name
+                for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("fixer.semantic")
+                for alias in node.names
+            }
+            functions = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]
+            reads = {id(f): {n.id for n in ast.walk(f) if isinstance(n, ast.Name)} for f in functions}
+            delegating = {f.name for f in functions if ".semantic" in (ast.get_source_segment(text, f) or "")}
+            while True:  # through the module's own helpers, until nothing more delegates
+                more = {f.name for f in functions if reads[id(f)] & (asked | delegating)} - delegating
+                if not more:
+                    break
+                delegating |= more
+            for node in functions:
+                if _BINDING_HELPER.search(node.name):
+                    found[f"{relative}::{node.name}"] = node.name in delegating
     return found
 
 
 def test_no_module_outside_fixer_semantic_decides_which_binding_reaches_a_use():
     helpers = _binding_helpers()
     own = {name for name, delegates in helpers.items() if not delegates}
-    assert own - NOT_YET_MIGRATED == set(), "ask fixer.semantic (ctx.tf.semantic) instead of a new binding helper"
-    gone = NOT_YET_MIGRATED - own
-    assert gone == set(), f"migrated or removed: take these off NOT_YET_MIGRATED: {sorted(gone)}"
+    assert own == set(), "ask fixer.semantic (ctx.tf.semantic, index.semantic) instead of a binding helper of your own"
 
 
 def test_migrated_helpers_delegate_to_the_semantic_model():
@@ -192,3 +189,27 @@ def test_migrated_helpers_delegate_to_the_semantic_model():
     assert helpers["fixer/tf/loss_scaling.py::last_assignment"] is True
     assert helpers["codemods/placement/per_replica_value_used_as_tensor.py::_reaching_value"] is True
     assert helpers["codemods/reduction/gradient_clipping_before_aggregation.py::_comprehension_binding"] is True
+    assert helpers["fixer/tf/strategies.py::_reaching"] is True
+    # Through fixer.semantic.bound_on_every_path, directly and through the module's own helper.
+    assert helpers["fixer/tf/validity.py::_first_unbound"] is True
+    assert helpers["fixer/tf/validity.py::unbound_inserted_names"] is True
+
+
+def test_the_helper_check_follows_delegation_and_finds_a_helper_that_decides_itself(tmp_path):
+    (tmp_path / "codemods").mkdir()
+    (tmp_path / "fixer" / "semantic").mkdir(parents=True)
+    (tmp_path / "fixer" / "semantic" / "flow.py").write_text("def reaching(name): ...\n")
+    (tmp_path / "fixer" / "paths.py").write_text(
+        "from fixer.semantic.flow import reaching\n"
+        "def _bound(name):\n    return reaching(name)\n"
+        "def unbound_names(names):\n    return [n for n in names if not _bound(n)]\n"
+        "def last_binding(index, name):\n    return index.assigns[name][-1]\n"
+        "def asks_the_model(ctx, use):\n    return ctx.tf.semantic.resolve(use)\n"
+        "def only_binding(ctx, use):\n    return asks_the_model(ctx, use)\n"
+    )
+    assert _binding_helpers(tmp_path) == {
+        "fixer/paths.py::_bound": True,
+        "fixer/paths.py::unbound_names": True,
+        "fixer/paths.py::last_binding": False,
+        "fixer/paths.py::only_binding": True,
+    }

@@ -250,7 +250,7 @@ class SplicedIndex:
     """The index of the fixed file as far as a fix check walks it: the fixed function's nodes
     from its own index, module-level tables from the original's (a body edit leaves them as they were).
 
-    Only what :func:`fixer.tf.paths.bound_on_every_path` reads from a position inside the function.
+    Only what :func:`fixer.semantic.bound_on_every_path` reads from a position inside the function.
     """
 
     def __init__(self, local: ModuleIndex, original: ModuleIndex) -> None:

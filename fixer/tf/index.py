@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
+from fixer.semantic import SemanticModel
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
 
@@ -221,6 +223,12 @@ class ModuleIndex(cst.CSTVisitor):
             for node in getattr(self, table):
                 grouped[self.enclosing_function(node)].append(node)
         return grouped.get(func, [])
+
+    @cached_property
+    def semantic(self) -> SemanticModel:
+        """Python scopes and bindings of this module (fixer/semantic), built on first use from the
+        parent and order tables; ``TFModel.semantic`` is this same object, so it is built once."""
+        return SemanticModel(self)
 
     @cached_property
     def assignments_by_target(self) -> dict[str, list[cst.Assign]]:

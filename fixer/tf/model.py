@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.positions import positions as positions_of
-from fixer.semantic import SemanticModel
 from fixer.textmap import TextMap
 from fixer.tf.names import NameResolver
 from fixer.tf.replica import ReplicaModel
@@ -20,6 +19,7 @@ if TYPE_CHECKING:
     from libcst.metadata import CodeRange
 
     from fixer.cache import Stamp
+    from fixer.semantic import SemanticModel
     from fixer.target import Target
     from fixer.tf.importer_uses import ModuleImporters
     from fixer.tf.index import FunctionLike, ModuleIndex
@@ -92,10 +92,11 @@ class TFModel:
         """The TensorFlow/Keras name a project module hands on (`from tensorflow_asr import tf`)."""
         return self.project.reexported(level, module, name)
 
-    @cached_property
+    @property
     def semantic(self) -> SemanticModel:
-        """Python scopes and bindings (fixer/semantic): which binding of a name reaches a use."""
-        return SemanticModel(self.index)
+        """Python scopes and bindings (fixer/semantic): which binding of a name reaches a use
+        (the index's own model, ``ModuleIndex.semantic``)."""
+        return self.index.semantic
 
     @cached_property
     def strategies(self) -> StrategyModel:

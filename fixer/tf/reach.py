@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.semantic import bound_on_every_path
 from fixer.tf.parameters import has_parameter
-from fixer.tf.paths import bound_on_every_path
 
 if TYPE_CHECKING:
     from fixer.tf.model import TFModel

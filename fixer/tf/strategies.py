@@ -727,16 +727,17 @@ def visible_defs(index: ModuleIndex, name: str, near: cst.CSTNode | None) -> lis
 def _reaching(
     index: ModuleIndex, defs: list[cst.FunctionDef], near: cst.CSTNode, same_scope: bool
 ) -> list[cst.FunctionDef]:
-    """Of several defs of one name, the one a use runs with when it runs in the defs' own scope.
+    """Of several defs of one name, the ones a use runs with when it runs in the defs' own scope.
 
     A name redefined later (a notebook cell reusing `step`) is another function: code that runs
-    in the same scope, in source order, sees the last def before it. Code in a nested function
-    runs later, when any of them may be bound: all count.
+    in the same scope sees the defs the semantic model carries to it (the last one before it, or
+    one per `if` arm). Code in a nested function runs later, when any of them may be bound: all
+    count; so do all when no def reaches (a use before every def, a name rebound to another value).
     """
     if not same_scope or len(defs) < 2:
         return defs
-    before = [f for f in defs if index.before(f, near)]
-    return before[-1:] or defs
+    reaching = {id(b.statement) for b in index.semantic.reaching(defs[0].name.value, near)}
+    return [f for f in defs if id(f) in reaching] or defs
 
 
 def _is_scope_call(node: cst.BaseExpression) -> bool:

@@ -23,19 +23,19 @@ from libcst.metadata import (
 )
 
 from fixer.positions import positions as positions_of
+from fixer.semantic import bound_on_every_path
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.fix_scope import FixedChunk, OriginalFile, fixed_chunk, fixed_function
 from fixer.tf.index import ModuleIndex
-from fixer.tf.paths import bound_on_every_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from libcst.metadata import CodeRange
 
+    from fixer.semantic import PathIndex
     from fixer.tf.fix_scope import SplicedIndex
     from fixer.tf.names import NameResolver
-    from fixer.tf.paths import PathIndex
     from fixer.types import Edit
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "self", "cls"}
@@ -182,7 +182,7 @@ def _binds_anywhere(index: ModuleIndex, contexts: Mapping[cst.CSTNode, Expressio
     """True when the module binds ``name`` anywhere: an assignment target, a def, a parameter.
 
     Whether the name exists in the file at all (else the read is not ours to judge), not which
-    binding reaches a read: :func:`fixer.tf.paths.bound_on_every_path` decides that.
+    binding reaches a read: :func:`fixer.semantic.bound_on_every_path` decides that.
     """
     if index.functions_by_name.get(name):
         return True

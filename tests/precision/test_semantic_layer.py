@@ -7,9 +7,10 @@ import textwrap
 import libcst as cst
 import pytest
 
+from fixer.semantic import bound_on_every_path
 from fixer.tf.index import ModuleIndex
 from fixer.tf.model import TFModel
-from fixer.tf.paths import bound_on_every_path, exclusive
+from fixer.tf.paths import exclusive
 
 
 def _model(source: str) -> TFModel:

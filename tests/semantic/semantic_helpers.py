@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from fixer.semantic import Binding, SemanticModel
 from fixer.tf.index import ModuleIndex
+
+if TYPE_CHECKING:
+    from fixer.semantic import Binding
 
 
 class Snippet:
@@ -18,7 +21,7 @@ class Snippet:
         self.module = cst.parse_module(textwrap.dedent(source).lstrip("\n"))
         self.positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         self.index = ModuleIndex.build(self.module)
-        self.model = SemanticModel(self.index)
+        self.model = self.index.semantic
 
     def line(self, node: cst.CSTNode) -> int:
         """The 1-based line ``node`` starts on."""
