@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from fixer.version import __version__
 
 __all__ = ["check_source", "fix_source", "Applicability", "Edit", "FileResult", "Finding", "Fix", "__version__"]
 

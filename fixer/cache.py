@@ -23,9 +23,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fixer import __version__
 from fixer.cache_format import CacheFormatError, decode_result, dumps, encode_result, loads
 from fixer.codes import RULE_CODES, source_fingerprint
+from fixer.version import __version__
 
 if TYPE_CHECKING:
     from fixer.config import Config

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
-from fixer.rule import Rule, make_fix
 from fixer.tf.fix_scope import OriginalFile
 from fixer.tf.validity import fix_failure
 from fixer.types import Applicability, Edit, Finding, Fix, Position
@@ -26,6 +25,22 @@ if TYPE_CHECKING:
     from fixer.tf.model import TFModel
 
 
+class ReportingRule(Protocol):
+    """What a context needs of the rule that runs (fixer.rule.Rule has it): a structural type, so
+    that the context does not import the rules' base class, which takes a context."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def fix_title(self) -> str | None: ...
+    @property
+    def applicability(self) -> Applicability: ...
+
+
 @dataclass
 class RuleContext:
     """What a rule sees: the parsed module, the TF model, and ways to report and build edits."""
@@ -36,7 +51,7 @@ class RuleContext:
     index: ModuleIndex
     tf: TFModel
     config: Config
-    rule: Rule | None = None
+    rule: ReportingRule | None = None
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -165,7 +180,9 @@ class RuleContext:
                 edits = None
                 message = f"{message or rule.message} (no automatic fix: {reason})"
         if edits:
-            fix = make_fix(fix_title or rule.fix_title or rule.message, edits, level)
+            fix = Fix(
+                title=fix_title or rule.fix_title or rule.message, edits=tuple(sorted(edits)), applicability=level
+            )
         else:
             level = Applicability.DISPLAY_ONLY if level is not None else None
         self.findings.append(

@@ -335,10 +335,10 @@ def check_source(
     ctx = _context(path, parsed.text or text, parsed, config)
     crashes: list[Finding] = []
     for rule_class in rules:
-        ctx.rule = rule_class()
+        rule = ctx.rule = rule_class()
         reported = len(ctx.findings)
         try:
-            ctx.rule.check(ctx)
+            rule.check(ctx)
         except Exception as exc:  # a rule bug must cost one rule on one file, not the other rules
             del ctx.findings[reported:]  # what it reported before crashing may be half-built
             crashes.append(internal_error_finding(path, rule_class.code, exc))

@@ -15,10 +15,9 @@ costs milliseconds and ``tokenize`` tens of milliseconds on a 2,000-line file.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from fixer.evidence import Evidence
 from fixer.tf.strategies import STRATEGY_ONLY_ATTRIBUTES
 
 if TYPE_CHECKING:
@@ -29,37 +28,6 @@ if TYPE_CHECKING:
 # What Python allows between the parts of `a . b (`: spaces, newlines inside brackets, a
 # backslash continuation, or a comment that ends such a line.
 _GAP = r"(?:[\s\\]|#[^\n]*\n)*"
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """Text a rule needs in a file before it can report anything there.
-
-    ``alternatives`` are ``(word, pattern)`` pairs: the evidence is found when, for one of them,
-    ``word`` occurs and ``pattern`` (a regular expression, or None for "the word is enough")
-    matches. The word is a fast byte scan that spares most files the regular expression. The
-    evidence must be found in every file in which the condition named by ``name`` can hold;
-    finding it in more (comments, strings) only costs a parse.
-    """
-
-    name: str
-    alternatives: tuple[tuple[str, str | None], ...]
-    _text: tuple[tuple[str, re.Pattern[str] | None], ...] = field(init=False, repr=False, compare=False)
-    _bytes: tuple[tuple[bytes, re.Pattern[bytes] | None], ...] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        text = tuple((word, re.compile(p) if p else None) for word, p in self.alternatives)
-        raw = tuple((word.encode(), re.compile(p.encode()) if p else None) for word, p in self.alternatives)
-        object.__setattr__(self, "_text", text)
-        object.__setattr__(self, "_bytes", raw)
-
-    def found_in(self, source: str | bytes) -> bool:
-        """True when one alternative matches ``source`` (text or raw bytes)."""
-        alternatives = self._bytes if isinstance(source, bytes) else self._text
-        return any(
-            word in source and (pattern is None or pattern.search(source) is not None)  # type: ignore[operator, arg-type]
-            for word, pattern in alternatives
-        )
 
 
 def _attribute(name: str) -> tuple[str, str]:

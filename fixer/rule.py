@@ -9,14 +9,12 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from fixer.types import Applicability, Edit, Fix
+from fixer.types import Applicability
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from fixer.context import RuleContext
+    from fixer.evidence import Evidence
     from fixer.facts import Fact
-    from fixer.prefilter import Evidence
 
 
 @dataclass(frozen=True)
@@ -94,7 +92,7 @@ class Rule:
     #   Choose texts every finding's code must contain, as specific as possible: a name the
     #   rule reports (``"TF_CONFIG"``, ``"ClusterSpec"``), not a fragment ordinary TensorFlow
     #   code is full of (``"scope("`` also matches every ``tf.name_scope(``).
-    # - ``needs``: fixer.prefilter.Evidence patterns that must all match (stage 2), e.g.
+    # - ``needs``: fixer.evidence.Evidence patterns that must all match (stage 2), e.g.
     #   ``needs = (STRATEGY,)`` for a rule that only reports where a tf.distribute strategy,
     #   its scope or a replica function is in play. Add an Evidence to fixer/prefilter.py when
     #   a new rule depends on a different condition (say, a cluster resolver).
@@ -158,8 +156,3 @@ class Rule:
 def dedent_example(code: str) -> str:
     """Examples are written indented in their tuple; store them flush left with a final newline."""
     return textwrap.dedent(code).lstrip("\n")
-
-
-def make_fix(title: str, edits: Iterable[Edit], applicability: Applicability) -> Fix:
-    """Build a Fix from edits, sorted by position."""
-    return Fix(title=title, edits=tuple(sorted(edits)), applicability=applicability)

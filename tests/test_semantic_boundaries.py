@@ -1,6 +1,6 @@
 """The boundaries issue 25 sets, checked on the source with `ast` (no import of the checked code):
-no import cycle, and no module outside fixer/semantic/ with its own "which binding reaches here"
-helper (the ones not migrated yet are listed, and the list can only shrink)."""
+no import cycle (at run time or through annotation-only imports), and no module outside
+fixer/semantic/ with its own "which binding reaches here" helper."""
 
 from __future__ import annotations
 
@@ -10,16 +10,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("fixer", "codemods")
-
-# The one cycle left, through annotation-only imports under `if TYPE_CHECKING:`: the engine core
-# (a Rule's check takes a RuleContext, the context holds its Rule, the package names the engine
-# for its lazy exports, the cache reads the package's version). The fixer/tf layer is out of it
-# (DatasetModel takes the TFModel, not a RuleContext); until the core is split, a cycle may only
-# hold modules of this set, and the set may only shrink.
-KNOWN_TYPE_CHECKING_CYCLE = frozenset({
-    "fixer", "fixer.cache", "fixer.context", "fixer.engine", "fixer.prefilter", "fixer.registry", "fixer.rule",
-    "fixer.tf.model", "fixer.tf.project_imports",
-})  # fmt: skip
 
 # Function names that say the function decides what a name is bound to ("bound" but not "boundary").
 _BINDING_HELPER = re.compile(r"reaching|binding|last_assign|bound(?!ar)")
@@ -116,17 +106,11 @@ def test_no_import_cycle_at_run_time():
     assert _cycles(type_checking=False) == []
 
 
-def test_annotation_only_import_cycles_only_shrink():
-    cycles = _cycles(type_checking=True)
-    grown = [sorted(cycle - KNOWN_TYPE_CHECKING_CYCLE) for cycle in cycles]
-    assert all(not extra for extra in grown), f"a new import cycle (through TYPE_CHECKING imports): {grown}"
-    left = KNOWN_TYPE_CHECKING_CYCLE - set().union(set(), *cycles)
-    assert not left, f"out of every cycle now: take these off KNOWN_TYPE_CHECKING_CYCLE: {sorted(left)}"
-
-
-def test_the_dataset_model_is_out_of_the_import_cycle():
-    """The dataset model asks the per-module TFModel, so fixer/tf is out of the engine's cycle."""
-    assert not {"fixer.tf.datasets", "fixer.tf.module_summary"} & set().union(set(), *_cycles(type_checking=True))
+def test_no_import_cycle_through_annotation_only_imports():
+    """Not even for the type checker: a context does not import the rules' base class (it asks a
+    ReportingRule protocol), the rules' base class names the pre-filter's Evidence in its own
+    module, and the cache reads the version from fixer/version.py, not the package's public face."""
+    assert _cycles(type_checking=True) == []
 
 
 def test_the_cycle_check_finds_a_cycle_and_skips_function_level_imports(tmp_path):
