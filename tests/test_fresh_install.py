@@ -25,7 +25,7 @@ BAD = "import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\nstr
 
 def _version() -> str:
     namespace: dict = {}
-    for line in (ROOT / "fixer" / "__init__.py").read_text().splitlines():
+    for line in (ROOT / "fixer" / "version.py").read_text().splitlines():
         if line.startswith("__version__"):
             exec(line, namespace)
     return namespace["__version__"]
