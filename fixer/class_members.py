@@ -28,6 +28,7 @@ from libcst.metadata import CodePosition, CodeRange
 
 from fixer.expected_failure import expected_failure_lines
 from fixer.positions import positions as positions_of
+from fixer.syntax import parse_module
 from fixer.tf.index import ModuleIndex
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ def cut_class(text: str, tree: tuple[ast.ClassDef, int] | None = None) -> tuple[
         return None  # indentation libcst and the whole-file parser may read differently
     if tree is None:
         try:
-            module = ast.parse(text)
+            module = parse_module(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         if len(module.body) != 1 or not isinstance(module.body[0], ast.ClassDef):

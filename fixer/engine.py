@@ -23,6 +23,7 @@ from fixer.positions import StatementPositions
 from fixer.prefilter import rule_may_fire
 from fixer.registry import Registry, default_registry
 from fixer.suppress import Suppressions
+from fixer.syntax import parse_module
 from fixer.textmap import apply_edits
 from fixer.tf.index import ModuleIndex
 from fixer.tf.model import TFModel
@@ -135,7 +136,7 @@ def parse_python(path: str, text: str) -> ast.Module | Finding:
         size = f"{len(text) / 1e6:.1f} million characters; the limit is {MAX_ANALYSED_CHARS / 1e6:.0f} million"
         return parse_error_finding(path, f"too large to analyse ({size})")
     try:
-        tree = ast.parse(text)
+        tree = parse_module(text)
     except SyntaxError as precise:
         return parse_error_finding(path, f"syntax error: {precise.msg}", precise.lineno or 1, precise.offset or 1)
     except (RecursionError, MemoryError):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from typing import TypeGuard
 
+from fixer.syntax import parse_module
+
 # Cheap pre-check on the text: a file without these words has no expected-failure block.
 _MARKERS = ("assertRaises", "raises(")  # not "Raises:" in docstrings
 
@@ -38,7 +40,7 @@ def expected_failure_lines(text: str, tree: ast.Module | None = None) -> frozens
         return frozenset()
     if tree is None:
         try:
-            tree = ast.parse(text)
+            tree = parse_module(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return frozenset()
     lines: set[int] = set()

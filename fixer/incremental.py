@@ -29,6 +29,7 @@ from fixer.class_members import LINE, ClassChunk, Member, cut_class
 from fixer.engine import ParsedSource, may_be_too_complex, parse_source
 from fixer.expected_failure import expected_failure_lines
 from fixer.positions import positions as positions_of
+from fixer.syntax import parse_module
 from fixer.tf.index import ModuleIndex
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def _split(text: str) -> tuple[list[str], list[int], list[list[ast.stmt]]] | Non
     if "\r" in text and text.count("\r") != text.count("\r\n"):
         return None  # lone carriage returns: Python and our line split would count lines apart
     try:
-        tree = ast.parse(text)
+        tree = parse_module(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     lines = LINE.findall(text)

@@ -11,9 +11,10 @@ stay put.
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
+
+from fixer.syntax import parse_module
 
 _ESCAPE = re.compile(r"^\s*(%|!)|^\s*[A-Za-z_][\w.]*\s*=\s*(%|!)")
 _HELP = re.compile(r"^\s*(\?{1,2}[A-Za-z_][\w.]*|[A-Za-z_][\w.]*\?{1,2})\s*$")
@@ -103,7 +104,7 @@ def automagic_line(source: str) -> int | None:
     if line.lstrip().split(" ", 1)[0] not in AUTOMAGIC_NAMES:
         return None
     try:
-        ast.parse(line.strip())
+        parse_module(line.strip())
     except SyntaxError:
         return first
     except (ValueError, RecursionError, MemoryError):

@@ -9,7 +9,6 @@ Masking is in :mod:`fixer.magics`.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from fixer.engine import check_source, fix_source, parse_error_finding
 from fixer.magics import dedent_cell, mask_cell, quarantine_cell
 from fixer.output.diff import unified_diff
+from fixer.syntax import parse_module
 from fixer.types import FileResult, Finding, Fix, Position
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def _masked_cell(number: int, source: str) -> Cell:
 
 def _parses(text: str) -> bool:
     try:
-        ast.parse(text)
+        parse_module(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
@@ -131,7 +131,7 @@ def _parses(text: str) -> bool:
 def _quarantined(cell: Cell) -> Cell:
     """The cell commented out, with the error it has on its own, when it does not parse."""
     try:
-        ast.parse(cell.masked)
+        parse_module(cell.masked)
     except SyntaxError as exc:
         masked, lines = quarantine_cell(cell.masked)
         restore = {k: cell.masked_lines.get(v, v) for k, v in lines.items()}

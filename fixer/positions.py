@@ -21,6 +21,7 @@ from typing import cast
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from fixer.syntax import parse_module
 from fixer.textmap import TextMap
 
 try:  # the state libcst's PositionProvider generates code with (not part of its public API)
@@ -175,7 +176,7 @@ class StatementPositions(Mapping[cst.CSTNode, CodeRange]):
     def _statement_spans(self) -> dict[cst.CSTNode, tuple[int, int]]:
         """First and last line of every libcst statement, from CPython's tree ({} when the two disagree)."""
         if self._spans is None:
-            self._spans = _statement_spans(self._nodes, self._tree or ast.parse(self._text))
+            self._spans = _statement_spans(self._nodes, self._tree or parse_module(self._text))
         return self._spans
 
 

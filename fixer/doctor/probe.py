@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -22,6 +23,7 @@ from typing import IO, TYPE_CHECKING
 from fixer.doctor.report import Problem
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from types import FrameType
 
 CHILD = Path(__file__).with_name("probe_child.py")
@@ -120,8 +122,36 @@ def _outcome(name: str, output: str, cut_short: str | None) -> WorkerOutcome:
     )
 
 
-def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)  # unwinds through the `finally` that kills the workers
+class _SigtermExit:
+    """SIGTERM's handler: it ends the doctor with SystemExit, which unwinds through the ``finally``
+    that kills the workers, but never while a worker is being started and recorded. A signal that
+    lands inside ``Popen`` after the fork would leave a worker nobody records, and it would outlive
+    the doctor (seen in CI under load); such a signal is held until the worker is recorded."""
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.pending: int | None = None
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if self.holding:
+            self.pending = signum
+            return
+        raise SystemExit(128 + signum)
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Hold SIGTERM in this block; exit at its end if one came."""
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+            if self.pending is not None:
+                signum, self.pending = self.pending, None
+                raise SystemExit(128 + signum)
+
+
+_EXIT_ON_SIGTERM = _SigtermExit()
 
 
 def run_workers(
@@ -133,7 +163,7 @@ def run_workers(
     having imported TensorFlow: the wait for a peer, apart from an import a loaded machine slows.
     """
     try:
-        previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
+        previous = signal.signal(signal.SIGTERM, _EXIT_ON_SIGTERM)
     except ValueError:  # not the main thread: the caller owns signal handling
         previous = None
     try:
@@ -197,7 +227,8 @@ def _run_workers(
         cut_short: dict[str, str] = {}  # worker -> why it was killed: "timeout" or the failed peer
         try:
             for name, config in tf_configs.items():
-                processes[name] = _start(config, cpu_only, logs[name])
+                with _EXIT_ON_SIGTERM.held():
+                    processes[name] = _start(config, cpu_only, logs[name])
             cut_short = _wait(processes, timeout, _Forming(paths), peer_timeout)
         finally:
             for process in processes.values():  # never leave a hung worker behind

@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from fixer.syntax import parse_module
+
 # Calls that read a file named by their first argument (matched by the called name's last part).
 _READERS = frozenset(
     {
@@ -64,7 +66,7 @@ def skip_reason(script: Path, text: str, device: str = "auto", project_root: Pat
     reason = intrinsic_skip_reason(script, text)
     if reason is not None:
         return reason
-    tree = ast.parse(text)
+    tree = parse_module(text)
     for check in (_hardware_reason, _data_reason):
         reason = check(script, tree, device)
         if reason:
@@ -78,7 +80,7 @@ def intrinsic_skip_reason(script: Path, text: str) -> str | None:
     if script.suffix == ".ipynb":
         return "a notebook: validation runs scripts (export it with `jupyter nbconvert --to script`)"
     try:
-        tree = ast.parse(text)
+        tree = parse_module(text)
     except SyntaxError as exc:
         return f"the fixed script does not parse: {exc.msg} (line {exc.lineno})"
     if not is_entry_point(tree):

@@ -11,12 +11,12 @@ may run.
 
 from __future__ import annotations
 
-import ast
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from fixer.semantic.bindings import BindingKind
+from fixer.syntax import evaluate_literal
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -163,7 +163,7 @@ def literal(node: cst.BaseExpression) -> object:
         return {"True": True, "False": False, "None": None}.get(node.value, _UNKNOWN)
     if isinstance(node, cst.SimpleString | cst.Integer | cst.Float | cst.ConcatenatedString):
         try:
-            return ast.literal_eval(cst.Module([]).code_for_node(node))
+            return evaluate_literal(cst.Module([]).code_for_node(node))
         except (ValueError, SyntaxError):
             return _UNKNOWN
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):

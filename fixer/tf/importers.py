@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from fixer.cache import Stamp, file_stamp
 from fixer.sources import SourceError, open_regular
+from fixer.syntax import parse_module
 from fixer.tf.dataset_api import DATASET_METHODS
 from fixer.tf.importer_uses import DISTRIBUTE, FIT, LOOP_RUN, RUN, ModuleImporters, Use
 from fixer.tf.module_summary import LIBRARY_ROOTS, dotted, module_imports
@@ -215,7 +216,7 @@ def _uses_in(path: str, stamp: Stamp, names: frozenset[str]) -> tuple[Use, ...]:
 
 def _read_uses(path: str, text: str) -> tuple[Use, ...]:
     try:
-        tree = ast.parse(text)
+        tree = parse_module(text)
     except (SyntaxError, ValueError, RecursionError):
         return ()
     return tuple(_Importer(path, text, tree).uses())

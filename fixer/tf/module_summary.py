@@ -20,6 +20,7 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from fixer.syntax import parse_module
 from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS
 from fixer.tf.legacy_switch import legacy_switch
 from fixer.tf.names import canonical
@@ -116,7 +117,7 @@ EMPTY = ModuleSummary()
 def summarise(text: str, path: str) -> ModuleSummary:
     """The summary of a module's source ``text`` (stored at ``path``); an unparsable one is empty."""
     try:
-        tree = ast.parse(text)
+        tree = parse_module(text)
     except (SyntaxError, ValueError, RecursionError):
         return EMPTY
     imports = module_imports(tree)
@@ -143,7 +144,7 @@ def path_entries(text: str, path: str) -> tuple[str, ...]:
     if "sys.path" not in text:
         return ()
     try:
-        tree = ast.parse(text)
+        tree = parse_module(text)
     except (SyntaxError, ValueError, RecursionError):
         return ()
     return _path_entries(tree, os.path.abspath(path))

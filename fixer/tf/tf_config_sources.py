@@ -5,13 +5,13 @@ Not a rule: TFD601, TFD602 and TFD603 all need it, and so does ``fix --emit-laun
 
 from __future__ import annotations
 
-import ast
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
+from fixer.syntax import evaluate_literal
 from fixer.test_files import is_test_path
 from fixer.tf.names import dotted_name
 
@@ -54,7 +54,7 @@ def literal_value(tf: TFModel, expr: cst.BaseExpression, depth: int = 0) -> obje
         return NOT_LITERAL
     if isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float)):
         try:
-            return ast.literal_eval(tf.source(expr))
+            return evaluate_literal(tf.source(expr))
         except (ValueError, SyntaxError):
             return NOT_LITERAL
     if isinstance(expr, cst.Name):

@@ -15,6 +15,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fixer.syntax import parse_module
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -66,7 +68,7 @@ def find_root(start: Path) -> Path:
 def imported_top_names(text: str) -> set[str]:
     """The top-level names of the absolute imports in ``text`` (``from trainer import model`` -> trainer)."""
     try:
-        tree = ast.parse(text)
+        tree = parse_module(text)
     except SyntaxError:
         return set()
     names: set[str] = set()

@@ -307,6 +307,31 @@ def test_a_short_timeout_kills_every_worker(distfix):
     assert left.stdout == "", "a probe worker outlived the timeout"
 
 
+def test_a_sigterm_while_a_worker_starts_ends_the_doctor_once_the_worker_is_recorded():
+    """The race CI met: SIGTERM inside Popen, after the fork, before the worker was recorded."""
+    import os
+    import signal
+
+    from fixer.doctor.probe import _SigtermExit
+
+    handler = _SigtermExit()
+    previous = signal.signal(signal.SIGTERM, handler)
+    recorded = []
+    try:
+        with pytest.raises(SystemExit) as ended:
+            with handler.held():
+                os.kill(os.getpid(), signal.SIGTERM)
+                recorded.append("worker 0")
+        assert recorded == ["worker 0"]
+        assert ended.value.code == 128 + signal.SIGTERM
+        with pytest.raises(SystemExit):  # outside a start: at once
+            os.kill(os.getpid(), signal.SIGTERM)
+            recorded.append("worker 1")
+        assert recorded == ["worker 0"]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 @pytest.mark.tensorflow
 def test_terminating_the_doctor_kills_its_probe_workers():
     import os
