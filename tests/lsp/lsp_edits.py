@@ -1,10 +1,38 @@
-"""Helpers of the LSP tests: opening a document, asking for code actions, and applying the TextEdits a language server
-returns as an editor would (UTF-16 positions)."""
+"""Helpers of the LSP tests: starting a session with `distfix lsp`, opening a document, asking for code actions, and
+applying the TextEdits a language server returns as an editor would (UTF-16 positions)."""
 
 from __future__ import annotations
 
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+# The server every LSP test talks to: `python -m fixer lsp` of this checkout, over stdio.
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "fixer", "lsp"])
+
+
+async def start_session(
+    client: LanguageClient, root: Path, capabilities: types.ClientCapabilities | None = None
+) -> types.InitializeResult:
+    """Initialize a session rooted at ``root`` as VS Code would (or with ``capabilities``); the
+    server's dynamic registrations (its pyproject.toml watcher) are kept in ``client.registrations``."""
+    client.registrations = []
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        client.registrations.extend(params.registrations)
+
+    result = await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities or pytest_lsp.client_capabilities("visual-studio-code"), root_uri=root.as_uri()
+        )
+    )
+    client.root = root
+    return result
 
 
 async def open_document(client: LanguageClient, name: str, text: str) -> tuple[str, list[types.Diagnostic]]:
@@ -13,6 +41,21 @@ async def open_document(client: LanguageClient, name: str, text: str) -> tuple[s
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, text)))
     params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     return uri, params.diagnostics
+
+
+async def published(client: LanguageClient, uris: list[str], timeout: float = 120) -> dict[str, list[types.Diagnostic]]:
+    """Wait until diagnostics arrived for every URI (published since the last call), and return them.
+
+    It reads what the client recorded rather than waiting for the next notification: a notification
+    that arrives while nobody waits is never lost."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not all(uri in client.diagnostics for uri in uris):
+        assert loop.time() < deadline, f"no diagnostics for {[u for u in uris if u not in client.diagnostics]}"
+        await asyncio.sleep(0.01)
+    got = {uri: list(client.diagnostics[uri]) for uri in uris}
+    client.diagnostics.clear()
+    return got
 
 
 def apply(text: str, edits: list[types.TextEdit]) -> str:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import libcst as cst
 import pytest
 import pytest_lsp
-from lsp_edits import apply, code_actions, open_document
+from lsp_edits import SERVER, apply, code_actions, open_document, published, start_session
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from fixer.engine import check_source, fix_source
 
@@ -32,19 +31,9 @@ def eager_step(batch):
 """
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "fixer", "lsp"]))
+@pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient, tmp_path_factory):
-    root = tmp_path_factory.mktemp("workspace")
-    lsp_client.registrations = []
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:
-        lsp_client.registrations.extend(params.registrations)
-
-    await lsp_client.initialize_session(
-        types.InitializeParams(capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=root.as_uri())
-    )
-    lsp_client.root = root
+    await start_session(lsp_client, tmp_path_factory.mktemp("workspace"))
     yield
     await lsp_client.shutdown_session()
 
@@ -218,13 +207,11 @@ async def test_a_new_pin_file_rechecks_open_documents(client: LanguageClient):
     assert sorted(d.code for d in diagnostics) == ["TFD401", "TFD401", "TFD402"]
     requirements = folder / "requirements.txt"
     requirements.write_text("tensorflow==2.1.0\n")  # neither `run` nor `distribute_datasets_from_function` exists there
+    client.diagnostics.clear()  # every open document is checked again: wait for this one's new diagnostics
     client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams([types.FileEvent(requirements.as_uri(), types.FileChangeType.Created)])
     )
-    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    while params.uri != uri:
-        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    assert [d.code for d in params.diagnostics] == ["TFD402"]
+    assert [d.code for d in (await published(client, [uri]))[uri]] == ["TFD402"]
 
 
 async def test_light_bulb_fix_all_is_computed_on_resolve(client: LanguageClient):

@@ -3,12 +3,10 @@ user (window/showMessage), and code-action ``only`` filtering by LSP's kind hier
 
 from __future__ import annotations
 
-import sys
-
 import pytest_lsp
-from lsp_edits import code_actions, open_document
+from lsp_edits import SERVER, code_actions, open_document, start_session
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 SOURCE = """\
 import tensorflow as tf
@@ -18,12 +16,10 @@ dist = strategy.experimental_distribute_datasets_from_function(make_dataset)
 """
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "fixer", "lsp"]))
+@pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient, tmp_path_factory):
-    root = tmp_path_factory.mktemp("workspace")
     # A plain client (Neovim's): no dynamic registration, no resolve support.
-    await lsp_client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=root.as_uri()))
-    lsp_client.root = root
+    await start_session(lsp_client, tmp_path_factory.mktemp("workspace"), types.ClientCapabilities())
     yield
     await lsp_client.shutdown_session()
 

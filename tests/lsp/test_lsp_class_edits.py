@@ -3,13 +3,11 @@ time (fixer/class_members.py), and after every edit its diagnostics equal a fres
 
 from __future__ import annotations
 
-import sys
-
 import pytest_lsp
-from lsp_edits import open_document
+from lsp_edits import SERVER, open_document, start_session
 from lsprotocol import types
 from pygls.protocol import default_converter
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from fixer.engine import check_source
 from fixer.lsp.convert import diagnostic, uri_path
@@ -31,20 +29,9 @@ SOURCE = (
 )
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "fixer", "lsp"]))
+@pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient, tmp_path_factory):
-    root = tmp_path_factory.mktemp("workspace")
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:
-        """The server asks to watch pyproject.toml: nothing to do here."""
-
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=root.as_uri()
-        )
-    )
-    lsp_client.root = root
+    await start_session(lsp_client, tmp_path_factory.mktemp("workspace"))
     yield
     await lsp_client.shutdown_session()
 

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest_lsp
+from lsp_edits import SERVER, published, start_session
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 BUILDER = """\
 import tensorflow as tf
@@ -32,40 +31,26 @@ model.fit(make_dataset(16), epochs=1)
 """
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "fixer", "lsp"]))
+@pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     root = tmp_path_factory.mktemp("workspace")
     (root / "main.py").write_text(TRAINER.format(strategy="MultiWorkerMirroredStrategy"))
     (root / "data.py").write_text(BUILDER)
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:
-        pass  # the server asks to watch pyproject.toml; nothing to record here
-
-    await lsp_client.initialize_session(
-        types.InitializeParams(capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=root.as_uri())
-    )
-    lsp_client.root = root
+    await start_session(lsp_client, root)
     yield
     await lsp_client.shutdown_session()
-
-
-async def _diagnostics_of(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
-    while True:
-        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if params.uri == uri:
-            return params.diagnostics
 
 
 async def test_the_helper_open_alone_is_reported_through_its_importer_and_updated_when_it_is_saved(client: LanguageClient):
     data = (client.root / "data.py").as_uri()
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(data, "python", 1, BUILDER)))
-    (diagnostic,) = await _diagnostics_of(client, data)
+    (diagnostic,) = (await published(client, [data]))[data]
     assert diagnostic.code == "TFD204"
     assert diagnostic.range.start.line == 5
     assert "`main.py` line 9 passes `make_dataset()` to `fit`" in diagnostic.message
 
     main = client.root / "main.py"
     main.write_text(TRAINER.format(strategy="MirroredStrategy"))
+    client.diagnostics.clear()  # what the open published is not what the save publishes
     client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(main.as_uri())))
-    assert list(await _diagnostics_of(client, data)) == []
+    assert (await published(client, [data]))[data] == []

@@ -6,19 +6,16 @@ with what ``distfix check`` / ``distfix fix`` give for the same notebook written
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 import pytest_lsp
+from lsp_edits import SERVER, apply, code_actions, published, start_session
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig, LanguageClient
-
-from lsp_edits import apply, code_actions
+from pytest_lsp import LanguageClient
 
 CELL_1 = "%matplotlib inline\nimport tensorflow as tf\n\nstrategy = tf.distribute.MirroredStrategy()\n"
 CELL_2 = "## The model\nBuilt *outside* the scope: a finding.\n"  # markdown
@@ -32,20 +29,13 @@ CELL_4 = "!pip list\ndist = strategy.experimental_distribute_datasets_from_funct
 CELLS = [("code", CELL_1), ("markdown", CELL_2), ("code", CELL_3), ("code", CELL_4)]
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "fixer", "lsp"]))
+@pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient, tmp_path_factory):
-    root = tmp_path_factory.mktemp("workspace")
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:
-        """Accept the server's pyproject.toml watcher."""
-
     capabilities = pytest_lsp.client_capabilities("visual-studio-code")
     capabilities.notebook_document = types.NotebookDocumentClientCapabilities(
         synchronization=types.NotebookDocumentSyncClientCapabilities(execution_summary_support=True)
     )
-    result = await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities, root_uri=root.as_uri()))
-    lsp_client.root = root
+    result = await start_session(lsp_client, tmp_path_factory.mktemp("workspace"), capabilities)
     lsp_client.sync = result.capabilities.notebook_document_sync
     yield
     await lsp_client.shutdown_session()
@@ -164,18 +154,6 @@ class Notebook:
         ]
         self.path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n")
         return self.path
-
-
-async def published(client: LanguageClient, uris: list[str], timeout: float = 120) -> dict[str, list[types.Diagnostic]]:
-    """Wait until diagnostics arrived for every URI (published since the last call), and return them."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not all(uri in client.diagnostics for uri in uris):
-        assert loop.time() < deadline, f"no diagnostics for {[u for u in uris if u not in client.diagnostics]}"
-        await asyncio.sleep(0.01)
-    got = {uri: list(client.diagnostics[uri]) for uri in uris}
-    client.diagnostics.clear()
-    return got
 
 
 def cli_findings(distfix, notebook: Notebook) -> set[tuple[int, int, int, str]]:
