@@ -113,8 +113,9 @@ def load_repos(path: Path) -> list[RepoSpec]:
 
 
 def mirror_git_dir(mirrors: Path, spec: RepoSpec) -> Path | None:
-    """The git directory of a repository's local mirror, or None when there is none."""
-    for candidate in (mirrors / spec.slug / "repo", mirrors / spec.slug):
+    """The git directory of a repository's local mirror, or None when there is none (the fetch tool
+    writes either a bare `repo` or a `repo/.git` holding only the git directory)."""
+    for candidate in (mirrors / spec.slug / "repo", mirrors / spec.slug / "repo" / ".git", mirrors / spec.slug):
         if (candidate / "HEAD").is_file() and (candidate / "objects").is_dir():
             return candidate
     return None

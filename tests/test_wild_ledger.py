@@ -227,3 +227,16 @@ def test_a_one_line_automagic_or_alias_cell_counts_as_what_ipython_runs(tmp_path
     ]
     counts = wild.count_parse_errors(findings, tmp_path)
     assert (counts.total, counts.not_python, counts.wrongly_unparsable) == (3, 1, 2)
+
+
+def test_a_mirror_kept_as_repo_dot_git_is_found(tmp_path):
+    """The fetch tool also writes `<owner>+<name>/repo/.git` (a git directory with no work tree)."""
+    source = tmp_path / "source"
+    source.mkdir()
+    subprocess.run(["git", "init", "-q", str(source)], check=True)
+    git_dir = tmp_path / "mirrors" / "o+r" / "repo" / ".git"
+    git_dir.parent.mkdir(parents=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(source), str(git_dir)], check=True)
+    spec = wild.RepoSpec("o/r", "0" * 40, (), True)
+    assert wild.mirror_git_dir(tmp_path / "mirrors", spec) == git_dir
+    assert wild.mirror_git_dir(tmp_path / "none", spec) is None
