@@ -88,7 +88,8 @@ class StrategyRunOutsideTfFunction(Rule):
     - Tests (a `test*` method of a `TestCase`, or a `test*` function of a test file): reported only
       when the test repeats a training `strategy.run` in a loop, and then as advice (no rewrite
       decorates a test with `tf.function`). Not reported: one call (with mocks and assertions, a
-      test checks that call), or a test that says it runs eagerly (its name, a comment,
+      test checks that call), or a test that says it runs eagerly (its name, a comment, its
+      decorators: `mode=["graph", "eager"]`, `run_in_graph_and_eager_modes`;
       `run_functions_eagerly`). Nor in a test suite's input files (`tests/data/`, `testdata/`,
       `<bundle>.test/data/`: scripts a launcher test starts or an analyser's tests read).
     - Not reported: programs whose only strategy is `OneDeviceStrategy` (one replica: nothing runs
@@ -210,11 +211,15 @@ class StrategyRunOutsideTfFunction(Rule):
 
 
 def _says_eager(ctx: RuleContext, test: cst.FunctionDef) -> bool:
-    """The test runs eagerly on purpose: its name or a comment in it says so (``# Test running
-    eagerly``, ``test_eager_step``), or it turns functions eager (``run_functions_eagerly``)."""
+    """The test runs eagerly on purpose: its name, a comment in it or its decorators say so
+    (``# Test running eagerly``, ``test_eager_step``, ``@run_in_graph_and_eager_modes``, a
+    ``mode=["graph", "eager"]`` parametrisation), or it turns functions eager
+    (``run_functions_eagerly``)."""
     if "eager" in test.name.value.lower():
         return True
-    text = ctx.source(test)
+    if any("eager" in ctx.source(decorator).lower() for decorator in test.decorators):
+        return True
+    text = ctx.source(test.body)
     return "run_functions_eagerly" in text or any(
         "eager" in line.partition("#")[2].lower() for line in text.splitlines()
     )

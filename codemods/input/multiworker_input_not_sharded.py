@@ -8,9 +8,9 @@ import libcst as cst
 
 from fixer.fixes.pipeline_edits import add_helper, seed_shuffles
 from fixer.rule import Rule
-from fixer.semantic import BindingKind
+from fixer.semantic import Binding, BindingKind
 from fixer.tf.dataflow import names_in, result_never_read
-from fixer.tf.dataset_api import DATASET_CONSTRUCTORS
+from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS
 from fixer.tf.drawn_data import arguments_for, drawn_per_process
 from fixer.tf.file_sources import file_count, literal_worker_count
 from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
@@ -142,8 +142,9 @@ class MultiworkerInputNotSharded(Rule):
       source's arguments, or the helper call it returns) comes from a path or seed holding the
       task index, or is drawn by the process itself with no constant seed (`np.random.*`,
       `tf.random.*`, `random.*`, an unseeded generator, a module or project helper returning such
-      draws), followed through names, closures and call-site arguments: each worker's process
-      has its own data (`benchmarks/probe_per_process_random_data.py`: two processes draw
+      draws), or that the worker also saves under its task index (`np.save(f"x_{rank}.npy", x)`),
+      followed through names, closures, call-site arguments and a helper of an imported module
+      that turns it into the dataset: each worker's process has its own data (`benchmarks/probe_per_process_random_data.py`: two processes draw
       different samples). Any constant seed (a draw's, a generator's, or the program's
       `np.random.seed(0)`, `set_random_seed(0)`) makes every worker draw the same: reported.
     - A `dataset_fn` handed over by several calls is reported once.
@@ -473,23 +474,76 @@ def _own_data(ctx: RuleContext, call: cst.Call) -> bool:
     if any(_task_data(ctx, a.value) for a in call.args):
         return True
     data = [a.value for a in call.args if a.keyword is None]
-    return bool(data) and all(drawn_per_process(ctx.tf, value) for value in data)
+    return bool(data) and all(drawn_per_process(ctx.tf, value) or _saved_per_task(ctx, value) for value in data)
+
+
+def _saved_per_task(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """Every part of ``expr`` is data the worker also saves under its task index
+    (``keys = make_samples()`` then ``save(f"samples_{task_id}.file", keys)``), followed through
+    tuples, names and a parameter's arguments at its function's call sites: whatever made it,
+    the program keeps it as this worker's own."""
+    if depth > 6:
+        return False
+    if isinstance(expr, cst.Tuple | cst.List):
+        parts = [element.value for element in expr.elements]
+        return bool(parts) and all(_saved_per_task(ctx, part, depth + 1) for part in parts)
+    if not isinstance(expr, cst.Name):
+        return False
+    found = ctx.tf.semantic.resolve(expr)
+    for bound in found:
+        if bound.kind is BindingKind.PARAMETER and isinstance(bound.scope.node, cst.FunctionDef):
+            given = arguments_for(ctx.tf, bound.scope.node, bound.name)
+            if not given or not all(_saved_per_task(ctx, arg, depth + 1) for arg in given):
+                return False
+        elif bound.kind is not BindingKind.ASSIGNMENT or not _saved_under_task(ctx, bound):
+            return False
+    return bool(found)
+
+
+def _saved_under_task(ctx: RuleContext, bound: Binding) -> bool:
+    """A read of ``bound`` is an argument (or a part of one) of a call that another argument
+    names by the task index (``np.save(f"x_{rank}.npy", x)``)."""
+    for use in ctx.index.names.get(bound.name, []):
+        if bound not in ctx.tf.semantic.resolve(use):
+            continue
+        for call in ctx.index.ancestors(use):
+            if isinstance(call, cst.Call):
+                inside = [a for a in call.args if ctx.index.is_within(use, a.value)]
+                others = [a for a in call.args if a not in inside]
+                if inside and any(task_dependent(ctx.tf, a.value) for a in others):
+                    return True
+                break  # only the innermost call the read is given to
+            if isinstance(call, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+                break
+    return False
 
 
 def _made_by(ctx: RuleContext, value: cst.BaseExpression) -> cst.Call | None:
-    """The call ``value`` is (``return make(...)``), or the one its name is bound to (``ds = make(...)``
-    then ``return ds``)."""
+    """The helper call ``value`` is (``return make(...)``, ``return data_utils.make(...)``), or the
+    one its name is bound to (``ds = make(...)`` then ``return ds``). Not a method of a dataset
+    (``ds.batch(8)``)."""
     if isinstance(value, cst.Name):
         bound = ctx.tf.semantic.value_of(value)
         value = bound if bound is not None else value
-    return value if isinstance(value, cst.Call) and not isinstance(value.func, cst.Attribute) else None
+    if not isinstance(value, cst.Call):
+        return None
+    func = value.func
+    if isinstance(func, cst.Attribute):
+        root: cst.BaseExpression = func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        imported = isinstance(root, cst.Name) and any(
+            b.kind is BindingKind.IMPORT for b in ctx.tf.semantic.resolve(root)
+        )
+        return value if imported and func.attr.value not in DATASET_METHODS else None
+    return value
 
 
 def _task_data(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) -> bool:
     """True when ``expr`` is made from a value that holds this worker's task index: a path or a
     seed (``np.load(f"part_{task_id}.npy")``, ``default_rng(seed=task_index)``), followed through
     the bindings of its names, closures, and a parameter's arguments at the function's call sites.
-    Data made without one (an unseeded random draw) is not evidence: it stays reported."""
+    Random draws without one are judged by `_own_data` (fixer/tf/drawn_data.py)."""
     if task_dependent(ctx.tf, expr):
         return True
     if depth >= 4:

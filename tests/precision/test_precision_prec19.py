@@ -18,6 +18,7 @@ from fixer.test_files import is_fixture_script
 def _findings(source: str, path: str, code: str) -> list[tuple[int, bool]]:
     """(line, has a fix) of each ``code`` finding."""
     found = check_source(path, textwrap.dedent(source)).findings
+    assert "TFD000" not in [f.code for f in found]  # the program parses: nothing passes by accident
     return [(f.start.line, f.fix is not None) for f in found if f.code == code]
 
 
@@ -72,6 +73,24 @@ def test_a_test_that_says_it_runs_eagerly_is_not_tfd402():
     commented = "\n# Run eagerly: this checks the per-replica values in Python." + textwrap.dedent(_LOOP)
     assert _findings(_test_case(commented), "step_test.py", "TFD402") == []
     assert _findings(_test_case(_LOOP, name="test_eager_training"), "step_test.py", "TFD402") == []
+
+
+def test_a_test_parametrised_to_run_in_eager_mode_is_not_tfd402():
+    # TensorFlow's own suites run one test body in graph and in eager mode, named in a decorator.
+    for decorator in (
+        '@combinations.generate(combinations.combine(mode=["graph", "eager"]))',
+        "@run_in_graph_and_eager_modes",
+    ):
+        source = _test_case(_LOOP).replace(
+            "        def test_training", f"        {decorator}\n        def test_training"
+        )
+        assert decorator in source
+        assert _findings(source, "step_test.py", "TFD402") == []
+    # Control: a decorator that names no mode leaves the training loop reported.
+    source = _test_case(_LOOP).replace(
+        "        def test_training", "        @mock.patch.object(tf, 'print')\n        def test_training"
+    )
+    assert _findings(source, "step_test.py", "TFD402") == [(24, False)]
 
 
 def test_control_a_unit_test_training_many_steps_stays_reported_as_advice():

@@ -94,6 +94,52 @@ def test_tf_random_draws_follow_their_seed():
     assert tfd202(_DATASET_FN.format(seed="", make=op_seed)) == [21]
 
 
+def test_samples_a_worker_saves_under_its_task_index_are_its_own():
+    # Made by a library this file cannot see, then kept as this worker's own (saved by task index).
+    make = "keys, labels = synthetic.make_samples(4096); np.save(f'labels_{task_id}.npy', labels)"
+    source = _DATASET_FN.format(seed="", make=make).replace("import json\n", "import json\n\nimport synthetic\n")
+    assert tfd202(source) == []
+
+
+def test_control_samples_saved_under_one_shared_name_stay_reported():
+    make = "keys, labels = synthetic.make_samples(4096); np.save('labels.npy', labels)"
+    source = _DATASET_FN.format(seed="", make=make).replace("import json\n", "import json\n\nimport synthetic\n")
+    assert tfd202(source) == [23]
+    # Only one of the two arrays kept per worker: the other may be the same everywhere.
+    make = "keys, labels = synthetic.make_samples(4096); labels = synthetic.relabel(labels)"
+    source = _DATASET_FN.format(seed="", make=make).replace("import json\n", "import json\n\nimport synthetic\n")
+    assert tfd202(source) == [23]
+
+
+_BUILT_BY_A_LIBRARY = """
+import numpy as np
+import tensorflow as tf
+
+import data_utils
+
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+
+def main(global_batch):
+    samples = {make}
+
+    def _dataset_fn(input_context):
+        return data_utils.to_dataset(*samples, batch=global_batch)
+
+    return strategy.distribute_datasets_from_function(_dataset_fn)
+"""
+
+
+def test_drawn_samples_a_library_helper_turns_into_a_dataset_are_each_worker_own():
+    make = "np.random.randint(0, 9, size=(64, 8)), np.random.rand(64, 1)"
+    assert tfd202(_BUILT_BY_A_LIBRARY.format(make=make)) == []
+
+
+def test_control_loaded_samples_a_library_helper_turns_into_a_dataset_stay_reported():
+    make = 'np.load("keys.npy"), np.load("labels.npy")'
+    assert tfd202(_BUILT_BY_A_LIBRARY.format(make=make)) == [13]
+
+
 _FILES = """
 import tensorflow as tf
 
