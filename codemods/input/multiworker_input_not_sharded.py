@@ -144,9 +144,10 @@ class MultiworkerInputNotSharded(Rule):
       `tf.random.*`, `random.*`, an unseeded generator, a module or project helper returning such
       draws), or that the worker also saves under its task index (`np.save(f"x_{rank}.npy", x)`),
       followed through names, closures, call-site arguments and a helper of an imported module
-      that turns it into the dataset: each worker's process has its own data (`benchmarks/probe_per_process_random_data.py`: two processes draw
-      different samples). Any constant seed (a draw's, a generator's, or the program's
-      `np.random.seed(0)`, `set_random_seed(0)`) makes every worker draw the same: reported.
+      that turns it into the dataset: each worker's process has its own data
+      (`benchmarks/probe_per_process_random_data.py`: two processes draw different samples). Any
+      constant seed (a draw's, a generator's, or the program's `np.random.seed(0)`,
+      `set_random_seed(0)`) makes every worker draw the same: reported.
     - A `dataset_fn` handed over by several calls is reported once.
     - Across modules (when `check` is given a folder, and in the language server for the
       workspace): a function of a module that builds no strategy and sets `AutoShardPolicy.OFF`
@@ -470,7 +471,7 @@ def _per_worker_data(ctx: RuleContext, fn: FunctionLike, sources: list[cst.Call]
 def _own_data(ctx: RuleContext, call: cst.Call) -> bool:
     """``call`` (a `tf.data` source, or the helper that makes the dataset) is given this worker's
     own data: an argument holding its task index (a path, a seed), or data that every process
-    draws itself with no constant seed (fixer/tf/drawn_data.py)."""
+    draws itself with no constant seed (fixer/tf/drawn_data.py) or saves under its task index."""
     if any(_task_data(ctx, a.value) for a in call.args):
         return True
     data = [a.value for a in call.args if a.keyword is None]
@@ -506,14 +507,14 @@ def _saved_under_task(ctx: RuleContext, bound: Binding) -> bool:
     for use in ctx.index.names.get(bound.name, []):
         if bound not in ctx.tf.semantic.resolve(use):
             continue
-        for call in ctx.index.ancestors(use):
-            if isinstance(call, cst.Call):
-                inside = [a for a in call.args if ctx.index.is_within(use, a.value)]
-                others = [a for a in call.args if a not in inside]
+        for ancestor in ctx.index.ancestors(use):
+            if isinstance(ancestor, cst.Call):
+                inside = [a for a in ancestor.args if ctx.index.is_within(use, a.value)]
+                others = [a for a in ancestor.args if a not in inside]
                 if inside and any(task_dependent(ctx.tf, a.value) for a in others):
                     return True
                 break  # only the innermost call the read is given to
-            if isinstance(call, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+            if isinstance(ancestor, cst.BaseSmallStatement | cst.BaseCompoundStatement):
                 break
     return False
 
