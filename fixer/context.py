@@ -171,6 +171,11 @@ class RuleContext:
         rule = self.rule
         assert rule is not None, "report() is only valid while a rule runs"
         code_range = self.range(node)
+        start = Position(code_range.start.line, code_range.start.column + 1)
+        end = Position(code_range.end.line, code_range.end.column + 1)
+        said = message or rule.message
+        if any(f.code == rule.code and f.start == start and f.end == end and f.message == said for f in self.findings):
+            return  # one finding per place and message: a rule reaching it twice (two calls, two paths) says it once
         level = applicability or rule.applicability
         fix: Fix | None = None
         if edits:
@@ -191,8 +196,8 @@ class RuleContext:
                 code=rule.code,
                 name=rule.name,
                 message=message or rule.message,
-                start=Position(code_range.start.line, code_range.start.column + 1),
-                end=Position(code_range.end.line, code_range.end.column + 1),
+                start=start,
+                end=end,
                 fix=fix,
                 applicability=level if fix else Applicability.DISPLAY_ONLY,
             )

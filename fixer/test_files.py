@@ -30,16 +30,26 @@ _TEST_SUPPORT_FOLDERS = frozenset({"data", "resources", "resource", "fixtures", 
 def is_fixture_script(path: str) -> bool:
     """True for a script kept among a test suite's data: under a ``testdata``/``test_data``/``fixtures``
     folder, or under a ``data``/``resources``/``scripts`` folder directly inside ``test``/``tests``
-    (``tests/testdata/train.py``, ``test/resources/job/train_dummy.py``). A test runs it to exercise
-    something else (a launcher, a container, a cloud job) and checks that the job starts and ends,
-    not what the model learns. A ``data`` folder elsewhere (a collection of scripts) is not one."""
+    (``tests/testdata/train.py``, ``test/resources/job/train_dummy.py``, also a folder named for
+    tests, ``analysis.test/data/model.py``). A test runs it to exercise something else (a launcher,
+    a container, a cloud job, a static analyser reading it) and checks that the job starts and ends
+    or what the tool says of it, not what the model learns. A ``data`` folder elsewhere (a
+    collection of scripts) is not one."""
     folders = [part.lower() for part in PurePath(path.replace("\\", "/")).parts[:-1]]
     if any(folder in _FIXTURE_FOLDERS for folder in folders):
         return True
     return any(
-        parent in _TEST_FOLDERS and folder in _TEST_SUPPORT_FOLDERS
+        _is_test_folder(parent) and folder in _TEST_SUPPORT_FOLDERS
         for parent, folder in zip(folders, folders[1:], strict=False)
     )
+
+
+def _is_test_folder(folder: str) -> bool:
+    """``test``/``tests``/``testing``, or a project folder named for its tests: an Eclipse/OSGi test
+    bundle (``com.example.analysis.test``), ``integration_tests``, ``unit-test``."""
+    if folder in _TEST_FOLDERS:
+        return True
+    return any(folder.endswith(separator + word) for separator in "._-" for word in ("test", "tests"))
 
 
 def assertion_free_test(index: ModuleIndex, node: cst.CSTNode) -> bool:

@@ -263,3 +263,34 @@ def test_command_line_unsafe_fixes_beats_pyproject_both_ways(tmp_path: Path, dis
     assert held.stdout == "" and "1 unsafe fix held back" in held.stderr
     (tmp_path / "pyproject.toml").write_text("[tool.distfix]\nunsafe-fixes = false\n")
     assert "+    v = tf.Variable(0.0)" in distfix("fix", "--unsafe-fixes", "train.py", cwd=tmp_path).stdout
+
+
+class _ReachedTwice(Rule):
+    """Reports every call of ``foo`` once per path that reaches it (two here), and its name too."""
+
+    code = "TFD997"
+    name = "test-reached-twice"
+    message = "foo reached"
+    triggers = ("foo",)
+
+    def check(self, ctx: RuleContext) -> None:
+        for call in ctx.index.calls:
+            if isinstance(call.func, cst.Name) and call.func.value == "foo":
+                ctx.report(call, "reached")  # by the first path
+                ctx.report(call, "reached")  # by the second path
+                ctx.report(call, "another defect at the same place")
+                ctx.report(call.func, "the name")
+
+
+def test_one_place_gets_one_finding_of_a_rule_however_often_it_is_reached():
+    # issue 28 (prec16 5(c), prec19): a dataset_fn handed over twice was reported twice on one line.
+    result = check_source("x.py", "foo(1)\nfoo(2)\n", registry=Registry([_ReachedTwice]))
+    found = [(f.start.line, f.start.column, f.end.column, f.message) for f in result.findings]
+    assert sorted(found) == [
+        (1, 1, 4, "the name"),
+        (1, 1, 7, "another defect at the same place"),
+        (1, 1, 7, "reached"),
+        (2, 1, 4, "the name"),
+        (2, 1, 7, "another defect at the same place"),
+        (2, 1, 7, "reached"),
+    ]

@@ -11,7 +11,8 @@ from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic import BindingKind
-from fixer.tf.classes import bases_in_module, in_unit_test
+from fixer.test_files import is_fixture_script, is_test_path
+from fixer.tf.classes import bases_in_module, enclosing_unit_test
 from fixer.tf.compat import inside_graph_block, leaves_after_first_pass, runs_repeatedly, runs_tf1_graphs
 from fixer.tf.graph_methods import runs_in_graph
 from fixer.tf.names import dotted_name
@@ -84,6 +85,13 @@ class StrategyRunOutsideTfFunction(Rule):
       method a class of its hierarchy compiles at run time (`tf.function(self.train_step)`, or of
       a local name bound to `self.train_step`, in a base class's constructor, even under a flag,
       also in another module of the project).
+    - Tests (a `test*` method of a `TestCase`, or a `test*` function of a test file): reported only
+      when the test repeats a training `strategy.run` in a loop, and then as advice (no rewrite
+      decorates a test with `tf.function`). Not reported: one call (with mocks and assertions, a
+      test checks that call), or a test that says it runs eagerly (its name, a comment, its
+      decorators: `mode=["graph", "eager"]`, `run_in_graph_and_eager_modes`;
+      `run_functions_eagerly`). Nor in a test suite's input files (`tests/data/`, `testdata/`,
+      `<bundle>.test/data/`: scripts a launcher test starts or an analyser's tests read).
     - Not reported: programs whose only strategy is `OneDeviceStrategy` (one replica: nothing runs
       one after another).
     - Not reported: one-shot steps. A loop whose body ends with an unconditional `break` or
@@ -115,6 +123,8 @@ class StrategyRunOutsideTfFunction(Rule):
 
     def check(self, ctx: RuleContext) -> None:
         replica = ctx.tf.replica
+        if is_fixture_script(ctx.path):
+            return  # an input of a test suite (a job a launcher test starts, a file an analyser reads)
         if ctx.tf.strategies.single_replica:
             return  # OneDeviceStrategy: one replica, nothing runs "one after another"
         if runs_tf1_graphs(ctx.index, ctx.tf.names):
@@ -144,8 +154,9 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue  # under `tf.Graph().as_default()`: graph ops, evaluated later, not eager
             if runs_in_graph(ctx.tf, run.call):
                 continue  # a SessionRunHook's method or a step its base class compiles: graph mode
-            if in_unit_test(ctx.index, run.call):
-                continue  # a unit test checks behaviour once; compiling it would change what it tests
+            test = enclosing_unit_test(ctx.index, run.call, is_test_path(ctx.path))
+            if test is not None and (_says_eager(ctx, test) or not _loops_in_test(ctx, run.call, test)):
+                continue  # a test checks one call, or eager execution on purpose: compiling changes what it tests
             if not runs_repeatedly(ctx.index, ctx.tf.strategies, run.call):
                 continue  # one call (an initialisation): its eager cost is paid once
             if _steps_on_first_batch_only(ctx, run, func):
@@ -154,11 +165,14 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue  # an eager loop that only computes values (a demo, inference) trains nothing
             if func is not None:
                 seen.add(id(func))
-            self._report(ctx, run.call, func)
+            self._report(ctx, run.call, func, in_test=test is not None)
 
-    def _report(self, ctx: RuleContext, call: cst.Call, func: cst.FunctionDef | cst.Lambda | None) -> None:
+    def _report(
+        self, ctx: RuleContext, call: cst.Call, func: cst.FunctionDef | cst.Lambda | None, in_test: bool = False
+    ) -> None:
         in_loop = any(isinstance(a, (cst.For, cst.While)) for a in self._ancestors_within(ctx, call, func))
-        if func is None or not isinstance(func, cst.FunctionDef) or in_loop:
+        # Advice in a test: no rewrite decorates a test (or a step nested in one) with tf.function.
+        if func is None or not isinstance(func, cst.FunctionDef) or in_loop or in_test:
             ctx.report(
                 call,
                 "`strategy.run` runs eagerly here, replica after replica; put it in a step function decorated "
@@ -194,6 +208,34 @@ class StrategyRunOutsideTfFunction(Rule):
             if ancestor is func:
                 return
             yield ancestor
+
+
+def _says_eager(ctx: RuleContext, test: cst.FunctionDef) -> bool:
+    """The test runs eagerly on purpose: its name, a comment in it or its decorators say so
+    (``# Test running eagerly``, ``test_eager_step``, ``@run_in_graph_and_eager_modes``, a
+    ``mode=["graph", "eager"]`` parametrisation), or it turns functions eager
+    (``run_functions_eagerly``)."""
+    if "eager" in test.name.value.lower():
+        return True
+    if any("eager" in ctx.source(decorator).lower() for decorator in test.decorators):
+        return True
+    text = ctx.source(test.body)
+    return "run_functions_eagerly" in text or any(
+        "eager" in line.partition("#")[2].lower() for line in text.splitlines()
+    )
+
+
+def _loops_in_test(ctx: RuleContext, call: cst.Call, test: cst.FunctionDef) -> bool:
+    """``call`` repeats within the test: a loop (not left after its first pass) holds it between it
+    and the test, or the function holding it is called from such a loop. A test that steps once
+    checks that one step."""
+    func = ctx.index.enclosing_function(call)
+    for ancestor in ctx.index.ancestors(call):
+        if ancestor is test:
+            break
+        if isinstance(ancestor, cst.For | cst.While) and not leaves_after_first_pass(ancestor):
+            return True
+    return func is not None and func is not test and _called_from_a_loop(ctx, func)
 
 
 def _only_traced_by_importers(ctx: RuleContext, func: cst.FunctionDef | cst.Lambda) -> bool:

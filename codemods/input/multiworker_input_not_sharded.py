@@ -8,9 +8,10 @@ import libcst as cst
 
 from fixer.fixes.pipeline_edits import add_helper, seed_shuffles
 from fixer.rule import Rule
-from fixer.semantic import BindingKind
+from fixer.semantic import Binding, BindingKind
 from fixer.tf.dataflow import names_in, result_never_read
-from fixer.tf.dataset_api import DATASET_CONSTRUCTORS
+from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS
+from fixer.tf.drawn_data import arguments_for, drawn_per_process
 from fixer.tf.file_sources import file_count, literal_worker_count
 from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
 from fixer.tf.parameters import positional_parameters
@@ -137,10 +138,16 @@ class MultiworkerInputNotSharded(Rule):
       scope, it is not called in one nor given what one made, and, with no caller in the module,
       nothing is called on its parameters): a single-device reference run, whose whole-data read
       is the baseline it exists for. Methods are still reported.
-    - Not reported: a `dataset_fn` whose data (its `tf.data` source's arguments, or the helper
-      call it returns) comes from a path or seed holding the task index, followed through names,
-      closures and call-site arguments: each worker's process builds its own data. Data drawn
-      without one (an unseeded random draw) is not evidence and stays reported.
+    - Not reported: a `dataset_fn` (or a dataset every worker iterates) whose data (its `tf.data`
+      source's arguments, or the helper call it returns) comes from a path or seed holding the
+      task index, or is drawn by the process itself with no constant seed (`np.random.*`,
+      `tf.random.*`, `random.*`, an unseeded generator, a module or project helper returning such
+      draws), or that the worker also saves under its task index (`np.save(f"x_{rank}.npy", x)`),
+      followed through names, closures, call-site arguments and a helper of an imported module
+      that turns it into the dataset: each worker's process has its own data
+      (`benchmarks/probe_per_process_random_data.py`: two processes draw different samples). Any
+      constant seed (a draw's, a generator's, or the program's `np.random.seed(0)`,
+      `set_random_seed(0)`) makes every worker draw the same: reported.
     - A `dataset_fn` handed over by several calls is reported once.
     - Across modules (when `check` is given a folder, and in the language server for the
       workspace): a function of a module that builds no strategy and sets `AutoShardPolicy.OFF`
@@ -229,6 +236,8 @@ class MultiworkerInputNotSharded(Rule):
             found = pipeline(ctx.tf, iterated, loop)
             if found is None or found.per_task(ctx.tf):
                 continue
+            if found.source is not None and _own_data(ctx, found.source):
+                continue  # samples each worker's process draws itself: nothing is read twice
             if _single_device_reference(ctx, loop):
                 continue  # a plain-TF baseline reads the whole data on purpose
             # A fix never edits dead code: a pipeline read from an `if False:` arm is not this loop's.
@@ -450,29 +459,92 @@ def _per_worker_data(ctx: RuleContext, fn: FunctionLike, sources: list[cst.Call]
     returns. Method arguments (a `shuffle` seed) are not data: a per-worker shuffle seed of the
     whole data still reads all of it."""
     if sources:
-        return all(any(_task_data(ctx, a.value) for a in source.args) for source in sources)
+        return all(_own_data(ctx, source) for source in sources)
     if isinstance(fn, cst.Lambda):
         returned = [fn.body]
     else:
         returned = [r.value for r in ctx.index.in_function("returns", fn) if r.value is not None]
     made = [_made_by(ctx, value) for value in returned]
-    return bool(made) and all(call is not None and any(_task_data(ctx, a.value) for a in call.args) for call in made)
+    return bool(made) and all(call is not None and _own_data(ctx, call) for call in made)
+
+
+def _own_data(ctx: RuleContext, call: cst.Call) -> bool:
+    """``call`` (a `tf.data` source, or the helper that makes the dataset) is given this worker's
+    own data: an argument holding its task index (a path, a seed), or data that every process
+    draws itself with no constant seed (fixer/tf/drawn_data.py) or saves under its task index."""
+    if any(_task_data(ctx, a.value) for a in call.args):
+        return True
+    data = [a.value for a in call.args if a.keyword is None]
+    return bool(data) and all(drawn_per_process(ctx.tf, value) or _saved_per_task(ctx, value) for value in data)
+
+
+def _saved_per_task(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """Every part of ``expr`` is data the worker also saves under its task index
+    (``keys = make_samples()`` then ``save(f"samples_{task_id}.file", keys)``), followed through
+    tuples, names and a parameter's arguments at its function's call sites: whatever made it,
+    the program keeps it as this worker's own."""
+    if depth > 6:
+        return False
+    if isinstance(expr, cst.Tuple | cst.List):
+        parts = [element.value for element in expr.elements]
+        return bool(parts) and all(_saved_per_task(ctx, part, depth + 1) for part in parts)
+    if not isinstance(expr, cst.Name):
+        return False
+    found = ctx.tf.semantic.resolve(expr)
+    for bound in found:
+        if bound.kind is BindingKind.PARAMETER and isinstance(bound.scope.node, cst.FunctionDef):
+            given = arguments_for(ctx.tf, bound.scope.node, bound.name)
+            if not given or not all(_saved_per_task(ctx, arg, depth + 1) for arg in given):
+                return False
+        elif bound.kind is not BindingKind.ASSIGNMENT or not _saved_under_task(ctx, bound):
+            return False
+    return bool(found)
+
+
+def _saved_under_task(ctx: RuleContext, bound: Binding) -> bool:
+    """A read of ``bound`` is an argument (or a part of one) of a call that another argument
+    names by the task index (``np.save(f"x_{rank}.npy", x)``)."""
+    for use in ctx.index.names.get(bound.name, []):
+        if bound not in ctx.tf.semantic.resolve(use):
+            continue
+        for ancestor in ctx.index.ancestors(use):
+            if isinstance(ancestor, cst.Call):
+                inside = [a for a in ancestor.args if ctx.index.is_within(use, a.value)]
+                others = [a for a in ancestor.args if a not in inside]
+                if inside and any(task_dependent(ctx.tf, a.value) for a in others):
+                    return True
+                break  # only the innermost call the read is given to
+            if isinstance(ancestor, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+                break
+    return False
 
 
 def _made_by(ctx: RuleContext, value: cst.BaseExpression) -> cst.Call | None:
-    """The call ``value`` is (``return make(...)``), or the one its name is bound to (``ds = make(...)``
-    then ``return ds``)."""
+    """The helper call ``value`` is (``return make(...)``, ``return data_utils.make(...)``), or the
+    one its name is bound to (``ds = make(...)`` then ``return ds``). Not a method of a dataset
+    (``ds.batch(8)``)."""
     if isinstance(value, cst.Name):
         bound = ctx.tf.semantic.value_of(value)
         value = bound if bound is not None else value
-    return value if isinstance(value, cst.Call) and not isinstance(value.func, cst.Attribute) else None
+    if not isinstance(value, cst.Call):
+        return None
+    func = value.func
+    if isinstance(func, cst.Attribute):
+        root: cst.BaseExpression = func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        imported = isinstance(root, cst.Name) and any(
+            b.kind is BindingKind.IMPORT for b in ctx.tf.semantic.resolve(root)
+        )
+        return value if imported and func.attr.value not in DATASET_METHODS else None
+    return value
 
 
 def _task_data(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) -> bool:
     """True when ``expr`` is made from a value that holds this worker's task index: a path or a
     seed (``np.load(f"part_{task_id}.npy")``, ``default_rng(seed=task_index)``), followed through
     the bindings of its names, closures, and a parameter's arguments at the function's call sites.
-    Data made without one (an unseeded random draw) is not evidence: it stays reported."""
+    Random draws without one are judged by `_own_data` (fixer/tf/drawn_data.py)."""
     if task_dependent(ctx.tf, expr):
         return True
     if depth >= 4:
@@ -481,7 +553,7 @@ def _task_data(ctx: RuleContext, expr: cst.BaseExpression, depth: int = 0) -> bo
         for bound in ctx.tf.semantic.resolve(use):
             if bound.kind is BindingKind.PARAMETER and isinstance(bound.scope.node, cst.FunctionDef):
                 func = bound.scope.node
-                if any(_task_data(ctx, arg, depth + 1) for arg in _arguments_for(ctx, func, bound.name)):
+                if any(_task_data(ctx, arg, depth + 1) for arg in arguments_for(ctx.tf, func, bound.name)):
                     return True
             elif bound.value is not None and bound.value is not expr and _task_data(ctx, bound.value, depth + 1):
                 return True
@@ -497,24 +569,6 @@ def _names_read(ctx: RuleContext, expr: cst.BaseExpression) -> list[cst.Name]:
             if ctx.index.is_within(use, expr) and not (isinstance(parent, cst.Attribute) and parent.attr is use):
                 if not (isinstance(parent, cst.Arg) and parent.keyword is use):
                     found.append(use)
-    return found
-
-
-def _arguments_for(ctx: RuleContext, func: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
-    """What the calls of ``func`` in this module pass for its parameter ``name`` (every positional
-    argument from its place on, for ``*name``)."""
-    positional = [p.name.value for p in positional_parameters(func)]
-    star = isinstance(func.params.star_arg, cst.Param) and func.params.star_arg.name.value == name
-    found: list[cst.BaseExpression] = []
-    for site in ctx.tf.strategies.call_sites(func):
-        plain = [a for a in site.args if a.keyword is None]
-        for arg in site.args:
-            if arg.keyword is not None and arg.keyword.value == name:
-                found.append(arg.value)
-        if star:
-            found += [a.value for a in plain[len(positional) :]]
-        elif name in positional and positional.index(name) < len(plain):
-            found.append(plain[positional.index(name)].value)
     return found
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.rule import Rule
-from fixer.test_files import is_test_path
+from fixer.test_files import is_fixture_script, is_test_path
 from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
 
@@ -65,7 +65,9 @@ class HardCodedDeviceList(Rule):
       as tests do; any list in a test file (`*_test.py`, `test_*.py`), where the replicas are a
       fixture for the mirrored code path (CPUs the suite makes itself, often in a helper of another
       module, or GPUs the suite requires and skips without) or only an argument whose handling the
-      test checks (a `RunConfig` asked which coordinator it picks).
+      test checks (a `RunConfig` asked which coordinator it picks); nor in a test suite's input
+      files (`tests/data/`, `testdata/`, `<bundle>.test/data/`): scripts another tool's tests read or
+      start, whose devices no one trains on.
     - Not reported: a strategy bound to a name that is bound again before anything reads it (the
       distributed-training guide shows the call in a notebook cell, then builds the strategy it
       uses in the next); a function defined after the new binding reads only the new one.
@@ -98,7 +100,7 @@ class HardCodedDeviceList(Rule):
             devices = _literal_devices(ctx, listed)
             if devices is None or len(devices) < 2 or _under_device_test(ctx, call):
                 continue
-            if is_test_path(ctx.path):
+            if is_test_path(ctx.path) or is_fixture_script(ctx.path):
                 continue  # a test's replicas are a fixture: the suite picks (or skips on) the machine it needs
             if _never_used(ctx, call):
                 continue  # a strategy shown and rebound before any use (a guide's cell) places nothing

@@ -110,13 +110,17 @@ def _is_test_case(index: ModuleIndex, cls: cst.ClassDef) -> bool:
     return False
 
 
-def in_unit_test(index: ModuleIndex, node: cst.CSTNode) -> bool:
-    """True when ``node`` sits in a ``test_*`` method of a unittest ``TestCase`` (or a function nested in one)."""
+def enclosing_unit_test(index: ModuleIndex, node: cst.CSTNode, test_file: bool = False) -> cst.FunctionDef | None:
+    """The ``test*`` method of a unittest ``TestCase`` that ``node`` sits in (directly or in a function
+    nested in it); in a test file (``test_file``, see `fixer.test_files.is_test_path`) also a
+    module-level ``test*`` function, as pytest collects. None outside tests."""
     func = index.enclosing_function(node)
     while func is not None:
         if isinstance(func, cst.FunctionDef) and func.name.value.startswith("test"):
             owner = index.method_class(func)
             if owner is not None and _is_test_case(index, owner):
-                return True
+                return func
+            if owner is None and test_file and isinstance(index.parent.get(func), cst.Module):
+                return func
         func = index.enclosing_function(func)
-    return False
+    return None

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from fixer.syntax import parse_module
 from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS
+from fixer.tf.drawing_names import DRAWING_MODULES, GENERATORS, SEEDING, STATELESS
 from fixer.tf.legacy_switch import legacy_switch
 from fixer.tf.names import canonical
 from fixer.tf.tf1_imports import tf1_only_imports
@@ -78,13 +79,17 @@ class Outcome:
 
 @dataclass(frozen=True)
 class FunctionFacts:
-    """A top-level function: its returns, and whether it picks the worker's share of its data
-    (calls `.shard`, reads a task index) or builds under `with <strategy>.scope():` itself."""
+    """A top-level function: its returns, whether it picks the worker's share of its data
+    (calls `.shard`, reads a task index), builds under `with <strategy>.scope():` itself, or
+    draws random data of its own (``draws``)."""
 
     outcomes: tuple[Outcome, ...]
     per_task: bool = False
     enters_scope: bool = False
     shuffles: bool = False
+    # It draws random values and seeds nothing with a constant (fixer/tf/drawn_data.py): what it
+    # returns differs from one process to the next.
+    draws: bool = False
 
 
 @dataclass(frozen=True)
@@ -268,7 +273,29 @@ class _Reader:
             for child in body
             if isinstance(child, ast.Return) and child.value is not None
         )
-        return FunctionFacts(outcomes, per_task, enters_scope, shuffles)
+        return FunctionFacts(outcomes, per_task, enters_scope, shuffles, self._draws(body))
+
+    def _draws(self, body: list[ast.AST]) -> bool:
+        """The function returns something and draws random values (a process-wide generator's
+        function, or an unseeded generator it makes) with no constant seed anywhere in it."""
+        if not any(isinstance(child, ast.Return) and child.value is not None for child in body):
+            return False
+        draws = False
+        for child in body:
+            if not isinstance(child, ast.Call):
+                continue
+            found = self.qualified(dotted(child.func) or "")
+            callee = found[0] if found is not None else ""
+            if not callee.startswith(DRAWING_MODULES) or callee.startswith(STATELESS):
+                continue
+            seeds = [k.value for k in child.keywords if k.arg == "seed"]
+            if callee in GENERATORS:
+                seeds += child.args[:1]
+            constant = any(not (isinstance(s, ast.Constant) and s.value is None) for s in seeds)
+            if callee in SEEDING or constant:
+                return False  # seeded with a value: every process may draw the same
+            draws = True
+        return draws
 
     def outcome(self, expr: ast.expr, assigns: dict[str, list[ast.expr]], compiled: set[str], depth: int) -> Outcome:
         """What ``expr`` evaluates to, following the function's own assignments a few steps."""

@@ -34,6 +34,7 @@ from fixer.tf.module_summary import (
     EMPTY,
     LIBRARY_ROOTS,
     MODEL,
+    FunctionFacts,
     ImportRef,
     ModuleSummary,
     Outcome,
@@ -147,6 +148,32 @@ class ProjectImports:
         if head not in self._imports:
             return None  # this file's own function, a builtin or unbound: not another module's
         return self._call(self._origin, name, ())
+
+    def draws_random(self, func: cst.BaseExpression) -> bool:
+        """Calling ``func`` (a libcst name or attribute chain) runs a function of another module of
+        the project that draws random values with no constant seed (`FunctionFacts.draws`)."""
+        name = dotted_name(func)
+        if not self._enabled or name is None or name.split(".")[0] not in self._imports:
+            return False
+        found = self._function(self._origin, name, 0)
+        return found is not None and found.draws
+
+    def _function(self, key: str, name: str, depth: int) -> FunctionFacts | None:
+        """The facts of the function dotted ``name`` names in module ``key``'s namespace, following
+        imports and re-exports a few modules deep."""
+        summary = self._summary(key)
+        head, _, rest = name.partition(".")
+        if not rest and head in summary.functions:
+            return summary.functions[head]
+        ref = summary.imports.get(head)
+        if depth > _MAX_DEPTH or ref is None or (not ref.level and ref.module.split(".")[0] in LIBRARY_ROOTS):
+            return None
+        base = ref.module.split(".") if ref.module else []
+        parts = [*base, *([ref.name] if ref.name else []), *(rest.split(".") if rest else [])]
+        if len(parts) < 1 or (not ref.level and len(parts) < 2):
+            return None
+        module = self._locate(key, ref.level, parts[:-1])
+        return None if module is None else self._function(module, parts[-1], depth + 1)
 
     def lineage(self, base: cst.BaseExpression) -> Lineage:
         """The :class:`Lineage` of ``base`` (a base class the checked file names), when the file

@@ -1,7 +1,7 @@
 """TFD202 leaves whole-data reads that are meant (issue 28, ledger7b class 5), in our own words.
 
 (a) a plain single-device reference run that no strategy reaches; (b) a `dataset_fn` whose data
-each worker's process builds from a path or seed holding its task index; (c) one `dataset_fn`
+each worker's process builds from a path or seed holding its task index (or draws unseeded); (c) one `dataset_fn`
 handed to `distribute_datasets_from_function` several times is one finding. Each shape has a
 control that stays reported.
 """
@@ -126,8 +126,15 @@ def test_control_data_without_the_task_index_stays_reported():
     assert tfd202(_PER_WORKER.format(features='np.load("samples.npy")')) == [15]
 
 
-def test_control_an_unseeded_random_draw_is_not_evidence():
+def test_an_unseeded_random_draw_is_per_worker():
+    # Each worker's process draws its own samples (prec19 turned this control around: see
+    # tests/rules/test_tfd202_drawn_per_process.py for the draws that stay reported).
     features = "np.random.normal(size=[64, 4])"
+    assert tfd202(_PER_WORKER.format(features=features)) == []
+
+
+def test_control_a_draw_with_a_constant_seed_is_not_evidence():
+    features = "np.random.default_rng(seed=7).normal(size=[64, 4])"
     assert tfd202(_PER_WORKER.format(features=features)) == [15]
 
 
