@@ -247,10 +247,10 @@ class RenamedDistributeApi(Rule):
             message = f"{prefix}`{old_text}` is deprecated; use `{local or new}`"
             caveat = ctx.tf.target.rename_caveat(new)
             if local is None or blocker is not None or caveat is not None:
-                if blocker is not None:
-                    message += f" (rewrite {blocker} by hand)"
                 if caveat is not None:
                     message += f" ({caveat})"  # the pinned image may predate `new`: advice only
+                elif blocker is not None:
+                    message += f" (rewrite {blocker} by hand)"
                 ctx.report(attribute, message)
                 continue
             ctx.report(attribute, message, edits=[ctx.replace(attribute, local)])

@@ -30,8 +30,7 @@ TPU_CELLS = (
     "resolver = tf.distribute.cluster_resolver.TPUClusterResolver()\n"
     "tf.tpu.experimental.initialize_tpu_system(resolver)\n"
     "strategy = tf.distribute.experimental.TPUStrategy(resolver)\n",
-    "with strategy.scope():\n"
-    "    model = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(2)])\n",
+    "with strategy.scope():\n    model = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(2)])\n",
     "model.compile(optimizer='adam', loss='mse')\n",
     "model.fit(features, labels, epochs=3)\n",
 )
@@ -103,6 +102,18 @@ def test_a_strategy_method_rename_under_an_undated_pin_is_advice(tmp_path: Path)
     (finding,) = _findings(notebook, cells)
     assert finding.fix is None
     assert finding.message.startswith("`experimental_run_v2` is deprecated; use `run` (needs TF 2.2;")
+
+
+def test_the_longest_advice_stays_a_short_message(tmp_path: Path):
+    notebook = _course(tmp_path, "docker_image_pinning_type='original'")
+    cells = (
+        "import tensorflow as tf\n",
+        "strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy(\n"
+        "    tf.distribute.experimental.CollectiveCommunication.RING)\n",
+    )
+    messages = [f.message for f in _findings(notebook, cells)]
+    assert any("needs TF 2.4" in m for m in messages)
+    assert all(len(m) <= 200 for m in messages)
 
 
 def test_control_an_unpinned_notebook_keeps_the_safe_rename(tmp_path: Path):
