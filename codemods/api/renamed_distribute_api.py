@@ -118,7 +118,9 @@ class RenamedDistributeApi(Rule):
     - A package that declares a floor (`tensorflow>=1.15,<3` in setup.py, a module it imports,
       setup.cfg or pyproject.toml) is renamed only to names its floor has too, in its modules
       (folders with `__init__.py`); a notebook whose saved output prints TensorFlow 1.x is judged
-      on that version (docs/target.md).
+      on that version (docs/target.md). A notebook pinned to a platform image of its first
+      publication (`docker_image_pinning_type` "original") gets advice naming the release that
+      added the new name, never an edit: that image's oldest possible release cannot be told.
 
     ## Runtime evidence
     The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,
@@ -170,6 +172,11 @@ class RenamedDistributeApi(Rule):
             if state is None or not target.has(new):
                 continue  # the target (or the package's declared floor) has only the old name
             old = attribute.attr.value
+            caveat = target.rename_caveat(new)
+            if caveat is not None:
+                # A frozen platform image of unknown date may predate `new`: advice, never an edit.
+                ctx.report(attribute.attr, f"`{old}` is deprecated; use `{new}` ({caveat})")
+                continue
             if state == "removed":
                 message = (
                     f"`{old}` is removed in {target.label()} (`AttributeError`{target.assumed_note()}); use `{new}`"
@@ -238,8 +245,11 @@ class RenamedDistributeApi(Rule):
             blocker = _blocking_argument(call, blocked, positional) if call is not None else None
             prefix = ctx.tf.target.upgrade_prefix(same_at_pin=exists_in(new, ctx.tf.target.at_pin().version))
             message = f"{prefix}`{old_text}` is deprecated; use `{local or new}`"
-            if local is None or blocker is not None:
-                if blocker is not None:
+            caveat = ctx.tf.target.rename_caveat(new)
+            if local is None or blocker is not None or caveat is not None:
+                if caveat is not None:
+                    message += f" ({caveat})"  # the pinned image may predate `new`: advice only
+                elif blocker is not None:
                     message += f" (rewrite {blocker} by hand)"
                 ctx.report(attribute, message)
                 continue
@@ -271,13 +281,19 @@ class RenamedDistributeApi(Rule):
                 )
                 for a in renamed
             )
+            caveats = [
+                caveat
+                for a in renamed
+                if (caveat := ctx.tf.target.rename_caveat(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0]))
+            ]
+            movable = movable and not caveats  # the pinned image may predate the names: advice only
             names = ", ".join(cst.ensure_type(a.name, cst.Name).value for a in renamed)
             pinned = ctx.tf.target.at_pin().version
             same_at_pin = all(exists_in(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0], pinned) for a in renamed)
             message = (
                 f"{ctx.tf.target.upgrade_prefix(same_at_pin)}`{names}` "
                 "from `tensorflow.distribute.experimental` is deprecated; import it from `tensorflow.distribute`"
-            )
+            ) + (f" ({caveats[0]})" if caveats else "")
             if movable:
                 ctx.report(node.module, message, edits=[ctx.replace(node.module, "tensorflow.distribute")])
             else:

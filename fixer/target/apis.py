@@ -37,3 +37,8 @@ def exists_in(name: str, version: tuple[int, int]) -> bool:
     added = ADDED.get(name)
     removed = REMOVED.get(name)
     return (added is None or version >= added) and (removed is None or version < removed)
+
+
+def added_in(name: str) -> tuple[int, int] | None:
+    """The first release that has ``name``, or None for a name every TensorFlow 2 release has."""
+    return ADDED.get(name)

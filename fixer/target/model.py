@@ -10,11 +10,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fixer.target.apis import exists_in
+from fixer.target.apis import added_in, exists_in
 from fixer.target.caps import capped, package_cap, python_cap
 from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
-from fixer.target.platform_pins import METADATA_NAMES, platform_pin, undated_pin
+from fixer.target.platform_pins import METADATA_NAMES, platform_image, platform_pin, undated_pin
 from fixer.target.project_files import docker_folder_statements, install_guide_statements, is_install_guide
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.small_files import read_small_text
@@ -113,6 +113,21 @@ class Target:
         """``name`` (of fixer/target/apis.py's tables) exists on the target and on the package's
         declared floor: a rename to it works for every user."""
         return exists_in(name, self.version) and (self.floor is None or exists_in(name, self.floor))
+
+    @property
+    def frozen_platform_image(self) -> bool:
+        """The code runs in a notebook platform's image frozen on the day the notebook was first
+        published (`docker_image_pinning_type` "original"), not in a fresh install: the newest
+        release it can hold is known at best (a dated pin), the oldest never."""
+        return self.requested is None and self.tensorflow_from is not None and platform_image(self.tensorflow_from)
+
+    def rename_caveat(self, name: str) -> str | None:
+        """Why a rename to ``name`` cannot be known to work, for a message: the target is a frozen
+        platform image that may predate the release that added ``name``; None when it can."""
+        added = added_in(name)
+        if added is None or not self.frozen_platform_image:
+            return None
+        return f"needs TF {added[0]}.{added[1]}; this notebook's pinned platform image may be older"
 
     def with_keras2_usage(self, evidence: Evidence | None) -> Target:
         """This target for a file that ``evidence`` shows is written for Keras 2 (a call Keras 3

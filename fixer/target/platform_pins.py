@@ -105,3 +105,9 @@ def platform_pin(notebook: Path, folders: list[Path]) -> tuple[Evidence | None, 
 def undated_pin(evidence: Evidence) -> bool:
     """``evidence`` pins a notebook to the image of a day that is not known: no release can be told."""
     return evidence.allowed.open_ended and Path(evidence.path).name in METADATA_NAMES
+
+
+def platform_image(evidence: Evidence) -> bool:
+    """``evidence`` is a notebook platform's pin to the image of the notebook's first publication
+    (dated or not): the newest release it can hold is known at best, the oldest never."""
+    return Path(evidence.path).name in METADATA_NAMES
