@@ -158,6 +158,9 @@ def materialise(spec: RepoSpec, git_dir: Path, dest: Path) -> list[str]:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(stream[offset : offset + size])
         offset += size + 1
+    # The root of a real clone holds `.git`, where distfix's version walk stops; without it the walk
+    # would climb into the work folder's parents and read whatever stray files sit there.
+    (dest / ".git").mkdir(parents=True, exist_ok=True)
     return missing
 
 

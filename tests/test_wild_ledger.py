@@ -240,3 +240,26 @@ def test_a_mirror_kept_as_repo_dot_git_is_found(tmp_path):
     spec = wild.RepoSpec("o/r", "0" * 40, (), True)
     assert wild.mirror_git_dir(tmp_path / "mirrors", spec) == git_dir
     assert wild.mirror_git_dir(tmp_path / "none", spec) is None
+
+
+def test_a_materialised_tree_is_a_project_root_so_files_above_it_are_not_read(tmp_path):
+    """A stray pin in the work folder's parent must not decide the tree's TensorFlow (here TF 2.1,
+    where `run` does not exist yet, would silence TFD401)."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "train.py").write_text(
+        "import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\nstrategy.experimental_run_v2(lambda: 1)\n"
+    )
+    _git(source, "init", "-q")
+    _git(source, "add", "-A")
+    _git(source, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    spec = wild.RepoSpec(name="o/r", commit=_git(source, "rev-parse", "HEAD"), folders=("train.py",))
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "requirements.txt").write_text("tensorflow==2.1.0\n")
+    dest = tmp_path / "work" / "o+r"
+    assert wild.materialise(spec, source / ".git", dest) == []
+    result = subprocess.run(
+        [sys.executable, "-m", "fixer", "check", "--no-cache", "--select", "TFD401", str(dest)],
+        capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert "TFD401" in result.stdout, result.stdout + result.stderr
