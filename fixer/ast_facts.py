@@ -4,7 +4,8 @@ Before libcst is paid for, the engine asks several questions of CPython's tree o
 too large or too deeply chained for libcst (:func:`fixer.engine.complexity_error`), where are
 its docstrings (the pre-filter's third stage, fixer/code_text.py), which structures do the rules
 start from (the fourth stage's facts, fixer/facts.py), and may a `.run(` call's receiver be a
-strategy (fixer/strategy_receivers.py). Each once walked the whole tree on its own; in a file
+strategy (fixer/strategy_receivers.py); and once a file has findings, which of its lines a test
+expects to raise (fixer/expected_failure.py). Each once walked the whole tree on its own; in a file
 the facts then drop, those walks cost about as much as CPython's parse. :class:`ModuleFacts`
 is what one iterative walk collects for all of them; each consumer reads its part.
 """
@@ -46,6 +47,9 @@ class ModuleFacts:
     `x.run(...)`, `x.experimental_run_v2(...)` and `x.extended.call_for_each_replica(...)`;
     ``evidence``: the nodes fixer/strategy_receivers.py reads to tell whether one may be a
     strategy (:attr:`strategy_run`, decided when first asked).
+
+    For the lines a test expects to raise (fixer/expected_failure.py): ``with_blocks``, every
+    `with` and `async with`, and ``calls``, every call.
     """
 
     nodes: int
@@ -61,6 +65,8 @@ class ModuleFacts:
     distribute_import: bool
     run_receivers: tuple[ast.expr, ...] = field(repr=False)
     evidence: tuple[ast.AST, ...] = field(repr=False)
+    with_blocks: tuple[ast.With | ast.AsyncWith, ...] = field(repr=False)
+    calls: tuple[ast.Call, ...] = field(repr=False)
 
     @cached_property
     def strategy_run(self) -> bool:
@@ -95,6 +101,8 @@ class _Walk:
         self.docstrings: list[ast.Constant] = []
         self.receivers: list[ast.expr] = []
         self.evidence: list[ast.AST] = []
+        self.with_blocks: list[ast.With | ast.AsyncWith] = []
+        self.calls: list[ast.Call] = []
         self.jit_true = self.scope_like_with = self.def_in_with = self.distribute_import = False
 
     def facts(self) -> ModuleFacts:
@@ -113,6 +121,8 @@ class _Walk:
             distribute_import=self.distribute_import,
             run_receivers=tuple(self.receivers),
             evidence=tuple(self.evidence),
+            with_blocks=tuple(self.with_blocks),
+            calls=tuple(self.calls),
         )
 
     def _walk(self) -> tuple[int, int]:
@@ -159,6 +169,7 @@ class _Walk:
                 push(_Context(in_with, chain))
                 in_with = self._definition(node, in_with)  # type: ignore[arg-type]
             elif kind is ast.With or kind is ast.AsyncWith:
+                self.with_blocks.append(node)  # type: ignore[arg-type]
                 entering = any(_may_enter_scope(item.context_expr) for item in node.items)  # type: ignore[union-attr]
                 self.scope_like_with = self.scope_like_with or entering
                 if entering and in_with is False:
@@ -183,6 +194,7 @@ class _Walk:
         return nodes, deepest
 
     def _call(self, call: ast.Call) -> None:
+        self.calls.append(call)
         func = call.func
         if isinstance(func, ast.Attribute):
             self.called.add(func.attr)

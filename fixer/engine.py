@@ -329,18 +329,18 @@ def check_source(
     )
     if not rules:
         return result
-    tree: ast.Module | None = None
+    python: PythonTree | None = None
     if prefilter and parser is parse_source:
         # The whole-file parser: CPython's tree (which it builds first anyway) lets the
         # pre-filter look past comments and docstrings before libcst is paid for.
-        python = parse_python(path, text)
-        if isinstance(python, Finding):
-            return _unparsed(result, python)
-        tree = python.tree
-        rules = rules_in_code(rules, text, tree, path, python.facts)
+        read = parse_python(path, text)
+        if isinstance(read, Finding):
+            return _unparsed(result, read)
+        python = read
+        rules = rules_in_code(rules, text, python.tree, path, python.facts)
         if not rules:
             return result
-    parsed = parse_source(path, text, tree) if tree is not None else parser(path, text)
+    parsed = parse_source(path, text, python.tree) if python is not None else parser(path, text)
     if isinstance(parsed, Finding):
         return _unparsed(result, parsed)
     ctx = _context(path, parsed.text or text, parsed, config)
@@ -363,8 +363,11 @@ def check_source(
     if kept:  # most parsed files have no finding: their expected-failure lines are not needed
         # Code a test expects to raise holds its mistake on purpose (fixer/expected_failure.py).
         expected_to_fail = parsed.expected_failures
-        if expected_to_fail is None:
-            expected_to_fail = expected_failure_lines(ctx.text, parsed.tree if parsed.text is None else None)
+        if expected_to_fail is None and parsed.text is None:  # CPython's tree is of ctx.text
+            facts = python.facts if python is not None else None
+            expected_to_fail = expected_failure_lines(ctx.text, parsed.tree, facts)
+        elif expected_to_fail is None:
+            expected_to_fail = expected_failure_lines(ctx.text)
         kept = [f for f in kept if f.start.line not in expected_to_fail]
     result.findings = sorted(kept + crashes, key=lambda f: (f.start, f.code, f.end))
     result.dependencies = ctx.tf.dependencies()
