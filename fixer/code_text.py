@@ -11,15 +11,19 @@ again of the result (:func:`fixer.engine.rules_in_code`).
 Comments are found by one scan that reads string literals and comments from left to right (a
 ``#`` inside a literal is not a comment; a quote inside a comment opens no literal): on text
 CPython parsed, that is how its tokenizer reads them. Docstrings are the first statements of the
-tree's modules, classes and functions, found by a walk over statements only (expressions are
-where most of a tree's nodes are). What is blanked becomes spaces (line ends stay), so
+tree's modules, classes and functions, which the engine's one walk of the tree collects
+(fixer/ast_facts.py). What is blanked becomes spaces (line ends stay), so
 positions and the spacing patterns of the evidence are unchanged.
 """
 
 from __future__ import annotations
 
-import ast
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ast
+    from collections.abc import Sequence
 
 # The line ends CPython's tokenizer counts (ast line numbers are in these lines).
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -34,13 +38,11 @@ _LITERAL_OR_COMMENT = re.compile(
     r"|(?P<comment>#[^\r\n]*)"
 )
 
-_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
-
-def code_text(text: str, tree: ast.Module) -> str:
-    """``text`` with comments and docstrings replaced by spaces; ``tree`` is CPython's tree of it."""
+def code_text(text: str, docstrings: Sequence[ast.Constant]) -> str:
+    """``text`` with comments and docstrings replaced by spaces; ``docstrings`` are those of
+    CPython's tree of it (:attr:`fixer.ast_facts.ModuleFacts.docstrings`)."""
     blanks = [match.span() for match in _LITERAL_OR_COMMENT.finditer(text) if match.lastgroup == "comment"]
-    docstrings = _docstrings(tree)
     if docstrings:
         starts = _line_starts(text)
         blanks.extend(_offsets(node, starts, text) for node in docstrings)
@@ -57,25 +59,6 @@ def code_text(text: str, tree: ast.Module) -> str:
         cursor = end
     parts.append(text[cursor:])
     return "".join(parts)
-
-
-def _docstrings(tree: ast.Module) -> list[ast.Constant]:
-    """The docstring expressions of the module and of every class and function in it."""
-    found: list[ast.Constant] = []
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if (
-                isinstance(first, ast.Expr)
-                and isinstance(first.value, ast.Constant)
-                and isinstance(first.value.value, str)
-            ):
-                found.append(first.value)
-        for field in _BODIES:
-            stack.extend(getattr(node, field, ()))
-    return found
 
 
 def _line_starts(text: str) -> list[int]:

@@ -6,19 +6,20 @@ and validate all call them. Neither raises for a bad file: problems become TFD00
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.ast_facts import ModuleFacts
 from fixer.code_text import code_text
 from fixer.codes import PARSE_ERROR_CODE
 from fixer.config import Config
 from fixer.context import RuleContext
 from fixer.expected_failure import expected_failure_lines
-from fixer.facts import ModuleFacts, facts_hold
+from fixer.facts import facts_hold
 from fixer.positions import StatementPositions
 from fixer.prefilter import rule_may_fire
 from fixer.registry import Registry, default_registry
@@ -30,6 +31,8 @@ from fixer.tf.model import TFModel
 from fixer.types import Applicability, Edit, FileResult, Finding, Position
 
 if TYPE_CHECKING:
+    import ast
+
     from libcst.metadata import CodeRange
 
     from fixer.rule import Rule
@@ -102,32 +105,36 @@ def may_be_too_large(text: str) -> bool:
     return len(text) > MAX_SYNTAX_NODES // 2
 
 
-def complexity_error(tree: ast.AST) -> str | None:
-    """Why a module (as CPython's AST) is too complex for libcst to parse safely, or None.
+def complexity_error(facts: ModuleFacts) -> str | None:
+    """Why a module is too complex for libcst to parse safely, or None; ``facts`` are what the
+    walk of its CPython tree counted (fixer/ast_facts.py).
 
     Two measures: the number of syntax nodes (libcst's time and memory grow with it), and the
     number of `and`/`or` operands nested along any path of the tree, the depth libcst's parser
-    will recurse to for them. The walk is iterative: the tree may be deep.
+    will recurse to for them.
     """
-    deepest = 0
-    nodes = 0
-    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
-    while stack:
-        node, chain = stack.pop()
-        nodes += 1
-        if isinstance(node, ast.BoolOp):
-            chain += len(node.values) - 1
-            deepest = max(deepest, chain)
-        stack.extend((child, chain) for child in ast.iter_child_nodes(node))
-    if nodes > MAX_SYNTAX_NODES:
-        return f"too large to analyse: {nodes:,} syntax nodes (the limit is {MAX_SYNTAX_NODES:,})"
-    operands = deepest + 1
+    if facts.nodes > MAX_SYNTAX_NODES:
+        return f"too large to analyse: {facts.nodes:,} syntax nodes (the limit is {MAX_SYNTAX_NODES:,})"
+    operands = facts.bool_operands
     if operands <= MAX_BOOL_OPERANDS:
         return None
     return f"too complex to analyse: an `and`/`or` chain of {operands:,} operands (the limit is {MAX_BOOL_OPERANDS:,})"
 
 
-def parse_python(path: str, text: str) -> ast.Module | Finding:
+@dataclass
+class PythonTree:
+    """CPython's tree of a file, and what one walk of it tells the stages before libcst
+    (:class:`fixer.ast_facts.ModuleFacts`), taken when first asked and then shared."""
+
+    tree: ast.Module
+
+    @cached_property
+    def facts(self) -> ModuleFacts:
+        """The walk's record: the complexity guard, the docstrings and the rules' facts read it."""
+        return ModuleFacts.of(self.tree)
+
+
+def parse_python(path: str, text: str) -> PythonTree | Finding:
     """CPython's tree of ``text``, or TFD000 when it does not parse or is too large or complex
     for libcst to parse safely."""
     # Python's own parser goes first: it is 15 times faster, places and words errors the way
@@ -136,7 +143,7 @@ def parse_python(path: str, text: str) -> ast.Module | Finding:
         size = f"{len(text) / 1e6:.1f} million characters; the limit is {MAX_ANALYSED_CHARS / 1e6:.0f} million"
         return parse_error_finding(path, f"too large to analyse ({size})")
     try:
-        tree = parse_module(text)
+        python = PythonTree(parse_module(text))
     except SyntaxError as precise:
         return parse_error_finding(path, f"syntax error: {precise.msg}", precise.lineno or 1, precise.offset or 1)
     except (RecursionError, MemoryError):
@@ -144,10 +151,10 @@ def parse_python(path: str, text: str) -> ast.Module | Finding:
     except ValueError as exc:  # e.g. a NUL character
         return parse_error_finding(path, f"could not parse: {exc}")
     if may_be_too_large(text) or may_be_too_complex(text):
-        reason = complexity_error(tree)
+        reason = complexity_error(python.facts)
         if reason is not None:
             return parse_error_finding(path, reason)
-    return tree
+    return python
 
 
 def _parse(path: str, text: str, tree: ast.Module | None = None) -> tuple[cst.Module, str | None, ast.Module] | Finding:
@@ -157,7 +164,7 @@ def _parse(path: str, text: str, tree: ast.Module | None = None) -> tuple[cst.Mo
         python = parse_python(path, text)
         if isinstance(python, Finding):
             return python
-        tree = python
+        tree = python.tree
     try:
         return cst.parse_module(text), None, tree
     except cst.ParserSyntaxError as exc:
@@ -263,21 +270,24 @@ def selected_rules(path: str, text: str, config: Config, registry: Registry) -> 
     return kept
 
 
-def rules_in_code(rules: list[type[Rule]], text: str, tree: ast.Module, path: str = "") -> list[type[Rule]]:
+def rules_in_code(
+    rules: list[type[Rule]], text: str, tree: ast.Module, path: str = "", facts: ModuleFacts | None = None
+) -> list[type[Rule]]:
     """The pre-filter's stages on CPython's tree: of ``rules`` (:func:`selected_rules` of
     ``text``), those whose triggers and needs also match outside comments and docstrings
-    (fixer/code_text.py) and whose facts hold (fixer/facts.py).
+    (fixer/code_text.py) and whose facts hold (fixer/facts.py). ``facts``: the walk of ``tree``
+    (fixer/ast_facts.py) when already taken.
 
     A rule selected as a helper module's (its needs are in an importing script) stays, and so
     does a rule with ``importer_triggers`` whose facts fail in a module ``path`` that a script of
     the project uses under a strategy: its finding may come from there (TFD201's dataset returned
     to a script's `strategy.run` loop, in a module with a `session.run` of its own).
     """
-    code = code_text(text, tree)
+    facts = facts or ModuleFacts.of(tree)
+    code = code_text(text, facts.docstrings)
     kept = [rule for rule in rules if rule_may_fire(rule, code) or not rule_may_fire(rule, text)]
     if not any(rule.facts for rule in kept):
         return kept
-    facts = ModuleFacts.of(tree)
     failing = [rule for rule in kept if not facts_hold(rule.facts, facts) and rule_may_fire(rule, text)]
     if any(rule.importer_triggers for rule in failing) and _used_under_strategy(path):
         failing = [rule for rule in failing if not rule.importer_triggers]
@@ -319,18 +329,18 @@ def check_source(
     )
     if not rules:
         return result
-    tree: ast.Module | None = None
+    python: PythonTree | None = None
     if prefilter and parser is parse_source:
         # The whole-file parser: CPython's tree (which it builds first anyway) lets the
         # pre-filter look past comments and docstrings before libcst is paid for.
-        python = parse_python(path, text)
-        if isinstance(python, Finding):
-            return _unparsed(result, python)
-        tree = python
-        rules = rules_in_code(rules, text, tree, path)
+        read = parse_python(path, text)
+        if isinstance(read, Finding):
+            return _unparsed(result, read)
+        python = read
+        rules = rules_in_code(rules, text, python.tree, path, python.facts)
         if not rules:
             return result
-    parsed = parse_source(path, text, tree) if tree is not None else parser(path, text)
+    parsed = parse_source(path, text, python.tree) if python is not None else parser(path, text)
     if isinstance(parsed, Finding):
         return _unparsed(result, parsed)
     ctx = _context(path, parsed.text or text, parsed, config)
@@ -353,8 +363,11 @@ def check_source(
     if kept:  # most parsed files have no finding: their expected-failure lines are not needed
         # Code a test expects to raise holds its mistake on purpose (fixer/expected_failure.py).
         expected_to_fail = parsed.expected_failures
-        if expected_to_fail is None:
-            expected_to_fail = expected_failure_lines(ctx.text, parsed.tree if parsed.text is None else None)
+        if expected_to_fail is None and parsed.text is None:  # CPython's tree is of ctx.text
+            facts = python.facts if python is not None else None
+            expected_to_fail = expected_failure_lines(ctx.text, parsed.tree, facts)
+        elif expected_to_fail is None:
+            expected_to_fail = expected_failure_lines(ctx.text)
         kept = [f for f in kept if f.start.line not in expected_to_fail]
     result.findings = sorted(kept + crashes, key=lambda f: (f.start, f.code, f.end))
     result.dependencies = ctx.tf.dependencies()

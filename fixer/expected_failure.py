@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from typing import TypeGuard
 
+from fixer.ast_facts import ModuleFacts
 from fixer.syntax import parse_module
 
 # Cheap pre-check on the text: a file without these words has no expected-failure block.
@@ -29,26 +30,30 @@ def _is_raise_expectation(call: ast.AST) -> TypeGuard[ast.Call]:
     return isinstance(func, ast.Name) and func.id == "raises"
 
 
-def expected_failure_lines(text: str, tree: ast.Module | None = None) -> frozenset[int]:
+def expected_failure_lines(
+    text: str, tree: ast.Module | None = None, facts: ModuleFacts | None = None
+) -> frozenset[int]:
     """The 1-based lines inside ``with <expect a raise>:`` blocks and inside the call form
     ``self.assertRaises(Error, callable, *args)``, whose callable and arguments run inside it.
 
-    ``tree`` is CPython's tree of ``text`` when the caller has it (parsing again costs as much
-    as the walk on a large test file).
+    ``tree`` is CPython's tree of ``text`` and ``facts`` the walk of it (fixer/ast_facts.py), when
+    the caller has them (parsing again costs as much as the walk on a large test file).
     """
     if not any(marker in text for marker in _MARKERS):
         return frozenset()
-    if tree is None:
-        try:
-            tree = parse_module(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return frozenset()
+    if facts is None:
+        if tree is None:
+            try:
+                tree = parse_module(text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return frozenset()
+        facts = ModuleFacts.of(tree)
     lines: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.With, ast.AsyncWith)):
-            if any(_is_raise_expectation(item.context_expr) for item in node.items) and node.body:
-                lines.update(range(node.body[0].lineno, (node.body[-1].end_lineno or node.body[-1].lineno) + 1))
-        elif _is_raise_expectation(node) and len(node.args) >= 2:
+    for node in facts.with_blocks:
+        if any(_is_raise_expectation(item.context_expr) for item in node.items) and node.body:
+            lines.update(range(node.body[0].lineno, (node.body[-1].end_lineno or node.body[-1].lineno) + 1))
+    for call in facts.calls:
+        if _is_raise_expectation(call) and len(call.args) >= 2:
             # The call form: the exception, then the callable and its arguments.
-            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+            lines.update(range(call.lineno, (call.end_lineno or call.lineno) + 1))
     return frozenset(lines)

@@ -24,9 +24,13 @@ is not bound to another object, the name a parameter is passed at a call site) a
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from fixer.tf.module_summary import dotted
 from fixer.tf.strategies import STRATEGY_ONLY_ATTRIBUTES, looks_like_strategy_name
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 _RUN_METHODS = frozenset({"run", "experimental_run_v2"})
 # Roots whose `from <module> import <name>` binds that very name (fixer/tf/names.py): any other
@@ -47,13 +51,32 @@ def run_receiver(call: ast.Call) -> ast.expr | None:
     return None
 
 
-def may_run_on_strategy(tree: ast.Module, receivers: list[ast.expr]) -> bool:
-    """True unless no receiver of ``receivers`` (found in ``tree``) can be a strategy."""
+# The kinds of node the evidence reads (and attributes named in STRATEGY_ONLY_ATTRIBUTES):
+# fixer/ast_facts.py collects them in its walk of the module.
+EVIDENCE_NODES = frozenset(
+    {
+        ast.Call,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.Lambda,
+        ast.Return,
+        ast.ImportFrom,
+        ast.Import,
+    }
+)
+
+
+def may_run_on_strategy(receivers: Iterable[ast.expr], nodes: Iterable[ast.AST]) -> bool:
+    """True unless no receiver of ``receivers`` can be a strategy; ``nodes`` are the module's
+    nodes of the kinds in :data:`EVIDENCE_NODES` and its attributes naming a strategy-only one."""
+    receivers = list(receivers)
     if not receivers:
         return False
     if any(_is_model_strategy(receiver) for receiver in receivers):
         return True
-    evidence = _Evidence(tree)
+    evidence = _Evidence(nodes)
     return any(evidence.may_be_strategy(receiver) for receiver in receivers)
 
 
@@ -73,9 +96,9 @@ def _may_reexport(node: ast.ImportFrom) -> bool:
 
 
 class _Evidence:
-    """What one walk of the module says about which expressions may hold a strategy."""
+    """What the module's evidence nodes say about which expressions may hold a strategy."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, nodes: Iterable[ast.AST]) -> None:
         self.aliases: set[str] = set()  # names that may call a strategy constructor
         self.functions: set[str] = set()
         self.returned: set[str] = set()  # last names of the callables of returned calls
@@ -86,7 +109,7 @@ class _Evidence:
         self.assigned: list[tuple[list[str], ast.expr]] = []  # (target keys, value)
         self.annotated: list[tuple[str, ast.expr]] = []  # parameters with their annotations
         self.renamed: list[tuple[list[str], str]] = []  # `A = x.B`: (names, "B")
-        for node in ast.walk(tree):
+        for node in nodes:
             self._visit(node)
         self._spread_aliases()
         # After the walk: an import below a function still names what its annotations mean.

@@ -6,6 +6,7 @@ import ast
 
 import pytest
 
+from fixer.ast_facts import ModuleFacts
 from fixer.code_text import code_text
 from fixer.config import Config
 from fixer.engine import check_source, rules_in_code, selected_rules
@@ -14,7 +15,7 @@ from invalid_examples import invalid_example_params
 
 
 def _blanked(text: str) -> str:
-    result = code_text(text, ast.parse(text))
+    result = code_text(text, ModuleFacts.of(ast.parse(text)).docstrings)
     assert len(result) == len(text)  # every other character stays where it was
     assert [i for i, c in enumerate(result) if c in "\r\n"] == [i for i, c in enumerate(text) if c in "\r\n"]
     return result

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from fixer.ast_facts import ModuleFacts
 from fixer.config import Config
 from fixer.engine import check_source, rules_in_code, selected_rules
 from codemods.api import renamed_distribute_api
@@ -20,7 +21,6 @@ from fixer.facts import (
     RUN_OR_STEP,
     SCOPE_BLOCK,
     STRATEGY_IN_PLAY,
-    ModuleFacts,
     facts_hold,
 )
 from fixer.registry import default_registry

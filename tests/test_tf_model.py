@@ -457,6 +457,26 @@ def test_the_model_knows_where_each_node_is_written():
     assert model.range(call).start.line == 2
 
 
+def test_the_text_of_an_expression_is_the_text_at_its_range():
+    # One-line expressions are generated (their parentheses left out), others read at their range.
+    text = (
+        "import tensorflow as tf\n"
+        "def f():\n"
+        "    with (( strategy )).scope():\n"
+        "        model = tf.keras.Sequential(\n"
+        "            [tf.keras.layers.Dense(1)]\n"
+        "        )\n"
+    )
+    module = cst.parse_module(text)
+    model = TFModel(module, ModuleIndex.build(module), text=text)
+    expressions = [node for node in model.index.order if isinstance(node, cst.BaseExpression)]
+    assert any("\n" in model.source(node) for node in expressions)
+    for node in expressions:
+        start, end = model.span(node)
+        assert model.source(node) == text[start:end]
+    assert {"strategy", "(( strategy )).scope"} <= {model.source(node) for node in expressions}
+
+
 def test_runs_by_function_follows_targets_and_forwarding_lambdas_once_per_module():
     model = _model(
         """

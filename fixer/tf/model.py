@@ -78,8 +78,29 @@ class TFModel:
 
     def source(self, node: cst.CSTNode) -> str:
         """The exact original text of ``node``."""
+        if isinstance(node, cst.BaseExpression):
+            generated = self._expression_source(node)
+            if generated is not None:
+                return generated
         start, end = self.span(node)
         return self.text[start:end]
+
+    def _expression_source(self, node: cst.BaseExpression) -> str | None:
+        """The text of a one-line expression, generated; None for others.
+
+        An expression's range (libcst's syntactic one) is its code without its own parentheses.
+        On one line that code holds no indentation (only a line break inside brackets takes the
+        block's), so generating it gives the text at the cost of the expression, where its
+        position would cost the code of its statement (a whole `with` block for the strategy of
+        `with strategy.scope():`, fixer/positions.py)."""
+        code = self.module.code_for_node(node)
+        if "\n" in code or "\r" in code:
+            return None
+        if not node.lpar and not node.rpar:
+            return code
+        opened = sum(len(self.module.code_for_node(paren)) for paren in node.lpar)
+        closed = sum(len(self.module.code_for_node(paren)) for paren in node.rpar)
+        return code[opened : len(code) - closed]
 
     # TensorFlow questions -------------------------------------------------------------------
 

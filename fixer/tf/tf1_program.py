@@ -62,7 +62,8 @@ def tf1_program_evidence(index: ModuleIndex, names: NameResolver, path: str, tex
     qualified_names = [
         (attribute, names.qualified(attribute) or "")
         for attribute in index.attributes
-        if not isinstance(index.parent.get(attribute), cst.Attribute)  # the longest chain, once
+        # The longest chain, once (the exact class: isinstance on libcst's abstract bases is slow).
+        if type(index.parent.get(attribute)) is not cst.Attribute
     ]
     # A program that asks which TensorFlow runs is written for both: its 1.x names are the fallback.
     for_both = any(_asks_which_tensorflow(index, attribute, qualified) for attribute, qualified in qualified_names)
