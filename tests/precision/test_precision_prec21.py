@@ -7,7 +7,11 @@ not Keras's. Each test has a control that keeps the finding where it is right.
 
 from __future__ import annotations
 
+import textwrap
+
 from checked_codes import codes_of
+
+from fixer.engine import check_source
 
 # A Python generator gives whole batches; a first `strategy.run` picks each replica's row.
 _SPLIT_THEN_RUN = """
@@ -88,3 +92,149 @@ def test_predict_on_a_keras_model_in_a_replica_function_stays_reported():
         "def train_step(detector, images", "def train_step(detector: tf.keras.Model, images"
     )
     assert "TFD106" in codes_of(annotated)
+
+
+# A trainer class of a notebook: metrics made in `__init__` (outside any scope), updated in the
+# replica function of a custom loop.
+_TRAINER = """
+    import tensorflow as tf
+
+    class Trainer:
+        def __init__(self, strategy, model):
+            self.strategy = strategy
+            self.model = model
+            self.train_loss = tf.keras.metrics.Mean(name="train_loss")
+            self.train_accuracy = tf.keras.metrics.SparseCategoricalAccuracy(name="train_accuracy")
+
+        def replica_step(self, x, y):
+            with tf.GradientTape() as tape:
+                logits = self.model(x, training=True)
+                loss = tf.nn.compute_average_loss(
+                    tf.keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True)
+                )
+            grads = tape.gradient(loss, self.model.trainable_variables)
+            self.model.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+            self.train_loss.update_state(loss)
+            self.train_accuracy.update_state(y, logits)
+
+        @tf.function
+        def step(self, x, y):
+            self.strategy.run(self.replica_step, args=(x, y))
+
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+        model.compile(optimizer=tf.keras.optimizers.Adam())
+    trainer = Trainer(strategy, model)
+    """
+
+
+def test_metrics_of_a_custom_loop_made_outside_the_scope_are_not_reported():
+    assert "TFD101" not in codes_of(_TRAINER)
+
+
+def test_a_metric_read_in_train_step_under_fit_stays_reported():
+    # Control: the metric is made outside the scope and read by a `train_step` override that `fit`
+    # runs on every replica.
+    source = """
+    import tensorflow as tf
+
+    strategy = tf.distribute.MirroredStrategy()
+    tracker = tf.keras.metrics.Mean()
+
+    class Regressor(tf.keras.Model):
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                loss = self.compute_loss(x=x, y=y, y_pred=self(x, training=True))
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+            tracker.update_state(loss)
+            return {"loss": tracker.result()}
+
+    with strategy.scope():
+        model = Regressor()
+        model.compile(optimizer="sgd", loss="mse")
+    model.fit(x, y)
+    """
+    assert "TFD101" in codes_of(source)
+
+
+# Model classes of a notebook: an attention layer, an encoder layer that holds one, a model that
+# holds encoder layers, made outside the scope and trained by a MirroredStrategy made after it. The
+# step calls the model's `call` by name, so every layer's `call` runs in the replica function.
+_MODEL_CLASSES = """
+    import tensorflow as tf
+
+    class Attention(tf.keras.layers.Layer):
+        def __init__(self, units):
+            super().__init__()
+            self.query = tf.keras.layers.Dense(units)
+            self.key = tf.keras.layers.Dense(units)
+
+        def call(self, x):
+            return tf.matmul(self.query(x), self.key(x), transpose_b=True)
+
+    class EncoderLayer(tf.keras.layers.Layer):
+        def __init__(self, units):
+            super().__init__()
+            self.attention = Attention(units)
+            self.feed_forward = FeedForward(units)
+
+        def call(self, x):
+            return self.feed_forward(self.attention(x))
+
+    class FeedForward(tf.keras.layers.Layer):
+        def __init__(self, units):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(units)
+
+        def call(self, x):
+            return self.dense(x)
+
+    class Encoder(tf.keras.Model):
+        def __init__(self, units):
+            super().__init__()
+            self.first = EncoderLayer(units)
+            self.second = EncoderLayer(units)
+
+        def call(self, x):
+            return self.second(self.first(x))
+
+    encoder = Encoder(8)
+    optimizer = tf.keras.optimizers.SGD()
+    strategy = tf.distribute.MirroredStrategy()
+
+    def replica_step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(encoder.call(x))
+        grads = tape.gradient(loss, encoder.trainable_variables)
+        optimizer.apply_gradients(zip(grads, encoder.trainable_variables))
+
+    @tf.function
+    def step(x):
+        strategy.run(replica_step, args=(x,))
+    """
+
+
+def _tfd101_lines(source: str) -> list[int]:
+    findings = check_source("train.py", textwrap.dedent(source)).findings
+    return [f.start.line for f in findings if f.code == "TFD101"]
+
+
+def _line_of(source: str, text: str) -> int:
+    lines = textwrap.dedent(source).splitlines()
+    return next(number for number, line in enumerate(lines, start=1) if text in line)
+
+
+def test_sub_layers_of_layer_classes_are_not_reported_and_the_model_class_once():
+    lines = _tfd101_lines(_MODEL_CLASSES)
+    for sub_layer in ("self.attention = Attention(units)", "self.feed_forward = FeedForward(units)"):
+        assert _line_of(_MODEL_CLASSES, sub_layer) not in lines
+    # Inside the model class: said once, at its first sub-layer (naming the model's construction).
+    assert _line_of(_MODEL_CLASSES, "self.first = EncoderLayer(units)") in lines
+    assert _line_of(_MODEL_CLASSES, "self.second = EncoderLayer(units)") not in lines
+    # Control: the model's own construction outside the scope stays reported.
+    assert _line_of(_MODEL_CLASSES, "encoder = Encoder(8)") in lines
+    assert _line_of(_MODEL_CLASSES, "optimizer = tf.keras.optimizers.SGD()") in lines
+    assert len(lines) == 3
