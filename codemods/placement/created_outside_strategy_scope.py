@@ -21,6 +21,7 @@ from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, l
 from fixer.tf.keras_models import STEP_METHODS, keras_model_base
 from fixer.tf.keras_step_reach import in_keras_step
 from fixer.tf.layer_classes import method_of_layer_only
+from fixer.tf.maybe_none import may_be_none
 from fixer.tf.names import dotted_name
 from fixer.tf.optimizers import build_lines_after_move
 from fixer.tf.parameters import positional_parameters
@@ -74,7 +75,9 @@ class CreatedOutsideStrategyScope(Rule):
     block (to its top when they come before it, to its end when after it), keeping their order and
     comments, but only when no statement in between reads or writes a name they use; otherwise
     they are wrapped in a new `with <strategy>.scope():` where they stand, if the strategy exists
-    there. Moving code changes when it runs, so review the diff. When neither is possible the
+    there, and never where that strategy may be None (a parameter defaulting to None or given None
+    by a call of the module, or one the program tests against None): advice only then. Moving code
+    changes when it runs, so review the diff. When neither is possible the
     finding explains what to move. A moved Keras optimizer with state that a compiled
     distributed step applies is built right after it (`optimizer.build(model.trainable_variables)`,
     see TFD109): once in the scope, an unbuilt one makes that step fail with 2 replicas. When the
@@ -926,8 +929,8 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
             break
     # Wrap in place with the program's strategy, if it is bound before the statements.
     strategy = strategy_in_reach(ctx.tf, run[0].statement)
-    if strategy is None:
-        return None, Applicability.DISPLAY_ONLY
+    if strategy is None or may_be_none(ctx.tf, strategy, run[0].statement):
+        return None, Applicability.DISPLAY_ONLY  # `None.scope()` would raise where it ran before
     indent = ctx.indentation(run[0].statement)
     header = f"{indent}with {strategy}.scope():{ctx.newline}"
     block_start = ctx.statement_block(moved)[0]

@@ -238,3 +238,56 @@ def test_sub_layers_of_layer_classes_are_not_reported_and_the_model_class_once()
     assert _line_of(_MODEL_CLASSES, "encoder = Encoder(8)") in lines
     assert _line_of(_MODEL_CLASSES, "optimizer = tf.keras.optimizers.SGD()") in lines
     assert len(lines) == 3
+
+
+# A trainer takes its strategy as a constructor parameter; the same notebook also builds it for a
+# single device. State made in `__init__` outside the scope is a finding, but wrapping it in
+# `with self.strategy.scope():` would call `None.scope()` on that path.
+_TRAINER_WITH_OPTIONAL_STRATEGY = """
+    import tensorflow as tf
+
+    class Trainer:
+        def __init__(self, strategy{default}):
+            self.strategy = strategy
+            self.seen = tf.Variable(0.0)
+
+        def replica_step(self, x):
+            self.seen.assign_add(tf.cast(tf.shape(x)[0], tf.float32))
+            return self.model(x)
+
+        @tf.function
+        def step(self, x):
+            return self.strategy.run(self.replica_step, args=(x,))
+
+        def build(self):
+            with self.strategy.scope():
+                self.model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+    strategy = tf.distribute.MirroredStrategy()
+    trainer = Trainer(strategy)
+    trainer.build()
+    {single_device}
+    """
+
+
+def _tfd101_fixes(source: str) -> list[bool]:
+    findings = check_source("train.py", textwrap.dedent(source)).findings
+    return [f.fix is not None for f in findings if f.code == "TFD101"]
+
+
+def test_no_scope_rewrite_when_the_strategy_may_be_none():
+    default_none = _TRAINER_WITH_OPTIONAL_STRATEGY.format(default="=None", single_device="")
+    passed_none = _TRAINER_WITH_OPTIONAL_STRATEGY.format(default="", single_device="single = Trainer(strategy=None)")
+    tested = _TRAINER_WITH_OPTIONAL_STRATEGY.format(default="", single_device="").replace(
+        "            self.strategy = strategy\n",
+        "            self.strategy = strategy\n"
+        "            if self.strategy is None:\n"
+        "                print('one device')\n",
+    )
+    for source in (default_none, passed_none, tested):
+        assert _tfd101_fixes(source) == [False]  # still reported, as advice
+
+
+def test_the_scope_rewrite_stays_when_the_strategy_is_always_given():
+    # Control: every caller passes a strategy and nothing says it may be None.
+    assert _tfd101_fixes(_TRAINER_WITH_OPTIONAL_STRATEGY.format(default="", single_device="")) == [True]
