@@ -112,7 +112,8 @@ class CreatedOutsideStrategyScope(Rule):
       and tf-keras count the same as with one made in the scope
       (`benchmarks/probe_coordinator_eval_metric.py`). Nor is one updated in a custom loop's
       replica function (given to `strategy.run`, or handed to it): it counts every replica on both
-      Kerases (`benchmarks/probe_ledger8b_premises.py`); one read in `train_step` under `fit` stays.
+      Kerases (`benchmarks/probe_ledger8b_premises.py`, MirroredStrategy); one read in `train_step`
+      under `fit` stays, and so does one in a ParameterServerStrategy program (not measured).
     - State that a Keras model makes in its own methods (a tracker in `__init__`) is created where
       the model is constructed: when that is outside the scope, the finding points at the model's
       construction (its own finding, with the fix) instead of wrapping the line inside the class:
@@ -607,7 +608,11 @@ class _Finder:
         """``use`` of a metric runs in a custom loop's replica function (one given to
         `strategy.run`, not a Keras step override) or is handed to `strategy.run`: made outside the
         scope, the metric counts every replica's update on Keras 3 and tf-keras alike
-        (benchmarks/probe_ledger8b_premises.py). One read in `train_step` under `fit` stays."""
+        (benchmarks/probe_ledger8b_premises.py). One read in `train_step` under `fit` stays, and so
+        does any in a ParameterServerStrategy program (measured for the synchronous strategies only):
+        there the replica function runs on remote workers."""
+        if any("ParameterServer" in kind for kinds in self.strategies.strategy_keys.values() for kind in kinds):
+            return False
         if any(self.index.is_within(use, run.call) for run in self.replica.run_calls):
             return True
         return self.replica.in_replica_context(use) and not in_keras_step(self.replica, use)

@@ -291,3 +291,18 @@ def test_no_scope_rewrite_when_the_strategy_may_be_none():
 def test_the_scope_rewrite_stays_when_the_strategy_is_always_given():
     # Control: every caller passes a strategy and nothing says it may be None.
     assert _tfd101_fixes(_TRAINER_WITH_OPTIONAL_STRATEGY.format(default="", single_device="")) == [True]
+
+
+def test_a_run_result_passed_through_a_step_function_is_not_a_whole_batch():
+    # The step function hands its parameter to `strategy.run`; its only caller passes the
+    # per-replica result of the splitting run.
+    step = """
+    @tf.function
+    def predict(inputs):
+        return strategy.run(predict_step, args=(inputs,))
+"""
+    split = _SPLIT_THEN_RUN.replace("    for rows in batches():", step + "\n    for rows in batches():")
+    split = split.replace("outputs = strategy.run(predict_step, args=(rows,))", "outputs = predict(rows)")
+    assert "TFD201" not in codes_of(split.format(rebind=_PICK_ROW))
+    # Control: the whole generator batch through the same step function.
+    assert "TFD201" in codes_of(split.format(rebind=""))
