@@ -17,6 +17,7 @@ from fixer.tf.host_batches import NUMPY, HostBatches, unwrap_iteration
 from fixer.tf.importer_uses import DISTRIBUTE, LOOP_RUN, Use
 from fixer.tf.names import dotted_name
 from fixer.tf.parameters import has_parameter, positional_parameters
+from fixer.tf.per_replica_names import holds_run_result
 from fixer.tf.strategies import visible_defs
 from fixer.types import Applicability
 
@@ -79,6 +80,10 @@ class DatasetNotDistributed(Rule):
       `strategy.run` unchanged (or unpacked). A whole array is not taken for a batch (it may be a
       constant every replica needs), nor is a Keras `Sequence` indexed by hand or data from another
       module.
+    - A name rebound to the result of `strategy.run(...)` (`batch = strategy.run(split)`, where
+      `split` returns `batch[replica_id_in_sync_group]`) holds one value per replica: handed on to
+      `strategy.run(step, args=(batch,))`, each replica gets its own
+      (`benchmarks/probe_run_result_fed_to_run.py`), so it is not reported.
     - Across modules (when `check` is given a folder, and in the language server for the
       workspace): a function of a module that builds no strategy and calls no `strategy.run` is
       reported at the plain `tf.data` dataset it returns when another script of the folder, under a
@@ -137,7 +142,11 @@ class DatasetNotDistributed(Rule):
                 source = self._source(ctx, datasets, arg, call)
                 if source is not None and datasets.is_dataset(source, source):
                     fed.setdefault(id(source), (source, []))[1].append((call, run))
-                elif host_batch is None and self._reaches_run(ctx, call, run, position):
+                elif (
+                    host_batch is None
+                    and self._reaches_run(ctx, call, run, position)
+                    and not holds_run_result(ctx.tf, arg)  # already one value per replica
+                ):
                     kind = host.batch_kind(arg, call)
                     host_batch = (call, arg, kind, run) if kind is not None else None
             if host_batch is not None:

@@ -19,6 +19,9 @@ from fixer.tf.dataflow import independent, names_in
 from fixer.tf.importer_uses import FIT
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
 from fixer.tf.keras_models import STEP_METHODS, keras_model_base
+from fixer.tf.keras_step_reach import in_keras_step
+from fixer.tf.layer_classes import method_of_layer_only
+from fixer.tf.maybe_none import may_be_none
 from fixer.tf.names import dotted_name
 from fixer.tf.optimizers import build_lines_after_move
 from fixer.tf.parameters import positional_parameters
@@ -72,7 +75,9 @@ class CreatedOutsideStrategyScope(Rule):
     block (to its top when they come before it, to its end when after it), keeping their order and
     comments, but only when no statement in between reads or writes a name they use; otherwise
     they are wrapped in a new `with <strategy>.scope():` where they stand, if the strategy exists
-    there. Moving code changes when it runs, so review the diff. When neither is possible the
+    there, and never where that strategy may be None (a parameter defaulting to None or given None
+    by a call of the module, or one the program tests against None): advice only then. Moving code
+    changes when it runs, so review the diff. When neither is possible the
     finding explains what to move. A moved Keras optimizer with state that a compiled
     distributed step applies is built right after it (`optimizer.build(model.trainable_variables)`,
     see TFD109): once in the scope, an unbuilt one makes that step fail with 2 replicas. When the
@@ -106,10 +111,16 @@ class CreatedOutsideStrategyScope(Rule):
       (`benchmarks/probe_metric_updated_in_cross_replica_context.py`). Nor is one updated eagerly
       on the ParameterServerStrategy coordinator (inline evaluation, outside any replica): Keras 3
       and tf-keras count the same as with one made in the scope
-      (`benchmarks/probe_coordinator_eval_metric.py`).
+      (`benchmarks/probe_coordinator_eval_metric.py`). Nor is one updated in a custom loop's
+      replica function (given to `strategy.run`, or handed to it): it counts every replica on both
+      Kerases (`benchmarks/probe_ledger8b_premises.py`, MirroredStrategy); one read in `train_step`
+      under `fit` stays, and so does one in a ParameterServerStrategy program (not measured).
     - State that a Keras model makes in its own methods (a tracker in `__init__`) is created where
       the model is constructed: when that is outside the scope, the finding points at the model's
-      construction (its own finding, with the fix) instead of wrapping the line inside the class.
+      construction (its own finding, with the fix) instead of wrapping the line inside the class:
+      once per model class (its first such creation). Sub-layers that a `Layer` subclass (not a
+      model) constructs in its own methods are not reported: they are made when the outer model is
+      constructed.
     - Across modules: when `check` is given a folder (and in the language server, for the
       workspace), a metric or `tf.Variable` that a module with no strategy of its own makes at
       import time, and that the `train_step`/`test_step` of a Keras model class of that module
@@ -181,9 +192,12 @@ class CreatedOutsideStrategyScope(Rule):
         self_scoping = _self_scoping_models(ctx, finder)
         scoping = _constructions_outside(ctx, self_scoping)
         groups: dict[int, list[Creation]] = {}
+        inside_models: dict[str, Creation] = {}  # per model class, the first state it makes itself
         for creation in finder.creations():
             if id(creation.call) in scoping:
                 continue  # reported below, with what entering the scope in its own method does
+            if creation.kind == "model" and method_of_layer_only(ctx.index, finder.names, creation.statement):
+                continue  # a sub-layer of a layer class: made when the outer model is constructed
             if finder.on_a_path_without_strategy(creation):
                 continue
             if not finder.used_by_distributed_code(creation):
@@ -196,16 +210,10 @@ class CreatedOutsideStrategyScope(Rule):
             if model_class is not None and model_class in self_scoping:
                 continue  # its construction is the finding
             if model_class is not None:
-                # State the model makes for itself is placed where the model is constructed:
-                # moving that construction (its own finding) into the scope is the fix.
-                ctx.report(
-                    creation.call,
-                    f"{finder.upgrade_prefix(creation)}{_message(creation, False)}: "
-                    f"it is created by `{model_class}` itself, which is constructed "
-                    f"outside `strategy.scope()`; construct the model inside the scope",
-                )
+                inside_models.setdefault(model_class, creation)
                 continue
             groups.setdefault(id(ctx.index.parent.get(creation.statement)), []).append(creation)
+        _report_inside_models(ctx, finder, inside_models)
         for call, model_class in sorted(scoping.values(), key=lambda pair: ctx.index.order[pair[0]]):
             ctx.report(
                 call,
@@ -225,6 +233,19 @@ class CreatedOutsideStrategyScope(Rule):
                         edits=edits,
                         applicability=level,
                     )
+
+
+def _report_inside_models(ctx: RuleContext, finder: _Finder, inside: dict[str, Creation]) -> None:
+    """State a Keras model class makes for itself is placed where the model is constructed: moving
+    that construction into the scope is the fix. Reported once per class, at its first such
+    creation: each further one names the same construction."""
+    for model_class, creation in inside.items():
+        ctx.report(
+            creation.call,
+            f"{finder.upgrade_prefix(creation)}{_message(creation, False)}: "
+            f"it is created by `{model_class}` itself, which is constructed "
+            f"outside `strategy.scope()`; construct the model inside the scope",
+        )
 
 
 def _check_helper(ctx: RuleContext) -> None:
@@ -551,6 +572,8 @@ class _Finder:
         for node in uses:
             if creation.kind == "model" and self._feeds_the_input_pipeline(node):
                 continue  # tf.data runs it on the host: nothing of it is replicated
+            if creation.kind == "metric" and self._custom_loop_metric_use(node):
+                continue  # counts every replica on both Kerases (probe_ledger8b_premises)
             if self.replica.in_replica_context(node):
                 return True
             if self.strategies.lexical_scope_block(node) is not None and (
@@ -585,6 +608,19 @@ class _Finder:
             and bool(self.strategies.scope_blocks)
             and not self._placed_by_hand(creation.statement)
         )
+
+    def _custom_loop_metric_use(self, use: cst.CSTNode) -> bool:
+        """``use`` of a metric runs in a custom loop's replica function (one given to
+        `strategy.run`, not a Keras step override) or is handed to `strategy.run`: made outside the
+        scope, the metric counts every replica's update on Keras 3 and tf-keras alike
+        (benchmarks/probe_ledger8b_premises.py). One read in `train_step` under `fit` stays, and so
+        does any in a ParameterServerStrategy program (measured for the synchronous strategies only):
+        there the replica function runs on remote workers."""
+        if any("ParameterServer" in kind for kinds in self.strategies.strategy_keys.values() for kind in kinds):
+            return False
+        if any(self.index.is_within(use, run.call) for run in self.replica.run_calls):
+            return True
+        return self.replica.in_replica_context(use) and not in_keras_step(self.replica, use)
 
     def _feeds_the_input_pipeline(self, use: cst.CSTNode) -> bool:
         """``use`` only serves a `dataset.map(...)` function: it is the function, lies in a lambda or
@@ -903,8 +939,8 @@ def _fix_for(ctx: RuleContext, run: list[Creation]) -> tuple[list[Edit] | None, 
             break
     # Wrap in place with the program's strategy, if it is bound before the statements.
     strategy = strategy_in_reach(ctx.tf, run[0].statement)
-    if strategy is None:
-        return None, Applicability.DISPLAY_ONLY
+    if strategy is None or may_be_none(ctx.tf, strategy, run[0].statement):
+        return None, Applicability.DISPLAY_ONLY  # `None.scope()` would raise where it ran before
     indent = ctx.indentation(run[0].statement)
     header = f"{indent}with {strategy}.scope():{ctx.newline}"
     block_start = ctx.statement_block(moved)[0]

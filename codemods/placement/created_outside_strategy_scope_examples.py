@@ -445,7 +445,7 @@ EXAMPLES = (
         """,
         note="model subclass and strategy parameter",
     ),
-    Invalid(
+    Valid(
         """
         import tensorflow as tf
 
@@ -466,6 +466,29 @@ EXAMPLES = (
             def train_step(self, x):
                 return self.strategy.run(self.step_fn, args=(x,))
         """,
+        note="a metric made outside the scope and updated in a custom loop's replica fn counts every replica",
+    ),
+    Invalid(
+        """
+        import tensorflow as tf
+
+
+        class Trainer:
+            def __init__(self):
+                self.strategy = tf.distribute.MirroredStrategy()
+                self.total = tf.Variable(0.0)
+                with self.strategy.scope():
+                    self.model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+            def step_fn(self, x):
+                loss = tf.reduce_mean(self.model(x))
+                self.total.assign_add(loss)
+                return loss
+
+            @tf.function
+            def train_step(self, x):
+                return self.strategy.run(self.step_fn, args=(x,))
+        """,
         after="""
         import tensorflow as tf
 
@@ -474,19 +497,19 @@ EXAMPLES = (
             def __init__(self):
                 self.strategy = tf.distribute.MirroredStrategy()
                 with self.strategy.scope():
-                    self.loss_metric = tf.keras.metrics.Mean()
+                    self.total = tf.Variable(0.0)
                     self.model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
 
             def step_fn(self, x):
                 loss = tf.reduce_mean(self.model(x))
-                self.loss_metric.update_state(loss)
+                self.total.assign_add(loss)
                 return loss
 
             @tf.function
             def train_step(self, x):
                 return self.strategy.run(self.step_fn, args=(x,))
         """,
-        note="metric on self used by a method replica fn",
+        note="variable on self used by a method replica fn",
     ),
     Invalid(
         """

@@ -9,6 +9,7 @@ import libcst as cst
 from fixer.facts import RUN_CALL
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
+from fixer.tf.known_models import known_keras_model
 from fixer.types import Applicability
 
 if TYPE_CHECKING:
@@ -57,6 +58,11 @@ class KerasTrainApiInReplicaFn(Rule):
     ## Known limits
     - Only the function given to `strategy.run` and the helpers it calls in the same module are
       searched: a helper of another module is not followed.
+    - `predict` is reported only on an object the module shows to be a Keras model (built by a
+      Keras constructor or loader, a Keras model class of the file or a project function that
+      returns one, or a parameter annotated as one or given one by every call of its function):
+      other classes, such as a detection model
+      that subclasses a Keras `Layer`, name their own forward pass `predict`.
 
     ## Runtime evidence
     `distfix validate` shows the `runs` check failing with the error above.
@@ -92,6 +98,8 @@ class KerasTrainApiInReplicaFn(Rule):
                 continue  # a method of that name is defined here: not (only) Keras'
             if ctx.tf.names.qualified(func.value) is not None:
                 continue  # `np.fit`, `tf.keras.Model.fit`: a module attribute, not a model
+            if func.attr.value == "predict" and not known_keras_model(ctx.tf, func.value):
+                continue  # many other classes call their forward pass `predict`
             if not replica.in_proven_replica_context(call):
                 continue
             ctx.report(

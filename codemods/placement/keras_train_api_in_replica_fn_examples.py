@@ -31,6 +31,8 @@ EXAMPLES = (
         import tensorflow as tf
 
         strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
 
         def replica_fn(batch):
             return model.predict(batch, verbose=0)
