@@ -77,9 +77,33 @@ def _strings_in(text: str) -> list[tuple[str, int]]:
 
 
 def read_setup_py(text: str, path: str) -> list[Evidence]:
-    """`setup.py`: requirement strings anywhere in it (install_requires, extras_require), read as text."""
-    text = re.sub(r"(?m)(^|\s)#.*$", r"\1", text)
+    """`setup.py`: requirement strings anywhere in it (install_requires, extras_require), read as
+    text; an f-string of module-level string constants (`f'tensorflow~={tf_version}'`) as its value."""
+    text = _resolve_fstrings(re.sub(r"(?m)(^|\s)#.*$", r"\1", text))
     return [e for string, line in _strings_in(text) for e in _requirement(string, path, line)]
+
+
+# `tf_version = '2.12.0'` at the start of a line (a module-level constant).
+_CONSTANT = re.compile(r"""(?m)^(\w+)\s*=\s*(["'])([^"'\n]*)\2\s*$""")
+_FSTRING = re.compile(r"""(?<![\w"'])[fF](["'])([^"'\n]*)\1""")
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def _resolve_fstrings(text: str) -> str:
+    """``text`` with each one-line f-string whose every placeholder is a module-level string
+    constant replaced by its value (a plain string on the same line); others are left as they are."""
+    constants: dict[str, str] = {}
+    for match in _CONSTANT.finditer(text):
+        constants.setdefault(match.group(1), match.group(3))  # the first: a later one may be a variant's
+
+    def resolved(match: re.Match[str]) -> str:
+        names = _PLACEHOLDER.findall(match.group(2))
+        if not names or any(name not in constants for name in names):
+            return match.group(0)
+        value = _PLACEHOLDER.sub(lambda m: constants[m.group(1)], match.group(2))
+        return f"{match.group(1)}{value}{match.group(1)}"
+
+    return _FSTRING.sub(resolved, text)
 
 
 def read_setup_cfg(text: str, path: str) -> list[Evidence]:

@@ -1,0 +1,182 @@
+"""Where projects state their TensorFlow outside the walk's pin files (issue 28, ledger8b class 1):
+a setup script in a packaging subfolder that builds on its parent's requirements file, a Keras 2
+only package required with no TensorFlow named, and a README's requirements bullet list."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fixer.config import Config
+from fixer.engine import check_source
+from fixer.target import target_for
+from fixer.target.readme import read_readme
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def tree(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True, exist_ok=True)  # the repository root: nothing above is read
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+# Builds its install list from the folder above and adds TensorFlow from a module constant.
+CONSTANT_SETUP = """\
+import os
+
+release = '3.1'
+tf_release = '2.12.0'
+
+
+def requirements():
+    with open(os.path.join(os.path.dirname(__file__), '../requirements.txt')) as f:
+        return [line.strip() for line in f if line.strip()]
+
+
+needed = requirements()
+if nightly_build:
+    needed.append('tf-nightly')
+else:
+    needed.append(f'tensorflow~={tf_release}')
+"""
+
+# The same shape with a literal, open above, beside a nightly variant on one line.
+LITERAL_SETUP = """\
+from pathlib import Path
+
+needed = (Path(__file__).parent.parent / "requirements.txt").read_text().split()
+needed.append("tf-nightly" if nightly_build else "tensorflow>=2.4.0")
+"""
+
+# A packaging script of its own: it does not read the folder above's requirements.
+STANDALONE_SETUP = "needed = ['tensorflow==2.6.0']\n"
+
+SYNC_BN = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    norm = tf.keras.layers.experimental.SyncBatchNormalization(momentum=0.9)
+"""
+
+
+def test_a_packaging_subfolders_setup_script_states_the_parents_tensorflow(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "lib/requirements.txt": "numpy\n",
+            "lib/pip_package/setup.py": CONSTANT_SETUP,
+            "lib/vision/layers.py": "",
+        },
+    )
+    target = target_for(root / "lib" / "vision" / "layers.py")
+    assert (target.version, target.keras, target.assumed) == ((2, 12), 2, False)
+    assert target.tensorflow_from is not None and target.tensorflow_from.text == "tensorflow~=2.12.0"
+
+
+def test_a_literal_beside_a_nightly_variant_is_capped_by_the_parents_addons(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "lib/requirements.txt": "numpy\ntensorflow-addons\n",
+            "lib/pip_package/setup.py": LITERAL_SETUP,
+            "lib/vision/layers.py": "",
+        },
+    )
+    target = target_for(root / "lib" / "vision" / "layers.py")
+    assert (target.version, target.keras) == ((2, 15), 2)
+    assert target.tensorflow_from is not None and target.tensorflow_from.text == "tensorflow>=2.4.0"
+
+
+def test_a_setup_script_that_does_not_build_on_the_parent_or_sits_elsewhere_is_not_read(tmp_path):
+    standalone = tree(
+        tmp_path / "a",
+        {"lib/requirements.txt": "numpy\n", "lib/pip_package/setup.py": STANDALONE_SETUP, "lib/x.py": ""},
+    )
+    elsewhere = tree(
+        tmp_path / "b",
+        {"lib/requirements.txt": "numpy\n", "lib/tools/setup.py": CONSTANT_SETUP, "lib/x.py": ""},
+    )
+    assert target_for(standalone / "lib" / "x.py").assumed
+    assert target_for(elsewhere / "lib" / "x.py").assumed
+
+
+def test_tfd403_follows_the_packaging_script(tmp_path):
+    files = {"lib/requirements.txt": "numpy\n", "lib/vision/layers.py": SYNC_BN}
+    stated = tree(tmp_path / "a", {**files, "lib/pip_package/setup.py": CONSTANT_SETUP})
+    unstated = tree(tmp_path / "b", files)
+    select = Config(select=("TFD403",))
+    assert check_source(str(stated / "lib/vision/layers.py"), SYNC_BN, select).findings == []
+    assert [f.code for f in check_source(str(unstated / "lib/vision/layers.py"), SYNC_BN, select).findings] == [
+        "TFD403"
+    ]
+
+
+def test_a_keras_2_only_package_with_no_tensorflow_named_means_keras_2(tmp_path):
+    addons = tree(tmp_path / "a", {"requirements.txt": "numpy\ntensorflow-addons\n", "x.py": ""})
+    plain = tree(tmp_path / "b", {"requirements.txt": "numpy\n", "x.py": ""})
+    target = target_for(addons / "x.py")
+    assert (target.keras, target.assumed) == (2, True)
+    assert target.keras2_from is not None and target.keras2_from.text == "tensorflow-addons"
+    assert target_for(plain / "x.py").keras == 3
+
+
+README_LIST = """\
+# Mask detection
+
+Trained on two GPUs with tensorflow == 2.9 in an earlier version (prose: not a statement).
+
+## Requirements
+
+*   tensorflow_gpu==2.3.1
+*   tensorflow_addons==0.10.0
+
+## Results
+"""
+
+README_SPACED = """\
+Requirements:
+* tensorflow == 2.3.1
+* numpy
+"""
+
+README_ELSEWHERE = """\
+## Benchmarks
+
+* tensorflow==2.9.0: 120 images/s
+* tensorflow>=2.4 works too
+"""
+
+
+def test_a_readme_requirements_bullet_list_names_the_tensorflow():
+    listed = read_readme(README_LIST, "README.md")
+    assert [(e.kind, e.line, e.allowed.newest()) for e in listed] == [("tensorflow", 7, (2, 3))]
+    spaced = read_readme(README_SPACED, "README.md")
+    assert [(e.line, e.allowed.newest()) for e in spaced] == [(2, (2, 3))]
+
+
+def test_bullets_under_another_heading_in_code_or_open_say_nothing():
+    assert read_readme(README_ELSEWHERE, "README.md") == []
+    fenced = "## Requirements\n\n```\n* tensorflow==2.3.1\n```\n"
+    assert read_readme(fenced, "README.md") == []
+    open_range = "## Requirements\n\n* tensorflow>=2.3\n"
+    assert read_readme(open_range, "README.md") == []
+
+
+MWMS = """\
+import tensorflow as tf
+
+strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+"""
+
+
+def test_tfd401_renames_nothing_that_the_listed_release_lacks(tmp_path):
+    listed = tree(tmp_path / "a", {"README.md": README_LIST, "train.py": MWMS})
+    unlisted = tree(tmp_path / "b", {"README.md": README_ELSEWHERE, "train.py": MWMS})
+    select = Config(select=("TFD401",))
+    # TF 2.3 has only the experimental name (MultiWorkerMirroredStrategy arrived in 2.4).
+    assert check_source(str(listed / "train.py"), MWMS, select).findings == []
+    assert [f.code for f in check_source(str(unlisted / "train.py"), MWMS, select).findings] == ["TFD401"]
