@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fixer.target.continuation import logical_lines
+from fixer.target.local_installs import copies, local_install_statements
 from fixer.target.requirements import Range, parse_requirement
 from fixer.target.versions import AZURE_LEGACY_KERAS, CURRENT, MERLIN_TENSORFLOW, ngc_tensorflow
 
@@ -272,6 +273,8 @@ def read_dockerfile(text: str, path: str) -> list[Evidence]:
     `ARG TENSORFLOW_VERSION=`, `pip install` arguments and `ENV TF_USE_LEGACY_KERAS`. Of several
     stages, every one is read."""
     found: list[Evidence] = []
+    instructions = [(w[0].upper(), w[1]) for _, i in logical_lines(text) if len(w := i.strip().split(None, 1)) == 2]
+    copied = copies(instructions)
     for line, instruction in logical_lines(text):
         words = instruction.strip().split(None, 1)
         if len(words) < 2 or words[0].startswith("#"):
@@ -287,6 +290,8 @@ def read_dockerfile(text: str, path: str) -> list[Evidence]:
                     for word in command.split():
                         if not word.startswith("-"):
                             found += _requirement(word.strip("'\""), path, line)
+                            # The repository's own package copied in, with an extra naming TensorFlow.
+                            found += [Evidence(*stated) for stated in local_install_statements(word, copied, path)]
         elif keyword == "ENV":
             setting = re.search(r"\bTF_USE_LEGACY_KERAS(?:\s*=\s*|\s+)(\S+)", rest)
             if setting:

@@ -180,3 +180,55 @@ def test_tfd401_renames_nothing_that_the_listed_release_lacks(tmp_path):
     # TF 2.3 has only the experimental name (MultiWorkerMirroredStrategy arrived in 2.4).
     assert check_source(str(listed / "train.py"), MWMS, select).findings == []
     assert [f.code for f in check_source(str(unlisted / "train.py"), MWMS, select).findings] == ["TFD401"]
+
+
+SDK_SETUP = """\
+from setuptools import setup
+
+setup(
+    name="jobsdk",
+    install_requires=["requests"],
+    extras_require={
+        "tf2": ["tensorflow>=2.12.0,<2.15.0", "tensorflow-estimator"],
+        "torch": ["torch"],
+    },
+)
+"""
+
+IMAGE_WITH_EXTRA = """\
+FROM python:3.9
+COPY ./sdk/python /opt/sdk
+RUN pip install --no-cache-dir /opt/sdk/.[tf2]
+COPY train.py /opt/train.py
+"""
+
+
+def test_an_image_installing_the_repositorys_package_with_an_extra_gets_that_extras_tensorflow(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "sdk/python/setup.py": SDK_SETUP,
+            "examples/quick/Dockerfile": IMAGE_WITH_EXTRA,
+            "examples/quick/train.py": "",
+        },
+    )
+    target = target_for(root / "examples" / "quick" / "train.py")
+    assert (target.version, target.keras) == ((2, 14), 2)
+    assert target.tensorflow_from is not None and target.tensorflow_from.path.endswith("setup.py")
+
+
+def test_another_extra_or_an_uncopied_path_names_no_tensorflow(tmp_path):
+    other = tree(
+        tmp_path / "a",
+        {"sdk/python/setup.py": SDK_SETUP, "Dockerfile": IMAGE_WITH_EXTRA.replace("[tf2]", "[torch]"), "x.py": ""},
+    )
+    uncopied = tree(
+        tmp_path / "b",
+        {
+            "sdk/python/setup.py": SDK_SETUP,
+            "Dockerfile": IMAGE_WITH_EXTRA.replace("/opt/sdk/.", "/srv/other/."),
+            "x.py": "",
+        },
+    )
+    assert target_for(other / "x.py").assumed
+    assert target_for(uncopied / "x.py").assumed
