@@ -31,6 +31,7 @@ from fixer.target.sources import (
     reader_for,
     unversioned_image,
 )
+from fixer.target.venv_jobs import venv_jobs
 from fixer.target.versions import CURRENT, KERAS2_PACKAGES, KERAS3_FROM
 
 if TYPE_CHECKING:
@@ -445,6 +446,7 @@ def _decide(folder: Path) -> Target:
     for candidate in [folder, *folder.parents]:
         launched = _launched(candidate, folder, consulted) if candidate != folder else []
         submitted += _submitted(candidate, folder, consulted) + job_scripts(candidate, folder)
+        submitted += venv_jobs(candidate, folder, lambda path: consulted.__setitem__(path, _stamp(path)))
         found = launched + _read_folder(candidate, consulted)
         # A setup script in a packaging subfolder that builds on this folder's requirements file.
         found += packaging_statements(candidate, lambda path: consulted.__setitem__(path, _stamp(path)))

@@ -232,3 +232,53 @@ def test_another_extra_or_an_uncopied_path_names_no_tensorflow(tmp_path):
     )
     assert target_for(other / "x.py").assumed
     assert target_for(uncopied / "x.py").assumed
+
+
+BUILD_VENV = """\
+#!/bin/bash
+set -e
+virtualenv -p python3 tf2-venv
+source tf2-venv/bin/activate
+pip3 install tensorflow==2.1.0 numpy
+zip -r tf2-venv.zip tf2-venv
+"""
+
+RUN_JOB = """\
+#!/bin/bash
+launcher --num_workers 2 \\
+  --worker_launch_cmd "tf2-venv.zip/tf2-venv/bin/python mnist_tf2.py --steps 10"
+"""
+
+PS_WITHOUT_RESOLVER = """\
+import tensorflow as tf
+
+strategy = tf.distribute.experimental.ParameterServerStrategy()
+"""
+
+
+def test_a_file_launched_with_a_shipped_virtualenvs_python_runs_its_tensorflow(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "jobs/build_venv.sh": BUILD_VENV,
+            "jobs/run_job.sh": RUN_JOB,
+            "jobs/mnist_tf2.py": PS_WITHOUT_RESOLVER,
+            "jobs/other.py": PS_WITHOUT_RESOLVER,
+        },
+    )
+    launched = target_for(root / "jobs" / "mnist_tf2.py")
+    assert (launched.version, launched.keras) == ((2, 1), 2)
+    assert launched.tensorflow_from is not None and launched.tensorflow_from.path.endswith("build_venv.sh")
+    assert target_for(root / "jobs" / "other.py").assumed  # not launched: the folder's own (nothing)
+    select = Config(select=("TFD604",))
+    # TF 2.1's Estimator-era ParameterServerStrategy() reads TF_CONFIG: no resolver needed there.
+    assert check_source(str(root / "jobs" / "mnist_tf2.py"), PS_WITHOUT_RESOLVER, select).findings == []
+    assert [f.code for f in check_source(str(root / "jobs" / "other.py"), PS_WITHOUT_RESOLVER, select).findings] == [
+        "TFD604"
+    ]
+
+
+def test_a_virtualenv_without_a_tensorflow_install_decides_nothing(tmp_path):
+    build = BUILD_VENV.replace("tensorflow==2.1.0 ", "")
+    root = tree(tmp_path, {"build_venv.sh": build, "run_job.sh": RUN_JOB, "mnist_tf2.py": ""})
+    assert target_for(root / "mnist_tf2.py").assumed
