@@ -61,6 +61,21 @@ def _contexts(dockerfile: Path) -> list[Path]:
     return found
 
 
+def _places(path: str, copied: list[tuple[str, str]], dockerfile: Path) -> list[tuple[Path, str]]:
+    """(context, folder) pairs where the installed package's sources may be, most likely first:
+    the COPY source of an image path, then that source's trailing folders
+    (`./tmp/sdk/python` -> `sdk/python`, `python`), for a context a build script assembles by
+    copying the repository's folder into it under its own name."""
+    if not path.startswith("/"):
+        return [(context, path) for context in _contexts(dockerfile)]
+    mapped = _source_folder(path, copied)
+    if mapped is None:
+        return []
+    parts = [p for p in mapped.split("/") if p not in ("", ".")]
+    sources = ["/".join(parts[start:]) for start in range(len(parts))]
+    return [(context, source) for source in sources for context in _contexts(dockerfile)]
+
+
 def _extra_requirements(setup: str, extra: str) -> list[tuple[str, int]]:
     """The requirement strings (with their lines) of ``extra`` in a setup.py's `extras_require`
     written as a literal dict: `"tf2": ["tensorflow>=2.12.0,<2.15.0", ...]`."""
@@ -81,10 +96,7 @@ def local_install_statements(word: str, copied: list[tuple[str, str]], dockerfil
     if install is None:
         return []
     path, extras = install
-    source = _source_folder(path, copied) if path.startswith("/") else path
-    if source is None:
-        return []
-    for context in _contexts(Path(dockerfile)):
+    for context, source in _places(path, copied, Path(dockerfile)):
         setup = context / source / "setup.py"
         text = read_small_text(setup)
         if text is None:

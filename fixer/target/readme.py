@@ -80,8 +80,9 @@ def read_readme(text: str, path: str) -> list[Evidence]:
     return found + requirement_bullets(text, path) + managed_image_statements(text, path)
 
 
-# A heading that opens a list of what to install: `## Requirements`, `Dependencies:`, `**Environment**`.
-_REQUIREMENTS_HEADING = re.compile(r"(?i)require|dependenc|prerequisite|environment|install")
+# A heading that opens a list of what to install: `## Requirements`, `Dependencies:`, `**Environment**`,
+# and the same words in Chinese READMEs (environment, dependencies, requirements, installation, needs).
+_REQUIREMENTS_HEADING = re.compile(r"(?i)require|dependenc|prerequisite|environment|install|环境|依赖|要求|安装|需求")
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _SETEXT_UNDERLINE = re.compile(r"^\s*(?:=+|-+|~+|\^+)\s*$")
 # A bullet naming one pinned TensorFlow: `* tensorflow_gpu==2.3.1`, `- tensorflow == 2.3.1`.

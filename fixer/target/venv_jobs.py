@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
     from fixer.target.sources import Evidence
 
-_CREATES = re.compile(r"(?:\bvirtualenv|-m\s+venv)\s+(?P<args>[^;&|#]*)")
+# `virtualenv tf2-venv`, `python3 virtualenv-16.0.0/virtualenv.py tf2-venv`, `python3 -m venv tf2-venv`.
+_CREATES = re.compile(r"(?:\bvirtualenv(?:\.py)?|-m\s+(?:venv|virtualenv))\s+(?P<args>[^;&|#]*)")
 _VALUED = frozenset({"-p", "--python", "--prompt", "--extra-search-dir"})  # options taking the next word
 # `<venv>/bin/python3 <script>.py`, the environment possibly inside an archive (`tf2-venv.zip/tf2-venv/`).
 _LAUNCH = re.compile(r"(?P<venv>[\w.-]+)/bin/python[\d.]*\s+(?P<script>[\w./-]+\.py)\b")

@@ -158,6 +158,11 @@ def test_a_readme_requirements_bullet_list_names_the_tensorflow():
     assert [(e.line, e.allowed.newest()) for e in spaced] == [(2, (2, 3))]
 
 
+def test_a_chinese_environment_heading_opens_the_list_too():
+    readme = "# 剪枝\n\n## 运行环境\n\n* python == 3.7\n* tensorflow == 2.3.1\n\n## 结果\n\n* tensorflow==2.9.0\n"
+    assert [(e.line, e.allowed.newest()) for e in read_readme(readme, "README.md")] == [(6, (2, 3))]
+
+
 def test_bullets_under_another_heading_in_code_or_open_say_nothing():
     assert read_readme(README_ELSEWHERE, "README.md") == []
     fenced = "## Requirements\n\n```\n* tensorflow==2.3.1\n```\n"
@@ -217,6 +222,20 @@ def test_an_image_installing_the_repositorys_package_with_an_extra_gets_that_ext
     assert target.tensorflow_from is not None and target.tensorflow_from.path.endswith("setup.py")
 
 
+# The build script copies the repository's `sdk` folder into `./staging/` first; COPY of a folder
+# copies its contents, so `/srv/python` is the repository's `sdk/python`.
+STAGED_IMAGE = """\
+FROM python:3.9
+COPY ./staging/sdk /srv/
+RUN pip install "/srv/python/.[tf2]"
+"""
+
+
+def test_a_package_copied_through_a_staging_folder_is_found_by_its_own_folders(tmp_path):
+    root = tree(tmp_path, {"sdk/python/setup.py": SDK_SETUP, "jobs/Dockerfile": STAGED_IMAGE, "jobs/train.py": ""})
+    assert target_for(root / "jobs" / "train.py").version == (2, 14)
+
+
 def test_another_extra_or_an_uncopied_path_names_no_tensorflow(tmp_path):
     other = tree(
         tmp_path / "a",
@@ -237,6 +256,9 @@ def test_another_extra_or_an_uncopied_path_names_no_tensorflow(tmp_path):
 BUILD_VENV = """\
 #!/bin/bash
 set -e
+python3 tools/virtualenv.py old-venv
+. old-venv/bin/activate
+pip3 install tensorflow==1.15.5
 virtualenv -p python3 tf2-venv
 source tf2-venv/bin/activate
 pip3 install tensorflow==2.1.0 numpy
