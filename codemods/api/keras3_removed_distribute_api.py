@@ -23,6 +23,9 @@ _LOSS_SCALE_OPTIMIZERS = (
     "keras.mixed_precision.experimental.LossScaleOptimizer",
 )
 _OLD_LOSS_SCALING = ("get_scaled_loss", "get_unscaled_gradients")
+# The first TensorFlow whose Keras takes `BatchNormalization(synchronized=True)`: its r2.12 API page
+# lists the argument and deprecates `SyncBatchNormalization`, which r2.11's page does not.
+_SYNCHRONIZED_FROM = (2, 12)
 # SyncBatchNormalization's keywords, which BatchNormalization takes too under both Kerases;
 # anything else (`fused=`, `renorm=`, `**kwargs`) keeps the finding without an edit.
 _BN_KEYWORDS = frozenset(
@@ -58,8 +61,9 @@ class Keras3RemovedDistributeApi(Rule):
 
     ## Fix safety
     `SyncBatchNormalization(...)` called through its module path becomes
-    `BatchNormalization(..., synchronized=True)`: safe, since both Kerases take the argument
-    (TensorFlow 2.12 and later) and it was measured to synchronise the statistics the same way.
+    `BatchNormalization(..., synchronized=True)`: safe where the project states a TensorFlow of
+    2.12 or later (the argument arrived in Keras 2.12; measured to synchronise the statistics the
+    same way under both Kerases), unsafe on an assumed target, which may be an older Keras 2.
     A call with another keyword or `**kwargs`, or an imported name, is reported without an edit.
 
     `get_scaled_loss(x)` becomes `scale_loss(x)` and `get_unscaled_gradients(g)` becomes `g`
@@ -86,6 +90,8 @@ class Keras3RemovedDistributeApi(Rule):
 
     ## References
     - https://keras.io/api/layers/normalization_layers/batch_normalization/
+    - https://www.tensorflow.org/versions/r2.12/api_docs/python/tf/keras/layers/BatchNormalization
+      (`synchronized` first appears in r2.12; not in the r2.11 page)
     - https://keras.io/api/mixed_precision/loss_scale_optimizer/
     - https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility
     """
@@ -126,7 +132,7 @@ class Keras3RemovedDistributeApi(Rule):
                 prefix + "`SyncBatchNormalization` is not in Keras 3 (`AttributeError`); "
                 "use `BatchNormalization(synchronized=True)`"
             )
-            ctx.report(attribute, message, edits=_sync_bn_edits(ctx, attribute))
+            ctx.report(attribute, message, edits=_sync_bn_edits(ctx, attribute), applicability=_sync_bn_safety(ctx))
 
     def _check_removed_imports(self, ctx: RuleContext) -> None:
         for node in ctx.index.imports:
@@ -187,6 +193,18 @@ class Keras3RemovedDistributeApi(Rule):
 def _method(call: cst.Call) -> cst.Attribute:
     """The ``optimizer.method`` of a loss-scaling call (the rule keeps only such method calls)."""
     return cst.ensure_type(call.func, cst.Attribute)
+
+
+def _sync_bn_safety(ctx: RuleContext) -> Applicability:
+    """Safe where every TensorFlow the code may run on has `BatchNormalization(synchronized=...)`
+    (Keras 2.12 and later): a stated version, its pin before a requested upgrade and a package's
+    floor all 2.12 or later. On an assumed or unknown target the code may meet an older Keras 2,
+    where the argument is a `TypeError`: unsafe."""
+    target = ctx.tf.target
+    if target.version_unknown:
+        return Applicability.UNSAFE
+    stated = [v for v in (target.pinned, target.requested, target.floor) if v is not None]
+    return Applicability.SAFE if stated and min(stated) >= _SYNCHRONIZED_FROM else Applicability.UNSAFE
 
 
 def _sync_bn_edits(ctx: RuleContext, attribute: cst.Attribute) -> list[Edit] | None:

@@ -11,11 +11,13 @@ import libcst as cst
 from fixer.facts import RUN_CALL
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
+from fixer.tf.keras_flavour import keras_flavour, legacy_keras
 from fixer.types import Applicability
 
 if TYPE_CHECKING:
     from fixer.context import RuleContext
     from fixer.tf.index import FunctionLike, ModuleIndex
+    from fixer.tf.replica import RunCall
 
 _PYTHON_NUMBERS = frozenset({"float", "int"})
 # An f-string's prefix: `f"`, `rf'`, `fR"`... (the f next to the quote, or before an r that is).
@@ -45,6 +47,9 @@ class PerReplicaValueUsedAsTensor(Rule):
     the PerReplica unchanged, parts not joined. With one replica `strategy.run`
     returns the tensor itself and all of these work, so the script breaks on the day it first runs
     on two GPUs. (`print(result)` and `str(result)` do not raise: they show every replica's value.)
+    One case differs by Keras: a replica function that returns metric results (`acc.result()`)
+    gives a PerReplica on Keras 3 but one merged tensor on tf-keras, so it is reported, "on
+    Keras 3", only where Keras 3 may be in play.
 
     ## Fix safety
     Display-only: whether the per-replica values should be summed, averaged or looked at one by
@@ -55,6 +60,8 @@ class PerReplicaValueUsedAsTensor(Rule):
     ## Known limits
     - The result is followed directly, through a name, or when returned by a step that returns
       `strategy.run(...)`; other ways of passing it on are not followed.
+    - A metric result is recognised as a `return` of `<name>.result()` (alone, or in a tuple, list
+      or dict) in the replica function; the Keras is the project's (docs/target.md).
 
     ## Runtime evidence
     `distfix validate` with two replicas shows the `runs` check failing with the error above.
@@ -63,7 +70,9 @@ class PerReplicaValueUsedAsTensor(Rule):
     (`benchmarks/probe_replica_function_calls.py`, output in `docs/probes.md`): each of the
     errors above, `print`/`str` showing every replica, and `strategy.reduce(SUM, result,
     axis=None)` giving the number; `tf.concat` of the PerReplica itself, eagerly and in a
-    `tf.function` (`benchmarks/probe_concat_of_per_replica.py`).
+    `tf.function` (`benchmarks/probe_concat_of_per_replica.py`); a metric's `result()` returned
+    by `strategy.run`, a PerReplica on Keras 3 and one tensor on tf-keras
+    (`benchmarks/probe_ledger8b_premises.py`).
 
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#run
@@ -82,30 +91,72 @@ class PerReplicaValueUsedAsTensor(Rule):
         if ctx.tf.strategies.single_replica or not ctx.tf.replica.proven_run_calls:
             return
         sources = _PerReplicaSources(ctx)
+        # tf-keras hands a metric's `result()` back from `strategy.run` as one merged tensor.
+        keras2 = keras_flavour("tensorflow", legacy_keras(ctx.tf), ctx.tf.target) == 2
         for call in ctx.index.calls:
             for value in _tensor_uses(ctx, call):
-                if sources.is_per_replica(value) and not ctx.tf.replica.in_proven_replica_context(call):
-                    ctx.report(call, _message(ctx, call))
+                prefix = _keras3_prefix(ctx.index, sources.runs_of(value), keras2)
+                if prefix is not None and not ctx.tf.replica.in_proven_replica_context(call):
+                    ctx.report(call, _message(ctx, call, prefix))
         for fstring in _formatted_expressions(ctx.index, ctx.text):
-            if sources.is_per_replica(fstring.expression) and not ctx.tf.replica.in_proven_replica_context(fstring):
+            prefix = _keras3_prefix(ctx.index, sources.runs_of(fstring.expression), keras2)
+            if prefix is not None and not ctx.tf.replica.in_proven_replica_context(fstring):
                 ctx.report(
                     fstring,
-                    "a format spec raises on a `strategy.run` result (a PerReplica value with more than one "
+                    prefix + "a format spec raises on a `strategy.run` result (a PerReplica value with more than one "
                     "replica); reduce it first (`strategy.reduce`) or format its local results",
                 )
 
 
-def _message(ctx: RuleContext, call: cst.Call) -> str:
+def _keras3_prefix(index: ModuleIndex, runs: list[RunCall], keras2: bool) -> str | None:
+    """None when the value is no `strategy.run` result, or is only metric results on Keras 2
+    (merged into one tensor there); "on Keras 3, " when every run it comes from returns metric
+    results (a PerReplica on Keras 3 only); "" otherwise (a PerReplica on both Kerases)."""
+    if not runs:
+        return None
+    if not all(run.targets and all(_returns_metric_results(index, t) for t in run.targets) for run in runs):
+        return ""
+    return None if keras2 else "on Keras 3, "
+
+
+def _returns_metric_results(index: ModuleIndex, function: FunctionLike) -> bool:
+    """Every `return` of ``function`` gives `<metric>.result()` values (alone, or in a tuple,
+    list or dict): measured (benchmarks/probe_ledger8b_premises.py) to come back from
+    `strategy.run` as one merged tensor on tf-keras."""
+    if isinstance(function, cst.Lambda):
+        values: list[cst.BaseExpression | None] = [function.body]
+    else:
+        values = [node.value for node in index.in_function("returns", function)]
+    return bool(values) and all(value is not None and _metric_results(value) for value in values)
+
+
+def _metric_results(value: cst.BaseExpression) -> bool:
+    if isinstance(value, cst.Tuple | cst.List):
+        return bool(value.elements) and all(_metric_results(e.value) for e in value.elements)
+    if isinstance(value, cst.Dict):
+        return bool(value.elements) and all(
+            isinstance(e, cst.DictElement) and _metric_results(e.value) for e in value.elements
+        )
+    return (
+        isinstance(value, cst.Call)
+        and not value.args
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value == "result"
+    )
+
+
+def _message(ctx: RuleContext, call: cst.Call, prefix: str) -> str:
     what = ctx.source(call.func) if not isinstance(call.func, cst.Attribute) else f".{call.func.attr.value}()"
     if ctx.tf.names.callee(call) == _CONCAT:
         # Measured (benchmarks/probe_concat_of_per_replica.py): no error, the value comes back as is.
+        parts = "a PerReplica, its parts" if prefix else "a PerReplica value, its replicas' parts"
         return (
-            f"`{what}` returns a `strategy.run` result unchanged (a PerReplica value, its replicas' parts not "
+            f"{prefix}`{what}` returns a `strategy.run` result unchanged ({parts} not "
             "joined) instead of one tensor; concatenate `strategy.experimental_local_results(value)` or reduce it"
         )
     return (
-        f"`{what}` raises on a `strategy.run` result (a PerReplica value with more than one replica); reduce "
-        "it first (`strategy.reduce`) or use `strategy.experimental_local_results(value)`"
+        f"{prefix}`{what}` raises on a `strategy.run` result (a PerReplica value with more than one replica); "
+        "reduce it first (`strategy.reduce`) or use `strategy.experimental_local_results(value)`"
     )
 
 
@@ -143,24 +194,38 @@ class _PerReplicaSources:
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
-        self.runs = {id(run.call) for run in ctx.tf.replica.proven_run_calls}
+        self.runs = {id(run.call): run for run in ctx.tf.replica.proven_run_calls}
 
-    def is_per_replica(self, node: cst.BaseExpression, depth: int = 0) -> bool:
-        """True when ``node`` evaluates to a `strategy.run` result (or an element of one)."""
+    def runs_of(self, node: cst.BaseExpression, depth: int = 0) -> list[RunCall]:
+        """The `strategy.run` calls whose result (or an element of it) ``node`` evaluates to;
+        [] when it is none."""
         if depth > 4:
-            return False
+            return []
         if isinstance(node, cst.Subscript):
-            return self.is_per_replica(node.value, depth + 1)
+            return self.runs_of(node.value, depth + 1)
         if isinstance(node, cst.Call):
             if id(node) in self.runs:
-                return True
+                return [self.runs[id(node)]]
             # Every def the name may call returns a run result (a notebook may redefine the step).
             callees = self._callees(node)
-            return bool(callees) and all(f in self._run_returning for f in callees)
+            if not callees or not all(f in self._run_returning for f in callees):
+                return []
+            return [run for f in callees for run in self._returned_runs(f)]
         if isinstance(node, cst.Name):
             value = self._reaching_value(node)
-            return value is not None and self.is_per_replica(value, depth + 1)
-        return False
+            return [] if value is None else self.runs_of(value, depth + 1)
+        return []
+
+    def _returned_runs(self, function: FunctionLike) -> list[RunCall]:
+        """The `strategy.run` calls a run-returning function gives back."""
+        found: list[RunCall] = []
+        for ret in self.ctx.index.in_function("returns", function):
+            value = ret.value
+            if isinstance(value, cst.Name):
+                value = self._reaching_value(value)
+            if isinstance(value, cst.Call) and id(value) in self.runs:
+                found.append(self.runs[id(value)])
+        return found
 
     def _callees(self, call: cst.Call) -> list[FunctionLike]:
         """The functions of this module the call may run (``step = tf.function(fn)`` followed)."""

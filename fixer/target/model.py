@@ -15,6 +15,7 @@ from fixer.target.apis import added_in, exists_in
 from fixer.target.caps import capped, package_cap, python_cap
 from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
+from fixer.target.packaging_folders import packaging_statements
 from fixer.target.platform_pins import METADATA_NAMES, platform_image, platform_pin, undated_pin
 from fixer.target.project_files import docker_folder_statements, install_guide_statements, is_install_guide
 from fixer.target.readme import README_NAME, read_readme
@@ -31,6 +32,7 @@ from fixer.target.sources import (
     reader_for,
     unversioned_image,
 )
+from fixer.target.venv_jobs import venv_jobs
 from fixer.target.versions import CURRENT, KERAS2_PACKAGES, KERAS3_FROM
 
 if TYPE_CHECKING:
@@ -463,7 +465,10 @@ def _decide(folder: Path) -> Target:
     for candidate in [folder, *folder.parents]:
         launched = _launched(candidate, folder, consulted) if candidate != folder else []
         submitted += _submitted(candidate, folder, consulted) + job_scripts(candidate, folder)
+        submitted += venv_jobs(candidate, folder, lambda path: consulted.__setitem__(path, _stamp(path)))
         found = launched + _read_folder(candidate, consulted)
+        # A setup script in a packaging subfolder that builds on this folder's requirements file.
+        found += packaging_statements(candidate, lambda path: consulted.__setitem__(path, _stamp(path)))
         # Project-wide files kept in subfolders: `docker/Dockerfile`, `g3doc/setup/installation.md`.
         found += docker_folder_statements(candidate, consulted) + install_guide_statements(candidate, consulted)
         caps += _caps(candidate, found, consulted)
@@ -510,7 +515,15 @@ def _decide(folder: Path) -> Target:
         evidence=(*everything, *(c for c in caps if c.kind == "python-cap")),
         consulted=tuple(sorted(consulted.items())),
         floor_from=_package_floor(declared) if consulted[init] is not None else None,
+        keras2_from=_keras2_requirement(everything) if tensorflow is None and keras_pin is None else None,
     )
+
+
+def _keras2_requirement(found: list[Evidence]) -> Evidence | None:
+    """A dependency file's requirement on a package built on Keras 2 (`tensorflow-addons`) where
+    nothing names TensorFlow: the package imports only on TensorFlow <= 2.15 (versions.KERAS2_PACKAGES),
+    so the project's `tf.keras` is Keras 2, as for an import of it (``Target.with_keras2_usage``)."""
+    return next((e for e in found if e.kind in KERAS2_PACKAGES and _dependency_statement(e)), None)
 
 
 _CACHE: dict[Path, Target] = {}

@@ -15,6 +15,7 @@ import re
 from fixer.target.continuation import joined_lines
 from fixer.target.managed_images import managed_image_statements
 from fixer.target.notebook import install_evidence
+from fixer.target.requirements import parse_requirement
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_tensorflow, unknown_merlin_release
 
 README_NAME = re.compile(r"(?i)^readme\.(?:md|markdown|rst|txt)$")
@@ -76,4 +77,51 @@ def read_readme(text: str, path: str) -> list[Evidence]:
     another step's ("the dataset was prepared in tensorflow/tensorflow:1.15.2-gpu"). Only TensorFlow statements:
     a README's other installs are not the project's pins."""
     found = [e for number, code in code_lines(text) for e in _statement(code, path, number)]
-    return found + managed_image_statements(text, path)
+    return found + requirement_bullets(text, path) + managed_image_statements(text, path)
+
+
+# A heading that opens a list of what to install: `## Requirements`, `Dependencies:`, `**Environment**`,
+# and the same words in Chinese READMEs (environment, dependencies, requirements, installation, needs).
+_REQUIREMENTS_HEADING = re.compile(r"(?i)require|dependenc|prerequisite|environment|install|环境|依赖|要求|安装|需求")
+_MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_SETEXT_UNDERLINE = re.compile(r"^\s*(?:=+|-+|~+|\^+)\s*$")
+# A bullet naming one pinned TensorFlow: `* tensorflow_gpu==2.3.1`, `- tensorflow == 2.3.1`.
+_BULLET = re.compile(r"^\s*[*+-]\s+[`*]*\s*(?P<requirement>tensorflow[\w-]*\s*(?:===?|~=)\s*[\d.]+)")
+
+
+def requirement_bullets(text: str, path: str) -> list[Evidence]:
+    """The pinned TensorFlow of a bullet list under a requirements heading, outside code blocks
+    (`## Requirements` then `* tensorflow_gpu==2.3.1`): how a project without a requirements file
+    states what it was run on. Bullets under any other heading, and open ranges, say nothing."""
+    found: list[Evidence] = []
+    lines = text.splitlines()
+    fenced = under_requirements = False
+    for number, line in enumerate(lines, 1):
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        following = lines[number] if number < len(lines) else ""
+        bullet = _BULLET.match(line)
+        if fenced:
+            continue
+        if bullet is None and _heading(line, following):
+            under_requirements = _REQUIREMENTS_HEADING.search(line) is not None
+        elif bullet is not None and under_requirements:
+            named = parse_requirement(bullet.group("requirement"))
+            if named is not None and named.kind == "tensorflow" and not named.allowed.open_ended:
+                found.append(Evidence("tensorflow", named.allowed, path, number, line.strip()))
+    return found
+
+
+def _heading(line: str, following: str) -> bool:
+    """``line`` is a Markdown heading (`## ...`, or text underlined by the next line), a bold line
+    or a short line ending in a colon (`Requirements:`)."""
+    stripped = line.strip()
+    if not stripped:
+        return False
+    return bool(
+        _MARKDOWN_HEADING.match(line)
+        or (_SETEXT_UNDERLINE.match(following) and not _SETEXT_UNDERLINE.match(line))
+        or (stripped.startswith("**") and stripped.endswith("**"))
+        or (stripped.endswith(":") and len(stripped) <= 40)
+    )

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fixer.target.continuation import logical_lines
+from fixer.target.local_installs import copies, local_install_statements
 from fixer.target.requirements import Range, parse_requirement
 from fixer.target.versions import AZURE_LEGACY_KERAS, CURRENT, MERLIN_TENSORFLOW, ngc_tensorflow
 
@@ -77,9 +78,33 @@ def _strings_in(text: str) -> list[tuple[str, int]]:
 
 
 def read_setup_py(text: str, path: str) -> list[Evidence]:
-    """`setup.py`: requirement strings anywhere in it (install_requires, extras_require), read as text."""
-    text = re.sub(r"(?m)(^|\s)#.*$", r"\1", text)
+    """`setup.py`: requirement strings anywhere in it (install_requires, extras_require), read as
+    text; an f-string of module-level string constants (`f'tensorflow~={tf_version}'`) as its value."""
+    text = _resolve_fstrings(re.sub(r"(?m)(^|\s)#.*$", r"\1", text))
     return [e for string, line in _strings_in(text) for e in _requirement(string, path, line)]
+
+
+# `tf_version = '2.12.0'` at the start of a line (a module-level constant).
+_CONSTANT = re.compile(r"""(?m)^(\w+)\s*=\s*(["'])([^"'\n]*)\2\s*$""")
+_FSTRING = re.compile(r"""(?<![\w"'])[fF](["'])([^"'\n]*)\1""")
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def _resolve_fstrings(text: str) -> str:
+    """``text`` with each one-line f-string whose every placeholder is a module-level string
+    constant replaced by its value (a plain string on the same line); others are left as they are."""
+    constants: dict[str, str] = {}
+    for match in _CONSTANT.finditer(text):
+        constants.setdefault(match.group(1), match.group(3))  # the first: a later one may be a variant's
+
+    def resolved(match: re.Match[str]) -> str:
+        names = _PLACEHOLDER.findall(match.group(2))
+        if not names or any(name not in constants for name in names):
+            return match.group(0)
+        value = _PLACEHOLDER.sub(lambda m: constants[m.group(1)], match.group(2))
+        return f"{match.group(1)}{value}{match.group(1)}"
+
+    return _FSTRING.sub(resolved, text)
 
 
 def read_setup_cfg(text: str, path: str) -> list[Evidence]:
@@ -248,6 +273,8 @@ def read_dockerfile(text: str, path: str) -> list[Evidence]:
     `ARG TENSORFLOW_VERSION=`, `pip install` arguments and `ENV TF_USE_LEGACY_KERAS`. Of several
     stages, every one is read."""
     found: list[Evidence] = []
+    instructions = [(w[0].upper(), w[1]) for _, i in logical_lines(text) if len(w := i.strip().split(None, 1)) == 2]
+    copied = copies(instructions)
     for line, instruction in logical_lines(text):
         words = instruction.strip().split(None, 1)
         if len(words) < 2 or words[0].startswith("#"):
@@ -263,6 +290,8 @@ def read_dockerfile(text: str, path: str) -> list[Evidence]:
                     for word in command.split():
                         if not word.startswith("-"):
                             found += _requirement(word.strip("'\""), path, line)
+                            # The repository's own package copied in, with an extra naming TensorFlow.
+                            found += [Evidence(*stated) for stated in local_install_statements(word, copied, path)]
         elif keyword == "ENV":
             setting = re.search(r"\bTF_USE_LEGACY_KERAS(?:\s*=\s*|\s+)(\S+)", rest)
             if setting:
