@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fixer.target.apis import added_in, exists_in
+from fixer.target.azureml_environments import azureml_environments
 from fixer.target.caps import capped, package_cap, python_cap
 from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
@@ -19,6 +20,7 @@ from fixer.target.packaging_folders import packaging_statements
 from fixer.target.platform_pins import METADATA_NAMES, platform_image, platform_pin, undated_pin
 from fixer.target.project_files import docker_folder_statements, install_guide_statements, is_install_guide
 from fixer.target.readme import README_NAME, read_readme
+from fixer.target.script_installs import script_installs
 from fixer.target.small_files import read_small_text
 from fixer.target.sources import (
     Evidence,
@@ -471,6 +473,7 @@ def _decide(folder: Path) -> Target:
         found += packaging_statements(candidate, lambda path: consulted.__setitem__(path, _stamp(path)))
         # Project-wide files kept in subfolders: `docker/Dockerfile`, `g3doc/setup/installation.md`.
         found += docker_folder_statements(candidate, consulted) + install_guide_statements(candidate, consulted)
+        found += azureml_environments(candidate, consulted)  # a job's `environment: azureml:<name>:<version>`
         caps += _caps(candidate, found, consulted)
         everything += found
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
@@ -545,7 +548,32 @@ def target_for(path: str | Path, requested: tuple[int, int] | None = None, text:
         known = _in_notebook(_with_platform_pin(known, start), start, text)
     elif known.submitted:
         known = _in_job(known, str(start))
+    if start.suffix == ".py" and start.is_file():
+        known = _with_script_installs(known, script_installs(text or read_small_text(start) or "", str(start)))
     return known.with_request(requested)
+
+
+def _with_script_installs(folder: Target, installs: list[Evidence]) -> Target:
+    """``folder``'s target for a script that pip-installs its own TensorFlow (or Keras, tf-keras)
+    before it trains (fixer/target/script_installs.py): what it installs is what it runs, above its
+    folder's files and its job's container; the last install wins, as a notebook's install cells."""
+    if not installs:
+        return folder
+    decisive = [e for e in installs if e.kind == "tf-nightly" or (e.kind == "tensorflow" and _decisive(e))]
+    keras_pin = _last([e for e in installs if e.kind == "keras" and _keras2_only(e)], "keras") or folder.keras_pin
+    tensorflow = decisive[-1] if decisive else folder.tensorflow_from
+    tf_keras = _last(installs, "tf-keras") or folder.tf_keras_from
+    own = replace(folder, tf_keras_from=tf_keras, evidence=(*installs, *folder.evidence))
+    if tensorflow is folder.tensorflow_from and keras_pin is folder.keras_pin:
+        return own
+    pinned = _pinned_version(tensorflow, keras_pin)
+    return replace(own, pinned=pinned, cap_from=None, tensorflow_from=tensorflow, keras_pin=keras_pin, floor_from=None)
+
+
+def _decisive(install: Evidence) -> bool:
+    """An install that sets the TensorFlow: a version, or `-U` (the newest). A bare `pip install
+    tensorflow` keeps a TensorFlow already there (the platform's)."""
+    return not install.allowed.open_ended or upgrades(install)
 
 
 def _with_platform_pin(folder: Target, notebook: Path) -> Target:
