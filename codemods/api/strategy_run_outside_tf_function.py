@@ -15,7 +15,12 @@ from fixer.tf.classes import bases_in_module, in_unit_test
 from fixer.tf.compat import inside_graph_block, leaves_after_first_pass, runs_repeatedly, runs_tf1_graphs
 from fixer.tf.graph_methods import runs_in_graph
 from fixer.tf.names import dotted_name
-from fixer.tf.run_time_compiling import attribute_compiled_before, eager_by_design, orbit_compiling_turned_off
+from fixer.tf.run_time_compiling import (
+    attribute_compiled_in_class,
+    eager_by_design,
+    orbit_base_in_project,
+    orbit_compiling_turned_off,
+)
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
@@ -67,9 +72,10 @@ class StrategyRunOutsideTfFunction(Rule):
       `StandardEvaluator`; `orbit` also from a vendored copy): orbit calls it from a loop it wraps in
       `tf.function`, as Keras does a `train_step`, unless the module passes
       `StandardTrainerOptions(use_tf_function=False)` (then it stays reported). orbit may be an
-      attribute of an imported project module (`trainer_lib.orbit.StandardTrainer`); a value the
+      attribute of an imported project module (`trainer_lib.orbit.StandardTrainer`) or the base of
+      a project class of another module (`trainer_lib.AsyncTrainer`); a value the
       module does not state (a config field, a flag) counts as orbit's default, true.
-    - Not reported: `strategy.run(self.step, ...)` after the same function assigned
+    - Not reported: `strategy.run(self.step, ...)` in a class one of whose methods assigns
       `self.step = tf.function(...)`, also under a flag (the attribute form of run-time wrapping),
       and a replica function that calls `.numpy()`: it needs eager tensors, so it cannot be
       compiled as written and running it eagerly is its design.
@@ -138,8 +144,8 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue  # may be a tf.function compiled elsewhere: eager or not cannot be told
             if _names_a_compiled_function(ctx, run):
                 continue  # `f = tf.function(obj.method)` then `strategy.run(f, ...)`: one graph
-            if attribute_compiled_before(ctx.tf, run):
-                continue  # `self.step = tf.function(self.step)` above `strategy.run(self.step, ...)`
+            if attribute_compiled_in_class(ctx.tf, run):
+                continue  # `self.step = tf.function(self.step)` in the class, then `strategy.run(self.step, ...)`
             if eager_by_design(ctx.tf, run):
                 continue  # the replica function calls `.numpy()`: it cannot be compiled as written
             func = ctx.index.enclosing_function(run.call)
@@ -267,7 +273,7 @@ def _orbit_compiled_step(ctx: RuleContext, func: cst.FunctionDef | cst.Lambda) -
         if owner is not None and isinstance(method, cst.FunctionDef):
             base = _ORBIT_STEPS.get(method.name.value)
             return base is not None and any(
-                _is_orbit_class(ctx, arg.value, base)
+                _is_orbit_class(ctx, arg.value, base) or orbit_base_in_project(ctx.tf, arg.value, base)
                 for cls in [owner, *bases_in_module(ctx.index, owner)]
                 for arg in cls.bases
             )

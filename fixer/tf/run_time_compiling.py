@@ -7,6 +7,7 @@ Three shapes the call site alone does not show:
   state counts as the default, as a missing argument does.
 - the attribute form of run-time wrapping: `self.train_step = tf.function(self.train_step)` in the
   loop method (under a flag or not) before that method reaches `strategy.run(self.train_step, ...)`.
+- orbit's trainer reached through a project class of another module (`trainer_lib._AsyncTrainer`).
 - a replica function that calls `.numpy()`: that needs eager tensors, so `tf.function` cannot
   compile it as written and running it eagerly is its design.
 """
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.tf.classes import enclosing_class
 from fixer.tf.names import dotted_name
 
 if TYPE_CHECKING:
@@ -45,17 +47,16 @@ def _literal_false(value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.Integer) and value.value == "0"
 
 
-def attribute_compiled_before(tf: TFModel, run: RunCall) -> bool:
-    """``run`` runs ``self.<attr>`` and the function holding it assigns ``self.<attr> =
-    tf.function(...)`` above the call (in any branch: a flag that turns compiling off is the
-    user's choice to debug eagerly)."""
+def attribute_compiled_in_class(tf: TFModel, run: RunCall) -> bool:
+    """``run`` runs ``self.<attr>`` and a method of the same class assigns ``self.<attr> =
+    tf.function(...)`` (the loop method, under a flag or not, before it calls the step that holds
+    the run: a flag that turns compiling off is the user's choice to debug eagerly)."""
     key = dotted_name(run.fn) if isinstance(run.fn, cst.Attribute) else None
-    if key is None:
+    cls = enclosing_class(tf.index, run.call)
+    if key is None or cls is None:
         return False
-    func = tf.index.enclosing_function(run.call)
-    order = tf.index.order
-    for assign in tf.index.in_function("assigns", func):
-        if not isinstance(assign, cst.Assign) or order[assign] > order[run.call]:
+    for assign in tf.index.assigns:
+        if not isinstance(assign, cst.Assign) or enclosing_class(tf.index, assign) is not cls:
             continue
         value = assign.value
         if not (isinstance(value, cst.Call) and tf.names.callee(value) == _TF_FUNCTION):
@@ -63,6 +64,15 @@ def attribute_compiled_before(tf: TFModel, run: RunCall) -> bool:
         if any(dotted_name(target.target) == key for target in assign.targets):
             return True
     return False
+
+
+def orbit_base_in_project(tf: TFModel, base: cst.BaseExpression, orbit_class: str) -> bool:
+    """``base`` is a class of another project module (`trainer_lib._AsyncTrainer`) that derives,
+    there, from orbit's ``orbit_class``."""
+    return any(
+        parts[-1] == orbit_class and "orbit" in parts[:-1]
+        for parts in (name.split(".") for name in tf.project.lineage(base).libraries)
+    )
 
 
 def eager_by_design(tf: TFModel, run: RunCall) -> bool:

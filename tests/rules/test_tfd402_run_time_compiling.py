@@ -3,7 +3,8 @@ purpose (issue 28, ledger8b class 4). Each case has a control that keeps the fin
 
 - orbit's `use_tf_function` defaults to true: a value the module does not state (a config field,
   a flag) counts as the default; only a literal false turns the compiled loop off.
-- orbit reached as an attribute of an imported module (`trainer_lib.orbit.StandardTrainer`).
+- orbit reached as an attribute of an imported module (`trainer_lib.orbit.StandardTrainer`), or as
+  the base of a project class of another module (`trainer_lib.AsyncTrainer`).
 - `self.train_step = tf.function(self.train_step)` in the loop method, under a flag, before
   `strategy.run(self.train_step, ...)`: a compiled replica function.
 - a replica function that calls `.numpy()` cannot be compiled as written: eager on purpose.
@@ -12,8 +13,10 @@ purpose (issue 28, ledger8b class 4). Each case has a control that keeps the fin
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from fixer.engine import check_source
+from fixer.runner import Job, run
 
 ORBIT = """
 import orbit
@@ -154,3 +157,73 @@ def test_a_replica_function_that_reads_numpy_is_eager_on_purpose():
     )
     assert "loss.numpy()" in numpy_step
     assert tfd402(numpy_step) == []
+
+
+def test_a_step_the_loop_method_compiles_before_calling_the_distributed_step():
+    # The run sits in its own method; the loop method wraps the replica step, then calls it.
+    split = BASE_ONLY.format(wrap=WRAP).replace(
+        "        for x in dataset:\n            self.strategy.run(self.train_step, args=(x,))\n",
+        "        for x in dataset:\n            self.distributed_step(x)\n\n"
+        "    def distributed_step(self, x):\n        return self.strategy.run(self.train_step, args=(x,))\n",
+    )
+    assert "def distributed_step" in split
+    assert tfd402(split) == []
+    assert len(tfd402(split.replace(WRAP, ""))) == 1
+
+
+ASYNC_BASE = """\
+import orbit
+import tensorflow as tf
+
+
+class AsyncTrainer(orbit.StandardTrainer, orbit.StandardEvaluator):
+    pass
+"""
+
+ASYNC_TEST = """\
+import tensorflow as tf
+
+from proj import base_trainer as trainer_lib
+
+
+class StepTrainer(trainer_lib.AsyncTrainer):
+    def __init__(self, strategy):
+        self.strategy = strategy
+        self.model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        self.optimizer = tf.keras.optimizers.SGD(0.1)
+
+    def train_step(self, iterator):
+        def replica_step(x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(self.model(x))
+            grads = tape.gradient(loss, self.model.trainable_variables)
+            self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+
+        self.strategy.run(replica_step, args=(next(iterator),))
+
+
+def main():
+    trainer = StepTrainer(tf.distribute.MirroredStrategy())
+    for _ in range(10):
+        trainer.train(tf.constant(10))
+"""
+
+
+def _project_tfd402(root: Path, base: str) -> list:
+    (root / "proj").mkdir()
+    (root / "proj" / "__init__.py").write_text("")
+    (root / "proj" / "base_trainer.py").write_text(base)
+    (root / "proj" / "step_trainer.py").write_text(ASYNC_TEST)
+    job = Job(use_cache=False, project_roots=(str(root),))
+    results = run(sorted(root.rglob("*.py")), job, jobs=1)
+    (result,) = [r for r in results if Path(r.path).name == "step_trainer.py"]
+    return [f for f in result.findings if f.code == "TFD402"]
+
+
+def test_a_project_base_class_deriving_from_orbit_in_another_module(tmp_path):
+    assert _project_tfd402(tmp_path, ASYNC_BASE) == []
+
+
+def test_a_project_base_class_that_is_not_orbit_keeps_the_finding(tmp_path):
+    plain = ASYNC_BASE.replace("(orbit.StandardTrainer, orbit.StandardEvaluator)", "")
+    assert len(_project_tfd402(tmp_path, plain)) == 1
