@@ -26,6 +26,7 @@ from fixer.tf.loss_scaling import (
     sum_terms,
 )
 from fixer.tf.optimizers import optimizer_creation
+from fixer.tf.passed_optimizer import passed_optimizer_class
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
@@ -369,12 +370,15 @@ def _calling(ctx: RuleContext, node: cst.CSTNode) -> cst.Call | None:
 
 def _optimizer_class(ctx: RuleContext, func: FunctionLike) -> str | None:
     """The Keras optimizer class whose `apply_gradients`/`minimize` the replica function calls,
-    when one constructor binds it; None when unknown or several."""
+    when one constructor binds it (also through a trainer's `__init__` parameter); None when
+    unknown or several."""
     classes: set[str | None] = set()
     for call in ctx.tf.replica.calls_in(func):
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in _APPLIES:
             creation = optimizer_creation(ctx.tf, call.func.value)
-            classes.add(creation.class_name if creation is not None else None)
+            # `self.optimizer = optimizer` in a trainer's `__init__`: what the module constructs it with.
+            name = creation.class_name if creation is not None else passed_optimizer_class(ctx.tf, call.func.value)
+            classes.add(name)
     return classes.pop() if len(classes) == 1 else None
 
 

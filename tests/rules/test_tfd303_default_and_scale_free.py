@@ -170,3 +170,40 @@ def test_a_loss_read_only_by_the_gradient_is_fixed_in_its_helper():
     assert finding.fix is not None and finding.fix.edits
     fixed = fix_source("train.py", source, unsafe=True).fixed_text
     assert "tf.reduce_mean(tf.square(pred - y)) / tf.distribute.get_replica_context().num_replicas_in_sync" in fixed
+
+
+TRAINER = """
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+
+
+class Trainer:
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+
+    def train_step(self, x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(self.model(x) - y))
+        grads = tape.gradient(loss, self.model.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+        return loss
+
+    @tf.function
+    def distributed_step(self, x, y):
+        losses = strategy.run(self.train_step, args=(x, y))
+        return strategy.reduce(tf.distribute.ReduceOp.MEAN, losses, axis=None)
+
+
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    optimizer = tf.keras.optimizers.{optimizer}
+trainer = Trainer(model, optimizer=optimizer)
+"""
+
+
+def test_the_optimizer_a_trainer_is_constructed_with_is_the_one_it_applies():
+    assert tfd303("train.py", TRAINER.format(optimizer="Adam(0.01)")) == []
+    (finding,) = tfd303("train.py", TRAINER.format(optimizer="SGD(0.1)"))
+    assert "SGD takes steps N times too large" in finding.message
