@@ -58,12 +58,17 @@ def attribute_compiled_in_class(tf: TFModel, run: RunCall) -> bool:
     for assign in tf.index.assigns:
         if not isinstance(assign, cst.Assign) or enclosing_class(tf.index, assign) is not cls:
             continue
-        value = assign.value
-        if not (isinstance(value, cst.Call) and tf.names.callee(value) == _TF_FUNCTION):
-            continue
-        if any(dotted_name(target.target) == key for target in assign.targets):
+        if _compiles(tf, assign.value) and any(dotted_name(target.target) == key for target in assign.targets):
             return True
     return False
+
+
+def _compiles(tf: TFModel, value: cst.BaseExpression) -> bool:
+    """``value`` is a `tf.function(...)` call; spelled `tf.function` also where the module's
+    `tf` comes from somewhere the resolver does not follow (a project module re-exporting it)."""
+    if not isinstance(value, cst.Call):
+        return False
+    return tf.names.callee(value) == _TF_FUNCTION or dotted_name(value.func) == "tf.function"
 
 
 def orbit_base_in_project(tf: TFModel, base: cst.BaseExpression, orbit_class: str) -> bool:

@@ -227,3 +227,10 @@ def test_a_project_base_class_deriving_from_orbit_in_another_module(tmp_path):
 def test_a_project_base_class_that_is_not_orbit_keeps_the_finding(tmp_path):
     plain = ASYNC_BASE.replace("(orbit.StandardTrainer, orbit.StandardEvaluator)", "")
     assert len(_project_tfd402(tmp_path, plain)) == 1
+
+
+def test_tf_taken_from_a_project_module_still_names_tf_function():
+    # `tf` re-exported by a project module: the resolver does not follow it, the spelling says it.
+    reexported = BASE_ONLY.replace("import tensorflow as tf\n", "import tensorflow\nfrom common import tf\n")
+    assert tfd402(reexported.format(wrap=WRAP)) == []
+    assert len(tfd402(reexported.format(wrap=""))) == 1
