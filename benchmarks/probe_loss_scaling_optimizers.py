@@ -5,26 +5,34 @@ layer for 5 steps of a custom loop (`strategy.run`, `apply_gradients`, which sum
 across replicas) on the same data twice: once with the loss scaled to the global batch
 (`tf.nn.compute_average_loss`), once with a per-replica `tf.reduce_mean`. The probe prints,
 per optimizer, the largest weight difference between the two runs and the loss each reports
-(the per-replica values summed with `strategy.reduce(SUM)`). Run under Keras 3 and tf-keras:
+(the per-replica values reduced with `strategy.reduce(SUM)` and with `(MEAN)`: a MEAN of
+per-replica means is the global mean whatever the optimizer). Run under Keras 3 and tf-keras:
 
     python benchmarks/probe_loss_scaling_optimizers.py
     TF_USE_LEGACY_KERAS=1 python benchmarks/probe_loss_scaling_optimizers.py
 
-Output on TensorFlow 2.21, 2026-11-26 (Keras 3 names `tf.keras` `keras._tf_keras.keras`):
+Output on TensorFlow 2.21, 2026-11-27 (Keras 3 names `tf.keras` `keras._tf_keras.keras`; SUM and MEAN
+are the two reductions of the same per-replica losses):
 
     keras._tf_keras.keras, 2 replicas
-    SGD: largest weight difference 0.27591; reported loss 3.5039 scaled, 5.1247 per-replica mean
-    SGD(momentum=0.9): largest weight difference 0.65156; reported loss 2.1221 scaled, 2.4423 per-replica mean
-    Adam: largest weight difference 0.00000; reported loss 4.9725 scaled, 9.9450 per-replica mean
-    RMSprop: largest weight difference 0.00000; reported loss 4.6609 scaled, 9.3217 per-replica mean
-    Adagrad: largest weight difference 0.00400; reported loss 4.3808 scaled, 8.7581 per-replica mean
+    SGD: largest weight difference 0.27591; reported loss 3.5039 scaled, 5.1247 per-replica mean (SUM), 2.5623 per-replica mean (MEAN)
+    SGD(momentum=0.9): largest weight difference 0.65156; reported loss 2.1221 scaled, 2.4423 per-replica mean (SUM), 1.2212 per-replica mean (MEAN)
+    Adam: largest weight difference 0.00000; reported loss 4.9725 scaled, 9.9450 per-replica mean (SUM), 4.9725 per-replica mean (MEAN)
+    RMSprop: largest weight difference 0.00000; reported loss 4.6609 scaled, 9.3217 per-replica mean (SUM), 4.6609 per-replica mean (MEAN)
+    Adagrad: largest weight difference 0.00400; reported loss 4.3808 scaled, 8.7581 per-replica mean (SUM), 4.3791 per-replica mean (MEAN)
+    AdamW: largest weight difference 0.00000; reported loss 4.9715 scaled, 9.9431 per-replica mean (SUM), 4.9715 per-replica mean (MEAN)
+    Nadam: largest weight difference 0.00000; reported loss 5.0158 scaled, 10.0316 per-replica mean (SUM), 5.0158 per-replica mean (MEAN)
+    Adamax: largest weight difference 0.00000; reported loss 5.0232 scaled, 10.0465 per-replica mean (SUM), 5.0232 per-replica mean (MEAN)
 
     tf_keras.api._v2.keras, 2 replicas
-    SGD: largest weight difference 0.27591; reported loss 3.5039 scaled, 5.1247 per-replica mean
-    SGD(momentum=0.9): largest weight difference 0.65156; reported loss 2.1221 scaled, 2.4423 per-replica mean
-    Adam: largest weight difference 0.00000; reported loss 4.9725 scaled, 9.9450 per-replica mean
-    RMSprop: largest weight difference 0.00000; reported loss 4.6609 scaled, 9.3217 per-replica mean
-    Adagrad: largest weight difference 0.00400; reported loss 4.3808 scaled, 8.7581 per-replica mean
+    SGD: largest weight difference 0.27591; reported loss 3.5039 scaled, 5.1247 per-replica mean (SUM), 2.5623 per-replica mean (MEAN)
+    SGD(momentum=0.9): largest weight difference 0.65156; reported loss 2.1221 scaled, 2.4423 per-replica mean (SUM), 1.2212 per-replica mean (MEAN)
+    Adam: largest weight difference 0.00000; reported loss 4.9725 scaled, 9.9450 per-replica mean (SUM), 4.9725 per-replica mean (MEAN)
+    RMSprop: largest weight difference 0.00000; reported loss 4.6609 scaled, 9.3217 per-replica mean (SUM), 4.6609 per-replica mean (MEAN)
+    Adagrad: largest weight difference 0.00400; reported loss 4.3808 scaled, 8.7581 per-replica mean (SUM), 4.3791 per-replica mean (MEAN)
+    AdamW: largest weight difference 0.00000; reported loss 4.9715 scaled, 9.9431 per-replica mean (SUM), 4.9715 per-replica mean (MEAN)
+    Nadam: largest weight difference nan; reported loss nan scaled, nan per-replica mean (SUM), nan per-replica mean (MEAN)
+    Adamax: largest weight difference 0.00000; reported loss 5.0232 scaled, 10.0465 per-replica mean (SUM), 5.0232 per-replica mean (MEAN)
 """
 
 from __future__ import annotations
@@ -42,13 +50,16 @@ OPTIMIZERS = {
     "Adam": lambda: tf.keras.optimizers.Adam(0.01),
     "RMSprop": lambda: tf.keras.optimizers.RMSprop(0.01),
     "Adagrad": lambda: tf.keras.optimizers.Adagrad(0.05),
+    "AdamW": lambda: tf.keras.optimizers.AdamW(0.01),
+    "Nadam": lambda: tf.keras.optimizers.Nadam(0.01),
+    "Adamax": lambda: tf.keras.optimizers.Adamax(0.01),
 }
 STEPS = 5
 GLOBAL_BATCH = 8
 
 
-def train(strategy: tf.distribute.Strategy, make_optimizer, scaled: bool) -> tuple[np.ndarray, float]:
-    """The kernel after STEPS steps and the last reported loss."""
+def train(strategy: tf.distribute.Strategy, make_optimizer, scaled: bool) -> tuple[np.ndarray, float, float]:
+    """The kernel after STEPS steps and the last loss reported with `strategy.reduce(SUM)` and `(MEAN)`."""
     rng = np.random.default_rng(0)
     x = rng.normal(size=(GLOBAL_BATCH * STEPS, 3)).astype("float32")
     y = rng.normal(size=(GLOBAL_BATCH * STEPS, 1)).astype("float32")
@@ -70,12 +81,16 @@ def train(strategy: tf.distribute.Strategy, make_optimizer, scaled: bool) -> tup
 
     @tf.function
     def step(features, labels):
-        return strategy.reduce(tf.distribute.ReduceOp.SUM, strategy.run(replica_step, args=(features, labels)), axis=None)
+        losses = strategy.run(replica_step, args=(features, labels))
+        return (
+            strategy.reduce(tf.distribute.ReduceOp.SUM, losses, axis=None),
+            strategy.reduce(tf.distribute.ReduceOp.MEAN, losses, axis=None),
+        )
 
-    loss = 0.0
+    summed = averaged = 0.0
     for features, labels in dataset:
-        loss = float(step(features, labels))
-    return layer.kernel.numpy(), loss
+        summed, averaged = (float(value) for value in step(features, labels))
+    return layer.kernel.numpy(), summed, averaged
 
 
 def main() -> None:
@@ -84,10 +99,14 @@ def main() -> None:
     strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
     print(f"{tf.keras.__name__}, {strategy.num_replicas_in_sync} replicas")
     for name, make in OPTIMIZERS.items():
-        scaled_kernel, scaled_loss = train(strategy, make, scaled=True)
-        mean_kernel, mean_loss = train(strategy, make, scaled=False)
+        scaled_kernel, scaled_loss, _ = train(strategy, make, scaled=True)
+        mean_kernel, mean_loss, mean_loss_averaged = train(strategy, make, scaled=False)
         difference = float(np.max(np.abs(scaled_kernel - mean_kernel)))
-        print(f"{name}: largest weight difference {difference:.5f}; reported loss {scaled_loss:.4f} scaled, {mean_loss:.4f} per-replica mean", flush=True)
+        print(
+            f"{name}: largest weight difference {difference:.5f}; reported loss {scaled_loss:.4f} scaled, "
+            f"{mean_loss:.4f} per-replica mean (SUM), {mean_loss_averaged:.4f} per-replica mean (MEAN)",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,12 @@ from fixer.tf.classes import bases_in_module, enclosing_unit_test
 from fixer.tf.compat import inside_graph_block, leaves_after_first_pass, runs_repeatedly, runs_tf1_graphs
 from fixer.tf.graph_methods import runs_in_graph
 from fixer.tf.names import dotted_name
+from fixer.tf.run_time_compiling import (
+    attribute_compiled_in_class,
+    eager_by_design,
+    orbit_base_in_project,
+    orbit_compiling_turned_off,
+)
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
@@ -66,7 +72,14 @@ class StrategyRunOutsideTfFunction(Rule):
     - Not reported: the `train_step` of a subclass of orbit's `StandardTrainer` (`eval_step` of a
       `StandardEvaluator`; `orbit` also from a vendored copy): orbit calls it from a loop it wraps in
       `tf.function`, as Keras does a `train_step`, unless the module passes
-      `StandardTrainerOptions(use_tf_function=False)` (then it stays reported).
+      `StandardTrainerOptions(use_tf_function=False)` (then it stays reported). orbit may be an
+      attribute of an imported project module (`trainer_lib.orbit.StandardTrainer`) or the base of
+      a project class of another module (`trainer_lib.AsyncTrainer`); a value the
+      module does not state (a config field, a flag) counts as orbit's default, true.
+    - Not reported: `strategy.run(self.step, ...)` in a class one of whose methods assigns
+      `self.step = tf.function(...)`, also under a flag (the attribute form of run-time wrapping),
+      and a replica function that calls `.numpy()`: it needs eager tensors, so it cannot be
+      compiled as written and running it eagerly is its design.
     - Not reported: a replica function the module cannot resolve to a def of its own (an element
       of a list, `fns[i]` or `for fn in fns`; a parameter; an import; what a function imported
       from another module returns): a builder there may have compiled it, and TFD402 does not
@@ -141,6 +154,10 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue  # may be a tf.function compiled elsewhere: eager or not cannot be told
             if _names_a_compiled_function(ctx, run):
                 continue  # `f = tf.function(obj.method)` then `strategy.run(f, ...)`: one graph
+            if attribute_compiled_in_class(ctx.tf, run):
+                continue  # `self.step = tf.function(self.step)` in the class, then `strategy.run(self.step, ...)`
+            if eager_by_design(ctx.tf, run):
+                continue  # the replica function calls `.numpy()`: it cannot be compiled as written
             func = ctx.index.enclosing_function(run.call)
             if func is not None and _orbit_compiled_step(ctx, func):
                 continue  # orbit wraps its train loop, and so this step, in a tf.function
@@ -290,7 +307,7 @@ def _orbit_compiled_step(ctx: RuleContext, func: cst.FunctionDef | cst.Lambda) -
     (``eval_step`` of a ``StandardEvaluator``), and the module turns off no ``use_tf_function``
     option: orbit's ``train``/``evaluate`` call the step from a loop they compile with
     ``tf.function`` unless ``StandardTrainerOptions(use_tf_function=False)`` is passed."""
-    if _orbit_option_off(ctx):
+    if orbit_compiling_turned_off(ctx.tf):
         return False
     method: cst.FunctionDef | cst.Lambda | None = func
     while method is not None:
@@ -298,7 +315,7 @@ def _orbit_compiled_step(ctx: RuleContext, func: cst.FunctionDef | cst.Lambda) -
         if owner is not None and isinstance(method, cst.FunctionDef):
             base = _ORBIT_STEPS.get(method.name.value)
             return base is not None and any(
-                _is_orbit_class(ctx, arg.value, base)
+                _is_orbit_class(ctx, arg.value, base) or orbit_base_in_project(ctx.tf, arg.value, base)
                 for cls in [owner, *bases_in_module(ctx.index, owner)]
                 for arg in cls.bases
             )
@@ -309,27 +326,14 @@ def _orbit_compiled_step(ctx: RuleContext, func: cst.FunctionDef | cst.Lambda) -
 def _is_orbit_class(ctx: RuleContext, expression: cst.BaseExpression, base: str) -> bool:
     """``expression`` names orbit's ``base`` class: ``orbit.StandardTrainer``, also a vendored
     copy (``third_party.models.orbit.StandardTrainer``) or its ``standard_runner`` module."""
-    qualified = ctx.tf.names.qualified(expression) or ""
+    # `trainer_lib.orbit.StandardTrainer`: orbit as an attribute of a project module that imports it.
+    qualified = ctx.tf.names.qualified(expression) or dotted_name(expression) or ""
     parts = qualified.split(".")
     return parts[-1] == base and "orbit" in parts[:-1]
 
 
-def _orbit_option_off(ctx: RuleContext) -> bool:
-    """The module passes ``use_tf_function=`` anything but ``True`` to an orbit options class."""
-    for call in ctx.index.calls:
-        name = (ctx.tf.names.callee(call) or dotted_name(call.func) or "").rsplit(".", 1)[-1]
-        if name not in _ORBIT_OPTIONS:
-            continue
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value == "use_tf_function":
-                if not (isinstance(arg.value, cst.Name) and arg.value.value == "True"):
-                    return True
-    return False
-
-
-# Orbit's step methods -> the base class whose loop compiles them; the options that can turn it off.
+# Orbit's step methods -> the base class whose loop compiles them.
 _ORBIT_STEPS = {"train_step": "StandardTrainer", "eval_step": "StandardEvaluator"}
-_ORBIT_OPTIONS = frozenset({"StandardTrainerOptions", "StandardEvaluatorOptions"})
 _TF_FUNCTION = "tensorflow.function"
 
 

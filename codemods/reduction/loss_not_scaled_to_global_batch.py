@@ -11,6 +11,7 @@ from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.test_files import assertion_free_test, is_test_path
 from fixer.tf.calls import argument_value
+from fixer.tf.default_strategy import runs_only_on_default_strategy
 from fixer.tf.loss_scaling import (
     Scaling,
     classify,
@@ -25,6 +26,7 @@ from fixer.tf.loss_scaling import (
     sum_terms,
 )
 from fixer.tf.optimizers import optimizer_creation
+from fixer.tf.passed_optimizer import passed_optimizer_class
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
@@ -69,7 +71,9 @@ class LossNotScaledToGlobalBatch(Rule):
     the loss when every call of it is in a training replica function; a helper also used
     elsewhere (evaluation, cross-replica code, where `get_replica_context()` may be None) keeps
     its meaning, and the loss is scaled where the training step calls it. A mean the fix cannot
-    rewrite is explained instead.
+    rewrite is explained instead, and so is a loss whose value the step also reads elsewhere (a
+    metric update, a print): dividing it where it is computed would make that reading N times too
+    small, so only the value given to `tape.gradient` should be divided.
 
     ## Known limits
     - Gradients are summed when the function calls `apply_gradients` or `minimize`, Keras 3's
@@ -100,6 +104,14 @@ class LossNotScaledToGlobalBatch(Rule):
       function of a test file (`*_test.py`, `test_*.py`) that asserts nothing, directly or through
       a helper of the module (a smoke test that the loop runs: the loss's scale cannot change its
       outcome).
+    - Not reported: a per-replica mean applied by Adam, AdamW, Adamax or RMSprop (one
+      constructor, no clipping) and returned to a `strategy.reduce(MEAN, ...)`: those optimizers
+      ended with the same weights and the MEAN report is the global mean (measured, Keras 3 and
+      tf-keras, `benchmarks/probe_loss_scaling_optimizers.py`), so nothing a user sees differs.
+      Adagrad is not scale-free (its initial accumulator): reported.
+    - Not reported: a step that a test file runs only on a `tf.distribute.get_strategy()` its class
+      keeps, when the file builds no strategy and enters no scope: that is the default strategy (one
+      replica). In other files the caller may enter a scope first, so it is reported.
     - Not reported: a Keras 3 loss object with its default reduction: in a replica context it
       already divides by the number of replicas (measured on TensorFlow 2.21, 2 replicas:
       `MeanSquaredError()` returned `[1.25, 6.25]` where `tf.reduce_mean` returned `[2.5, 12.5]`).
@@ -134,6 +146,8 @@ class LossNotScaledToGlobalBatch(Rule):
         reported: set[int] = set()
         smoke_test = is_test_path(ctx.path)
         for func in replica.replica_functions:
+            if runs_only_on_default_strategy(ctx.tf, ctx.path, func):
+                continue  # the default strategy has one replica: nothing is summed
             for gradient in gradient_calls(ctx.tf, func):
                 if not self._summed(ctx, func, gradient):
                     continue
@@ -145,6 +159,8 @@ class LossNotScaledToGlobalBatch(Rule):
                     continue
                 if smoke_test and assertion_free_test(ctx.index, origin):
                     continue  # a test that asserts nothing only checks the loop runs: its scale cannot matter
+                if scaling is Scaling.MEAN and _nothing_visible_changes(ctx, func, gradient):
+                    continue
                 reported.add(id(origin))
                 reduces = _reported_loss_reduces(ctx, func, gradient, scaling)
                 self._report(ctx, func, gradient, origin, holder, scaling, reduces)
@@ -200,7 +216,15 @@ class LossNotScaledToGlobalBatch(Rule):
         # the loss is then scaled where the training step calls it.
         call = loss_call(ctx.tf, func, gradient) if holder is not func else None
         at_call = call is not None and not _only_trains(ctx, holder)
-        if scaling is Scaling.MEAN and only_reduce_means(ctx.tf, origin, holder):
+        shared = _other_use(ctx, func, gradient)
+        if scaling is Scaling.MEAN and shared is not None:
+            # Dividing where the loss is computed would also divide what the metric or log reads.
+            ctx.report(
+                origin,
+                "the loss is a per-replica mean, but gradients are summed across replicas; it also feeds "
+                f"`{shared}`: divide only the value given to `tape.gradient` by the number of replicas",
+            )
+        elif scaling is Scaling.MEAN and only_reduce_means(ctx.tf, origin, holder):
             if at_call and call is not None:
                 edit = ctx.insert_after(call, divide)
             else:
@@ -245,9 +269,11 @@ class LossNotScaledToGlobalBatch(Rule):
 
 # What a per-replica mean loss does with gradients summed over N replicas, by optimizer class
 # (benchmarks/probe_loss_scaling_optimizers.py, TF 2.21, Keras 3 and tf-keras, 2 replicas, 5 steps):
-# Adam and RMSprop normalise the gradient's scale, so their weights came out identical and their
-# reported loss exactly doubled; SGD (with or without momentum) moved the weights differently.
-_SCALE_FREE = frozenset({"Adam", "RMSprop"})
+# Adam, AdamW, Adamax and RMSprop normalise the gradient's scale, so their weights came out
+# identical and their SUM-reported loss exactly doubled (a MEAN report equal to the scaled one);
+# SGD (with or without momentum) and Adagrad moved the weights differently. Nadam matched on Keras 3
+# but gave NaN on tf-keras in this probe, so it is not counted.
+_SCALE_FREE = frozenset({"Adam", "AdamW", "Adamax", "RMSprop"})
 _PLAIN_STEP = frozenset({"SGD"})
 
 
@@ -265,14 +291,94 @@ def _mean_message(optimizer: str | None) -> str:
     return f"{start}: gradients and reported loss are N times too large (SGD steps too; Adam/RMSprop steps not); {fix}"
 
 
+def _nothing_visible_changes(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> bool:
+    """A scale-free optimizer applies the N-times gradients (the same steps) and the loss is
+    reported through `strategy.reduce(MEAN, ...)` (the global mean): nothing a user sees differs.
+
+    Clipping by norm or value breaks the invariance (a clipped N-times gradient is not N times
+    the clipped one), so a step that clips, or an optimizer built with `clipnorm`/`clipvalue`/
+    `global_clipnorm`, is still reported.
+    """
+    if _optimizer_class(ctx, func) not in _SCALE_FREE or _clips(ctx, func):
+        return False
+    loss = gradient.args[0].value
+    returned = isinstance(loss, cst.Name) and any(
+        isinstance(r.value, cst.Name) and r.value.value == loss.value for r in ctx.index.in_function("returns", func)
+    )
+    reduces = _reduces_of_runs(ctx, func) if returned else []
+    return bool(reduces) and all("MEAN" in ctx.source(r.args[0].value).upper() for r in reduces)
+
+
+def _clips(ctx: RuleContext, func: FunctionLike) -> bool:
+    """The step clips gradients, or its optimizer is built to clip them."""
+    for call in ctx.tf.replica.calls_in(func):
+        callee = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", "")
+        if isinstance(callee, str) and callee.startswith("clip_by"):
+            return True
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in _APPLIES:
+            creation = optimizer_creation(ctx.tf, call.func.value)
+            keywords = {a.keyword.value for a in creation.call.args if a.keyword} if creation is not None else set()
+            if keywords & _CLIPPING:
+                return True
+    return False
+
+
+_CLIPPING = frozenset({"clipnorm", "clipvalue", "global_clipnorm"})
+
+
+def _other_use(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> str | None:
+    """Where else ``func`` reads the loss value that ``gradient`` differentiates (a metric update,
+    a print, a summary), as the called name; None when only `tape.gradient` (and a `return`,
+    whose reduction the fix adjusts) reads it."""
+    loss = gradient.args[0].value
+    if not isinstance(loss, cst.Name):
+        return None
+    semantic = ctx.tf.semantic
+    bindings = {id(b) for b in semantic.resolve(loss)}
+    for name in ctx.index.names.get(loss.value, ()):
+        if name is loss or ctx.index.enclosing_function(name) is not func:
+            continue
+        if not bindings & {id(b) for b in semantic.resolve(name)} or semantic.binding_at(name) is not None:
+            continue  # another value of the name, or the name being bound
+        parent = ctx.index.parent.get(name)
+        if _in_return(ctx, name):
+            continue  # what the step returns: `_reported_loss_reduces` keeps its reduction right
+        user = _calling(ctx, name)
+        return ctx.source(user.func)[:40] if user is not None else ctx.source(parent)[:40] if parent else loss.value
+    return None
+
+
+def _in_return(ctx: RuleContext, node: cst.CSTNode) -> bool:
+    """``node`` is part of a `return` statement's value."""
+    for ancestor in ctx.index.ancestors(node):
+        if isinstance(ancestor, cst.Return):
+            return True
+        if isinstance(ancestor, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+            return False
+    return False
+
+
+def _calling(ctx: RuleContext, node: cst.CSTNode) -> cst.Call | None:
+    """The nearest call that takes ``node`` in its arguments."""
+    for ancestor in ctx.index.ancestors(node):
+        if isinstance(ancestor, cst.Call):
+            return ancestor
+        if isinstance(ancestor, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+            return None
+    return None
+
+
 def _optimizer_class(ctx: RuleContext, func: FunctionLike) -> str | None:
     """The Keras optimizer class whose `apply_gradients`/`minimize` the replica function calls,
-    when one constructor binds it; None when unknown or several."""
+    when one constructor binds it (also through a trainer's `__init__` parameter); None when
+    unknown or several."""
     classes: set[str | None] = set()
     for call in ctx.tf.replica.calls_in(func):
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in _APPLIES:
             creation = optimizer_creation(ctx.tf, call.func.value)
-            classes.add(creation.class_name if creation is not None else None)
+            # `self.optimizer = optimizer` in a trainer's `__init__`: what the module constructs it with.
+            name = creation.class_name if creation is not None else passed_optimizer_class(ctx.tf, call.func.value)
+            classes.add(name)
     return classes.pop() if len(classes) == 1 else None
 
 

@@ -1,0 +1,209 @@
+"""TFD303 where nothing is summed or nothing a user sees changes (issue 28, ledger8b classes 2, 3).
+
+- A test class that keeps `tf.distribute.get_strategy()` and never enters a scope runs its step on
+  the default strategy: one replica, nothing is summed.
+- Adam and RMSprop take the same steps with N-times gradients, and a loss reported with
+  `strategy.reduce(MEAN, ...)` is the global mean: silent (benchmarks/probe_loss_scaling_optimizers.py).
+- A loss whose value also feeds a metric is not divided where it is computed (the metric would read
+  it N times too small): the finding is advice.
+Each case has a control that keeps the finding.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from fixer.engine import check_source, fix_source
+
+RUNNER_TEST = """
+import tensorflow as tf
+
+
+class Runner:
+    def __init__(self, model):
+        self.model = model
+        self.strategy = {strategy}
+        self.optimizer = tf.keras.optimizers.SGD(0.1)
+
+    def replica_step(self, x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(self.model(x) - y))
+        grads = tape.gradient(loss, self.model.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+        return loss
+
+    @tf.function
+    def step(self, x, y):
+        return self.strategy.run(self.replica_step, args=(x, y))
+
+
+class RunnerTest(tf.test.TestCase):
+    def test_step(self):
+        runner = Runner(tf.keras.Sequential([tf.keras.layers.Dense(1)]))
+        loss = runner.step(tf.ones((4, 2)), tf.ones((4, 1)))
+        self.assertGreater(float(loss), 0.0)
+"""
+
+
+def tfd303(path: str, source: str) -> list:
+    return [f for f in check_source(path, textwrap.dedent(source)).findings if f.code == "TFD303"]
+
+
+def test_a_test_runner_on_get_strategy_outside_every_scope_is_not_reported():
+    assert tfd303("runner_test.py", RUNNER_TEST.format(strategy="tf.distribute.get_strategy()")) == []
+
+
+def test_a_test_runner_on_a_mirrored_strategy_is_reported():
+    assert len(tfd303("runner_test.py", RUNNER_TEST.format(strategy="tf.distribute.MirroredStrategy()"))) == 1
+
+
+def test_get_strategy_in_a_library_class_is_whatever_scope_its_caller_enters():
+    # Not a test file: whoever builds the runner may do it inside a strategy's scope.
+    assert len(tfd303("runner.py", RUNNER_TEST.format(strategy="tf.distribute.get_strategy()"))) == 1
+
+
+def test_a_test_that_enters_a_scope_is_not_taken_for_the_default_strategy():
+    source = RUNNER_TEST.format(strategy="tf.distribute.get_strategy()") + textwrap.indent(
+        textwrap.dedent("""
+        def test_in_scope(self):
+            with tf.distribute.MirroredStrategy().scope():
+                runner = Runner(tf.keras.Sequential([tf.keras.layers.Dense(1)]))
+            self.assertGreater(float(runner.step(tf.ones((4, 2)), tf.ones((4, 1)))), 0.0)
+        """),
+        "    ",
+    )
+    assert len(tfd303("runner_test.py", source)) == 1
+
+
+LOOP = """
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    optimizer = tf.keras.optimizers.{optimizer}
+
+
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    {clip}optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+
+
+@tf.function
+def distributed_step(x, y):
+    losses = strategy.run(train_step, args=(x, y))
+    return strategy.reduce(tf.distribute.ReduceOp.{op}, losses, axis=None)
+"""
+
+
+def loop(optimizer: str = "Adam(0.01)", op: str = "MEAN", clip: str = "") -> str:
+    return LOOP.format(optimizer=optimizer, op=op, clip=clip)
+
+
+def test_adam_with_a_mean_reported_loss_is_silent():
+    assert tfd303("train.py", loop()) == []
+    assert tfd303("train.py", loop(optimizer="RMSprop(0.01)")) == []
+
+
+def test_sgd_with_a_mean_reported_loss_takes_larger_steps():
+    (finding,) = tfd303("train.py", loop(optimizer="SGD(0.1)"))
+    assert "SGD takes steps N times too large" in finding.message
+
+
+def test_adam_with_a_summed_report_shows_the_loss_n_times_too_large():
+    (finding,) = tfd303("train.py", loop(op="SUM"))
+    assert "reported loss is N times too large" in finding.message
+
+
+def test_adam_with_clipping_is_still_reported():
+    clip = "grads, _ = tf.clip_by_global_norm(grads, 1.0)\n    "
+    assert len(tfd303("train.py", loop(clip=clip))) == 1
+    assert len(tfd303("train.py", loop(optimizer="Adam(0.01, clipnorm=1.0)"))) == 1
+
+
+def test_an_optimizer_that_is_not_scale_free_is_still_reported():
+    assert len(tfd303("train.py", loop(optimizer="Adagrad(0.05)"))) == 1
+
+
+SHARED = """
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    optimizer = tf.keras.optimizers.SGD(0.1)
+    train_loss = tf.keras.metrics.Mean(name="train_loss")
+
+
+def compute_loss(y, pred):
+    return tf.reduce_mean(tf.square(pred - y))
+
+
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        loss = compute_loss(y, model(x))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    {metric}
+
+
+@tf.function
+def distributed_step(x, y):
+    strategy.run(train_step, args=(x, y))
+"""
+
+
+def test_a_loss_that_also_feeds_a_metric_gets_advice_only():
+    source = SHARED.format(metric="train_loss(loss)")
+    (finding,) = tfd303("train.py", source)
+    assert "train_loss" in finding.message and "tape.gradient" in finding.message
+    assert finding.fix is None or not finding.fix.edits
+    assert fix_source("train.py", source, unsafe=True).fixed_text in (None, source)
+
+
+def test_a_loss_read_only_by_the_gradient_is_fixed_in_its_helper():
+    source = SHARED.format(metric="pass")
+    (finding,) = tfd303("train.py", source)
+    assert finding.fix is not None and finding.fix.edits
+    fixed = fix_source("train.py", source, unsafe=True).fixed_text
+    assert "tf.reduce_mean(tf.square(pred - y)) / tf.distribute.get_replica_context().num_replicas_in_sync" in fixed
+
+
+TRAINER = """
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+
+
+class Trainer:
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+
+    def train_step(self, x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(self.model(x) - y))
+        grads = tape.gradient(loss, self.model.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+        return loss
+
+    @tf.function
+    def distributed_step(self, x, y):
+        losses = strategy.run(self.train_step, args=(x, y))
+        return strategy.reduce(tf.distribute.ReduceOp.MEAN, losses, axis=None)
+
+
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    optimizer = tf.keras.optimizers.{optimizer}
+trainer = Trainer(model, optimizer=optimizer)
+"""
+
+
+def test_the_optimizer_a_trainer_is_constructed_with_is_the_one_it_applies():
+    assert tfd303("train.py", TRAINER.format(optimizer="Adam(0.01)")) == []
+    (finding,) = tfd303("train.py", TRAINER.format(optimizer="SGD(0.1)"))
+    assert "SGD takes steps N times too large" in finding.message
