@@ -8,11 +8,14 @@ stays reported.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 import pytest
 
+from fixer.config import Config
 from fixer.engine import check_source
+from fixer.notebook import analyse_notebook
 from fixer.runner import Job, run
 
 if TYPE_CHECKING:
@@ -134,3 +137,111 @@ def test_a_bucket_in_a_script_a_tfjob_runs_stays_reported(tmp_path):
 def test_a_local_path_of_processes_on_one_host_stays_reported(tmp_path):
     lines = _project_lines(tmp_path, "run.sh", _SHELL, "model.save('/tmp/model')")
     assert lines == [_save_line(_TRAINED) + 1]
+
+
+# Class 4: a notebook's single-device baseline before the strategy's cell ------------------------
+
+
+def _notebook(*cells: str) -> str:
+    return json.dumps(
+        {
+            "cells": [
+                {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": c}
+                for c in cells
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
+
+
+def _notebook_findings(*cells: str, fix: bool = False) -> list[tuple[str, int | None, int, int]]:
+    result = analyse_notebook("baseline.ipynb", _notebook(*cells), Config(), fix=fix, unsafe=fix)
+    return [(f.code, f.cell, f.start.line, f.start.column) for f in result.findings]
+
+
+_SETUP = (
+    "import tensorflow as tf",
+    "x = tf.random.normal((64, 4))\ny = tf.random.normal((64, 1))\n"
+    "ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(8)",
+    "model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])",
+    "loss_func = tf.keras.losses.MeanSquaredError()\noptimizer = tf.keras.optimizers.Adam()",
+    "@tf.function\ndef train_step(a, b):\n    with tf.GradientTape() as tape:\n"
+    "        loss = loss_func(b, model(a))\n    grads = tape.gradient(loss, model.trainable_variables)\n"
+    "    optimizer.apply_gradients(zip(grads, model.trainable_variables))\n    return loss",
+    "def train(epochs):\n    for _ in range(epochs):\n        for a, b in ds:\n"
+    "            loss = train_step(a, b)\n    return loss",
+    "train(2)",
+    "strategy = tf.distribute.MirroredStrategy()",
+)
+_REBUILT = (
+    "with strategy.scope():\n    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])\n"
+    "    model.compile(optimizer='adam', loss='mse')\nmodel.fit(ds, epochs=1)"
+)
+
+
+def test_a_step_run_only_before_the_strategy_cell_is_a_single_device_baseline():
+    assert [f for f in _notebook_findings(*_SETUP, _REBUILT) if f[0] in ("TFD101", "TFD103")] == []
+
+
+def test_the_same_step_run_again_after_the_strategy_cell_stays_reported_once():
+    rebuilt_with_its_optimizer = (
+        "with strategy.scope():\n    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])\n"
+        "    optimizer = tf.keras.optimizers.Adam()"
+    )
+    findings = [f for f in _notebook_findings(*_SETUP, rebuilt_with_its_optimizer, "train(1)") if f[0] == "TFD103"]
+    assert [f[1] for f in findings] == [6]
+    assert len(set(findings)) == len(findings)
+
+
+def test_a_keyword_named_like_the_optimizer_is_not_a_use_of_it():
+    # `compile(optimizer="adam")` in the scope does not read the baseline's `optimizer` variable.
+    assert [f for f in _notebook_findings(*_SETUP, _REBUILT) if f[0] == "TFD101" and f[1] == 4] == []
+
+
+def test_the_baseline_optimizer_handed_to_compile_in_the_scope_stays_reported():
+    compiled = (
+        "with strategy.scope():\n    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])\n"
+        "    model.compile(optimizer=optimizer, loss='mse')\nmodel.fit(ds, epochs=1)"
+    )
+    assert [f[:2] for f in _notebook_findings(*_SETUP, compiled) if f[0] == "TFD101"] == [("TFD101", 4)]
+
+
+def test_a_strategy_made_in_a_function_keeps_the_step_reported():
+    # The strategy is not a module-level name: when the step runs is not a question of cells.
+    source = (
+        "import tensorflow as tf\n\n"
+        "def main(ds):\n    strategy = tf.distribute.MirroredStrategy()\n    with strategy.scope():\n"
+        "        model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])\n"
+        "        optimizer = tf.keras.optimizers.SGD()\n\n"
+        "    def step(a, b):\n        with tf.GradientTape() as tape:\n"
+        "            loss = tf.reduce_mean((model(a) - b) ** 2)\n"
+        "        grads = tape.gradient(loss, model.trainable_variables)\n"
+        "        optimizer.apply_gradients(zip(grads, model.trainable_variables))\n\n"
+        "    for a, b in ds:\n        step(a, b)\n\nmain(None)\n"
+    )
+    assert [f.code for f in check_source("train.py", source).findings if f.code == "TFD103"] == ["TFD103"]
+
+
+def _eager_step_findings(run_before_the_strategy: bool) -> list:
+    """TFD103 with its fixes computed, for the eager step (a rewrite is offered for it)."""
+    rebuilt = (
+        "with strategy.scope():\n    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])\n"
+        "    optimizer = tf.keras.optimizers.SGD()"
+    )
+    cells = [c.replace("@tf.function\n", "") for c in _SETUP if run_before_the_strategy or c != "train(2)"]
+    config = Config(select=("TFD103",))
+    result = analyse_notebook("baseline.ipynb", _notebook(*cells, rebuilt, "train(1)"), config, fix=False, unsafe=True)
+    return list(result.findings)
+
+
+def test_no_rewrite_names_the_strategy_where_a_run_comes_before_its_cell():
+    (finding,) = _eager_step_findings(run_before_the_strategy=True)
+    assert finding.fix is None
+    assert "not rewritten: it also runs before `strategy` exists" in finding.message
+
+
+def test_a_loop_run_only_after_the_strategy_cell_keeps_its_rewrite():
+    (finding,) = _eager_step_findings(run_before_the_strategy=False)
+    assert finding.fix is not None
