@@ -59,7 +59,9 @@ class CheckpointPathSharedByWorkers(Rule):
       folder and remove it is not reported. `tempfile.gettempdir()` is one shared folder: it is.
     - The strategy a local factory returns is the one its literal arguments select (`make()` with
       `def make(mode="local")` returns the `if mode == "local":` arm's `MirroredStrategy`): a save
-      under it is one process's, no finding.
+      under it is one process's, no finding. So is an `if args.flag == "multi":` arm when the flag
+      (argparse or absl) defaults to another string and no launcher of the project passes
+      `--flag multi` (the program runs with the default; a launcher that passes it is reported).
     - A path in the worker's own container is not shared: SageMaker's model folder (`SM_MODEL_DIR`,
       `/opt/ml/model`, also as a flag's default), and a local absolute path (`/tmp/model`) in a script
       that a Kubeflow TFJob of the project runs (a manifest or a `kind: tfjob` component naming it:

@@ -245,3 +245,75 @@ def test_no_rewrite_names_the_strategy_where_a_run_comes_before_its_cell():
 def test_a_loop_run_only_after_the_strategy_cell_keeps_its_rewrite():
     (finding,) = _eager_step_findings(run_before_the_strategy=False)
     assert finding.fix is not None
+
+
+# Class 3: a strategy chosen by a flag whose default is one device ---------------------------------
+
+_BY_FLAG = """\
+import argparse
+
+import tensorflow as tf
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--distribute", default="single")
+args = parser.parse_args()
+if args.distribute == "single":
+    strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+elif args.distribute == "mirror":
+    strategy = tf.distribute.MirroredStrategy()
+elif args.distribute == "multi":
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+model.fit(x, y)
+model.save("gs://bucket/model")
+"""
+
+
+def _flag_project_lines(root: Path, launchers: dict[str, str], source: str = _BY_FLAG) -> list[int]:
+    (root / "task.py").write_text(source)
+    for name, text in launchers.items():
+        (root / name).write_text(text)
+    (result,) = run([root / "task.py"], Job(use_cache=False, project_roots=(str(root),)), jobs=1)
+    return [f.start.line for f in result.findings if f.code == "TFD502"]
+
+
+@pytest.mark.parametrize(
+    "launchers",
+    [
+        {},
+        {"run.sh": "#!/bin/sh\npython task.py --epochs 3\n"},
+        {"run.sh": "#!/bin/sh\npython task.py --distribute=mirror\n"},
+    ],
+)
+def test_a_multi_worker_arm_no_launcher_selects_is_not_the_strategy_at_the_save(tmp_path, launchers):
+    assert _flag_project_lines(tmp_path, launchers) == []
+
+
+@pytest.mark.parametrize(
+    "launcher",
+    [
+        "#!/bin/sh\npython task.py --distribute multi\n",
+        "import subprocess\nsubprocess.run(['python', 'task.py', '--distribute', 'multi'])\n",
+    ],
+)
+def test_a_launcher_passing_the_multi_worker_value_keeps_the_save_reported(tmp_path, launcher):
+    name = "run.sh" if launcher.startswith("#!") else "launch.py"
+    assert _flag_project_lines(tmp_path, {name: launcher}) == [len(_BY_FLAG.splitlines())]
+
+
+def test_the_else_arm_of_the_default_value_runs_only_when_a_launcher_passes_the_flag(tmp_path):
+    source = _BY_FLAG.replace(
+        'elif args.distribute == "mirror":\n    strategy = tf.distribute.MirroredStrategy()\n'
+        'elif args.distribute == "multi":\n',
+        "else:\n",
+    )
+    assert _flag_project_lines(tmp_path, {}, source) == []
+    passed = {"run.sh": "#!/bin/sh\npython task.py --distribute multi\n"}
+    assert _flag_project_lines(tmp_path, passed, source) == [len(source.splitlines())]
+
+
+def test_a_flag_defaulting_to_the_multi_worker_value_keeps_the_save_reported(tmp_path):
+    source = _BY_FLAG.replace('default="single"', 'default="multi"')
+    assert _flag_project_lines(tmp_path, {}, source) == [len(source.splitlines())]
