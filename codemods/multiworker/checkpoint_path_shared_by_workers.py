@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from fixer.fixes.checkpoint_edits import rewrite_save
 from fixer.rule import Rule
 from fixer.tf.checkpoints import chief_guard, multi_worker_at, per_worker, save_calls
+from fixer.tf.save_locations import per_container
 from fixer.types import Applicability
 
 if TYPE_CHECKING:
@@ -58,7 +59,14 @@ class CheckpointPathSharedByWorkers(Rule):
       folder and remove it is not reported. `tempfile.gettempdir()` is one shared folder: it is.
     - The strategy a local factory returns is the one its literal arguments select (`make()` with
       `def make(mode="local")` returns the `if mode == "local":` arm's `MirroredStrategy`): a save
-      under it is one process's, no finding.
+      under it is one process's, no finding. So is an `if args.flag == "multi":` arm when the flag
+      (argparse or absl) defaults to another string and no launcher of the project passes
+      `--flag multi` (the program runs with the default; a launcher that passes it is reported).
+    - A path in the worker's own container is not shared: SageMaker's model folder (`SM_MODEL_DIR`,
+      `/opt/ml/model`, also as a flag's default), and a local absolute path (`/tmp/model`) in a script
+      that a Kubeflow TFJob of the project runs (a manifest or a `kind: tfjob` component naming it:
+      one pod per worker). Shared storage (`gs://`, `s3://`, `AIP_MODEL_DIR`) and local paths of
+      workers started as processes of one host are still reported.
     - Saves only the chief runs are TFD503's, and so is a manager only the chief saves through.
     - Keras `ModelCheckpoint` and `BackupAndRestore` callbacks handle this themselves and are not
       reported. Nor is `tf.saved_model.save(obj, export_dir)`: two workers exporting to one
@@ -90,6 +98,7 @@ class CheckpointPathSharedByWorkers(Rule):
                 save.kind == "manager_save"
                 or per_worker(ctx.tf, save.path)
                 or chief_guard(ctx.tf, save.call) is not None
+                or per_container(ctx.tf, save.path)
             ):
                 continue
             if not multi_worker_at(ctx.tf, save.call):

@@ -820,7 +820,16 @@ class _Finder:
     def _uses(self, name: str) -> list[cst.CSTNode]:
         if "." in name:
             return [a for a in self.index.attributes if _attribute_key(a) == name]
-        return list(self.index.names.get(name, []))
+        return [node for node in self.index.names.get(name, []) if not _label(self.index, node)]
+
+
+def _label(index: ModuleIndex, node: cst.CSTNode) -> bool:
+    """``node`` is a keyword's label (`compile(optimizer="adam")`) or an attribute's name
+    (`model.optimizer`), not a read of the variable that has its name."""
+    parent = index.parent.get(node)
+    return (isinstance(parent, cst.Arg) and parent.keyword is node) or (
+        isinstance(parent, cst.Attribute) and parent.attr is node
+    )
 
 
 def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:

@@ -9,7 +9,8 @@ import libcst as cst
 from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
-from fixer.semantic import BindingKind
+from fixer.semantic import BindingKind, CallResolver
+from fixer.semantic.run_order import unbound_at_some_run, unbound_whenever_run
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
@@ -81,6 +82,11 @@ class TrainStepOutsideStrategyRun(Rule):
     - Keras' own `train_step` (run by `fit`) and helpers it calls are not reported, nor is a model
       deliberately trained on one device (its variables created outside any scope) or a program
       whose only strategy is `OneDeviceStrategy`.
+    - Judged when the step runs, in cell (module) order: a step called only at module-level points
+      (cells) before the one that binds the module's strategy is a single-device baseline, not
+      reported, whatever a later cell rebuilds in the scope under the same names. When it runs
+      both before and after that cell, the finding is advice: a rewrite naming the strategy would
+      raise NameError on the earlier run.
     - Not reported: a step decorated by a function of the module (or what a decorator factory of
       the module returns) whose wrapper calls `strategy.run(fn, args=args, kwargs=kwargs)` on the
       function it receives: calling the step calls that wrapper.
@@ -122,21 +128,25 @@ class TrainStepOutsideStrategyRun(Rule):
             return  # OneDeviceStrategy: a direct call trains the one replica there is
         replica = ctx.tf.replica
         excluded = set(replica.replica_functions) | set(replica.steps())
-        self._report_inline_loops(ctx, excluded)
+        before_strategy = _BeforeStrategy(ctx)
+        self._report_inline_loops(ctx, excluded, before_strategy)
         reported_lines: set[tuple[int, int]] = set()  # (step, line): one finding for a line's calls
+        reported_at: set[tuple[int, int]] = set()  # (line, column): never two findings at one place
         for step, applies in self._steps(ctx, excluded).items():
             if not any(self._trains_scope_variables(ctx, call) for call in applies):
                 continue  # a model trained on one device on purpose: not this rule's business
             for site in ctx.tf.strategies.call_sites(step):
                 if replica.in_replica_context(site) or self._runs_in_keras(ctx, site):
                     continue
-                if ctx.index.is_within(site, step):
+                if ctx.index.is_within(site, step) or before_strategy.runs_only_before(site):
                     continue
-                line = (id(step), ctx.range(site).start.line)
-                if line in reported_lines:
+                start = ctx.range(site).start
+                line = (id(step), start.line)
+                if line in reported_lines or (start.line, start.column) in reported_at:
                     continue  # `train_step(a) + train_step(b)`: one mistake, said once
                 reported_lines.add(line)
-                self._report(ctx, cst.ensure_type(step, cst.FunctionDef), site)
+                reported_at.add((start.line, start.column))
+                self._report(ctx, cst.ensure_type(step, cst.FunctionDef), site, before_strategy)
 
     # Which functions are steps ----------------------------------------------------------------
 
@@ -196,7 +206,9 @@ class TrainStepOutsideStrategyRun(Rule):
             return list(dict.fromkeys(callers))
         return []
 
-    def _report_inline_loops(self, ctx: RuleContext, excluded: set[FunctionLike]) -> None:
+    def _report_inline_loops(
+        self, ctx: RuleContext, excluded: set[FunctionLike], before_strategy: _BeforeStrategy
+    ) -> None:
         """Loops over batches whose body computes and applies gradients itself, under a strategy."""
         replica = ctx.tf.replica
         seen: set[int] = set()
@@ -209,7 +221,7 @@ class TrainStepOutsideStrategyRun(Rule):
             func = ctx.index.enclosing_function(call)
             if func in excluded or replica.in_replica_context(call) or self._runs_in_keras(ctx, call):
                 continue
-            if not self._trains_scope_variables(ctx, call):
+            if not self._trains_scope_variables(ctx, call) or before_strategy.runs_only_before(call):
                 continue  # a model trained on one device on purpose
             seen.add(id(loop))
             strategy = strategy_in_reach(ctx.tf, ctx.index.statement_of(call)) or "strategy"
@@ -302,13 +314,20 @@ class TrainStepOutsideStrategyRun(Rule):
 
     # Reporting --------------------------------------------------------------------------------
 
-    def _report(self, ctx: RuleContext, func: cst.FunctionDef, site: cst.Call) -> None:
+    def _report(
+        self, ctx: RuleContext, func: cst.FunctionDef, site: cst.Call, before_strategy: _BeforeStrategy
+    ) -> None:
         strategy = strategy_in_reach(ctx.tf, ctx.index.statement_of(site))
         # Short messages: why (it raises in the scope, trains on one device outside) is in `explain`.
         message = f"`{func.name.value}` updates the strategy's variables but is not called through `strategy.run`"
         advice = message + "; run it on a distributed dataset and reduce its result"
         if strategy is None or not isinstance(site.func, cst.Name) or any(a.star for a in site.args):
             ctx.report(site, advice)
+            return
+        if before_strategy.unbound_at_some_run(strategy, site):
+            # It also runs where `strategy` is not bound yet (a cell before the strategy's): a
+            # rewrite naming it would raise NameError there.
+            ctx.report(site, message + f"; not rewritten: it also runs before `{strategy}` exists")
             return
         feed = self._distributed_feed(ctx, site, strategy)
         if feed is None:
@@ -568,6 +587,47 @@ def _runs_a_received_function(ctx: RuleContext, decorator: cst.CSTNode) -> bool:
             if binding.kind is BindingKind.PARAMETER and ctx.index.is_within(binding.statement, decorator):
                 return True
     return False
+
+
+class _BeforeStrategy:
+    """Is code run only before the module creates its strategy? A notebook's single-device
+    baseline: a step defined and run in cells before the one that makes the strategy trains on
+    one device on purpose, whatever a later cell rebuilds under the same names (issue 28)."""
+
+    def __init__(self, ctx: RuleContext) -> None:
+        self.ctx = ctx
+        self._names = self._module_strategy_names()
+        self._resolver = CallResolver(ctx.tf.semantic) if self._names else None
+
+    def _module_strategy_names(self) -> set[str]:
+        """The names every strategy of the module is bound to at module level (empty when one is
+        made elsewhere: in a function, an attribute, a factory's return)."""
+        ctx = self.ctx
+        names = set()
+        for call, _kind in ctx.tf.strategies.constructions:
+            parent = ctx.index.parent.get(call)
+            if not (
+                isinstance(parent, cst.Assign)
+                and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)
+                and ctx.index.enclosing_function(call) is None
+            ):
+                return set()
+            names.add(parent.targets[0].target.value)
+        return names
+
+    def runs_only_before(self, node: cst.CSTNode) -> bool:
+        """True when ``node`` runs only at module-level points no strategy binding reaches."""
+        if self._resolver is None:
+            return False
+        return unbound_whenever_run(self.ctx.tf.semantic, self._resolver, self._names, node)
+
+    def unbound_at_some_run(self, strategy: str, node: cst.CSTNode) -> bool:
+        """True when ``strategy`` (a module-level strategy name) is unbound at one of the points
+        where ``node`` runs: a rewrite must not name it there."""
+        if self._resolver is None or strategy not in self._names:
+            return False
+        return unbound_at_some_run(self.ctx.tf.semantic, self._resolver, strategy, node)
 
 
 def _is_apply(call: cst.Call) -> bool:

@@ -15,6 +15,7 @@ from fixer.semantic.bindings import Binding, BindingKind, Branch
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in, value_names
+from fixer.tf.flag_arms import off_by_default
 from fixer.tf.parameters import call_position
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.task_index import holds_task_index, task_index_sources
@@ -523,7 +524,8 @@ def may_be_multi_worker(tf: TFModel, strategy: str, statement: cst.CSTNode) -> b
 def multi_worker_at(tf: TFModel, node: cst.CSTNode) -> bool:
     """False when no MultiWorkerMirroredStrategy can be the strategy where ``node`` runs: every
     name the module binds to one holds, by the bindings that reach ``node``, only other strategies
-    (a save in the TPU-only branch, `if tpu: strategy = TPUStrategy(...)`). True when unsure."""
+    (a save in the TPU-only branch, `if tpu: strategy = TPUStrategy(...)`; an arm a flag's default
+    does not select and no launcher of the project passes: fixer/tf/flag_arms.py). True when unsure."""
     strategies = tf.strategies
     names = set()
     for call, kind in strategies.constructions:
@@ -541,7 +543,11 @@ def multi_worker_at(tf: TFModel, node: cst.CSTNode) -> bool:
         return True  # a strategy only known by its annotation or use
     known = tf.semantic.conditions(node)
     for name in names:
-        held = [b for b in tf.semantic.reaching(name, node) if not _arm_ruled_out(b.branch, known)]
+        held = [
+            b
+            for b in tf.semantic.reaching(name, node)
+            if not _arm_ruled_out(b.branch, known) and not off_by_default(tf, b.branch)
+        ]
         kinds = {strategies.constructor_kind(b.value) if b.value is not None else None for b in held}
         if not held or None in kinds or kinds & MULTI_WORKER_CLASSES:
             return True

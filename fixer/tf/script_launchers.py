@@ -56,6 +56,9 @@ _PYTHON_STARTS = re.compile(
 # Jobs whose platform sets TF_CONFIG for every task: a Kubeflow TFJob, a SageMaker estimator
 # given a `distribution`, a Vertex AI / AI Platform custom job.
 _SETS_ITSELF = re.compile(r"\bTFJob\b|\bdistribution\s*=|\bCustomJob\b|\bCustomTrainingJob\b|\bworker_pool_specs\b")
+# Jobs that run every task in its own pod (a Kubeflow TFJob manifest, a Polyaxon `kind: tfjob`
+# component): a local path is a different folder on every worker (TFD502, fixer/tf/save_locations.py).
+_PER_POD = re.compile(r"\bkind\s*[:=]\s*[\"']?tfjob\b|\btfReplicaSpecs\b", re.IGNORECASE)
 
 
 # Set while the caller itself starts the checked script with a TF_CONFIG per task (`distfix
@@ -81,18 +84,22 @@ def caller_launches() -> bool:
 
 @dataclass(frozen=True)
 class Launcher:
-    """A project file that starts a script, and whether it gives the script a TF_CONFIG."""
+    """A project file that starts a script, whether it gives the script a TF_CONFIG, and whether
+    it runs every task in its own pod (a TFJob)."""
 
     path: str
     with_tf_config: bool
+    per_pod: bool = False
 
 
 @dataclass(frozen=True)
 class _Read:
-    """What one launcher file says: the `.py` paths it starts, which of them get a TF_CONFIG."""
+    """What one launcher file says: the `.py` paths it starts, which of them get a TF_CONFIG, and
+    whether it is a job that runs each task in its own pod."""
 
     started: tuple[str, ...]
     with_tf_config: frozenset[str]
+    per_pod: bool = False
 
 
 class ScriptLaunchers:
@@ -115,7 +122,8 @@ class ScriptLaunchers:
             named = [s for s in read.started if _names(s, path, self.script, self.root, same_name == 1)]
             if named:
                 self.consulted[path] = stamp
-                found.append(Launcher(path, any(started in read.with_tf_config for started in named)))
+                given = any(started in read.with_tf_config for started in named)
+                found.append(Launcher(path, given, read.per_pod))
         return found
 
     def task_copies_cover(self, cluster: object, task_type: str, index: int) -> bool:
@@ -194,7 +202,7 @@ def _read(path: str, stamp: Stamp) -> _Read:
     # The whole file counts: an `env` stanza, `export TF_CONFIG=` or `env=` may be far from the
     # line that names the script, and a job kind that sets it applies to every task.
     given = "TF_CONFIG" in text or bool(_SETS_ITSELF.search(text))
-    return _Read(started, frozenset(started) if given else frozenset())
+    return _Read(started, frozenset(started) if given else frozenset(), bool(_PER_POD.search(text)))
 
 
 def _notebook(text: str) -> _Read:

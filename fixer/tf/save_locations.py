@@ -1,0 +1,112 @@
+"""Where a save path leads: a folder each worker's own container has, or one the workers share.
+
+TFD502 is about workers racing on one set of files. Two workers in different containers (or
+pods) that write the same *local* path write different files: SageMaker's model folder
+(`SM_MODEL_DIR`, `/opt/ml/model`) is local to each training instance, and a Kubeflow TFJob runs
+every replica in its own pod, so `/tmp/model` is one folder per worker there. Shared storage
+(`gs://`, `s3://`, `hdfs://`, `AIP_MODEL_DIR`) and local paths of workers that are processes of
+one host still race.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from fixer.tf.calls import argument_value
+from fixer.tf.flags import flag_read
+
+if TYPE_CHECKING:
+    from fixer.tf.model import TFModel
+
+# SageMaker's per-instance model folder: the environment variable and the folder it names.
+_CONTAINER_MODEL_DIR_VARIABLES = frozenset({"SM_MODEL_DIR"})
+_CONTAINER_MODEL_DIR = "/opt/ml/model"
+_JOINS = frozenset({"os.path.join", "posixpath.join", "pathlib.Path", "pathlib.PurePosixPath"})
+_ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv", "os.environ.__getitem__"})
+
+
+def _leading(tf: TFModel, path: cst.BaseExpression) -> cst.BaseExpression:
+    """The part of ``path`` that says where it starts: the first piece of a join, a `+` or an
+    f-string (``os.path.join(base, "m.keras")`` starts where ``base`` does)."""
+    while True:
+        if isinstance(path, cst.Call) and tf.names.callee(path) in _JOINS and path.args:
+            path = path.args[0].value
+        elif isinstance(path, cst.BinaryOperation) and isinstance(path.operator, cst.Add | cst.Divide):
+            path = path.left
+        elif isinstance(path, cst.Call) and isinstance(path.func, cst.Name) and path.func.value == "str" and path.args:
+            path = path.args[0].value
+        else:
+            return path
+
+
+def _environment_variable(tf: TFModel, node: cst.BaseExpression) -> str | None:
+    """The variable ``os.environ["X"]``, ``os.environ.get("X")`` or ``os.getenv("X")`` reads."""
+    key: cst.BaseExpression | None = None
+    if isinstance(node, cst.Subscript) and tf.names.qualified(node.value) == "os.environ" and len(node.slice) == 1:
+        element = node.slice[0].slice
+        key = element.value if isinstance(element, cst.Index) else None
+    elif isinstance(node, cst.Call) and tf.names.callee(node) in _ENVIRONMENT_READS:
+        key = argument_value(node, 0, "key")
+    if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
+        return key.evaluated_value
+    return None
+
+
+def _starts(tf: TFModel, path: cst.BaseExpression, depth: int = 0) -> list[str]:
+    """Where ``path`` may start, each as ``"$VARIABLE"`` (an environment variable's value), a
+    literal prefix (``"/tmp/model"``, ``"gs://bucket"``) or ``"?"`` (unknown). Names are followed
+    to the assignments that reach them, flags to their defaults."""
+    start = _leading(tf, path)
+    variable = _environment_variable(tf, start)
+    if variable is not None:
+        return [f"${variable}"]
+    if isinstance(start, cst.SimpleString) and isinstance(start.evaluated_value, str):
+        return [start.evaluated_value]
+    if isinstance(start, cst.FormattedString):
+        first = start.parts[0] if start.parts else None
+        if isinstance(first, cst.FormattedStringText):
+            return [first.value]
+        if isinstance(first, cst.FormattedStringExpression):
+            return _starts(tf, first.expression, depth + 1)
+        return ["?"]
+    if depth >= 4:
+        return ["?"]
+    if isinstance(start, cst.BooleanOperation):  # `os.environ.get("X") or "/tmp/m"`
+        return _starts(tf, start.left, depth + 1) + _starts(tf, start.right, depth + 1)
+    flag = flag_read(tf, start)
+    if flag is not None:
+        return _starts(tf, flag.default, depth + 1) if flag.default is not None else ["?"]
+    if isinstance(start, cst.Name):
+        values = []
+        for binding in tf.semantic.reaching(start.value, start):
+            statement = binding.statement
+            if not isinstance(statement, cst.Assign | cst.AnnAssign) or statement.value is None:
+                return ["?"]
+            values.extend(_starts(tf, statement.value, depth + 1))
+        return values or ["?"]
+    return ["?"]
+
+
+def _container_model_dir(start: str) -> bool:
+    if start.startswith("$"):
+        return start[1:] in _CONTAINER_MODEL_DIR_VARIABLES
+    return start.rstrip("/") == _CONTAINER_MODEL_DIR or start.startswith(_CONTAINER_MODEL_DIR + "/")
+
+
+def _local_absolute(start: str) -> bool:
+    return start.startswith("/") and "://" not in start
+
+
+def per_container(tf: TFModel, path: cst.BaseExpression) -> bool:
+    """True when every place ``path`` may start is a folder of the worker's own container:
+    SageMaker's model folder, or a local absolute path in a script a per-pod job of the project
+    runs (a Kubeflow TFJob: fixer/tf/script_launchers.py)."""
+    starts = _starts(tf, path)
+    if all(_container_model_dir(s) for s in starts):
+        return True
+    if not all(_container_model_dir(s) or _local_absolute(s) for s in starts):
+        return False
+    launchers = tf.launchers
+    return launchers is not None and any(launcher.per_pod for launcher in launchers.launchers())
