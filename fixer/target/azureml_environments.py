@@ -27,10 +27,8 @@ import re
 from pathlib import Path
 
 from fixer.target.manifests import named_image_tensorflow
-from fixer.target.small_files import read_small_text
+from fixer.target.small_files import Stamp, read_small_text, stat_stamp
 from fixer.target.sources import Evidence, exactly, image_statements, image_tensorflow, read_conda
-
-Stamp = tuple[int, int] | None
 
 # `environment: azureml:tf-environment:1`, `azureml:name@latest`, `azureml:name` (newest version).
 _REFERENCE = re.compile(
@@ -64,7 +62,7 @@ def _yaml_files(folder: Path, consulted: dict[str, Stamp]) -> list[tuple[str, st
         return []
     files: list[tuple[str, str]] = []
     for entry in entries:
-        consulted[entry.path] = _stamp(entry.path)
+        consulted[entry.path] = stat_stamp(entry.path)
         text = read_small_text(entry.path)
         if text is not None:
             files.append((entry.path, text))
@@ -99,7 +97,7 @@ def _search_folders(job_folder: Path, consulted: dict[str, Stamp]) -> list[Path]
         except OSError:
             found = []
         for subfolder in found:
-            consulted[subfolder] = _stamp(subfolder)  # a definition added or removed there
+            consulted[subfolder] = stat_stamp(subfolder)  # a definition added or removed there
             places.append(Path(subfolder))
         if (place / ".git").exists():
             break
@@ -111,7 +109,7 @@ def _conda_statements(path: str, text: str, consulted: dict[str, Stamp]) -> list
     found: list[Evidence] = []
     for match in _CONDA_FILE.finditer(text):
         conda = os.path.normpath(os.path.join(os.path.dirname(path), match.group("path")))
-        consulted[conda] = _stamp(conda)
+        consulted[conda] = stat_stamp(conda)
         conda_text = read_small_text(conda)
         found += read_conda(conda_text, conda) if conda_text is not None else []
     return found
@@ -132,11 +130,3 @@ def _image_statements(path: str, text: str) -> list[Evidence]:
 def _version_key(version: str) -> tuple[int, ...]:
     """An environment version for ordering: `2` > `1`, a non-number oldest."""
     return tuple(int(part) for part in version.split(".")) if re.fullmatch(r"\d+(?:\.\d+)*", version) else (-1,)
-
-
-def _stamp(path: str) -> Stamp:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns

@@ -21,7 +21,7 @@ from fixer.target.platform_pins import METADATA_NAMES, platform_image, platform_
 from fixer.target.project_files import docker_folder_statements, install_guide_statements, is_install_guide
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.script_installs import script_installs
-from fixer.target.small_files import read_small_text
+from fixer.target.small_files import Stamp, read_small_text, stat_stamp
 from fixer.target.sources import (
     Evidence,
     Reader,
@@ -39,8 +39,6 @@ from fixer.target.versions import CURRENT, KERAS2_PACKAGES, KERAS3_FROM
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-
-Stamp = tuple[int, int] | None  # size and modification time (ns); None when absent (as fixer.cache)
 
 
 @dataclass(frozen=True)
@@ -237,11 +235,7 @@ def _stamp(path: str) -> Stamp:
     """The stamp of a file, or of a folder's listing (see :data:`LISTING`)."""
     if path.endswith(LISTING):
         return listing_stamp(path)
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns
+    return stat_stamp(path)
 
 
 def _target_files(folder: str) -> list[os.DirEntry[str]]:
