@@ -327,7 +327,7 @@ def check_source(
         if prefilter
         else [rule for rule in registry.rules if config.is_enabled(rule.code, path)]
     )
-    if not rules:
+    if not rules and not (prefilter and parser is parse_source and _parse_errors_asked(text, config, path, registry)):
         return result
     python: PythonTree | None = None
     if prefilter and parser is parse_source:
@@ -372,6 +372,12 @@ def check_source(
     result.findings = sorted(kept + crashes, key=lambda f: (f.start, f.code, f.end))
     result.dependencies = ctx.tf.dependencies()
     return result
+
+
+def _parse_errors_asked(text: str, config: Config, path: str, registry: Registry) -> bool:
+    # `--select TFD000` selects no rule, yet lists what a full run cannot parse: every file some
+    # rule may fire on is parsed (fixer/runner.py's pre-filter lets the same files through).
+    return config.is_enabled(PARSE_ERROR_CODE, path) and any(rule_may_fire(rule, text) for rule in registry.rules)
 
 
 def _unparsed(result: FileResult, error: Finding) -> FileResult:

@@ -176,13 +176,18 @@ def _unwritten(name: str, text: str, config: Config, job: Job, error: str) -> Fi
 
 @lru_cache(maxsize=64)
 def filter_plan(config: Config, path_ignores_key: str = "") -> FilterPlan:
-    """The pre-filter for the rules ``config`` enables (for ``path_ignores_key`` when it has per-file ignores)."""
+    """The pre-filter for the rules ``config`` enables (for ``path_ignores_key`` when it has per-file ignores).
+
+    When TFD000 itself is selected, every file some rule may fire on passes, whichever rules are:
+    `--select TFD000` lists the files a full run cannot parse."""
+    from fixer.codes import PARSE_ERROR_CODE
     from fixer.prefilter import FilterPlan
     from fixer.registry import default_registry
 
-    return FilterPlan(
-        rule for rule in default_registry().rules if config.is_enabled(rule.code, path_ignores_key or None)
-    )
+    rules = default_registry().rules
+    if config.is_enabled(PARSE_ERROR_CODE, path_ignores_key or None):
+        return FilterPlan(rules)
+    return FilterPlan(rule for rule in rules if config.is_enabled(rule.code, path_ignores_key or None))
 
 
 def filter_stage(data: bytes, config: Config, path: str) -> int:

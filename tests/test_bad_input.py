@@ -44,6 +44,20 @@ def test_syntax_error_is_reported_whatever_is_selected(tmp_path, distfix):
     assert [f["code"] for f in json.loads(result.stdout)] == ["TFD000"]
 
 
+def test_selecting_tfd000_alone_lists_what_a_full_run_cannot_parse(tmp_path, distfix):
+    (tmp_path / "broken.py").write_text("import tensorflow as tf\ns = tf.distribute.MirroredStrategy(\n")
+    (tmp_path / "plain.py").write_text("x = (\n")  # nothing a rule looks for: a full run does not parse it
+    (tmp_path / "good.py").write_text(GOOD)
+
+    def parse_errors(*options: str) -> list[str]:
+        result = distfix("check", *options, "--format", "json", str(tmp_path))
+        return sorted(Path(f["path"]).name for f in json.loads(result.stdout) if f["code"] == "TFD000")
+
+    assert parse_errors() == ["broken.py"]
+    assert parse_errors("--select", "TFD000") == ["broken.py"]
+    assert parse_errors("--select", "TFD000,TFD105") == ["broken.py"]
+
+
 @pytest.mark.parametrize("depth", [500, 5000])
 def test_deeply_nested_file_is_one_line_and_the_others_go_on(tmp_path, distfix, depth):
     bad = tmp_path / "nested.py"
