@@ -165,15 +165,8 @@ class ProjectImports:
         head, _, rest = name.partition(".")
         if not rest and head in summary.functions:
             return summary.functions[head]
-        ref = summary.imports.get(head)
-        if depth > _MAX_DEPTH or ref is None or (not ref.level and ref.module.split(".")[0] in LIBRARY_ROOTS):
-            return None
-        base = ref.module.split(".") if ref.module else []
-        parts = [*base, *([ref.name] if ref.name else []), *(rest.split(".") if rest else [])]
-        if len(parts) < 1 or (not ref.level and len(parts) < 2):
-            return None
-        module = self._locate(key, ref.level, parts[:-1])
-        return None if module is None else self._function(module, parts[-1], depth + 1)
+        target = None if depth > _MAX_DEPTH else self._imported(key, summary, head, rest)
+        return None if target is None else self._function(*target, depth + 1)
 
     def lineage(self, base: cst.BaseExpression) -> Lineage:
         """The :class:`Lineage` of ``base`` (a base class the checked file names), when the file
@@ -337,6 +330,12 @@ class ProjectImports:
         head, _, rest = name.partition(".")
         if not rest and (head in summary.functions or head in summary.classes):
             return self._member(key, head, stack)
+        target = self._imported(key, summary, head, rest)
+        return None if target is None else self._member(*target, stack)
+
+    def _imported(self, key: str, summary: ModuleSummary, head: str, rest: str) -> tuple[str, str] | None:
+        """The project module and member name that dotted ``head.rest`` reaches through module
+        ``key``'s import of ``head`` (None when ``head`` is not imported from the project)."""
         ref = summary.imports.get(head)
         if ref is None or (not ref.level and ref.module.split(".")[0] in LIBRARY_ROOTS):
             return None
@@ -345,9 +344,7 @@ class ProjectImports:
         if len(parts) < 1 or (not ref.level and len(parts) < 2):
             return None
         module = self._locate(key, ref.level, parts[:-1])
-        if module is None:
-            return None
-        return self._member(module, parts[-1], stack)
+        return None if module is None else (module, parts[-1])
 
     def _member(self, key: str, name: str, stack: tuple[tuple[str, str], ...]) -> Returned | None:
         """What calling ``name``, defined in (or re-exported by) module ``key``, gives."""
