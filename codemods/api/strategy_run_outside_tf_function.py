@@ -246,13 +246,20 @@ def _loops_in_test(ctx: RuleContext, call: cst.Call, test: cst.FunctionDef) -> b
     """``call`` repeats within the test: a loop (not left after its first pass) holds it between it
     and the test, or the function holding it is called from such a loop. A test that steps once
     checks that one step."""
+    if _in_a_repeating_loop(ctx, call, test):
+        return True
     func = ctx.index.enclosing_function(call)
-    for ancestor in ctx.index.ancestors(call):
-        if ancestor is test:
-            break
+    return func is not None and func is not test and _called_from_a_loop(ctx, func)
+
+
+def _in_a_repeating_loop(ctx: RuleContext, node: cst.CSTNode, boundary: cst.CSTNode | None) -> bool:
+    """A loop not left after its first pass holds ``node`` below ``boundary``."""
+    for ancestor in ctx.index.ancestors(node):
+        if ancestor is boundary:
+            return False
         if isinstance(ancestor, cst.For | cst.While) and not leaves_after_first_pass(ancestor):
             return True
-    return func is not None and func is not test and _called_from_a_loop(ctx, func)
+    return False
 
 
 def _only_traced_by_importers(ctx: RuleContext, func: cst.FunctionDef | cst.Lambda) -> bool:
@@ -373,11 +380,8 @@ def _called_from_a_loop(ctx: RuleContext, func: cst.FunctionDef | cst.Lambda, de
         return True
     for site in ctx.tf.strategies.call_sites(func):
         caller = ctx.index.enclosing_function(site)
-        for ancestor in ctx.index.ancestors(site):
-            if ancestor is caller:
-                break
-            if isinstance(ancestor, cst.For | cst.While) and not leaves_after_first_pass(ancestor):
-                return True
+        if _in_a_repeating_loop(ctx, site, caller):
+            return True
         if caller is not None and _called_from_a_loop(ctx, caller, depth + 1):
             return True
     return False
