@@ -26,8 +26,9 @@ import os
 import re
 from pathlib import Path
 
+from fixer.cache import Stamp, file_stamp
 from fixer.target.manifests import named_image_tensorflow
-from fixer.target.small_files import Stamp, read_small_text, stat_stamp
+from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, exactly, image_statements, image_tensorflow, read_conda
 
 # `environment: azureml:tf-environment:1`, `azureml:name@latest`, `azureml:name` (newest version).
@@ -62,7 +63,7 @@ def _yaml_files(folder: Path, consulted: dict[str, Stamp]) -> list[tuple[str, st
         return []
     files: list[tuple[str, str]] = []
     for entry in entries:
-        consulted[entry.path] = stat_stamp(entry.path)
+        consulted[entry.path] = file_stamp(entry.path)
         text = read_small_text(entry.path)
         if text is not None:
             files.append((entry.path, text))
@@ -97,7 +98,7 @@ def _search_folders(job_folder: Path, consulted: dict[str, Stamp]) -> list[Path]
         except OSError:
             found = []
         for subfolder in found:
-            consulted[subfolder] = stat_stamp(subfolder)  # a definition added or removed there
+            consulted[subfolder] = file_stamp(subfolder)  # a definition added or removed there
             places.append(Path(subfolder))
         if (place / ".git").exists():
             break
@@ -109,7 +110,7 @@ def _conda_statements(path: str, text: str, consulted: dict[str, Stamp]) -> list
     found: list[Evidence] = []
     for match in _CONDA_FILE.finditer(text):
         conda = os.path.normpath(os.path.join(os.path.dirname(path), match.group("path")))
-        consulted[conda] = stat_stamp(conda)
+        consulted[conda] = file_stamp(conda)
         conda_text = read_small_text(conda)
         found += read_conda(conda_text, conda) if conda_text is not None else []
     return found

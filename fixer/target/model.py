@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fixer.cache import Stamp, file_stamp
 from fixer.target.apis import added_in, exists_in
 from fixer.target.azureml_environments import azureml_environments
 from fixer.target.caps import capped, package_cap, python_cap
@@ -21,7 +22,7 @@ from fixer.target.platform_pins import METADATA_NAMES, platform_image, platform_
 from fixer.target.project_files import docker_folder_statements, install_guide_statements, is_install_guide
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.script_installs import script_installs
-from fixer.target.small_files import Stamp, read_small_text, stat_stamp
+from fixer.target.small_files import read_small_text
 from fixer.target.sources import (
     Evidence,
     Reader,
@@ -231,13 +232,6 @@ class Target:
 LISTING = "|target-files"
 
 
-def _stamp(path: str) -> Stamp:
-    """The stamp of a file, or of a folder's listing (see :data:`LISTING`)."""
-    if path.endswith(LISTING):
-        return listing_stamp(path)
-    return stat_stamp(path)
-
-
 def _target_files(folder: str) -> list[os.DirEntry[str]]:
     """The files of ``folder`` a reader exists for (in `requirements/`, every .txt)."""
     inside_requirements = os.path.basename(folder) == "requirements"
@@ -304,7 +298,7 @@ def _read_folder(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
     for place in (str(folder), str(folder / "requirements")):
         consulted[place + LISTING] = listing_stamp(place + LISTING)
         for entry in _target_files(place):
-            consulted[entry.path] = _stamp(entry.path)
+            consulted[entry.path] = file_stamp(entry.path)
             text = read_small_text(entry.path)
             if text is None:
                 continue
@@ -324,7 +318,7 @@ def _setup_modules(setup: str, folder: Path, consulted: dict[str, Stamp]) -> lis
     found: list[Evidence] = []
     for match in _IMPORTED.finditer(setup):
         module = folder / f"{match.group(1) or match.group(2)}.py"
-        consulted[str(module)] = _stamp(str(module))
+        consulted[str(module)] = file_stamp(str(module))
         text = read_small_text(module) if module.name != "setup.py" else None
         if text is not None:
             found += read_setup_py(text, str(module))
@@ -430,12 +424,12 @@ def _caps(folder: Path, found: list[Evidence], consulted: dict[str, Stamp]) -> l
     """What caps an open TensorFlow requirement in ``folder``: its CI's Python, a requirement on a
     package built on Keras 2 such as tensorflow-addons (fixer/target/caps.py)."""
     workflows = str(folder / ".github" / "workflows")
-    consulted[workflows] = _stamp(workflows)  # a workflow added or removed changes the folder
+    consulted[workflows] = file_stamp(workflows)  # a workflow added or removed changes the folder
     python, files = python_cap(folder)
     for path in files:
-        consulted[str(path)] = _stamp(str(path))
+        consulted[str(path)] = file_stamp(str(path))
     for name in (".travis.yml", "tox.ini"):
-        consulted.setdefault(str(folder / name), _stamp(str(folder / name)))
+        consulted.setdefault(str(folder / name), file_stamp(str(folder / name)))
     packages = [package_cap(e) for e in found if _dependency_statement(e)]
     return ([python] if python is not None else []) + [cap for cap in packages if cap is not None]
 
@@ -457,14 +451,14 @@ def _decide(folder: Path) -> Target:
     # A package's floor binds the modules its users import (a folder with `__init__.py`), not the
     # scripts and test data beside them, which run on whatever TensorFlow is installed.
     init = str(folder / "__init__.py")
-    consulted[init] = _stamp(init)
+    consulted[init] = file_stamp(init)
     for candidate in [folder, *folder.parents]:
         launched = _launched(candidate, folder, consulted) if candidate != folder else []
         submitted += _submitted(candidate, folder, consulted) + job_scripts(candidate, folder)
-        submitted += venv_jobs(candidate, folder, lambda path: consulted.__setitem__(path, _stamp(path)))
+        submitted += venv_jobs(candidate, folder, lambda path: consulted.__setitem__(path, file_stamp(path)))
         found = launched + _read_folder(candidate, consulted)
         # A setup script in a packaging subfolder that builds on this folder's requirements file.
-        found += packaging_statements(candidate, lambda path: consulted.__setitem__(path, _stamp(path)))
+        found += packaging_statements(candidate, lambda path: consulted.__setitem__(path, file_stamp(path)))
         # Project-wide files kept in subfolders: `docker/Dockerfile`, `g3doc/setup/installation.md`.
         found += docker_folder_statements(candidate, consulted) + install_guide_statements(candidate, consulted)
         found += azureml_environments(candidate, consulted)  # a job's `environment: azureml:<name>:<version>`
@@ -536,7 +530,7 @@ def target_for(path: str | Path, requested: tuple[int, int] | None = None, text:
     start = Path(path).resolve()
     folder = start if start.is_dir() else start.parent
     known = _CACHE.get(folder)
-    if known is None or any(_stamp(p) != stamp for p, stamp in known.consulted):
+    if known is None or any(file_stamp(p) != stamp for p, stamp in known.consulted):
         known = _CACHE[folder] = _decide(folder)
     if start.suffix == ".ipynb" and start.is_file():
         known = _in_notebook(_with_platform_pin(known, start), start, text)
@@ -578,7 +572,7 @@ def _with_platform_pin(folder: Target, notebook: Path) -> Target:
     while len(folders) < 3 and not (folders[-1] / ".git").exists() and folders[-1].parent != folders[-1]:
         folders.append(folders[-1].parent)
     pin, looked = platform_pin(notebook, folders)
-    consulted = tuple(sorted({**dict(folder.consulted), **{path: _stamp(path) for path in looked}}.items()))
+    consulted = tuple(sorted({**dict(folder.consulted), **{path: file_stamp(path) for path in looked}}.items()))
     if pin is None:
         return replace(folder, consulted=consulted)
     return replace(
@@ -616,7 +610,7 @@ _CELL_MARK = re.compile(r"(?m)^# distfix-cell (\d+)$")  # fixer/notebook.py's ce
 
 def _pins(notebook: Path) -> tuple[Stamp, NotebookPins]:
     """What the notebook file says (kept while its stamp is unchanged)."""
-    stamp = _stamp(str(notebook))
+    stamp = file_stamp(str(notebook))
     known = _NOTEBOOKS.get(notebook)
     if known is None or known[0] != stamp:
         pins = NotebookPins()

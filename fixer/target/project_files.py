@@ -16,9 +16,10 @@ import os
 import re
 from pathlib import Path
 
+from fixer.cache import Stamp, file_stamp
 from fixer.target.notebook import install_evidence
 from fixer.target.readme import code_lines, read_readme
-from fixer.target.small_files import Stamp, read_small_text, stat_stamp
+from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, read_dockerfile
 
 DOCKER_FOLDERS = ("docker", "dockerfiles", ".devcontainer")
@@ -39,7 +40,7 @@ def project_root(folder: Path, consulted: dict[str, Stamp]) -> bool:
     found = False
     for marker in _ROOT_MARKERS:
         path = str(folder / marker)
-        consulted[path] = stat_stamp(path)
+        consulted[path] = file_stamp(path)
         found = found or consulted[path] is not None
     return found
 
@@ -52,13 +53,13 @@ def docker_folder_statements(folder: Path, consulted: dict[str, Stamp]) -> list[
         return found
     for name in DOCKER_FOLDERS:
         top = folder / name
-        consulted[str(top)] = stat_stamp(str(top))
+        consulted[str(top)] = file_stamp(str(top))
         if consulted[str(top)] is None:
             continue
         for place in _with_subfolders(top, consulted):
             for entry in _entries(place):
                 if _DOCKER_NAME.match(entry.name) and entry.is_file():
-                    consulted[entry.path] = stat_stamp(entry.path)
+                    consulted[entry.path] = file_stamp(entry.path)
                     text = read_small_text(entry.path)
                     found += read_dockerfile(text, entry.path) if text is not None else []
     return found
@@ -75,7 +76,7 @@ def _with_subfolders(top: Path, consulted: dict[str, Stamp]) -> list[str]:
     places = [str(top)]
     for entry in _entries(str(top)):
         if entry.is_dir(follow_symlinks=False):
-            consulted[entry.path] = stat_stamp(entry.path)
+            consulted[entry.path] = file_stamp(entry.path)
             places.append(entry.path)
     return places
 
@@ -99,7 +100,7 @@ def install_guide_statements(folder: Path, consulted: dict[str, Stamp]) -> list[
     for name in _DOCS_FOLDERS:
         top = str(folder / name)
         known = _GUIDES.get(top)
-        if known is None or any(stat_stamp(path) != stamp for path, stamp in known[0].items()):
+        if known is None or any(file_stamp(path) != stamp for path, stamp in known[0].items()):
             known = _GUIDES[top] = _read_guides(top)
         consulted.update(known[0])
         found += known[1]
@@ -112,20 +113,20 @@ _GUIDES: dict[str, tuple[dict[str, Stamp], list[Evidence]]] = {}
 
 
 def _read_guides(top: str) -> tuple[dict[str, Stamp], list[Evidence]]:
-    read: dict[str, Stamp] = {top: stat_stamp(top)}
+    read: dict[str, Stamp] = {top: file_stamp(top)}
     found: list[Evidence] = []
     if read[top] is None:
         return read, found
     guides = 0
     for root, dirs, files in os.walk(top):
-        read[root] = stat_stamp(root)
+        read[root] = file_stamp(root)
         dirs[:] = sorted(dirs) if len(Path(root).relative_to(top).parts) < _MAX_DEPTH else []
         for file in sorted(files):
             path = os.path.join(root, file)
             if guides >= _MAX_GUIDES or not is_install_guide(path):
                 continue
             guides += 1
-            read[path] = stat_stamp(path)
+            read[path] = file_stamp(path)
             text = read_small_text(path)
             found += _guide_statements(text, path) if text is not None else []
     return read, found
