@@ -19,6 +19,7 @@ from fixer.tf.flag_arms import off_by_default
 from fixer.tf.parameters import call_position
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.task_index import holds_task_index, task_index_sources
+from fixer.tf.task_words import WORKER_INDEX_NAMES
 
 if TYPE_CHECKING:
     from fixer.semantic.conditions import Condition
@@ -31,30 +32,18 @@ _CHECKPOINT = "tensorflow.train.Checkpoint"
 _MODEL_METHODS = frozenset({"compile", "fit"})
 _MANAGER = "tensorflow.train.CheckpointManager"
 _MODELS = ("keras.Sequential", "keras.Model", "keras.models.", "keras.applications.", "keras.saving.load_model")
-# Identifiers that make a path (or a value it is built from) depend on the task.
-_TASK_WORDS = frozenset(
-    {
-        "task_id",
-        "task_type",
-        "task_index",
-        "worker_id",
-        "worker_index",
-        "worker_rank",
-        "rank",
-        "local_rank",
-        "process_index",
-        "process_id",
-        "_worker_path",
-        "write_filepath",
-        "write_dirpath",
-        "chief",
-        "is_chief",
-    }
-)
 # Identifiers that hold this process's task index (compared with 0 by a chief test).
-_INDEX_WORDS = frozenset(
-    {"task_id", "task_index", "worker_index", "worker_id", "worker_rank", "rank", "process_index", "process_id"}
-)
+_INDEX_WORDS = WORKER_INDEX_NAMES | {"worker_rank", "process_index", "process_id"}
+# Identifiers that make a path (or a value it is built from) depend on the task.
+_TASK_WORDS = _INDEX_WORDS | {
+    "task_type",
+    "local_rank",
+    "_worker_path",
+    "write_filepath",
+    "write_dirpath",
+    "chief",
+    "is_chief",
+}
 # String keys that name the task index (`tf_config["task"]["index"]`, `os.environ["TASK_INDEX"]`).
 _INDEX_KEYS = frozenset({"task_index", "task_id", "rank", "worker_index", "worker_id", "index"})
 _MAIN_WORDS = frozenset({"is_master", "is_main", "is_main_process", "is_primary", "master"})

@@ -25,6 +25,7 @@ from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS
 from fixer.tf.drawing_names import DRAWING_MODULES, GENERATORS, SEEDING, STATELESS
 from fixer.tf.legacy_switch import legacy_switch
 from fixer.tf.names import canonical
+from fixer.tf.task_words import WORKER_INDEX_NAMES
 from fixer.tf.tf1_imports import tf1_only_imports
 
 MODEL = "model"
@@ -36,18 +37,7 @@ UNKNOWN = "unknown"
 MODEL_CALLS = ("keras.Sequential", "keras.Model", "keras.models.", "keras.applications.")
 _MODEL_BASES = ("keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential")
 # Names that make a dataset this worker's share when a builder reads them.
-_TASK_WORDS = frozenset(
-    {
-        "task_id",
-        "task_index",
-        "worker_index",
-        "worker_id",
-        "input_pipeline_id",
-        "num_input_pipelines",
-        "rank",
-        "input_context",
-    }
-)
+_TASK_WORDS = WORKER_INDEX_NAMES | {"input_pipeline_id", "num_input_pipelines", "input_context"}
 # Roots that are never project modules: their calls are TensorFlow's, not the project's.
 LIBRARY_ROOTS = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_datasets", "numpy", "os", "sys"})
 

@@ -17,23 +17,12 @@ import libcst as cst
 
 from fixer.tf.dataflow import names_in
 from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS, DISTRIBUTING, loads_tfds_split
+from fixer.tf.task_words import WORKER_INDEX_NAMES
 
 if TYPE_CHECKING:
     from fixer.tf.model import TFModel
 
-_TASK_WORDS = frozenset(
-    {
-        "task_id",
-        "task_index",
-        "worker_index",
-        "worker_id",
-        "input_pipeline_id",
-        "num_input_pipelines",
-        "rank",
-        "_input_shard",
-        "_worker_seed",
-    }
-)
+_TASK_WORDS = WORKER_INDEX_NAMES | {"input_pipeline_id", "num_input_pipelines", "_input_shard", "_worker_seed"}
 
 
 @dataclass(frozen=True)
