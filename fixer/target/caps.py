@@ -10,13 +10,13 @@ import re
 from typing import TYPE_CHECKING
 
 from fixer.target.requirements import Range
+from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, line_of
 from fixer.target.versions import KERAS2_PACKAGES, NEWEST_FOR_PYTHON
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-_MAX_BYTES = 256 * 1024
 # `python-version: 3.7`, `python-version: ["3.7", "3.8"]`, `python: [3.7]` (a workflow's or Travis'
 # key, also as a matrix entry `- python-version: 3.7`); list items may follow on the next lines.
 _PYTHON_KEY = re.compile(r"(?m)^(?P<indent>\s*)(?:-\s*)?python(?:-version|_version)?\s*:(?P<value>.*)$")
@@ -62,11 +62,8 @@ def python_cap(folder: Path) -> tuple[Evidence | None, list[Path]]:
     named: list[tuple[tuple[int, int], Path, int]] = []
     files = _ci_files(folder)
     for path in files:
-        try:
-            if path.stat().st_size > _MAX_BYTES:
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        text = read_small_text(path)
+        if text is None:
             continue
         pythons = _tox_pythons(text) if path.name == "tox.ini" else _workflow_pythons(text)
         named += [((3, int(v.split(".")[1])), path, line) for v, line in pythons]
