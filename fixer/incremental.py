@@ -229,9 +229,13 @@ class DocumentParser:
     def __init__(self) -> None:
         self._chunks: dict[tuple[str, int, bool], _Chunk | ClassChunk] = {}
         self._texts: list[str] = []  # the chunk texts of the previous version
+        # The previous version's chunk trees and indexes, and their merged index: the next merge
+        # corrects it for the chunks that changed (ModuleIndex.combine).
+        self._merged: tuple[list[tuple[cst.Module, ModuleIndex]], ModuleIndex] | None = None
 
     def parse(self, path: str, text: str) -> ParsedSource | Finding:
         """The parsed document, as :func:`fixer.engine.parse_source` would give it."""
+        self._merged, merged = None, self._merged  # kept only when this version is assembled too
         if may_be_too_complex(text):
             self._chunks, self._texts = {}, []
             return parse_source(path, text)  # it refuses what would crash libcst before parsing chunks
@@ -254,7 +258,9 @@ class DocumentParser:
             default_newline=first.default_newline,
             has_trailing_newline=last.has_trailing_newline,
         )
-        index = ModuleIndex.combine(module, [(c.module, c.index) for c in chunks])
+        parts = [(c.module, c.index) for c in chunks]
+        index = ModuleIndex.combine(module, parts, merged)
+        self._merged = (parts, index)
         return ParsedSource(
             module, index, ChunkPositions(module, index, chunks), expected_failures=_expected_failures(chunks)
         )
