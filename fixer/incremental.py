@@ -229,9 +229,11 @@ class DocumentParser:
     def __init__(self) -> None:
         self._chunks: dict[tuple[str, int, bool], _Chunk | ClassChunk] = {}
         self._texts: list[str] = []  # the chunk texts of the previous version
-        # The previous version's chunk trees and indexes, and their merged index: the next merge
-        # corrects it for the chunks that changed (ModuleIndex.combine).
-        self._merged: tuple[list[tuple[cst.Module, ModuleIndex]], ModuleIndex] | None = None
+        # The previous version's chunk trees and indexes, and their merged parent table: the next
+        # merge corrects it for the chunks that changed (ModuleIndex.combine). The table only, not
+        # the merged index: that holds the analysis' semantic model and caches, which are garbage
+        # once the analysis is done (kept, they would outlive a collection and make later ones dear).
+        self._merged: tuple[list[tuple[cst.Module, ModuleIndex]], dict[cst.CSTNode, cst.CSTNode]] | None = None
 
     def parse(self, path: str, text: str) -> ParsedSource | Finding:
         """The parsed document, as :func:`fixer.engine.parse_source` would give it."""
@@ -260,7 +262,7 @@ class DocumentParser:
         )
         parts = [(c.module, c.index) for c in chunks]
         index = ModuleIndex.combine(module, parts, merged)
-        self._merged = (parts, index)
+        self._merged = (parts, index.parent)
         return ParsedSource(
             module, index, ChunkPositions(module, index, chunks), expected_failures=_expected_failures(chunks)
         )

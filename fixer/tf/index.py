@@ -102,15 +102,15 @@ class ModuleIndex(cst.CSTVisitor):
         cls,
         module: cst.Module,
         parts: list[tuple[cst.Module, ModuleIndex]],
-        previous: tuple[list[tuple[cst.Module, ModuleIndex]], ModuleIndex] | None = None,
+        previous: tuple[list[tuple[cst.Module, ModuleIndex]], dict[cst.CSTNode, cst.CSTNode]] | None = None,
     ) -> ModuleIndex:
         """The index of ``module``, whose top-level nodes are those of the ``parts`` in order.
 
         Each part is a module parsed on its own and indexed by :meth:`build`; the result equals
         ``build(module)`` without visiting the tree again (the incremental parser's merge).
-        ``previous``: the parts and the result of the last merge, whose parent table is copied
-        and corrected for the parts that changed instead of merged again (an edit changes one
-        or two parts of a long file).
+        ``previous``: the parts and the parent table of the last merge, which is copied and
+        corrected for the parts that changed instead of merged again (an edit changes one or two
+        parts of a long file).
         """
         index = cls()
         index.order[module] = 0
@@ -426,7 +426,7 @@ _is_node: Callable[[type], bool] = cache(_is_node_type)
 def _parents_after_edit(
     parts: list[tuple[cst.Module, ModuleIndex]],
     previous_parts: list[tuple[cst.Module, ModuleIndex]],
-    previous: ModuleIndex,
+    previous: dict[cst.CSTNode, cst.CSTNode],
 ) -> dict[cst.CSTNode, cst.CSTNode]:
     """The parent table of the merge of ``parts``, from ``previous``, the merge of
     ``previous_parts``: a copy (a C-level clone of the table) less the nodes of the parts gone,
@@ -436,7 +436,7 @@ def _parents_after_edit(
     members that did not change): removing first, then adding, leaves its new parent."""
     kept = {id(part) for _, part in parts}
     before = {id(part) for _, part in previous_parts}
-    parent = previous.parent.copy()
+    parent = previous.copy()
     for _, part in previous_parts:
         if id(part) not in kept:
             for node in part.parent:
