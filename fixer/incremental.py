@@ -229,9 +229,15 @@ class DocumentParser:
     def __init__(self) -> None:
         self._chunks: dict[tuple[str, int, bool], _Chunk | ClassChunk] = {}
         self._texts: list[str] = []  # the chunk texts of the previous version
+        # The previous version's chunk trees and indexes, and their merged parent table: the next
+        # merge corrects it for the chunks that changed (ModuleIndex.combine). The table only, not
+        # the merged index: that holds the analysis' semantic model and caches, which are garbage
+        # once the analysis is done (kept, they would outlive a collection and make later ones dear).
+        self._merged: tuple[list[tuple[cst.Module, ModuleIndex]], dict[cst.CSTNode, cst.CSTNode]] | None = None
 
     def parse(self, path: str, text: str) -> ParsedSource | Finding:
         """The parsed document, as :func:`fixer.engine.parse_source` would give it."""
+        self._merged, merged = None, self._merged  # kept only when this version is assembled too
         if may_be_too_complex(text):
             self._chunks, self._texts = {}, []
             return parse_source(path, text)  # it refuses what would crash libcst before parsing chunks
@@ -254,7 +260,9 @@ class DocumentParser:
             default_newline=first.default_newline,
             has_trailing_newline=last.has_trailing_newline,
         )
-        index = ModuleIndex.combine(module, [(c.module, c.index) for c in chunks])
+        parts = [(c.module, c.index) for c in chunks]
+        index = ModuleIndex.combine(module, parts, merged)
+        self._merged = (parts, index.parent)
         return ParsedSource(
             module, index, ChunkPositions(module, index, chunks), expected_failures=_expected_failures(chunks)
         )

@@ -19,6 +19,7 @@ from fixer.expected_failure import expected_failure_lines
 from fixer.incremental import DocumentParser, resplit, split_chunks
 from fixer.registry import default_registry
 from fixer.rule import Invalid, dedent_example
+from fixer.tf.index import ModuleIndex
 from fixer.types import Finding
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,11 +41,25 @@ def _assert_same(parser: DocumentParser, text: str) -> None:
     # trailing indented comment at the end of a file, and the assembled module must do the same.
     assert incremental.module.code == full.module.code
     assert incremental.module.deep_equals(full.module)
+    _assert_index_of(incremental.index, incremental.module)
     if incremental.expected_failures is not None:  # assembled from the chunks' own
         assert incremental.expected_failures == expected_failure_lines(text)
     # Positions of every node in a fresh check, through the rules' own reports and fixes.
     expected = check_source("doc.py", text).findings
     assert check_source("doc.py", text, parser=parser.parse).findings == expected
+
+
+def _assert_index_of(index: ModuleIndex, module: cst.Module) -> None:
+    """``index`` (merged from the chunks' own, corrected from the previous version's) holds
+    exactly the tables a walk of the assembled module gives."""
+    walked = ModuleIndex.build(module)
+    assert index.parent == walked.parent
+    assert list(index.order.items()) == list(walked.order.items())
+    for table in ("calls", "functions", "lambdas", "classes", "withs", "ifs", "fors", "assigns", "imports"):
+        assert getattr(index, table) == getattr(walked, table), table
+    assert index.returns == walked.returns and index.attributes == walked.attributes
+    assert dict(index.names) == dict(walked.names)
+    assert dict(index.functions_by_name) == dict(walked.functions_by_name)
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: str(p.relative_to(ROOT / "corpus")))

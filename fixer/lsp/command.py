@@ -16,10 +16,11 @@ def register(app: typer.Typer) -> None:
         target_version: str | None = TargetVersionOption,
     ) -> None:
         """Run the distfix Language Server: diagnostics, quick fixes, fix-all and hover in any LSP editor."""
-        from fixer.lsp import node_hash
+        from fixer.lsp import node_hash, node_types
         from fixer.lsp.server import server  # pygls is imported only for this command
 
         node_hash.install()  # a long-running process that hashes every node of every edit
+        node_types.install()  # and asks isinstance of them about 100,000 times per edit
         server.target_version = target_version  # type: ignore[assignment]  # converted by the option's callback
 
         if tcp is None:

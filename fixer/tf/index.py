@@ -98,16 +98,28 @@ class ModuleIndex(cst.CSTVisitor):
         self._stack.pop()
 
     @classmethod
-    def combine(cls, module: cst.Module, parts: list[tuple[cst.Module, ModuleIndex]]) -> ModuleIndex:
+    def combine(
+        cls,
+        module: cst.Module,
+        parts: list[tuple[cst.Module, ModuleIndex]],
+        previous: tuple[list[tuple[cst.Module, ModuleIndex]], dict[cst.CSTNode, cst.CSTNode]] | None = None,
+    ) -> ModuleIndex:
         """The index of ``module``, whose top-level nodes are those of the ``parts`` in order.
 
         Each part is a module parsed on its own and indexed by :meth:`build`; the result equals
         ``build(module)`` without visiting the tree again (the incremental parser's merge).
+        ``previous``: the parts and the parent table of the last merge, which is copied and
+        corrected for the parts that changed instead of merged again (an edit changes one or two
+        parts of a long file).
         """
         index = cls()
         index.order[module] = 0
+        if previous is None:
+            for _, part in parts:
+                index.parent.update(part.parent)
+        else:
+            index.parent = _parents_after_edit(parts, *previous)
         for part_module, part in parts:
-            index.parent.update(part.parent)
             for child in (*part_module.header, *part_module.body, *part_module.footer):
                 index.parent[child] = module
             # The part's first entry is its own module; the rest are in pre-order already.
@@ -409,3 +421,27 @@ def _is_node_type(value_type: type) -> bool:
 # Cached per type. Typed as a plain callable: mypy checks a cached function's arguments against
 # Hashable and wrongly rejects ``type(x)`` of an untyped ``x`` there.
 _is_node: Callable[[type], bool] = cache(_is_node_type)
+
+
+def _parents_after_edit(
+    parts: list[tuple[cst.Module, ModuleIndex]],
+    previous_parts: list[tuple[cst.Module, ModuleIndex]],
+    previous: dict[cst.CSTNode, cst.CSTNode],
+) -> dict[cst.CSTNode, cst.CSTNode]:
+    """The parent table of the merge of ``parts``, from ``previous``, the merge of
+    ``previous_parts``: a copy (a C-level clone of the table) less the nodes of the parts gone,
+    plus those of the parts new. The top-level nodes still name the old module; the caller
+    points them at the new one. Parts are told apart by identity: a part kept is the same
+    object. A node of a part gone may stand in a new part (a class assembled again from the
+    members that did not change): removing first, then adding, leaves its new parent."""
+    kept = {id(part) for _, part in parts}
+    before = {id(part) for _, part in previous_parts}
+    parent = previous.copy()
+    for _, part in previous_parts:
+        if id(part) not in kept:
+            for node in part.parent:
+                parent.pop(node, None)
+    for _, part in parts:
+        if id(part) not in before:
+            parent.update(part.parent)
+    return parent

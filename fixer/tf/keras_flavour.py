@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 
@@ -35,9 +36,20 @@ class LegacySetting:
     literal: bool = True
 
 
+# Per module, its setting: several rules ask for it (three times per check of a long file).
+_SETTINGS: WeakKeyDictionary[TFModel, LegacySetting] = WeakKeyDictionary()
+
+
 def legacy_keras(tf: TFModel) -> LegacySetting:
     """The script's own TF_USE_LEGACY_KERAS setting (the last one; `os.putenv` does not count:
     TensorFlow reads `os.environ`). Comments and docstrings that mention it are not settings."""
+    setting = _SETTINGS.get(tf)
+    if setting is None:
+        setting = _SETTINGS[tf] = _legacy_keras(tf)
+    return setting
+
+
+def _legacy_keras(tf: TFModel) -> LegacySetting:
     setters = env_setters(tf, "TF_USE_LEGACY_KERAS", putenv=False)
     if not setters:
         # A library that imports only under tf-keras (TFRS) means the switch is set outside.

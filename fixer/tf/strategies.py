@@ -598,9 +598,15 @@ class StrategyModel:
             return None
         return values[-1]  # type: ignore[return-value]  # every value is a `<x>.scope()` call
 
+    @cached_property
+    def _scope_block_ids(self) -> frozenset[int]:
+        """The identities of the :attr:`scope_blocks`' `with` statements (asked for every use
+        of every creation of a long file)."""
+        return frozenset(id(w) for w, _ in self.scope_blocks)
+
     def lexical_scope_block(self, node: cst.CSTNode) -> cst.With | None:
         """The scope block whose body lexically holds ``node`` within the same function."""
-        blocks = {id(w) for w, _ in self.scope_blocks}
+        blocks = self._scope_block_ids
         previous: cst.CSTNode = node
         for ancestor in self.index.ancestors(node):
             if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):

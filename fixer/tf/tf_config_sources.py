@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 
@@ -267,6 +268,11 @@ def environ_item(tf: TFModel, node: cst.BaseExpression, key: str) -> bool:
 _SETTER_METHODS = frozenset({"putenv", "setdefault", "update"})
 
 
+# Per module, what env_setters found: several rules ask the same question of one module (five
+# times per check of a long file), and each answer is a scan of all its assignments and calls.
+_SETTERS_FOUND: WeakKeyDictionary[TFModel, dict[tuple[str, bool], tuple[TfConfigSetter, ...]]] = WeakKeyDictionary()
+
+
 def env_setters(tf: TFModel, key: str, putenv: bool = True) -> list[TfConfigSetter]:
     """Every place the module sets the environment variable ``key``, in source order.
 
@@ -274,6 +280,13 @@ def env_setters(tf: TFModel, key: str, putenv: bool = True) -> list[TfConfigSett
     ``os.environ.update(key=v)`` and (with ``putenv``) ``os.putenv(key, v)``, which changes the
     process environment but not ``os.environ``.
     """
+    found = _SETTERS_FOUND.setdefault(tf, {})
+    if (key, putenv) not in found:
+        found[key, putenv] = tuple(_find_env_setters(tf, key, putenv))
+    return list(found[key, putenv])
+
+
+def _find_env_setters(tf: TFModel, key: str, putenv: bool) -> list[TfConfigSetter]:
     found: list[TfConfigSetter] = []
     for assign in tf.index.assigns:
         if not isinstance(assign, cst.Assign):
