@@ -45,8 +45,13 @@ def _node_classes() -> list[type]:
 def hierarchy_only(classes: Sequence[type]) -> bool:
     """No class registers a virtual subclass or defines ``__subclasshook__``: ABCMeta's checks
     then answer what the class hierarchy says."""
+    # CPython's accessor of an ABC's registry (private: another interpreter may lack it, and then
+    # nothing is changed).
+    dump = getattr(abc, "_get_dump", None)
+    if dump is None:
+        return False
     return all(
-        not abc._get_dump(node_class)[0]  # type: ignore[attr-defined]  # (registry, caches, version)
+        not dump(node_class)[0]  # (registry, caches, version)
         and all("__subclasshook__" not in base.__dict__ for base in node_class.__mro__[:-1])
         for node_class in classes
     )
