@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 def passed_optimizer_class(tf: TFModel, receiver: cst.BaseExpression) -> str | None:
     """The optimizer class every construction of the class gives ``receiver`` (``self.<attr>``)
-    through an ``__init__`` parameter; None when unknown, several, or not constructed here."""
+    through an ``__init__`` parameter; None when unknown, several, or not constructed here.
+    A construction passing ``None`` is left out: that object cannot apply gradients."""
     if not (isinstance(receiver, cst.Attribute) and dotted_name(receiver.value) == "self"):
         return None
     cls = enclosing_class(tf.index, receiver)
@@ -44,6 +45,8 @@ def passed_optimizer_class(tf: TFModel, receiver: cst.BaseExpression) -> str | N
         if dotted_name(call.func) != cls.name.value:
             continue
         value = argument_value(call, position, parameter)
+        if isinstance(value, cst.Name) and value.value == "None":
+            continue  # a trainer built without an optimizer (to restore or predict) applies no gradients
         creation = optimizer_creation(tf, value) if isinstance(value, cst.Name) else None
         classes.add(creation.class_name if creation is not None else None)
     return classes.pop() if len(classes) == 1 else None

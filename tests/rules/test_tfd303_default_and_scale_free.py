@@ -207,3 +207,91 @@ def test_the_optimizer_a_trainer_is_constructed_with_is_the_one_it_applies():
     assert tfd303("train.py", TRAINER.format(optimizer="Adam(0.01)")) == []
     (finding,) = tfd303("train.py", TRAINER.format(optimizer="SGD(0.1)"))
     assert "SGD takes steps N times too large" in finding.message
+
+
+REPORTED = """
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    optimizer = {optimizer}
+    epoch_loss = tf.keras.metrics.Mean(name="epoch_loss")
+
+
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    {reading}
+
+
+@tf.function
+def distributed_step(x, y):
+    {run}
+"""
+
+
+def reported(reading: str, run: str = "strategy.run(train_step, args=(x, y))", optimizer: str = "") -> str:
+    return REPORTED.format(optimizer=optimizer or "tf.keras.optimizers.Adam(0.01)", reading=reading, run=run)
+
+
+def test_adam_whose_loss_only_feeds_a_mean_metric_is_silent():
+    # A keras.metrics.Mean updated on each replica averages the per-replica means: the global mean.
+    assert tfd303("train.py", reported("epoch_loss(loss)")) == []
+    assert tfd303("train.py", reported("epoch_loss.update_state(loss)")) == []
+
+
+def test_adam_whose_loss_is_read_by_nothing_is_silent():
+    assert tfd303("train.py", reported("pass")) == []
+
+
+def test_adam_with_a_mean_metric_and_a_mean_reduced_return_is_silent():
+    reading = "epoch_loss(loss)\n    return loss"
+    run = "return strategy.reduce(tf.distribute.ReduceOp.MEAN, strategy.run(train_step, args=(x, y)), axis=None)"
+    assert tfd303("train.py", reported(reading, run)) == []
+
+
+def test_adam_whose_loss_is_printed_is_still_reported():
+    # A print is not a mean over replicas: what it shows is not followed, so the finding stays.
+    (finding,) = tfd303("train.py", reported("tf.print(loss)"))
+    assert "tf.print" in finding.message
+
+
+def test_adam_whose_returned_loss_is_summed_is_reported_for_the_report():
+    reading = "epoch_loss(loss)\n    return loss"
+    run = "return strategy.reduce(tf.distribute.ReduceOp.SUM, strategy.run(train_step, args=(x, y)), axis=None)"
+    (finding,) = tfd303("train.py", reported(reading, run))
+    assert "epoch_loss" in finding.message
+
+
+def test_sgd_whose_loss_only_feeds_a_mean_metric_is_reported():
+    optimizer = "tf.keras.optimizers.SGD(0.1)"
+    assert len(tfd303("train.py", reported("epoch_loss(loss)", optimizer=optimizer))) == 1
+    (finding,) = tfd303("train.py", reported("pass", optimizer=optimizer))
+    assert "SGD takes steps N times too large" in finding.message
+
+
+def test_a_metric_that_is_not_a_mean_is_not_taken_for_one():
+    source = reported("epoch_loss(loss)").replace("tf.keras.metrics.Mean(", "tf.keras.metrics.Sum(")
+    assert len(tfd303("train.py", source)) == 1
+
+
+def test_tf_optimizers_is_the_keras_optimizers_module():
+    # `tf.optimizers.Adam` is `tf.keras.optimizers.Adam` (benchmarks/probe_loss_scaling_optimizers.py).
+    assert tfd303("train.py", reported("pass", optimizer="tf.optimizers.Adam(0.01)")) == []
+    assert len(tfd303("train.py", reported("pass", optimizer="tf.optimizers.SGD(0.1)"))) == 1
+
+
+def test_a_trainer_also_built_without_an_optimizer_keeps_the_optimizer_it_trains_with():
+    # `Trainer(model, optimizer=None)` restores or predicts: it applies no gradients.
+    source = TRAINER.format(optimizer="Adam(0.01)") + "restorer = Trainer(model, optimizer=None)\n"
+    assert tfd303("train.py", source) == []
+    source = TRAINER.format(optimizer="SGD(0.1)") + "restorer = Trainer(model, optimizer=None)\n"
+    assert len(tfd303("train.py", source)) == 1
+
+
+def test_adam_with_clipping_names_the_clip_in_its_message():
+    (finding,) = tfd303("train.py", loop(optimizer="Adam(0.01, clipnorm=1.0)"))
+    assert "clipping sees N-times gradients" in finding.message
