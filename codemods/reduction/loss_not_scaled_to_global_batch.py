@@ -9,7 +9,7 @@ import libcst as cst
 from fixer.facts import RUN_OR_STEP
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
-from fixer.test_files import assertion_free_test, is_test_path
+from fixer.test_files import assertion_free_test, compares_only, enclosing_test, is_test_path
 from fixer.tf.bindings import assigned_values
 from fixer.tf.calls import argument_value
 from fixer.tf.default_strategy import runs_only_on_default_strategy
@@ -107,7 +107,8 @@ class LossNotScaledToGlobalBatch(Rule):
       picks MEAN for a mean loss), programs whose only strategy is `OneDeviceStrategy`, a test
       function of a test file (`*_test.py`, `test_*.py`) that asserts nothing, directly or through
       a helper of the module (a smoke test that the loop runs: the loss's scale cannot change its
-      outcome).
+      outcome), or whose assertions all compare two computed values while its two or more steps
+      have losses of one kind (two models trained alike: the scale moves both sides).
     - Not reported: a per-replica mean applied by Adam, AdamW, Adamax or RMSprop (one
       constructor, `tf.optimizers.X` being `tf.keras.optimizers.X`, no clipping) whose value is
       read only by a `return` that a `strategy.reduce(MEAN, ...)` reduces, by a
@@ -167,6 +168,8 @@ class LossNotScaledToGlobalBatch(Rule):
                     continue
                 if smoke_test and assertion_free_test(ctx.index, origin):
                     continue  # a test that asserts nothing only checks the loop runs: its scale cannot matter
+                if smoke_test and _compares_steps_scaled_alike(ctx, func, scaling):
+                    continue  # both sides of every comparison move by the same scale
                 if scaling is Scaling.MEAN and _nothing_visible_changes(ctx, func, gradient):
                     continue
                 reported.add(id(origin))
@@ -300,6 +303,25 @@ def _mean_message(optimizer: str | None, clips: bool) -> str:
     if optimizer in _PLAIN_STEP:
         return f"{start}: {optimizer} takes steps N times too large with N replicas; {fix}"
     return f"{start}: gradients and reported loss are N times too large (SGD steps too; Adam/RMSprop steps not); {fix}"
+
+
+def _compares_steps_scaled_alike(ctx: RuleContext, func: FunctionLike, scaling: Scaling) -> bool:
+    """``func`` is one of two or more replica functions of one test function whose losses are all
+    of kind ``scaling``, and every assertion of that test compares two computed values (two models
+    trained by those steps): the scale moves both sides alike, so it cannot change the outcome."""
+    test = enclosing_test(ctx.index, func)
+    if test is None or not compares_only(ctx.index, test):
+        return False
+    steps = 0
+    for other in ctx.tf.replica.replica_functions:
+        if enclosing_test(ctx.index, other) is not test:
+            continue
+        for gradient in gradient_calls(ctx.tf, other):
+            origin, holder = loss_origin(ctx.tf, other, gradient)
+            if origin is None or classify(ctx.tf, origin, holder) is not scaling:
+                return False
+            steps += 1
+    return steps >= 2
 
 
 def _nothing_visible_changes(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> bool:

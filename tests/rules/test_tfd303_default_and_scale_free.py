@@ -295,3 +295,58 @@ def test_a_trainer_also_built_without_an_optimizer_keeps_the_optimizer_it_trains
 def test_adam_with_clipping_names_the_clip_in_its_message():
     (finding,) = tfd303("train.py", loop(optimizer="Adam(0.01, clipnorm=1.0)"))
     assert "clipping sees N-times gradients" in finding.message
+
+
+TWIN_TEST = """
+import numpy as np
+import tensorflow as tf
+
+
+class TwinStepsTest(tf.test.TestCase):
+    def test_two_spellings_of_one_step_agree(self):
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            first = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+            second = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+            optimizer = tf.keras.optimizers.SGD(0.1)
+
+        def first_step(x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.keras.losses.mean_squared_error(y, first(x))
+            grads = tape.gradient(loss, first.variables)
+            optimizer.apply_gradients(zip(grads, first.variables))
+
+        def second_step(x, y):
+            with tf.GradientTape() as tape:
+                loss = {second_loss}
+            grads = tape.gradient(loss, second.variables)
+            optimizer.apply_gradients(zip(grads, second.variables))
+
+        strategy.run(first_step, args=(np.ones((4, 3)), np.ones((4, 2))))
+        strategy.run(second_step, args=(np.ones((4, 3)), np.ones((4, 2))))
+        for a, b in zip(first.variables, second.variables):
+            {assertion}
+"""
+
+
+def twin(second_loss: str = "tf.keras.losses.mean_squared_error(y, second(x))", assertion: str = "") -> str:
+    return TWIN_TEST.format(second_loss=second_loss, assertion=assertion or "self.assertAllClose(a.numpy(), b.numpy())")
+
+
+def test_a_test_comparing_two_models_whose_steps_scale_alike_is_silent():
+    # Both losses are per-example vectors: the scale moves both models alike, the comparison holds.
+    assert tfd303("steps_test.py", twin()) == []
+
+
+def test_control_the_same_test_against_an_expected_value_is_reported():
+    assertion = "self.assertAllClose(a.numpy(), np.zeros((3, 2)))"
+    assert len(tfd303("steps_test.py", twin(assertion=assertion))) == 2
+
+
+def test_control_a_test_comparing_a_scaled_step_with_an_unscaled_one_is_reported():
+    scaled = "tf.nn.compute_average_loss(tf.keras.losses.mean_squared_error(y, second(x)))"
+    assert len(tfd303("steps_test.py", twin(second_loss=scaled))) == 1
+
+
+def test_control_the_same_steps_outside_a_test_file_are_reported():
+    assert len(tfd303("steps.py", twin())) == 2
