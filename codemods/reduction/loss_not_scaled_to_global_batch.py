@@ -117,7 +117,8 @@ class LossNotScaledToGlobalBatch(Rule):
       `benchmarks/probe_loss_scaling_optimizers.py`), so nothing a user sees differs. Adagrad is
       not scale-free (its initial accumulator) and Keras 3 clipping (`clipnorm`,
       `global_clipnorm`) clips the N-times gradient differently (measured): both reported. A
-      trainer class constructed elsewhere with `optimizer=None` (to restore) does not count.
+      trainer class constructed with `optimizer=None` (to restore) does not count; one this
+      module never constructs takes the optimizer the project's other files construct it with.
     - Not reported: a step that a test file runs only on a `tf.distribute.get_strategy()` its class
       keeps, when the file builds no strategy and enters no scope: that is the default strategy (one
       replica). In other files the caller may enter a scope first, so it is reported.
@@ -230,9 +231,10 @@ class LossNotScaledToGlobalBatch(Rule):
         shared = _other_use(ctx, func, gradient)
         if scaling is Scaling.MEAN and shared is not None:
             # Dividing where the loss is computed would also divide what the metric or log reads.
+            effect = _step_effect(_optimizer_class(ctx, func), _clips(ctx, func))
             ctx.report(
                 origin,
-                "the loss is a per-replica mean, but gradients are summed across replicas; it also feeds "
+                f"the loss is a per-replica mean, but gradients are summed across replicas{effect}; it also feeds "
                 f"`{shared}`: divide only the value given to `tape.gradient` by the number of replicas",
             )
         elif scaling is Scaling.MEAN and only_reduce_means(ctx.tf, origin, holder):
@@ -322,6 +324,16 @@ def _compares_steps_scaled_alike(ctx: RuleContext, func: FunctionLike, scaling: 
                 return False
             steps += 1
     return steps >= 2
+
+
+def _step_effect(optimizer: str | None, clips: bool) -> str:
+    """What the N-times gradients do to the steps, in parentheses, when the optimizer is known
+    to change them (benchmarks/probe_loss_scaling_optimizers.py); empty otherwise."""
+    if clips:
+        return " (N-times gradients clipped)"
+    if optimizer in _PLAIN_STEP:
+        return f" ({optimizer}: N-times steps)"
+    return ""
 
 
 def _nothing_visible_changes(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import textwrap
 
 from fixer.engine import check_source, fix_source
+from fixer.tf.importers import project_roots
 
 RUNNER_TEST = """
 import tensorflow as tf
@@ -350,3 +351,63 @@ def test_control_a_test_comparing_a_scaled_step_with_an_unscaled_one_is_reported
 
 def test_control_the_same_steps_outside_a_test_file_are_reported():
     assert len(tfd303("steps.py", twin())) == 2
+
+
+TRAINER_MODULE = """
+import tensorflow as tf
+
+
+class Trainer:
+    def __init__(self, model, strategy, optimizer=None):
+        self.model = model
+        self.strategy = strategy
+        self.optimizer = optimizer
+        self.train_loss = tf.keras.metrics.Mean(name="train_loss")
+
+    def train_step(self, x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(self.model(x) - y))
+        grads = tape.gradient(loss, self.model.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+        self.train_loss(loss)
+
+    @tf.function
+    def distributed_step(self, x, y):
+        self.strategy.run(self.train_step, args=(x, y))
+"""
+
+LAUNCHER = """
+import tensorflow as tf
+from trainer import Trainer
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    opt = {optimizer}
+trainer = Trainer(model, strategy, optimizer=opt)
+restorer = Trainer(model, strategy)
+"""
+
+
+def trainer_project(tmp_path, launcher: str | None) -> list:
+    module = tmp_path / "trainer.py"
+    module.write_text(TRAINER_MODULE)
+    if launcher is not None:
+        (tmp_path / "train.py").write_text(launcher)
+    with project_roots((str(tmp_path),)):
+        return tfd303(str(module), TRAINER_MODULE)
+
+
+def test_the_optimizer_another_project_file_constructs_a_trainer_with_is_the_one_it_applies(tmp_path):
+    # The step's loss only feeds a keras.metrics.Mean, and train.py gives the trainer an Adam.
+    assert trainer_project(tmp_path, LAUNCHER.format(optimizer="tf.optimizers.Adam(0.01)")) == []
+
+
+def test_control_an_sgd_from_another_project_file_is_reported(tmp_path):
+    (finding,) = trainer_project(tmp_path, LAUNCHER.format(optimizer="tf.keras.optimizers.SGD(0.1)"))
+    assert "(SGD: N-times steps); it also feeds `self.train_loss`" in finding.message
+    assert len(finding.message) <= 200
+
+
+def test_control_without_a_file_that_constructs_the_trainer_the_optimizer_is_unknown(tmp_path):
+    assert len(trainer_project(tmp_path, None)) == 1
