@@ -57,16 +57,54 @@ def assertion_free_test(index: ModuleIndex, node: cst.CSTNode) -> bool:
     through a function or method of the module it calls: a smoke test that only checks the code
     runs, whose outcome no scaling or numeric detail of the code can change. The caller decides
     that the file is a test file (:func:`is_test_path`)."""
+    test = enclosing_test(index, node)
+    if test is None or _asserts(test):
+        return False
+    called = set(_called_names(test))
+    return not any(_asserts(f) for name in called for f in index.functions_by_name.get(name, []))
+
+
+def enclosing_test(index: ModuleIndex, node: cst.CSTNode) -> cst.FunctionDef | None:
+    """The outermost test function (``test*``) ``node`` sits in, or None."""
     test = None
     func = index.enclosing_function(node)
     while func is not None:
         if isinstance(func, cst.FunctionDef) and func.name.value.startswith("test"):
             test = func
         func = index.enclosing_function(func)
-    if test is None or _asserts(test):
+    return test
+
+
+def compares_only(index: ModuleIndex, test: cst.FunctionDef) -> bool:
+    """True when every assertion of ``test`` compares two values the test computes (as
+    ``self.assertAllClose(model_v.numpy(), model2_v.numpy())``: neither side a literal), at least
+    one does, and no function of the module it calls asserts: whatever scales both sides alike
+    cannot change its outcome."""
+    assertions = [n for n in subtree(test) if _is_assertion(n)]
+    if not assertions or not all(_relative(n) for n in assertions):
         return False
-    called = set(_called_names(test))
-    return not any(_asserts(f) for name in called for f in index.functions_by_name.get(name, []))
+    return not any(_asserts(f) for name in set(_called_names(test)) for f in index.functions_by_name.get(name, []))
+
+
+def _relative(assertion: cst.CSTNode) -> bool:
+    """An assertion call whose first two arguments are both computed (no literal expected value)."""
+    if type(assertion) is not cst.Call or len(assertion.args) < 2:
+        return False
+    return not any(_literal(arg.value) for arg in assertion.args[:2])
+
+
+def _literal(node: cst.BaseExpression) -> bool:
+    """A number, string, `None`/`True`/`False`, a list/tuple of them (also negated), or a call
+    given only such values (`np.array([[1.0]])`, `np.ones((2, 3))`): an expected value."""
+    if isinstance(node, cst.UnaryOperation):
+        return _literal(node.expression)
+    if isinstance(node, cst.Call):
+        return bool(node.args) and all(_literal(arg.value) for arg in node.args)
+    if isinstance(node, cst.List | cst.Tuple):
+        return all(_literal(element.value) for element in node.elements)
+    if isinstance(node, cst.Name):
+        return node.value in {"None", "True", "False"}
+    return isinstance(node, cst.BaseNumber | cst.BaseString)
 
 
 def _is_assertion(node: cst.CSTNode) -> bool:

@@ -105,7 +105,8 @@ class ShuffleSeedDiffersBeforeShard(Rule):
       `AutoShardPolicy.FILE`), where each worker reads its own files; auto-sharding turned off
       (TFD202's case); a shard whose index does not come from the task (`ds.shard(10, 0)` to hold
       out a split); datasets built by libraries (`tfds.load`, `image_dataset_from_directory`, whose
-      internal shuffles are not visible here).
+      internal shuffles are not visible here); a `.shuffle()` of a Keras folder loader's batches
+      (whole batches, as after `.batch()`; not after `.unbatch()` or with `batch_size=None`).
     - A `tfds.load(..., split=...)` split is followed for the shuffles written after it, but counts
       as sharded by data only under an explicit `AutoShardPolicy.DATA`: it is read from TFRecord
       files, so the default policy shards it by file when there are enough of them. Sharding by data
@@ -202,7 +203,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
                 found = pipeline(ctx.tf, ret.value, ret)
                 if found is None or not data_sharded(ctx.tf, found):
                     continue
-                for shuffle in _element_shuffles(found):
+                for shuffle in _element_shuffles(ctx, found):
                     seed = seed_argument(shuffle)
                     unseeded = seed is None or (isinstance(seed, cst.Name) and seed.value == "None")
                     if not unseeded and seed is not None and not task_dependent(ctx.tf, seed):
@@ -257,7 +258,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
                 continue
             line = ctx.range(call).start.line
             point = f"auto-sharding by data (line {line})"
-            found.extend((shuffle, point) for shuffle in _element_shuffles(distributed))
+            found.extend((shuffle, point) for shuffle in _element_shuffles(ctx, distributed))
         return sorted(found, key=lambda pair: ctx.index.order[pair[0]])
 
     @staticmethod
@@ -323,18 +324,40 @@ def _returns(ctx: RuleContext, func: cst.FunctionDef) -> list[cst.Return]:
 _BATCHING = frozenset({"batch", "padded_batch", "ragged_batch"})
 
 
-def _element_shuffles(found: Pipeline) -> list[cst.Call]:
+def _element_shuffles(ctx: RuleContext, found: Pipeline) -> list[cst.Call]:
     """The shuffles of an auto-sharded pipeline that reorder elements, not whole batches.
 
     Measured (benchmarks/probe_shuffle_before_shard.py, `.batch(4).shuffle(4)`): auto-sharding
     gives each worker its own part of every batch, so an unseeded shuffle of whole batches only
-    changes the order each worker reads its part in; the workers stay disjoint.
+    changes the order each worker reads its part in; the workers stay disjoint. A Keras folder
+    loader (`image_dataset_from_directory`) gives batches already, unless `batch_size=None`.
     """
+    batches = found.source is not None and _batching_loader(ctx, found.source)
     shuffles = []
     for method in reversed(found.methods):  # in the order they run
         name = method.func.attr.value if isinstance(method.func, cst.Attribute) else ""
         if name in _BATCHING or name == "shard":
             break
-        if name == "shuffle":
+        if name == "unbatch":
+            batches = False  # the loader's batches split into elements again
+        if name == "shuffle" and not batches:
             shuffles.append(method)
     return shuffles
+
+
+# Keras loaders whose dataset is made of batches (`batch_size` defaults to 32).
+_BATCHING_LOADERS = frozenset(
+    {
+        "keras.utils.image_dataset_from_directory",
+        "keras.utils.text_dataset_from_directory",
+        "keras.preprocessing.image_dataset_from_directory",
+    }
+)
+
+
+def _batching_loader(ctx: RuleContext, source: cst.Call) -> bool:
+    """``source`` is a Keras folder loader that batches (no ``batch_size=None``)."""
+    if ctx.tf.names.callee(source) not in _BATCHING_LOADERS:
+        return False
+    size = next((a.value for a in source.args if a.keyword is not None and a.keyword.value == "batch_size"), None)
+    return not (isinstance(size, cst.Name) and size.value == "None")

@@ -11,7 +11,8 @@ from fixer.cell_lines import line_label
 from fixer.clusterspec import is_no_cluster
 from fixer.rule import Rule
 from fixer.tf.dataflow import independent
-from fixer.tf.names import dotted_name
+from fixer.tf.module_summary import ImportRef
+from fixer.tf.names import dotted_name, imported_modules, imported_names
 from fixer.tf.programs import Programs
 from fixer.tf.runtime_start import after_last_reset, earlier_op, resets_before, runs_tf_on_the_way
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
@@ -62,10 +63,11 @@ class StrategyCreatedAfterTfOps(Rule):
     - A strategy with no TF_CONFIG in play is a single local worker, which TensorFlow creates after
       other ops (measured on 2.21): no finding when the file deletes TF_CONFIG before it
       (`os.environ.pop("TF_CONFIG")`, `del os.environ["TF_CONFIG"]`) or sets it to `"{}"` (no
-      cluster, measured: `benchmarks/probe_empty_tf_config.py`) and does not set it again
-      before the strategy (set again, by any setter TFD601 follows, the finding stays), nor in a
-      notebook whose code never names TF_CONFIG (a kernel is not started by a cluster launcher; the
-      ground truth has no notebook run with one).
+      cluster, measured: `benchmarks/probe_empty_tf_config.py`), or first imports a project
+      module whose top level ends doing so, and does not set it again before the strategy (set
+      again, by any setter TFD601 follows, the finding stays), nor in a notebook whose code never
+      names TF_CONFIG (a kernel is not started by a cluster launcher; the ground truth has no
+      notebook run with one).
     - A script that never names TF_CONFIG keeps the finding: a launcher (Kubeflow, Vertex AI, a
       shell loop) may start it as one worker of a cluster, which is the failing case. Unless the file
       names TF_CONFIG or a cluster resolver, the message says the error needs a cluster TF_CONFIG.
@@ -158,10 +160,10 @@ class StrategyCreatedAfterTfOps(Rule):
         creates after other ops (measured on 2.21).
 
         Either the file itself deletes TF_CONFIG before the strategy (``os.environ.pop("TF_CONFIG")``,
-        ``del os.environ["TF_CONFIG"]``) and does not set it again between the deletion and the
-        strategy, or it is a notebook whose code never names TF_CONFIG: a
-        kernel is not started by a cluster launcher. A script that never names TF_CONFIG may still be
-        launched with one per worker, so it keeps the finding.
+        ``del os.environ["TF_CONFIG"]``), or imports first a project module whose top level does, and
+        does not set it again between the deletion and the strategy, or it is a notebook whose code
+        never names TF_CONFIG: a kernel is not started by a cluster launcher. A script that never
+        names TF_CONFIG may still be launched with one per worker, so it keeps the finding.
         """
         if ctx.path.endswith(".ipynb") and "TF_CONFIG" not in ctx.text:
             return True
@@ -169,7 +171,11 @@ class StrategyCreatedAfterTfOps(Rule):
         # `TF_CONFIG = "{}"` clears the cluster as a deletion does (measured: one local worker, also
         # after other ops; benchmarks/probe_empty_tf_config.py).
         clearers = [s.node for s in setters if is_no_cluster(tf_config_of(ctx.tf, s))]
-        deletions = [node for node in _tf_config_deletions(ctx) + clearers if ctx.index.before(node, call)]
+        deletions = [
+            node
+            for node in _tf_config_deletions(ctx) + clearers + _clearing_imports(ctx)
+            if ctx.index.before(node, call)
+        ]
         if not deletions:
             return False
         # A TF_CONFIG set again after the last deletion and before the strategy puts a cluster back.
@@ -204,6 +210,27 @@ def _tf_config_deletions(ctx: RuleContext) -> list[cst.CSTNode]:
             and _names_tf_config(subscript.slice[0].slice.value)
         ):
             found.append(attribute)
+    return found
+
+
+def _clearing_imports(ctx: RuleContext) -> list[cst.CSTNode]:
+    """Module-level imports of project modules whose top level leaves TF_CONFIG deleted
+    (``import setup`` where setup.py runs ``os.environ.pop("TF_CONFIG", None)``)."""
+    if "import" not in ctx.text:
+        return []
+    found: list[cst.CSTNode] = []
+    for node in ctx.index.imports:
+        if ctx.index.enclosing_function(node) is not None:
+            continue
+        if isinstance(node, cst.Import):
+            refs = [ImportRef(0, module) for module, _ in imported_modules(node)]
+        else:
+            module = dotted_name(node.module) if node.module is not None else ""
+            level = len(node.relative)
+            refs = [ImportRef(level, module or "", name) for _, name in imported_names(node)]
+            refs = refs or [ImportRef(level, module or "")]
+        if ctx.tf.project.clears_tf_config(refs):
+            found.append(node)
     return found
 
 

@@ -9,7 +9,8 @@ import libcst as cst
 from fixer.facts import RUN_OR_STEP
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
-from fixer.test_files import assertion_free_test, is_test_path
+from fixer.test_files import assertion_free_test, compares_only, enclosing_test, is_test_path
+from fixer.tf.bindings import assigned_values
 from fixer.tf.calls import argument_value
 from fixer.tf.default_strategy import runs_only_on_default_strategy
 from fixer.tf.loss_scaling import (
@@ -25,11 +26,14 @@ from fixer.tf.loss_scaling import (
     only_reduce_means,
     sum_terms,
 )
+from fixer.tf.names import dotted_name
 from fixer.tf.optimizers import optimizer_creation
 from fixer.tf.passed_optimizer import passed_optimizer_class
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from fixer.context import RuleContext
     from fixer.tf.index import FunctionLike
 
@@ -103,12 +107,18 @@ class LossNotScaledToGlobalBatch(Rule):
       picks MEAN for a mean loss), programs whose only strategy is `OneDeviceStrategy`, a test
       function of a test file (`*_test.py`, `test_*.py`) that asserts nothing, directly or through
       a helper of the module (a smoke test that the loop runs: the loss's scale cannot change its
-      outcome).
+      outcome), or whose assertions all compare two computed values while its two or more steps
+      have losses of one kind (two models trained alike: the scale moves both sides).
     - Not reported: a per-replica mean applied by Adam, AdamW, Adamax or RMSprop (one
-      constructor, no clipping) and returned to a `strategy.reduce(MEAN, ...)`: those optimizers
-      ended with the same weights and the MEAN report is the global mean (measured, Keras 3 and
-      tf-keras, `benchmarks/probe_loss_scaling_optimizers.py`), so nothing a user sees differs.
-      Adagrad is not scale-free (its initial accumulator): reported.
+      constructor, `tf.optimizers.X` being `tf.keras.optimizers.X`, no clipping) whose value is
+      read only by a `return` that a `strategy.reduce(MEAN, ...)` reduces, by a
+      `keras.metrics.Mean` update, or by nothing: those optimizers ended with the same weights,
+      and the MEAN report and the metric show the global mean (measured, Keras 3 and tf-keras,
+      `benchmarks/probe_loss_scaling_optimizers.py`), so nothing a user sees differs. Adagrad is
+      not scale-free (its initial accumulator) and Keras 3 clipping (`clipnorm`,
+      `global_clipnorm`) clips the N-times gradient differently (measured): both reported. A
+      trainer class constructed with `optimizer=None` (to restore) does not count; one this
+      module never constructs takes the optimizer the project's other files construct it with.
     - Not reported: a step that a test file runs only on a `tf.distribute.get_strategy()` its class
       keeps, when the file builds no strategy and enters no scope: that is the default strategy (one
       replica). In other files the caller may enter a scope first, so it is reported.
@@ -159,6 +169,8 @@ class LossNotScaledToGlobalBatch(Rule):
                     continue
                 if smoke_test and assertion_free_test(ctx.index, origin):
                     continue  # a test that asserts nothing only checks the loop runs: its scale cannot matter
+                if smoke_test and _compares_steps_scaled_alike(ctx, func, scaling):
+                    continue  # both sides of every comparison move by the same scale
                 if scaling is Scaling.MEAN and _nothing_visible_changes(ctx, func, gradient):
                     continue
                 reported.add(id(origin))
@@ -219,9 +231,10 @@ class LossNotScaledToGlobalBatch(Rule):
         shared = _other_use(ctx, func, gradient)
         if scaling is Scaling.MEAN and shared is not None:
             # Dividing where the loss is computed would also divide what the metric or log reads.
+            effect = _step_effect(_optimizer_class(ctx, func), _clips(ctx, func))
             ctx.report(
                 origin,
-                "the loss is a per-replica mean, but gradients are summed across replicas; it also feeds "
+                f"the loss is a per-replica mean, but gradients are summed across replicas{effect}; it also feeds "
                 f"`{shared}`: divide only the value given to `tape.gradient` by the number of replicas",
             )
         elif scaling is Scaling.MEAN and only_reduce_means(ctx.tf, origin, holder):
@@ -229,7 +242,8 @@ class LossNotScaledToGlobalBatch(Rule):
                 edit = ctx.insert_after(call, divide)
             else:
                 edit = _divided(ctx, origin, divide, tf)
-            ctx.report(origin, _mean_message(_optimizer_class(ctx, func)), edits=[*imports, edit, *reduces])
+            message = _mean_message(_optimizer_class(ctx, func), _clips(ctx, func))
+            ctx.report(origin, message, edits=[*imports, edit, *reduces])
         elif scaling is Scaling.REPLICA_SUM:
             ctx.report(
                 origin,
@@ -277,10 +291,12 @@ _SCALE_FREE = frozenset({"Adam", "AdamW", "Adamax", "RMSprop"})
 _PLAIN_STEP = frozenset({"SGD"})
 
 
-def _mean_message(optimizer: str | None) -> str:
+def _mean_message(optimizer: str | None, clips: bool) -> str:
     """The TFD303 message for a per-replica mean loss, said for the optimizer that applies it."""
     start = "the loss is a per-replica mean, but gradients are summed across replicas"
     fix = "divide by the number of replicas"
+    if optimizer in _SCALE_FREE and clips:
+        return f"{start}: clipping sees N-times gradients, so {optimizer} steps differ from one device's; {fix}"
     if optimizer in _SCALE_FREE:
         return (
             f"{start}: {optimizer} normalises their scale (same steps), "
@@ -291,22 +307,82 @@ def _mean_message(optimizer: str | None) -> str:
     return f"{start}: gradients and reported loss are N times too large (SGD steps too; Adam/RMSprop steps not); {fix}"
 
 
-def _nothing_visible_changes(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> bool:
-    """A scale-free optimizer applies the N-times gradients (the same steps) and the loss is
-    reported through `strategy.reduce(MEAN, ...)` (the global mean): nothing a user sees differs.
+def _compares_steps_scaled_alike(ctx: RuleContext, func: FunctionLike, scaling: Scaling) -> bool:
+    """``func`` is one of two or more replica functions of one test function whose losses are all
+    of kind ``scaling``, and every assertion of that test compares two computed values (two models
+    trained by those steps): the scale moves both sides alike, so it cannot change the outcome."""
+    test = enclosing_test(ctx.index, func)
+    if test is None or not compares_only(ctx.index, test):
+        return False
+    steps = 0
+    for other in ctx.tf.replica.replica_functions:
+        if enclosing_test(ctx.index, other) is not test:
+            continue
+        for gradient in gradient_calls(ctx.tf, other):
+            origin, holder = loss_origin(ctx.tf, other, gradient)
+            if origin is None or classify(ctx.tf, origin, holder) is not scaling:
+                return False
+            steps += 1
+    return steps >= 2
 
-    Clipping by norm or value breaks the invariance (a clipped N-times gradient is not N times
-    the clipped one), so a step that clips, or an optimizer built with `clipnorm`/`clipvalue`/
-    `global_clipnorm`, is still reported.
+
+def _step_effect(optimizer: str | None, clips: bool) -> str:
+    """What the N-times gradients do to the steps, in parentheses, when the optimizer is known
+    to change them (benchmarks/probe_loss_scaling_optimizers.py); empty otherwise."""
+    if clips:
+        return " (N-times gradients clipped)"
+    if optimizer in _PLAIN_STEP:
+        return f" ({optimizer}: N-times steps)"
+    return ""
+
+
+def _nothing_visible_changes(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> bool:
+    """A scale-free optimizer applies the N-times gradients (the same steps) and every reading of
+    the loss shows the global mean, so nothing a user sees differs.
+
+    The readings allowed: a `return` whose `strategy.reduce` is MEAN (a MEAN of per-replica means
+    is the global mean), and a `keras.metrics.Mean` updated with the loss on each replica (it
+    averages the replicas' values: measured equal to the global mean, while the scaled loss made
+    it N times too small). A loss read nowhere else is not reported at all. Clipping by norm or
+    value breaks the invariance (a clipped N-times gradient is not N times the clipped one), so a
+    step that clips, or an optimizer built with `clipnorm`/`clipvalue`/`global_clipnorm`, is
+    still reported.
     """
     if _optimizer_class(ctx, func) not in _SCALE_FREE or _clips(ctx, func):
         return False
     loss = gradient.args[0].value
-    returned = isinstance(loss, cst.Name) and any(
+    if not isinstance(loss, cst.Name):
+        return False
+    if _returns(ctx, func, loss):
+        reduces = _reduces_of_runs(ctx, func)
+        if not reduces or not all("MEAN" in ctx.source(r.args[0].value).upper() for r in reduces):
+            return False  # summed (N times too large), or handed on where it is not followed
+    return all(_updates_a_mean_metric(ctx, read) for read in _other_reads(ctx, func, loss))
+
+
+def _returns(ctx: RuleContext, func: FunctionLike, loss: cst.Name) -> bool:
+    """``func`` returns the loss name as it is."""
+    return any(
         isinstance(r.value, cst.Name) and r.value.value == loss.value for r in ctx.index.in_function("returns", func)
     )
-    reduces = _reduces_of_runs(ctx, func) if returned else []
-    return bool(reduces) and all("MEAN" in ctx.source(r.args[0].value).upper() for r in reduces)
+
+
+def _updates_a_mean_metric(ctx: RuleContext, read: cst.Name) -> bool:
+    """``read`` is the value given to a `keras.metrics.Mean` (``train_loss(loss)``,
+    ``train_loss.update_state(loss)``), the metric being bound only to that constructor."""
+    call = _calling(ctx, read)
+    if call is None or not call.args or call.args[0].value is not read:
+        return False
+    metric = call.func
+    if isinstance(metric, cst.Attribute) and metric.attr.value == "update_state":
+        metric = metric.value
+    values = assigned_values(ctx.index, dotted_name(metric))
+    return bool(values) and all(
+        isinstance(v, cst.Call) and (ctx.tf.names.callee(v) or "").endswith(_MEAN_METRIC) for v in values
+    )
+
+
+_MEAN_METRIC = "keras.metrics.Mean"
 
 
 def _clips(ctx: RuleContext, func: FunctionLike) -> bool:
@@ -333,6 +409,16 @@ def _other_use(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> str 
     loss = gradient.args[0].value
     if not isinstance(loss, cst.Name):
         return None
+    for name in _other_reads(ctx, func, loss):
+        parent = ctx.index.parent.get(name)
+        user = _calling(ctx, name)
+        return ctx.source(user.func)[:40] if user is not None else ctx.source(parent)[:40] if parent else loss.value
+    return None
+
+
+def _other_reads(ctx: RuleContext, func: FunctionLike, loss: cst.Name) -> Iterator[cst.Name]:
+    """The reads in ``func`` of the value ``loss`` names, other than ``loss`` itself and a `return`
+    (whose reduction `_reported_loss_reduces` keeps right)."""
     semantic = ctx.tf.semantic
     bindings = {id(b) for b in semantic.resolve(loss)}
     for name in ctx.index.names.get(loss.value, ()):
@@ -340,12 +426,8 @@ def _other_use(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> str 
             continue
         if not bindings & {id(b) for b in semantic.resolve(name)} or semantic.binding_at(name) is not None:
             continue  # another value of the name, or the name being bound
-        parent = ctx.index.parent.get(name)
-        if _in_return(ctx, name):
-            continue  # what the step returns: `_reported_loss_reduces` keeps its reduction right
-        user = _calling(ctx, name)
-        return ctx.source(user.func)[:40] if user is not None else ctx.source(parent)[:40] if parent else loss.value
-    return None
+        if not _in_return(ctx, name):
+            yield name
 
 
 def _in_return(ctx: RuleContext, node: cst.CSTNode) -> bool:
@@ -470,10 +552,7 @@ def _reported_loss_reduces(ctx: RuleContext, func: FunctionLike, gradient: cst.C
     and a per-example vector that became a scalar is reduced with ``axis=None``.
     """
     loss = gradient.args[0].value
-    returned = isinstance(loss, cst.Name) and any(
-        isinstance(r.value, cst.Name) and r.value.value == loss.value for r in ctx.index.in_function("returns", func)
-    )
-    if not returned:
+    if not (isinstance(loss, cst.Name) and _returns(ctx, func, loss)):
         return []
     edits: list[Edit] = []
     for reduce in _reduces_of_runs(ctx, func):

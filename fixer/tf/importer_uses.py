@@ -33,6 +33,9 @@ class Use:
     ``global_seed``: it sets a global random seed. ``compiled``: the call stands in a function
     the importer compiles with `tf.function` (its decorator, `<module>.function`, or
     `f = tf.function(f)`), so it is traced into that graph rather than run eagerly.
+    ``optimizers``: for each argument given as a name or `None` (key: the keyword, or the
+    position as digits), the Keras optimizer class that name is bound to in the importer,
+    "None" for `None`, "" when it is bound to anything else.
     """
 
     module: str
@@ -46,6 +49,7 @@ class Use:
     shard_policy: bool = False
     global_seed: bool = False
     compiled: bool = False
+    optimizers: tuple[tuple[str, str], ...] = ()
 
     def where(self, root: str) -> str:
         """``main.py`` line 12, with the importer's path relative to ``root``."""

@@ -51,6 +51,7 @@ _FEEDS = {
     "run": RUN,
 }
 _SEEDERS = frozenset({"set_seed", "set_random_seed"})
+_OPTIMIZER_LIBRARIES = frozenset({"tensorflow", "keras", "tf_keras"})
 _RUNS = frozenset({"run", "experimental_run_v2"})
 # Calls a loop may iterate a dataset through and still read its elements one by one.
 _ITERATION_WRAPPERS = frozenset({"iter", "enumerate", "tqdm"})
@@ -247,6 +248,7 @@ class _Importer:
                 self.loads.setdefault(node.id, []).append(node)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions.setdefault(node.name, node)
+        self.optimizers_by_name = self._optimizers_by_name(tree)
         self.strategies = frozenset(self._strategies())
         self.strategy_names = frozenset(self._strategy_names())
         self.global_seed = any(isinstance(c.func, ast.Attribute) and c.func.attr in _SEEDERS for c in self.calls)
@@ -302,7 +304,42 @@ class _Importer:
                 shard_policy=self.shard_policy,
                 global_seed=self.global_seed,
                 compiled=self._in_tf_function(node),
+                optimizers=tuple(self._optimizer_arguments(node)),
             )
+
+    def _optimizer_arguments(self, call: ast.Call) -> Iterator[tuple[str, str]]:
+        """Each argument of ``call`` given as a name or `None`, with the optimizer class the name
+        is bound to (see :attr:`Use.optimizers`)."""
+        given = [(str(i), arg) for i, arg in enumerate(call.args)]
+        given += [(k.arg, k.value) for k in call.keywords if k.arg is not None]
+        for key, value in given:
+            if isinstance(value, ast.Constant) and value.value is None:
+                yield key, "None"
+            elif isinstance(value, ast.Name):
+                classes = self.optimizers_by_name.get(value.id, {""})
+                yield key, next(iter(classes)) if len(classes) == 1 else ""
+
+    def _optimizers_by_name(self, tree: ast.Module) -> dict[str, set[str]]:
+        """Each name the file assigns, with the Keras optimizer classes it is bound to ("" for a
+        value that is not a `<...>.optimizers.<Class>(...)` call of TensorFlow or Keras)."""
+        assigned: dict[str, set[str]] = {}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Assign):
+                continue
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            kind = self._optimizer_class(node.value) if names else ""
+            for name in names:
+                assigned.setdefault(name, set()).add(kind)
+        return assigned
+
+    def _optimizer_class(self, value: ast.expr) -> str:
+        """``Adam`` for ``tf.keras.optimizers.Adam(...)``/``tf.optimizers.Adam(...)``; "" otherwise."""
+        name = dotted(value.func) if isinstance(value, ast.Call) else None
+        parts = (name or "").split(".")
+        ref = self.imports.get(parts[0])
+        if len(parts) < 2 or parts[-2] != "optimizers" or ref is None or ref.level:
+            return ""
+        return parts[-1] if ref.module.split(".")[0] in _OPTIMIZER_LIBRARIES else ""
 
     def _in_tf_function(self, node: ast.AST) -> bool:
         """Inside a function this file compiles with `tf.function` (or nested in one): the call is

@@ -25,7 +25,7 @@ def legacy_switch(tree: ast.Module) -> str | None:
     """What the module's top level sets TF_USE_LEGACY_KERAS to before it uses or imports Keras (the
     last such setting): "on", "off", "unknown" (not a literal); None when it does not set it."""
     value: str | None = None
-    for statement in _top_level(tree.body):
+    for statement in top_level_statements(tree.body):
         if _touches_keras(statement):
             break
         for setting in _settings(statement):
@@ -33,16 +33,16 @@ def legacy_switch(tree: ast.Module) -> str | None:
     return value
 
 
-def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+def top_level_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """The statements the module's top level runs, in order: into `if`/`try`/`with` blocks, not
     into functions or classes."""
     for statement in body:
         if isinstance(statement, (ast.If, ast.Try, ast.With)):
-            yield from _top_level(statement.body)
+            yield from top_level_statements(statement.body)
             for handler in getattr(statement, "handlers", ()):
-                yield from _top_level(handler.body)
-            yield from _top_level(getattr(statement, "orelse", []))
-            yield from _top_level(getattr(statement, "finalbody", []))
+                yield from top_level_statements(handler.body)
+            yield from top_level_statements(getattr(statement, "orelse", []))
+            yield from top_level_statements(getattr(statement, "finalbody", []))
         else:
             yield statement
 

@@ -27,6 +27,7 @@ from fixer.tf.legacy_switch import legacy_switch
 from fixer.tf.names import canonical
 from fixer.tf.task_words import WORKER_INDEX_NAMES
 from fixer.tf.tf1_imports import tf1_only_imports
+from fixer.tf.tf_config_cleared import clears_tf_config
 
 MODEL = "model"
 DATASET = "dataset"
@@ -104,6 +105,7 @@ class ModuleSummary:
     sets_legacy_keras: bool = False  # the module sets TF_USE_LEGACY_KERAS itself
     legacy_switch: str | None = None  # "on"/"off"/"unknown" when set on import before TensorFlow
     tf1_only_imports: frozenset[str] = frozenset()  # sibling modules imported only on TensorFlow 1
+    clears_tf_config: bool = False  # its top level ends with TF_CONFIG deleted (fixer/tf/tf_config_cleared.py)
 
 
 EMPTY = ModuleSummary()
@@ -131,6 +133,7 @@ def summarise(text: str, path: str) -> ModuleSummary:
         sets_legacy_keras="TF_USE_LEGACY_KERAS" in text,
         legacy_switch=legacy_switch(tree) if "TF_USE_LEGACY_KERAS" in text else None,
         tf1_only_imports=tf1_only_imports(tree) if os.path.basename(path) == "__init__.py" else frozenset(),
+        clears_tf_config=clears_tf_config(tree) if "TF_CONFIG" in text else False,
     )
 
 

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from fixer.tf.replica import RunCall
 
 _OPTIMIZERS = "keras.optimizers."
+_TF_OPTIMIZERS = "tensorflow.optimizers."
 # Measured failing unbuilt (see the module docstring); SGD is decided by its momentum.
 STATEFUL_CLASSES = frozenset(
     {"Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam", "Ftrl", "Lion", "Adafactor", "Lamb"}
@@ -87,6 +88,9 @@ def optimizer_state(tf: TFModel, call: cst.Call) -> tuple[str, State] | None:
         # Its own loss scale and step counter are state whatever it wraps (measured failing
         # unbuilt with a plain SGD inside).
         return "LossScaleOptimizer", State.STATEFUL
+    if callee.startswith(_TF_OPTIMIZERS):
+        # `tf.optimizers.Adam` is `tf.keras.optimizers.Adam` (the same class object on TF 2.21).
+        callee = _OPTIMIZERS + callee[len(_TF_OPTIMIZERS) :]
     if not callee.startswith(_OPTIMIZERS):
         return None
     path = callee[len(_OPTIMIZERS) :]

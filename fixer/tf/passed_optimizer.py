@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 def passed_optimizer_class(tf: TFModel, receiver: cst.BaseExpression) -> str | None:
     """The optimizer class every construction of the class gives ``receiver`` (``self.<attr>``)
-    through an ``__init__`` parameter; None when unknown, several, or not constructed here."""
+    through an ``__init__`` parameter; None when unknown, several, or not constructed here.
+    A construction passing ``None`` is left out: that object cannot apply gradients. When the
+    module constructs the class nowhere, the project's other files that do are asked."""
     if not (isinstance(receiver, cst.Attribute) and dotted_name(receiver.value) == "self"):
         return None
     cls = enclosing_class(tf.index, receiver)
@@ -44,9 +46,37 @@ def passed_optimizer_class(tf: TFModel, receiver: cst.BaseExpression) -> str | N
         if dotted_name(call.func) != cls.name.value:
             continue
         value = argument_value(call, position, parameter)
+        if isinstance(value, cst.Name) and value.value == "None":
+            continue  # a trainer built without an optimizer (to restore or predict) applies no gradients
         creation = optimizer_creation(tf, value) if isinstance(value, cst.Name) else None
         classes.add(creation.class_name if creation is not None else None)
+    if not classes:
+        classes = _classes_from_importers(tf, cls.name.value, parameter, position, _defaults_to_none(init, parameter))
     return classes.pop() if len(classes) == 1 else None
+
+
+def _classes_from_importers(
+    tf: TFModel, cls: str, parameter: str, position: int, none_by_default: bool
+) -> set[str | None]:
+    """The optimizer classes the project's other files construct ``cls`` with (a name bound to a
+    Keras optimizer constructor there: fixer/tf/importers.py); None for any other value."""
+    importers = tf.importers
+    classes: set[str | None] = set()
+    for use in importers.uses(cls) if importers is not None else ():
+        given = dict(use.optimizers)
+        kind = given.get(parameter, given.get(str(position)))
+        if kind == "None" or (kind is None and none_by_default):
+            continue  # constructed without an optimizer: it applies no gradients
+        classes.add(kind or None)
+    return classes
+
+
+def _defaults_to_none(init: cst.FunctionDef, parameter: str) -> bool:
+    """``parameter`` of ``init`` has the default `None`."""
+    return any(
+        p.name.value == parameter and isinstance(p.default, cst.Name) and p.default.value == "None"
+        for p in named_parameters(init)
+    )
 
 
 def _parameter_stored_in(tf: TFModel, init: cst.FunctionDef, key: str | None) -> str | None:

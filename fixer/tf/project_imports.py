@@ -215,6 +215,14 @@ class ProjectImports:
             value = switch or value
         return value
 
+    def clears_tf_config(self, imports: Sequence[ImportRef]) -> bool:
+        """One of the project modules ``imports`` names leaves TF_CONFIG deleted when its top
+        level has run (fixer/tf/tf_config_cleared.py)."""
+        if not self._enabled:
+            return False
+        modules = (self._imported_module(ref) for ref in imports)
+        return any(module is not None and self._summary(module).clears_tf_config for module in modules)
+
     def imported_only_for_tf1(self) -> bool:
         """True when the nearest package holding the checked file that imports it (as
         ``from . import v1``, ``from .core.v1 import X`` or ``from pkg.core.v1 import X``) does so
