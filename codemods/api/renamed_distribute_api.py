@@ -169,9 +169,14 @@ class RenamedDistributeApi(Rule):
                 continue  # kept on purpose for older TensorFlow releases
             target = ctx.tf.target
             state = _method_state(attribute.attr.value, new, target.version)
+            old = attribute.attr.value
+            if state == "removed" and not target.has(new) and (disagreement := target.disagreement(new)):
+                # Gone from the release that decided, missing from an older one the repository
+                # states: no one name runs on both, so advice naming both, never an edit.
+                ctx.report(attribute.attr, f"`{old}` is removed in {target.label()}; `{new}` {disagreement}")
+                continue
             if state is None or not target.has(new):
                 continue  # the target (or the package's declared floor) has only the old name
-            old = attribute.attr.value
             caveat = target.rename_caveat(new)
             if caveat is not None:
                 # A frozen platform image of unknown date may predate `new`: advice, never an edit.

@@ -408,6 +408,20 @@ class ProjectImports:
             found = self._module_file(root, parts)
             if found is not None:
                 return found
+        return self._in_namespace_package(folder, parts)
+
+    def _in_namespace_package(self, folder: str, parts: list[str]) -> str | None:
+        """``parts`` found as Python 3 finds a namespace package (PEP 420): the importing module
+        sits inside a folder named ``parts[0]`` that has no `__init__.py` (`official/core/x.py`
+        importing `official.core.y`), so the project runs from the folder above it, where
+        `import official...` resolves. A name that is no folder around the module stays unknown."""
+        if not parts:
+            return None
+        top = folder
+        while os.path.dirname(top) != top:
+            if os.path.basename(top) == parts[0] and self._consult(os.path.join(top, "__init__.py")) is None:
+                return self._module_file(os.path.dirname(top), parts)
+            top = os.path.dirname(top)
         return None
 
     def _roots(self, key: str, folder: str) -> list[str]:
