@@ -117,10 +117,14 @@ class RenamedDistributeApi(Rule):
       `executing_eagerly`, `startswith("1")`).
     - A package that declares a floor (`tensorflow>=1.15,<3` in setup.py, a module it imports,
       setup.cfg or pyproject.toml) is renamed only to names its floor has too, in its modules
-      (folders with `__init__.py`); a notebook whose saved output prints TensorFlow 1.x is judged
-      on that version (docs/target.md). A notebook pinned to a platform image of its first
-      publication (`docker_image_pinning_type` "original") gets advice naming the release that
-      added the new name, never an edit: that image's oldest possible release cannot be told.
+      (folders with `__init__.py`). An open requirement (`tensorflow>=2.4.0` of a vendored package)
+      under an older release its repository states farther up (the root README's `==2.3.1`) is
+      the same: renamed only to names both have, advice naming both where the old name is gone
+      from one and the new one missing from the other (docs/target.md). A notebook whose saved
+      output prints TensorFlow 1.x is judged on that version (docs/target.md). A notebook pinned
+      to a platform image of its first publication (`docker_image_pinning_type` "original") gets
+      advice naming the release that added the new name, never an edit: that image's oldest
+      possible release cannot be told.
 
     ## Runtime evidence
     The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,

@@ -4,11 +4,13 @@
 next to the script (or reached through the project's packages or its ``sys.path`` insertions)
 defines that function and it returns one. Only files on disk under the project are read: the
 checked file's folder, the folder holding its outermost package (for ``import pkg.mod``),
-package-relative imports (``from . import x``, ``from .a import b``), and folders the file adds
-with ``sys.path.insert/append(...)`` next to it. Nothing under ``site-packages`` or
-``dist-packages`` is followed, and neither is the interpreter's own ``sys.path``: a name that
-does not resolve to such a file is unknown, never an error. In a notebook, a module written by
-a ``%%writefile`` cell of the same notebook resolves to that cell's code.
+package-relative imports (``from . import x``, ``from .a import b``), folders the file adds
+with ``sys.path.insert/append(...)`` next to it, and the folder above a namespace package (a
+folder around the module, without ``__init__.py``, whose name the import starts with: PEP 420).
+Nothing under ``site-packages`` or ``dist-packages`` is followed, and neither is the
+interpreter's own ``sys.path``: a name that does not resolve to such a file is unknown, never an
+error. In a notebook, a module written by a ``%%writefile`` cell of the same notebook resolves to
+that cell's code.
 
 Each module is summarised once per process (``fixer/tf/module_summary.py``, keyed by path, size
 and modification time), so checking a tree reads every imported module once whatever the number
