@@ -191,3 +191,16 @@ def test_tf_nightly_of_a_subproject_gives_way_to_the_release_its_project_pins(tm
 def test_tf_nightly_stays_the_current_release_when_the_project_pins_none(tmp_path):
     # Control: an open requirement farther up names no release: the nightly's Keras 3 is judged.
     assert len(_nightly_subproject(tmp_path, "tensorflow>=2.4\npyyaml\n")) == 1
+
+
+def test_the_target_names_the_older_release_and_forgets_it_when_the_readme_changes(tmp_path):
+    from fixer.target.model import target_for
+
+    _vendored(tmp_path, "tensorflow>=2.4.0", {"README.md": README_LIST})
+    module = tmp_path / "vendor" / "lib" / "comms.py"
+    target = target_for(module)
+    assert target.older_from is not None and target.older_from.text.endswith("tensorflow_gpu==2.3.1")
+    assert target.floor == (2, 3) and not target.has("tensorflow.distribute.MultiWorkerMirroredStrategy")
+    # The README is a file the decision read: editing it invalidates the cached decision.
+    (tmp_path / "README.md").write_text("# Mask project\n\n## Requirements\n\n*   tensorflow_gpu==2.5.0\n")
+    assert target_for(module).has("tensorflow.distribute.MultiWorkerMirroredStrategy")
