@@ -512,6 +512,8 @@ def _decide(folder: Path) -> Target:
     older = None
     if tensorflow is not None and decided_at is not None and tensorflow.allowed.open_above:
         farther = _farther_release(decided_at, consulted)
+        if farther is not None and farther.allowed.newest() < (2, 0):
+            farther = None  # a TensorFlow 1 release is another program's: TF 2 code cannot run there
         if farther is not None and tensorflow.kind == "tf-nightly":
             # `tf-nightly` names no release (the development head of whichever day it was
             # written): the release the enclosing project pins is what its code runs on.

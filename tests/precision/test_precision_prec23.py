@@ -204,3 +204,12 @@ def test_the_target_names_the_older_release_and_forgets_it_when_the_readme_chang
     # The README is a file the decision read: editing it invalidates the cached decision.
     (tmp_path / "README.md").write_text("# Mask project\n\n## Requirements\n\n*   tensorflow_gpu==2.5.0\n")
     assert target_for(module).has("tensorflow.distribute.MultiWorkerMirroredStrategy")
+
+
+def test_a_tensorflow_1_release_farther_up_is_another_program(tmp_path):
+    # A `tf2/` folder requiring `tensorflow` below a root pinning 1.15 for the TF 1 code beside it:
+    # the TF 2 code never runs on 1.15, so its renames stay safe.
+    findings = _vendored(tmp_path, "tensorflow", {"requirements.txt": "tensorflow==1.15.4\n"})
+    assert any(f.fix is not None and "CommunicationImplementation" in f.message for f in findings)
+    # Control: a TF 2 release farther up still counts.
+    assert _vendored(tmp_path / "two", "tensorflow", {"requirements.txt": "tensorflow==2.3.1\n"}) == []
