@@ -79,8 +79,9 @@ class Keras3RemovedDistributeApi(Rule):
     ## Known limits
     - The Keras is told as TFD504 tells it: `tf_keras` is Keras 2, standalone `keras` is Keras 3,
       `tf.keras` follows the script's `TF_USE_LEGACY_KERAS`, and a project pinning TensorFlow below
-      2.16 is Keras 2 everywhere (a notebook's own install cell counts as its pin). Where it
-      cannot be told, nothing is reported; a TensorFlow 1.x program gets nothing.
+      2.16 is Keras 2 everywhere (a notebook's own install cell counts as its pin). A sub-project's
+      `tf-nightly` gives way to the release its repository pins farther up (docs/target.md). Where
+      it cannot be told, nothing is reported; a TensorFlow 1.x program gets nothing.
     - A use guarded by a version check, `hasattr` or `try/except AttributeError` is a deliberate
       fallback and is not reported; neither is a class that defines its own `get_scaled_loss`.
 

@@ -117,10 +117,14 @@ class RenamedDistributeApi(Rule):
       `executing_eagerly`, `startswith("1")`).
     - A package that declares a floor (`tensorflow>=1.15,<3` in setup.py, a module it imports,
       setup.cfg or pyproject.toml) is renamed only to names its floor has too, in its modules
-      (folders with `__init__.py`); a notebook whose saved output prints TensorFlow 1.x is judged
-      on that version (docs/target.md). A notebook pinned to a platform image of its first
-      publication (`docker_image_pinning_type` "original") gets advice naming the release that
-      added the new name, never an edit: that image's oldest possible release cannot be told.
+      (folders with `__init__.py`). An open requirement (`tensorflow>=2.4.0` of a vendored package)
+      under an older release its repository states farther up (the root README's `==2.3.1`) is
+      the same: renamed only to names both have, advice naming both where the old name is gone
+      from one and the new one missing from the other (docs/target.md). A notebook whose saved
+      output prints TensorFlow 1.x is judged on that version (docs/target.md). A notebook pinned
+      to a platform image of its first publication (`docker_image_pinning_type` "original") gets
+      advice naming the release that added the new name, never an edit: that image's oldest
+      possible release cannot be told.
 
     ## Runtime evidence
     The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,
@@ -169,9 +173,14 @@ class RenamedDistributeApi(Rule):
                 continue  # kept on purpose for older TensorFlow releases
             target = ctx.tf.target
             state = _method_state(attribute.attr.value, new, target.version)
+            old = attribute.attr.value
+            if state == "removed" and not target.has(new) and (disagreement := target.disagreement(new)):
+                # Gone from the release that decided, missing from an older one the repository
+                # states: no one name runs on both, so advice naming both, never an edit.
+                ctx.report(attribute.attr, f"`{old}` is removed in {target.label()}; `{new}` {disagreement}")
+                continue
             if state is None or not target.has(new):
                 continue  # the target (or the package's declared floor) has only the old name
-            old = attribute.attr.value
             caveat = target.rename_caveat(new)
             if caveat is not None:
                 # A frozen platform image of unknown date may predate `new`: advice, never an edit.

@@ -63,6 +63,9 @@ class Target:
     floor_from: Evidence | None = None  # a package's declared lowest TensorFlow (`tensorflow>=1.15` in setup.py)
     keras2_from: Evidence | None = None  # a call only Keras 2 accepts in the checked file (`Adam(lr=...)`)
     cap_from: Evidence | None = None  # what caps an open requirement (CI on Python 3.7, tensorflow-addons)
+    # A release the same repository pins farther from the code than the open requirement that
+    # decided (`tensorflow_gpu==2.3.1` in the root README above a vendored `tensorflow>=2.4.0`).
+    older_from: Evidence | None = None
     # Scripts of this folder a notebook submits as Vertex AI jobs, with the jobs' containers.
     submitted: tuple[tuple[str, tuple[Evidence, ...]], ...] = field(default=(), compare=False)
 
@@ -104,9 +107,17 @@ class Target:
 
     @property
     def floor(self) -> tuple[int, int] | None:
-        """The oldest TensorFlow a package declares it supports, below the version judged: its
-        users may run it (`tensorflow>=1.15,<3` in setup.py resolves to 2.21 but admits 1.15).
+        """The oldest TensorFlow the code may meet, below the version judged: a package's declared
+        lower bound (`tensorflow>=1.15,<3` in setup.py resolves to 2.21 but admits 1.15: its users
+        may run it), or an older release the same repository pins farther up (``older_from``).
         None with a requested target-version, which is the version the code must work on."""
+        if self.requested is None and self.older_from is not None:
+            older = self.older_from.allowed.newest()
+            if older < self.version:
+                return min(older, self._package_floor() or older)
+        return self._package_floor()
+
+    def _package_floor(self) -> tuple[int, int] | None:
         if self.requested is not None or self.floor_from is None:
             return None
         low = self.floor_from.allowed.low
@@ -132,6 +143,19 @@ class Target:
         if added is None or not self.frozen_platform_image:
             return None
         return f"needs TF {added[0]}.{added[1]}; this notebook's pinned platform image may be older"
+
+    def disagreement(self, name: str) -> str | None:
+        """Why ``name`` cannot be written for every release the project states, for advice: the
+        older release the repository pins farther up lacks it (``older_from``); None otherwise."""
+        older = self.older_from
+        added = added_in(name)
+        if self.requested is not None or older is None or added is None or exists_in(name, older.allowed.newest()):
+            return None
+        release = older.allowed.newest()
+        return (
+            f"needs TF {added[0]}.{added[1]}, but {Path(older.path).name}:{older.line} states "
+            f"TensorFlow {release[0]}.{release[1]}"
+        )
 
     def with_keras2_usage(self, evidence: Evidence | None) -> Target:
         """This target for a file that ``evidence`` shows is written for Keras 2 (a call Keras 3
@@ -452,6 +476,7 @@ def _decide(folder: Path) -> Target:
     # scripts and test data beside them, which run on whatever TensorFlow is installed.
     init = str(folder / "__init__.py")
     consulted[init] = file_stamp(init)
+    decided_at: Path | None = None  # the folder whose files decided, unless a launcher's job did
     for candidate in [folder, *folder.parents]:
         launched = _launched(candidate, folder, consulted) if candidate != folder else []
         submitted += _submitted(candidate, folder, consulted) + job_scripts(candidate, folder)
@@ -471,6 +496,7 @@ def _decide(folder: Path) -> Target:
             pinned_here = [e for e in tf_here if not _from_readme(e)]
             job = [e for e in launched if e.kind in ("tensorflow", "tf-nightly")]
             tensorflow = _lowest(job or _run_in(tf_here, pinned_here) or pinned_here or tf_here)
+            decided_at = None if job else candidate
             # A package's declared floor still binds its modules when a container decides the
             # folder's scripts: the package's users import it on any release the pin admits.
             declared = _lowest(pinned_here) if pinned_here and not job else tensorflow
@@ -483,6 +509,18 @@ def _decide(folder: Path) -> Target:
                 tf_keras = e
         if tf_here or (candidate / ".git").exists():
             break  # the nearest project that names TensorFlow, or the repository root
+    older = None
+    if tensorflow is not None and decided_at is not None and tensorflow.allowed.open_above:
+        farther = _farther_release(decided_at, consulted)
+        if farther is not None and farther.allowed.newest() < (2, 0):
+            farther = None  # a TensorFlow 1 release is another program's: TF 2 code cannot run there
+        if farther is not None and tensorflow.kind == "tf-nightly":
+            # `tf-nightly` names no release (the development head of whichever day it was
+            # written): the release the enclosing project pins is what its code runs on.
+            tensorflow = declared = farther
+        elif farther is not None:
+            older = farther  # sources disagree: checked against the version below (Target.floor)
+        everything += [farther] if farther is not None else []
     pinned, cap = _pinned_version(tensorflow, keras_pin), None
     if (
         tensorflow is not None
@@ -506,8 +544,36 @@ def _decide(folder: Path) -> Target:
         evidence=(*everything, *(c for c in caps if c.kind == "python-cap")),
         consulted=tuple(sorted(consulted.items())),
         floor_from=_package_floor(declared) if consulted[init] is not None else None,
+        older_from=older,
         keras2_from=_keras2_requirement(everything) if tensorflow is None and keras_pin is None else None,
     )
+
+
+def _farther_release(decided_at: Path, consulted: dict[str, Stamp]) -> Evidence | None:
+    """The release the same repository states farther from the code than ``decided_at`` (whose
+    requirement is open above: a lower bound, a bare name, `tf-nightly`): in the first folder
+    above it, up to the repository root, that names TensorFlow, its bounded statement resolving
+    to the oldest release (`tensorflow==2.4.1`, `tensorflow~=2.12.0`, a README's
+    `tensorflow_gpu==2.3.1`, a versioned image; a README as in the walk). None when that
+    folder names only open requirements, or when no repository root (`.git`) holds the folder:
+    without one, the folders above are no project of the code's."""
+    root = next((p for p in decided_at.parents if (p / ".git").exists()), None)
+    if root is None or (decided_at / ".git").exists():
+        return None
+    for candidate in decided_at.parents:
+        found = _read_folder(candidate, consulted)
+        found += packaging_statements(candidate, lambda path: consulted.__setitem__(path, file_stamp(path)))
+        found += docker_folder_statements(candidate, consulted)
+        tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
+        if tf_here:
+            # The folder's own precedence: a README counts only without pin files (or as their container).
+            pins = [e for e in tf_here if not _from_readme(e)]
+            chosen = _run_in(tf_here, pins) or pins or tf_here
+            bounded = [e for e in chosen if e.kind == "tensorflow" and not e.allowed.open_above]
+            return _lowest(bounded) if bounded else None
+        if candidate == root:
+            return None
+    return None
 
 
 def _keras2_requirement(found: list[Evidence]) -> Evidence | None:
@@ -555,7 +621,15 @@ def _with_script_installs(folder: Target, installs: list[Evidence]) -> Target:
     if tensorflow is folder.tensorflow_from and keras_pin is folder.keras_pin:
         return own
     pinned = _pinned_version(tensorflow, keras_pin)
-    return replace(own, pinned=pinned, cap_from=None, tensorflow_from=tensorflow, keras_pin=keras_pin, floor_from=None)
+    return replace(
+        own,
+        pinned=pinned,
+        cap_from=None,
+        tensorflow_from=tensorflow,
+        keras_pin=keras_pin,
+        floor_from=None,
+        older_from=None,
+    )
 
 
 def _decisive(install: Evidence) -> bool:
@@ -581,6 +655,7 @@ def _with_platform_pin(folder: Target, notebook: Path) -> Target:
         tensorflow_from=pin,
         cap_from=None,
         floor_from=None,
+        older_from=None,
         evidence=(pin, *folder.evidence),
         consulted=consulted,
     )
@@ -599,6 +674,7 @@ def _in_job(folder: Target, script: str) -> Target:
         tensorflow_from=tensorflow,
         cap_from=None,
         floor_from=None,
+        older_from=None,
         evidence=(*jobs, *folder.evidence),
     )
 
@@ -663,6 +739,7 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         tf_keras_from=_last(job, "tf-keras") or _last(own, "tf-keras") or folder.tf_keras_from,
         # A package's floor is about the folder's declaration, not a notebook's own install or job.
         floor_from=folder.floor_from if tensorflow is folder.tensorflow_from else None,
+        older_from=folder.older_from if tensorflow is folder.tensorflow_from else None,
         evidence=(*own, *job, *pins.instructions, *folder.evidence),
         consulted=tuple(sorted({**dict(folder.consulted), str(notebook): stamp}.items())),
     )

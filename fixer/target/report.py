@@ -57,6 +57,11 @@ def as_dict(target: Target, base: Path, requested_from: str | None) -> dict[str,
             if target.tensorflow_from
             else None
         ),
+        "older_release": (
+            {"file": _relative(target.older_from.path, base), "line": target.older_from.line}
+            if target.older_from
+            else None
+        ),
         "statements": [
             {"file": _relative(e.path, base), "cell": e.cell, "line": e.line, "kind": e.kind, "text": e.text}
             for e in target.evidence
@@ -89,6 +94,9 @@ def as_text(target: Target, base: Path, requested_from: str | None) -> str:
     lines.append(
         f"tf-keras: {'declared in ' + data['tf_keras_declared'] if data['tf_keras_declared'] else 'not declared'}"
     )
+    if target.older_from is not None:
+        older = target.older_from
+        lines.append(f"Older release stated farther up: {_at(older, base)}: {older.text} (renames must run on both)")
     if data["statements"]:
         lines.append("Statements found:")
         lines += [f"  {_at(e, base)}: {e.text}" for e in target.evidence]

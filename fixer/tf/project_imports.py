@@ -4,11 +4,13 @@
 next to the script (or reached through the project's packages or its ``sys.path`` insertions)
 defines that function and it returns one. Only files on disk under the project are read: the
 checked file's folder, the folder holding its outermost package (for ``import pkg.mod``),
-package-relative imports (``from . import x``, ``from .a import b``), and folders the file adds
-with ``sys.path.insert/append(...)`` next to it. Nothing under ``site-packages`` or
-``dist-packages`` is followed, and neither is the interpreter's own ``sys.path``: a name that
-does not resolve to such a file is unknown, never an error. In a notebook, a module written by
-a ``%%writefile`` cell of the same notebook resolves to that cell's code.
+package-relative imports (``from . import x``, ``from .a import b``), folders the file adds
+with ``sys.path.insert/append(...)`` next to it, and the folder above a namespace package (a
+folder around the module, without ``__init__.py``, whose name the import starts with: PEP 420).
+Nothing under ``site-packages`` or ``dist-packages`` is followed, and neither is the
+interpreter's own ``sys.path``: a name that does not resolve to such a file is unknown, never an
+error. In a notebook, a module written by a ``%%writefile`` cell of the same notebook resolves to
+that cell's code.
 
 Each module is summarised once per process (``fixer/tf/module_summary.py``, keyed by path, size
 and modification time), so checking a tree reads every imported module once whatever the number
@@ -416,6 +418,20 @@ class ProjectImports:
             found = self._module_file(root, parts)
             if found is not None:
                 return found
+        return self._in_namespace_package(folder, parts)
+
+    def _in_namespace_package(self, folder: str, parts: list[str]) -> str | None:
+        """``parts`` found as Python 3 finds a namespace package (PEP 420): the importing module
+        sits inside a folder named ``parts[0]`` that has no `__init__.py` (`official/core/x.py`
+        importing `official.core.y`), so the project runs from the folder above it, where
+        `import official...` resolves. A name that is no folder around the module stays unknown."""
+        if not parts:
+            return None
+        top = folder
+        while os.path.dirname(top) != top:
+            if os.path.basename(top) == parts[0] and self._consult(os.path.join(top, "__init__.py")) is None:
+                return self._module_file(os.path.dirname(top), parts)
+            top = os.path.dirname(top)
         return None
 
     def _roots(self, key: str, folder: str) -> list[str]:
