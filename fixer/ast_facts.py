@@ -75,6 +75,12 @@ class ModuleFacts:
         return any(self._strategies.may_be_strategy(receiver) for receiver in self.run_receivers)
 
     @cached_property
+    def strategy_constructed(self) -> bool:
+        """A call that may construct a strategy (fixer/strategy_receivers.py): a strategy class
+        named only in an `isinstance` test, a message or an annotation constructs none."""
+        return any(self._strategies.builds_strategy(call) for call in self.calls)
+
+    @cached_property
     def scope_like_with(self) -> bool:
         """A `with` that may enter a strategy's scope: `x.scope()` of an ``x`` that may be a
         strategy, or a name or attribute assigned such a call (fixer/strategy_receivers.py)."""

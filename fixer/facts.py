@@ -85,10 +85,16 @@ SCOPE_BLOCK = Fact("a `with` that may enter a strategy scope", lambda f: f.scope
 MULTI_WORKER = Fact("a MultiWorkerMirroredStrategy named", _names_multi_worker)
 
 # TFD101: creations are judged against scope blocks and strategy constructions; without either,
-# only a helper module's Keras step methods (read by an importer's distributed `fit`) count.
+# only a helper module's Keras step methods (read by an importer's distributed `fit`) count. A
+# construction needs a strategy class named in the code (as above) and a call that may build one
+# (a class named only in an `isinstance` test builds none).
 STRATEGY_IN_PLAY = Fact(
     "a strategy scope, a strategy constructed, or a Keras step method",
-    lambda f: not _STRATEGY_CLASS_NAMES.isdisjoint(f.identifiers) or _has_step_method(f) or f.scope_like_with,
+    lambda f: (
+        _has_step_method(f)
+        or (not _STRATEGY_CLASS_NAMES.isdisjoint(f.identifiers) and f.strategy_constructed)
+        or f.scope_like_with
+    ),
 )
 
 # Replica functions: what `strategy.run` (or `extended.call_for_each_replica`) runs, Keras step

@@ -214,22 +214,29 @@ class StrategyEvidence:
             changed = False
             left = []
             for keys, value in pending:
-                if self._constructs(value) or dotted(value) in self.keys:
+                if self.constructs(value) or dotted(value) in self.keys:
                     self.keys.update(keys)
                     changed = True
                 else:
                     left.append((keys, value))
             pending = left
 
-    def _constructs(self, node: ast.expr) -> bool:
+    def constructs(self, node: ast.expr) -> bool:
+        """``node`` may call a strategy constructor or `get_strategy` (its callable is named like one,
+        or is an alias, a project import or a factory of one)."""
         if not isinstance(node, ast.Call):
             return False
         name = _last_name(node.func)
         return name is not None and (_strategy_class_name(name) or name in self.aliases)
 
+    def builds_strategy(self, call: ast.Call) -> bool:
+        """``call`` may build a new strategy (:meth:`constructs`, but not `get_strategy()`, which
+        returns the one in use): what `StrategyModel.all_constructions` may find."""
+        return _last_name(call.func) != "get_strategy" and self.constructs(call)
+
     def may_be_strategy(self, receiver: ast.expr) -> bool:
         """What :meth:`StrategyModel.is_strategy` may say of ``receiver``, loosened."""
-        return _is_model_strategy(receiver) or self._constructs(receiver) or dotted(receiver) in self.keys
+        return _is_model_strategy(receiver) or self.constructs(receiver) or dotted(receiver) in self.keys
 
     def may_enter_scope(self, entered: ast.expr) -> bool:
         """What :attr:`StrategyModel.scope_blocks` may say of a `with` item entering ``entered``,

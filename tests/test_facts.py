@@ -102,6 +102,9 @@ def test_a_test_file_building_everything_in_the_scope_is_not_analysed():
         ("from helpers import make\nwith self._lock:\n    pass\nscope = make().scope()\nwith scope:\n    pass\n",
          STRATEGY_IN_PLAY),
         ("s = tf.distribute.MirroredStrategy()\n", STRATEGY_IN_PLAY),
+        # A construction as StrategyModel.all_constructions finds one: through an alias, a project module.
+        ("MS = tf.distribute.MirroredStrategy\ns = MS()\n", STRATEGY_IN_PLAY),
+        ("from helpers import make\ns = make(tf.distribute.MirroredStrategy)\n", STRATEGY_IN_PLAY),
         ("class M(tf.keras.Model):\n    def train_step(self, data):\n        pass\n", STRATEGY_IN_PLAY),
         ("strategy.run(step, args=(x,))\n", REPLICA_FUNCTION),
         ("strategy.extended.call_for_each_replica(step)\n", REPLICA_FUNCTION),
@@ -159,6 +162,8 @@ def test_facts_hold_on_the_structure_they_name(code, fact):
         ("raise ValueError('use a different Strategy, e.g. a MirroredStrategy.')\n", MIRRORED_NAMED),
         ("os.environ['TF_CONFIG'] = json.dumps(cluster)\n", MULTI_WORKER),
         ("n = tf.distribute.get_strategy().num_replicas_in_sync\n", STRATEGY_IN_PLAY),
+        # A strategy class named but never constructed (tf_keras' engine and test bases).
+        ("if isinstance(s, tf.distribute.MirroredStrategy):\n    v = tf.Variable(1.0)\n", STRATEGY_IN_PLAY),
         ("def step(x):\n    return x\nstep(1)\n", REPLICA_FUNCTION),
         ("def f():\n    with s.scope():\n        def step(x):\n            pass\n", REPLICA_FUNCTION),
         ("with open(path) as f:\n    def step(x):\n        pass\n", REPLICA_FUNCTION),
