@@ -16,7 +16,7 @@ import ast
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from fixer.strategy_receivers import EVIDENCE_NODES, may_run_on_strategy, run_receiver
+from fixer.strategy_receivers import EVIDENCE_NODES, StrategyEvidence, run_receiver
 from fixer.tf.strategies import STRATEGY_ONLY_ATTRIBUTES
 
 _JIT_KEYWORDS = frozenset({"jit_compile", "experimental_compile"})
@@ -38,15 +38,16 @@ class ModuleFacts:
     For the facts: ``identifiers``, every name, attribute, keyword, import and definition name
     in the code; ``called``, the method names of calls `x.m(...)`, and ``called_with_args``
     those with arguments; ``defined``, names of functions and classes; ``jit_true``, a
-    `jit_compile=True` (or `experimental_compile=True`) argument; ``scope_like_with``, a `with`
-    entering `x.scope(...)` or a bare name or attribute (a scope object kept in a variable);
-    ``def_in_with``, a function defined inside a `with` that may enter a scope, outside every
-    function (classes may lie between: ReplicaModel.probable_replica_functions);
-    ``distribute_import``, a `from tensorflow.distribute... import` (or from
-    `tensorflow.compat.v2.distribute.experimental`). ``run_receivers``: the ``x`` of every
-    `x.run(...)`, `x.experimental_run_v2(...)` and `x.extended.call_for_each_replica(...)`;
-    ``evidence``: the nodes fixer/strategy_receivers.py reads to tell whether one may be a
-    strategy (:attr:`strategy_run`, decided when first asked).
+    `jit_compile=True` (or `experimental_compile=True`) argument; ``distribute_import``, a
+    `from tensorflow.distribute... import` (or from `tensorflow.compat.v2.distribute.experimental`).
+    ``run_receivers``: the ``x`` of every `x.run(...)`, `x.experimental_run_v2(...)` and
+    `x.extended.call_for_each_replica(...)`; ``scope_entries``: what every `with` item enters
+    that is `x.scope(...)` or a bare name or attribute (a scope object kept in a variable);
+    ``def_in_entries``: for each function defined inside such a `with`, outside every function
+    (classes may lie between: ReplicaModel.probable_replica_functions), the items of the `with`
+    blocks around it; ``evidence``: the nodes fixer/strategy_receivers.py reads to tell whether
+    an expression may be a strategy (:attr:`strategy_run`, :attr:`scope_like_with` and
+    :attr:`def_in_with` are decided from them when first asked).
 
     For the lines a test expects to raise (fixer/expected_failure.py): ``with_blocks``, every
     `with` and `async with`, and ``calls``, every call.
@@ -60,10 +61,10 @@ class ModuleFacts:
     called_with_args: frozenset[str]
     defined: frozenset[str]
     jit_true: bool
-    scope_like_with: bool
-    def_in_with: bool
     distribute_import: bool
     run_receivers: tuple[ast.expr, ...] = field(repr=False)
+    scope_entries: tuple[ast.expr, ...] = field(repr=False)
+    def_in_entries: tuple[tuple[ast.expr, ...], ...] = field(repr=False)
     evidence: tuple[ast.AST, ...] = field(repr=False)
     with_blocks: tuple[ast.With | ast.AsyncWith, ...] = field(repr=False)
     calls: tuple[ast.Call, ...] = field(repr=False)
@@ -71,7 +72,30 @@ class ModuleFacts:
     @cached_property
     def strategy_run(self) -> bool:
         """A `.run(`-like call whose receiver may be a strategy (fixer/strategy_receivers.py)."""
-        return may_run_on_strategy(self.run_receivers, self.evidence)
+        return any(self._strategies.may_be_strategy(receiver) for receiver in self.run_receivers)
+
+    @cached_property
+    def strategy_constructed(self) -> bool:
+        """A call that may construct a strategy (fixer/strategy_receivers.py): a strategy class
+        named only in an `isinstance` test, a message or an annotation constructs none."""
+        return any(self._strategies.builds_strategy(call) for call in self.calls)
+
+    @cached_property
+    def scope_like_with(self) -> bool:
+        """A `with` that may enter a strategy's scope: `x.scope()` of an ``x`` that may be a
+        strategy, or a name or attribute assigned such a call (fixer/strategy_receivers.py)."""
+        return any(self._strategies.may_enter_scope(entered) for entered in self.scope_entries)
+
+    @cached_property
+    def def_in_with(self) -> bool:
+        """A function defined inside a `with` that may enter a strategy's scope, outside every function."""
+        entering = self._strategies.may_enter_scope
+        return any(any(entering(entered) for entered in entries) for entries in self.def_in_entries)
+
+    @cached_property
+    def _strategies(self) -> StrategyEvidence:
+        # Built at most once, and only for a module some fact asks about: most files never need it.
+        return StrategyEvidence(self.evidence)
 
     @classmethod
     def of(cls, tree: ast.Module) -> ModuleFacts:
@@ -84,7 +108,7 @@ class _Context:
 
     __slots__ = ("in_with", "chain")
 
-    def __init__(self, in_with: bool | None, chain: int) -> None:
+    def __init__(self, in_with: tuple[ast.expr, ...] | None, chain: int) -> None:
         self.in_with = in_with
         self.chain = chain
 
@@ -100,10 +124,12 @@ class _Walk:
         self.defined: set[str] = set()
         self.docstrings: list[ast.Constant] = []
         self.receivers: list[ast.expr] = []
+        self.scope_entries: list[ast.expr] = []
+        self.def_in_entries: list[tuple[ast.expr, ...]] = []
         self.evidence: list[ast.AST] = []
         self.with_blocks: list[ast.With | ast.AsyncWith] = []
         self.calls: list[ast.Call] = []
-        self.jit_true = self.scope_like_with = self.def_in_with = self.distribute_import = False
+        self.jit_true = self.distribute_import = False
 
     def facts(self) -> ModuleFacts:
         nodes, deepest = self._walk()
@@ -116,10 +142,10 @@ class _Walk:
             called_with_args=frozenset(self.called_with_args),
             defined=frozenset(self.defined),
             jit_true=self.jit_true,
-            scope_like_with=self.scope_like_with,
-            def_in_with=self.def_in_with,
             distribute_import=self.distribute_import,
             run_receivers=tuple(self.receivers),
+            scope_entries=tuple(self.scope_entries),
+            def_in_entries=tuple(self.def_in_entries),
             evidence=tuple(self.evidence),
             with_blocks=tuple(self.with_blocks),
             calls=tuple(self.calls),
@@ -130,11 +156,11 @@ class _Walk:
         identifiers = self.identifiers
         evidence = self.evidence
         nodes = deepest = 0
-        # Whether the current node lies in a `with` that may enter a scope (None: inside a
-        # function, where a def is never the step of a scope's elided loop), and the `and`/`or`
-        # operands nested above it. Changed only below a few kinds of node: a _Context pushed
-        # before their children restores the outer values once the walk is past them.
-        in_with: bool | None = False
+        # What the `with` blocks around the current node that may enter a scope enter (None:
+        # inside a function, where a def is never the step of a scope's elided loop), and the
+        # `and`/`or` operands nested above it. Changed only below a few kinds of node: a _Context
+        # pushed before their children restores the outer values once the walk is past them.
+        in_with: tuple[ast.expr, ...] | None = ()
         chain = 0
         stack: list[ast.AST | _Context] = [self.tree]
         pop, push, extend = stack.pop, stack.append, stack.extend
@@ -170,11 +196,11 @@ class _Walk:
                 in_with = self._definition(node, in_with)  # type: ignore[arg-type]
             elif kind is ast.With or kind is ast.AsyncWith:
                 self.with_blocks.append(node)  # type: ignore[arg-type]
-                entering = any(_may_enter_scope(item.context_expr) for item in node.items)  # type: ignore[union-attr]
-                self.scope_like_with = self.scope_like_with or entering
-                if entering and in_with is False:
+                entering = [item.context_expr for item in node.items if _may_enter_scope(item.context_expr)]  # type: ignore[union-attr]
+                self.scope_entries.extend(entering)
+                if entering and in_with is not None:
                     push(_Context(in_with, chain))
-                    in_with = True
+                    in_with = (*in_with, *entering)
             elif kind is ast.alias:
                 identifiers.update(node.name.split("."))  # type: ignore[union-attr]
                 if node.asname:  # type: ignore[union-attr]
@@ -213,8 +239,10 @@ class _Walk:
             self.jit_true = True
 
     def _definition(
-        self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda, in_with: bool | None
-    ) -> bool | None:
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda,
+        in_with: tuple[ast.expr, ...] | None,
+    ) -> tuple[ast.expr, ...] | None:
         """Record a definition; what ``in_with`` is for the nodes below it."""
         if isinstance(node, ast.Lambda):
             return None
@@ -223,7 +251,8 @@ class _Walk:
         self._docstring(node)
         if isinstance(node, ast.ClassDef):
             return in_with
-        self.def_in_with = self.def_in_with or bool(in_with)
+        if in_with:
+            self.def_in_entries.append(in_with)
         return None
 
     def _docstring(self, node: ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:

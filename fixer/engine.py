@@ -288,7 +288,7 @@ def rules_in_code(
     kept = [rule for rule in rules if rule_may_fire(rule, code) or not rule_may_fire(rule, text)]
     if not any(rule.facts for rule in kept):
         return kept
-    failing = [rule for rule in kept if not facts_hold(rule.facts, facts) and rule_may_fire(rule, text)]
+    failing = [rule for rule in kept if not facts_hold(rule.facts, facts, path) and rule_may_fire(rule, text)]
     if any(rule.importer_triggers for rule in failing) and _used_under_strategy(path):
         failing = [rule for rule in failing if not rule.importer_triggers]
     return [rule for rule in kept if rule not in failing]

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fixer.test_files import is_test_path
 from fixer.tf.keras_models import STEP_METHODS
 from fixer.tf.strategies import MULTI_WORKER_CLASSES, STRATEGY_CLASSES
 
@@ -55,12 +56,20 @@ _DATASET_DISTRIBUTION = frozenset(
 )
 
 
+def _anywhere(_: str) -> bool:
+    return True
+
+
 @dataclass(frozen=True)
 class Fact:
-    """A structure a rule's ``check`` starts from; ``holds`` may say True for more modules."""
+    """A structure a rule's ``check`` starts from; ``holds`` may say True for more modules.
+
+    ``on_path``: the files it may hold in, by their path (most facts: any file).
+    """
 
     name: str
     holds: Callable[[ModuleFacts], bool]
+    on_path: Callable[[str], bool] = _anywhere
 
 
 def _names_multi_worker(facts: ModuleFacts) -> bool:
@@ -76,10 +85,16 @@ SCOPE_BLOCK = Fact("a `with` that may enter a strategy scope", lambda f: f.scope
 MULTI_WORKER = Fact("a MultiWorkerMirroredStrategy named", _names_multi_worker)
 
 # TFD101: creations are judged against scope blocks and strategy constructions; without either,
-# only a helper module's Keras step methods (read by an importer's distributed `fit`) count.
+# only a helper module's Keras step methods (read by an importer's distributed `fit`) count. A
+# construction needs a strategy class named in the code (as above) and a call that may build one
+# (a class named only in an `isinstance` test builds none).
 STRATEGY_IN_PLAY = Fact(
     "a strategy scope, a strategy constructed, or a Keras step method",
-    lambda f: f.scope_like_with or not _STRATEGY_CLASS_NAMES.isdisjoint(f.identifiers) or _has_step_method(f),
+    lambda f: (
+        _has_step_method(f)
+        or (not _STRATEGY_CLASS_NAMES.isdisjoint(f.identifiers) and f.strategy_constructed)
+        or f.scope_like_with
+    ),
 )
 
 # Replica functions: what `strategy.run` (or `extended.call_for_each_replica`) runs, Keras step
@@ -128,6 +143,15 @@ DISTRIBUTED_INPUT = Fact(
 )
 
 
-def facts_hold(facts: tuple[Fact, ...], module: ModuleFacts) -> bool:
-    """True when every one of a rule's ``facts`` holds for ``module`` (no facts: always)."""
-    return all(fact.holds(module) for fact in facts)
+# TFD112: a MirroredStrategy built with a device list (a name in a message or a comment builds none).
+MIRRORED_NAMED = Fact("a MirroredStrategy named", lambda f: "MirroredStrategy" in f.identifiers)
+
+# TFD601-TFD603 look at no test file: a test's TF_CONFIG and clusters are fixtures
+# (codemods/cluster/hardcoded_tf_config.py, fixer/tf/tf_config_sources.py:cluster_problems).
+NOT_A_TEST = Fact("not a test file", lambda f: True, on_path=lambda path: not is_test_path(path))
+
+
+def facts_hold(facts: tuple[Fact, ...], module: ModuleFacts, path: str = "") -> bool:
+    """True when every one of a rule's ``facts`` holds for ``module``, the code of the file at
+    ``path`` (no facts: always)."""
+    return all(fact.on_path(path) and fact.holds(module) for fact in facts)

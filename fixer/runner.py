@@ -126,6 +126,7 @@ def _process(path: Path, data: bytes, job: Job, config: Config, cache: ResultCac
         decoded = decode_source(data)
     except SourceError as exc:
         return _error_result(name, str(exc))
+    _hash_nodes_in_c()
     if notebook:
         from fixer.notebook import analyse_notebook
 
@@ -155,6 +156,15 @@ def _process(path: Path, data: bytes, job: Job, config: Config, cache: ResultCac
             reason = f"the fixed text cannot be encoded as {decoded.encoding} ({exc.reason})"
             return _unwritten(name, decoded.text, config, job, f"could not write: {reason}; the file is unchanged")
     return result
+
+
+def _hash_nodes_in_c() -> None:
+    """libcst hashes its nodes in Python; the index and the rules key their tables by node (~12 % of
+    a large file's check, benchmarks/README.md "speed8"): the same identity hash in C, as the
+    language server does. Installed once per process, when a first file reaches the analysis."""
+    from fixer.lsp import node_hash  # libcst only: the server's own modules are not imported
+
+    node_hash.install()
 
 
 def _unwritten(name: str, text: str, config: Config, job: Job, error: str) -> FileResult:

@@ -68,18 +68,6 @@ EVIDENCE_NODES = frozenset(
 )
 
 
-def may_run_on_strategy(receivers: Iterable[ast.expr], nodes: Iterable[ast.AST]) -> bool:
-    """True unless no receiver of ``receivers`` can be a strategy; ``nodes`` are the module's
-    nodes of the kinds in :data:`EVIDENCE_NODES` and its attributes naming a strategy-only one."""
-    receivers = list(receivers)
-    if not receivers:
-        return False
-    if any(_is_model_strategy(receiver) for receiver in receivers):
-        return True
-    evidence = _Evidence(nodes)
-    return any(evidence.may_be_strategy(receiver) for receiver in receivers)
-
-
 def _is_model_strategy(node: ast.expr) -> bool:
     return isinstance(node, ast.Attribute) and node.attr == "distribute_strategy"
 
@@ -95,8 +83,9 @@ def _may_reexport(node: ast.ImportFrom) -> bool:
     return bool(node.level) or (node.module or "").split(".")[0] not in _TF_ROOTS
 
 
-class _Evidence:
-    """What the module's evidence nodes say about which expressions may hold a strategy."""
+class StrategyEvidence:
+    """What the module's evidence nodes (:data:`EVIDENCE_NODES`) say about which expressions may
+    hold a strategy, and which names or attributes may hold a strategy's scope object."""
 
     def __init__(self, nodes: Iterable[ast.AST]) -> None:
         self.aliases: set[str] = set()  # names that may call a strategy constructor
@@ -109,6 +98,7 @@ class _Evidence:
         self.assigned: list[tuple[list[str], ast.expr]] = []  # (target keys, value)
         self.annotated: list[tuple[str, ast.expr]] = []  # parameters with their annotations
         self.renamed: list[tuple[list[str], str]] = []  # `A = x.B`: (names, "B")
+        self.scope_objects: dict[str, list[ast.expr]] = {}  # `k = x.scope()`: k -> [x]
         for node in nodes:
             self._visit(node)
         self._spread_aliases()
@@ -163,6 +153,9 @@ class _Evidence:
         keys = [key for key in map(dotted, targets) if key is not None]
         if keys and isinstance(value, (ast.Call, ast.Name, ast.Attribute)):
             self.assigned.append((keys, value))
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "scope":
+            for key in keys:
+                self.scope_objects.setdefault(key, []).append(value.func.value)
         # `MS = tf.distribute.MirroredStrategy`: an alias (fixer/tf/names.py `_add_assigned_aliases`).
         last = _last_name(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
         if last is not None:
@@ -221,22 +214,40 @@ class _Evidence:
             changed = False
             left = []
             for keys, value in pending:
-                if self._constructs(value) or dotted(value) in self.keys:
+                if self.constructs(value) or dotted(value) in self.keys:
                     self.keys.update(keys)
                     changed = True
                 else:
                     left.append((keys, value))
             pending = left
 
-    def _constructs(self, node: ast.expr) -> bool:
+    def constructs(self, node: ast.expr) -> bool:
+        """``node`` may call a strategy constructor or `get_strategy` (its callable is named like one,
+        or is an alias, a project import or a factory of one)."""
         if not isinstance(node, ast.Call):
             return False
         name = _last_name(node.func)
         return name is not None and (_strategy_class_name(name) or name in self.aliases)
 
+    def builds_strategy(self, call: ast.Call) -> bool:
+        """``call`` may build a new strategy (:meth:`constructs`, but not `get_strategy()`, which
+        returns the one in use): what `StrategyModel.all_constructions` may find."""
+        return _last_name(call.func) != "get_strategy" and self.constructs(call)
+
     def may_be_strategy(self, receiver: ast.expr) -> bool:
         """What :meth:`StrategyModel.is_strategy` may say of ``receiver``, loosened."""
-        return self._constructs(receiver) or dotted(receiver) in self.keys
+        return _is_model_strategy(receiver) or self.constructs(receiver) or dotted(receiver) in self.keys
+
+    def may_enter_scope(self, entered: ast.expr) -> bool:
+        """What :attr:`StrategyModel.scope_blocks` may say of a `with` item entering ``entered``,
+        loosened: `x.scope(...)` of an ``x`` that may be a strategy, or a name or attribute chain
+        assigned such a call anywhere in the module (``StrategyModel.scope_object_value`` takes
+        the binding that reaches the `with`, and none of an imported name)."""
+        if isinstance(entered, ast.Call):
+            func = entered.func
+            return isinstance(func, ast.Attribute) and func.attr == "scope" and self.may_be_strategy(func.value)
+        key = dotted(entered)
+        return key is not None and any(self.may_be_strategy(x) for x in self.scope_objects.get(key, ()))
 
     @staticmethod
     def _add_key(keys: set[str], node: ast.expr) -> None:

@@ -53,9 +53,9 @@ def test_chains_nest_and_do_not_leak_to_siblings():
 
 def test_a_def_in_a_scope_after_a_function_in_it_is_still_seen():
     # The context a function sets (inside it, no step of the scope's loop) ends with the function.
-    code = "with s.scope():\n    def helper():\n        pass\n    def step(x):\n        pass\n"
+    code = "with strategy.scope():\n    def helper():\n        pass\n    def step(x):\n        pass\n"
     assert ModuleFacts.of(ast.parse(code)).def_in_with
-    code = "def f():\n    with s.scope():\n        def step(x):\n            pass\n"
+    code = "def f():\n    with strategy.scope():\n        def step(x):\n            pass\n"
     assert not ModuleFacts.of(ast.parse(code)).def_in_with
 
 

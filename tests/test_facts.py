@@ -19,6 +19,9 @@ from fixer.facts import (
     REPLICA_FUNCTION,
     RUN_CALL,
     RUN_OR_STEP,
+    MIRRORED_NAMED,
+    MULTI_WORKER,
+    NOT_A_TEST,
     SCOPE_BLOCK,
     STRATEGY_IN_PLAY,
     facts_hold,
@@ -87,13 +90,27 @@ def test_a_test_file_building_everything_in_the_scope_is_not_analysed():
     ("code", "fact"),
     [
         ("with strategy.scope():\n    pass\n", SCOPE_BLOCK),
-        ("scope = s.scope()\nwith scope:\n    pass\n", SCOPE_BLOCK),
+        ("scope = strategy.scope()\nwith scope:\n    pass\n", SCOPE_BLOCK),
+        # A scope block is `x.scope()` of what may be a strategy (fixer/strategy_receivers.py), entered
+        # directly or through a name or attribute assigned it (StrategyModel.scope_blocks).
+        ("s = tf.distribute.MirroredStrategy()\nwith s.scope():\n    pass\n", SCOPE_BLOCK),
+        ("def f(distribution):\n    with distribution.scope():\n        pass\n", SCOPE_BLOCK),
+        ("with tf.distribute.get_strategy().scope():\n    pass\n", SCOPE_BLOCK),
+        ("with self.model.distribute_strategy.scope():\n    pass\n", SCOPE_BLOCK),
+        ("class T:\n    def setUp(self):\n        self._scope = self._strategy.scope()\n"
+         "    def test(self):\n        with self._scope:\n            pass\n", SCOPE_BLOCK),
+        ("from helpers import make\nwith self._lock:\n    pass\nscope = make().scope()\nwith scope:\n    pass\n",
+         STRATEGY_IN_PLAY),
         ("s = tf.distribute.MirroredStrategy()\n", STRATEGY_IN_PLAY),
+        # A construction as StrategyModel.all_constructions finds one: through an alias, a project module.
+        ("MS = tf.distribute.MirroredStrategy\ns = MS()\n", STRATEGY_IN_PLAY),
+        ("from helpers import make\ns = make(tf.distribute.MirroredStrategy)\n", STRATEGY_IN_PLAY),
         ("class M(tf.keras.Model):\n    def train_step(self, data):\n        pass\n", STRATEGY_IN_PLAY),
         ("strategy.run(step, args=(x,))\n", REPLICA_FUNCTION),
         ("strategy.extended.call_for_each_replica(step)\n", REPLICA_FUNCTION),
-        ("with s.scope():\n    def step(x):\n        pass\n", REPLICA_FUNCTION),
-        ("with s.scope():\n    class M:\n        def step(self, x):\n            pass\n", REPLICA_FUNCTION),
+        ("with strategy.scope():\n    def step(x):\n        pass\n", REPLICA_FUNCTION),
+        ("scope = strategy.scope()\nwith scope:\n    def step(x):\n        pass\n", REPLICA_FUNCTION),
+        ("with strategy.scope():\n    class M:\n        def step(self, x):\n            pass\n", REPLICA_FUNCTION),
         ("class M(tf.keras.Model):\n    def train_step(self, data):\n        pass\n", RUN_OR_STEP),
         # Receivers that may be strategies (fixer/strategy_receivers.py), each as StrategyModel sees one.
         ("s = tf.distribute.MirroredStrategy()\ns.run(step)\n", RUN_CALL),
@@ -115,6 +132,9 @@ def test_a_test_file_building_everything_in_the_scope_is_not_analysed():
         ("self.model.distribute_strategy.run(fn)\n", RUN_CALL),
         ("d.experimental_run_v2(fn)\n", RUN_CALL),
         ("d.extended.call_for_each_replica(fn)\n", RUN_CALL),
+        ("s = tf.distribute.MirroredStrategy(['/gpu:0', '/gpu:1'])\n", MIRRORED_NAMED),
+        ("from tensorflow.distribute import MirroredStrategy as MS\ns = MS(devices)\n", MIRRORED_NAMED),
+        ("s = tf.distribute.experimental.MultiWorkerMirroredStrategy()\n", MULTI_WORKER),
         ("from tensorflow.distribute.experimental import TPUStrategy\n", RENAMED_DISTRIBUTE_API),
         ("from tensorflow.distribute.cluster_resolver import X\n", RENAMED_DISTRIBUTE_API),
         ("from tensorflow.compat.v2.distribute.experimental import X\n", RENAMED_DISTRIBUTE_API),
@@ -130,7 +150,20 @@ def test_facts_hold_on_the_structure_they_name(code, fact):
     ("code", "fact"),
     [
         ("with open('f') as f, self.assertRaises(E):\n    pass\n", SCOPE_BLOCK),
+        # Names and attributes entered that hold no strategy's scope (tf_keras/engine/base_layer.py,
+        # losses.py, optimizers/optimizer.py), and `.scope()` of objects that are no strategy.
+        ("with self._metrics_lock:\n    pass\nwith graph_ctx:\n    pass\nwith tape:\n    pass\n", SCOPE_BLOCK),
+        ("scope = var_store.scope()\nwith scope:\n    pass\n", SCOPE_BLOCK),
+        ("layout_map = LayoutMap(mesh)\nwith layout_map.scope():\n    pass\n", SCOPE_BLOCK),
+        ("with self._lock:\n    v = tf.Variable(1.0)\n", STRATEGY_IN_PLAY),
+        ("with lock:\n    def step(x):\n        pass\n", REPLICA_FUNCTION),
+        ("scope = var_store.scope()\nwith scope:\n    def step(x):\n        pass\n", REPLICA_FUNCTION),
+        # tf_keras/engine/base_layer_v1.py names MirroredStrategy only in a message.
+        ("raise ValueError('use a different Strategy, e.g. a MirroredStrategy.')\n", MIRRORED_NAMED),
+        ("os.environ['TF_CONFIG'] = json.dumps(cluster)\n", MULTI_WORKER),
         ("n = tf.distribute.get_strategy().num_replicas_in_sync\n", STRATEGY_IN_PLAY),
+        # A strategy class named but never constructed (tf_keras' engine and test bases).
+        ("if isinstance(s, tf.distribute.MirroredStrategy):\n    v = tf.Variable(1.0)\n", STRATEGY_IN_PLAY),
         ("def step(x):\n    return x\nstep(1)\n", REPLICA_FUNCTION),
         ("def f():\n    with s.scope():\n        def step(x):\n            pass\n", REPLICA_FUNCTION),
         ("with open(path) as f:\n    def step(x):\n        pass\n", REPLICA_FUNCTION),
@@ -147,6 +180,25 @@ def test_facts_hold_on_the_structure_they_name(code, fact):
 )
 def test_facts_do_not_hold_without_it(code, fact):
     assert not fact.holds(ModuleFacts.of(ast.parse(code)))
+
+
+def test_the_cluster_rules_do_not_analyse_a_test_file():
+    # TFD601-TFD603 and TFD112 look at no test file: its TF_CONFIG, clusters and devices are fixtures.
+    text = (
+        "import json, os\n"
+        "import tensorflow as tf\n"
+        "os.environ['TF_CONFIG'] = json.dumps({'cluster': {'worker': ['localhost:1']}, 'task': {'index': 0}})\n"
+        "strategy = tf.distribute.MirroredStrategy(['/gpu:0', '/gpu:1'])\n"
+    )
+    module = ModuleFacts.of(ast.parse(text))
+    assert facts_hold((NOT_A_TEST,), module, "pkg/train.py")
+    assert not facts_hold((NOT_A_TEST,), module, "pkg/callbacks_test.py")
+    cluster_rules = {"TFD112", "TFD601", "TFD602", "TFD603"}
+    for path, kept in (("callbacks_test.py", set()), ("train.py", cluster_rules)):
+        rules = selected_rules(path, text, Config(), default_registry())
+        assert cluster_rules <= {rule.code for rule in rules}  # the text stages keep them
+        assert {rule.code for rule in rules_in_code(rules, text, ast.parse(text), path)} & cluster_rules == kept
+    assert {f.code for f in check_source("train.py", text).findings} & cluster_rules
 
 
 def test_a_session_run_module_is_not_analysed():

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TypeVar
 import libcst as cst
 
 from fixer.clusterspec import is_no_cluster, is_template, launcher_problem
+from fixer.facts import NOT_A_TEST
 from fixer.rule import Rule
 from fixer.test_files import is_test_path
 from fixer.tf.pipeline_components import component_functions, in_component
@@ -137,6 +138,7 @@ class HardcodedTfConfig(Rule):
     fix_title = "Read TF_CONFIG from the launcher's environment"
     applicability = Applicability.UNSAFE
     triggers = ("TF_CONFIG",)
+    facts = (NOT_A_TEST,)
 
     def check(self, ctx: RuleContext) -> None:
         if is_test_path(ctx.path):

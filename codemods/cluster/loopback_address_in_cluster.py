@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fixer.facts import NOT_A_TEST
 from fixer.rule import Rule
 from fixer.tf.tf_config_sources import cluster_problems
 from fixer.types import Applicability
@@ -50,6 +51,7 @@ class LoopbackAddressInCluster(Rule):
     message = "loopback address in a multi-host cluster"
     applicability = Applicability.DISPLAY_ONLY
     triggers = ("TF_CONFIG", "ClusterSpec")
+    facts = (NOT_A_TEST,)
 
     def check(self, ctx: RuleContext) -> None:
         for node, problem in cluster_problems(ctx.tf, self.code):

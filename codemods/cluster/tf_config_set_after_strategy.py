@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import MULTI_WORKER
 from fixer.rule import Rule
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf_config_sources import tf_config_setters
@@ -65,6 +66,7 @@ class TfConfigSetAfterStrategy(Rule):
     message = "TF_CONFIG is set after MultiWorkerMirroredStrategy was created"
     applicability = Applicability.DISPLAY_ONLY
     triggers = ("TF_CONFIG",)
+    facts = (MULTI_WORKER,)
 
     def check(self, ctx: RuleContext) -> None:
         if ctx.path.endswith(".ipynb") and any(marker in ctx.text for marker in _LAUNCHES):
