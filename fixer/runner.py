@@ -162,7 +162,7 @@ def _hash_nodes_in_c() -> None:
     """libcst hashes its nodes in Python; the index and the rules key their tables by node (~12 % of
     a large file's check, benchmarks/README.md "speed8"): the same identity hash in C, as the
     language server does. Installed once per process, when a first file reaches the analysis."""
-    from fixer.lsp import node_hash  # libcst only: the server's own modules are not imported
+    from fixer import node_hash  # libcst only: the server's own modules are not imported
 
     node_hash.install()
 

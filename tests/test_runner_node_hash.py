@@ -1,4 +1,4 @@
-"""The batch check hashes libcst nodes in C (fixer/runner.py, fixer/lsp/node_hash.py): installed when
+"""The batch check hashes libcst nodes in C (fixer/runner.py, fixer/node_hash.py): installed when
 a first file reaches the analysis, not for files the text pre-filter answers, and findings unchanged."""
 
 from __future__ import annotations

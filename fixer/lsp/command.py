@@ -16,7 +16,7 @@ def register(app: typer.Typer) -> None:
         target_version: str | None = TargetVersionOption,
     ) -> None:
         """Run the distfix Language Server: diagnostics, quick fixes, fix-all and hover in any LSP editor."""
-        from fixer.lsp import node_hash, node_types
+        from fixer import node_hash, node_types
         from fixer.lsp.server import server  # pygls is imported only for this command
 
         node_hash.install()  # a long-running process that hashes every node of every edit

@@ -1,4 +1,4 @@
-"""The language server's C identity hash for libcst nodes (fixer/lsp/node_hash.py): installed in
+"""The language server's C identity hash for libcst nodes (fixer/node_hash.py): installed in
 a fresh interpreter, nodes still hash and compare by identity, and a check gives what it gave."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ PROGRAM = """
 import json, sys
 import libcst as cst
 from fixer.engine import check_source
-from fixer.lsp import node_hash
+from fixer import node_hash
 
 text = open(sys.argv[1], encoding="utf-8").read()
 before = [repr(f) for f in check_source("doc.py", text).findings]

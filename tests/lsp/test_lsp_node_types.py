@@ -1,4 +1,4 @@
-"""The language server's hierarchy-only isinstance for libcst nodes (fixer/lsp/node_types.py):
+"""The language server's hierarchy-only isinstance for libcst nodes (fixer/node_types.py):
 installed in a fresh interpreter, every isinstance and issubclass answer between node classes is
 the one abc gave, abstract node classes stay abstract, and a check gives what it gave."""
 
@@ -16,7 +16,7 @@ PROGRAM = """
 import abc, json, sys
 import libcst as cst
 from fixer.engine import check_source
-from fixer.lsp import node_types
+from fixer import node_types
 from fixer.tf.index import ModuleIndex
 
 text = open(sys.argv[1], encoding="utf-8").read()
@@ -70,7 +70,7 @@ def test_isinstance_answers_and_findings_do_not_change() -> None:
 
 PROGRAM_WITH_A_REGISTRY = """
 import libcst as cst
-from fixer.lsp import node_types
+from fixer import node_types
 
 class Outside:
     pass

@@ -10,7 +10,7 @@ libcst registers no virtual subclass and defines no ``__subclasshook__``, so the
 one the class hierarchy gives, which ``type.__instancecheck__`` computes in C. The node classes
 get a metaclass below ``ABCMeta`` (still an ``ABCMeta``: abstract classes stay abstract) whose
 checks are ``type``'s. Installed when the server starts, and only while no node class has a
-registry or a hook; like fixer/lsp/node_hash.py, the answers of every check stay the same.
+registry or a hook; like fixer/node_hash.py, the answers of every check stay the same.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""libcst nodes hashed in C in the language server: the same identity hash, without a Python call.
+"""libcst nodes hashed in C (the language server, the batch check): the same identity hash, without a Python call.
 
 A libcst node is equal only to itself, and every node class carries ``CSTNode.__hash__``, which
 returns ``id(self)`` from Python code. The server hashes about 200,000 nodes per edit of a
