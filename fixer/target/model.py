@@ -15,6 +15,7 @@ from fixer.cache import Stamp, file_stamp
 from fixer.target.apis import added_in, exists_in
 from fixer.target.azureml_environments import azureml_environments
 from fixer.target.caps import capped, package_cap, python_cap
+from fixer.target.image_range import release_range
 from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
 from fixer.target.packaging_folders import packaging_statements
@@ -444,6 +445,7 @@ def _decide(folder: Path) -> Target:
     consulted: dict[str, Stamp] = {}
     tensorflow: Evidence | None = None
     declared: Evidence | None = None  # the folder's own pin, whose lower bound is a package's floor
+    image_floor: Evidence | None = None  # the oldest of one image per supported release
     keras_pin = legacy = tf_keras = None
     everything: list[Evidence] = []
     caps: list[Evidence] = []
@@ -471,6 +473,9 @@ def _decide(folder: Path) -> Target:
             pinned_here = [e for e in tf_here if not _from_readme(e)]
             job = [e for e in launched if e.kind in ("tensorflow", "tf-nightly")]
             tensorflow = _lowest(job or _run_in(tf_here, pinned_here) or pinned_here or tf_here)
+            images = None if job else release_range(pinned_here)  # one image per supported release
+            if images is not None:
+                tensorflow, image_floor = images
             # A package's declared floor still binds its modules when a container decides the
             # folder's scripts: the package's users import it on any release the pin admits.
             declared = _lowest(pinned_here) if pinned_here and not job else tensorflow
@@ -505,7 +510,7 @@ def _decide(folder: Path) -> Target:
         tf_keras_from=tf_keras,
         evidence=(*everything, *(c for c in caps if c.kind == "python-cap")),
         consulted=tuple(sorted(consulted.items())),
-        floor_from=_package_floor(declared) if consulted[init] is not None else None,
+        floor_from=image_floor or (_package_floor(declared) if consulted[init] is not None else None),
         keras2_from=_keras2_requirement(everything) if tensorflow is None and keras_pin is None else None,
     )
 

@@ -1,0 +1,104 @@
+"""Versions a project states for a range of releases or outside pin files (issue 28, ledger9b class
+1): one image per supported release, a multi-backend Keras requirement, a README's run form and a
+README heading that names the release (docs/target.md)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from fixer.engine import check_source
+from fixer.target import target_for
+from fixer.target.release_images import release_in_name
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+EXPERIMENTAL_MWMS = """\
+import tensorflow as tf
+
+# This branch serves TF 1.15 and TF 2.x alike.
+strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+"""
+# A base image the image tables do not know; TensorFlow comes from a script the text does not name.
+UNKNOWN_BASE = "FROM ubuntu:20.04\nCOPY install_tf.sh /tmp/\nRUN bash /tmp/install_tf.sh\n"
+
+
+def codes(path: Path, source: str) -> list[str]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source)
+    return [f.code for f in check_source(str(path), source).findings]
+
+
+@pytest.mark.parametrize(
+    ("name", "release"),
+    [
+        ("Dockerfile_tf112", (1, 12)),
+        ("Dockerfile_tf115", (1, 15)),
+        ("Dockerfile_paitf115", (1, 15)),
+        ("Dockerfile_tf210", (2, 10)),
+        ("Dockerfile-tf2.3-gpu", (2, 3)),
+        ("tf1.15.Dockerfile", (1, 15)),
+        ("Dockerfile", None),
+        ("Dockerfile.gpu", None),
+        ("Dockerfile_tf2", None),
+        ("Dockerfile_tf116", None),
+        ("Dockerfile_py36tf115", None),
+    ],
+)
+def test_a_dockerfile_name_states_a_release(name, release):
+    assert release_in_name(f"/project/docker/{name}") == release
+
+
+def _one_image_per_release(root: Path, images: dict[str, str]) -> None:
+    (root / ".git").mkdir(parents=True)
+    (root / "docker").mkdir()
+    for name, text in images.items():
+        (root / "docker" / name).write_text(text)
+    (root / "lib").mkdir()
+    (root / "lib" / "__init__.py").write_text("")
+
+
+def test_one_image_per_release_is_a_range_renames_need_its_oldest_release(tmp_path):
+    _one_image_per_release(
+        tmp_path,
+        {
+            "Dockerfile_tf112": UNKNOWN_BASE,
+            "Dockerfile_tf115": UNKNOWN_BASE,
+            "Dockerfile_tf211": UNKNOWN_BASE,
+            "Dockerfile_tf212": "FROM tensorflow/tensorflow:2.12.0\n",
+        },
+    )
+    target = target_for(tmp_path / "lib" / "strategies.py")
+    # The newest image is judged (a TF 2 rule still applies there), the oldest bounds renames.
+    assert target.version == (2, 12)
+    assert target.floor == (1, 12)
+    assert not target.has("tensorflow.distribute.MultiWorkerMirroredStrategy")
+    assert "TFD401" not in codes(tmp_path / "lib" / "strategies.py", EXPERIMENTAL_MWMS)
+
+
+def test_one_image_per_release_all_of_tf2_four_keeps_the_rename(tmp_path):
+    _one_image_per_release(tmp_path, {"Dockerfile_tf24": UNKNOWN_BASE, "Dockerfile_tf212": UNKNOWN_BASE})
+    assert target_for(tmp_path / "lib" / "strategies.py").floor == (2, 4)
+    assert "TFD401" in codes(tmp_path / "lib" / "strategies.py", EXPERIMENTAL_MWMS)
+
+
+def test_a_single_release_named_dockerfile_is_that_release(tmp_path):
+    _one_image_per_release(tmp_path, {"Dockerfile_tf212": UNKNOWN_BASE})
+    target = target_for(tmp_path / "lib" / "strategies.py")
+    assert (target.version, target.floor) == ((2, 12), None)
+    assert "TFD401" in codes(tmp_path / "lib" / "strategies.py", EXPERIMENTAL_MWMS)
+
+
+def test_the_image_a_dockerfile_names_beats_its_file_name(tmp_path):
+    _one_image_per_release(tmp_path, {"Dockerfile_tf115": "FROM tensorflow/tensorflow:2.12.0\n"})
+    assert target_for(tmp_path / "lib" / "strategies.py").version == (2, 12)
+
+
+def test_images_beside_another_pin_file_keep_the_oldest_statement(tmp_path):
+    _one_image_per_release(tmp_path, {"Dockerfile_tf115": UNKNOWN_BASE, "Dockerfile_tf212": UNKNOWN_BASE})
+    (tmp_path / "docker" / "requirements.txt").write_text("")  # not in the walk: the docker folder's own
+    (tmp_path / "requirements.txt").write_text("tensorflow==2.6.0\n")
+    target = target_for(tmp_path / "lib" / "strategies.py")
+    assert (target.version, target.floor) == ((1, 15), None)
