@@ -102,3 +102,39 @@ def test_images_beside_another_pin_file_keep_the_oldest_statement(tmp_path):
     (tmp_path / "requirements.txt").write_text("tensorflow==2.6.0\n")
     target = target_for(tmp_path / "lib" / "strategies.py")
     assert (target.version, target.floor) == ((1, 15), None)
+
+
+EXPERIMENTAL_TPU = """\
+import tensorflow as tf
+
+strategy = tf.distribute.experimental.TPUStrategy(resolver)
+"""
+
+
+@pytest.mark.parametrize("requirement", ["keras<=2.3.1", "keras==2.2.4", "keras<2.4"])
+def test_a_multi_backend_keras_requirement_caps_tensorflow_at_2_2(tmp_path, requirement):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "setup.py").write_text(f"setup(name='lib', install_requires=['{requirement}'])\n")
+    target = target_for(tmp_path / "pretrain.py")
+    assert (target.version, target.keras, target.floor) == ((2, 2), 2, (1, 13))
+    # `tf.distribute.TPUStrategy` is from 2.3, `run` from 2.2: neither exists on the 1.x backends.
+    assert not target.has("tensorflow.distribute.TPUStrategy")
+    assert not target.has("run")
+    assert "TFD401" not in codes(tmp_path / "pretrain.py", EXPERIMENTAL_TPU)
+
+
+@pytest.mark.parametrize(("requirement", "version"), [("keras==2.14.0", (2, 14)), ("keras==2.4.3", (2, 15))])
+def test_a_keras_requirement_from_2_4_on_keeps_its_tensorflow(tmp_path, requirement, version):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text(f"{requirement}\n")
+    target = target_for(tmp_path / "pretrain.py")
+    assert (target.version, target.floor) == (version, None)
+    assert "TFD401" in codes(tmp_path / "pretrain.py", EXPERIMENTAL_TPU)
+
+
+def test_a_multi_backend_keras_requirement_caps_an_open_tensorflow_requirement(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("tensorflow>=1.14\nkeras<=2.3.1\n")
+    assert target_for(tmp_path / "pretrain.py").version == (2, 2)
+    (tmp_path / "requirements.txt").write_text("tensorflow==2.4.1\nkeras<=2.3.1\n")  # the project chose
+    assert target_for(tmp_path / "pretrain.py").version == (2, 4)
