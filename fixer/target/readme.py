@@ -16,6 +16,7 @@ from fixer.target.continuation import joined_lines
 from fixer.target.managed_images import managed_image_statements
 from fixer.target.notebook import install_evidence
 from fixer.target.requirements import parse_requirement
+from fixer.target.run_form import run_form_statements
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_tensorflow, unknown_merlin_release
 
 README_NAME = re.compile(r"(?i)^readme\.(?:md|markdown|rst|txt)$")
@@ -77,7 +78,9 @@ def read_readme(text: str, path: str) -> list[Evidence]:
     another step's ("the dataset was prepared in tensorflow/tensorflow:1.15.2-gpu"). Only TensorFlow statements:
     a README's other installs are not the project's pins."""
     found = [e for number, code in code_lines(text) for e in _statement(code, path, number)]
-    return found + requirement_bullets(text, path) + managed_image_statements(text, path)
+    return (
+        found + requirement_bullets(text, path) + managed_image_statements(text, path) + run_form_statements(text, path)
+    )
 
 
 # A heading that opens a list of what to install: `## Requirements`, `Dependencies:`, `**Environment**`,

@@ -138,3 +138,63 @@ def test_a_multi_backend_keras_requirement_caps_an_open_tensorflow_requirement(t
     assert target_for(tmp_path / "pretrain.py").version == (2, 2)
     (tmp_path / "requirements.txt").write_text("tensorflow==2.4.1\nkeras<=2.3.1\n")  # the project chose
     assert target_for(tmp_path / "pretrain.py").version == (2, 4)
+
+
+RUN_FORM = """\
+# Distributed MNIST
+
+Create a job with these settings:
+
+- Framework: Tensorflow
+- Version:
+    - For mirrored : 2.0.0-gpu
+    - For multiworker : 2.3.0-gpu
+- Start-up script:
+    - For mirrored : python mirrored_mnist.py
+    - For multiworker : python multiworker_mnist.py
+
+Then press Submit.
+"""
+MWMS_FIT = """\
+import tensorflow as tf
+
+strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+model.fit(x, y)
+"""
+
+
+def test_a_readme_run_form_names_the_release_the_oldest_tag_decides(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "README.md").write_text(RUN_FORM)
+    target = target_for(tmp_path / "mnist" / "multiworker_mnist.py")
+    assert target.version == (2, 0)
+    assert [e.text for e in target.evidence] == ["- For mirrored : 2.0.0-gpu", "- For multiworker : 2.3.0-gpu"]
+    # On 2.0 and 2.3 the stable MWMS name does not exist, and Keras 2 `fit` works under MWMS.
+    found = codes(tmp_path / "mnist" / "multiworker_mnist.py", MWMS_FIT)
+    assert "TFD401" not in found
+    assert "TFD504" not in found
+
+
+def test_a_run_form_version_on_the_bullet_itself(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "README.md").write_text("* **Framework**: TensorFlow\n* **Version**: 2.3.0-gpu\n")
+    assert target_for(tmp_path / "train.py").version == (2, 3)
+
+
+@pytest.mark.parametrize(
+    "readme",
+    [
+        "- Framework: PyTorch\n- Version:\n    - 1.13.0-gpu\n",  # another framework's form
+        "- Version:\n    - 2.3.0-gpu\n",  # no framework named: a version of what?
+        "- Framework: Tensorflow\n\nWe used version 2.3.0 in our tests.\n- Version: 2.3.0\n",  # prose ends the form
+    ],
+)
+def test_other_version_bullets_say_nothing(tmp_path, readme):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "README.md").write_text(readme)
+    target = target_for(tmp_path / "train.py")
+    assert target.assumed
+    assert "TFD504" in codes(tmp_path / "train.py", MWMS_FIT)
