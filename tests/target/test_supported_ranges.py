@@ -198,3 +198,72 @@ def test_other_version_bullets_say_nothing(tmp_path, readme):
     target = target_for(tmp_path / "train.py")
     assert target.assumed
     assert "TFD504" in codes(tmp_path / "train.py", MWMS_FIT)
+
+
+ADAM_IN_STEP = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    generator = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    generator_optimizer = tf.keras.optimizers.Adam(2e-4)
+
+
+@tf.function
+def train_step(batch):
+    def step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(generator(x))
+        grads = tape.gradient(loss, generator.trainable_variables)
+        generator_optimizer.apply_gradients(zip(grads, generator.trainable_variables))
+
+    strategy.run(step, args=(batch,))
+"""
+
+
+@pytest.mark.parametrize(
+    ("readme", "version"),
+    [
+        ("# UPDATED for Tensorflow 2.3.\n\n# CycleGAN implementation in Tensorflow 2.3 with MirroredStrategy\n", (2, 3)),
+        ("CycleGAN in TensorFlow 2.3.0\n============================\n\nSome text.\n", (2, 3)),
+        ("A GAN written for tensorflow v2.2\n\nMore prose.\n", (2, 2)),  # the first line is the title
+    ],
+)
+def test_a_readme_title_names_the_release_where_nothing_installs_one(tmp_path, readme, version):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "README.md").write_text(readme)
+    target = target_for(tmp_path / "train.py")
+    assert (target.version, target.keras) == (version, 2)
+
+
+@pytest.mark.parametrize(
+    "readme",
+    [
+        "# A CycleGAN\n\nThis was once tested with Tensorflow 2.3 by a reader.\n",  # prose, not a heading
+        "# Migrating from Tensorflow 1.15 to Tensorflow 2.3\n",  # two releases: which one?
+        "# Works with Tensorflow 2.x\n",  # no release
+        "# A GAN\n\n```\n# built on Tensorflow 2.3\n```\n",  # a comment in a code block
+    ],
+)
+def test_other_mentions_of_a_release_say_nothing(tmp_path, readme):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "README.md").write_text(readme)
+    assert target_for(tmp_path / "train.py").assumed
+
+
+def test_a_readme_install_beats_its_title_and_a_pin_file_beats_both(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "README.md").write_text("# A GAN in Tensorflow 2.3\n\n```\npip install tensorflow==2.6.0\n```\n")
+    assert target_for(tmp_path / "a" / "train.py").version == (2, 6)
+    (tmp_path / "requirements.txt").write_text("tensorflow==2.12.0\n")
+    assert target_for(tmp_path / "b" / "train.py").version == (2, 12)
+
+
+def test_tfd109_follows_a_readme_title_release(tmp_path):
+    # Keras 2 (TF 2.3) makes an Adam's slots in the compiled step's replica context: no TFD109 there.
+    (tmp_path / "titled" / ".git").mkdir(parents=True)
+    (tmp_path / "titled" / "README.md").write_text("# CycleGAN implementation in Tensorflow 2.3\n")
+    assert "TFD109" not in codes(tmp_path / "titled" / "train.py", ADAM_IN_STEP)
+    (tmp_path / "untitled" / ".git").mkdir(parents=True)
+    (tmp_path / "untitled" / "README.md").write_text("# CycleGAN implementation\n")
+    assert "TFD109" in codes(tmp_path / "untitled" / "train.py", ADAM_IN_STEP)
