@@ -15,7 +15,9 @@ from fixer.cache import Stamp, file_stamp
 from fixer.target.apis import added_in, exists_in
 from fixer.target.azureml_environments import azureml_environments
 from fixer.target.caps import capped, package_cap, python_cap
+from fixer.target.image_range import release_range
 from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
+from fixer.target.multibackend_keras import NEWEST_TENSORFLOW, multi_backend, multi_backend_cap, multi_backend_floor
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
 from fixer.target.packaging_folders import packaging_statements
 from fixer.target.platform_pins import METADATA_NAMES, platform_image, platform_pin, undated_pin
@@ -436,6 +438,8 @@ def _from_readme(evidence: Evidence) -> bool:
 def _pinned_version(tensorflow: Evidence | None, keras_pin: Evidence | None) -> tuple[int, int] | None:
     if tensorflow is not None:
         return CURRENT if tensorflow.kind == "tf-nightly" else tensorflow.allowed.newest()
+    if multi_backend(keras_pin):
+        return NEWEST_TENSORFLOW  # standalone multi-backend Keras (below 2.4) ran on TensorFlow <= 2.2
     if keras_pin is not None:
         # TensorFlow 2.6-2.15 each require the Keras 2 of their own minor version; pip resolves
         # an unpinned TensorFlow beside `keras==2.14` to TensorFlow 2.14.
@@ -454,7 +458,7 @@ def _caps(folder: Path, found: list[Evidence], consulted: dict[str, Stamp]) -> l
         consulted[str(path)] = file_stamp(str(path))
     for name in (".travis.yml", "tox.ini"):
         consulted.setdefault(str(folder / name), file_stamp(str(folder / name)))
-    packages = [package_cap(e) for e in found if _dependency_statement(e)]
+    packages = [package_cap(e) or multi_backend_cap(e) for e in found if _dependency_statement(e)]
     return ([python] if python is not None else []) + [cap for cap in packages if cap is not None]
 
 
@@ -468,6 +472,7 @@ def _decide(folder: Path) -> Target:
     consulted: dict[str, Stamp] = {}
     tensorflow: Evidence | None = None
     declared: Evidence | None = None  # the folder's own pin, whose lower bound is a package's floor
+    image_floor: Evidence | None = None  # the oldest of one image per supported release
     keras_pin = legacy = tf_keras = None
     everything: list[Evidence] = []
     caps: list[Evidence] = []
@@ -497,6 +502,9 @@ def _decide(folder: Path) -> Target:
             job = [e for e in launched if e.kind in ("tensorflow", "tf-nightly")]
             tensorflow = _lowest(job or _run_in(tf_here, pinned_here) or pinned_here or tf_here)
             decided_at = None if job else candidate
+            images = None if job else release_range(pinned_here)  # one image per supported release
+            if images is not None:
+                tensorflow, image_floor = images
             # A package's declared floor still binds its modules when a container decides the
             # folder's scripts: the package's users import it on any release the pin admits.
             declared = _lowest(pinned_here) if pinned_here and not job else tensorflow
@@ -543,7 +551,9 @@ def _decide(folder: Path) -> Target:
         tf_keras_from=tf_keras,
         evidence=(*everything, *(c for c in caps if c.kind == "python-cap")),
         consulted=tuple(sorted(consulted.items())),
-        floor_from=_package_floor(declared) if consulted[init] is not None else None,
+        floor_from=image_floor
+        or (multi_backend_floor(keras_pin) if tensorflow is None else None)
+        or (_package_floor(declared) if consulted[init] is not None else None),
         older_from=older,
         keras2_from=_keras2_requirement(everything) if tensorflow is None and keras_pin is None else None,
     )

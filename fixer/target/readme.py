@@ -15,7 +15,9 @@ import re
 from fixer.target.continuation import joined_lines
 from fixer.target.managed_images import managed_image_statements
 from fixer.target.notebook import install_evidence
+from fixer.target.readme_title import title_statements
 from fixer.target.requirements import parse_requirement
+from fixer.target.run_form import run_form_statements
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_tensorflow, unknown_merlin_release
 
 README_NAME = re.compile(r"(?i)^readme\.(?:md|markdown|rst|txt)$")
@@ -73,11 +75,15 @@ def read_readme(text: str, path: str) -> list[Evidence]:
     """`README.md` / `.rst` / `.txt`: the versioned TensorFlow its code lines tell users to run on
     (`docker run tensorflow/tensorflow:2.4.0-gpu`, `pip install tensorflow==2.4.0`, a TPU's or
     job's runtime `--version 2.4.0`), and the image a notebook instance or VM is to be created
-    from (fixer/target/managed_images.py). Other prose is not read: an image it names may be
-    another step's ("the dataset was prepared in tensorflow/tensorflow:1.15.2-gpu"). Only TensorFlow statements:
-    a README's other installs are not the project's pins."""
+    from (fixer/target/managed_images.py), a job form's version (fixer/target/run_form.py), and,
+    when none of these, a release its title or headings name (fixer/target/readme_title.py).
+    Other prose is not read: an image it names may be another step's ("the dataset was prepared
+    in tensorflow/tensorflow:1.15.2-gpu"). Only TensorFlow statements: a README's other installs
+    are not the project's pins."""
     found = [e for number, code in code_lines(text) for e in _statement(code, path, number)]
-    return found + requirement_bullets(text, path) + managed_image_statements(text, path)
+    found += requirement_bullets(text, path) + managed_image_statements(text, path)
+    found += run_form_statements(text, path)  # a platform's job form: "Framework: Tensorflow", "Version: 2.3.0-gpu"
+    return found or title_statements(text, path)  # "# ... in Tensorflow 2.3": only when nothing else is stated
 
 
 # A heading that opens a list of what to install: `## Requirements`, `Dependencies:`, `**Environment**`,

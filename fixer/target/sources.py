@@ -11,6 +11,7 @@ from typing import Any
 
 from fixer.target.continuation import logical_lines
 from fixer.target.local_installs import copies, local_install_statements
+from fixer.target.release_images import release_in_name
 from fixer.target.requirements import Range, parse_requirement
 from fixer.target.versions import AZURE_LEGACY_KERAS, CURRENT, MERLIN_TENSORFLOW, ngc_tensorflow
 
@@ -271,7 +272,8 @@ def _argument_evidence(rest: str, path: str, line: int) -> list[Evidence]:
 def read_dockerfile(text: str, path: str) -> list[Evidence]:
     """`Dockerfile`, `*.Dockerfile`, `Containerfile`: the base image (also as an `ARG` default),
     `ARG TENSORFLOW_VERSION=`, `pip install` arguments and `ENV TF_USE_LEGACY_KERAS`. Of several
-    stages, every one is read."""
+    stages, every one is read. A file named for a release (`Dockerfile_tf115`) whose text names no
+    TensorFlow states that release."""
     found: list[Evidence] = []
     instructions = [(w[0].upper(), w[1]) for _, i in logical_lines(text) if len(w := i.strip().split(None, 1)) == 2]
     copied = copies(instructions)
@@ -296,6 +298,11 @@ def read_dockerfile(text: str, path: str) -> list[Evidence]:
             setting = re.search(r"\bTF_USE_LEGACY_KERAS(?:\s*=\s*|\s+)(\S+)", rest)
             if setting:
                 found.append(legacy_evidence(setting.group(1), path, line, instruction))
+    release = release_in_name(path)
+    if release is not None and not any(e.kind in ("tensorflow", "tf-nightly") for e in found):
+        # One image per supported release, its TensorFlow installed in a way the text does not name.
+        named = f"{path.rsplit('/', 1)[-1]} (TF {release[0]}.{release[1]} image)"
+        found.append(Evidence("tensorflow", exactly(release), path, 1, named))
     return found
 
 
