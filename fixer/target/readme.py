@@ -10,6 +10,7 @@ day it was written). Read as text (never executed).
 
 from __future__ import annotations
 
+import os
 import re
 
 from fixer.target.continuation import joined_lines
@@ -76,14 +77,17 @@ def read_readme(text: str, path: str) -> list[Evidence]:
     (`docker run tensorflow/tensorflow:2.4.0-gpu`, `pip install tensorflow==2.4.0`, a TPU's or
     job's runtime `--version 2.4.0`), and the image a notebook instance or VM is to be created
     from (fixer/target/managed_images.py), a job form's version (fixer/target/run_form.py), and,
-    when none of these, a release its title or headings name (fixer/target/readme_title.py).
+    when none of these and the file is a README (not an install guide), a release its title or
+    headings name (fixer/target/readme_title.py).
     Other prose is not read: an image it names may be another step's ("the dataset was prepared
     in tensorflow/tensorflow:1.15.2-gpu"). Only TensorFlow statements: a README's other installs
     are not the project's pins."""
     found = [e for number, code in code_lines(text) for e in _statement(code, path, number)]
     found += requirement_bullets(text, path) + managed_image_statements(text, path)
     found += run_form_statements(text, path)  # a platform's job form: "Framework: Tensorflow", "Version: 2.3.0-gpu"
-    return found or title_statements(text, path)  # "# ... in Tensorflow 2.3": only when nothing else is stated
+    if found or README_NAME.match(os.path.basename(path)) is None:
+        return found  # an install guide's title is not the project's own description of itself
+    return title_statements(text, path)  # "# ... in Tensorflow 2.3": only when nothing else is stated
 
 
 # A heading that opens a list of what to install: `## Requirements`, `Dependencies:`, `**Environment**`,
