@@ -11,6 +11,7 @@ from fixer.rule import Rule
 from fixer.semantic import ScopeKind
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.classes import bases_in_module
+from fixer.tf.cluster_signs import shows_a_cluster
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf_config_sources import tf_config_deletions, tf_config_pops, tf_config_setters
@@ -136,6 +137,8 @@ class Keras3FitUnderMultiworker(Rule):
             kind = self._strategy_kind(ctx, call, parameter_server)
             if kind is None or (kind == "mwms" and _tf_config_removed_before(ctx, call)):
                 continue
+            if kind == "mwms" and not shows_a_cluster(ctx.tf):
+                continue  # one worker on local devices, where Keras 3 `fit` trains (fixer/tf/cluster_signs.py)
             flavour = keras_flavour(module, legacy, target)
             if flavour != 3:
                 continue
