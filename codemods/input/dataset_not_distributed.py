@@ -70,7 +70,7 @@ class DatasetNotDistributed(Rule):
     - Not reported: programs whose only strategy is `OneDeviceStrategy`, a test function of a
       test file that asserts nothing (a smoke test that the step runs, whatever batch each replica
       gets), and a replica function that reaches no gradient or optimizer step fed one batch taken
-      by `next(...)`: it computes a statistic of that whole batch (an FID, an Inception Score), which
+      by `next(iter(ds))`: it computes a statistic of that whole batch (an FID, an Inception Score), which
       a split batch changes (fixer/tf/evaluation_only.py).
     - The finding is at the call that hands the batch to the replicas (the step call, or
       `strategy.run` itself); the fix distributes the dataset where the loop or `iter(...)` reads it.

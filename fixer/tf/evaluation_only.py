@@ -51,7 +51,9 @@ def _trains(tf: TFModel, func: FunctionLike, seen: set[int], depth: int) -> bool
 
 
 def is_one_batch(tf: TFModel, value: cst.BaseExpression) -> bool:
-    """``value`` is ``next(...)`` (or an element of it), or a name whose only binding before it is."""
+    """``value`` is ``next(iter(ds))`` (or an element of it), or a name whose only binding is: the
+    first batch of a fresh iterator, one batch (a ``next(it)`` of an iterator kept across calls
+    walks the whole set batch by batch instead)."""
     if isinstance(value, cst.Subscript):
         value = value.value
     if isinstance(value, cst.Name):
@@ -60,4 +62,14 @@ def is_one_batch(tf: TFModel, value: cst.BaseExpression) -> bool:
         if not isinstance(statement, cst.Assign):
             return False
         value = statement.value
-    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "next"
+    return _calls(value, "next") and _calls(cst.ensure_type(value, cst.Call).args[0].value, "iter")
+
+
+def _calls(value: cst.BaseExpression, name: str) -> bool:
+    """``value`` is a call of the builtin ``name`` with an argument."""
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == name
+        and bool(value.args)
+    )
