@@ -46,7 +46,7 @@ def _tfd201(tail: str) -> list[int]:
 
 
 def test_one_batch_scored_as_a_set_is_not_reported():
-    tail = "for epoch in range(3):\n    images = next(iter(valid))\n    score = strategy.run(score_batch, args=(images,))\n"
+    tail = "for _ in range(3):\n    images = next(iter(valid))\n    fid = strategy.run(score_batch, args=(images,))\n"
     assert _tfd201(tail) == []
 
 
