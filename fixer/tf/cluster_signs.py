@@ -11,10 +11,12 @@ cluster looked for, in words:
   sets one per task (a TFJob, a SageMaker `distribution`, a Vertex AI custom job), or a multi-node
   batch job or launcher (PBS `select=2`, Slurm `--nodes=2`, `mpirun`, `srun`, `horovodrun`);
 - anywhere in the project tree: a file that writes or reads TF_CONFIG (a cluster set up by a
-  helper module, a notebook, a job spec the launcher view does not tie to the script).
+  helper module, a notebook, a job spec the launcher view does not tie to the script), or a
+  multi-node job file (`.pbs`, `.slurm`, ...) that names the script's file.
 
-Read as text, never executed. Files mentioning TF_CONFIG become the result's dependencies; a
-file created later is not seen until the script changes (as for the launchers).
+Read as text, never executed; the tree once per run (at each question in the language server).
+The files found become the result's dependencies; a file created later is not seen until the
+script changes (as for the launchers).
 """
 
 from __future__ import annotations
@@ -62,18 +64,19 @@ def shows_a_cluster(tf: TFModel) -> bool:
             return True
     script = os.path.abspath(tf.path)
     found = False
-    for path, (stamp, tf_config, multi_node_runs) in _tree_signs(launchers.root).items():
+    for path, (stamp, tf_config, multi_node_runs) in _tree_signs(launchers.root, launchers.live).items():
         launchers.consulted[path] = stamp  # a changed file may change the answer (the cache)
         found = found or (path != script and (tf_config or os.path.basename(script) in multi_node_runs))
     return found
 
 
-def _tree_signs(root: str) -> dict[str, tuple[Stamp, bool, frozenset[str]]]:
+def _tree_signs(root: str, live: bool) -> dict[str, tuple[Stamp, bool, frozenset[str]]]:
     """The files under ``root`` that write or read TF_CONFIG, or are multi-node jobs (with the
-    file names of the scripts they start)."""
+    file names of the scripts they start); read again at each question when files may change
+    between questions (``live``: the language server)."""
     from fixer.cache import file_stamp  # here: that module reaches the TF model
 
-    found = _TREES.get(root)
+    found = None if live else _TREES.get(root)
     if found is None:
         found = {}
         for folder, dirs, files in os.walk(root):
