@@ -2,11 +2,11 @@
 
 Only real IPython syntax is masked, and only where a statement can start (not inside a string,
 brackets or a backslash continuation): line magics and shell escapes (``%cmd``, ``!cmd``,
-``x = %cmd``, ``x = !cmd``), help (``obj?``, ``obj??``, ``?obj``, ``??obj`` on a line of their
-own) and cell magics (``%%bash`` masks its whole cell; ``%%time`` and other Python cell magics
-only their first line), and a one-line cell IPython runs as a magic without its `%` (automagic:
-``pip install x``, ``ls $DIR``). A masked line becomes a comment of the same length, so columns
-stay put.
+``x = %cmd``, ``a, b = !cmd``: any target, fixer/shell_assignment.py), help (``obj?``, ``obj??``,
+``?obj``, ``??obj`` on a line of their own) and cell magics (``%%bash`` masks its whole cell;
+``%%time`` and other Python cell magics only their first line), and a one-line cell IPython runs
+as a magic without its `%` (automagic: ``pip install x``, ``ls $DIR``). A masked line becomes a
+comment of the same length, so columns stay put.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from fixer.shell_assignment import is_shell_assignment
 from fixer.syntax import parse_module
 
-_ESCAPE = re.compile(r"^\s*(%|!)|^\s*[A-Za-z_][\w.]*\s*=\s*(%|!)")
+_ESCAPE = re.compile(r"^\s*(%|!)")
 _HELP = re.compile(r"^\s*(\?{1,2}[A-Za-z_][\w.]*|[A-Za-z_][\w.]*\?{1,2})\s*$")
 # Cell magics whose body is still Python: only their first line is masked.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "tensorflow_version"})
@@ -86,7 +87,7 @@ def _ends_with_escape(line: str) -> bool:
 
 def is_magic(line: str) -> bool:
     """True for a line that is IPython syntax when it starts a statement."""
-    return bool(_ESCAPE.search(line) or _HELP.match(line))
+    return bool(_ESCAPE.search(line) or is_shell_assignment(line) or _HELP.match(line))
 
 
 def automagic_line(source: str) -> int | None:

@@ -13,6 +13,7 @@ from fixer.rule import Rule
 from fixer.test_files import assertion_free_test, is_test_path
 from fixer.tf.dataflow import names_in
 from fixer.tf.datasets import DatasetModel
+from fixer.tf.evaluation_only import is_one_batch, only_evaluates
 from fixer.tf.host_batches import NUMPY, HostBatches, unwrap_iteration
 from fixer.tf.importer_uses import DISTRIBUTE, LOOP_RUN, Use
 from fixer.tf.names import dotted_name
@@ -66,9 +67,11 @@ class DatasetNotDistributed(Rule):
       also with `.prefetch(...)`/`.map(...)` chained on it; followed as for TFD504).
     - A step is matched by Python's scoping, so a nested single-device `step` elsewhere is not
       confused with the distributed one.
-    - Not reported: programs whose only strategy is `OneDeviceStrategy`, and a test function of a
+    - Not reported: programs whose only strategy is `OneDeviceStrategy`, a test function of a
       test file that asserts nothing (a smoke test that the step runs, whatever batch each replica
-      gets).
+      gets), and a replica function that reaches no gradient or optimizer step fed one batch taken
+      by `next(iter(ds))`: it computes a statistic of that whole batch (an FID, an Inception Score), which
+      a split batch changes (fixer/tf/evaluation_only.py).
     - The finding is at the call that hands the batch to the replicas (the step call, or
       `strategy.run` itself); the fix distributes the dataset where the loop or `iter(...)` reads it.
     - Not followed: loader objects of other modules or kept in attributes, and iteration wrappers
@@ -141,6 +144,8 @@ class DatasetNotDistributed(Rule):
             for position, arg in enumerate(self._fed_values(ctx, call, run)):
                 source = self._source(ctx, datasets, arg, call)
                 if source is not None and datasets.is_dataset(source, source):
+                    if is_one_batch(ctx.tf, arg) and only_evaluates(ctx.tf, run):
+                        continue  # a statistic of one whole batch (an FID): splitting it changes it
                     fed.setdefault(id(source), (source, []))[1].append((call, run))
                 elif (
                     host_batch is None

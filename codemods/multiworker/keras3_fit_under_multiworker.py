@@ -11,6 +11,7 @@ from fixer.rule import Rule
 from fixer.semantic import ScopeKind
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.classes import bases_in_module
+from fixer.tf.cluster_signs import shows_a_cluster
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf_config_sources import tf_config_deletions, tf_config_pops, tf_config_setters
@@ -96,6 +97,13 @@ class Keras3FitUnderMultiworker(Rule):
     - A `fit` after the script removes TF_CONFIG (`os.environ.pop("TF_CONFIG", None)` or `del`,
       with no setting in between, as a notebook's clean-up cell does) runs with one worker in this
       process and is not reported.
+    - A MultiWorkerMirroredStrategy with no sign of a cluster is one worker on its local devices,
+      where Keras 3 `fit`/`evaluate` work (`benchmarks/probe_ledger9b_premises.py`): not reported.
+      Signs: TF_CONFIG or a cluster resolver in the script, a launcher library (TensorFlowOnSpark,
+      Ray), a project file that starts the script with a TF_CONFIG, as a TFJob or as a multi-node
+      job (PBS `select=2`, Slurm `--nodes=2`, `mpirun`), or any file of the tree that writes or reads
+      TF_CONFIG (fixer/tf/cluster_signs.py). A script whose cluster is set up outside the checked
+      folder is missed.
 
     ## Runtime evidence
     `distfix validate --workers 2` shows the original failing check `runs` with the `ValueError`
@@ -136,6 +144,8 @@ class Keras3FitUnderMultiworker(Rule):
             kind = self._strategy_kind(ctx, call, parameter_server)
             if kind is None or (kind == "mwms" and _tf_config_removed_before(ctx, call)):
                 continue
+            if kind == "mwms" and not shows_a_cluster(ctx.tf):
+                continue  # one worker on local devices, where Keras 3 `fit` trains (fixer/tf/cluster_signs.py)
             flavour = keras_flavour(module, legacy, target)
             if flavour != 3:
                 continue

@@ -104,8 +104,10 @@ def test_editing_the_config_module_invalidates_a_cached_result(tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / "config.py").write_text("import os\n")
     (tmp_path / "train.py").write_text("import config\n" + MWMS_FIT)
+    # A launcher that gives the script a cluster: without one TFD504 is silent (one worker).
+    (tmp_path / "run.sh").write_text("TF_CONFIG='{\"cluster\": {}}' python train.py\n")
     past = time.time() - 60  # older than the cache's "racily clean" window: results are recorded
-    for name in ("config.py", "train.py"):
+    for name in ("config.py", "train.py", "run.sh"):
         os.utime(tmp_path / name, (past, past))
     assert "TFD504" in run_distfix("check", str(tmp_path)).stdout
     (tmp_path / "config.py").write_text(SETS_SWITCH)

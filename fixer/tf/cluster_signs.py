@@ -1,0 +1,105 @@
+"""Whether anything says a script runs on several workers (a cluster), or only ever on one.
+
+A `MultiWorkerMirroredStrategy` made with no TF_CONFIG and no cluster resolver is one worker on
+its local devices, and Keras 3 `fit`/`evaluate` work under it (measured:
+benchmarks/probe_ledger9b_premises.py); what TFD504 quotes needs two workers. The signs of a
+cluster looked for, in words:
+
+- in the script: TF_CONFIG read or written, a cluster resolver or `ClusterSpec`, a launcher library
+  that sets TF_CONFIG for each task (TensorFlowOnSpark, Ray, `multi_process_runner`);
+- in a project file that starts the script (fixer/tf/script_launchers.py): a TF_CONFIG, a job that
+  sets one per task (a TFJob, a SageMaker `distribution`, a Vertex AI custom job), or a multi-node
+  batch job or launcher (PBS `select=2`, Slurm `--nodes=2`, `mpirun`, `srun`, `horovodrun`);
+- anywhere in the project tree: a file that writes or reads TF_CONFIG (a cluster set up by a
+  helper module, a notebook, a job spec the launcher view does not tie to the script), or a
+  multi-node job file (`.pbs`, `.slurm`, ...) that names the script's file.
+
+Read as text, never executed; the tree once per run (at each question in the language server).
+The files found become the result's dependencies; a file created later is not seen until the
+script changes (as for the launchers).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING
+
+from fixer.sources import SourceError, open_regular
+
+if TYPE_CHECKING:
+    from fixer.tf.model import TFModel
+
+Stamp = tuple[int, int] | None  # as fixer.cache.Stamp
+
+_IN_SCRIPT = re.compile(
+    r"TF_CONFIG|ClusterResolver|cluster_resolver|ClusterSpec|\bTFCluster\b|\bTFNode\b|tensorflowonspark"
+    r"|^\s*(?:import|from)\s+ray\b|multi_process_runner",
+    re.MULTILINE,
+)
+# A batch job or launcher that starts several nodes or processes.
+_MULTI_NODE = re.compile(
+    r"\bselect=(?:[2-9]|\d{2,})|--nodes[= ](?:[2-9]|\d{2,})|#SBATCH\s+-N\s*(?:[2-9]|\d{2,})"
+    r"|\bmpirun\b|\bmpiexec\b|\bsrun\b|\bhorovodrun\b|--nnodes|\bTFJob\b|\btfReplicaSpecs\b"
+)
+_TREE_FILES = (".py", ".ipynb", ".sh", ".bash", ".yaml", ".yml", ".json", ".pbs", ".slurm", ".sbatch", ".job")
+_SKIPPED_FOLDERS = frozenset({"site-packages", "dist-packages", "node_modules", "__pycache__"})
+_MAX_BYTES = 2_000_000
+
+# Per process: each root's files that show a cluster (a TF_CONFIG, or a multi-node job and the
+# `.py` file names it starts), with the stamps they were read at.
+_TREES: dict[str, dict[str, tuple[Stamp, bool, frozenset[str]]]] = {}
+_SCRIPT_NAME = re.compile(r"[\w.-]+\.py\b")
+
+
+def shows_a_cluster(tf: TFModel) -> bool:
+    """The script, a file that starts it, or its project tree shows that it runs on several workers."""
+    if _IN_SCRIPT.search(tf.text):
+        return True
+    launchers = tf.launchers
+    if launchers is None or not tf.path:
+        return True  # no project around the file: nothing tells, keep the finding
+    for launcher in launchers.launchers():
+        if launcher.with_tf_config or launcher.per_pod or _MULTI_NODE.search(_text(launcher.path) or ""):
+            return True
+    script = os.path.abspath(tf.path)
+    found = False
+    for path, (stamp, tf_config, multi_node_runs) in _tree_signs(launchers.root, launchers.live).items():
+        launchers.consulted[path] = stamp  # a changed file may change the answer (the cache)
+        found = found or (path != script and (tf_config or os.path.basename(script) in multi_node_runs))
+    return found
+
+
+def _tree_signs(root: str, live: bool) -> dict[str, tuple[Stamp, bool, frozenset[str]]]:
+    """The files under ``root`` that write or read TF_CONFIG, or are multi-node jobs (with the
+    file names of the scripts they start); read again at each question when files may change
+    between questions (``live``: the language server)."""
+    from fixer.cache import file_stamp  # here: that module reaches the TF model
+
+    found = None if live else _TREES.get(root)
+    if found is None:
+        found = {}
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_FOLDERS)
+            for name in sorted(files):
+                path = os.path.join(folder, name)
+                text = _text(path) if name.endswith(_TREE_FILES) else None
+                if text is None:
+                    continue
+                tf_config = "TF_CONFIG" in text
+                runs = frozenset(_SCRIPT_NAME.findall(text)) if _MULTI_NODE.search(text) else frozenset()
+                if tf_config or runs:
+                    found[path] = (file_stamp(path), tf_config, runs)
+        _TREES[root] = found
+    return found
+
+
+def _text(path: str) -> str | None:
+    """The file's text, or None when it cannot be read or is too large to be a script or job."""
+    try:
+        if os.path.getsize(path) > _MAX_BYTES:
+            return None
+        with open_regular(path) as handle:
+            return handle.read().decode("utf-8", errors="replace")
+    except (OSError, SourceError):
+        return None
