@@ -5,13 +5,13 @@ TFD504's rewrite sets `os.environ["TF_USE_LEGACY_KERAS"] = "1"` at the top of th
 in a Ray worker process, whose environment is the one of the process that started the cluster.
 
 Three runs, each in its own process (this machine only; no cluster outside is touched):
-1. `cluster`: a process without the variable starts a local cluster (`ray.init()`) and waits.
+1. `cluster`: a process without the variable starts a local cluster (`ray.init(address="local")`) and waits.
 2. `driver`: a second process sets the variable, connects to that cluster (as a Ray Client
    notebook or a job on a running cluster does) and asks a task for it, then asks again with
    `runtime_env={"env_vars": {...}}`.
 3. `own`: a process sets the variable, then starts its own local cluster and asks a task.
 
-Measured with Ray 2.60 (expected output):
+Measured with Ray 2.60 on 2026-11-27 (its output):
     connected driver, task sees: None
     connected driver, runtime_env env_vars, task sees: '1'
     driver that started the cluster, task sees: '1'
@@ -26,8 +26,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from fixer.ray_start import init_ray  # noqa: E402  (a start that times out on a busy machine is retried)
 
 _VARIABLE = "TF_USE_LEGACY_KERAS"
+# A private local node: never a cluster already running on this machine.
+_LOCAL = {"address": "local", "include_dashboard": False, "num_cpus": 1, "_node_ip_address": "127.0.0.1"}
 
 
 def _ask(runtime_env: dict[str, object] | None = None) -> str | None:
@@ -46,8 +52,8 @@ def cluster() -> None:
     import ray
 
     os.environ.pop(_VARIABLE, None)
-    context = ray.init(include_dashboard=False, num_cpus=1)
-    print(context.address_info["gcs_address"], flush=True)
+    init_ray(ray, **_LOCAL, _temp_dir=tempfile.mkdtemp(prefix="probe_ray_"))
+    print(ray.get_runtime_context().gcs_address, flush=True)
     sys.stdin.read()
     ray.shutdown()
 
@@ -66,7 +72,7 @@ def own() -> None:
     import ray
 
     os.environ[_VARIABLE] = "1"
-    ray.init(address="local", include_dashboard=False, num_cpus=1)
+    init_ray(ray, **_LOCAL, _temp_dir=tempfile.mkdtemp(prefix="probe_ray_"))
     print(f"driver that started the cluster, task sees: {_ask()!r}")
     ray.shutdown()
 
