@@ -91,6 +91,8 @@ class Keras3FitUnderMultiworker(Rule):
       Pipfile, conda environments, Dockerfiles and job configs, with ranges resolved to the newest
       release they allow (`~=2.15.0` is 2.15, `~=2.15` is 2.21). With `--target-version` newer than
       the pin, the finding is an upgrade finding ("on upgrade to TF 2.21: ...").
+    - A cloud launcher in the project decides for the script it runs: a SageMaker estimator's
+      `framework_version`, a Vertex AI prebuilt image (`tf-cpu.2-6`) beside the script's path.
     - A job image a launcher notebook names for the script's folder decides too, and the curated
       Azure ML TensorFlow 2.16 images ship tf-keras with `TF_USE_LEGACY_KERAS=1` (Keras 2). Where no
       release can be told, a call only Keras 2 accepts in the file (an optimizer's `lr=`,
