@@ -55,6 +55,7 @@ def launched_scripts(text: str, path: str, root: Path) -> list[Launch]:
         except (SyntaxError, ValueError, RecursionError):
             continue
     values = _constants(trees)
+    paths = _written_paths(trees)
     imported = _imports(trees)
     found: list[Launch] = []
     for cell, tree in trees:
@@ -64,7 +65,7 @@ def launched_scripts(text: str, path: str, root: Path) -> list[Launch]:
             if named in _ESTIMATORS:
                 found += _sagemaker(call, at, values, path)
             else:
-                found += _vertex(call, at, values, path, root)
+                found += _vertex(call, at, values, paths, path, root)
     return found
 
 
@@ -93,15 +94,22 @@ def _cells(text: str) -> list[tuple[int | None, str]]:
 _Constant = tuple[str, tuple[int, int]]
 
 
+def _bindings(trees: list[tuple[int | None, ast.Module]]) -> dict[str, int]:
+    """How many times each name is bound anywhere in the launcher (assignments, loops, `with`)."""
+    counts: dict[str, int] = {}
+    for _, tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
+
+
 def _constants(trees: list[tuple[int | None, ast.Module]]) -> dict[str, _Constant]:
     """The names bound exactly once in the launcher, by a top-level `NAME = "text"`: their value
     and position. A name bound twice (or by a loop, an import, a function) has no one value."""
-    bindings: dict[str, int] = {}
+    counts = _bindings(trees)
     constants: dict[str, _Constant] = {}
     for cell, tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                bindings[node.id] = bindings.get(node.id, 0) + 1
         for statement in tree.body:
             if (
                 isinstance(statement, ast.Assign)
@@ -111,7 +119,30 @@ def _constants(trees: list[tuple[int | None, ast.Module]]) -> dict[str, _Constan
                 and isinstance(statement.value.value, str)
             ):
                 constants[statement.targets[0].id] = (statement.value.value, (cell or 0, statement.lineno))
-    return {name: value for name, value in constants.items() if bindings.get(name) == 1}
+    return {name: value for name, value in constants.items() if counts.get(name) == 1}
+
+
+# A name's one string or f-string value, and where it is bound.
+_Written = tuple[ast.expr, tuple[int, int]]
+
+
+def _written_paths(trees: list[tuple[int | None, ast.Module]]) -> dict[str, _Written]:
+    """The names bound exactly once in the launcher, at any level, to a string or an f-string
+    (`train_script_uri = f"{files}/training/assets/train.py"` in a pipeline function): a path a
+    job call may be handed by name."""
+    counts = _bindings(trees)
+    written: dict[str, _Written] = {}
+    for cell, tree in trees:
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and counts.get(node.targets[0].id) == 1
+                and isinstance(node.value, (ast.Constant, ast.JoinedStr))
+            ):
+                written[node.targets[0].id] = (node.value, (cell or 0, node.lineno))
+    return written
 
 
 def _imports(trees: list[tuple[int | None, ast.Module]]) -> dict[str, str]:
@@ -153,6 +184,23 @@ def _text(node: ast.expr | None, at: tuple[int, int], values: dict[str, _Constan
         value, bound = values[node.id]
         if bound < at:
             return value, f"{node.id} ({value!r})"
+    return None
+
+
+def _script_path(node: ast.expr, at: tuple[int, int], paths: dict[str, _Written]) -> str | None:
+    """The project path of a `.py` file an argument names: a string, or the constant tail of an
+    f-string that puts it under a folder known at run time (`f"{bucket}/training/assets/train.py"`:
+    the project's files uploaded there keep their relative paths); or a name bound once to one
+    of those before the call."""
+    if isinstance(node, ast.Name) and node.id in paths and paths[node.id][1] < at:
+        node = paths[node.id][0]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value if node.value.endswith(".py") else None
+    if isinstance(node, ast.JoinedStr) and len(node.values) > 1:
+        tail = node.values[-1]
+        if isinstance(tail, ast.Constant) and isinstance(tail.value, str):
+            written = tail.value.lstrip("/")
+            return written if written.endswith(".py") and "/" in written else None
     return None
 
 
@@ -198,7 +246,9 @@ def _sagemaker(call: ast.Call, at: tuple[int, int], values: dict[str, _Constant]
     return [(str(script), Evidence("tensorflow", exactly(number), path, at[1], statement, cell=at[0] or None))]
 
 
-def _vertex(call: ast.Call, at: tuple[int, int], values: dict[str, _Constant], path: str, root: Path) -> list[Launch]:
+def _vertex(
+    call: ast.Call, at: tuple[int, int], values: dict[str, _Constant], paths: dict[str, _Written], path: str, root: Path
+) -> list[Launch]:
     """A call given a Google prebuilt TensorFlow training image (any keyword ending in
     `container_uri`) and the path of a project script (`script_path=`, or any argument naming an
     existing .py file)."""
@@ -207,6 +257,7 @@ def _vertex(call: ast.Call, at: tuple[int, int], values: dict[str, _Constant], p
         for keyword in call.keywords
         if keyword.arg is not None and keyword.arg.endswith("container_uri")
         if (value := _text(keyword.value, at, values)) is not None and _PREBUILT.search(value[0])
+        if "/prediction/" not in value[0]  # a serving image: the model is served there, not trained
     ]
     if not images:
         return []
@@ -214,8 +265,8 @@ def _vertex(call: ast.Call, at: tuple[int, int], values: dict[str, _Constant], p
     scripts = [
         script
         for argument in arguments
-        if (value := _text(argument, at, values)) is not None and value[0].endswith(".py")
-        if (script := _resolve(value[0], path, root)) is not None
+        if (written := _script_path(argument, at, paths)) is not None
+        if (script := _resolve(written, path, root)) is not None
     ]
     found: list[Launch] = []
     for name, (image, quoted) in images:

@@ -128,3 +128,36 @@ def test_distfix_target_shows_the_launcher(tmp_path):
     first = shown.stdout.splitlines()[0]
     assert first.startswith("TensorFlow 2.8 (from ") and "launch.ipynb:cell 3:" in first
     assert "framework_version=TF_RELEASE ('2.8')" in first
+
+
+UPLOADED_PIPELINE = (
+    "def training_pipeline(files_root: str, project: str):\n"
+    "    script_uri = f'{files_root}/jobs/steps/fit_model.py'\n"
+    "    run_job(\n"
+    "        script_uri=script_uri,\n"
+    "        train_container_uri='us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-12:latest',\n"
+    "        serving_container_uri='us-docker.pkg.dev/vertex-ai/prediction/tf2-cpu.2-3:latest',\n"
+    "    )\n"
+    "\n"
+    "def serving_only(files_root: str):\n"
+    "    path = f'{files_root}/jobs/steps/serve_model.py'\n"
+    "    deploy(path, serving_container_uri='us-docker.pkg.dev/vertex-ai/prediction/tf2-cpu.2-3:latest')\n"
+)
+
+
+def test_a_script_uploaded_under_a_run_time_folder_keeps_its_project_path(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "pipelines/jobs/pipeline.py": UPLOADED_PIPELINE,
+            "pipelines/jobs/steps/fit_model.py": "",
+            "pipelines/jobs/steps/serve_model.py": "",
+            "requirements.txt": "tensorflow==2.15\n",
+        },
+    )
+    steps = root / "pipelines" / "jobs" / "steps"
+    launched = target_for(steps / "fit_model.py")
+    assert launched.version == (2, 12)  # the training image, not the serving one
+    assert launched.tensorflow_from is not None and launched.tensorflow_from.text.startswith("train_container_uri=")
+    # Control: a script handed only to a serving image keeps the folder's pin.
+    assert target_for(steps / "serve_model.py").version == (2, 15)
