@@ -52,10 +52,11 @@ def cluster() -> None:
     import ray
 
     os.environ.pop(_VARIABLE, None)
-    init_ray(ray, **_LOCAL, _temp_dir=tempfile.mkdtemp(prefix="probe_ray_"))
-    print(ray.get_runtime_context().gcs_address, flush=True)
-    sys.stdin.read()
-    ray.shutdown()
+    with tempfile.TemporaryDirectory(prefix="probe_ray_", ignore_cleanup_errors=True) as folder:
+        init_ray(ray, **_LOCAL, _temp_dir=folder)
+        print(ray.get_runtime_context().gcs_address, flush=True)
+        sys.stdin.read()
+        ray.shutdown()
 
 
 def driver(address: str) -> None:
@@ -72,9 +73,10 @@ def own() -> None:
     import ray
 
     os.environ[_VARIABLE] = "1"
-    init_ray(ray, **_LOCAL, _temp_dir=tempfile.mkdtemp(prefix="probe_ray_"))
-    print(f"driver that started the cluster, task sees: {_ask()!r}")
-    ray.shutdown()
+    with tempfile.TemporaryDirectory(prefix="probe_ray_", ignore_cleanup_errors=True) as folder:
+        init_ray(ray, **_LOCAL, _temp_dir=folder)
+        print(f"driver that started the cluster, task sees: {_ask()!r}")
+        ray.shutdown()
 
 
 def main() -> None:
