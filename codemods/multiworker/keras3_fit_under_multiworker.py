@@ -13,6 +13,7 @@ from fixer.semantic.targets import assignment_targets
 from fixer.tf.classes import bases_in_module
 from fixer.tf.cluster_signs import shows_a_cluster
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
+from fixer.tf.ray_tasks import ray_run_functions, runs_in_ray_worker
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf_config_sources import tf_config_deletions, tf_config_pops, tf_config_setters
 from fixer.types import Applicability, Edit
@@ -60,7 +61,11 @@ class Keras3FitUnderMultiworker(Rule):
     `"1"` when it comes before that import. A standalone-`keras` model gets advice only (build it
     with `tf_keras`, or write a custom loop). `tf-keras` must be installed
     (`pip install tf-keras` matching the TensorFlow version), and Keras 2 behaves differently from
-    Keras 3 in places; the alternative is a custom training loop.
+    Keras 3 in places; the alternative is a custom training loop. A `fit` that runs in Ray worker
+    processes (a `@ray.remote` function or class, a Ray Train `train_loop_per_worker`, and the
+    module's functions they call) gets advice only: workers of a cluster the script connects to
+    keep the cluster's environment, so the setting goes into the job's `runtime_env` env_vars
+    (measured with Ray 2.60: `benchmarks/probe_ray_worker_environment.py`).
 
     ## Known limits
     - `tf_keras` models are Keras 2. A notebook's install cell (`!pip install tensorflow==2.6`) and
@@ -87,6 +92,8 @@ class Keras3FitUnderMultiworker(Rule):
       Pipfile, conda environments, Dockerfiles and job configs, with ranges resolved to the newest
       release they allow (`~=2.15.0` is 2.15, `~=2.15` is 2.21). With `--target-version` newer than
       the pin, the finding is an upgrade finding ("on upgrade to TF 2.21: ...").
+    - A cloud launcher in the project decides for the script it runs: a SageMaker estimator's
+      `framework_version`, a Vertex AI prebuilt image (`tf-cpu.2-6`) beside the script's path.
     - A job image a launcher notebook names for the script's folder decides too, and the curated
       Azure ML TensorFlow 2.16 images ship tf-keras with `TF_USE_LEGACY_KERAS=1` (Keras 2). Where no
       release can be told, a call only Keras 2 accepts in the file (an optimizer's `lr=`,
@@ -140,6 +147,7 @@ class Keras3FitUnderMultiworker(Rule):
             return
         target = ctx.tf.target
         legacy = legacy_keras(ctx.tf)
+        in_ray = ray_run_functions(ctx.index, ctx.tf.names) if "ray" in ctx.text else frozenset()
         for call, module in calls:
             kind = self._strategy_kind(ctx, call, parameter_server)
             if kind is None or (kind == "mwms" and _tf_config_removed_before(ctx, call)):
@@ -159,6 +167,15 @@ class Keras3FitUnderMultiworker(Rule):
                 )
                 continue
             requirement = target.tf_keras_requirement()
+            if runs_in_ray_worker(call, ctx.index, in_ray):
+                # Ray workers keep the cluster's environment: a setting at the top of this script
+                # does not reach them (benchmarks/probe_ray_worker_environment.py).
+                ctx.report(
+                    call,
+                    f"{failure}; it runs in Ray workers: set TF_USE_LEGACY_KERAS=1 in their environment "
+                    f"(runtime_env env_vars) and install `{requirement}` there",
+                )
+                continue
             if not target.assumed and not target.declares_tf_keras:
                 # The switch alone makes `tf.keras` fail to import where tf-keras is not installed.
                 where = target.dependency_file()

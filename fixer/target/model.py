@@ -15,6 +15,7 @@ from fixer.cache import Stamp, file_stamp
 from fixer.target.apis import added_in, exists_in
 from fixer.target.azureml_environments import azureml_environments
 from fixer.target.caps import capped, package_cap, python_cap
+from fixer.target.cloud_launchers import Launch, launched_scripts, may_launch
 from fixer.target.image_range import release_range
 from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.multibackend_keras import NEWEST_TENSORFLOW, multi_backend, multi_backend_cap, multi_backend_floor
@@ -24,7 +25,7 @@ from fixer.target.platform_pins import METADATA_NAMES, platform_image, platform_
 from fixer.target.project_files import docker_folder_statements, install_guide_statements, is_install_guide
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.script_installs import script_installs
-from fixer.target.small_files import read_small_text
+from fixer.target.small_files import MAX_BYTES, read_small_text
 from fixer.target.sources import (
     Evidence,
     Reader,
@@ -398,6 +399,47 @@ def _submitted(candidate: Path, folder: Path, consulted: dict[str, Stamp]) -> li
     return found
 
 
+# Per launcher file: its stamp, whether it may launch (a cheap text test), the scripts it launches.
+_LAUNCHERS: dict[str, tuple[Stamp, bool, list[Launch]]] = {}
+
+
+def _cloud_launched(
+    candidate: Path, folder: Path, consulted: dict[str, Stamp]
+) -> list[tuple[str, tuple[Evidence, ...]]]:
+    """The scripts of ``folder`` that launchers in ``candidate`` (notebooks and scripts) run as
+    SageMaker TensorFlow estimators or in Vertex AI prebuilt containers, each with the TensorFlow
+    the launcher names (fixer/target/cloud_launchers.py). Each file is read again only when it
+    changes; only files that may launch become dependencies, so editing an ordinary module does
+    not invalidate its neighbours' results (a launcher written later is seen once they change)."""
+    root = next((p for p in [candidate, *candidate.parents] if (p / ".git").exists()), Path(candidate.anchor))
+    try:
+        launchers = sorted(e.path for e in os.scandir(candidate) if e.name.endswith((".py", ".ipynb")) and e.is_file())
+    except OSError:
+        return []
+    jobs: dict[str, list[Evidence]] = {}
+    for launcher in launchers:
+        stamp = file_stamp(launcher)
+        known = _LAUNCHERS.get(launcher)
+        if known is None or known[0] != stamp:
+            limit = _MAX_NOTEBOOK_BYTES if launcher.endswith(".ipynb") else MAX_BYTES
+            text = _read_text(launcher) if stamp is not None and stamp[0] <= limit else None
+            launching = text is not None and may_launch(text)
+            known = _LAUNCHERS[launcher] = (stamp, launching, launched_scripts(text, launcher, root) if text else [])
+        if known[1]:
+            consulted[launcher] = stamp
+        for script, evidence in known[2]:
+            if Path(script).parent == folder:
+                jobs.setdefault(script, []).append(evidence)
+    return [(script, tuple(evidence)) for script, evidence in jobs.items()]
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
 def _launched(folder: Path, start: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
     """The job containers that notebooks in ``folder`` name, when they also name a folder below
     it holding ``start`` (`command(code="./src", environment="AzureML-tensorflow-2.16-cuda12")`):
@@ -529,6 +571,12 @@ def _decide(folder: Path) -> Target:
         elif farther is not None:
             older = farther  # sources disagree: checked against the version below (Target.floor)
         everything += [farther] if farther is not None else []
+    # A cloud launcher names the TensorFlow of one script, above any pin of its folder: it may sit
+    # above the folder that pins (a SageMaker `source_dir` with its own requirements.txt).
+    for candidate in [folder, *folder.parents]:
+        submitted += _cloud_launched(candidate, folder, consulted)
+        if (candidate / ".git").exists():
+            break
     pinned, cap = _pinned_version(tensorflow, keras_pin), None
     if (
         tensorflow is not None
@@ -672,9 +720,17 @@ def _with_platform_pin(folder: Target, notebook: Path) -> Target:
 
 
 def _in_job(folder: Target, script: str) -> Target:
-    """``folder``'s target for ``script`` when a notebook submits it as a Vertex AI job: the job's
-    container decides (the oldest, when several are named: the script must run on each)."""
-    jobs = [e for path, containers in folder.submitted if path == script for e in containers]
+    """``folder``'s target for ``script`` when a launcher runs it as a job (a notebook's Vertex AI
+    job, a job manifest, a SageMaker estimator): the job's TensorFlow decides (the oldest, when
+    several are named: the script must run on each)."""
+    # One statement may be read twice (a notebook's Vertex job is also a cloud launcher's).
+    named = {
+        (e.path, e.cell, e.line, e.text): e
+        for path, containers in folder.submitted
+        if path == script
+        for e in containers
+    }
+    jobs = list(named.values())
     if not jobs:
         return folder
     tensorflow = _lowest(jobs)
