@@ -94,8 +94,12 @@ def _cells(text: str) -> list[tuple[int | None, str]]:
 _Constant = tuple[str, tuple[int, int]]
 
 
-def _bindings(trees: list[tuple[int | None, ast.Module]]) -> dict[str, int]:
-    """How many times each name is bound anywhere in the launcher (assignments, loops, `with`)."""
+def _store_counts(trees: list[tuple[int | None, ast.Module]]) -> dict[str, int]:
+    """How many times each name is stored anywhere in the launcher (assignments, loops, `with`).
+
+    The launcher is a file the target model reads as text, not the module being checked: no
+    semantic model (fixer/semantic, built on libcst for checked modules) exists for it, and the
+    only question asked is whether a name is stored exactly once in the whole file."""
     counts: dict[str, int] = {}
     for _, tree in trees:
         for node in ast.walk(tree):
@@ -107,7 +111,7 @@ def _bindings(trees: list[tuple[int | None, ast.Module]]) -> dict[str, int]:
 def _constants(trees: list[tuple[int | None, ast.Module]]) -> dict[str, _Constant]:
     """The names bound exactly once in the launcher, by a top-level `NAME = "text"`: their value
     and position. A name bound twice (or by a loop, an import, a function) has no one value."""
-    counts = _bindings(trees)
+    counts = _store_counts(trees)
     constants: dict[str, _Constant] = {}
     for cell, tree in trees:
         for statement in tree.body:
@@ -130,7 +134,7 @@ def _written_paths(trees: list[tuple[int | None, ast.Module]]) -> dict[str, _Wri
     """The names bound exactly once in the launcher, at any level, to a string or an f-string
     (`train_script_uri = f"{files}/training/assets/train.py"` in a pipeline function): a path a
     job call may be handed by name."""
-    counts = _bindings(trees)
+    counts = _store_counts(trees)
     written: dict[str, _Written] = {}
     for cell, tree in trees:
         for node in ast.walk(tree):

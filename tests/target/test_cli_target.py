@@ -11,8 +11,11 @@ from pathlib import Path
 from tests.conftest import run_distfix
 
 MWMS_FIT = """\
+import os
+
 import tensorflow as tf
 
+assert "TF_CONFIG" in os.environ  # a worker of a cluster: TFD504 needs one
 strategy = tf.distribute.MultiWorkerMirroredStrategy()
 with strategy.scope():
     model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
