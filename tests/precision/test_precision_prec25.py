@@ -1,0 +1,148 @@
+"""Issue 28, ledger9a classes 1, 3, 4 and 5 and TFD501's wording (task prec25): a `Sequential`
+of weightless layers made outside the scope (TFD101), saves to local paths of a cluster whose
+tasks each run on their own host or that only the chief reaches (TFD502), IPython's line escapes
+in notebooks (TFD000), and what really repeats when the data are sharded before the shuffle
+(TFD501).
+
+Each program is a minimal shape written for this suite; each wrong finding has a control that
+stays reported.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from fixer.engine import check_source
+from fixer.runner import Job, run
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# Class 1: a Sequential of layers with no weights ----------------------------------------------
+
+_AUGMENTED = """\
+import tensorflow as tf
+from tensorflow.keras import layers
+
+strategy = tf.distribute.MirroredStrategy()
+augment = tf.keras.Sequential([{layers}], name="augment")
+augment(tf.zeros((1, 32, 32, 3)))
+with strategy.scope():
+    inputs = layers.Input((32, 32, 3))
+    outputs = layers.Dense(3)(layers.GlobalAveragePooling2D()(augment(inputs)))
+    model = tf.keras.Model(inputs, outputs)
+    model.compile("adam", "mse")
+model.fit(x, y)
+"""
+
+
+def _tfd101_lines(source: str) -> list[int]:
+    return [f.start.line for f in check_source("train.py", source).findings if f.code == "TFD101"]
+
+
+@pytest.mark.parametrize(
+    "layers",
+    [
+        "layers.RandomRotation(0.1), layers.RandomTranslation(0.1, 0.1), layers.RandomFlip(), layers.RandomContrast(1)",
+        "layers.RandomZoom(0.1), layers.RandomCrop(28, 28)",
+        "layers.Rescaling(1 / 255), layers.Resizing(36, 36), layers.CenterCrop(32, 32)",
+        "tf.keras.Input((32, 32, 3)), tf.keras.layers.experimental.preprocessing.RandomFlip('horizontal')",
+    ],
+)
+def test_a_sequential_of_weightless_layers_outside_the_scope_is_not_reported(layers):
+    assert _tfd101_lines(_AUGMENTED.format(layers=layers)) == []
+
+
+@pytest.mark.parametrize(
+    "layers",
+    [
+        "layers.RandomFlip(), layers.Dense(3)",
+        "layers.Rescaling(1 / 255), layers.Conv2D(8, 3)",
+        "layers.RandomFlip(), layers.BatchNormalization()",
+        "layers.Normalization()",
+        "layers.Embedding(10, 4)",
+    ],
+)
+def test_a_sequential_holding_a_layer_with_weights_stays_reported(layers):
+    assert _tfd101_lines(_AUGMENTED.format(layers=layers)) == [5]
+
+
+def test_a_weightless_sequential_grown_with_a_dense_layer_stays_reported():
+    source = _AUGMENTED.format(layers="layers.RandomFlip()").replace(
+        "augment(tf.zeros", "augment.add(layers.Dense(3))\naugment(tf.zeros"
+    )
+    assert _tfd101_lines(source) == [5]
+
+
+# Class 3: every task of the cluster on a host of its own ---------------------------------------
+
+_TRAINED = """\
+import json
+import os
+import sys
+
+import tensorflow as tf
+
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+model.fit(x, y)
+"""
+
+
+def _tfd502_lines(source: str) -> list[int]:
+    return [f.start.line for f in check_source("train.py", source).findings if f.code == "TFD502"]
+
+
+def _cluster(chief: str, *workers: str) -> str:
+    return json.dumps({"cluster": {"chief": [chief], "worker": list(workers)}, "task": {"type": "worker", "index": 0}})
+
+
+_OWN_HOSTS = _cluster("10.0.0.5:2222", "10.0.0.6:2222", "10.0.0.7:2222")
+_ONE_HOST_PORTS = _cluster("10.0.0.5:2222", "10.0.0.5:2223", "10.0.0.5:2224")
+_LOCALHOST = _cluster("localhost:2222", "127.0.0.1:2223")
+
+
+def _launched_lines(root: Path, tf_config: str, save: str, quote: str = "'") -> list[int]:
+    (root / "train.py").write_text(_TRAINED + save + "\n")
+    word = f"'{tf_config}'" if quote == "'" else '"' + tf_config.replace('"', '\\"') + '"'
+    (root / "run.sh").write_text(f"#!/bin/sh\nexport TF_CONFIG={word}\npython train.py\n")
+    (result,) = list(run([root / "train.py"], Job(use_cache=False, project_roots=(str(root),)), jobs=1))
+    return [f.start.line for f in result.findings if f.code == "TFD502"]
+
+
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_a_local_path_when_the_launcher_puts_every_task_on_its_own_host_is_per_worker(tmp_path, quote):
+    assert _launched_lines(tmp_path, _OWN_HOSTS, "model.save('/tmp/my_model')", quote) == []
+
+
+@pytest.mark.parametrize("tf_config", [_ONE_HOST_PORTS, _LOCALHOST, _cluster("<chief-ip>:2222", "<worker-ip>:2222")])
+def test_a_local_path_of_a_one_host_or_placeholder_cluster_stays_reported(tmp_path, tf_config):
+    assert _launched_lines(tmp_path, tf_config, "model.save('/tmp/my_model')") == [_save_line(_TRAINED) + 1]
+
+
+def test_a_bucket_of_a_cluster_on_its_own_hosts_stays_reported(tmp_path):
+    assert _launched_lines(tmp_path, _OWN_HOSTS, "model.save('gs://bucket/model')") == [_save_line(_TRAINED) + 1]
+
+
+def _set_in_script(cluster: str) -> str:
+    return _TRAINED.replace("strategy =", f"os.environ['TF_CONFIG'] = json.dumps({cluster})\nstrategy =", 1)
+
+
+def test_a_local_path_when_the_script_sets_a_cluster_of_own_hosts_is_per_worker():
+    cluster = "{'cluster': {'worker': ['host-a:2222', 'host-b:2222']}, 'task': {'type': 'worker', 'index': 0}}"
+    assert _tfd502_lines(_set_in_script(cluster) + "model.save('/tmp/m')\n") == []
+
+
+def test_a_local_path_when_the_script_sets_a_one_host_cluster_stays_reported():
+    cluster = "{'cluster': {'worker': ['host-a:2222', 'host-a:2223']}, 'task': {'type': 'worker', 'index': 0}}"
+    source = _set_in_script(cluster) + "model.save('/tmp/m')\n"
+    assert _tfd502_lines(source) == [_save_line(source)]
+
+
+def _save_line(source: str) -> int:
+    return len(source.splitlines())
