@@ -69,7 +69,9 @@ class CheckpointPathSharedByWorkers(Rule):
       `export TF_CONFIG='{...}'`) names a different host at every address. Shared storage (`gs://`,
       `s3://`, `AIP_MODEL_DIR`) and local paths of workers started as processes of one host
       (localhost, one host with several ports) are still reported.
-    - Saves only the chief runs are TFD503's, and so is a manager only the chief saves through.
+    - Saves only the chief runs are TFD503's (under a chief test, or after an `if not chief:` whose
+      body returns or ends the process: `sys.exit()`, `exit()`, `os._exit()`), and so is a manager
+      only the chief saves through.
     - Keras `ModelCheckpoint` and `BackupAndRestore` callbacks handle this themselves and are not
       reported. Nor is `tf.saved_model.save(obj, export_dir)`: two workers exporting to one
       directory 12 times in a row raised nothing and every export loaded (measured on TensorFlow

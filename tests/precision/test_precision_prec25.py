@@ -146,3 +146,41 @@ def test_a_local_path_when_the_script_sets_a_one_host_cluster_stays_reported():
 
 def _save_line(source: str) -> int:
     return len(source.splitlines())
+
+
+# Class 4: a save only the chief reaches --------------------------------------------------------
+
+_IS_CHIEF = """\
+def _is_chief(strategy):
+    resolver = strategy.cluster_resolver
+    return resolver is None or (resolver.task_type == "chief" and resolver.task_id == 0)
+
+
+"""
+
+
+@pytest.mark.parametrize(
+    "leave", ["sys.exit()", "sys.exit(0)", "exit()", "os._exit(0)", "print('not the chief')\n    sys.exit()"]
+)
+def test_a_save_after_the_other_workers_exit_is_not_reported(leave):
+    source = _TRAINED + f"if not _is_chief(strategy):\n    {leave}\nmodel.save('gs://bucket/model')\n"
+    assert _tfd502_lines(_IS_CHIEF + source) == []
+
+
+def test_a_save_in_a_function_after_a_return_of_the_other_workers_is_not_reported():
+    source = _TRAINED + "def finish():\n    if not _is_chief(strategy):\n        return\n    model.save('/tmp/m')\n"
+    assert _tfd502_lines(_IS_CHIEF + source + "finish()\n") == []
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        "",
+        "if not _is_chief(strategy):\n    print('not the chief')\n",
+        "if _is_chief(strategy):\n    sys.exit()\n",
+        "def exit():\n    pass\n\n\nif not _is_chief(strategy):\n    exit()\n",
+    ],
+)
+def test_a_save_every_worker_reaches_stays_reported(before):
+    source = _IS_CHIEF + _TRAINED + before + "model.save('gs://bucket/model')\n"
+    assert _tfd502_lines(source) == [_save_line(source)]
