@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from fixer.config import Config
 from fixer.engine import check_source
+from fixer.magics import mask_cell
+from fixer.notebook import analyse_notebook
 from fixer.runner import Job, run
 
 if TYPE_CHECKING:
@@ -184,3 +187,71 @@ def test_a_save_in_a_function_after_a_return_of_the_other_workers_is_not_reporte
 def test_a_save_every_worker_reaches_stays_reported(before):
     source = _IS_CHIEF + _TRAINED + before + "model.save('gs://bucket/model')\n"
     assert _tfd502_lines(source) == [_save_line(source)]
+
+
+# Class 5: IPython's call escapes in notebook cells ----------------------------------------------
+
+_STRATEGY_CELL = "import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\n"
+# A variable made outside the scope and updated in the replica function: TFD101 whatever the Keras.
+_TRAIN_CELL = """\
+counter = tf.Variable(0.0)
+
+
+def step(x):
+{escape}    counter.assign_add(x)
+
+
+strategy.run(step, args=(1.0,))
+"""
+
+
+def _notebook_codes(*cells: str) -> list[str]:
+    data = {
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": c} for c in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    result = analyse_notebook("train.ipynb", json.dumps(data), Config(), fix=False, unsafe=False)
+    return sorted(f.code for f in result.findings)
+
+
+@pytest.mark.parametrize(
+    "escape",
+    [
+        "    , or (...) pairs if labeled=False\n",  # a stray comment fragment: a tuple of strings
+        "    ,print a b\n",
+        "    ;print a b\n",
+        "    /print counter\n",
+        "    ;\n",
+    ],
+)
+def test_a_call_escape_ipython_compiles_leaves_the_cell_checked(escape):
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    cell = _TRAIN_CELL.format(escape=escape)
+    compile(TransformerManager().transform_cell(cell), "<cell>", "exec")  # IPython runs it
+    assert _notebook_codes(_STRATEGY_CELL, cell) == ["TFD101"]
+
+
+def test_a_slash_without_a_name_is_a_syntax_error_as_in_ipython():
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    cell = _TRAIN_CELL.format(escape="    / 2\n")
+    with pytest.raises(SyntaxError):
+        compile(TransformerManager().transform_cell(cell), "<cell>", "exec")
+    assert _notebook_codes(_STRATEGY_CELL, cell) == ["TFD000"]
+
+
+def test_an_escape_inside_brackets_or_a_string_is_left_alone():
+    cell = "pairs = (1,\n, 2)\n"
+    assert mask_cell(cell)[0] == cell
+    text = "doc = '''\n, a\n'''\n"
+    assert mask_cell(text)[0] == text
+
+
+def test_the_same_line_in_a_python_file_stays_a_syntax_error():
+    source = _STRATEGY_CELL + _TRAIN_CELL.format(escape="    , or (...) pairs if labeled=False\n")
+    assert [f.code for f in check_source("train.py", source).findings] == ["TFD000"]
