@@ -255,3 +255,39 @@ def test_an_escape_inside_brackets_or_a_string_is_left_alone():
 def test_the_same_line_in_a_python_file_stays_a_syntax_error():
     source = _STRATEGY_CELL + _TRAIN_CELL.format(escape="    , or (...) pairs if labeled=False\n")
     assert [f.code for f in check_source("train.py", source).findings] == ["TFD000"]
+
+
+# TFD501: a shuffle after the shard repeats nothing; name what does repeat -----------------------
+
+_SEEDED = """\
+import tensorflow as tf
+
+tf.random.set_seed(1)
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+
+def dataset_fn(ctx):
+    ds = tf.data.Dataset.range(64).shard(ctx.num_input_pipelines, ctx.input_pipeline_id)
+    return ds.shuffle(64, seed=1).batch(8)
+
+
+dist = strategy.distribute_datasets_from_function(dataset_fn)
+"""
+
+
+def _tfd501_messages(source: str) -> list[str]:
+    return [f.message for f in check_source("train.py", source).findings if f.code == "TFD501"]
+
+
+def test_one_seed_with_only_a_shuffle_after_the_shard_is_not_reported():
+    assert _tfd501_messages(_SEEDED) == []
+
+
+def test_one_seed_with_random_draws_in_the_replica_function_names_them_not_the_shuffle():
+    source = (
+        _SEEDED
+        + "\n\ndef replica_fn(x):\n    return x + tf.random.uniform([])\n\n\nstrategy.run(replica_fn, args=(1.0,))\n"
+    )
+    (message,) = _tfd501_messages(source)
+    assert "random draws in replica and dataset functions" in message
+    assert "shuffle" not in message
