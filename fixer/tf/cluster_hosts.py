@@ -4,7 +4,8 @@ TFD502 is about workers racing on one set of files. When each task of the cluste
 own machine (every address names a different host), a local absolute path such as `/tmp/model`
 is a different folder on each worker: nothing races. The clusters are read where the project
 sets them: the script's own literal TF_CONFIG (a dict or JSON text) and the literal TF_CONFIG
-texts of the launchers that start it (a shell script's `export TF_CONFIG='{...}'`). A loopback
+texts of the launchers that start it (a shell script's `export TF_CONFIG='{...}'`, its task index
+perhaps a shell variable). A loopback
 host, one host with several ports, a placeholder address or a TF_CONFIG that cannot be read
 leaves the question open (the save stays reported).
 """
@@ -35,12 +36,26 @@ def every_task_on_its_own_host(tf_configs: list[str]) -> bool:
     return bool(tf_configs) and all(_own_hosts(text) for text in tf_configs)
 
 
-def _own_hosts(text: str) -> bool:
+def _cluster(text: str) -> object:
+    """The ``cluster`` object of a TF_CONFIG text; when the whole text is not JSON (a launcher
+    that fills the task index from a shell variable, `"index": $1`), the object after `"cluster":`
+    on its own. None when neither reads."""
     try:
         config = json.loads(text)
     except ValueError:
-        return False
-    cluster = config.get("cluster") if isinstance(config, dict) else None
+        key = text.find('"cluster"')
+        start = text.find("{", key) if key >= 0 else -1
+        if start < 0:
+            return None
+        try:
+            return json.JSONDecoder().raw_decode(text, start)[0]
+        except ValueError:
+            return None
+    return config.get("cluster") if isinstance(config, dict) else None
+
+
+def _own_hosts(text: str) -> bool:
+    cluster = _cluster(text)
     if not isinstance(cluster, dict):
         return False
     addresses: list[object] = []

@@ -291,3 +291,13 @@ def test_one_seed_with_random_draws_in_the_replica_function_names_them_not_the_s
     (message,) = _tfd501_messages(source)
     assert "random draws in replica and dataset functions" in message
     assert "shuffle" not in message
+
+
+def test_a_launcher_filling_the_task_index_from_a_shell_variable_still_names_its_hosts(tmp_path):
+    templated = _OWN_HOSTS.replace('"index": 0', '"index": $1')
+    assert _launched_lines(tmp_path, templated, "model.save('/tmp/my_model')", '"') == []
+
+
+def test_a_templated_launcher_of_one_host_stays_reported(tmp_path):
+    templated = _ONE_HOST_PORTS.replace('"index": 0', '"index": $1')
+    assert _launched_lines(tmp_path, templated, "model.save('/tmp/my_model')", '"') == [_save_line(_TRAINED) + 1]
