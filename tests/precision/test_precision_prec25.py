@@ -301,3 +301,9 @@ def test_a_launcher_filling_the_task_index_from_a_shell_variable_still_names_its
 def test_a_templated_launcher_of_one_host_stays_reported(tmp_path):
     templated = _ONE_HOST_PORTS.replace('"index": 0', '"index": $1')
     assert _launched_lines(tmp_path, templated, "model.save('/tmp/my_model')", '"') == [_save_line(_TRAINED) + 1]
+
+
+def test_a_save_after_the_other_workers_exit_is_tfd503s_chief_only_save():
+    source = _IS_CHIEF + _TRAINED + "if not _is_chief(strategy):\n    sys.exit()\nmodel.save('gs://bucket/model')\n"
+    (finding,) = [f for f in check_source("train.py", source).findings if f.code == "TFD503"]
+    assert finding.message.startswith("only the chief reaches this save (the others return or exit before it)")
