@@ -3,8 +3,9 @@
 TFD502 is about workers racing on one set of files. Two workers in different containers (or
 pods) that write the same *local* path write different files: SageMaker's model folder
 (`SM_MODEL_DIR`, `/opt/ml/model`) is local to each training instance, and a Kubeflow TFJob runs
-every replica in its own pod, so `/tmp/model` is one folder per worker there; so it is when
-every address of the TF_CONFIG clusters the project sets names a host of its own. Shared storage
+every replica in its own pod, so `/tmp/model` is one folder per worker there; so is a temporary
+folder (`/tmp`, `/var/tmp`, `/dev/shm`) when every address of the TF_CONFIG clusters the project
+sets names a host of its own (other absolute paths may be a network mount the hosts share). Shared storage
 (`gs://`, `s3://`, `hdfs://`, `AIP_MODEL_DIR`) and local paths of workers that are processes of
 one host still race.
 """
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 # SageMaker's per-instance model folder: the environment variable and the folder it names.
 _CONTAINER_MODEL_DIR_VARIABLES = frozenset({"SM_MODEL_DIR"})
 _CONTAINER_MODEL_DIR = "/opt/ml/model"
+_MACHINE_LOCAL = ("/tmp", "/var/tmp", "/dev/shm")
 _JOINS = frozenset({"os.path.join", "posixpath.join", "pathlib.Path", "pathlib.PurePosixPath"})
 _ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv", "os.environ.__getitem__"})
 
@@ -103,6 +105,11 @@ def _local_absolute(start: str) -> bool:
     return start.startswith("/") and "://" not in start
 
 
+def _machine_local(start: str) -> bool:
+    """A folder each machine has of its own: the temporary folders (`/tmp`, `/var/tmp`, `/dev/shm`)."""
+    return any(start == folder or start.startswith(folder + "/") for folder in _MACHINE_LOCAL)
+
+
 def per_container(tf: TFModel, path: cst.BaseExpression) -> bool:
     """True when every place ``path`` may start is a folder of the worker's own container:
     SageMaker's model folder, or a local absolute path in a script a per-pod job of the project
@@ -117,7 +124,9 @@ def per_container(tf: TFModel, path: cst.BaseExpression) -> bool:
     found = launchers.launchers() if launchers is not None else []
     if any(launcher.per_pod for launcher in found):
         return True
-    return every_task_on_its_own_host(_tf_configs(tf, found))
+    # Separate machines often share a network mount (`/home`, `/data`, `/mnt`): only a folder
+    # that is each machine's own by convention is per host there.
+    return all(_machine_local(s) for s in starts) and every_task_on_its_own_host(_tf_configs(tf, found))
 
 
 def _tf_configs(tf: TFModel, launchers: list[Launcher]) -> list[str]:

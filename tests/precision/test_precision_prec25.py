@@ -307,3 +307,8 @@ def test_a_save_after_the_other_workers_exit_is_tfd503s_chief_only_save():
     source = _IS_CHIEF + _TRAINED + "if not _is_chief(strategy):\n    sys.exit()\nmodel.save('gs://bucket/model')\n"
     (finding,) = [f for f in check_source("train.py", source).findings if f.code == "TFD503"]
     assert finding.message.startswith("only the chief reaches this save (the others return or exit before it)")
+
+
+def test_a_non_temporary_absolute_path_of_a_cluster_on_its_own_hosts_stays_reported(tmp_path):
+    # `/data` on several machines is often one network mount: the writes may still race.
+    assert _launched_lines(tmp_path, _OWN_HOSTS, "model.save('/data/my_model')") == [_save_line(_TRAINED) + 1]
