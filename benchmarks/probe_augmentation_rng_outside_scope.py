@@ -1,8 +1,10 @@
 """Probe for a TFD101 premise (ledger9a): random augmentation layers made outside the strategy scope.
 
-A `Sequential` of random augmentation layers only (rotation, translation, flip, contrast: no
-weights) is made outside `MirroredStrategy.scope()` and first called eagerly there (a preview
-plot, as notebooks do), then used inside a model built and compiled in the scope. On 2 logical
+A `Sequential` of random augmentation layers only (rotation, translation, flip, contrast, zoom,
+crop: no weights) and one of fixed preprocessing layers (`Rescaling`, `Resizing`, `CenterCrop`: no
+weights) are made outside `MirroredStrategy.scope()` and first called eagerly there (a preview
+plot, as notebooks do), then used inside a model built and compiled in the scope (TFD101 does not
+report such a `Sequential`). On 2 logical
 CPU devices the probe prints:
 
 - the state the augmentation layers hold after the eager call (Keras 3: a seed variable per layer,
@@ -33,11 +35,21 @@ layers = keras.layers
 strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
 
 augment = keras.Sequential(
-    [layers.RandomRotation(0.15), layers.RandomTranslation(0.1, 0.1), layers.RandomFlip(), layers.RandomContrast(0.1)]
+    [
+        layers.RandomRotation(0.15),
+        layers.RandomTranslation(0.1, 0.1),
+        layers.RandomFlip(),
+        layers.RandomContrast(0.1),
+        layers.RandomZoom(0.1),
+        layers.RandomCrop(32, 32),
+    ]
 )
+prepare = keras.Sequential([layers.Rescaling(1 / 255), layers.Resizing(36, 36), layers.CenterCrop(32, 32)])
 augment(tf.random.uniform((1, 32, 32, 3)) * 255)  # first call: eager, outside the scope
+prepare(tf.random.uniform((1, 32, 32, 3)) * 255)
 print("keras", keras.__version__)
 print("variables of the augmentation layers:", [(v.name, type(v).__name__) for v in augment.variables])
+print("weights of the augmentation layers:", len(augment.weights), "of the preprocessing layers:", len(prepare.weights))
 flip_rng = getattr(augment.layers[2], "_random_generator", None)
 generator = getattr(flip_rng, "_generator", None)
 if generator is not None:
@@ -45,7 +57,7 @@ if generator is not None:
 
 with strategy.scope():
     inputs = layers.Input((32, 32, 3))
-    outputs = layers.Dense(3, activation="softmax")(layers.GlobalAveragePooling2D()(augment(inputs)))
+    outputs = layers.Dense(3, activation="softmax")(layers.GlobalAveragePooling2D()(augment(prepare(inputs))))
     model = keras.Model(inputs, outputs)
     model.compile("adam", "sparse_categorical_crossentropy")
 images = tf.random.uniform((64, 32, 32, 3)) * 255

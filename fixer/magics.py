@@ -4,9 +4,12 @@ Only real IPython syntax is masked, and only where a statement can start (not in
 brackets or a backslash continuation): line magics and shell escapes (``%cmd``, ``!cmd``,
 ``x = %cmd``, ``a, b = !cmd``: any target, fixer/shell_assignment.py), help (``obj?``, ``obj??``,
 ``?obj``, ``??obj`` on a line of their own) and cell magics (``%%bash`` masks its whole cell;
-``%%time`` and other Python cell magics only their first line), and a one-line cell IPython runs
-as a magic without its `%` (automagic: ``pip install x``, ``ls $DIR``). A masked line becomes a
-comment of the same length, so columns stay put.
+``%%time`` and other Python cell magics only their first line), a one-line cell IPython runs as a
+magic without its `%` (automagic: ``pip install x``, ``ls $DIR``), and the call escapes ``,f a b``
+(``f("a", "b")``), ``;f a b`` (``f("a b")``) and ``/f a b`` (``f(a, b)``), which IPython turns into
+an expression statement at any indentation. A masked line becomes a comment of the same length, so
+columns stay put; a call escape becomes the no-op statement ``0#...`` of the same length (it may be
+a block's only body).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from fixer.shell_assignment import is_shell_assignment
 from fixer.syntax import parse_module
 
 _ESCAPE = re.compile(r"^\s*(%|!)")
+# IPython's auto-quote (`,`, `;`) and auto-paren (`/`, which needs a name right after it) escapes.
+_CALL_ESCAPE = re.compile(r"^\s*([,;]|/\S)")
 _HELP = re.compile(r"^\s*(\?{1,2}[A-Za-z_][\w.]*|[A-Za-z_][\w.]*\?{1,2})\s*$")
 # Cell magics whose body is still Python: only their first line is masked.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "tensorflow_version"})
@@ -130,8 +135,12 @@ def mask_cell(source: str) -> tuple[str, dict[str, str]]:
     for position, line in enumerate(lines):
         magic = whole_cell or (position == 0 and first.startswith("%%")) or continued_magic or position == automagic
         magic = magic or (scanner.at_statement_start and is_magic(line))
-        if magic and line.strip():
-            replacement = _block_body(line) if opens_block and not whole_cell else _comment(line)
+        call_escape = not magic and scanner.at_statement_start and bool(_CALL_ESCAPE.match(line))
+        if call_escape or (magic and line.strip()):
+            # IPython makes a call escape an expression statement where it stands (a call, a tuple
+            # of strings): a no-op statement keeps the block it may be the only body of.
+            statement = call_escape or (opens_block and not whole_cell)
+            replacement = _block_body(line) if statement else _comment(line)
             masked[replacement] = line
             out.append(replacement)
             continued_magic = _ends_with_escape(line.rstrip("\r"))

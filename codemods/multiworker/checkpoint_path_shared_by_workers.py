@@ -65,9 +65,15 @@ class CheckpointPathSharedByWorkers(Rule):
     - A path in the worker's own container is not shared: SageMaker's model folder (`SM_MODEL_DIR`,
       `/opt/ml/model`, also as a flag's default), and a local absolute path (`/tmp/model`) in a script
       that a Kubeflow TFJob of the project runs (a manifest or a `kind: tfjob` component naming it:
-      one pod per worker). Shared storage (`gs://`, `s3://`, `AIP_MODEL_DIR`) and local paths of
-      workers started as processes of one host are still reported.
-    - Saves only the chief runs are TFD503's, and so is a manager only the chief saves through.
+      one pod per worker); and a temporary folder (`/tmp`, `/var/tmp`, `/dev/shm`) of a script whose
+      TF_CONFIG (a literal the script sets, or a launcher's `export TF_CONFIG='{...}'`) names a
+      different host at every address (another absolute path, `/data/model`, may be a network
+      mount those hosts share: still reported). Shared storage (`gs://`,
+      `s3://`, `AIP_MODEL_DIR`) and local paths of workers started as processes of one host
+      (localhost, one host with several ports) are still reported.
+    - Saves only the chief runs are TFD503's (under a chief test, or after an `if not chief:` whose
+      body returns or ends the process: `sys.exit()`, `exit()`, `os._exit()`), and so is a manager
+      only the chief saves through.
     - Keras `ModelCheckpoint` and `BackupAndRestore` callbacks handle this themselves and are not
       reported. Nor is `tf.saved_model.save(obj, export_dir)`: two workers exporting to one
       directory 12 times in a row raised nothing and every export loaded (measured on TensorFlow

@@ -107,7 +107,7 @@ class ChiefOnlySave(Rule):
                 continue
             where = {
                 "if": "only the chief saves",
-                "exit": "only the chief reaches this save (an earlier `if not chief: return`)",
+                "exit": "only the chief reaches this save (the others return or exit before it)",
                 "caller": "only the chief saves (its function is called under a chief test)",
             }[guard.how]
             message = (

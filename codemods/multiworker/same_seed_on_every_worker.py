@@ -12,7 +12,7 @@ from fixer.semantic.targets import assignment_targets
 from fixer.tf.bindings import assigned_values
 from fixer.tf.calls import argument_value
 from fixer.tf.parameters import call_position, parameter
-from fixer.tf.pipelines import FILE_SOURCES, after_shard, auto_shard_policy, distributed_inputs, pipeline
+from fixer.tf.pipelines import FILE_SOURCES, auto_shard_policy, distributed_inputs, pipeline
 from fixer.tf.strategies import Membership
 from fixer.types import Applicability
 
@@ -64,9 +64,10 @@ class SameSeedOnEveryWorker(Rule):
       `seed: int = 17` in a dataclass that no construction sets.
     - What each seed controls in TensorFlow 2.21 / Keras 3.15 (read from their source in the venv
       and measured on two workers): `tf.random.set_seed` seeds TensorFlow's stateful random ops:
-      `tf.random.*` and `tf.image.random_*` in a replica function or a dataset `map` function, and
-      a dataset `shuffle` after the shard point (`ds.shard(...)` then `ds.shuffle(...)`, on one line
-      or several).
+      `tf.random.*` and `tf.image.random_*` in a replica function or a dataset `map` function; also
+      a dataset `shuffle` after the shard point (`ds.shard(...)` then `ds.shuffle(...)`), which is
+      not counted: every worker applies the same permutation to its own disjoint shard, so no
+      example is duplicated or dropped (`benchmarks/probe_same_seed_shuffle_after_shard.py`).
     - A `map` that runs before auto-sharding by data (`experimental_distribute_dataset` of
       in-memory data, or `model.fit`/`evaluate` of it, which distribute their dataset the same way,
       or `AutoShardPolicy.DATA`, with no `.shard` before the map) is not per-worker randomness:
@@ -157,9 +158,6 @@ class SameSeedOnEveryWorker(Rule):
                 # strategy's scope keeps its seed state in a variable broadcast from worker 0.
                 if ctx.tf.strategies.membership(call) is not Membership.INSIDE:
                     return "their random augmentations"
-            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "shuffle" and tf_seeded:
-                if ctx.tf.names.callee(call) is None and after_shard(ctx.tf, call):
-                    return "their shuffles after sharding"
             if callee.startswith(_KERAS_RANDOM) and not seeded and python_seeded:
                 if ctx.index.enclosing_function(call) in per_worker:
                     return "their random draws in replica and dataset functions"

@@ -28,6 +28,7 @@ from fixer.tf.parameters import positional_parameters
 from fixer.tf.paths import exclusive
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.strategies import Membership
+from fixer.tf.weightless_layers import weightless_sequential
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
@@ -148,6 +149,11 @@ class CreatedOutsideStrategyScope(Rule):
       one made in the scope (`benchmarks/probe_model_in_dataset_map.py`: a preprocessor made outside
       the scope, mapped outside it, inside it or in a helper the scope calls, trains under Keras 3
       and tf-keras with plain variables). Any `.map(...)` call counts, whatever its receiver.
+    - A `Sequential` made only of layers with no weights (random augmentation layers, `Rescaling`,
+      `Resizing`, `CenterCrop`, `keras.Input`) and never grown with `.add` is not a finding: made and
+      even first called outside the scope, it trains under the strategy on both Kerases
+      (`benchmarks/probe_augmentation_rng_outside_scope.py`). One holding any layer with weights
+      (`Dense`, `Conv2D`, `BatchNormalization`, `Normalization`, `Embedding`) stays.
     - A Keras layer on its own is not a finding: Keras 3 creates a layer's variables when it is
       built, not when it is constructed (measured on TensorFlow 2.21, 2 logical CPUs: a `Dense`
       constructed outside the scope and built inside it holds `MirroredVariable`s and trains; one
@@ -198,6 +204,10 @@ class CreatedOutsideStrategyScope(Rule):
                 continue  # reported below, with what entering the scope in its own method does
             if creation.kind == "model" and method_of_layer_only(ctx.index, finder.names, creation.statement):
                 continue  # a sub-layer of a layer class: made when the outer model is constructed
+            if creation.kind == "model" and weightless_sequential(
+                ctx.index, finder.names, creation.call, creation.names
+            ):
+                continue  # augmentation/preprocessing layers only: no weights to distribute
             if finder.on_a_path_without_strategy(creation):
                 continue
             if not finder.used_by_distributed_code(creation):

@@ -54,6 +54,8 @@ _FRESH_TEMPORARY = frozenset(
     {"tempfile.mkdtemp", "tempfile.mkstemp", "tempfile.TemporaryDirectory", "tempfile.NamedTemporaryFile"}
 )
 _EXITS = (cst.Return, cst.Continue, cst.Break, cst.Raise)
+_EXIT_CALLS = frozenset({"sys.exit", "os._exit", "os.abort"})
+_EXIT_BUILTINS = frozenset({"exit", "quit"})
 # What a strategy only known by its use (or a factory of unknown kind) is recorded as.
 _GENERIC_STRATEGY = "tensorflow.distribute.Strategy"
 
@@ -463,7 +465,8 @@ def chief_guard(tf: TFModel, node: cst.CSTNode, depth: int = 0) -> ChiefGuard | 
 
 
 def _exits_unless_chief(tf: TFModel, block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode) -> bool:
-    """An earlier `if not is_chief: return` (continue, break, raise) in ``block`` skips ``statement``."""
+    """An earlier `if not is_chief: return` (continue, break, raise, `sys.exit()`, `exit()`,
+    `os._exit()`) in ``block`` skips ``statement``: every other task has left it."""
     for sibling in block.body:
         if sibling is statement:
             return False
@@ -472,12 +475,22 @@ def _exits_unless_chief(tf: TFModel, block: cst.IndentedBlock | cst.Module, stat
             and sibling.orelse is None
             and not_chief_test(sibling.test, tf)
             and isinstance(sibling.body, cst.IndentedBlock)
-            and any(
-                isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[-1], _EXITS) for s in sibling.body.body
-            )
+            and any(isinstance(s, cst.SimpleStatementLine) and _leaves(tf, s.body[-1]) for s in sibling.body.body)
         ):
             return True
     return False
+
+
+def _leaves(tf: TFModel, small: cst.BaseSmallStatement) -> bool:
+    """``small`` leaves the block for good: a jump, or a call that ends the process."""
+    if isinstance(small, _EXITS):
+        return True
+    call = small.value if isinstance(small, cst.Expr) else None
+    if not isinstance(call, cst.Call):
+        return False
+    if isinstance(call.func, cst.Name) and call.func.value in _EXIT_BUILTINS:
+        return not tf.semantic.resolve(call.func)  # the builtin, not a function of the file
+    return tf.names.callee(call) in _EXIT_CALLS
 
 
 def _caller_guard(tf: TFModel, func: cst.FunctionDef, depth: int) -> ChiefGuard | None:

@@ -199,14 +199,6 @@ def _returned(tf: TFModel, name: str) -> cst.BaseExpression | None:
     return returns[-1].value if len(returns) == 1 else None
 
 
-def after_shard(tf: TFModel, call: cst.Call) -> bool:
-    """True for a dataset method call (``shuffle``) applied after ``.shard(...)``, across statements."""
-    if not isinstance(call.func, cst.Attribute):
-        return False
-    upstream = pipeline(tf, call.func.value)
-    return upstream is not None and upstream.sharded
-
-
 # Auto-sharding by data needs every worker to produce the same order ------------------------
 
 SHUFFLE_SEED = "42"

@@ -3,7 +3,9 @@
 TFD502 is about workers racing on one set of files. Two workers in different containers (or
 pods) that write the same *local* path write different files: SageMaker's model folder
 (`SM_MODEL_DIR`, `/opt/ml/model`) is local to each training instance, and a Kubeflow TFJob runs
-every replica in its own pod, so `/tmp/model` is one folder per worker there. Shared storage
+every replica in its own pod, so `/tmp/model` is one folder per worker there; so is a temporary
+folder (`/tmp`, `/var/tmp`, `/dev/shm`) when every address of the TF_CONFIG clusters the project
+sets names a host of its own (other absolute paths may be a network mount the hosts share). Shared storage
 (`gs://`, `s3://`, `hdfs://`, `AIP_MODEL_DIR`) and local paths of workers that are processes of
 one host still race.
 """
@@ -15,14 +17,18 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.tf.calls import argument_value
+from fixer.tf.cluster_hosts import every_task_on_its_own_host
 from fixer.tf.flags import flag_read
+from fixer.tf.tf_config_sources import tf_config_of, tf_config_setters
 
 if TYPE_CHECKING:
     from fixer.tf.model import TFModel
+    from fixer.tf.script_launchers import Launcher
 
 # SageMaker's per-instance model folder: the environment variable and the folder it names.
 _CONTAINER_MODEL_DIR_VARIABLES = frozenset({"SM_MODEL_DIR"})
 _CONTAINER_MODEL_DIR = "/opt/ml/model"
+_MACHINE_LOCAL = ("/tmp", "/var/tmp", "/dev/shm")
 _JOINS = frozenset({"os.path.join", "posixpath.join", "pathlib.Path", "pathlib.PurePosixPath"})
 _ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv", "os.environ.__getitem__"})
 
@@ -99,14 +105,40 @@ def _local_absolute(start: str) -> bool:
     return start.startswith("/") and "://" not in start
 
 
+def _machine_local(start: str) -> bool:
+    """A folder each machine has of its own: the temporary folders (`/tmp`, `/var/tmp`, `/dev/shm`)."""
+    return any(start == folder or start.startswith(folder + "/") for folder in _MACHINE_LOCAL)
+
+
 def per_container(tf: TFModel, path: cst.BaseExpression) -> bool:
     """True when every place ``path`` may start is a folder of the worker's own container:
     SageMaker's model folder, or a local absolute path in a script a per-pod job of the project
-    runs (a Kubeflow TFJob: fixer/tf/script_launchers.py)."""
+    runs (a Kubeflow TFJob: fixer/tf/script_launchers.py) or whose TF_CONFIG clusters put every
+    task on a host of its own (fixer/tf/cluster_hosts.py)."""
     starts = _starts(tf, path)
     if all(_container_model_dir(s) for s in starts):
         return True
     if not all(_container_model_dir(s) or _local_absolute(s) for s in starts):
         return False
     launchers = tf.launchers
-    return launchers is not None and any(launcher.per_pod for launcher in launchers.launchers())
+    found = launchers.launchers() if launchers is not None else []
+    if any(launcher.per_pod for launcher in found):
+        return True
+    # Separate machines often share a network mount (`/home`, `/data`, `/mnt`): only a folder
+    # that is each machine's own by convention is per host there.
+    return all(_machine_local(s) for s in starts) and every_task_on_its_own_host(_tf_configs(tf, found))
+
+
+def _tf_configs(tf: TFModel, launchers: list[Launcher]) -> list[str]:
+    """The TF_CONFIG texts the project sets for this script: each literal one the script sets
+    itself and each one its launchers assign. Empty when any setter is not a literal (a cluster
+    the script computes may put tasks anywhere)."""
+    if any(launcher.with_tf_config and not launcher.tf_configs for launcher in launchers):
+        return []  # a launcher sets one we cannot read (a job spec, a computed value)
+    texts = [text for launcher in launchers for text in launcher.tf_configs]
+    for setter in tf_config_setters(tf):
+        config = tf_config_of(tf, setter)
+        if not isinstance(config, str):
+            return []
+        texts.append(config)
+    return texts

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from fixer.notebook_launches import launches
 from fixer.sources import SourceError, open_regular
+from fixer.tf.cluster_hosts import shell_tf_configs
 from fixer.tf.task_copies import covers_cluster
 
 if TYPE_CHECKING:
@@ -84,22 +85,25 @@ def caller_launches() -> bool:
 
 @dataclass(frozen=True)
 class Launcher:
-    """A project file that starts a script, whether it gives the script a TF_CONFIG, and whether
-    it runs every task in its own pod (a TFJob)."""
+    """A project file that starts a script, whether it gives the script a TF_CONFIG, whether
+    it runs every task in its own pod (a TFJob), and the literal TF_CONFIG texts it sets."""
 
     path: str
     with_tf_config: bool
     per_pod: bool = False
+    tf_configs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class _Read:
-    """What one launcher file says: the `.py` paths it starts, which of them get a TF_CONFIG, and
-    whether it is a job that runs each task in its own pod."""
+    """What one launcher file says: the `.py` paths it starts, which of them get a TF_CONFIG,
+    whether it is a job that runs each task in its own pod, and the TF_CONFIG texts it assigns
+    as quoted shell words."""
 
     started: tuple[str, ...]
     with_tf_config: frozenset[str]
     per_pod: bool = False
+    tf_configs: tuple[str, ...] = ()
 
 
 class ScriptLaunchers:
@@ -123,7 +127,7 @@ class ScriptLaunchers:
             if named:
                 self.consulted[path] = stamp
                 given = any(started in read.with_tf_config for started in named)
-                found.append(Launcher(path, given, read.per_pod))
+                found.append(Launcher(path, given, read.per_pod, read.tf_configs if given else ()))
         return found
 
     def task_copies_cover(self, cluster: object, task_type: str, index: int) -> bool:
@@ -202,7 +206,8 @@ def _read(path: str, stamp: Stamp) -> _Read:
     # The whole file counts: an `env` stanza, `export TF_CONFIG=` or `env=` may be far from the
     # line that names the script, and a job kind that sets it applies to every task.
     given = "TF_CONFIG" in text or bool(_SETS_ITSELF.search(text))
-    return _Read(started, frozenset(started) if given else frozenset(), bool(_PER_POD.search(text)))
+    configs = shell_tf_configs(text) if path.endswith(_SHELL_LIKE) else ()
+    return _Read(started, frozenset(started) if given else frozenset(), bool(_PER_POD.search(text)), configs)
 
 
 def _notebook(text: str) -> _Read:

@@ -120,7 +120,9 @@ def test_a_number_read_from_a_worker_number_environment_variable_is_per_worker()
 
 
 def test_control_a_constant_path_every_worker_saves_stays_reported():
-    source = _worker_script("worker_number = 1", "model.save('/tmp/shared/model.keras')")
+    # Not under /tmp: the cluster's hosts `a` and `b` are distinct, and a temporary folder would be
+    # each host's own (prec25, ledger9a class 3); `/data` may be a mount they share.
+    source = _worker_script("worker_number = 1", "model.save('/data/shared/model.keras')")
     assert _codes(source) == ["TFD502"]
 
 
@@ -179,6 +181,8 @@ def test_control_the_helper_is_offered_for_a_multi_worker_strategy_at_the_save()
 
 # Class 3: the strategy a local factory returns for the argument it is called with -------------
 
+# The save is not under /tmp: hosts `a` and `b` are distinct, and a temporary folder would be each
+# host's own (prec25, ledger9a class 3), which is not what these tests are about.
 _FACTORY = """
     import json, os, sys
     import tensorflow as tf
@@ -202,7 +206,7 @@ _FACTORY = """
         model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
         model.compile("sgd", "mse")
     model.fit(x, y)
-    model.save("/tmp/export/model.keras")
+    model.save("/data/export/model.keras")
     """
 
 
