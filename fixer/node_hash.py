@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 
-def _node_classes() -> list[type]:
+def node_classes() -> list[type]:
     """``CSTNode`` and every class below it."""
     found: list[type] = []
     pending: list[type] = [cst.CSTNode]
@@ -38,7 +38,7 @@ def install() -> int:
     if python_hash is object.__hash__ or not identity_equality():
         return 0
     changed = 0
-    for node_class in _node_classes():
+    for node_class in node_classes():
         if node_class.__dict__.get("__hash__") is python_hash:
             node_class.__hash__ = object.__hash__  # type: ignore[assignment]
             changed += 1

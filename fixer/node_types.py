@@ -18,7 +18,7 @@ from __future__ import annotations
 import abc
 from typing import TYPE_CHECKING
 
-import libcst as cst
+from fixer.node_hash import node_classes
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -29,17 +29,6 @@ class _HierarchyOnly(abc.ABCMeta):
 
     __instancecheck__ = type.__instancecheck__
     __subclasscheck__ = type.__subclasscheck__
-
-
-def _node_classes() -> list[type]:
-    """``CSTNode`` and every class below it."""
-    found: list[type] = []
-    pending: list[type] = [cst.CSTNode]
-    while pending:
-        current = pending.pop()
-        found.append(current)
-        pending.extend(current.__subclasses__())
-    return found
 
 
 def hierarchy_only(classes: Sequence[type]) -> bool:
@@ -60,7 +49,7 @@ def hierarchy_only(classes: Sequence[type]) -> bool:
 def install() -> int:
     """Give every libcst node class the hierarchy-only metaclass; the number of classes changed
     (0 when it is installed already, or when some class relies on ABCMeta's hooks)."""
-    classes = [node_class for node_class in _node_classes() if type(node_class) is abc.ABCMeta]
+    classes = [node_class for node_class in node_classes() if type(node_class) is abc.ABCMeta]
     if not hierarchy_only(classes):
         return 0
     for node_class in classes:

@@ -21,7 +21,7 @@ from fixer.tf.index import ModuleIndex
 
 text = open(sys.argv[1], encoding="utf-8").read()
 findings = [repr(f) for f in check_source("doc.py", text).findings]
-classes = node_types._node_classes()
+classes = node_types.node_classes()
 nodes = list({type(n): n for n in ModuleIndex.build(cst.parse_module(text)).order}.values())
 def answers():
     return [

@@ -8,45 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from fixer.runner import Job, run
+from tests.rules.test_tfd402_run_time_compiling import ASYNC_BASE, ASYNC_TEST
 
 # --- TFD402: a project folder without `__init__.py` (PEP 420) imported by name --------------------
 
-ORBIT_BASE = """\
-import orbit
-import tensorflow as tf
-
-
-class QueueTrainer(orbit.StandardTrainer, orbit.StandardEvaluator):
-    pass
-"""
-
-ORBIT_TEST = """\
-import tensorflow as tf
-
-from {package}.engine import loops as loop_lib
-
-
-class CountingTrainer(loop_lib.QueueTrainer):
-    def __init__(self, strategy):
-        self.strategy = strategy
-        self.model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
-        self.optimizer = tf.keras.optimizers.SGD(0.1)
-
-    def train_step(self, iterator):
-        def replica_step(x):
-            with tf.GradientTape() as tape:
-                loss = tf.reduce_mean(self.model(x))
-            grads = tape.gradient(loss, self.model.trainable_variables)
-            self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
-
-        self.strategy.run(replica_step, args=(next(iterator),))
-
-
-def main():
-    trainer = CountingTrainer(tf.distribute.MirroredStrategy())
-    for _ in range(10):
-        trainer.train(tf.constant(10))
-"""
+# The orbit trainer of the TFD402 rule tests, imported from a package folder named at each test.
+ORBIT_BASE = ASYNC_BASE
+ORBIT_TEST = ASYNC_TEST.replace("from proj import base_trainer", "from {package}.engine import loops")
 
 
 def _findings(root: Path, name: str, code: str) -> list:
