@@ -120,8 +120,13 @@ def _is_assertion(node: cst.CSTNode) -> bool:
     return name.lower().startswith("assert") or name == "fail"
 
 
+def asserts_within(node: cst.CSTNode) -> bool:
+    """An assertion (``assert``, ``self.assert*(...)``, ``self.fail(...)``) sits in ``node``."""
+    return any(_is_assertion(n) for n in subtree(node))
+
+
 def _asserts(func: cst.FunctionDef) -> bool:
-    return any(_is_assertion(n) for n in subtree(func))
+    return asserts_within(func)
 
 
 def _called_names(func: cst.FunctionDef) -> Iterator[str]:

@@ -11,7 +11,7 @@ from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic import BindingKind
-from fixer.test_files import is_fixture_script, is_test_path
+from fixer.test_files import asserts_within, is_fixture_script, is_test_path
 from fixer.tf.classes import bases_in_module, enclosing_unit_test
 from fixer.tf.compat import inside_graph_block, leaves_after_first_pass, runs_repeatedly, runs_tf1_graphs
 from fixer.tf.graph_methods import runs_in_graph
@@ -101,7 +101,8 @@ class StrategyRunOutsideTfFunction(Rule):
     - Tests (a `test*` method of a `TestCase`, or a `test*` function of a test file): reported only
       when the test repeats a training `strategy.run` in a loop, and then as advice (no rewrite
       decorates a test with `tf.function`). Not reported: one call (with mocks and assertions, a
-      test checks that call), or a test that says it runs eagerly (its name, a comment, its
+      test checks that call), a loop that asserts on every pass (a golden-value test checks each
+      step's value), or a test that says it runs eagerly (its name, a comment, its
       decorators: `mode=["graph", "eager"]`, `run_in_graph_and_eager_modes`;
       `run_functions_eagerly`). Nor in a test suite's input files (`tests/data/`, `testdata/`,
       `<bundle>.test/data/`: scripts a launcher test starts or an analyser's tests read).
@@ -245,21 +246,28 @@ def _says_eager(ctx: RuleContext, test: cst.FunctionDef) -> bool:
 def _loops_in_test(ctx: RuleContext, call: cst.Call, test: cst.FunctionDef) -> bool:
     """``call`` repeats within the test: a loop (not left after its first pass) holds it between it
     and the test, or the function holding it is called from such a loop. A test that steps once
-    checks that one step."""
-    if _in_a_repeating_loop(ctx, call, test):
-        return True
+    checks that one step, and a loop that asserts on every pass checks each step's value (a
+    golden-value test of an optimizer): neither is a training loop whose speed matters."""
+    loop = _repeating_loop(ctx, call, test)
+    if loop is not None:
+        return not asserts_within(loop.body)
     func = ctx.index.enclosing_function(call)
     return func is not None and func is not test and _called_from_a_loop(ctx, func)
 
 
 def _in_a_repeating_loop(ctx: RuleContext, node: cst.CSTNode, boundary: cst.CSTNode | None) -> bool:
     """A loop not left after its first pass holds ``node`` below ``boundary``."""
+    return _repeating_loop(ctx, node, boundary) is not None
+
+
+def _repeating_loop(ctx: RuleContext, node: cst.CSTNode, boundary: cst.CSTNode | None) -> cst.For | cst.While | None:
+    """The innermost loop not left after its first pass that holds ``node`` below ``boundary``."""
     for ancestor in ctx.index.ancestors(node):
         if ancestor is boundary:
-            return False
+            return None
         if isinstance(ancestor, cst.For | cst.While) and not leaves_after_first_pass(ancestor):
-            return True
-    return False
+            return ancestor
+    return None
 
 
 def _only_traced_by_importers(ctx: RuleContext, func: cst.FunctionDef | cst.Lambda) -> bool:

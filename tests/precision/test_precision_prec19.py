@@ -151,6 +151,33 @@ def test_control_the_same_function_in_a_script_is_a_step_and_gets_the_rewrite():
     assert _findings(_pytest(body, name="run_one"), "train.py", "TFD402") == [(20, True)]
 
 
+# A loop that asserts after every step is a golden-value test (stop 40's ledger noise): checking
+# each step's value is the test's point, not a training loop whose speed matters.
+
+_CHECKED_EVERY_STEP = """
+    expected = [0.9, 0.81, 0.729]
+    for value in expected:
+        strategy.run(step, args=(tf.ones([4, 2]),))
+        self.assertAllClose(model.trainable_variables[0].numpy()[0, 0], value)
+"""
+
+_CHECKED_WITH_A_BARE_ASSERT = """
+    for step_number in range(3):
+        loss = strategy.run(step, args=(tf.ones([4, 2]),))
+        assert float(strategy.reduce("SUM", loss, axis=None)) >= 0.0, step_number
+"""
+
+
+def test_a_loop_asserting_after_every_step_is_a_golden_value_test():
+    assert _findings(_test_case(_CHECKED_EVERY_STEP), "optimizer_test.py", "TFD402") == []
+    assert _findings(_test_case(_CHECKED_WITH_A_BARE_ASSERT), "optimizer_test.py", "TFD402") == []
+
+
+def test_control_a_loop_asserting_only_after_it_ends_stays_reported_as_advice():
+    (finding,) = _findings(_test_case(_LOOP), "optimizer_test.py", "TFD402")
+    assert finding[1] is False  # advice: no rewrite decorates a test
+
+
 # Input files of a test suite: TFD402 and TFD112 -----------------------------------------------
 
 _EAGER_LOOP = """
