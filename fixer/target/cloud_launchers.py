@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 from fixer.syntax import parse_module
+from fixer.target.notebook import code_cells
 from fixer.target.sources import Evidence, exactly, image_statements
 
 # Cheap tests before parsing: most files launch nothing.
@@ -76,18 +77,12 @@ def _cells(text: str) -> list[tuple[int | None, str]]:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         return []
-    cells = data.get("cells") if isinstance(data, dict) else None
-    found: list[tuple[int | None, str]] = []
-    for number, cell in enumerate(cells if isinstance(cells, list) else [], start=1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        if isinstance(source, list):
-            source = "".join(part for part in source if isinstance(part, str))
-        if isinstance(source, str):
-            lines = ["" if line.lstrip().startswith(("!", "%")) else line for line in source.splitlines()]
-            found.append((number, "\n".join(lines)))
-    return found
+    return [(number, _without_magics(source)) for number, source, _ in code_cells(data)]
+
+
+def _without_magics(source: str) -> str:
+    lines = ["" if line.lstrip().startswith(("!", "%")) else line for line in source.splitlines()]
+    return "\n".join(lines)
 
 
 # A top-level string constant: its value and where it is bound ((cell, line) orders notebook cells).

@@ -90,7 +90,7 @@ def _relative_paths(cells: list[tuple[int, str]]) -> frozenset[str]:
     return frozenset(m.group("path") for _, source in cells for m in _RELATIVE_PATH.finditer(source))
 
 
-def _code_cells(data: object) -> list[tuple[int, str, dict[str, object]]]:
+def code_cells(data: object) -> list[tuple[int, str, dict[str, object]]]:
     """(1-based cell number among all cells, source, the cell) of each code cell."""
     cells = data.get("cells") if isinstance(data, dict) else None
     found: list[tuple[int, str, dict[str, object]]] = []
@@ -226,7 +226,7 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
     own: list[Evidence] = []
     containers: list[Evidence] = []
     writers: set[int] = set()
-    code = _code_cells(data)
+    code = code_cells(data)
     cells = [(number, source) for number, source, _ in code]
     for cell, source, saved in code:
         written = _writes(source)
