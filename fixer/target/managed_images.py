@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from fixer.target.markdown import FENCE
 from fixer.target.sources import Evidence, exactly
 
 # Google's image families carry the version as `<major>-<minor>`: `tf-2-8-cpu`, `tf2-2-3-cu110`,
@@ -28,7 +29,6 @@ _INSTRUCTION = re.compile(
 )
 # What the instruction must be about: the machine or image the code runs on.
 _MACHINE = re.compile(r"\b(?:notebooks?|instances?|VMs?|virtual machines?|workbench|images?|kernels?)\b", re.I)
-_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 def _paragraphs(text: str) -> list[list[tuple[int, str]]]:
@@ -38,7 +38,7 @@ def _paragraphs(text: str) -> list[list[tuple[int, str]]]:
     current: list[tuple[int, str]] = []
     fenced = False
     for number, line in enumerate([*text.splitlines(), ""], 1):
-        fence = _FENCE.match(line) is not None
+        fence = FENCE.match(line) is not None
         fenced = fenced != fence
         if fence or fenced or not line.strip() or line.startswith(("    ", "\t", "#")):
             if current:

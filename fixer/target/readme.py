@@ -15,6 +15,7 @@ import re
 
 from fixer.target.continuation import joined_lines
 from fixer.target.managed_images import managed_image_statements
+from fixer.target.markdown import FENCE, is_heading, prose_lines
 from fixer.target.notebook import install_evidence
 from fixer.target.readme_title import title_statements
 from fixer.target.requirements import parse_requirement
@@ -26,7 +27,6 @@ README_NAME = re.compile(r"(?i)^readme\.(?:md|markdown|rst|txt)$")
 # The official image without a version tag (`latest`, `nightly`, `devel-gpu`, none): the newest
 # release on the day the README was written, which says nothing today.
 _UNVERSIONED_IMAGE = re.compile(r"(?<![\w./-])(?:docker\.io/)?tensorflow/tensorflow(?!:\d)")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE = re.compile(r"`+([^`]+)`+")
 # A shell prompt or privilege prefix before the command itself: `$ `, `> `, `sudo `.
 _PROMPT = re.compile(r"^\s*(?:[$#>%]\s+|!)?(?:sudo\s+(?:-H\s+)?)?")
@@ -43,7 +43,7 @@ def code_lines(text: str) -> list[tuple[int, str]]:
     inline: list[tuple[int, str]] = []
     fenced = False
     for number, line in enumerate(text.splitlines(), 1):
-        if _FENCE.match(line):
+        if FENCE.match(line):
             fenced = not fenced
         elif fenced or line.startswith(("    ", "\t")):
             block.append((number, line.strip()))
@@ -93,8 +93,6 @@ def read_readme(text: str, path: str) -> list[Evidence]:
 # A heading that opens a list of what to install: `## Requirements`, `Dependencies:`, `**Environment**`,
 # and the same words in Chinese READMEs (environment, dependencies, requirements, installation, needs).
 _REQUIREMENTS_HEADING = re.compile(r"(?i)require|dependenc|prerequisite|environment|install|环境|依赖|要求|安装|需求")
-_MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-_SETEXT_UNDERLINE = re.compile(r"^\s*(?:=+|-+|~+|\^+)\s*$")
 # A bullet naming one pinned TensorFlow: `* tensorflow_gpu==2.3.1`, `- tensorflow == 2.3.1`.
 _BULLET = re.compile(r"^\s*[*+-]\s+[`*]*\s*(?P<requirement>tensorflow[\w-]*\s*(?:===?|~=)\s*[\d.]+)")
 
@@ -104,16 +102,9 @@ def requirement_bullets(text: str, path: str) -> list[Evidence]:
     (`## Requirements` then `* tensorflow_gpu==2.3.1`): how a project without a requirements file
     states what it was run on. Bullets under any other heading, and open ranges, say nothing."""
     found: list[Evidence] = []
-    lines = text.splitlines()
-    fenced = under_requirements = False
-    for number, line in enumerate(lines, 1):
-        if _FENCE.match(line):
-            fenced = not fenced
-            continue
-        following = lines[number] if number < len(lines) else ""
+    under_requirements = False
+    for number, line, following in prose_lines(text):
         bullet = _BULLET.match(line)
-        if fenced:
-            continue
         if bullet is None and _heading(line, following):
             under_requirements = _REQUIREMENTS_HEADING.search(line) is not None
         elif bullet is not None and under_requirements:
@@ -130,8 +121,7 @@ def _heading(line: str, following: str) -> bool:
     if not stripped:
         return False
     return bool(
-        _MARKDOWN_HEADING.match(line)
-        or (_SETEXT_UNDERLINE.match(following) and not _SETEXT_UNDERLINE.match(line))
+        is_heading(line, following)
         or (stripped.startswith("**") and stripped.endswith("**"))
         or (stripped.endswith(":") and len(stripped) <= 40)
     )

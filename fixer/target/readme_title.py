@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import re
 
+from fixer.target.markdown import UNDERLINE, is_heading, prose_lines
 from fixer.target.sources import Evidence, exactly
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_ATX_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-_UNDERLINE = re.compile(r"^\s*(?:=+|-+|~+|\^+)\s*$")
 # `Tensorflow 2.3`, `TensorFlow-2.3.0`, `tensorflow v2.3`: a release, not `2.x` or `>= 2.3`.
 _RELEASE = re.compile(r"(?i)\btensorflow[\s-]*(?:v(?:ersion)?\s*)?(?P<major>[12])\.(?P<minor>\d{1,2})(?![\d]|\.?x)")
 
@@ -25,16 +23,9 @@ _RELEASE = re.compile(r"(?i)\btensorflow[\s-]*(?:v(?:ersion)?\s*)?(?P<major>[12]
 def title_statements(text: str, path: str) -> list[Evidence]:
     """The release each heading (or the first line) names, one per heading naming exactly one."""
     found: list[Evidence] = []
-    lines = text.splitlines()
-    first = next((n for n, line in enumerate(lines, 1) if line.strip()), None)
-    fenced = False
-    for number, line in enumerate(lines, 1):
-        if _FENCE.match(line):
-            fenced = not fenced
-            continue
-        following = lines[number] if number < len(lines) else ""
-        heading = _ATX_HEADING.match(line) or (line.strip() and _UNDERLINE.match(following))
-        if fenced or not (heading or number == first) or _UNDERLINE.match(line):
+    first = next((n for n, line in enumerate(text.splitlines(), 1) if line.strip()), None)
+    for number, line, following in prose_lines(text):
+        if not (is_heading(line, following) or (number == first and not UNDERLINE.match(line))):
             continue
         releases = {(int(m.group("major")), int(m.group("minor"))) for m in _RELEASE.finditer(line)}
         if len(releases) == 1:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 
+from fixer.target.markdown import prose_lines
 from fixer.target.sources import Evidence, exactly
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _BULLET = re.compile(r"^(?P<indent>\s*)[*+-]\s+(?P<text>.*)$")
 _FRAMEWORK = re.compile(r"(?i)^\W*framework\W*:\W*tensorflow\b")
 _OTHER_FRAMEWORK = re.compile(r"(?i)^\W*framework\W*:")
@@ -32,15 +32,12 @@ def run_form_statements(text: str, path: str) -> list[Evidence]:
     """The release tags of each "Version" bullet (and its sub-bullets) that follows a "Framework:
     Tensorflow" bullet in the same list; nothing for another framework's form."""
     found: list[Evidence] = []
-    tensorflow = fenced = False
+    tensorflow = False
     version_indent: int | None = None  # the "Version" bullet whose sub-bullets are being read
-    for number, line in enumerate(text.splitlines(), 1):
-        if _FENCE.match(line):
-            fenced = not fenced
-            continue
+    for number, line, _ in prose_lines(text):
         bullet = _BULLET.match(line)
-        if fenced or bullet is None:
-            if not fenced and line.strip() and not line.startswith((" ", "\t")):
+        if bullet is None:
+            if line.strip() and not line.startswith((" ", "\t")):
                 tensorflow, version_indent = False, None  # prose or a heading ends the form
             continue
         indent, item = len(bullet.group("indent").expandtabs()), bullet.group("text")
