@@ -253,11 +253,12 @@ def analyse_notebook(
     except NotebookError as exc:
         return FileResult(path=path, error=str(exc), findings=[parse_error_finding(path, str(exc))])
     # Imported here: these modules build on this one. Written modules' findings are advice (no edits).
+    from fixer.notebook_cells import code_sources
     from fixer.tf.project_imports import written_modules_visible
-    from fixer.written_modules import check_written_modules, code_cells, written_sources
+    from fixer.written_modules import check_written_modules, written_sources
 
     # `import mnist_setup` in the notebook or in another written module reads the cell that writes it.
-    with written_modules_visible(written_sources(code_cells(notebook.data))):
+    with written_modules_visible(written_sources(code_sources(notebook.data))):
         if fix:
             result = fix_source(path, notebook.combined, config, unsafe=unsafe)
         else:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from fixer.engine import check_source
 from fixer.notebook import Notebook, combine_cells, to_cell
+from fixer.notebook_cells import code_sources
 from fixer.notebook_launches import launched_with_tf_config, launches
 from fixer.types import Dependency, Finding, Position
 
@@ -29,17 +30,6 @@ if TYPE_CHECKING:
     from fixer.config import Config
 
 _APPEND = frozenset({"-a", "--append"})
-
-
-def code_cells(data: dict[str, Any]) -> list[tuple[int, str]]:
-    """(1-based cell number among all cells, source) of the notebook JSON's code cells."""
-    cells = []
-    for number, cell in enumerate(data.get("cells", []), start=1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        cells.append((number, "".join(source) if isinstance(source, list) else source))  # checked by load_notebook
-    return cells
 
 
 def modules_written_by(cells: list[tuple[int, str]]) -> dict[str, list[tuple[int, str]]]:
@@ -84,7 +74,7 @@ def check_written_modules(
     """Findings of every module the notebook writes, located in its cells, without edits. The
     files of the project their analysis read are added to ``dependencies`` when it is given
     (see ``FileResult.dependencies``)."""
-    return check_written_cells(path, code_cells(data), config, dependencies)
+    return check_written_cells(path, code_sources(data), config, dependencies)
 
 
 def check_written_cells(

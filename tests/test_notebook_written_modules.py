@@ -9,8 +9,9 @@ import pytest
 
 from fixer.config import Config
 from fixer.notebook import analyse_notebook
+from fixer.notebook_cells import code_sources
 from fixer.notebook_launches import Launch, launches
-from fixer.written_modules import check_written_modules, code_cells, modules_written_by
+from fixer.written_modules import check_written_modules, modules_written_by
 
 MODEL_CELL = [
     "%%writefile main.py\n",
@@ -52,7 +53,7 @@ def _located(data: dict) -> list[tuple[str, int | None, int]]:
 
 def test_appended_cells_make_one_module():
     data = _notebook(["import os\n"], MODEL_CELL, LOOP_CELL)
-    assert modules_written_by(code_cells(data)) == {"main.py": [(3, "".join(MODEL_CELL[1:])), (4, "".join(LOOP_CELL[1:]))]}
+    assert modules_written_by(code_sources(data)) == {"main.py": [(3, "".join(MODEL_CELL[1:])), (4, "".join(LOOP_CELL[1:]))]}
     assert ("TFD103", 4, 5) in _located(data)
 
 
@@ -74,7 +75,7 @@ def test_other_files_and_other_cell_magics_are_not_modules():
     notes = ["%%writefile notes.txt\n", "os.environ['TF_CONFIG'] = '{\"cluster\": {\"worker\": [\"a:1\", \"b:1\"]}}'\n"]
     bash = ["%%bash\n", "python main.py &\n"]
     data = _notebook(notes, bash, LOOP_CELL[1:])
-    assert modules_written_by(code_cells(data)) == {}
+    assert modules_written_by(code_sources(data)) == {}
     assert _located(data) == []
 
 

@@ -19,8 +19,8 @@ import json
 import re
 from pathlib import Path
 
+from fixer.notebook_cells import code_cells
 from fixer.syntax import parse_module
-from fixer.target.notebook import code_cells
 from fixer.target.sources import Evidence, exactly, image_statements
 
 # Cheap tests before parsing: most files launch nothing.

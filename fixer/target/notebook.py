@@ -20,6 +20,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from fixer.notebook_cells import code_cells
 from fixer.target.continuation import logical_lines
 from fixer.target.requirements import parse_requirement
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_statements, legacy_evidence, read_dockerfile
@@ -88,20 +89,6 @@ def _submitted_scripts(cells: list[tuple[int, str]]) -> frozenset[str]:
 def _relative_paths(cells: list[tuple[int, str]]) -> frozenset[str]:
     """The relative paths quoted in the notebook's code cells (also in `key: value` job text)."""
     return frozenset(m.group("path") for _, source in cells for m in _RELATIVE_PATH.finditer(source))
-
-
-def code_cells(data: object) -> list[tuple[int, str, dict[str, object]]]:
-    """(1-based cell number among all cells, source, the cell) of each code cell."""
-    cells = data.get("cells") if isinstance(data, dict) else None
-    found: list[tuple[int, str, dict[str, object]]] = []
-    for number, cell in enumerate(cells if isinstance(cells, list) else [], start=1):
-        if isinstance(cell, dict) and cell.get("cell_type") == "code":
-            source = cell.get("source", "")
-            if isinstance(source, list):
-                source = "".join(part for part in source if isinstance(part, str))
-            if isinstance(source, str):
-                found.append((number, source, cell))
-    return found
 
 
 # A version expression of TensorFlow's in a cell (`tf.__version__`, `tensorflow.version.VERSION`),

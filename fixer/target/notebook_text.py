@@ -8,22 +8,15 @@ folder's decision comes from no pin file (docs/target.md). Only images count; pr
 
 from __future__ import annotations
 
+from fixer.notebook_cells import cells_of_type
 from fixer.target.readme import code_lines
 from fixer.target.sources import Evidence, image_statements, unknown_merlin_release
 
 
 def markdown_images(data: object, path: str) -> list[Evidence]:
     """The versioned TensorFlow images named in the code of the notebook's Markdown cells."""
-    cells = data.get("cells") if isinstance(data, dict) else None
     found: list[Evidence] = []
-    for number, cell in enumerate(cells if isinstance(cells, list) else [], start=1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "markdown":
-            continue
-        source = cell.get("source", "")
-        if isinstance(source, list):
-            source = "".join(part for part in source if isinstance(part, str))
-        if not isinstance(source, str):
-            continue
+    for number, source, _ in cells_of_type(data, "markdown"):
         for line, code in code_lines(source):
             if unknown_merlin_release(code):
                 continue  # some release: says nothing the folder does not

@@ -33,6 +33,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fixer.notebook_cells import code_sources
 from fixer.notebook_launches import launches
 from fixer.sources import SourceError, open_regular
 from fixer.tf.cluster_hosts import shell_tf_configs
@@ -216,13 +217,7 @@ def _notebook(text: str) -> _Read:
         data = json.loads(text)
     except ValueError:
         return _Read((), frozenset())
-    cells = data.get("cells", []) if isinstance(data, dict) else []
-    sources = [
-        (number, "".join(c.get("source", "")) if isinstance(c.get("source"), list) else str(c.get("source", "")))
-        for number, c in enumerate(cells, start=1)
-        if isinstance(c, dict) and c.get("cell_type") == "code"
-    ]
-    found = launches(sources)
+    found = launches(code_sources(data))
     return _Read(
         tuple(dict.fromkeys(launch.script for launch in found)),
         frozenset(launch.script for launch in found if launch.with_tf_config),
