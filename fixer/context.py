@@ -17,6 +17,8 @@ from fixer.tf.validity import fix_failure
 from fixer.types import Applicability, Edit, Finding, Fix, Position
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from libcst.metadata import CodeRange
 
     from fixer.config import Config
@@ -53,6 +55,9 @@ class RuleContext:
     config: Config
     rule: ReportingRule | None = None
     findings: list[Finding] = field(default_factory=list)
+    # Set by the engine's check: whether it leaves out a finding of a code on a line (1-based),
+    # suppressed or expected to fail. Such a finding is not recorded, nor its fix checked.
+    left_out: Callable[[str, int], bool] | None = None
 
     @property
     def textmap(self) -> TextMap:
@@ -154,6 +159,14 @@ class RuleContext:
 
     # Reporting ------------------------------------------------------------------------------
 
+    def shown(self, node: cst.CSTNode) -> bool:
+        """Whether a finding of the running rule at ``node`` would reach the user: False when the
+        engine leaves it out (a suppression comment, a test's expected-raise block), so that a
+        rule can skip building a fix for it. Always True outside the engine's check."""
+        rule = self.rule
+        assert rule is not None, "shown() is only valid while a rule runs"
+        return self.left_out is None or not self.left_out(rule.code, self.range(node).start.line)
+
     def report(
         self,
         node: cst.CSTNode,
@@ -173,6 +186,8 @@ class RuleContext:
         code_range = self.range(node)
         start = Position(code_range.start.line, code_range.start.column + 1)
         end = Position(code_range.end.line, code_range.end.column + 1)
+        if self.left_out is not None and self.left_out(rule.code, start.line):
+            return  # the engine drops it: checking its fix would be wasted
         said = message or rule.message
         if any(f.code == rule.code and f.start == start and f.end == end and f.message == said for f in self.findings):
             return  # one finding per place and message: a rule reaching it twice (two calls, two paths) says it once

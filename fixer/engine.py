@@ -344,6 +344,8 @@ def check_source(
     if isinstance(parsed, Finding):
         return _unparsed(result, parsed)
     ctx = _context(path, parsed.text or text, parsed, config)
+    left_out = _LeftOut(suppressions, parsed, ctx.text, python.facts if python is not None else None)
+    ctx.left_out = left_out.drops
     crashes: list[Finding] = []
     for rule_class in rules:
         rule = ctx.rule = rule_class()
@@ -359,19 +361,37 @@ def check_source(
         ctx.findings = [replace(f, fix=None, applicability=Applicability.DISPLAY_ONLY) for f in ctx.findings]
     if crashes:
         result.error = "; ".join(crash.message for crash in crashes)
-    kept = [f for f in ctx.findings if not suppressions.suppresses(f.code, f.start.line)]
-    if kept:  # most parsed files have no finding: their expected-failure lines are not needed
-        # Code a test expects to raise holds its mistake on purpose (fixer/expected_failure.py).
-        expected_to_fail = parsed.expected_failures
-        if expected_to_fail is None and parsed.text is None:  # CPython's tree is of ctx.text
-            facts = python.facts if python is not None else None
-            expected_to_fail = expected_failure_lines(ctx.text, parsed.tree, facts)
-        elif expected_to_fail is None:
-            expected_to_fail = expected_failure_lines(ctx.text)
-        kept = [f for f in kept if f.start.line not in expected_to_fail]
+    kept = [f for f in ctx.findings if not left_out.drops(f.code, f.start.line)]
     result.findings = sorted(kept + crashes, key=lambda f: (f.start, f.code, f.end))
     result.dependencies = ctx.tf.dependencies()
     return result
+
+
+class _LeftOut:
+    """Which findings the engine leaves out of a check's result: those a suppression comment
+    silences, and those inside code a test expects to raise, which holds its mistake on purpose
+    (fixer/expected_failure.py). Rules ask it too (``RuleContext.shown``), so as not to build
+    fixes nobody sees."""
+
+    def __init__(self, suppressions: Suppressions, parsed: ParsedSource, text: str, facts: ModuleFacts | None) -> None:
+        self._suppressions = suppressions
+        self._parsed = parsed
+        self._text = text  # the analysed text (tabs expanded when parsed.text is set)
+        self._facts = facts
+
+    def drops(self, code: str, line: int) -> bool:
+        """True when a finding of ``code`` starting on ``line`` (1-based) is left out."""
+        return self._suppressions.suppresses(code, line) or line in self._expected_to_fail
+
+    @cached_property
+    def _expected_to_fail(self) -> frozenset[int]:
+        # Asked only once a finding is not suppressed: most parsed files have none.
+        parsed = self._parsed
+        if parsed.expected_failures is not None:
+            return parsed.expected_failures
+        if parsed.text is None:  # CPython's tree, when the parser kept it, is of this text
+            return expected_failure_lines(self._text, parsed.tree, self._facts)
+        return expected_failure_lines(self._text)
 
 
 def _parse_errors_asked(text: str, config: Config, path: str, registry: Registry) -> bool:

@@ -294,3 +294,50 @@ def test_one_place_gets_one_finding_of_a_rule_however_often_it_is_reached():
         (2, 1, 7, "another defect at the same place"),
         (2, 1, 7, "reached"),
     ]
+
+
+class _AsksShown(_RenameFoo):
+    """Records whether each `foo` call's finding would be shown, then reports it with its fix."""
+
+    code = "TFD997"
+    name = "test-shown"
+    answers: dict[int, bool] = {}
+
+    def check(self, ctx: RuleContext) -> None:
+        for call in ctx.index.calls:
+            if isinstance(call.func, cst.Name) and call.func.value == "foo":
+                type(self).answers[ctx.range(call).start.line] = ctx.shown(call)
+        super().check(ctx)
+
+
+def test_a_rule_knows_which_findings_the_engine_leaves_out():
+    # A suppressed finding and one inside code a test expects to raise are dropped by the engine:
+    # `shown` says so before the rule builds their fixes (lsp7: TFD101's fix check on such a
+    # finding was a tenth of an edit of tf-keras' distribute_strategy_test.py).
+    source = (
+        "import unittest\n"
+        "foo(1)\n"
+        "foo(2)  # distfix: ignore[TFD997]\n"
+        "class T(unittest.TestCase):\n"
+        "    def test_it(self):\n"
+        "        with self.assertRaises(ValueError):\n"
+        "            foo(3)\n"
+        "        foo(4)\n"
+    )
+    _AsksShown.answers = {}
+    result = check_source("x_test.py", source, registry=Registry([_AsksShown]))
+    assert _AsksShown.answers == {2: True, 3: False, 7: False, 8: True}
+    assert [f.start.line for f in result.findings] == [2, 8]
+    assert all(f.fix is not None for f in result.findings)
+
+
+def test_outside_the_engine_every_finding_is_shown():
+    from fixer.engine import build_context
+
+    source = "foo(1)  # distfix: ignore[TFD997]\n"
+    ctx = build_context("x.py", source, cst.parse_module(source))
+    ctx.rule = _AsksShown()
+    _AsksShown.answers = {}
+    ctx.rule.check(ctx)
+    assert _AsksShown.answers == {1: True}
+    assert len(ctx.findings) == 1

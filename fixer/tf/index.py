@@ -433,15 +433,22 @@ def _parents_after_edit(
     plus those of the parts new. The top-level nodes still name the old module; the caller
     points them at the new one. Parts are told apart by identity: a part kept is the same
     object. A node of a part gone may stand in a new part (a class assembled again from the
-    members that did not change): removing first, then adding, leaves its new parent."""
+    members that did not change): it is not removed, and adding gives it its new parent.
+
+    Only the nodes no new part holds are removed, found by a set difference in C: a class
+    assembled again shares all but its edited member's nodes with the one it replaces (20,000
+    removed and added again one by one cost more than the rest of the merge)."""
     kept = {id(part) for _, part in parts}
     before = {id(part) for _, part in previous_parts}
+    gone = [part.parent.keys() for _, part in previous_parts if id(part) not in kept]
+    new = [part.parent for _, part in parts if id(part) not in before]
     parent = previous.copy()
-    for _, part in previous_parts:
-        if id(part) not in kept:
-            for node in part.parent:
-                parent.pop(node, None)
-    for _, part in parts:
-        if id(part) not in before:
-            parent.update(part.parent)
+    if gone:
+        stale = set().union(*gone) if len(gone) > 1 else set(gone[0])
+        for table in new:
+            stale.difference_update(table)
+        for node in stale:
+            parent.pop(node, None)
+    for table in new:
+        parent.update(table)
     return parent

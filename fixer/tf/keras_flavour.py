@@ -127,11 +127,24 @@ def _import_path(tf: TFModel, local: str) -> str | None:
     """The module path the file's first absolute import of ``local`` names, as written (not
     canonicalised): ``import a.b as local`` is ``a.b``, ``import local.b`` is ``local`` (the name it
     binds), ``from m import local`` is ``m.local``."""
-    for binding in tf.semantic.bindings:
-        if binding.name == local and binding.imported is not None and not binding.imported[0].startswith("."):
+    paths = _IMPORT_PATHS.get(tf)
+    if paths is None:
+        paths = _IMPORT_PATHS[tf] = _first_import_paths(tf)
+    return paths.get(local)
+
+
+# Per module, :func:`_import_path` of every name: TFD101 asks it for each model construction, and
+# a scan of every binding each time was 3 ms per edit of a 3,000-line test file.
+_IMPORT_PATHS: WeakKeyDictionary[TFModel, dict[str, str]] = WeakKeyDictionary()
+
+
+def _first_import_paths(tf: TFModel) -> dict[str, str]:
+    paths: dict[str, str] = {}
+    for binding in tf.semantic.bindings:  # in source order: the first import of a name wins
+        if binding.imported is not None and not binding.imported[0].startswith(".") and binding.name not in paths:
             module, name = binding.imported
-            return f"{module}.{name}" if name else module
-    return None
+            paths[binding.name] = f"{module}.{name}" if name else module
+    return paths
 
 
 def keras_flavour(module: str, legacy: LegacySetting, target: Target) -> int | None:

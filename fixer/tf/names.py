@@ -49,6 +49,8 @@ def canonical(qualified: str) -> str:
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of plain names and attributes, else None."""
+    if isinstance(node, cst.Name):
+        return node.value  # most calls: rules ask it of every name and callee of a file
     parts: list[str] = []
     current: cst.BaseExpression = node
     while isinstance(current, cst.Attribute):
@@ -150,9 +152,10 @@ class NameResolver:
         resolved = self._resolved
         if resolved is None:
             return self._qualify(node)
-        if node not in resolved:
-            resolved[node] = self._qualify(node)
-        return resolved[node]
+        found = resolved.get(node)
+        if found is None and node not in resolved:
+            found = resolved[node] = self._qualify(node)
+        return found
 
     def _qualify(self, node: cst.BaseExpression) -> str | None:
         spelled = self.as_imported(node)
