@@ -36,10 +36,11 @@ class ModuleFacts:
     and of every class and function.
 
     For the facts: ``identifiers``, every name, attribute, keyword, import and definition name
-    in the code; ``called``, the method names of calls `x.m(...)`, and ``called_with_args``
-    those with arguments; ``defined``, names of functions and classes; ``jit_true``, a
-    `jit_compile=True` (or `experimental_compile=True`) argument; ``distribute_import``, a
-    `from tensorflow.distribute... import` (or from `tensorflow.compat.v2.distribute.experimental`).
+    in the code, and ``attributes`` the names after a dot (`x.<name>`); ``called``, the method
+    names of calls `x.m(...)`, and ``called_with_args`` those with arguments; ``defined``, names
+    of functions and classes; ``jit_true``, a `jit_compile=True` (or `experimental_compile=True`)
+    argument; ``distribute_import``, a `from tensorflow.distribute... import` (or from
+    `tensorflow.compat.v2.distribute.experimental`).
     ``run_receivers``: the ``x`` of every `x.run(...)`, `x.experimental_run_v2(...)` and
     `x.extended.call_for_each_replica(...)`; ``scope_entries``: what every `with` item enters
     that is `x.scope(...)` or a bare name or attribute (a scope object kept in a variable);
@@ -57,6 +58,7 @@ class ModuleFacts:
     bool_operands: int
     docstrings: tuple[ast.Constant, ...]
     identifiers: frozenset[str]
+    attributes: frozenset[str]
     called: frozenset[str]
     called_with_args: frozenset[str]
     defined: frozenset[str]
@@ -119,6 +121,7 @@ class _Walk:
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
         self.identifiers: set[str] = set()
+        self.attributes: set[str] = set()
         self.called: set[str] = set()
         self.called_with_args: set[str] = set()
         self.defined: set[str] = set()
@@ -138,6 +141,7 @@ class _Walk:
             bool_operands=deepest + 1,
             docstrings=tuple(self.docstrings),
             identifiers=frozenset(self.identifiers),
+            attributes=frozenset(self.attributes),
             called=frozenset(self.called),
             called_with_args=frozenset(self.called_with_args),
             defined=frozenset(self.defined),
@@ -154,6 +158,7 @@ class _Walk:
     def _walk(self) -> tuple[int, int]:
         """Visit every node; the node count and the deepest `and`/`or` chain (extra operands)."""
         identifiers = self.identifiers
+        attributes = self.attributes
         evidence = self.evidence
         nodes = deepest = 0
         # What the `with` blocks around the current node that may enter a scope enter (None:
@@ -181,6 +186,7 @@ class _Walk:
             if kind is ast.Attribute:
                 attr = node.attr  # type: ignore[union-attr]
                 identifiers.add(attr)
+                attributes.add(attr)
                 if attr in STRATEGY_ONLY_ATTRIBUTES:  # the only attributes the evidence reads
                     evidence.append(node)  # type: ignore[arg-type]
             elif kind is ast.Call:

@@ -19,12 +19,14 @@ tests/test_facts.py runs every rule's Invalid examples and the corpus through th
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fixer.class_calls import annotated_with, calls_of
 from fixer.test_files import is_test_path
 from fixer.tf.keras_models import STEP_METHODS
-from fixer.tf.strategies import MULTI_WORKER_CLASSES, STRATEGY_CLASSES
+from fixer.tf.strategies import MULTI_WORKER_CLASSES, STRATEGY_CLASSES, STRATEGY_ONLY_ATTRIBUTES
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
 # The names a strategy constructor ends in (`get_strategy` only fetches the current one).
 _STRATEGY_CLASS_NAMES = frozenset(name.rsplit(".", 1)[1] for name in STRATEGY_CLASSES) - {"get_strategy"}
 _MULTI_WORKER_NAMES = frozenset(name.rsplit(".", 1)[1] for name in MULTI_WORKER_CLASSES)
+_MIRRORED = frozenset({"MirroredStrategy"})
 # TFD401's starting points (codemods/api/renamed_distribute_api.py): the strategy methods it renames
 # or replaces, the last names of the experimental classes it renames, and the modules it imports from.
 _RENAMED_DISTRIBUTE_NAMES = frozenset(
@@ -143,12 +146,147 @@ DISTRIBUTED_INPUT = Fact(
 )
 
 
-# TFD112: a MirroredStrategy built with a device list (a name in a message or a comment builds none).
-MIRRORED_NAMED = Fact("a MirroredStrategy named", lambda f: "MirroredStrategy" in f.identifiers)
+def _given_devices(call: ast.Call) -> bool:
+    # `_device_argument` of codemods/placement/hard_coded_device_list.py: the first argument when
+    # positional (not starred), or `devices=`.
+    return bool(call.args and not isinstance(call.args[0], ast.Starred)) or any(
+        keyword.arg == "devices" for keyword in call.keywords
+    )
+
+
+# TFD112: a MirroredStrategy built with a device list (a name in a message, a comment or an
+# `isinstance` test builds none; `MirroredStrategy()` lists no device).
+MIRRORED_GIVEN_DEVICES = Fact(
+    "a MirroredStrategy built with devices",
+    lambda f: any(_given_devices(call) for call in calls_of(f, _MIRRORED)),
+)
 
 # TFD601-TFD603 look at no test file: a test's TF_CONFIG and clusters are fixtures
 # (codemods/cluster/hardcoded_tf_config.py, fixer/tf/tf_config_sources.py:cluster_problems).
 NOT_A_TEST = Fact("not a test file", lambda f: True, on_path=lambda path: not is_test_path(path))
+
+
+# TFD103 (codemods/placement/train_step_outside_strategy_run.py): a step, or an inline loop, is
+# reported only at an `apply_gradients`/`minimize` call whose optimizer or variables were created
+# in a scope block (`Membership.INSIDE`: the creation, or a call site of its function, lies in one).
+_UPDATES = frozenset({"apply_gradients", "minimize"})
+UPDATES_SCOPE_VARIABLES = Fact(
+    "an `apply_gradients`/`minimize` call and a `with` that may enter a strategy scope",
+    lambda f: f.scope_like_with and not f.called.isdisjoint(_UPDATES),
+)
+
+# TFD104 (codemods/placement/several_strategies.py): a strategy construction whose scope blocks
+# hold a call that creates or updates an object's variables (`name.fit(...)`: its _STATEFUL_USES).
+STATEFUL_USES = frozenset(
+    {
+        "compile",
+        "fit",
+        "evaluate",
+        "predict",
+        "train_on_batch",
+        "test_on_batch",
+        "apply_gradients",
+        "minimize",
+        "build",
+        "assign",
+        "assign_add",
+        "assign_sub",
+    }
+)
+STATEFUL_USE_IN_BUILT_SCOPE = Fact(
+    "a strategy constructed, a `with` that may enter its scope and a call that creates or updates variables",
+    lambda f: f.scope_like_with and f.strategy_constructed and not f.called.isdisjoint(STATEFUL_USES),
+)
+
+# TFD304 (codemods/reduction/gradient_clipping_before_aggregation.py): a clip in a replica function
+# (`strategy.run`'s or a Keras step) followed by `apply_gradients` in the same function, or a Keras
+# optimizer given norm clipping in a scope block.
+_NORM_CLIPPING = frozenset({"clipnorm", "global_clipnorm"})
+
+
+def _clipped_on_replicas(facts: ModuleFacts) -> bool:
+    if "apply_gradients" in facts.called and RUN_OR_STEP.holds(facts):
+        return True
+    return facts.scope_like_with and not facts.identifiers.isdisjoint(_NORM_CLIPPING)
+
+
+CLIPPED_ON_REPLICAS = Fact(
+    "`apply_gradients` with a replica function, or norm clipping with a strategy scope", _clipped_on_replicas
+)
+
+# TFD403 (codemods/api/keras3_removed_distribute_api.py): an attribute `x.SyncBatchNormalization` /
+# `x.DatasetCreator` (a qualified name ends in its own last name), an import of one from a module
+# `...experimental`, or the old loss-scaling methods called in a module that has a strategy.
+_REMOVED_KERAS_NAMES = frozenset({"SyncBatchNormalization", "DatasetCreator"})
+_OLD_LOSS_SCALING = frozenset({"get_scaled_loss", "get_unscaled_gradients"})
+# StrategyModel.module_has_strategy: a strategy key used with one of these (or annotated, or built).
+_USED_AS_STRATEGY = STRATEGY_ONLY_ATTRIBUTES | {"scope"}
+
+
+def _imported_from_experimental(facts: ModuleFacts, names: frozenset[str]) -> bool:
+    return any(
+        type(node) is ast.ImportFrom
+        and (node.module or "").endswith("experimental")
+        and any(alias.name in names for alias in node.names)
+        for node in facts.evidence
+    )
+
+
+def _may_have_strategy(facts: ModuleFacts) -> bool:
+    """A necessary condition of `StrategyModel.module_has_strategy` (a strategy built, a parameter
+    annotated with a strategy class, or a strategy key used as one)."""
+    return (
+        not facts.attributes.isdisjoint(_USED_AS_STRATEGY)
+        or facts.strategy_constructed
+        or annotated_with(facts, lambda name: name.endswith("Strategy"))
+    )
+
+
+def _keras3_removed_name(facts: ModuleFacts) -> bool:
+    if not facts.attributes.isdisjoint(_REMOVED_KERAS_NAMES):
+        return True
+    if not _REMOVED_KERAS_NAMES.isdisjoint(facts.identifiers) and _imported_from_experimental(
+        facts, _REMOVED_KERAS_NAMES
+    ):
+        return True
+    return not facts.called.isdisjoint(_OLD_LOSS_SCALING) and _may_have_strategy(facts)
+
+
+KERAS3_REMOVED_NAME = Fact("a Keras 2 distribution name Keras 3 removed", _keras3_removed_name)
+
+# TFD504 (codemods/multiworker/keras3_fit_under_multiworker.py): `fit`/`evaluate` in a module that
+# builds, or is typed with, a MultiWorkerMirroredStrategy or a ParameterServerStrategy
+# (`StrategyModel.uses_multi_worker`, `_uses_parameter_server`: a class named in an `isinstance`
+# test is neither).
+_MULTI_WORKER_OR_PS = _MULTI_WORKER_NAMES | {"ParameterServerStrategy"}
+_TRAINING = frozenset({"fit", "evaluate"})
+
+
+def _fits_under_multi_worker(facts: ModuleFacts) -> bool:
+    if facts.called.isdisjoint(_TRAINING) or _MULTI_WORKER_OR_PS.isdisjoint(facts.identifiers):
+        return False
+    return bool(calls_of(facts, _MULTI_WORKER_OR_PS)) or annotated_with(facts, _MULTI_WORKER_OR_PS.__contains__)
+
+
+FITS_UNDER_MULTI_WORKER = Fact(
+    "`fit`/`evaluate` and a multi-worker or parameter-server strategy built or annotated", _fits_under_multi_worker
+)
+
+# TFD604 (codemods/cluster/cluster_resolver_misuse.py): a call of a class whose signature it checks,
+# without `*args`/`**kwargs` (which it leaves alone).
+_SIGNATURE_CHECKED = frozenset(
+    {"SimpleClusterResolver", "TFConfigClusterResolver", "ClusterSpec", "ParameterServerStrategy"}
+)
+
+
+def _unpacks(call: ast.Call) -> bool:
+    return any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords)
+
+
+RESOLVER_CALLED = Fact(
+    "a cluster resolver, ClusterSpec or ParameterServerStrategy called",
+    lambda f: any(not _unpacks(call) for call in calls_of(f, _SIGNATURE_CHECKED)),
+)
 
 
 def facts_hold(facts: tuple[Fact, ...], module: ModuleFacts, path: str = "") -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import PurePath
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 
@@ -58,10 +59,9 @@ def assertion_free_test(index: ModuleIndex, node: cst.CSTNode) -> bool:
     runs, whose outcome no scaling or numeric detail of the code can change. The caller decides
     that the file is a test file (:func:`is_test_path`)."""
     test = enclosing_test(index, node)
-    if test is None or _asserts(test):
+    if test is None or _asserts_in(index, test):
         return False
-    called = set(_called_names(test))
-    return not any(_asserts(f) for name in called for f in index.functions_by_name.get(name, []))
+    return not _helpers_assert(index, test)
 
 
 def enclosing_test(index: ModuleIndex, node: cst.CSTNode) -> cst.FunctionDef | None:
@@ -83,7 +83,7 @@ def compares_only(index: ModuleIndex, test: cst.FunctionDef) -> bool:
     assertions = [n for n in subtree(test) if _is_assertion(n)]
     if not assertions or not all(_relative(n) for n in assertions):
         return False
-    return not any(_asserts(f) for name in set(_called_names(test)) for f in index.functions_by_name.get(name, []))
+    return not _helpers_assert(index, test)
 
 
 def _relative(assertion: cst.CSTNode) -> bool:
@@ -125,8 +125,27 @@ def asserts_within(node: cst.CSTNode) -> bool:
     return any(_is_assertion(n) for n in subtree(node))
 
 
-def _asserts(func: cst.FunctionDef) -> bool:
-    return asserts_within(func)
+# Per module, whether each function asserts and whether what each test calls does: every finding
+# in a test file asks again (TFD201, TFD303), and each answer walks whole function bodies.
+_ASSERTS: WeakKeyDictionary[ModuleIndex, dict[cst.FunctionDef, bool]] = WeakKeyDictionary()
+_HELPERS_ASSERT: WeakKeyDictionary[ModuleIndex, dict[cst.FunctionDef, bool]] = WeakKeyDictionary()
+
+
+def _asserts_in(index: ModuleIndex, func: cst.FunctionDef) -> bool:
+    """:func:`asserts_within` ``func``, answered once per function of the module ``index`` indexes."""
+    known = _ASSERTS.setdefault(index, {})
+    if func not in known:
+        known[func] = asserts_within(func)
+    return known[func]
+
+
+def _helpers_assert(index: ModuleIndex, test: cst.FunctionDef) -> bool:
+    """A function or method of the module that ``test`` calls (by name) asserts; once per test."""
+    known = _HELPERS_ASSERT.setdefault(index, {})
+    if test not in known:
+        called = set(_called_names(test))
+        known[test] = any(_asserts_in(index, f) for name in called for f in index.functions_by_name.get(name, []))
+    return known[test]
 
 
 def _called_names(func: cst.FunctionDef) -> Iterator[str]:

@@ -14,12 +14,21 @@ from fixer.ast_facts import ModuleFacts
 from fixer.config import Config
 from fixer.engine import check_source, rules_in_code, selected_rules
 from codemods.api import renamed_distribute_api
+from codemods.cluster import cluster_resolver_misuse
+from codemods.placement import several_strategies
 from fixer.facts import (
+    CLIPPED_ON_REPLICAS,
+    FITS_UNDER_MULTI_WORKER,
+    KERAS3_REMOVED_NAME,
+    RESOLVER_CALLED,
+    STATEFUL_USE_IN_BUILT_SCOPE,
+    STATEFUL_USES,
+    UPDATES_SCOPE_VARIABLES,
     RENAMED_DISTRIBUTE_API,
     REPLICA_FUNCTION,
     RUN_CALL,
     RUN_OR_STEP,
-    MIRRORED_NAMED,
+    MIRRORED_GIVEN_DEVICES,
     MULTI_WORKER,
     NOT_A_TEST,
     SCOPE_BLOCK,
@@ -44,6 +53,8 @@ def test_rules_declare_facts():
     # The rules whose check starts from a `strategy.run` call (ReplicaModel.run_calls).
     assert {"TFD106", "TFD108", "TFD201", "TFD302", "TFD303", "TFD305", "TFD402"} <= declared
     assert "TFD401" in declared
+    # speed9: the rules that kept tf-keras files without a finding when they had no fact.
+    assert {"TFD103", "TFD104", "TFD112", "TFD304", "TFD403", "TFD504", "TFD604"} <= declared
 
 
 def test_the_renamed_api_fact_names_every_name_tfd401_looks_for():
@@ -51,6 +62,14 @@ def test_the_renamed_api_fact_names_every_name_tfd401_looks_for():
     names = {*tables._METHODS, *tables._REPLACED_METHODS, *(c.rsplit(".", 1)[1] for c in tables._CLASSES)}
     for name in names:
         assert RENAMED_DISTRIBUTE_API.holds(ModuleFacts.of(ast.parse(f"x.{name}\n"))), name
+
+
+def test_the_facts_name_what_their_rules_look_for():
+    # Copied tables (a fact may not import a rule): TFD104's stateful calls, TFD604's classes.
+    assert several_strategies._STATEFUL_USES == STATEFUL_USES
+    for qualified in cluster_resolver_misuse._SIGNATURES:
+        name = qualified.rsplit(".", 1)[1]
+        assert RESOLVER_CALLED.holds(ModuleFacts.of(ast.parse(f"x.{name}(a)\n"))), name
 
 
 def test_every_corpus_finding_is_in_a_file_whose_facts_hold():
@@ -132,14 +151,53 @@ def test_a_test_file_building_everything_in_the_scope_is_not_analysed():
         ("self.model.distribute_strategy.run(fn)\n", RUN_CALL),
         ("d.experimental_run_v2(fn)\n", RUN_CALL),
         ("d.extended.call_for_each_replica(fn)\n", RUN_CALL),
-        ("s = tf.distribute.MirroredStrategy(['/gpu:0', '/gpu:1'])\n", MIRRORED_NAMED),
-        ("from tensorflow.distribute import MirroredStrategy as MS\ns = MS(devices)\n", MIRRORED_NAMED),
+        ("s = tf.distribute.MirroredStrategy(['/gpu:0', '/gpu:1'])\n", MIRRORED_GIVEN_DEVICES),
+        ("from tensorflow.distribute import MirroredStrategy as MS\ns = MS(devices)\n", MIRRORED_GIVEN_DEVICES),
+        ("s = tf.distribute.MirroredStrategy(cross_device_ops=ops, devices=d)\n", MIRRORED_GIVEN_DEVICES),
         ("s = tf.distribute.experimental.MultiWorkerMirroredStrategy()\n", MULTI_WORKER),
         ("from tensorflow.distribute.experimental import TPUStrategy\n", RENAMED_DISTRIBUTE_API),
         ("from tensorflow.distribute.cluster_resolver import X\n", RENAMED_DISTRIBUTE_API),
         ("from tensorflow.compat.v2.distribute.experimental import X\n", RENAMED_DISTRIBUTE_API),
         ("E = tf.distribute.experimental\nE.CollectiveCommunication.RING\n", RENAMED_DISTRIBUTE_API),
         ("strategy.experimental_run_v2(fn)\n", RENAMED_DISTRIBUTE_API),
+        # TFD103: an update, and a scope block its optimizer or variables may come from.
+        ("with strategy.scope():\n    opt = make()\ndef step():\n    opt.apply_gradients(g)\n", UPDATES_SCOPE_VARIABLES),
+        ("def f(distribution):\n    with distribution.scope():\n        opt.minimize(loss, v)\n",
+         UPDATES_SCOPE_VARIABLES),
+        # TFD104: a strategy built, its scope, and a call that makes or updates variables in it.
+        ("s = tf.distribute.MirroredStrategy()\nwith s.scope():\n    model.fit(x)\n", STATEFUL_USE_IN_BUILT_SCOPE),
+        ("from helpers import make\ns = make()\nwith s.scope():\n    v.assign(1)\n", STATEFUL_USE_IN_BUILT_SCOPE),
+        # TFD304: a clip in a replica function before `apply_gradients`, or norm clipping in a scope.
+        ("def step(x):\n    g = tf.clip_by_global_norm(g, 1.0)\n    opt.apply_gradients(g)\n"
+         "strategy.run(step, args=(x,))\n", CLIPPED_ON_REPLICAS),
+        ("class M(tf.keras.Model):\n    def train_step(self, data):\n        self.optimizer.apply_gradients(g)\n",
+         CLIPPED_ON_REPLICAS),
+        ("with strategy.scope():\n    opt = keras.optimizers.Adam(global_clipnorm=1.0)\n", CLIPPED_ON_REPLICAS),
+        # TFD403: the removed names as attributes or imported from `...experimental`, or the old
+        # loss-scaling methods where a strategy may be in play.
+        ("layer = tf.keras.layers.experimental.SyncBatchNormalization()\n", KERAS3_REMOVED_NAME),
+        ("from tensorflow.keras.layers import experimental as E\nc = E.DatasetCreator(fn)\n", KERAS3_REMOVED_NAME),
+        ("from keras.layers.experimental import SyncBatchNormalization as SBN\n", KERAS3_REMOVED_NAME),
+        ("from tensorflow.keras.utils.experimental import DatasetCreator\n", KERAS3_REMOVED_NAME),
+        ("s = tf.distribute.MirroredStrategy()\nloss = opt.get_scaled_loss(loss)\n", KERAS3_REMOVED_NAME),
+        ("def f(d):\n    n = d.num_replicas_in_sync\n    g = opt.get_unscaled_gradients(g)\n", KERAS3_REMOVED_NAME),
+        ("def f(d: tf.distribute.Strategy):\n    loss = opt.get_scaled_loss(loss)\n", KERAS3_REMOVED_NAME),
+        ("from tensorflow.distribute import MirroredStrategy as MS\ndef f(d: MS):\n"
+         "    loss = opt.get_scaled_loss(loss)\n", KERAS3_REMOVED_NAME),
+        # TFD504: `fit` where a multi-worker or parameter-server strategy is built or annotated.
+        ("s = tf.distribute.MultiWorkerMirroredStrategy()\nmodel.fit(x)\n", FITS_UNDER_MULTI_WORKER),
+        ("from tensorflow.distribute.experimental import ParameterServerStrategy as PS\ns = PS(r)\n"
+         "model.evaluate(x)\n", FITS_UNDER_MULTI_WORKER),
+        ("MW = tf.distribute.MultiWorkerMirroredStrategy\nM = MW\ns = M()\nmodel.fit(x)\n", FITS_UNDER_MULTI_WORKER),
+        ("def make():\n    return tf.distribute.MultiWorkerMirroredStrategy()\ns = make()\nmodel.fit(x)\n",
+         FITS_UNDER_MULTI_WORKER),
+        ("def f(s: tf.distribute.MultiWorkerMirroredStrategy):\n    model.fit(x)\n", FITS_UNDER_MULTI_WORKER),
+        # TFD604: a call of a class whose signature it checks, by its name or an alias.
+        ("r = tf.distribute.cluster_resolver.SimpleClusterResolver(workers=['a:1'])\n", RESOLVER_CALLED),
+        ("import tensorflow.train.ClusterSpec as CS\nc = CS(worker=['a:1'])\n", RESOLVER_CALLED),
+        ("from tensorflow.distribute.cluster_resolver import TFConfigClusterResolver as R\nr = R(task_index=0)\n",
+         RESOLVER_CALLED),
+        ("s = tf.distribute.experimental.ParameterServerStrategy()\n", RESOLVER_CALLED),
     ],
 )
 def test_facts_hold_on_the_structure_they_name(code, fact):
@@ -159,7 +217,7 @@ def test_facts_hold_on_the_structure_they_name(code, fact):
         ("with lock:\n    def step(x):\n        pass\n", REPLICA_FUNCTION),
         ("scope = var_store.scope()\nwith scope:\n    def step(x):\n        pass\n", REPLICA_FUNCTION),
         # tf_keras/engine/base_layer_v1.py names MirroredStrategy only in a message.
-        ("raise ValueError('use a different Strategy, e.g. a MirroredStrategy.')\n", MIRRORED_NAMED),
+        ("raise ValueError('use a different Strategy, e.g. a MirroredStrategy.')\n", MIRRORED_GIVEN_DEVICES),
         ("os.environ['TF_CONFIG'] = json.dumps(cluster)\n", MULTI_WORKER),
         ("n = tf.distribute.get_strategy().num_replicas_in_sync\n", STRATEGY_IN_PLAY),
         # A strategy class named but never constructed (tf_keras' engine and test bases).
@@ -176,6 +234,29 @@ def test_facts_hold_on_the_structure_they_name(code, fact):
         # tf_keras/backend.py names a strategy class only in a string.
         ("is_tpu = lambda k: k.__name__.startswith('TPUStrategy')\n", RENAMED_DISTRIBUTE_API),
         ("from .distribute import experimental\n", RENAMED_DISTRIBUTE_API),
+        # An update without a scope block (tf_keras/optimizers/optimizer.py), a scope without one.
+        ("def step():\n    opt.apply_gradients(zip(g, v))\nwith self._lock:\n    pass\n", UPDATES_SCOPE_VARIABLES),
+        ("with strategy.scope():\n    model = make()\n", UPDATES_SCOPE_VARIABLES),
+        # A scope of a strategy built elsewhere (a test's `distribution` parameter), or no stateful call.
+        ("def test(distribution):\n    with distribution.scope():\n        model.fit(x)\n",
+         STATEFUL_USE_IN_BUILT_SCOPE),
+        ("s = tf.distribute.MirroredStrategy()\nwith s.scope():\n    model = make()\n", STATEFUL_USE_IN_BUILT_SCOPE),
+        # A clip with `apply_gradients` but no replica function (tf_keras/optimizers/utils.py).
+        ("def step():\n    g = tf.clip_by_global_norm(g, 1.0)\n    opt.apply_gradients(g)\n", CLIPPED_ON_REPLICAS),
+        ("opt = keras.optimizers.Adam(clipnorm=1.0)\n", CLIPPED_ON_REPLICAS),
+        # The class defined or re-exported, not reached through `...experimental` (tf_keras' own
+        # layers/__init__.py, utils/dataset_creator.py); the methods defined, no strategy anywhere.
+        ("class SyncBatchNormalization(BatchNormalization):\n    pass\n", KERAS3_REMOVED_NAME),
+        ("from tf_keras.layers.normalization.batch_normalization import SyncBatchNormalization\n",
+         KERAS3_REMOVED_NAME),
+        ("loss = self.optimizer.get_scaled_loss(loss)\n", KERAS3_REMOVED_NAME),
+        # Named only in an `isinstance` test (tf_keras/layers/experimental/dynamic_embedding.py), or no `fit`.
+        ("if isinstance(s, tf.distribute.ParameterServerStrategy):\n    model.fit(x)\n", FITS_UNDER_MULTI_WORKER),
+        ("s = tf.distribute.MultiWorkerMirroredStrategy()\nrun(s)\n", FITS_UNDER_MULTI_WORKER),
+        ("if isinstance(s, tf.distribute.experimental.ParameterServerStrategy):\n    pass\n", RESOLVER_CALLED),
+        ("r = tf.distribute.cluster_resolver.SimpleClusterResolver(*args, **kwargs)\n", RESOLVER_CALLED),
+        ("s = tf.distribute.MirroredStrategy()\nt = tf.distribute.MirroredStrategy(*devices)\n", MIRRORED_GIVEN_DEVICES),
+        ("if isinstance(s, tf.distribute.MirroredStrategy):\n    pass\n", MIRRORED_GIVEN_DEVICES),
     ],
 )
 def test_facts_do_not_hold_without_it(code, fact):
@@ -213,3 +294,20 @@ def test_a_session_run_module_is_not_analysed():
     assert {"TFD106", "TFD108", "TFD402"} <= {rule.code for rule in rules}
     assert rules_in_code(rules, text, ast.parse(text)) == []
     assert check_source("backend.py", text).findings == []
+
+
+def test_a_module_testing_for_a_parameter_server_strategy_is_not_analysed():
+    # tf_keras/layers/experimental/dynamic_embedding.py's shape: the class in an `isinstance` test, a `fit` elsewhere.
+    text = (
+        "import tensorflow as tf\n"
+        "def train(model, strategy, x):\n"
+        "    if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):\n"
+        "        raise ValueError('not supported')\n"
+        "    return model.fit(x)\n"
+    )
+    rules = selected_rules("train.py", text, Config(), default_registry())
+    assert {"TFD504", "TFD604"} <= {rule.code for rule in rules}  # the text stages keep them
+    assert rules_in_code(rules, text, ast.parse(text), "train.py") == []
+    built = text.replace("return model.fit(x)", "strategy = tf.distribute.experimental.ParameterServerStrategy()\n"
+                         "    return model.fit(x)")
+    assert {"TFD504", "TFD604"} <= {rule.code for rule in rules_in_code(rules, built, ast.parse(built), "train.py")}

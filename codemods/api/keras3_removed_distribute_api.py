@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import KERAS3_REMOVED_NAME
 from fixer.rule import Rule
 from fixer.tf.compat import is_compat_fallback
 from fixer.tf.index import subtree
@@ -103,6 +104,7 @@ class Keras3RemovedDistributeApi(Rule):
     fix_title = "Use the Keras 3 form"
     applicability = Applicability.SAFE
     triggers = ("SyncBatchNormalization", "get_scaled_loss", "get_unscaled_gradients", "DatasetCreator")
+    facts = (KERAS3_REMOVED_NAME,)
 
     def check(self, ctx: RuleContext) -> None:
         if ctx.tf.target.tf1_program:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import RESOLVER_CALLED
 from fixer.rule import Rule
 from fixer.tf.parameters import named_parameters
 from fixer.types import Applicability
@@ -87,6 +88,7 @@ class ClusterResolverMisuse(Rule):
     fix_title = "Use the real signature"
     applicability = Applicability.UNSAFE
     triggers = ("ClusterResolver", "ClusterSpec", "ParameterServerStrategy")
+    facts = (RESOLVER_CALLED,)
 
     def check(self, ctx: RuleContext) -> None:
         for call in ctx.index.calls:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import FITS_UNDER_MULTI_WORKER
 from fixer.rule import Rule
 from fixer.semantic import ScopeKind
 from fixer.semantic.targets import assignment_targets
@@ -129,6 +130,7 @@ class Keras3FitUnderMultiworker(Rule):
     fix_title = "Use tf-keras (TF_USE_LEGACY_KERAS=1)"
     applicability = Applicability.UNSAFE
     triggers = ("MultiWorkerMirroredStrategy", "ParameterServerStrategy")
+    facts = (FITS_UNDER_MULTI_WORKER,)
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.facts import MIRRORED_NAMED, NOT_A_TEST
+from fixer.facts import MIRRORED_GIVEN_DEVICES, NOT_A_TEST
 from fixer.rule import Rule
 from fixer.test_files import is_fixture_script, is_test_path
 from fixer.tf.tf1_program import runs_tensorflow_1
@@ -86,7 +86,7 @@ class HardCodedDeviceList(Rule):
     message = "hard-coded device list: replicas the machine lacks silently share one device"
     applicability = Applicability.DISPLAY_ONLY
     triggers = ("MirroredStrategy",)
-    facts = (MIRRORED_NAMED, NOT_A_TEST)
+    facts = (MIRRORED_GIVEN_DEVICES, NOT_A_TEST)
 
     def check(self, ctx: RuleContext) -> None:
         if runs_tensorflow_1(ctx.tf.target) or any(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import STATEFUL_USE_IN_BUILT_SCOPE
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.dataflow import names_in
@@ -106,6 +107,7 @@ class SeveralStrategies(Rule):
     message = "an object of one strategy used in the scope of another strategy"
     applicability = Applicability.DISPLAY_ONLY
     triggers = ("Strategy(",)
+    facts = (STATEFUL_USE_IN_BUILT_SCOPE,)
 
     def check(self, ctx: RuleContext) -> None:
         built = [self._built(ctx, call) for call, _ in ctx.tf.strategies.constructions]

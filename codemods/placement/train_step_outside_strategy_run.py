@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import UPDATES_SCOPE_VARIABLES
 from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
@@ -119,6 +120,7 @@ class TrainStepOutsideStrategyRun(Rule):
     applicability = Applicability.UNSAFE
     triggers = ("apply_gradients", "minimize(")
     needs = (STRATEGY,)
+    facts = (UPDATES_SCOPE_VARIABLES,)
 
     def check(self, ctx: RuleContext) -> None:
         strategies = ctx.tf.strategies

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.facts import CLIPPED_ON_REPLICAS
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
@@ -101,6 +102,7 @@ class GradientClippingBeforeAggregation(Rule):
     applicability = Applicability.DISPLAY_ONLY
     triggers = ("clip_by_global_norm", "clip_by_norm", "clipnorm")
     needs = (STRATEGY,)
+    facts = (CLIPPED_ON_REPLICAS,)
 
     def check(self, ctx: RuleContext) -> None:
         if ctx.tf.strategies.single_replica:
