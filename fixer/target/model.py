@@ -15,6 +15,7 @@ from fixer.cache import Stamp, file_stamp
 from fixer.target.apis import added_in, exists_in
 from fixer.target.azureml_environments import azureml_environments
 from fixer.target.caps import capped, package_cap, python_cap
+from fixer.target.ci_switch import CI_FOLDERS, CI_ROOT_FILES, ci_legacy_switch
 from fixer.target.cloud_launchers import Launch, launched_scripts, may_launch
 from fixer.target.image_range import release_range
 from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
@@ -504,6 +505,20 @@ def _caps(folder: Path, found: list[Evidence], consulted: dict[str, Stamp]) -> l
     return ([python] if python is not None else []) + [cap for cap in packages if cap is not None]
 
 
+def _ci_switch(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
+    """The TF_USE_LEGACY_KERAS setting of ``folder``'s CI (fixer/target/ci_switch.py), as a
+    statement of the folder weaker than its own files (it comes after them)."""
+    for parts in CI_FOLDERS:
+        scripts = str(folder.joinpath(*parts))
+        consulted.setdefault(scripts, file_stamp(scripts))  # a script added or removed changes the folder
+    for name in CI_ROOT_FILES:
+        consulted.setdefault(str(folder / name), file_stamp(str(folder / name)))
+    switch, files = ci_legacy_switch(folder)
+    for path in files:
+        consulted[str(path)] = file_stamp(str(path))
+    return [switch] if switch is not None else []
+
+
 def _dependency_statement(evidence: Evidence) -> bool:
     """The statement is a dependency file's (what pip installs), not an image's or a job's."""
     path = Path(evidence.path)
@@ -535,6 +550,7 @@ def _decide(folder: Path) -> Target:
         found += docker_folder_statements(candidate, consulted) + install_guide_statements(candidate, consulted)
         found += azureml_environments(candidate, consulted)  # a job's `environment: azureml:<name>:<version>`
         caps += _caps(candidate, found, consulted)
+        found += _ci_switch(candidate, consulted)
         everything += found
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
         if tensorflow is None and tf_here:
