@@ -130,7 +130,11 @@ class Target:
 
     def has(self, name: str) -> bool:
         """``name`` (of fixer/target/apis.py's tables) exists on the target and on the package's
-        declared floor: a rename to it works for every user."""
+        declared floor: a rename to it works for every user. A frozen platform image has no
+        known oldest release, so a name some release lacks is never known to exist there; and
+        the image never moves, so the old name keeps working in it (prec27)."""
+        if self.frozen_platform_image and added_in(name) is not None:
+            return False
         return exists_in(name, self.version) and (self.floor is None or exists_in(name, self.floor))
 
     @property
@@ -139,14 +143,6 @@ class Target:
         published (`docker_image_pinning_type` "original"), not in a fresh install: the newest
         release it can hold is known at best (a dated pin), the oldest never."""
         return self.requested is None and self.tensorflow_from is not None and platform_image(self.tensorflow_from)
-
-    def rename_caveat(self, name: str) -> str | None:
-        """Why a rename to ``name`` cannot be known to work, for a message: the target is a frozen
-        platform image that may predate the release that added ``name``; None when it can."""
-        added = added_in(name)
-        if added is None or not self.frozen_platform_image:
-            return None
-        return f"needs TF {added[0]}.{added[1]}; this notebook's pinned platform image may be older"
 
     def disagreement(self, name: str) -> str | None:
         """Why ``name`` cannot be written for every release the project states, for advice: the
