@@ -501,18 +501,21 @@ def _caps(folder: Path, found: list[Evidence], consulted: dict[str, Stamp]) -> l
     return ([python] if python is not None else []) + [cap for cap in packages if cap is not None]
 
 
-def _ci_switch(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
-    """The TF_USE_LEGACY_KERAS setting of ``folder``'s CI (fixer/target/ci_switch.py), as a
-    statement of the folder weaker than its own files (it comes after them)."""
+def _ci_switch(
+    folder: Path, consulted: dict[str, Stamp]
+) -> tuple[list[Evidence], list[tuple[str, tuple[Evidence, ...]]]]:
+    """The TF_USE_LEGACY_KERAS setting of ``folder``'s CI (fixer/target/ci_switch.py): one for the
+    whole project, as a statement of the folder weaker than its own files (it comes after them),
+    and those of workflow steps that run named scripts, as a job's for those scripts."""
     for parts in CI_FOLDERS:
         scripts = str(folder.joinpath(*parts))
         consulted.setdefault(scripts, file_stamp(scripts))  # a script added or removed changes the folder
     for name in CI_ROOT_FILES:
         consulted.setdefault(str(folder / name), file_stamp(str(folder / name)))
-    switch, files = ci_legacy_switch(folder)
+    switch, scoped, files = ci_legacy_switch(folder)
     for path in files:
         consulted[str(path)] = file_stamp(str(path))
-    return [switch] if switch is not None else []
+    return ([switch] if switch is not None else []), [(script, (setting,)) for script, setting in scoped]
 
 
 def _dependency_statement(evidence: Evidence) -> bool:
@@ -546,7 +549,9 @@ def _decide(folder: Path) -> Target:
         found += docker_folder_statements(candidate, consulted) + install_guide_statements(candidate, consulted)
         found += azureml_environments(candidate, consulted)  # a job's `environment: azureml:<name>:<version>`
         caps += _caps(candidate, found, consulted)
-        found += _ci_switch(candidate, consulted)
+        switch, stepped = _ci_switch(candidate, consulted)
+        found += switch
+        submitted += stepped
         everything += found
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
         if tensorflow is None and tf_here:
@@ -742,7 +747,10 @@ def _in_job(folder: Target, script: str) -> Target:
         if path == script
         for e in containers
     }
-    jobs = list(named.values())
+    legacy = [e for e in named.values() if e.kind == "legacy-keras"]  # a CI step's own switch
+    if legacy:
+        folder = replace(folder, legacy_env=legacy[0], evidence=(*legacy, *folder.evidence))
+    jobs = [e for e in named.values() if e.kind != "legacy-keras"]
     if not jobs:
         return folder
     tensorflow = _lowest(jobs)

@@ -121,3 +121,31 @@ def test_adding_the_switch_to_the_ci_changes_the_answer(tmp_path: Path):
     assert target_for(root / "demo" / "train.py").keras == 3
     (root / ".github" / "workflows" / "build.sh").write_text("export TF_USE_LEGACY_KERAS=1\n")
     assert target_for(root / "demo" / "train.py").keras == 2
+
+
+OTHER = SCRIPT.replace("epochs=1", "epochs=2")
+
+
+def test_a_steps_own_env_holds_for_the_scripts_it_runs_only(tmp_path: Path):
+    step = "        env:\n          TF_USE_LEGACY_KERAS: 1\n        run: |\n          poetry run python demo/train.py\n"
+    root = project(
+        tmp_path,
+        {".github/workflows/ci.yml": workflow(step="      - name: demo\n" + step), "other/train.py": OTHER},
+    )
+    assert target_for(root / "demo" / "train.py").keras == 2
+    assert tfd504(root) == []
+    assert target_for(root / "other" / "train.py").keras == 3
+    found = check_source(str(root / "other" / "train.py"), OTHER, Config(select=("TFD504",))).findings
+    assert [f.code for f in found] == ["TFD504"]
+
+
+def test_a_steps_env_for_a_test_run_naming_no_script_holds_for_the_project(tmp_path: Path):
+    step = "      - name: tests\n        env:\n          TF_USE_LEGACY_KERAS: 1\n        run: python -m pytest tests\n"
+    root = project(tmp_path, {".github/workflows/ci.yml": workflow(step=step)})
+    assert target_for(root / "demo" / "train.py").keras == 2
+
+
+def test_a_commands_own_setting_in_a_ci_script_holds_for_its_script_only(tmp_path: Path):
+    root = project(tmp_path, {"ci/run.sh": "TF_USE_LEGACY_KERAS=1 python demo/train.py\n", "other/train.py": OTHER})
+    assert target_for(root / "demo" / "train.py").keras == 2
+    assert target_for(root / "other" / "train.py").keras == 3
