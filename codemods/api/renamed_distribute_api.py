@@ -122,9 +122,9 @@ class RenamedDistributeApi(Rule):
       the same: renamed only to names both have, advice naming both where the old name is gone
       from one and the new one missing from the other (docs/target.md). A notebook whose saved
       output prints TensorFlow 1.x is judged on that version (docs/target.md). A notebook pinned
-      to a platform image of its first publication (`docker_image_pinning_type` "original") gets
-      advice naming the release that added the new name, never an edit: that image's oldest
-      possible release cannot be told.
+      to a platform image of its first publication (`docker_image_pinning_type` "original") is
+      not reported for a new name some release lacks: that image's oldest possible release cannot
+      be told, and the image never moves, so the old name keeps working where the notebook runs.
 
     ## Runtime evidence
     The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,
@@ -181,11 +181,6 @@ class RenamedDistributeApi(Rule):
                 continue
             if state is None or not target.has(new):
                 continue  # the target (or the package's declared floor) has only the old name
-            caveat = target.rename_caveat(new)
-            if caveat is not None:
-                # A frozen platform image of unknown date may predate `new`: advice, never an edit.
-                ctx.report(attribute.attr, f"`{old}` is deprecated; use `{new}` ({caveat})")
-                continue
             if state == "removed":
                 message = (
                     f"`{old}` is removed in {target.label()} (`AttributeError`{target.assumed_note()}); use `{new}`"
@@ -254,11 +249,8 @@ class RenamedDistributeApi(Rule):
             blocker = _blocking_argument(call, blocked, positional) if call is not None else None
             prefix = ctx.tf.target.upgrade_prefix(same_at_pin=exists_in(new, ctx.tf.target.at_pin().version))
             message = f"{prefix}`{old_text}` is deprecated; use `{local or new}`"
-            caveat = ctx.tf.target.rename_caveat(new)
-            if local is None or blocker is not None or caveat is not None:
-                if caveat is not None:
-                    message += f" ({caveat})"  # the pinned image may predate `new`: advice only
-                elif blocker is not None:
+            if local is None or blocker is not None:
+                if blocker is not None:
                     message += f" (rewrite {blocker} by hand)"
                 ctx.report(attribute, message)
                 continue
@@ -290,19 +282,13 @@ class RenamedDistributeApi(Rule):
                 )
                 for a in renamed
             )
-            caveats = [
-                caveat
-                for a in renamed
-                if (caveat := ctx.tf.target.rename_caveat(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0]))
-            ]
-            movable = movable and not caveats  # the pinned image may predate the names: advice only
             names = ", ".join(cst.ensure_type(a.name, cst.Name).value for a in renamed)
             pinned = ctx.tf.target.at_pin().version
             same_at_pin = all(exists_in(_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0], pinned) for a in renamed)
             message = (
                 f"{ctx.tf.target.upgrade_prefix(same_at_pin)}`{names}` "
                 "from `tensorflow.distribute.experimental` is deprecated; import it from `tensorflow.distribute`"
-            ) + (f" ({caveats[0]})" if caveats else "")
+            )
             if movable:
                 ctx.report(node.module, message, edits=[ctx.replace(node.module, "tensorflow.distribute")])
             else:

@@ -43,7 +43,9 @@ class ChiefOnlySave(Rule):
     (`benchmarks/probe_chief_only_checkpoint_format.py`): a `.keras` checkpoint fails, and so does
     an HDF5 one of a model with BatchNormalization; an HDF5 checkpoint of a model of plain layers
     trains and saves. Given to every worker, the same callbacks train and save (tf-keras writes
-    the chief's copy to the path and the others' to temporary directories it deletes).
+    the chief's copy to the path and the others' to temporary directories it deletes). A save
+    the chief reaches alone after the others `sys.exit()` fails under tf-keras: the SavedModel's
+    collectives find no peer (`UnavailableError`, `benchmarks/probe_chief_saves_after_exit.py`).
 
     ## Fix safety
     Unsafe. Every worker then saves: the chief to the real path, the others to a temporary copy
@@ -67,6 +69,14 @@ class ChiefOnlySave(Rule):
       with a plain `Dense` model (SGD or Adam), it trains and saves; with BatchNormalization it
       breaks the collectives, so the file's text is read for it. Keras 3 `fit` fails under this
       strategy whatever the callbacks (TFD504).
+    - A strategy picked by a value is judged on every arm the code offers, unless a flag's
+      string default picks another arm and no launcher passes the multi-worker value
+      (fixer/tf/flag_arms.py); a default read from a dictionary of hyper-parameters is not
+      followed, so a script whose default is one device is still reported for its
+      multi-worker arm, where the save fails as measured.
+    - Keras 3 saved a `.keras` file alone after the others exited (Dense and BatchNormalization
+      models, no `fit`: Keras 3 `fit` fails under this strategy); the finding is not told apart
+      by Keras.
     - A callback only the chief gets is found as `[ModelCheckpoint(...)] if task_id == 0 else []`,
       or `if rank == 0: callbacks.append(ModelCheckpoint(...))` (a Horovod habit).
 
@@ -111,7 +121,7 @@ class ChiefOnlySave(Rule):
                 "caller": "only the chief saves (its function is called under a chief test)",
             }[guard.how]
             message = (
-                f"{where}: saving can run collectives, so the chief may wait forever; every worker should save "
+                f"{where}: saving can run collectives, so the chief may wait forever or fail; every worker should save "
                 "(the others to a temporary copy)"
             )
             if guard.how == "if":

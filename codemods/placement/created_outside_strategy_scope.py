@@ -105,6 +105,8 @@ class CreatedOutsideStrategyScope(Rule):
       `compile("adam", metrics=[...])` there is reported under Keras 3, which fails with
       `RuntimeError: Mixing different tf.distribute.Strategy objects` (the optimizer's state has no
       strategy; same probe), and not under tf-keras, whose `compile` enters the model's scope.
+      With one device as with two, and for an `Adam()` made outside too, Keras 3 fails at the first
+      step and tf-keras makes the slots mirrored (`benchmarks/probe_compile_after_scope_slots.py`).
       Where no file names TensorFlow (2.21 only assumed), the message says both outcomes; a
       notebook pinned to a platform image of unknown date (not a fresh install) gets no finding.
     - Nor is a metric whose only uses in the scope are its own methods (`metric.update_state(x)` in

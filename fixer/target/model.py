@@ -15,6 +15,7 @@ from fixer.cache import Stamp, file_stamp
 from fixer.target.apis import added_in, exists_in
 from fixer.target.azureml_environments import azureml_environments
 from fixer.target.caps import capped, package_cap, python_cap
+from fixer.target.ci_switch import CI_FOLDERS, CI_ROOT_FILES, ci_legacy_switch
 from fixer.target.cloud_launchers import Launch, launched_scripts, may_launch
 from fixer.target.image_range import release_range
 from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
@@ -129,7 +130,11 @@ class Target:
 
     def has(self, name: str) -> bool:
         """``name`` (of fixer/target/apis.py's tables) exists on the target and on the package's
-        declared floor: a rename to it works for every user."""
+        declared floor: a rename to it works for every user. A frozen platform image has no
+        known oldest release, so a name some release lacks is never known to exist there; and
+        the image never moves, so the old name keeps working in it (prec27)."""
+        if self.frozen_platform_image and added_in(name) is not None:
+            return False
         return exists_in(name, self.version) and (self.floor is None or exists_in(name, self.floor))
 
     @property
@@ -138,14 +143,6 @@ class Target:
         published (`docker_image_pinning_type` "original"), not in a fresh install: the newest
         release it can hold is known at best (a dated pin), the oldest never."""
         return self.requested is None and self.tensorflow_from is not None and platform_image(self.tensorflow_from)
-
-    def rename_caveat(self, name: str) -> str | None:
-        """Why a rename to ``name`` cannot be known to work, for a message: the target is a frozen
-        platform image that may predate the release that added ``name``; None when it can."""
-        added = added_in(name)
-        if added is None or not self.frozen_platform_image:
-            return None
-        return f"needs TF {added[0]}.{added[1]}; this notebook's pinned platform image may be older"
 
     def disagreement(self, name: str) -> str | None:
         """Why ``name`` cannot be written for every release the project states, for advice: the
@@ -504,6 +501,23 @@ def _caps(folder: Path, found: list[Evidence], consulted: dict[str, Stamp]) -> l
     return ([python] if python is not None else []) + [cap for cap in packages if cap is not None]
 
 
+def _ci_switch(
+    folder: Path, consulted: dict[str, Stamp]
+) -> tuple[list[Evidence], list[tuple[str, tuple[Evidence, ...]]]]:
+    """The TF_USE_LEGACY_KERAS setting of ``folder``'s CI (fixer/target/ci_switch.py): one for the
+    whole project, as a statement of the folder weaker than its own files (it comes after them),
+    and those of workflow steps that run named scripts, as a job's for those scripts."""
+    for parts in CI_FOLDERS:
+        scripts = str(folder.joinpath(*parts))
+        consulted.setdefault(scripts, file_stamp(scripts))  # a script added or removed changes the folder
+    for name in CI_ROOT_FILES:
+        consulted.setdefault(str(folder / name), file_stamp(str(folder / name)))
+    switch, scoped, files = ci_legacy_switch(folder)
+    for path in files:
+        consulted[str(path)] = file_stamp(str(path))
+    return ([switch] if switch is not None else []), [(script, (setting,)) for script, setting in scoped]
+
+
 def _dependency_statement(evidence: Evidence) -> bool:
     """The statement is a dependency file's (what pip installs), not an image's or a job's."""
     path = Path(evidence.path)
@@ -535,6 +549,9 @@ def _decide(folder: Path) -> Target:
         found += docker_folder_statements(candidate, consulted) + install_guide_statements(candidate, consulted)
         found += azureml_environments(candidate, consulted)  # a job's `environment: azureml:<name>:<version>`
         caps += _caps(candidate, found, consulted)
+        switch, stepped = _ci_switch(candidate, consulted)
+        found += switch
+        submitted += stepped
         everything += found
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
         if tensorflow is None and tf_here:
@@ -730,7 +747,10 @@ def _in_job(folder: Target, script: str) -> Target:
         if path == script
         for e in containers
     }
-    jobs = list(named.values())
+    legacy = [e for e in named.values() if e.kind == "legacy-keras"]  # a CI step's own switch
+    if legacy:
+        folder = replace(folder, legacy_env=legacy[0], evidence=(*legacy, *folder.evidence))
+    jobs = [e for e in named.values() if e.kind != "legacy-keras"]
     if not jobs:
         return folder
     tensorflow = _lowest(jobs)
