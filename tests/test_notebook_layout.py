@@ -46,7 +46,7 @@ def _notebook() -> dict[str, Any]:
                 "cell_type": "code",
                 "execution_count": 2,
                 "outputs": [],
-                "source": ["@tf.function\n", "def step(x):\n", "    return strategy.experimental_run_v2(fn, args=(x,))"],
+                "source": ["@tf.function\n", "def step(x):\n", "    return strategy.experimental_run_v2(fn, (x,))"],
             },
         ],
     }
@@ -64,7 +64,7 @@ def test_a_fixed_notebook_keeps_its_layout(indent, separators, ensure_ascii):
     result = analyse_notebook("kernel.ipynb", text, Config(), fix=True, unsafe=False)
     assert result.error is None, result.error
     expected = json.loads(text)
-    expected["cells"][2]["source"] = ["@tf.function\n", "def step(x):\n", "    return strategy.run(fn, args=(x,))"]
+    expected["cells"][2]["source"] = ["@tf.function\n", "def step(x):\n", "    return strategy.run(fn, (x,))"]
     assert result.fixed_text == _dumps(expected, indent, separators, ensure_ascii)
     again = analyse_notebook("kernel.ipynb", result.fixed_text, Config(), fix=True, unsafe=False)
     assert again.fixed_text in (None, result.fixed_text), "a second fix changes nothing"

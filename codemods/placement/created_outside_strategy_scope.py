@@ -246,9 +246,7 @@ class CreatedOutsideStrategyScope(Rule):
                     text = _message(creation, edits is None, finder.keras_unknown(creation))
                     if unused is not None:
                         text = _unused_strategy_message(ctx, creation, unused)
-                    ctx.report(
-                        creation.call, finder.upgrade_prefix(creation) + text, edits=edits, applicability=level
-                    )
+                    ctx.report(creation.call, finder.upgrade_prefix(creation) + text, edits=edits, applicability=level)
 
 
 # A strategy's methods that distribute something other than through its scope or `run`.

@@ -51,8 +51,9 @@ def test_the_call_site_fix_runs_the_helper_in_the_scope():
 def test_a_model_built_in_the_open_with_an_unused_strategy_says_the_strategy_is_unused():
     """Control: without a helper the construction and the compile are still each reported."""
     source = HELPER.replace("classifier = build_classifier(10)\n", "").replace(
-        "classifier.fit", "net = tf.keras.Sequential([tf.keras.layers.Dense(3)])\n"
-        "net.compile(optimizer=tf.keras.optimizers.Adam(), loss='mse')\nnet.fit"
+        "classifier.fit",
+        "net = tf.keras.Sequential([tf.keras.layers.Dense(3)])\n"
+        "net.compile(optimizer=tf.keras.optimizers.Adam(), loss='mse')\nnet.fit",
     )
     found = tfd101(source)
     assert [f.start.line for f in found] == [13, 14]

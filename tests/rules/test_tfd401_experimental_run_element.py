@@ -8,12 +8,15 @@ on every TF 2; the call that works passes the element's parts when `fn` takes th
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from fixer.config import Config
 from fixer.engine import check_source
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 HEAD = """\
 import tensorflow as tf
@@ -74,4 +77,5 @@ def test_an_fn_the_file_does_not_define_gets_both_forms(tmp_path):
 def test_an_iterator_keeps_the_iterator_advice(tmp_path):
     """The control: an iterator is what `experimental_run` takes; the TF 2 form wraps `next(iterator)`."""
     text = message(tmp_path, "out = strategy.experimental_run(train_step_fn, data_iter)\n")
-    assert text == "`experimental_run` is a TensorFlow 1 strategy method; use `strategy.run(fn, args=(next(iterator),))`"
+    advice = "use `strategy.run(fn, args=(next(iterator),))`"
+    assert text == f"`experimental_run` is a TensorFlow 1 strategy method; {advice}"
