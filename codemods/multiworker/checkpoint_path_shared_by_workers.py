@@ -76,10 +76,11 @@ class CheckpointPathSharedByWorkers(Rule):
       different host at every address (another absolute path, `/data/model`, may be a network
       mount those hosts share: still reported); a relative path (`model.h5`) is then each host's
       own too. The README's run instructions count as such a TF_CONFIG (ledger10a): an `export
-      TF_CONFIG='...'` line or a cluster object (JSON or a Python dict) in its code lines, prose
-      not read, from a README of the script's folder or one above it whose code names the script
-      (`python train.py`, `python src/train.py`) or, naming no `.py` file, of the folder whose only
-      multi-worker script it is (fixer/tf/readme_clusters.py). Shared storage (`gs://`,
+      TF_CONFIG='...'` line or a cluster object (JSON or a Python dict) in its code lines or a
+      command line of its prose (`user@node0$ export TF_CONFIG=...`; other prose is not read),
+      from a README of the script's folder or one above it whose commands name the script
+      (`python src/train.py`) or, naming no `.py` file, of the multi-worker script's own folder
+      (fixer/tf/readme_clusters.py). Shared storage (`gs://`,
       `s3://`, `AIP_MODEL_DIR`) and local paths of workers started as processes of one host
       (localhost, one host with several ports) are still reported.
     - Saves only the chief runs are TFD503's (under a chief test, or after an `if not chief:` whose

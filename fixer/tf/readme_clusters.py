@@ -5,10 +5,11 @@ A multi-worker tutorial with no launcher often writes its cluster in the README:
 Python dict in a code block. For TFD502 (fixer/tf/save_locations.py) such a cluster counts like
 one the project sets in code, for the scripts the README is about. Tied conservatively, as the
 target model reads a README (docs/target.md): only code lines count (fenced and indented blocks,
-inline code; prose is not read), only a README in the script's folder or a folder above it within
+inline code) and prose lines that are commands (an optional shell prompt, then `export TF_CONFIG=`
+or `python x.py`; other prose is not read), only a README in the script's folder or a folder above it within
 the project root, and only for a script its code lines name (`python train.py`, a path that leads
-to it), or, when they name no `.py` file at all, for the only multi-worker script of the README's
-own folder.
+to it), or, when they name no `.py` file at all, for the multi-worker scripts of the README's own
+folder (not of its subfolders).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from fixer.sources import SourceError, open_regular
 from fixer.syntax import evaluate_literal
+from fixer.target.markdown import prose_lines
 from fixer.target.readme import README_NAME, code_lines
 from fixer.tf.cluster_hosts import shell_tf_configs
 
@@ -29,6 +31,11 @@ if TYPE_CHECKING:
 _SCRIPT = re.compile(r"(?<![\w.-])(?P<path>[\w./-]*\w\.py)\b")
 # The opening of a cluster object in a code block: `{"cluster"` / `{'cluster'`, spaces allowed.
 _CLUSTER_OPENING = re.compile(r"""\{\s*["']cluster["']""")
+# A command written as a prose line (no code block): an optional shell prompt (`$ `, `user@node0$ `,
+# `root@host:~# `), then `export TF_CONFIG=` / `TF_CONFIG=` or `python x.py`. Other prose is not read.
+_PROSE_COMMAND = re.compile(
+    r"^\s*(?:[\w.-]+@[\w.-]+(?::\S*)?\s*[$#]:?\s*|[$#>]\s+)?(?:(?:export\s+)?TF_CONFIG=|python[\d.]*\s+\S*\.py\b)"
+)
 _MULTI_WORKER = "MultiWorkerMirroredStrategy"
 _MAX_BYTES = 500_000
 
@@ -75,7 +82,8 @@ def _code_text(path: str) -> str | None:
     if len(data) > _MAX_BYTES:
         return None
     text = data.decode("utf-8", errors="replace")
-    return "\n".join(line for _, line in code_lines(text))
+    commands = [line for _, line, _ in prose_lines(text) if _PROSE_COMMAND.match(line)]
+    return "\n".join([line for _, line in code_lines(text)] + commands)
 
 
 def _tf_configs(code: str) -> list[str]:
@@ -118,27 +126,19 @@ def _literal(text: str) -> object:
 
 
 def _about(script: str, readme: str, code: str) -> bool:
-    """The README's code lines name ``script``, or name no `.py` file and ``script`` is the only
-    multi-worker script of the README's folder."""
+    """The README's code lines name ``script``, or name no `.py` file and ``script`` is a
+    multi-worker script of the README's own folder (the run instructions of that folder's code)."""
     named = {m.group("path").removeprefix("./") for m in _SCRIPT.finditer(code)}
     here = os.path.dirname(readme)
     if named:
         return any(os.path.normpath(os.path.join(here, path)) == script for path in named)
-    if os.path.dirname(script) != here:
+    return os.path.dirname(script) == here and _multi_worker(script)
+
+
+def _multi_worker(script: str) -> bool:
+    try:
+        with open_regular(script) as handle:
+            data = handle.read(_MAX_BYTES)
+    except (OSError, SourceError):
         return False
-    return [os.path.join(here, name) for name in _multi_worker_scripts(here)] == [script]
-
-
-def _multi_worker_scripts(folder: str) -> list[str]:
-    found = []
-    for name in sorted(os.listdir(folder)):
-        if not name.endswith(".py"):
-            continue
-        try:
-            with open_regular(os.path.join(folder, name)) as handle:
-                data = handle.read(_MAX_BYTES)
-        except (OSError, SourceError):
-            continue
-        if _MULTI_WORKER in data.decode("utf-8", errors="replace"):
-            found.append(name)
-    return found
+    return _MULTI_WORKER in data.decode("utf-8", errors="replace")

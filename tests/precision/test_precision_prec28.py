@@ -112,11 +112,25 @@ def test_a_readme_above_naming_the_script_by_its_path_counts(tmp_path):
     assert _tfd502(tmp_path, readme, script="src/train.py") == []
 
 
-def test_a_readme_naming_no_script_is_about_the_folder_s_only_multi_worker_script(tmp_path):
+def test_a_readme_naming_no_script_is_about_the_multi_worker_scripts_of_its_folder(tmp_path):
     readme = re.sub(r"user@node\d\$ python train\.py\n", "", _exports(*OWN_HOSTS))
-    assert _tfd502(tmp_path, readme) == []
     (tmp_path / "train_other.py").write_text(_TRAINED)
-    assert len(_tfd502(tmp_path, readme)) == 1, "two multi-worker scripts: the README could be either's"
+    assert _tfd502(tmp_path, readme) == []
+
+
+def test_a_readme_naming_no_script_is_not_about_a_subfolder_s_script(tmp_path):
+    readme = re.sub(r"user@node\d\$ python train\.py\n", "", _exports(*OWN_HOSTS))
+    assert len(_tfd502(tmp_path, readme, script="src/train.py")) == 1
+
+
+@pytest.mark.parametrize("prompt", ["user@node0$: ", "$ ", "root@gpu-1:~# ", ""])
+def test_shell_lines_written_as_prose_are_commands(tmp_path, prompt):
+    """A README without code fences: each machine's prompt line, then the command."""
+    readme = "".join(
+        f"Machine {i}:\n\n{prompt}export TF_CONFIG='{_tf_config(i, *OWN_HOSTS)}'\n\n{prompt}python train.py\n\n"
+        for i in range(2)
+    )
+    assert _tfd502(tmp_path, readme) == []
 
 
 # The message for one-file Keras formats ---------------------------------------------------------
