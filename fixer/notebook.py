@@ -221,15 +221,26 @@ def cell_diff(path: str, before: str, after: str) -> str:
     )
 
 
+# Item and key separators json.dumps is tried with: None is its default for the indent (", "/": "
+# without one, ","/": " with one); "," and ":" is the compact JSON Kaggle saves its notebooks in.
+_SEPARATORS: tuple[tuple[str, str] | None, ...] = (None, (",", ":"))
+
+
 def _layout(text: str, data: dict[str, Any]) -> dict[str, Any] | None:
     """json.dumps settings that reproduce ``text`` exactly, or None for an unusual layout."""
     trailing = text[len(text.rstrip("\n")) :]
     for indent in (1, 2, 4, None):
-        for ensure_ascii in (False, True):
-            for sort_keys in (False, True):
-                settings: dict[str, Any] = {"indent": indent, "ensure_ascii": ensure_ascii, "sort_keys": sort_keys}
-                if json.dumps(data, **settings) + trailing == text:
-                    return {**settings, "trailing": trailing}
+        for separators in _SEPARATORS:
+            for ensure_ascii in (False, True):
+                for sort_keys in (False, True):
+                    settings: dict[str, Any] = {
+                        "indent": indent,
+                        "separators": separators,
+                        "ensure_ascii": ensure_ascii,
+                        "sort_keys": sort_keys,
+                    }
+                    if json.dumps(data, **settings) + trailing == text:
+                        return {**settings, "trailing": trailing}
     return None
 
 
@@ -282,7 +293,10 @@ def analyse_notebook(
 def _rewrite(text: str, notebook: Notebook, combined: str) -> str:
     layout = _layout(text, notebook.data)
     if layout is None:
-        raise NotebookError("the notebook's JSON layout is unusual; distfix will not rewrite it")
+        raise NotebookError(
+            "the notebook's JSON layout (indentation, separators or key order) is not one json.dumps reproduces;"
+            " distfix will not rewrite it: save it from Jupyter and run fix again"
+        )
     changed = split_cells(notebook, combined)
     for number, source in changed.items():
         _set_source(notebook.data["cells"][number - 1], source)

@@ -96,7 +96,12 @@ class RenamedDistributeApi(Rule):
     ## Known limits
     - `make_dataset_iterator` and `experimental_run` still run on TensorFlow 2.21 (measured;
       `experimental_run` warns "is deprecated and will be removed in a future version ... use run()
-      instead"): they are not renames, so the finding says what to write and has no edit.
+      instead"): they are not renames, so the finding says what to write and has no edit. Given an
+      element (`next(it)`, `it.get_next()` or a name bound to one) instead of an iterator,
+      `experimental_run` calls `get_next()` on it and fails on every TF 2 (measured by
+      `benchmarks/probe_ledger10a_premises.py`); the advice is then `run(fn, args=next(it))` for a
+      `fn` of two or more parameters, `args=(next(it),)` for one, both forms when `fn` is not a
+      `def` of the file.
     - Only calls are reported (not a method kept or replaced by assignment).
     - Not reported: the old name in a branch of a version test, also when the version was read
       once into a name or an attribute and is compared with a release string later
@@ -217,6 +222,10 @@ class RenamedDistributeApi(Rule):
             if not target.has(needs):
                 continue  # the target (or the package's floor) has no `run` yet: the old method is the one to use
             prefix = target.upgrade_prefix(same_at_pin=exists_in(needs, target.at_pin().version))
+            element = _element_run_advice(ctx, call) if attribute.attr.value == "experimental_run" else None
+            if element is not None:
+                ctx.report(attribute.attr, prefix + element)
+                continue
             ctx.report(
                 attribute.attr, f"{prefix}`{attribute.attr.value}` is a TensorFlow 1 strategy method; use `{instead}`"
             )
@@ -352,3 +361,58 @@ def _name_used_with_blocking_arguments(
         isinstance(call.func, cst.Name) and call.func.value == local and _blocking_argument(call, blocked, positional)
         for call in ctx.index.calls
     )
+
+
+def _element_run_advice(ctx: RuleContext, call: cst.Call) -> str | None:
+    """The message for `strategy.experimental_run(fn, next(it))`, whose second argument is already
+    an element (a `next(...)` or `.get_next()` call, or a name bound only to one); None otherwise.
+
+    `experimental_run` calls `get_next()` on that argument, so the line fails on every TF 2
+    (`AttributeError`, measured by benchmarks/probe_ledger10a_premises.py); which `run` call works
+    depends on how `fn` takes the element: its parts (`fn(x, y)`: `args=next(it)`) or whole
+    (`fn(batch)`: `args=(next(it),)`, the advice for an iterator argument).
+    """
+    if len(call.args) < 2 or call.args[0].keyword is not None:
+        return None
+    second = next((a for a in call.args[1:] if a.keyword is None or a.keyword.value == "input_iterator"), None)
+    if second is None or second.star:
+        return None
+    element = second.value
+    if isinstance(element, cst.Name):
+        element = ctx.tf.semantic.value_of(element) or element
+    if not _is_element(element):
+        return None
+    given = ctx.source(second.value)
+    fn = ctx.source(call.args[0].value)
+    arity = _positional_parameters(ctx, call.args[0].value)
+    if arity == 1:
+        use = f"`strategy.run({fn}, args=({given},))`"
+    elif arity is not None:
+        use = f"`strategy.run({fn}, args={given})`"
+    else:
+        use = f"`strategy.run(fn, args={given})` for a `fn(x, y)`, `args=({given},)` for a `fn(batch)`"
+    return f"`experimental_run` calls `get_next()` on this element: it fails on every TF 2; use {use}"
+
+
+def _is_element(node: cst.BaseExpression) -> bool:
+    """`next(it)` / `it.get_next()`: one element of an iterator, not the iterator."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if isinstance(func, cst.Name):
+        return func.value == "next" and len(node.args) == 1
+    return isinstance(func, cst.Attribute) and func.attr.value == "get_next"
+
+
+def _positional_parameters(ctx: RuleContext, fn: cst.BaseExpression) -> int | None:
+    """How many positional parameters the function named ``fn`` takes; None when unknown (not one
+    `def` of the file, or one with `*args`)."""
+    if not isinstance(fn, cst.Name):
+        return None
+    binding = ctx.tf.semantic.only_binding(fn)
+    if binding is None or not isinstance(binding.statement, cst.FunctionDef):
+        return None
+    params = binding.statement.params
+    if isinstance(params.star_arg, cst.Param):
+        return None
+    return len(params.posonly_params) + len(params.params)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import libcst as cst
+
 from fixer.fixes.checkpoint_edits import rewrite_save
 from fixer.rule import Rule
 from fixer.tf.checkpoints import chief_guard, multi_worker_at, per_worker, save_calls
@@ -12,6 +14,7 @@ from fixer.types import Applicability
 
 if TYPE_CHECKING:
     from fixer.context import RuleContext
+    from fixer.tf.checkpoints import Save
 
 
 class CheckpointPathSharedByWorkers(Rule):
@@ -25,7 +28,10 @@ class CheckpointPathSharedByWorkers(Rule):
     The workers race on the same files. Measured on TensorFlow 2.21 with two workers saving a
     `tf.train.Checkpoint`, a `.keras` model and weights to one path: one worker fails with
     `InvalidArgumentError: ... MergeV2Checkpoints ... did not exist`, and which one fails changes
-    from run to run.
+    from run to run. One-file Keras saves fail otherwise (Keras 3 and tf-keras,
+    `benchmarks/probe_h5_shared_path.py`): to one `.h5` path, every save of one worker raises
+    `BlockingIOError` (h5py's file lock) and the file left may not load; to one `.keras` path,
+    no save raises but the archive left may not load (`BadZipFile`). The message says which.
 
     ## Fix safety
     Unsafe. The TensorFlow-documented pattern is added: every worker still saves (saving can
@@ -68,7 +74,13 @@ class CheckpointPathSharedByWorkers(Rule):
       one pod per worker); and a temporary folder (`/tmp`, `/var/tmp`, `/dev/shm`) of a script whose
       TF_CONFIG (a literal the script sets, or a launcher's `export TF_CONFIG='{...}'`) names a
       different host at every address (another absolute path, `/data/model`, may be a network
-      mount those hosts share: still reported). Shared storage (`gs://`,
+      mount those hosts share: still reported); a relative path (`model.h5`) is then each host's
+      own too. The README's run instructions count as such a TF_CONFIG (ledger10a): an `export
+      TF_CONFIG='...'` line or a cluster object (JSON or a Python dict) in its code lines or a
+      command line of its prose (`user@node0$ export TF_CONFIG=...`; other prose is not read),
+      from a README of the script's folder or one above it whose commands name the script
+      (`python src/train.py`) or, naming no `.py` file, of the multi-worker script's own folder
+      (fixer/tf/readme_clusters.py). Shared storage (`gs://`,
       `s3://`, `AIP_MODEL_DIR`) and local paths of workers started as processes of one host
       (localhost, one host with several ports) are still reported.
     - Saves only the chief runs are TFD503's (under a chief test, or after an `if not chief:` whose
@@ -113,8 +125,43 @@ class CheckpointPathSharedByWorkers(Rule):
                 uses = [s for s in saves if s.manager is save]
                 if uses and all(chief_guard(ctx.tf, s.call) is not None for s in uses):
                     continue  # only the chief saves through it: TFD503
-            message = (
-                "every worker writes this path: the writes race (measured: `MergeV2Checkpoints ... did not exist` "
-                "on one worker); the chief should write it and the others a temporary copy"
-            )
-            ctx.report(save.call, message, edits=rewrite_save(ctx, save))
+            ctx.report(save.call, _race_message(ctx, save), edits=rewrite_save(ctx, save))
+
+
+# What two workers saving to one path of each one-file Keras format were measured to do
+# (benchmarks/probe_h5_shared_path.py, Keras 3 and tf-keras alike).
+_ONE_FILE_RACES = {
+    ".h5": "one worker's save fails on h5py's file lock (`BlockingIOError`)",
+    ".hdf5": "one worker's save fails on h5py's file lock (`BlockingIOError`)",
+    ".keras": "the zip archives interleave and the file left may not load (`BadZipFile`)",
+}
+
+
+def _race_message(ctx: RuleContext, save: Save) -> str:
+    """The finding's text: the checkpoint writer's failure for checkpoints, SavedModel folders and
+    weights, what one-file formats do for a `.h5` / `.keras` path (ledger10a class 1)."""
+    advice = "the chief should write it and the others a temporary copy"
+    extension = _one_file_extension(ctx, save.path) if save.kind == "save" else None
+    if extension is not None:
+        return f"every worker writes this `{extension}` file: {_ONE_FILE_RACES[extension]}, measured; {advice}"
+    return (
+        "every worker writes this path: the writes race (measured: `MergeV2Checkpoints ... did not exist` "
+        f"on one worker); {advice}"
+    )
+
+
+def _one_file_extension(ctx: RuleContext, path: cst.BaseExpression | None, depth: int = 0) -> str | None:
+    """The one-file format ``path`` ends in (`.h5`, `.hdf5`, `.keras`), read from a literal, the end
+    of an f-string or `+`, or the one value a name holds; None when unknown or another."""
+    text: str | None = None
+    if isinstance(path, cst.SimpleString) and isinstance(path.evaluated_value, str):
+        text = path.evaluated_value
+    elif isinstance(path, cst.FormattedString) and path.parts and isinstance(path.parts[-1], cst.FormattedStringText):
+        text = path.parts[-1].value
+    elif isinstance(path, cst.BinaryOperation) and isinstance(path.operator, cst.Add) and depth < 4:
+        return _one_file_extension(ctx, path.right, depth + 1)
+    elif isinstance(path, cst.Name) and depth < 4:
+        return _one_file_extension(ctx, ctx.tf.semantic.value_of(path), depth + 1)
+    if text is None:
+        return None
+    return next((e for e in _ONE_FILE_RACES if text.lower().endswith(e)), None)

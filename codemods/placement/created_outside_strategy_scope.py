@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.cell_lines import line_label
 from fixer.edits import reindented_statements
 from fixer.facts import STRATEGY_IN_PLAY
 from fixer.notebook import cell_boundaries
@@ -124,6 +125,10 @@ class CreatedOutsideStrategyScope(Rule):
       once per model class (its first such creation). Sub-layers that a `Layer` subclass (not a
       model) constructs in its own methods are not reported: they are made when the outer model is
       constructed.
+    - A local helper that builds (and compiles) a model and returns it, called outside the scope,
+      is reported once, at the call: moving the call into the scope runs the whole helper there.
+      When the program makes a strategy and never uses it (no scope, `run`, argument to other
+      code or distributed dataset), the message says so instead of "used by distributed code".
     - Across modules: when `check` is given a folder (and in the language server, for the
       workspace), a metric or `tf.Variable` that a module with no strategy of its own makes at
       import time, and that the `train_step`/`test_step` of a Keras model class of that module
@@ -225,6 +230,7 @@ class CreatedOutsideStrategyScope(Rule):
                 inside_models.setdefault(model_class, creation)
                 continue
             groups.setdefault(id(ctx.index.parent.get(creation.statement)), []).append(creation)
+        _keep_call_sites_of_factories(ctx, finder, groups)
         _report_inside_models(ctx, finder, inside_models)
         for call, model_class in sorted(scoping.values(), key=lambda pair: ctx.index.order[pair[0]]):
             ctx.report(
@@ -233,6 +239,7 @@ class CreatedOutsideStrategyScope(Rule):
                 "constructed here, outside the scope, `fit` trains it on one device (tf-keras raises); "
                 "construct it in the scope, drop the inner one",
             )
+        unused = _never_used_strategy(ctx, finder)
         for group in groups.values():
             group.sort(key=lambda c: ctx.span(c.statement)[0])
             for run in _consecutive_runs(ctx, group):
@@ -240,13 +247,79 @@ class CreatedOutsideStrategyScope(Rule):
                     continue  # suppressed, or in a block a test expects to raise: no fix to build
                 edits, level = _fix_for(ctx, run)
                 for creation in run:
-                    ctx.report(
-                        creation.call,
-                        finder.upgrade_prefix(creation)
-                        + _message(creation, edits is None, finder.keras_unknown(creation)),
-                        edits=edits,
-                        applicability=level,
-                    )
+                    text = _message(creation, edits is None, finder.keras_unknown(creation))
+                    if unused is not None:
+                        text = _unused_strategy_message(ctx, creation, unused)
+                    ctx.report(creation.call, finder.upgrade_prefix(creation) + text, edits=edits, applicability=level)
+
+
+# A strategy's methods that distribute something other than through its scope or `run`.
+_DISTRIBUTING_METHODS = frozenset(
+    {
+        "experimental_run",
+        "reduce",
+        "gather",
+        "experimental_distribute_dataset",
+        "distribute_datasets_from_function",
+        "experimental_distribute_datasets_from_function",
+        "experimental_distribute_values_from_function",
+    }
+)
+
+
+def _keep_call_sites_of_factories(ctx: RuleContext, finder: _Finder, groups: dict[int, list[Creation]]) -> None:
+    """Drop, from ``groups``, the creations inside a local factory (`def make_model(): model =
+    Sequential(...); model.compile(...); return model`) when a call of that factory is reported
+    too: building the model at that call in the scope runs the whole factory there, so the call
+    site is the one finding (issue 28 class 6, ledger10a class 2)."""
+    reported = {
+        creation.call.func.value
+        for group in groups.values()
+        for creation in group
+        if isinstance(creation.call.func, cst.Name) and creation.call.func.value in finder.factory_names
+    }
+    if not reported:
+        return
+    for key, group in list(groups.items()):
+        kept = [c for c in group if not _inside_function_named(ctx, c.statement, reported)]
+        if kept:
+            groups[key] = kept
+        else:
+            del groups[key]
+
+
+def _inside_function_named(ctx: RuleContext, node: cst.CSTNode, names: set[str]) -> bool:
+    """``node`` lies in the body of a `def` (at any depth) named one of ``names``."""
+    func = ctx.index.enclosing_function(node)
+    while func is not None:
+        if isinstance(func, cst.FunctionDef) and func.name.value in names:
+            return True
+        func = ctx.index.enclosing_function(func)
+    return False
+
+
+def _never_used_strategy(ctx: RuleContext, finder: _Finder) -> tuple[cst.Call, str] | None:
+    """The strategy construction when the program never uses any strategy it makes: no scope, no
+    `run`, no argument to other code, no distributed dataset or values. Its findings then say
+    that rather than "used by distributed code", which is not so (ledger10a class 2)."""
+    if not finder._scope_forgotten():
+        return None
+    for attribute in ctx.index.attributes:
+        if attribute.attr.value in _DISTRIBUTING_METHODS and ctx.tf.strategies.is_strategy(attribute.value):
+            return None
+    return ctx.tf.strategies.constructions[0]
+
+
+def _unused_strategy_message(ctx: RuleContext, creation: Creation, unused: tuple[cst.Call, str]) -> str:
+    """What is true of state made outside any scope of a strategy the program never uses."""
+    call, kind = unused
+    where = line_label(ctx.text, ctx.range(call).start.line)
+    what = {"compile": "`compile()` runs", "model": "model built"}.get(creation.kind, f"{creation.kind} created")
+    advice = "build and compile the model in its scope" if creation.kind in ("model", "compile") else "create it there"
+    return (
+        f"{what} outside `strategy.scope()`, and the `{kind.rsplit('.', 1)[-1]}` made at {where} is never used "
+        f"(no scope, `run` or distributed dataset): {advice}"
+    )
 
 
 def _report_inside_models(ctx: RuleContext, finder: _Finder, inside: dict[str, Creation]) -> None:
@@ -422,6 +495,12 @@ class _Finder:
             and any(target.value == value.value for target in _name_targets(assign))
         ]
         return bindings[0] if len(bindings) == 1 and isinstance(bindings[0], cst.Call) else None
+
+    @property
+    def factory_names(self) -> frozenset[str]:
+        """The module's functions that return a model, optimizer, metric or variable they make
+        outside any scope."""
+        return frozenset(self._factory_kinds)
 
     def kind_of(self, call: cst.Call, follow_factories: bool = True) -> str | None:
         qualified = self.names.callee(call)

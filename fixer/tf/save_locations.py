@@ -105,9 +105,16 @@ def _local_absolute(start: str) -> bool:
     return start.startswith("/") and "://" not in start
 
 
+def _relative(start: str) -> bool:
+    """A literal relative path (`model.h5`, `out/ckpt`): under the folder each worker runs from."""
+    return bool(start) and start != "?" and not start.startswith(("/", "~", "$", "\\")) and ":" not in start
+
+
 def _machine_local(start: str) -> bool:
-    """A folder each machine has of its own: the temporary folders (`/tmp`, `/var/tmp`, `/dev/shm`)."""
-    return any(start == folder or start.startswith(folder + "/") for folder in _MACHINE_LOCAL)
+    """A folder each machine has of its own: the temporary folders (`/tmp`, `/var/tmp`, `/dev/shm`),
+    and a relative path, under the working folder of each host's own copy of the code (ledger10a
+    class 1: a README that runs the script once per machine)."""
+    return _relative(start) or any(start == folder or start.startswith(folder + "/") for folder in _MACHINE_LOCAL)
 
 
 def per_container(tf: TFModel, path: cst.BaseExpression) -> bool:
@@ -118,7 +125,7 @@ def per_container(tf: TFModel, path: cst.BaseExpression) -> bool:
     starts = _starts(tf, path)
     if all(_container_model_dir(s) for s in starts):
         return True
-    if not all(_container_model_dir(s) or _local_absolute(s) for s in starts):
+    if not all(_container_model_dir(s) or _local_absolute(s) or _relative(s) for s in starts):
         return False
     launchers = tf.launchers
     found = launchers.launchers() if launchers is not None else []
@@ -126,19 +133,25 @@ def per_container(tf: TFModel, path: cst.BaseExpression) -> bool:
         return True
     # Separate machines often share a network mount (`/home`, `/data`, `/mnt`): only a folder
     # that is each machine's own by convention is per host there.
-    return all(_machine_local(s) for s in starts) and every_task_on_its_own_host(_tf_configs(tf, found))
+    if not all(_machine_local(s) for s in starts):
+        return False
+    own = _tf_configs(tf, found)
+    if own is None:
+        return False  # a cluster set where we cannot read it may put tasks anywhere
+    readme = launchers.readme_tf_configs() if launchers is not None else []
+    return every_task_on_its_own_host(own + readme)
 
 
-def _tf_configs(tf: TFModel, launchers: list[Launcher]) -> list[str]:
+def _tf_configs(tf: TFModel, launchers: list[Launcher]) -> list[str] | None:
     """The TF_CONFIG texts the project sets for this script: each literal one the script sets
-    itself and each one its launchers assign. Empty when any setter is not a literal (a cluster
+    itself and each one its launchers assign. None when any setter is not a literal (a cluster
     the script computes may put tasks anywhere)."""
     if any(launcher.with_tf_config and not launcher.tf_configs for launcher in launchers):
-        return []  # a launcher sets one we cannot read (a job spec, a computed value)
+        return None  # a launcher sets one we cannot read (a job spec, a computed value)
     texts = [text for launcher in launchers for text in launcher.tf_configs]
     for setter in tf_config_setters(tf):
         config = tf_config_of(tf, setter)
         if not isinstance(config, str):
-            return []
+            return None
         texts.append(config)
     return texts

@@ -37,6 +37,7 @@ from fixer.notebook_cells import code_sources
 from fixer.notebook_launches import launches
 from fixer.sources import SourceError, open_regular
 from fixer.tf.cluster_hosts import shell_tf_configs
+from fixer.tf.readme_clusters import readme_tf_configs
 from fixer.tf.task_copies import covers_cluster
 
 if TYPE_CHECKING:
@@ -130,6 +131,15 @@ class ScriptLaunchers:
                 given = any(started in read.with_tf_config for started in named)
                 found.append(Launcher(path, given, read.per_pod, read.tf_configs if given else ()))
         return found
+
+    def readme_tf_configs(self) -> list[str]:
+        """The TF_CONFIG texts the project's READMEs write for this script (fixer/tf/readme_clusters.py)."""
+        from fixer.cache import file_stamp  # here: see Stamp
+
+        configs, readmes = readme_tf_configs(self.script, self.root)
+        for path in readmes:
+            self.consulted[path] = file_stamp(path)
+        return configs
 
     def task_copies_cover(self, cluster: object, task_type: str, index: int) -> bool:
         """Sibling files of this script set the same cluster and, with it, every index of

@@ -127,8 +127,9 @@ def test_control_a_constant_path_every_worker_saves_stays_reported():
 
 
 def test_control_a_number_that_is_not_the_task_index_stays_reported():
-    # `epochs` is never TF_CONFIG's index: every worker builds the same name from it.
-    source = _worker_script("worker_number = 1\nepochs = 5", "model.save('model_' + str(epochs) + '.keras')")
+    # `epochs` is never TF_CONFIG's index: every worker builds the same name from it. (Under a folder
+    # the hosts may share: a relative path is each host's own when every task has a host, prec28.)
+    source = _worker_script("worker_number = 1\nepochs = 5", "model.save('/data/model_' + str(epochs) + '.keras')")
     assert _codes(source) == ["TFD502"]
 
 
