@@ -8,11 +8,19 @@ control that keeps the finding where it is right.
 - Class 4 (TFD502, and every rule asking "is this multi-worker"): a multi-worker strategy
   constructed in a bare expression statement (a leftover notebook cell) is never bound nor used:
   it decides nothing. The save runs under the strategy the model's scope enters.
+- TFD204's rewrite and recall: a list of paths reordered by an unseeded shuffle before the dataset
+  is built from it gives each worker its own order, so a seed on the dataset's shuffle alone still
+  leaves the shards overlapping, and an evaluation set built the same way (no dataset shuffle)
+  overlaps too (benchmarks/probe_upstream_list_shuffle.py, 2 local MWMS workers).
 """
 
 from __future__ import annotations
 
+import textwrap
+
 from checked_codes import codes_of
+
+from fixer.engine import check_source, fix_source
 
 _DRAWN_INPUT = """
     import numpy as np
@@ -82,3 +90,92 @@ def test_a_multi_worker_strategy_thrown_away_in_an_expression_statement_decides_
 
 def test_control_the_multi_worker_strategy_the_scope_enters_keeps_tfd502():
     assert _tfd502(first="strategy = ", second="") == ["TFD502"]
+
+
+_LISTS = """
+    import numpy as np
+    import tensorflow as tf
+    {seed}
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    train_paths = {train_list}
+    {train_extra}
+    eval_paths = sorted(tf.io.gfile.glob("eval/*.png"))
+    {eval_shuffle}
+    train = tf.data.Dataset.from_tensor_slices(train_paths){train_shuffle}.map(tf.io.read_file).batch(16)
+    held = tf.data.Dataset.from_tensor_slices(eval_paths).map(tf.io.read_file).batch(16)
+    with strategy.scope():
+        net = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        net.compile("sgd", "mse")
+    net.fit(train, epochs=3)
+    net.evaluate(held)
+    """
+
+_TF_SHUFFLED = 'tf.random.shuffle(sorted(tf.io.gfile.glob("train/*.png")))'
+
+
+def _lists(
+    seed: str = "",
+    train_list: str = _TF_SHUFFLED,
+    train_shuffle: str = ".shuffle(256)",
+    eval_shuffle: str = "",
+    train_extra: str = "",
+) -> str:
+    source = _LISTS.format(
+        seed=seed, train_list=train_list, train_shuffle=train_shuffle, eval_shuffle=eval_shuffle, train_extra=train_extra
+    )
+    return textwrap.dedent(source)
+
+
+def _tfd204_lines(source: str) -> list[int]:
+    return [f.start.line for f in check_source("train.py", source).findings if f.code == "TFD204"]
+
+
+def test_the_rewrite_seeds_the_list_shuffle_as_well_as_the_dataset_shuffle():
+    source = _lists()
+    fixed = fix_source("train.py", source, unsafe=True).fixed_text or ""
+    assert 'tf.random.shuffle(sorted(tf.io.gfile.glob("train/*.png")), seed=42)' in fixed
+    assert ".shuffle(256, seed=42)" in fixed
+    assert _tfd204_lines(fixed) == []
+
+
+def test_a_list_shuffled_in_place_by_numpy_gets_advice_not_a_half_rewrite():
+    plain = 'sorted(tf.io.gfile.glob("train/*.png"))'
+    source = _lists(train_list=plain, train_extra="np.random.shuffle(train_paths)")
+    result = check_source("train.py", source)
+    found = [f for f in result.findings if f.code == "TFD204"]
+    assert len(found) == 1
+    assert "np.random.seed(42)" in found[0].message
+    assert found[0].fix is None
+
+
+def test_a_seeded_dataset_shuffle_over_an_unseeded_list_shuffle_is_reported_at_the_list():
+    source = _lists(train_shuffle=".shuffle(256, seed=7)")
+    assert _tfd204_lines(source) == [6]
+    fixed = fix_source("train.py", source, unsafe=True).fixed_text or ""
+    assert 'glob("train/*.png")), seed=42)' in fixed
+
+
+def test_an_evaluation_list_shuffled_unseeded_before_evaluate_is_reported():
+    source = _lists(train_list='sorted(tf.io.gfile.glob("train/*.png"))', eval_shuffle="np.random.shuffle(eval_paths)")
+    assert _tfd204_lines(source) == [9, 10]  # the evaluation list's shuffle, the training dataset's shuffle
+
+
+def test_control_a_constant_program_seed_makes_every_list_order_alike():
+    source = _lists(
+        seed="np.random.seed(1); tf.random.set_seed(1)",
+        train_shuffle="",
+        eval_shuffle="np.random.shuffle(eval_paths)",
+    )
+    assert _tfd204_lines(source) == []
+
+
+def test_control_a_seeded_list_shuffle_and_a_seeded_dataset_shuffle_stay_silent():
+    seeded = 'tf.random.shuffle(sorted(tf.io.gfile.glob("train/*.png")), seed=5)'
+    assert _tfd204_lines(_lists(train_list=seeded, train_shuffle=".shuffle(256, seed=5)")) == []
+
+
+def test_control_an_unseeded_dataset_shuffle_over_an_unshuffled_list_keeps_its_one_seed_rewrite():
+    source = _lists(train_list='sorted(tf.io.gfile.glob("train/*.png"))')
+    fixed = fix_source("train.py", source, unsafe=True).fixed_text or ""
+    assert ".shuffle(256, seed=42)" in fixed
+    assert _tfd204_lines(source) == [10]
