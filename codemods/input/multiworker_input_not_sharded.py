@@ -147,7 +147,9 @@ class MultiworkerInputNotSharded(Rule):
       that turns it into the dataset: each worker's process has its own data
       (`benchmarks/probe_per_process_random_data.py`: two processes draw different samples). Any
       constant seed (a draw's, a generator's, or the program's `np.random.seed(0)`,
-      `set_random_seed(0)`) makes every worker draw the same: reported.
+      `set_random_seed(0)`) makes every worker draw the same: reported. The same holds for
+      `AutoShardPolicy.OFF` on a pipeline built from such draws (`np.random.random(...)` rows in
+      an input function the launcher runs on every worker): not reported.
     - A `dataset_fn` handed over by several calls is reported once.
     - Across modules (when `check` is given a folder, and in the language server for the
       workspace): a function of a module that builds no strategy and sets `AutoShardPolicy.OFF`

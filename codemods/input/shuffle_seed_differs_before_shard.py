@@ -67,7 +67,11 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     of the file names before the reader still gave each worker its own 4 files, because
     auto-sharding splits the file list at its source. Nor is a shuffle of whole batches
     (`.batch(4).shuffle(4)`, unseeded): auto-sharding gives each worker its part of every batch,
-    so the workers were disjoint in all four runs.
+    so the workers were disjoint in all four runs. The same holds one step earlier: a list of
+    paths reordered by an unseeded `tf.random.shuffle`, `np.random.shuffle` or `random.shuffle`
+    before `from_tensor_slices(list)` gives each worker its own list, and the slices overlap even
+    with a seeded dataset shuffle or none at all (3 to 6 of 16 read twice; under tf-keras an
+    `evaluate` of such a list read some twice: `benchmarks/probe_upstream_list_shuffle.py`).
 
     ## Fix safety
     Unsafe: the shuffle gets one constant seed, `seed=42` (a seed taken from the task index is
@@ -80,7 +84,10 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     editing: shard before shuffling, or use one global seed. This rule and TFD501
     (same-seed-on-every-worker) never pull against each other: TFD501 gives per-worker seeds
     only when no shuffle runs before the shard point, and otherwise explains; this rule only
-    ever adds one constant seed on the shuffle itself.
+    ever adds one constant seed on the shuffle itself. When the list the dataset is built from was
+    shuffled unseeded, the rewrite gives `tf.random.shuffle` the same `seed=42` (measured: disjoint);
+    an in-place `np.random.shuffle` / `random.shuffle` takes no seed, so the finding only advises
+    seeding its generator (`np.random.seed(42)`), which would change every later draw of it.
 
     ## Known limits
     - The shard point is either auto-sharding by data or an explicit `.shard(num_workers,
@@ -121,6 +128,11 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     - Not followed: a split unpacked with its info (`ds, info = tfds.load(..., with_info=True)`).
     - Not reported: a shuffle of whole batches (`.batch(4).shuffle(4)`, unseeded), which leaves the
       workers disjoint (measured, above).
+    - A list's shuffle is followed only in this file, through a name given to the source
+      (`from_tensor_slices(paths)`, `((paths, labels))`) and bound to `tf.random.shuffle(...)` or
+      shuffled in place before it; not through indexing (`paths[order]`), a generator's method
+      (`rng.shuffle`), or a pipeline sharded by hand. Evaluation and validation sets
+      (`evaluate`, `validation_data=`) built this way are reported at the list's shuffle.
     - Not reported in a fixture script: a script kept among a test suite's data (under `testdata/`,
       `test_data/` or `fixtures/`, or `data/`, `resources/` or `scripts/` directly in `test/` or
       `tests/`). A test runs it to show that a launcher, container or cloud job starts the
