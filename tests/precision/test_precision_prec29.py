@@ -12,11 +12,15 @@ control that keeps the finding where it is right.
   is built from it gives each worker its own order, so a seed on the dataset's shuffle alone still
   leaves the shards overlapping, and an evaluation set built the same way (no dataset shuffle)
   overlaps too (benchmarks/probe_upstream_list_shuffle.py, 2 local MWMS workers).
+- TFD504 recall: a model returned by a sibling module's factory (`from nets import make_net`)
+  that builds it with `tensorflow.keras`, trained by `fit` under MultiWorkerMirroredStrategy on
+  today's TF (Keras 3): followed through the project import model (fixer/tf/project_imports.py).
 """
 
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from checked_codes import codes_of
 
@@ -179,3 +183,44 @@ def test_control_an_unseeded_dataset_shuffle_over_an_unshuffled_list_keeps_its_o
     fixed = fix_source("train.py", source, unsafe=True).fixed_text or ""
     assert ".shuffle(256, seed=42)" in fixed
     assert _tfd204_lines(source) == [10]
+
+
+_FACTORY = """
+    from {keras} import layers, models
+
+
+    def make_net(classes):
+        net = models.Sequential()
+        net.add(layers.Dense(32, activation="relu"))
+        net.add(layers.Dense(classes, activation="softmax"))
+        return net
+    """
+
+_TRAINER = """
+    import os
+
+    import tensorflow as tf
+    from nets import make_net
+
+    print(os.environ["TF_CONFIG"])
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        net = make_net(10)
+        net.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    net.fit(tf.zeros((8, 4)), tf.zeros((8,)), epochs=1)
+    """
+
+
+def _tfd504_through_factory(tmp_path: Path, keras: str) -> list[str]:
+    (tmp_path / "nets.py").write_text(textwrap.dedent(_FACTORY.format(keras=keras)))
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent(_TRAINER))
+    return [f.code for f in check_source(str(script), script.read_text()).findings if f.code == "TFD504"]
+
+
+def test_a_keras_model_from_a_sibling_factory_fitted_under_multi_worker_is_tfd504(tmp_path):
+    assert _tfd504_through_factory(tmp_path, "tensorflow.keras") == ["TFD504"]
+
+
+def test_control_a_sibling_factory_building_with_tf_keras_is_not_tfd504(tmp_path):
+    assert _tfd504_through_factory(tmp_path, "tf_keras") == []
