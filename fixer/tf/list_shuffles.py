@@ -23,9 +23,11 @@ if TYPE_CHECKING:
     from fixer.tf.model import TFModel
 
 # A shuffle that returns a reordered copy, and the global seed that fixes it on every worker.
-_RETURNING = {"tensorflow.random.shuffle": ("tensorflow.random.set_seed", "keras.utils.set_random_seed")}
+_RETURNING: dict[str, tuple[str, ...]] = {
+    "tensorflow.random.shuffle": ("tensorflow.random.set_seed", "keras.utils.set_random_seed")
+}
 # Shuffles in place, and the global seeds that fix them.
-_IN_PLACE = {
+_IN_PLACE: dict[str, tuple[str, ...]] = {
     "numpy.random.shuffle": ("numpy.random.seed", "keras.utils.set_random_seed"),
     "random.shuffle": ("random.seed", "keras.utils.set_random_seed"),
 }

@@ -497,9 +497,7 @@ class StrategyModel:
         save can run under it."""
         return any(
             kind in MULTI_WORKER_CLASSES and not self.discarded(call) for call, kind in self.constructions
-        ) or any(
-            MULTI_WORKER_CLASSES & kinds for kinds in self._kinds.values()
-        )
+        ) or any(MULTI_WORKER_CLASSES & kinds for kinds in self._kinds.values())
 
     def discarded(self, call: cst.Call) -> bool:
         """``call`` is a whole expression statement (`tf.distribute.MultiWorkerMirroredStrategy()` alone

@@ -20,11 +20,14 @@ control that keeps the finding where it is right.
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from checked_codes import codes_of
 
 from fixer.engine import check_source, fix_source
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _DRAWN_INPUT = """
     import numpy as np
@@ -125,7 +128,11 @@ def _lists(
     train_extra: str = "",
 ) -> str:
     source = _LISTS.format(
-        seed=seed, train_list=train_list, train_shuffle=train_shuffle, eval_shuffle=eval_shuffle, train_extra=train_extra
+        seed=seed,
+        train_list=train_list,
+        train_shuffle=train_shuffle,
+        eval_shuffle=eval_shuffle,
+        train_extra=train_extra,
     )
     return textwrap.dedent(source)
 
