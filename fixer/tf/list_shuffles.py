@@ -32,6 +32,13 @@ _IN_PLACE: dict[str, tuple[str, ...]] = {
     "random.shuffle": ("random.seed", "keras.utils.set_random_seed"),
 }
 
+# Calls that keep their first argument's order (a conversion, not a reordering).
+_CONVERSIONS = frozenset(
+    {"numpy.array", "numpy.asarray", "tensorflow.constant", "tensorflow.convert_to_tensor", "tensorflow.identity"}
+)
+_ORDER_KEEPING_BUILTINS = frozenset({"list", "tuple"})
+_MAX_DEPTH = 8
+
 
 @dataclass(frozen=True)
 class ListShuffle:
@@ -48,19 +55,43 @@ class ListShuffle:
 def list_shuffles(tf: TFModel, source: cst.Call) -> list[ListShuffle]:
     """The unseeded shuffles, in this module, of the lists ``source`` (a `tf.data` constructor such
     as `from_tensor_slices((paths, labels))`) is built from: a name bound to `tf.random.shuffle(...)`,
-    or a name shuffled in place before the source by `np.random.shuffle` / `random.shuffle`. A
-    constant global seed of the matching generator makes the order the same on every worker."""
+    or a name shuffled in place before the source by `np.random.shuffle` / `random.shuffle`,
+    followed through names, slices (`paths[:n]`), methods (`.numpy()`, `.tolist()`) and
+    conversions (`np.array(...)`, `list(...)`). A constant global seed of the matching generator
+    makes the order the same on every worker; `sorted(...)` makes it the same again."""
     found: list[ListShuffle] = []
     for use in _names_given(source):
-        bindings = tf.semantic.resolve(use)
-        for bound in bindings:
-            value = bound.value
-            if isinstance(value, cst.Call) and (callee := tf.names.callee(value) or "") in _RETURNING:
-                if not _seeded(tf, value, callee):
-                    found.append(ListShuffle(value, callee, seedable=True))
-        found += _in_place(tf, use, bindings, source)
+        found += _followed(tf, use, source, 0)
     unique: dict[cst.Call, ListShuffle] = {item.call: item for item in found}
     return list(unique.values())
+
+
+def _followed(tf: TFModel, expr: cst.BaseExpression, source: cst.Call, depth: int) -> list[ListShuffle]:
+    """The unseeded list shuffles whose order ``expr`` keeps (a chain, never a search)."""
+    if depth > _MAX_DEPTH:
+        return []
+    if isinstance(expr, cst.Subscript):
+        return _followed(tf, expr.value, source, depth + 1)
+    if isinstance(expr, cst.Name):
+        bindings = tf.semantic.resolve(expr)
+        found = _in_place(tf, expr, bindings, source)
+        for bound in bindings:
+            if bound.value is not None and bound.value is not expr:
+                found += _followed(tf, bound.value, source, depth + 1)
+        return found
+    if not isinstance(expr, cst.Call):
+        return []
+    callee = tf.names.callee(expr) or ""
+    if callee in _RETURNING:
+        return [] if _seeded(tf, expr, callee) else [ListShuffle(expr, callee, seedable=True)]
+    func = expr.func
+    if isinstance(func, cst.Attribute) and not callee:
+        return _followed(tf, func.value, source, depth + 1)  # `.numpy()`, `.tolist()` of the list
+    plain = [a.value for a in expr.args if a.keyword is None and not a.star]
+    builtin = isinstance(func, cst.Name) and func.value in _ORDER_KEEPING_BUILTINS and not callee
+    if plain and (callee in _CONVERSIONS or builtin):
+        return _followed(tf, plain[0], source, depth + 1)
+    return []
 
 
 def _names_given(source: cst.Call) -> list[cst.Name]:

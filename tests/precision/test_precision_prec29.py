@@ -231,3 +231,26 @@ def test_a_keras_model_from_a_sibling_factory_fitted_under_multi_worker_is_tfd50
 
 def test_control_a_sibling_factory_building_with_tf_keras_is_not_tfd504(tmp_path):
     assert _tfd504_through_factory(tmp_path, "tf_keras") == []
+
+
+def test_a_list_sliced_from_a_shuffled_tensor_is_followed_and_sorting_restores_the_order():
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        everything = tf.random.shuffle(tf.io.gfile.glob("shots/*.png")).numpy()
+        first_part = everything[:900]
+        ordered = sorted(everything)
+        train = tf.data.Dataset.from_tensor_slices(first_part).batch(8)
+        held = tf.data.Dataset.from_tensor_slices(ordered).batch(8)
+        with strategy.scope():
+            net = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            net.compile("sgd", "mse")
+        net.fit(train, epochs=1)
+        net.evaluate(held)
+        """
+    )
+    assert _tfd204_lines(source) == [5]  # once, at the shuffle: the sorted copy is the same everywhere
+    fixed = fix_source("train.py", source, unsafe=True).fixed_text or ""
+    assert 'tf.random.shuffle(tf.io.gfile.glob("shots/*.png"), seed=42).numpy()' in fixed
