@@ -130,8 +130,10 @@ class ShuffleSeedDiffersBeforeShard(Rule):
       workers disjoint (measured, above).
     - A list's shuffle is followed only in this file, through a name given to the source
       (`from_tensor_slices(paths)`, `((paths, labels))`) and bound to `tf.random.shuffle(...)` or
-      shuffled in place before it; not through indexing (`paths[order]`), a generator's method
-      (`rng.shuffle`), or a pipeline sharded by hand. Evaluation and validation sets
+      shuffled in place before it, followed through slices and indexing (`paths[:n]`), methods
+      (`.numpy()`) and conversions (`np.array`, `list`); `sorted(...)` restores one order. Not
+      seen as a shuffle: an unseeded index array (`paths[np.random.permutation(n)]`) or a
+      generator's method (`rng.shuffle`); not followed into a pipeline sharded by hand. Evaluation and validation sets
       (`evaluate`, `validation_data=`) built this way are reported at the list's shuffle.
     - Not reported in a fixture script: a script kept among a test suite's data (under `testdata/`,
       `test_data/` or `fixtures/`, or `data/`, `resources/` or `scripts/` directly in `test/` or
