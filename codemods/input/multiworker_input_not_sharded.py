@@ -147,7 +147,9 @@ class MultiworkerInputNotSharded(Rule):
       that turns it into the dataset: each worker's process has its own data
       (`benchmarks/probe_per_process_random_data.py`: two processes draw different samples). Any
       constant seed (a draw's, a generator's, or the program's `np.random.seed(0)`,
-      `set_random_seed(0)`) makes every worker draw the same: reported.
+      `set_random_seed(0)`) makes every worker draw the same: reported. The same holds for
+      `AutoShardPolicy.OFF` on a pipeline built from such draws (`np.random.random(...)` rows in
+      an input function the launcher runs on every worker): not reported.
     - A `dataset_fn` handed over by several calls is reported once.
     - Across modules (when `check` is given a folder, and in the language server for the
       workspace): a function of a module that builds no strategy and sets `AutoShardPolicy.OFF`
@@ -315,11 +317,13 @@ class MultiworkerInputNotSharded(Rule):
             applications = _options_applications(ctx, assign)
             if applications and all(result_never_read(ctx.index, call) for call in applications):
                 continue  # the datasets given these options are never iterated, fitted or distributed
+            pipelines = _options_pipelines(ctx, assign)
+            if _all_drawn_per_worker(ctx, pipelines):
+                continue  # each worker's process draws its own rows: OFF reads no example twice
             message = "auto-sharding is off and nothing shards: every worker reads all the data; "
             if not isinstance(assign.value, cst.Attribute):
                 ctx.report(assign.value, message + "use AutoShardPolicy.DATA (or shard by the task index)")
                 continue
-            pipelines = _options_pipelines(ctx, assign)
             unordered = _unordered(ctx, assign, pipelines)
             if unordered is not None:
                 # DATA sharding keeps each worker's slice of one shared order: with a nondeterministic
@@ -716,6 +720,14 @@ def _options_root(target: cst.BaseExpression) -> cst.Name | None:
     while isinstance(node, cst.Attribute):
         node = node.value
     return node if isinstance(node, cst.Name) else None
+
+
+def _all_drawn_per_worker(ctx: RuleContext, pipelines: list[Pipeline]) -> bool:
+    """Every pipeline these options are applied to starts from rows its worker's process draws
+    itself with no constant seed (``np.random.random(...)`` with no program seed): like `tf.random`
+    draws, each worker holds samples of its own (benchmarks/probe_per_process_random_data.py)."""
+    sources = [found.source for found in pipelines]
+    return bool(sources) and all(source is not None and _own_data(ctx, source) for source in sources)
 
 
 def _too_few_files(ctx: RuleContext, pipelines: list[Pipeline]) -> str | None:

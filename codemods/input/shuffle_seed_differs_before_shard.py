@@ -10,6 +10,7 @@ import libcst.matchers as m
 from fixer.rule import Rule
 from fixer.test_files import is_fixture_script
 from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
+from fixer.tf.list_shuffles import ListShuffle, list_shuffles
 from fixer.tf.pipelines import (
     SHUFFLE_SEED,
     Pipeline,
@@ -34,6 +35,11 @@ _GLOBAL_SEEDERS = frozenset(
     }
 )
 _GENERIC_STRATEGY = "tensorflow.distribute.Strategy"
+# What seeds the global generator of an in-place list shuffle (advice: they take no seed of their own).
+_GLOBAL_SEED_CALLS = {
+    "numpy.random.shuffle": f"np.random.seed({SHUFFLE_SEED})",
+    "random.shuffle": f"random.seed({SHUFFLE_SEED})",
+}
 
 
 class ShuffleSeedDiffersBeforeShard(Rule):
@@ -61,7 +67,11 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     of the file names before the reader still gave each worker its own 4 files, because
     auto-sharding splits the file list at its source. Nor is a shuffle of whole batches
     (`.batch(4).shuffle(4)`, unseeded): auto-sharding gives each worker its part of every batch,
-    so the workers were disjoint in all four runs.
+    so the workers were disjoint in all four runs. The same holds one step earlier: a list of
+    paths reordered by an unseeded `tf.random.shuffle`, `np.random.shuffle` or `random.shuffle`
+    before `from_tensor_slices(list)` gives each worker its own list, and the slices overlap even
+    with a seeded dataset shuffle or none at all (3 to 6 of 16 read twice; under tf-keras an
+    `evaluate` of such a list read some twice: `benchmarks/probe_upstream_list_shuffle.py`).
 
     ## Fix safety
     Unsafe: the shuffle gets one constant seed, `seed=42` (a seed taken from the task index is
@@ -74,7 +84,10 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     editing: shard before shuffling, or use one global seed. This rule and TFD501
     (same-seed-on-every-worker) never pull against each other: TFD501 gives per-worker seeds
     only when no shuffle runs before the shard point, and otherwise explains; this rule only
-    ever adds one constant seed on the shuffle itself.
+    ever adds one constant seed on the shuffle itself. When the list the dataset is built from was
+    shuffled unseeded, the rewrite gives `tf.random.shuffle` the same `seed=42` (measured: disjoint);
+    an in-place `np.random.shuffle` / `random.shuffle` takes no seed, so the finding only advises
+    seeding its generator (`np.random.seed(42)`), which would change every later draw of it.
 
     ## Known limits
     - The shard point is either auto-sharding by data or an explicit `.shard(num_workers,
@@ -115,6 +128,13 @@ class ShuffleSeedDiffersBeforeShard(Rule):
     - Not followed: a split unpacked with its info (`ds, info = tfds.load(..., with_info=True)`).
     - Not reported: a shuffle of whole batches (`.batch(4).shuffle(4)`, unseeded), which leaves the
       workers disjoint (measured, above).
+    - A list's shuffle is followed only in this file, through a name given to the source
+      (`from_tensor_slices(paths)`, `((paths, labels))`) and bound to `tf.random.shuffle(...)` or
+      shuffled in place before it, followed through slices and indexing (`paths[:n]`), methods
+      (`.numpy()`) and conversions (`np.array`, `list`); `sorted(...)` restores one order. Not
+      seen as a shuffle: an unseeded index array (`paths[np.random.permutation(n)]`) or a
+      generator's method (`rng.shuffle`); not followed into a pipeline sharded by hand. Evaluation and validation sets
+      (`evaluate`, `validation_data=`) built this way are reported at the list's shuffle.
     - Not reported in a fixture script: a script kept among a test suite's data (under `testdata/`,
       `test_data/` or `fixtures/`, or `data/`, `resources/` or `scripts/` directly in `test/` or
       `tests/`). A test runs it to show that a launcher, container or cloud job starts the
@@ -147,6 +167,7 @@ class ShuffleSeedDiffersBeforeShard(Rule):
             return
         per_worker_seed, constant_seed = self._global_seeds(ctx)
         reported: set[cst.Call] = set()
+        covered: set[cst.Call] = set()  # list shuffles named by a dataset shuffle's finding
         for shuffle, point in self._shuffles_before_shard(ctx):
             if shuffle in reported:
                 continue
@@ -170,12 +191,78 @@ class ShuffleSeedDiffersBeforeShard(Rule):
             cause = "is unseeded" if unseeded else "is seeded by the task index"
             message = f"this shuffle {where} and {cause}: the workers' shards overlap and miss examples; "
             edits = self._seed(ctx, shuffle, seed)
+            upstream = self._list_shuffles_upstream(ctx, shuffle)
+            if upstream:
+                covered.update(item.call for item in upstream)
+                self._report_with_list_shuffles(ctx, shuffle, f"this shuffle {where} and {cause}", edits, upstream)
+                continue
             if edits is None:
                 ctx.report(_method(shuffle), message + f"give it one constant seed (`seed={SHUFFLE_SEED}`)")
             else:
                 ctx.report(
                     _method(shuffle), message + f"seed it with one constant (`seed={SHUFFLE_SEED}`)", edits=edits
                 )
+        if per_worker_seed is None:
+            self._sharded_shuffled_lists(ctx, covered)
+
+    def _list_shuffles_upstream(self, ctx: RuleContext, shuffle: cst.Call) -> list[ListShuffle]:
+        """The unseeded shuffles of the lists the dataset ``shuffle`` reorders was built from."""
+        upstream = pipeline(ctx.tf, cst.ensure_type(shuffle.func, cst.Attribute).value)
+        if upstream is None or upstream.source is None:
+            return []
+        return list_shuffles(ctx.tf, upstream.source)
+
+    def _report_with_list_shuffles(
+        self,
+        ctx: RuleContext,
+        shuffle: cst.Call,
+        what: str,
+        edits: list[Edit] | None,
+        upstream: list[ListShuffle],
+    ) -> None:
+        """A dataset shuffle whose list was itself reordered unseeded: one seed on the dataset's
+        shuffle still slices different lists (probe_upstream_list_shuffle.py), so the rewrite seeds
+        both, or, when the list's shuffle takes no seed of its own, the finding only advises."""
+        lines = ", ".join(str(ctx.range(item.call).start.line) for item in upstream)
+        message = f"{what}, as is the shuffle of its list (line {lines}): the workers' shards overlap; "
+        if edits is not None and all(item.seedable for item in upstream):
+            for item in upstream:
+                more = self._seed(ctx, item.call, seed_argument(item.call))
+                if more is None:
+                    break
+                edits = [*edits, *more]
+            else:
+                ctx.report(_method(shuffle), message + f"seed both (`seed={SHUFFLE_SEED}`)", edits=edits)
+                return
+        seeders = ", ".join(_GLOBAL_SEED_CALLS[item.callee] for item in upstream if not item.seedable)
+        ctx.report(_method(shuffle), message + f"seed both (`seed={SHUFFLE_SEED}`, `{seeders}` once)")
+
+    def _sharded_shuffled_lists(self, ctx: RuleContext, covered: set[cst.Call]) -> None:
+        """A dataset sharded by data (by `fit`, `evaluate`, `validation_data=` or
+        `experimental_distribute_dataset` under MultiWorkerMirroredStrategy) built from a list an
+        unseeded shuffle reordered in each worker's process: each worker slices its own order, even
+        with no dataset shuffle at all (an evaluation set). Reported at the list's shuffle."""
+        for call, dataset in distributed_inputs(ctx.tf):
+            if not self._multi_worker_call(ctx, call):
+                continue
+            distributed = pipeline(ctx.tf, dataset, call)
+            if distributed is None or distributed.source is None or not data_sharded(ctx.tf, distributed):
+                continue
+            for item in list_shuffles(ctx.tf, distributed.source):
+                if item.call in covered:
+                    continue
+                covered.add(item.call)
+                line = ctx.range(call).start.line
+                message = (
+                    f"unseeded, this shuffle orders the list of a dataset sharded by data (line {line}) "
+                    "differently on each worker: the shards overlap; "
+                )
+                target = item.call.func.attr if isinstance(item.call.func, cst.Attribute) else item.call.func
+                if item.seedable and (edits := self._seed(ctx, item.call, seed_argument(item.call))) is not None:
+                    ctx.report(target, message + f"seed it (`seed={SHUFFLE_SEED}`)", edits=edits)
+                else:
+                    seeder = _GLOBAL_SEED_CALLS.get(item.callee, f"seed={SHUFFLE_SEED}")
+                    ctx.report(target, message + f"seed its generator alike on every worker (`{seeder}`)")
 
     def _check_helper(self, ctx: RuleContext) -> None:
         """A dataset builder of a module that another script of the project calls and hands to

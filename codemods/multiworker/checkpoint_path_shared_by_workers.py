@@ -63,6 +63,10 @@ class CheckpointPathSharedByWorkers(Rule):
       `NamedTemporaryFile()` creates is the worker's own (the name is new to every process): the
       chief saving to the real folder under a chief test while the others save into a `mkdtemp()`
       folder and remove it is not reported. `tempfile.gettempdir()` is one shared folder: it is.
+    - A multi-worker strategy constructed in a bare expression statement (a leftover notebook cell,
+      `tf.distribute.MultiWorkerMirroredStrategy()` alone) is never bound nor used and decides
+      nothing: a save under the `MirroredStrategy` the model's scope enters is one process's. So
+      for every rule asking whether the module is multi-worker.
     - The strategy a local factory returns is the one its literal arguments select (`make()` with
       `def make(mode="local")` returns the `if mode == "local":` arm's `MirroredStrategy`): a save
       under it is one process's, no finding. So is an `if args.flag == "multi":` arm when the flag

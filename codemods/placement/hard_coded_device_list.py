@@ -72,6 +72,11 @@ class HardCodedDeviceList(Rule):
     - Not reported: a strategy bound to a name that is bound again before anything reads it (the
       distributed-training guide shows the call in a notebook cell, then builds the strategy it
       uses in the next); a function defined after the new binding reads only the new one.
+    - Still reported (kept on purpose): a list equal to the author's own machine, as a notebook's
+      saved output or the README states it (two GPUs listed, the output shows those two). The rule's
+      premise is the rerun elsewhere: every hard-coded list matches the machine it was written on,
+      and a saved output or README is a past run, not the machine the program runs on next. The
+      finding is advice (no edit) and names the rerun ("on a machine with fewer").
 
     ## Runtime evidence
     `benchmarks/probe_hard_coded_device_list.py` prints each case's replicas and placement.

@@ -531,8 +531,8 @@ def multi_worker_at(tf: TFModel, node: cst.CSTNode) -> bool:
     strategies = tf.strategies
     names = set()
     for call, kind in strategies.constructions:
-        if kind not in MULTI_WORKER_CLASSES:
-            continue
+        if kind not in MULTI_WORKER_CLASSES or strategies.discarded(call):
+            continue  # a constructor whose object is thrown away runs nothing
         parent = tf.index.parent.get(call)
         if not (
             isinstance(parent, cst.Assign)

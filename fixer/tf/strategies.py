@@ -492,10 +492,17 @@ class StrategyModel:
 
     @property
     def uses_multi_worker(self) -> bool:
-        """True when the module builds (or is typed with) a MultiWorkerMirroredStrategy."""
-        return any(kind in MULTI_WORKER_CLASSES for _, kind in self.constructions) or any(
-            MULTI_WORKER_CLASSES & kinds for kinds in self._kinds.values()
-        )
+        """True when the module builds (or is typed with) a MultiWorkerMirroredStrategy. A constructor
+        whose object is thrown away (a bare expression statement) decides nothing: no scope, fit or
+        save can run under it."""
+        return any(
+            kind in MULTI_WORKER_CLASSES and not self.discarded(call) for call, kind in self.constructions
+        ) or any(MULTI_WORKER_CLASSES & kinds for kinds in self._kinds.values())
+
+    def discarded(self, call: cst.Call) -> bool:
+        """``call`` is a whole expression statement (`tf.distribute.MultiWorkerMirroredStrategy()` alone
+        in a notebook cell): its object is never bound nor used."""
+        return isinstance(self.index.parent.get(call), cst.Expr)
 
     # Scope blocks ---------------------------------------------------------------------------
 
