@@ -230,3 +230,22 @@ def test_the_long_option_and_a_pinned_requirement(tmp_path: Path):
 def test_a_constraint_the_requirement_excludes_leaves_it_as_written(tmp_path: Path):
     root = project(tmp_path, {"c.txt": "tensorflow==2.10.0\n", "requirements.txt": "-c c.txt\ntensorflow>=2.12\n"})
     assert target_for(root / "requirements.txt").version == (2, 21)
+
+
+def test_editing_the_workflow_or_the_constraint_file_is_seen(tmp_path: Path):
+    root = project(
+        tmp_path,
+        {
+            ".github/workflows/unittest.yml": CI,
+            "c.txt": "tensorflow==2.10.0\n",
+            "app/requirements.txt": "-c ../c.txt\ntensorflow\n",
+            "app/t.py": "",
+            "t.py": "",
+        },
+    )
+    assert target_for(root / "t.py").version == (2, 3)
+    assert target_for(root / "app" / "t.py").version == (2, 10)
+    (root / ".github/workflows/unittest.yml").write_text(CI.replace("['2.3.0']", "['2.3.0', '2.5.0']"))
+    (root / "c.txt").write_text("tensorflow==2.11\n")  # sizes change too: stamps are (size, mtime)
+    assert target_for(root / "t.py").version == (2, 5)
+    assert target_for(root / "app" / "t.py").version == (2, 11)
