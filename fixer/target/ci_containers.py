@@ -140,10 +140,14 @@ def ci_oldest(tested: list[Evidence]) -> Evidence | None:
     return min(releases, key=lambda e: e.allowed.newest()) if releases else None
 
 
-def ci_range(tested: list[Evidence]) -> tuple[Evidence, Evidence | None]:
-    """(newest, floor) of the releases a CI runs the project on (``tested`` not empty): the newest
-    is the version judged, the oldest TF 2 release a floor every rename must also exist on
-    (``Target.has``), None when it is the newest itself."""
-    newest = max(tested, key=lambda e: e.allowed.newest())
-    oldest = ci_oldest(tested)
-    return newest, (oldest if oldest is not None and oldest.allowed.newest() < newest.allowed.newest() else None)
+def ci_range(tested: list[Evidence]) -> tuple[Evidence, Evidence | None] | None:
+    """(newest, floor) of the TensorFlow 2 releases a CI runs the project on: the newest is the
+    version judged, the oldest a floor every rename must also exist on (``Target.has``), None when
+    it is the newest itself. None when no container is TensorFlow 2: a job on a TF 1 container tests
+    the project's TF 1 code, and says nothing about what its TF 2 code runs on."""
+    releases = [e for e in tested if e.allowed.newest() >= (2, 0)]
+    if not releases:
+        return None
+    newest = max(releases, key=lambda e: e.allowed.newest())
+    oldest = min(releases, key=lambda e: e.allowed.newest())
+    return newest, (oldest if oldest.allowed.newest() < newest.allowed.newest() else None)

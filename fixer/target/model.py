@@ -566,11 +566,12 @@ def _decide(folder: Path) -> Target:
                 legacy = e
             elif e.kind == "tf-keras" and tf_keras is None:
                 tf_keras = e
-        if tensorflow is None and ci_tested:
-            # Nothing else names TensorFlow: the CI's containers are the supported range.
-            tensorflow, image_floor = ci_range(ci_tested)
+        tested = ci_range(ci_tested) if tensorflow is None else None
+        if tested is not None:
+            # Nothing else names TensorFlow: the CI's TF 2 containers are the supported range.
+            tensorflow, image_floor = tested
             declared = tensorflow
-        if tf_here or ci_tested or (candidate / ".git").exists():
+        if tf_here or tested is not None or (candidate / ".git").exists():
             break  # the nearest project that names TensorFlow, or the repository root
     older = None
     if tensorflow is not None and decided_at is not None and tensorflow.allowed.open_above:

@@ -249,3 +249,11 @@ def test_editing_the_workflow_or_the_constraint_file_is_seen(tmp_path: Path):
     (root / "c.txt").write_text("tensorflow==2.11\n")  # sizes change too: stamps are (size, mtime)
     assert target_for(root / "t.py").version == (2, 5)
     assert target_for(root / "app" / "t.py").version == (2, 11)
+
+
+def test_tensorflow_1_containers_alone_state_nothing(tmp_path: Path):
+    # A legacy job testing the TF 1 code path; the TF 2 code runs on whatever pip installs.
+    workflow = "jobs:\n  legacy:\n    container: tensorflow/tensorflow:${{ matrix.tf }}-py3\n"
+    workflow += "    strategy:\n      matrix:\n        tf: [1.14.0, 1.15.0]\n"
+    root = project(tmp_path, {".github/workflows/ci.yml": workflow, "train.py": ""})
+    assert target_for(root / "train.py").assumed
