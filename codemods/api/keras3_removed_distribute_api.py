@@ -65,6 +65,8 @@ class Keras3RemovedDistributeApi(Rule):
     `BatchNormalization(..., synchronized=True)`: safe where the project states a TensorFlow of
     2.12 or later (the argument arrived in Keras 2.12; measured to synchronise the statistics the
     same way under both Kerases), unsafe on an assumed target, which may be an older Keras 2.
+    Where the project also runs a release before 2.12 (a package's floor, the oldest container of
+    its CI, a pin farther up) the rewrite would raise `TypeError` there: advice, no edit.
     A call with another keyword or `**kwargs`, or an imported name, is reported without an edit.
 
     `get_scaled_loss(x)` becomes `scale_loss(x)` and `get_unscaled_gradients(g)` becomes `g`
@@ -135,6 +137,12 @@ class Keras3RemovedDistributeApi(Rule):
                 prefix + "`SyncBatchNormalization` is not in Keras 3 (`AttributeError`); "
                 "use `BatchNormalization(synchronized=True)`"
             )
+            floor = ctx.tf.target.floor
+            if floor is not None and floor < _SYNCHRONIZED_FROM:
+                # The project also runs a release whose Keras lacks `synchronized` (`TypeError`):
+                # the rewrite would break it there, so the finding is advice.
+                ctx.report(attribute, message + f" once TF {floor[0]}.{floor[1]} is no longer supported (needs 2.12)")
+                continue
             ctx.report(attribute, message, edits=_sync_bn_edits(ctx, attribute), applicability=_sync_bn_safety(ctx))
 
     def _check_removed_imports(self, ctx: RuleContext) -> None:

@@ -15,8 +15,10 @@ from fixer.cache import Stamp, file_stamp
 from fixer.target.apis import added_in, exists_in
 from fixer.target.azureml_environments import azureml_environments
 from fixer.target.caps import capped, package_cap, python_cap
+from fixer.target.ci_containers import ci_containers, ci_oldest, ci_range, workflow_files
 from fixer.target.ci_switch import CI_FOLDERS, CI_ROOT_FILES, ci_legacy_switch
 from fixer.target.cloud_launchers import Launch, launched_scripts, may_launch
+from fixer.target.constraints import constrained
 from fixer.target.image_range import release_range
 from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.multibackend_keras import NEWEST_TENSORFLOW, multi_backend, multi_backend_cap, multi_backend_floor
@@ -327,7 +329,12 @@ def _read_folder(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
             if text is None:
                 continue
             reader = _reader(entry.name, place != str(folder))
-            found += reader(text, entry.path) if reader is not None else []
+            stated = reader(text, entry.path) if reader is not None else []
+            if reader is read_requirements:  # `-c constraints.txt`: its pins are the versions installed
+                stated = constrained(
+                    text, entry.path, stated, lambda path: consulted.__setitem__(path, file_stamp(path))
+                )
+            found += stated
             if reader is read_setup_py:
                 found += _setup_modules(text, Path(place), consulted)
     return found
@@ -533,6 +540,7 @@ def _decide(folder: Path) -> Target:
     everything: list[Evidence] = []
     caps: list[Evidence] = []
     submitted: list[tuple[str, tuple[Evidence, ...]]] = []
+    ci_tested: list[Evidence] = []
     # A package's floor binds the modules its users import (a folder with `__init__.py`), not the
     # scripts and test data beside them, which run on whatever TensorFlow is installed.
     init = str(folder / "__init__.py")
@@ -552,6 +560,7 @@ def _decide(folder: Path) -> Target:
         switch, stepped = _ci_switch(candidate, consulted)
         found += switch
         submitted += stepped
+        ci_tested += ci_containers(candidate)  # the releases a CI job's container matrix runs
         everything += found
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
         if tensorflow is None and tf_here:
@@ -574,7 +583,12 @@ def _decide(folder: Path) -> Target:
                 legacy = e
             elif e.kind == "tf-keras" and tf_keras is None:
                 tf_keras = e
-        if tf_here or (candidate / ".git").exists():
+        tested = ci_range(ci_tested) if tensorflow is None else None
+        if tested is not None:
+            # Nothing else names TensorFlow: the CI's TF 2 containers are the supported range.
+            tensorflow, image_floor = tested
+            declared = tensorflow
+        if tf_here or tested is not None or (candidate / ".git").exists():
             break  # the nearest project that names TensorFlow, or the repository root
     older = None
     if tensorflow is not None and decided_at is not None and tensorflow.allowed.open_above:
@@ -588,6 +602,12 @@ def _decide(folder: Path) -> Target:
         elif farther is not None:
             older = farther  # sources disagree: checked against the version below (Target.floor)
         everything += [farther] if farther is not None else []
+    if tensorflow is not None and tensorflow.kind == "tensorflow" and tensorflow.allowed.open_above:
+        # An open requirement that CI tests on older containers: renames must run on the oldest.
+        oldest = ci_oldest(ci_tested + (_ci_above(decided_at, consulted) if decided_at is not None else []))
+        if oldest is not None and (older is None or oldest.allowed.newest() < older.allowed.newest()):
+            older = oldest
+    everything += ci_tested
     # A cloud launcher names the TensorFlow of one script, above any pin of its folder: it may sit
     # above the folder that pins (a SageMaker `source_dir` with its own requirements.txt).
     for candidate in [folder, *folder.parents]:
@@ -649,6 +669,27 @@ def _farther_release(decided_at: Path, consulted: dict[str, Stamp]) -> Evidence 
         if candidate == root:
             return None
     return None
+
+
+def _ci_above(decided_at: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
+    """The CI containers of the folders above ``decided_at`` up to its repository root (none
+    without one), where a repository's workflows live."""
+    root = next((p for p in [decided_at, *decided_at.parents] if (p / ".git").exists()), None)
+    if root is None or root == decided_at:
+        return []
+    for candidate in decided_at.parents:
+        if candidate == root:
+            _consult_workflows(candidate, consulted)
+            return ci_containers(candidate)
+    return []
+
+
+def _consult_workflows(folder: Path, consulted: dict[str, Stamp]) -> None:
+    """Record ``folder``'s workflows folder and files, so that editing one invalidates the answer."""
+    workflows = str(folder / ".github" / "workflows")
+    consulted.setdefault(workflows, file_stamp(workflows))
+    for path in workflow_files(folder):
+        consulted.setdefault(str(path), file_stamp(str(path)))
 
 
 def _keras2_requirement(found: list[Evidence]) -> Evidence | None:

@@ -13,6 +13,7 @@ from fixer.target.continuation import logical_lines
 from fixer.target.local_installs import copies, local_install_statements
 from fixer.target.release_images import release_in_name
 from fixer.target.requirements import Range, parse_requirement
+from fixer.target.setup_arguments import blank_descriptive_arguments
 from fixer.target.versions import AZURE_LEGACY_KERAS, CURRENT, MERLIN_TENSORFLOW, ngc_tensorflow
 
 if sys.version_info >= (3, 11):
@@ -80,8 +81,9 @@ def _strings_in(text: str) -> list[tuple[str, int]]:
 
 def read_setup_py(text: str, path: str) -> list[Evidence]:
     """`setup.py`: requirement strings anywhere in it (install_requires, extras_require), read as
-    text; an f-string of module-level string constants (`f'tensorflow~={tf_version}'`) as its value."""
-    text = _resolve_fstrings(re.sub(r"(?m)(^|\s)#.*$", r"\1", text))
+    text; an f-string of module-level string constants (`f'tensorflow~={tf_version}'`) as its value.
+    `setup()`'s other arguments (`keywords=["tensorflow"]`, classifiers) are no requirements."""
+    text = _resolve_fstrings(re.sub(r"(?m)(^|\s)#.*$", r"\1", blank_descriptive_arguments(text)))
     return [e for string, line in _strings_in(text) for e in _requirement(string, path, line)]
 
 

@@ -44,3 +44,27 @@ def test_unsafe_on_an_assumed_target(tmp_path: Path):
 def test_unsafe_on_an_upgrade_from_a_pin_without_the_argument(tmp_path: Path):
     found = _applicability(tmp_path, "tensorflow==2.10.0\n", target_version=(2, 21))
     assert found == [("TFD403", Applicability.UNSAFE)]
+
+
+def _package(root: Path, setup_requirement: str) -> list:
+    """SYNC_BN as a module of a package whose setup.py declares ``setup_requirement``."""
+    (root / ".git").mkdir(parents=True)
+    (root / "setup.py").write_text(f"from setuptools import setup\nsetup(install_requires=[{setup_requirement!r}])\n")
+    (root / "lib").mkdir()
+    (root / "lib" / "__init__.py").write_text("")
+    path = root / "lib" / "layers.py"
+    path.write_text(SYNC_BN)
+    findings = check_source(str(path), SYNC_BN, Config(select=("TFD403",))).findings
+    return [(f.code, f.applicability, bool(f.fix), f.message) for f in findings]
+
+
+def test_advice_without_an_edit_where_the_package_still_supports_a_release_before_2_12(tmp_path: Path):
+    # Users of the package may run TF 2.9, whose Keras has no `synchronized` (TypeError).
+    [(code, _, fixable, message)] = _package(tmp_path, "tensorflow>=2.9")
+    assert (code, fixable) == ("TFD403", False)
+    assert "once TF 2.9 is no longer supported" in message
+
+
+def test_control_a_floor_of_2_12_keeps_the_safe_rewrite(tmp_path: Path):
+    [(code, applicability, fixable, _)] = _package(tmp_path, "tensorflow>=2.12")
+    assert (code, applicability, fixable) == ("TFD403", Applicability.SAFE, True)
