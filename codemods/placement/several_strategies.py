@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.facts import STATEFUL_USE_IN_BUILT_SCOPE
+from fixer.facts import STATEFUL_USE_IN_BUILT_SCOPE, STATEFUL_USES
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.dataflow import names_in
@@ -19,24 +19,6 @@ from fixer.types import Applicability
 if TYPE_CHECKING:
     from fixer.context import RuleContext
     from fixer.tf.index import FunctionLike
-
-# Methods that create or update an object's variables, or run it, under the current strategy.
-_STATEFUL_USES = frozenset(
-    {
-        "compile",
-        "fit",
-        "evaluate",
-        "predict",
-        "train_on_batch",
-        "test_on_batch",
-        "apply_gradients",
-        "minimize",
-        "build",
-        "assign",
-        "assign_add",
-        "assign_sub",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -215,7 +197,7 @@ class _EnclosingWiths:
             func = call.func
             if not (
                 isinstance(func, cst.Attribute)
-                and func.attr.value in _STATEFUL_USES
+                and func.attr.value in STATEFUL_USES  # methods that create, update or run variables
                 and isinstance(func.value, cst.Name)
             ):
                 continue
