@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from fixer.target.ci_containers import workflow_files
 from fixer.target.requirements import Range
 from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, line_of
@@ -50,9 +51,7 @@ def _tox_pythons(text: str) -> list[tuple[str, int]]:
 
 def _ci_files(folder: Path) -> list[Path]:
     """The CI configurations of a repository root: GitHub workflows, `.travis.yml`, `tox.ini`."""
-    workflows = folder / ".github" / "workflows"
-    files = sorted(workflows.glob("*.y*ml")) if workflows.is_dir() else []
-    return [*files, *(p for p in (folder / ".travis.yml", folder / "tox.ini") if p.is_file())]
+    return [*workflow_files(folder), *(p for p in (folder / ".travis.yml", folder / "tox.ini") if p.is_file())]
 
 
 def python_cap(folder: Path) -> tuple[Evidence | None, list[Path]]:
