@@ -35,3 +35,16 @@ def is_heading(line: str, following: str) -> bool:
     if not line.strip() or UNDERLINE.match(line):
         return False
     return bool(_ATX_HEADING.match(line) or UNDERLINE.match(following))
+
+
+def is_section_heading(line: str, following: str) -> bool:
+    """``line`` opens a section of a README: a heading (above), a bold line or a short line ending
+    in a colon (`Requirements:`)."""
+    stripped = line.strip()
+    if not stripped:
+        return False
+    return bool(
+        is_heading(line, following)
+        or (stripped.startswith("**") and stripped.endswith("**"))
+        or (stripped.endswith(":") and len(stripped) <= 40)
+    )

@@ -15,8 +15,9 @@ import re
 
 from fixer.target.continuation import joined_lines
 from fixer.target.managed_images import managed_image_statements
-from fixer.target.markdown import FENCE, is_heading, prose_lines
+from fixer.target.markdown import FENCE, is_section_heading, prose_lines
 from fixer.target.notebook import install_evidence
+from fixer.target.readme_environment import environment_statements
 from fixer.target.readme_title import title_statements
 from fixer.target.requirements import parse_requirement
 from fixer.target.run_form import run_form_statements
@@ -85,6 +86,8 @@ def read_readme(text: str, path: str) -> list[Evidence]:
     found = [e for number, code in code_lines(text) for e in _statement(code, path, number)]
     found += requirement_bullets(text, path) + managed_image_statements(text, path)
     found += run_form_statements(text, path)  # a platform's job form: "Framework: Tensorflow", "Version: 2.3.0-gpu"
+    read = {e.line for e in found}  # a requirement bullet is read once, whichever reader names it
+    found += [e for e in environment_statements(text, path) if e.line not in read]  # "tested on TensorFlow 2.7"
     if found or README_NAME.match(os.path.basename(path)) is None:
         return found  # an install guide's title is not the project's own description of itself
     return title_statements(text, path)  # "# ... in Tensorflow 2.3": only when nothing else is stated
@@ -105,23 +108,10 @@ def requirement_bullets(text: str, path: str) -> list[Evidence]:
     under_requirements = False
     for number, line, following in prose_lines(text):
         bullet = _BULLET.match(line)
-        if bullet is None and _heading(line, following):
+        if bullet is None and is_section_heading(line, following):
             under_requirements = _REQUIREMENTS_HEADING.search(line) is not None
         elif bullet is not None and under_requirements:
             named = parse_requirement(bullet.group("requirement"))
             if named is not None and named.kind == "tensorflow" and not named.allowed.open_ended:
                 found.append(Evidence("tensorflow", named.allowed, path, number, line.strip()))
     return found
-
-
-def _heading(line: str, following: str) -> bool:
-    """``line`` is a Markdown heading (`## ...`, or text underlined by the next line), a bold line
-    or a short line ending in a colon (`Requirements:`)."""
-    stripped = line.strip()
-    if not stripped:
-        return False
-    return bool(
-        is_heading(line, following)
-        or (stripped.startswith("**") and stripped.endswith("**"))
-        or (stripped.endswith(":") and len(stripped) <= 40)
-    )

@@ -25,6 +25,10 @@ _TENSORFLOW = frozenset(
     }
 )
 _NIGHTLY = frozenset({"tf-nightly", "tf-nightly-cpu", "tf-nightly-gpu"})
+# The dated development builds of TensorFlow 2.0 published before its release under their own names
+# (`tf-nightly-gpu-2.0-preview==2.0.0.dev20190526`, PEP 503 form `tf-nightly-gpu-2-0-preview`): the
+# release they preview, whatever their dated version says, not today's nightly.
+_PREVIEW = re.compile(r"^tf-nightly(?:-cpu|-gpu)?-(?P<major>\d+)-(?P<minor>\d+)-preview$")
 _KERAS = frozenset({"keras", "keras-nightly"})
 _TF_KERAS = frozenset({"tf-keras", "tf-keras-nightly"})
 
@@ -49,6 +53,8 @@ def package_kind(name: str) -> str | None:
         return "tensorflow"
     if normal in _NIGHTLY:
         return "tf-nightly"
+    if _PREVIEW.match(normal):
+        return "tensorflow"
     if normal in _KERAS:
         return "keras"
     if normal in _TF_KERAS:
@@ -175,5 +181,16 @@ def parse_requirement(text: str, *, poetry: bool = False, conda: bool = False) -
         spec = re.sub(r"^(=?=?[\d.*]+)=\S+$", r"\1", spec)  # `=2.4=gpu_py38h...`: drop the build string
     if spec and not re.match(rf"({_OPERATOR}|\*|\d)", spec):
         return None  # `tensorflow @ https://...`, `tensorflow and ...`: not a specifier
+    preview = _PREVIEW.match(normalise(match.group("name")))
+    if preview is not None:
+        return Requirement(kind, match.group("name"), _previewed(int(preview["major"]), int(preview["minor"])))
     allowed = specifier_range(spec, poetry=poetry)
     return Requirement(kind, match.group("name"), allowed) if allowed is not None else None
+
+
+def _previewed(major: int, minor: int) -> Range:
+    """The release a preview package builds towards (`tf-nightly-2.0-preview`: 2.0.x)."""
+    allowed = Range()
+    allowed.at_least((major, minor))
+    allowed.below((major, minor + 1))
+    return allowed

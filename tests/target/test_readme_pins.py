@@ -97,7 +97,8 @@ def test_prose_images_are_not_read_but_a_tpu_command_split_over_lines_is():
         "```\ndocker run tensorflow/tensorflow bash\n```\n",
         "```\npip install tensorflow\n```\n",  # no version: decides nothing
         "```\npip install tf-keras==2.15 keras==2.15\n```\n",  # not a TensorFlow statement
-        "We tested with tensorflow/tensorflow:2.4.0-gpu and pip install tensorflow==2.4.0.\n",  # prose
+        # prose that is no environment statement (readme_environment.py reads "We tested with ..." lines)
+        "The data was made in tensorflow/tensorflow:2.4.0-gpu after pip install tensorflow==2.4.0.\n",
         "See https://github.com/tensorflow/tensorflow/issues/1 and `tensorflow/tensorflow`.\n",
         "```\npip install numpy==1.19 --version 2.4\n```\n",  # a --version that is no TPU's
     ],

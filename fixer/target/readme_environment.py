@@ -1,0 +1,78 @@
+"""A README's environment line that names the TensorFlow release in prose: "tensorflow 2.3" in a
+bullet under "Training Environment", "TensorFlow version: Version 2.3", "tested on Python 3.7+ and
+TensorFlow 2.7", "Tensorflow==2.4.1 / Python 3.7" in a requirements table row.
+
+A project without a pin file often records what it runs on only in such a line. It is read only where
+it is plainly an environment statement: a bullet, table row or label line under a requirements or
+environment heading, a "TensorFlow version:" label, or a sentence saying the code was tested,
+developed or trained on that release (or that a virtual environment "with TensorFlow X.Y installed"
+runs it). The line must name exactly one release, exactly (not `2.x`, `>= 2.4`, `2.4+`, "2.4 or
+later"), and must not compare or migrate releases ("upgrade to TensorFlow 2.4"). Other prose says
+nothing ("works with TensorFlow 2 and PyTorch"). Outside code blocks; read as text (never executed).
+"""
+
+from __future__ import annotations
+
+import re
+
+from fixer.target.markdown import is_section_heading, prose_lines
+from fixer.target.sources import Evidence, exactly
+
+# `tensorflow 2.3`, `TensorFlow version: Version 2.3`, `Tensorflow==2.4.1`, `tensorflow-gpu 2.3.0`, `TF v2.7`:
+# a package or product name right before one release (not `tensorflow/tensorflow:2.4` or `tensorflow_hub 0.9`).
+_RELEASE = re.compile(
+    r"(?i)(?<![\w/.:-])(?:tensorflow(?:[-_](?:gpu|cpu))?|tf)(?:\s+version)?\s*(?:==?|:)?\s*(?:version\s*|v)?"
+    r"(?P<major>[12])\.(?P<minor>\d{1,2})(?P<patch>(?:\.\d+)*)(?![\d\w])"
+)
+# What makes a release an open range or a family, right after it: `2.4+`, `2.x`, `2.4.*`, "2.4 or later".
+_OPEN_AFTER = re.compile(r"(?i)^(?:\.?[x*]|\s*\+|\s*(?:or|and)\s+(?:later|above|newer|higher|greater|up)\b)")
+# A comparison right before it: `>= 2.4`, "at least TensorFlow 2.4", "above".
+_OPEN_BEFORE = re.compile(r"(?i)(?:[<>~!]=?|\bat\s+least|\babove|\bbelow|\bbefore|\bafter|\bsince)\s*$")
+# Prose about another release than the one the code runs on: a migration, an upgrade, a comparison,
+# a past one ("in an earlier version", "was once tested with").
+_OTHER_RELEASE = re.compile(
+    r"(?i)\b(?:from|to|migrat\w*|upgrad\w*|port\w*|convert\w*|compar\w*|vs\.?|versus|unlike|instead|than|"
+    r"deprecat\w*|remov\w*|no\s+longer|earlier|previous\w*|older|once|formerly|originally|not\s+(?:yet\s+)?(?:work|support|compatible|tested))\b"
+)
+# The sentence says what the code is run on: "tested on", "developed with", "TensorFlow version:",
+# "environment with TensorFlow 2.3 installed". The verb starts the line or sentence or follows its subject.
+_ENVIRONMENT_PHRASE = re.compile(
+    r"(?i)(?:(?:^|[.:;(|*-]\s*|\b(?:is|are|was|were|been|has|have|we|i|code|project|repo\w*)\s+)"
+    r"(?:tested|developed|trained|implemented|run|verified|built)\s+(?:on|with|under|using|against|in)\b"
+    r"|\b(?:tensorflow|tf)\s+version\s*:"
+    r"|\bwith\s+(?:tensorflow|tf)\S*\s+v?[12]\.\d+\S*\s+installed\b)"
+)
+# A heading that opens what the code needs or runs on (English and Chinese, as readme.py's list).
+_ENVIRONMENT_HEADING = re.compile(
+    r"(?i)require|dependenc|prerequisite|environment|setup|install|platform|software|tested|环境|依赖|要求|安装|需求"
+)
+_ITEM = re.compile(r"^\s*(?:[*+-]|\d+[.)]|\|)\s*")
+
+
+def environment_statements(text: str, path: str) -> list[Evidence]:
+    """The release each environment line of the README names (see the module docstring)."""
+    found: list[Evidence] = []
+    under_environment = False
+    for number, line, following in prose_lines(text):
+        item = _ITEM.match(line) is not None
+        if not item and is_section_heading(line, following):
+            under_environment = _ENVIRONMENT_HEADING.search(line) is not None
+            continue
+        if not (item and under_environment) and _ENVIRONMENT_PHRASE.search(line) is None:
+            continue
+        release = _one_release(line)
+        if release is not None:
+            found.append(Evidence("tensorflow", exactly(release), path, number, line.strip()))
+    return found
+
+
+def _one_release(line: str) -> tuple[int, int] | None:
+    """The release ``line`` states, when it names exactly one, exactly, and compares nothing."""
+    if _OTHER_RELEASE.search(line):
+        return None
+    releases = set()
+    for match in _RELEASE.finditer(line):
+        if _OPEN_AFTER.match(line[match.end() :]) or _OPEN_BEFORE.search(line[: match.start()]):
+            return None
+        releases.add((int(match["major"]), int(match["minor"])))
+    return releases.pop() if len(releases) == 1 else None
