@@ -6,9 +6,13 @@ A project without a pin file often records what it runs on only in such a line. 
 it is plainly an environment statement: a bullet, table row or label line under a requirements or
 environment heading, a "TensorFlow version:" label, or a sentence saying the code was tested,
 developed or trained on that release (or that a virtual environment "with TensorFlow X.Y installed"
-runs it). The line must name exactly one release, exactly (not `2.x`, `>= 2.4`, `2.4+`, "2.4 or
-later"), and must not compare or migrate releases ("upgrade to TensorFlow 2.4"). Other prose says
-nothing ("works with TensorFlow 2 and PyTorch"). Outside code blocks; read as text (never executed).
+runs it). The line must name exactly one TensorFlow 2 release, exactly (not `2.x`, `>= 2.4`, `2.4+`,
+"2.4 or later", a list "2.2/2.3", an image "the Tensorflow 2.1 image"), must not compare, migrate or
+look back ("upgrade to TensorFlow 2.4", "in an earlier version"), and its paragraph must not say the
+release was only a starting point ("Going forward, we will target the latest release"). Other prose
+says nothing ("works with TensorFlow 2 and PyTorch"). A TensorFlow 1 release in prose is not read:
+TensorFlow 1 code shows itself in the file (fixer/target/model.py), and a README kept across a port
+to TensorFlow 2 often still names the old release. Outside code blocks; read as text (never executed).
 """
 
 from __future__ import annotations
@@ -22,10 +26,15 @@ from fixer.target.sources import Evidence, exactly
 # a package or product name right before one release (not `tensorflow/tensorflow:2.4` or `tensorflow_hub 0.9`).
 _RELEASE = re.compile(
     r"(?i)(?<![\w/.:-])(?:tensorflow(?:[-_](?:gpu|cpu))?|tf)(?:\s+version)?\s*(?:==?|:)?\s*(?:version\s*|v)?"
-    r"(?P<major>[12])\.(?P<minor>\d{1,2})(?P<patch>(?:\.\d+)*)(?![\d\w])"
+    r"(?P<major>2)\.(?P<minor>\d{1,2})(?P<patch>(?:\.\d+)*)(?![\d\w])"
 )
 # What makes a release an open range or a family, right after it: `2.4+`, `2.x`, `2.4.*`, "2.4 or later".
-_OPEN_AFTER = re.compile(r"(?i)^(?:\.?[x*]|\s*\+|\s*(?:or|and)\s+(?:later|above|newer|higher|greater|up)\b)")
+# A list of releases ("2.2/2.3", "2.6, 2.7 or 2.13", "1.15 and 2.1") and an image named by its release
+# ("the Jupyter Tensorflow 1.15 image": another step's, as readme.py says of prose images) say nothing.
+_OPEN_AFTER = re.compile(
+    r"(?i)^(?:\.?[x*]|\s*\+|\s*(?:or|and)\s+(?:later|above|newer|higher|greater|up)\b"
+    r"|\s*(?:/|,|-|or\b|and\b)\s*v?\d+\.\d+|(?:[-\s]\w+)?\s+(?:image|container|docker|kernel)s?\b)"
+)
 # A comparison right before it: `>= 2.4`, "at least TensorFlow 2.4", "above".
 _OPEN_BEFORE = re.compile(r"(?i)(?:[<>~!]=?|\bat\s+least|\babove|\bbelow|\bbefore|\bafter|\bsince)\s*$")
 # Prose about another release than the one the code runs on: a migration, an upgrade, a comparison,
@@ -42,6 +51,9 @@ _ENVIRONMENT_PHRASE = re.compile(
     r"|\b(?:tensorflow|tf)\s+version\s*:"
     r"|\bwith\s+(?:tensorflow|tf)\S*\s+v?[12]\.\d+\S*\s+installed\b)"
 )
+# The paragraph says the release was only where testing started ("tested with Tensorflow 2.5.0. Going
+# forward, we will continue to target the latest released version"): no statement.
+_MOVING_TARGET = re.compile(r"(?i)\b(?:latest|going\s+forward|other\s+versions|newer\s+versions|later\s+versions)\b")
 # A heading that opens what the code needs or runs on (English and Chinese, as readme.py's list).
 _ENVIRONMENT_HEADING = re.compile(
     r"(?i)require|dependenc|prerequisite|environment|setup|install|platform|software|tested|环境|依赖|要求|安装|需求"
@@ -55,6 +67,8 @@ def environment_statements(text: str, path: str) -> list[Evidence]:
     under_environment = False
     for number, line, following in prose_lines(text):
         item = _ITEM.match(line) is not None
+        if _MOVING_TARGET.search(line) or (not item and _MOVING_TARGET.search(following)):
+            continue
         if not item and is_section_heading(line, following):
             under_environment = _ENVIRONMENT_HEADING.search(line) is not None
             continue

@@ -83,6 +83,10 @@ def test_an_environment_line_states_the_release(text, expected):
         "# A\n\nThis was once tested with Tensorflow 2.3 by a reader.\n",  # not the project's own statement
         "# A\n\n## Environment\n\n- tensorflow_hub 0.9\n- Python 3.7\n",  # not TensorFlow
         "# A\n\n```\n# tested on TensorFlow 2.3\n```\n",  # a comment in a code block
+        "# A\n\n## Requirements\n\n- Tensorflow 2.2/2.3/2.4\n- TensorFlow 2.6, 2.7, or 2.8\n",  # lists of releases
+        "# A\n\n* The tutorial was tested using the Jupyter Tensorflow 2.1 image\n",  # an image: another step's
+        "# A\n\nThis code has been tested with Tensorflow 2.5.0. Going forward,\nwe target the latest release.\n",
+        "# A\n\nThis code was tested with TensorFlow 1.11.0.\n",  # TensorFlow 1 shows itself in the code
     ],
 )
 def test_other_prose_says_nothing(text):
