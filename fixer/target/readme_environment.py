@@ -44,9 +44,10 @@ _OTHER_RELEASE = re.compile(
     r"deprecat\w*|remov\w*|no\s+longer|earlier|previous\w*|older|once|formerly|originally|not\s+(?:yet\s+)?(?:work|support|compatible|tested))\b"
 )
 # The sentence says what the code is run on: "tested on", "developed with", "TensorFlow version:",
-# "environment with TensorFlow 2.3 installed". The verb starts the line or sentence or follows its subject.
+# "environment with TensorFlow 2.3 installed". The verb starts the line, item or sentence or follows its
+# subject (not "pre-trained on ...": the weights' history, not the environment).
 _ENVIRONMENT_PHRASE = re.compile(
-    r"(?i)(?:(?:^|[.:;(|*-]\s*|\b(?:is|are|was|were|been|has|have|we|i|code|project|repo\w*)\s+)"
+    r"(?i)(?:(?:^|[.:;(|*]\s*|-\s+|\b(?:is|are|was|were|been|has|have|we|i|code|project|repo\w*)\s+)"
     r"(?:tested|developed|trained|implemented|run|verified|built)\s+(?:on|with|under|using|against|in)\b"
     r"|\b(?:tensorflow|tf)\s+version\s*:"
     r"|\bwith\s+(?:tensorflow|tf)\S*\s+v?[12]\.\d+\S*\s+installed\b)"

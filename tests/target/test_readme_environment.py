@@ -87,6 +87,7 @@ def test_an_environment_line_states_the_release(text, expected):
         "# A\n\n* The tutorial was tested using the Jupyter Tensorflow 2.1 image\n",  # an image: another step's
         "# A\n\nThis code has been tested with Tensorflow 2.5.0. Going forward,\nwe target the latest release.\n",
         "# A\n\nThis code was tested with TensorFlow 1.11.0.\n",  # TensorFlow 1 shows itself in the code
+        "# A\n\nWeights pre-trained on ImageNet with TensorFlow 2.3 are in the release.\n",  # the weights' history
     ],
 )
 def test_other_prose_says_nothing(text):
