@@ -21,6 +21,7 @@ RESTARTS = [
     "get_ipython().kernel.do_shutdown(True)\n",
     "import os\nos._exit(0)\n",
     "import IPython\nIPython.Application.instance().kernel.do_shutdown(True)\n",
+    "exit()\n",
 ]
 
 
@@ -37,6 +38,10 @@ def _codes(*cells: str) -> list[str]:
 @pytest.mark.parametrize("restart", RESTARTS)
 def test_a_restart_between_the_strategy_and_the_configuration_starts_over(restart: str):
     assert _codes(_STRATEGY, restart, "import tensorflow as tf\n" + _GROWTH, _STRATEGY) == []
+
+
+def test_control_an_exit_in_a_branch_may_not_run():
+    assert _codes(_STRATEGY, "if FAST:\n    exit()\n", "import tensorflow as tf\n" + _GROWTH, _STRATEGY) == ["TFD111"]
 
 
 def test_control_without_the_restart_it_is_reported():
