@@ -9,11 +9,13 @@ TensorFlow 2.21) and once under tf-keras (`TF_USE_LEGACY_KERAS=1`), each in its 
 - `LossScaleOptimizer.get_scaled_loss` / `get_unscaled_gradients` and the Keras 3 form
   (`scale_loss`, then a plain `apply_gradients`) in a custom loop: the weights after one step
   (one SGD step on one device gives [0.33, 0.20]);
-- `tf.keras.utils.experimental.DatasetCreator`.
+- `tf.keras.utils.experimental.DatasetCreator`;
+- which of Keras 2's OptimizerV2 hooks (`_resource_apply_dense`, ...) `optimizers.SGD` and
+  `optimizers.legacy.SGD` have: only Keras 2's OptimizerV2 has them (TFD403 reads them as Keras 2).
 
     python benchmarks/probe_keras3_removed_api.py
 
-Output on TensorFlow 2.21, Keras 3.15.1, tf-keras 2.21 (2026-11-26):
+Output on TensorFlow 2.21, Keras 3.15.1, tf-keras 2.21 (2026-11-26; the optimizer hooks 2026-11-27):
 
     keras 3 | SyncBatchNormalization: AttributeError: module 'keras._tf_keras.keras.layers' has no attribute 'experimental'
     keras 3 | BatchNormalization(synchronized=True): moving means per replica [[0.04, 0.05], [0.04, 0.05]]
@@ -21,12 +23,14 @@ Output on TensorFlow 2.21, Keras 3.15.1, tf-keras 2.21 (2026-11-26):
     keras 3 | get_scaled_loss/get_unscaled_gradients: AttributeError: AttributeError: 'LossScaleOptimizer' object has no attribute 'get_scaled_loss'
     keras 3 | scale_loss + apply_gradients: weights per replica [[0.33, 0.2], [0.33, 0.2]]
     keras 3 | DatasetCreator: AttributeError: module 'keras.utils' has no attribute 'experimental'
+    keras 3 | Keras 2 optimizer hooks: SGD: none; legacy.SGD: none
     tf-keras | SyncBatchNormalization: moving means per replica [[0.04, 0.05], [0.04, 0.05]]
     tf-keras | BatchNormalization(synchronized=True): moving means per replica [[0.04, 0.05], [0.04, 0.05]]
     tf-keras | BatchNormalization(): moving means per replica [[0.02, 0.03], [0.06, 0.07]]
     tf-keras | get_scaled_loss/get_unscaled_gradients: weights per replica [[0.33, 0.2], [0.33, 0.2]]
     tf-keras | scale_loss + apply_gradients: AttributeError: AttributeError: 'LossScaleOptimizerV3' object has no attribute 'scale_loss'
     tf-keras | DatasetCreator: builds
+    tf-keras | Keras 2 optimizer hooks: SGD: none; legacy.SGD: _resource_apply_dense,_resource_apply_sparse,_prepare_local,_decayed_lr
 """
 
 from __future__ import annotations
@@ -103,6 +107,23 @@ def _dataset_creator(tf) -> str:
     return "builds"
 
 
+# Hooks a subclass of Keras 2's OptimizerV2 overrides (TF <= 2.10's default optimizer, tf-keras's
+# `optimizers.legacy`): code that overrides them is written against Keras 2.
+KERAS2_OPTIMIZER_HOOKS = ("_resource_apply_dense", "_resource_apply_sparse", "_prepare_local", "_decayed_lr")
+
+
+def _optimizer_hooks(tf) -> str:
+    found = []
+    for label, get in (("SGD", lambda: tf.keras.optimizers.SGD), ("legacy.SGD", lambda: tf.keras.optimizers.legacy.SGD)):
+        try:
+            cls = get()
+        except AttributeError as exc:
+            found.append(f"{label}: {last_error_line(exc, 60)}")
+            continue
+        found.append(f"{label}: " + (",".join(h for h in KERAS2_OPTIMIZER_HOOKS if hasattr(cls, h)) or "none"))
+    return "; ".join(found)
+
+
 def run_cases(flavour: str) -> None:
     """All cases under the Keras this process imported."""
     import tensorflow as tf
@@ -115,6 +136,7 @@ def run_cases(flavour: str) -> None:
         ("get_scaled_loss/get_unscaled_gradients", lambda: _loss_scaled_step(tf, strategy, keras3_form=False)),
         ("scale_loss + apply_gradients", lambda: _loss_scaled_step(tf, strategy, keras3_form=True)),
         ("DatasetCreator", lambda: _dataset_creator(tf)),
+        ("Keras 2 optimizer hooks", lambda: _optimizer_hooks(tf)),
     )
     print_outcomes(flavour, cases, lambda exc: last_error_line(exc, 140))
 

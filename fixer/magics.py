@@ -171,14 +171,19 @@ def _block_body(line: str) -> str:
     return indent + ("0#" + body[2:] if len(body) >= 2 else "0")
 
 
+def leading_indent(source: str) -> str:
+    """The indentation of a cell's first non-blank line: what IPython removes from every line."""
+    first = next((line for line in source.split("\n") if line.strip()), "")
+    return first[: len(first) - len(first.lstrip())]
+
+
 def dedent_cell(source: str) -> tuple[str, dict[str, str]]:
     """IPython's leading-indent rule: the first line's indentation is removed from every line.
 
     Returns the dedented source and a map from each changed line back to its original.
     """
     lines = source.split("\n")
-    first = next((line for line in lines if line.strip()), "")
-    prefix = first[: len(first) - len(first.lstrip())]
+    prefix = leading_indent(source)
     if not prefix:
         return source, {}
     out, originals = [], {}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from fixer.engine import check_source, fix_source, parse_error_finding
-from fixer.magics import dedent_cell, mask_cell, quarantine_cell
+from fixer.magics import dedent_cell, leading_indent, mask_cell, quarantine_cell
 from fixer.output.diff import unified_diff
 from fixer.syntax import parse_module
 from fixer.types import FileResult, Finding, Fix, Position
@@ -47,6 +47,7 @@ class Cell:
     masked: str
     masked_lines: dict[str, str] = field(default_factory=dict)  # masked line -> original line
     error: tuple[str, int, int] | None = None  # (message, line, column) when it does not parse alone
+    indent: str = ""  # the first line's indentation, which IPython removes from every line when it runs the cell
 
 
 @dataclass
@@ -117,7 +118,7 @@ def _masked_cell(number: int, source: str) -> Cell:
     masked, masked_lines = mask_cell(dedented)
     # A masked line maps to the dedented line, which maps to the original.
     restore = {**originals, **{k: originals.get(v, v) for k, v in masked_lines.items()}}
-    return Cell(number, source, masked, restore)
+    return Cell(number, source, masked, restore, indent=leading_indent(source))
 
 
 def _parses(text: str) -> bool:
@@ -202,9 +203,31 @@ def split_cells(notebook: Notebook, combined: str) -> dict[int, str]:
             text = text[:-1]
         if text == cell.masked:
             continue
-        restored = "\n".join(cell.masked_lines.get(line, line) for line in text.split("\n"))
+        restored = _restore(cell, text)
+        # Judge the written cell the way it is read (IPython's dedent, magics masked, then parsed):
+        # the combined module parsing says nothing about a cell's own indentation.
+        if cell.error is None and not _parses(_masked_cell(cell.number, restored).masked):
+            raise NotebookError(f"a fix would leave cell {cell.number} not compiling; apply it by hand")
         changed[cell.number] = restored
     return changed
+
+
+def _restore(cell: Cell, text: str) -> str:
+    """A cell's new source from its fixed, masked and dedented text.
+
+    Lines the fix kept map back to their originals (magics, indentation). A line the fix wrote
+    gets the indentation IPython removed from the cell, or it would be dedented against the rest.
+    """
+    as_read = set(cell.masked.split("\n"))
+    lines = []
+    for line in text.split("\n"):
+        if line in cell.masked_lines:
+            lines.append(cell.masked_lines[line])
+        elif not line.strip() or line in as_read:
+            lines.append(line)
+        else:
+            lines.append(cell.indent + line)
+    return "\n".join(lines)
 
 
 def cell_diff(path: str, before: str, after: str) -> str:

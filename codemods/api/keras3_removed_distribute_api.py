@@ -24,6 +24,11 @@ _LOSS_SCALE_OPTIMIZERS = (
     "keras.mixed_precision.experimental.LossScaleOptimizer",
 )
 _OLD_LOSS_SCALING = ("get_scaled_loss", "get_unscaled_gradients")
+# Methods a subclass of Keras 2's OptimizerV2 overrides; no Keras 3 optimizer has them
+# (benchmarks/probe_keras3_removed_api.py): a module that defines them is written for Keras 2.
+_KERAS2_OPTIMIZER_HOOKS = ("_resource_apply_dense", "_resource_apply_sparse", "_prepare_local", "_decayed_lr")
+# The first TensorFlow whose `tf.keras` is Keras 3: before it, LossScaleOptimizer has no `scale_loss`.
+_KERAS3_FROM = (2, 16)
 # The first TensorFlow whose Keras takes `BatchNormalization(synchronized=True)`: its r2.12 API page
 # lists the argument and deprecates `SyncBatchNormalization`, which r2.11's page does not.
 _SYNCHRONIZED_FROM = (2, 12)
@@ -87,6 +92,9 @@ class Keras3RemovedDistributeApi(Rule):
       it cannot be told, nothing is reported; a TensorFlow 1.x program gets nothing.
     - A use guarded by a version check, `hasattr` or `try/except AttributeError` is a deliberate
       fallback and is not reported; neither is a class that defines its own `get_scaled_loss`.
+    - Loss scaling in a module that overrides Keras 2's optimizer hooks (`_resource_apply_dense`,
+      `_prepare_local`, ...: only Keras 2's OptimizerV2 has them, measured) is Keras 2 code: not
+      reported. Where the project's floor is before 2.16 (a Keras 2, no `scale_loss`): advice, no edit.
 
     ## Runtime evidence
     `benchmarks/probe_keras3_removed_api.py` runs each name and each rewrite on 2 replicas
@@ -114,7 +122,7 @@ class Keras3RemovedDistributeApi(Rule):
         self._check_removed_names(ctx)
         self._check_removed_imports(ctx)
         if ctx.tf.strategies.module_has_strategy and not any(
-            ctx.index.functions_by_name.get(n) for n in _OLD_LOSS_SCALING
+            ctx.index.functions_by_name.get(n) for n in (*_OLD_LOSS_SCALING, *_KERAS2_OPTIMIZER_HOOKS)
         ):
             self._check_loss_scaling(ctx)
 
@@ -192,6 +200,17 @@ class Keras3RemovedDistributeApi(Rule):
                 + f"`{method}` is not in Keras 3's LossScaleOptimizer (`AttributeError`); "
                 "use `scale_loss(loss)` and pass the gradients to `apply_gradients` as they are (it unscales them)"
             )
+            floor = ctx.tf.target.floor
+            if floor is not None and floor < _KERAS3_FROM:
+                # The project also runs a Keras 2, whose LossScaleOptimizer has no `scale_loss`
+                # (measured): the rewrite would break there, so the finding is advice.
+                ctx.report(
+                    _method(call).attr,
+                    keras_upgrade_prefix(ctx.tf, constructor)
+                    + f"`{method}` is not in Keras 3's LossScaleOptimizer (`AttributeError`); use `scale_loss` "
+                    f"once TF {floor[0]}.{floor[1]} (Keras 2: no `scale_loss`) is no longer supported",
+                )
+                continue
             function = ctx.index.enclosing_function(call)
             edits = None
             if function not in fixed:

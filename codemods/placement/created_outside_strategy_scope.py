@@ -16,6 +16,7 @@ from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
+from fixer.tf.correlated_branches import earlier_arm_left_none
 from fixer.tf.dataflow import independent, names_in
 from fixer.tf.importer_uses import FIT
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
@@ -145,7 +146,9 @@ class CreatedOutsideStrategyScope(Rule):
       (`benchmarks/probe_model_built_in_scope.py`).
     - A name rebuilt in the scope before the distributed use (a single-device baseline first, a
       later notebook cell) and a creation in the branch where the strategy is None
-      (`if strategy is None:`) are other objects, not findings.
+      (`if strategy is None:`) are other objects, not findings; so is one in the arm of a second
+      `if` with the same test (same names, not rebound, no call) whose first `if` set the
+      strategy to None in that arm.
     - A `tf.Variable` that nothing uses is reported when the program trains under a scope (it is
       left out of the strategy), unless it is made in a `with tf.device(...):` block: a variable
       pinned by hand (a device-placement demonstration, often on a device that is missing on
@@ -854,6 +857,10 @@ class _Finder:
         for condition in self.ctx.tf.semantic.conditions(node):
             tested = _none_test(condition.test)
             if tested is not None and tested[0] in entered and condition.holds == tested[1]:
+                return True
+            # `if n > 1: strategy = ... else: strategy = None`, then the same test again: its arm
+            # that repeats the first one's `else` runs where the strategy is None.
+            if earlier_arm_left_none(self.ctx.tf, condition, {n for n in entered if n is not None}):
                 return True
         return False
 

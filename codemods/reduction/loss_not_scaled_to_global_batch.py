@@ -77,7 +77,10 @@ class LossNotScaledToGlobalBatch(Rule):
     its meaning, and the loss is scaled where the training step calls it. A mean the fix cannot
     rewrite is explained instead, and so is a loss whose value the step also reads elsewhere (a
     metric update, a print): dividing it where it is computed would make that reading N times too
-    small, so only the value given to `tape.gradient` should be divided.
+    small, so only the value given to `tape.gradient` should be divided. The same advice, no edit,
+    for a returned loss when the module MEAN-reduces something the rule cannot tie to the step's
+    run (a log helper): a MEAN of the divided losses would show the loss N times too small. The
+    message says the reported loss is N times too large only where the returns are reduced with SUM.
 
     ## Known limits
     - Gradients are summed when the function calls `apply_gradients` or `minimize`, Keras 3's
@@ -238,11 +241,18 @@ class LossNotScaledToGlobalBatch(Rule):
                 f"`{shared}`: divide only the value given to `tape.gradient` by the number of replicas",
             )
         elif scaling is Scaling.MEAN and only_reduce_means(ctx.tf, origin, holder):
+            report = _loss_report(ctx, func, gradient)
+            message = _mean_message(_optimizer_class(ctx, func), _clips(ctx, func), report)
+            if report == "unfollowed":
+                # Dividing the loss would also divide what the caller reads (a MEAN of it for a log
+                # would become N times too small): only the value given to `tape.gradient` changes.
+                message = message.replace("; divide by", "; it is also returned: divide only the gradient's loss by")
+                ctx.report(origin, message)
+                return
             if at_call and call is not None:
                 edit = ctx.insert_after(call, divide)
             else:
                 edit = _divided(ctx, origin, divide, tf)
-            message = _mean_message(_optimizer_class(ctx, func), _clips(ctx, func))
             ctx.report(origin, message, edits=[*imports, edit, *reduces])
         elif scaling is Scaling.REPLICA_SUM:
             ctx.report(
@@ -291,20 +301,43 @@ _SCALE_FREE = frozenset({"Adam", "AdamW", "Adamax", "RMSprop"})
 _PLAIN_STEP = frozenset({"SGD"})
 
 
-def _mean_message(optimizer: str | None, clips: bool) -> str:
-    """The TFD303 message for a per-replica mean loss, said for the optimizer that applies it."""
+def _mean_message(optimizer: str | None, clips: bool, report: str | None) -> str:
+    """The TFD303 message for a per-replica mean loss, said for the optimizer that applies it.
+
+    The reported loss is N times too large only when the replicas' returns are reduced with SUM:
+    a MEAN of per-replica means is the global mean (benchmarks/probe_loss_scaling_optimizers.py).
+    """
     start = "the loss is a per-replica mean, but gradients are summed across replicas"
     fix = "divide by the number of replicas"
     if optimizer in _SCALE_FREE and clips:
         return f"{start}: clipping sees N-times gradients, so {optimizer} steps differ from one device's; {fix}"
     if optimizer in _SCALE_FREE:
-        return (
-            f"{start}: {optimizer} normalises their scale (same steps), "
-            f"but the reported loss is N times too large; {fix}"
-        )
+        shown = "the reported loss is" if report == "sum" else "a SUM of the returned loss would be"
+        return f"{start}: {optimizer} normalises their scale (same steps), but {shown} N times too large; {fix}"
     if optimizer in _PLAIN_STEP:
         return f"{start}: {optimizer} takes steps N times too large with N replicas; {fix}"
-    return f"{start}: gradients and reported loss are N times too large (SGD steps too; Adam/RMSprop steps not); {fix}"
+    if report == "sum":
+        return (
+            f"{start}: gradients and reported loss are N times too large (SGD steps too; Adam/RMSprop steps not); {fix}"
+        )
+    return f"{start}: gradients are N times too large (SGD steps too; Adam/RMSprop steps not); {fix}"
+
+
+def _loss_report(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> str | None:
+    """How the replicas' returned loss is reduced: "sum" or "mean" (every reduce found), "unfollowed"
+    (returned, and the module MEAN-reduces something this rule cannot tie to the step's run: perhaps
+    the loss, for a log), None (not returned, reduced both ways, or no MEAN reduce at all)."""
+    loss = gradient.args[0].value
+    if not (isinstance(loss, cst.Name) and _returns(ctx, func, loss)):
+        return None
+    ops = {"MEAN" if _is_mean(ctx, r) else "SUM" for r in _reduces_of_runs(ctx, func)}
+    if not ops:
+        return "unfollowed" if any(_is_mean(ctx, r) for r in ctx.tf.replica.strategy_reduces) else None
+    return ops.pop().lower() if len(ops) == 1 else None
+
+
+def _is_mean(ctx: RuleContext, reduce: cst.Call) -> bool:
+    return "MEAN" in ctx.source(reduce.args[0].value).upper()
 
 
 def _compares_steps_scaled_alike(ctx: RuleContext, func: FunctionLike, scaling: Scaling) -> bool:

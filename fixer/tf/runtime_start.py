@@ -96,6 +96,11 @@ _CONFIGURATION = (
 # `context._reset_context()` clears the eager context: what ran before it no longer counts,
 # and it is itself the workaround, so a strategy must never be moved above it.
 _RESETS_CONTEXT = frozenset({"tensorflow.python.eager.context._reset_context"})
+# Ending the process resets everything: `os._exit(0)`, a module-level `exit()`, and the kernel
+# shutdown with restart that notebooks run after installing packages
+# (`get_ipython().kernel.do_shutdown(True)`); the cells below it run in a new process, where
+# TensorFlow has not started.
+_ENDS_PROCESS = frozenset({"os._exit"})
 # Descriptions that hold no tensor: namedtuples and option/spec objects. Measured one by one
 # (all configuration): tf.io.FixedLenFeature, VarLenFeature, FixedLenSequenceFeature,
 # SparseFeature, RaggedFeature (and RaggedFeature.RowLengths...), tf.RaggedTensorSpec,
@@ -173,13 +178,34 @@ def after_last_reset(tf: TFModel, statements: list[cst.CSTNode]) -> int:
 
 
 def resets_context(tf: TFModel, statement: cst.CSTNode) -> bool:
-    """A call in ``statement`` resets the eager context."""
-    return any(tf.names.callee(c) in _RESETS_CONTEXT for c in tf.index.calls if tf.index.is_within(c, statement))
+    """A call in ``statement`` resets the eager context (or ends the process)."""
+    return any(_resets(tf, c) for c in tf.index.calls if tf.index.is_within(c, statement))
 
 
 def resets_before(tf: TFModel, statement: cst.CSTNode) -> bool:
-    """Some call earlier in the source resets the eager context."""
-    return any(tf.names.callee(c) in _RESETS_CONTEXT and tf.index.before(c, statement) for c in tf.index.calls)
+    """Some call earlier in the source resets the eager context (or ends the process)."""
+    return any(_resets(tf, c) and tf.index.before(c, statement) for c in tf.index.calls)
+
+
+def _resets(tf: TFModel, call: cst.Call) -> bool:
+    callee = tf.names.callee(call)
+    if callee in _RESETS_CONTEXT or callee in _ENDS_PROCESS:
+        return True
+    if isinstance(call.func, cst.Name) and call.func.value in ("exit", "quit"):
+        # IPython's `exit()` ends the kernel; only a module-level statement of its own counts
+        # (one inside a function or a branch may not run).
+        expression = tf.index.parent.get(call)
+        line = tf.index.parent.get(expression) if isinstance(expression, cst.Expr) else None
+        return line is not None and isinstance(tf.index.parent.get(line), cst.Module)
+    # `<anything>.kernel.do_shutdown(...)`: IPython's kernel, reached through `get_ipython()` or
+    # `IPython.Application.instance()` (calls the name resolver does not follow).
+    func = call.func
+    return (
+        isinstance(func, cst.Attribute)
+        and func.attr.value == "do_shutdown"
+        and isinstance(func.value, cst.Attribute)
+        and func.value.attr.value == "kernel"
+    )
 
 
 def earlier_op(tf: TFModel, statement: cst.CSTNode) -> cst.CSTNode | None:
