@@ -53,14 +53,10 @@ chief-only HDF5 `ModelCheckpoint` only for files that name no batch normalisatio
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
-import tempfile
-import time
 
-from probing import free_ports
+from probing import two_worker_outcomes
 
 CASE_LIMIT_S = 240
 # The file suffix; "+adam": the plain model trained by Adam; "+bn": a model with
@@ -93,49 +89,14 @@ def run_worker(suffix: str, index: int, directory: str) -> None:
     print(f"trained, losses {[round(v, 4) for v in history.history['loss']]}; {saved}", flush=True)
 
 
-def _last_error(path: str) -> str:
-    lines = [
-        line.strip()
-        for line in open(path, encoding="utf-8", errors="replace")
-        if "Error" in line and not line.startswith(" ")
-    ]
-    return lines[-1][:170] if lines else "no error printed"
-
-
 def main() -> None:
     """Each format once, two tf-keras workers each."""
     if len(sys.argv) > 1:
         run_worker(sys.argv[1], int(sys.argv[2]), sys.argv[3])
         return
     for suffix in FORMATS:
-        hosts = [f"127.0.0.1:{port}" for port in free_ports(2)]
-        with tempfile.TemporaryDirectory() as directory:
-            workers = []
-            for index in range(2):
-                env = dict(
-                    os.environ,
-                    TF_USE_LEGACY_KERAS="1",
-                    TF_CPP_MIN_LOG_LEVEL="3",
-                    CUDA_VISIBLE_DEVICES="",
-                    TF_CONFIG=json.dumps({"cluster": {"worker": hosts}, "task": {"type": "worker", "index": index}}),
-                )
-                out, err = (open(os.path.join(directory, f"{name}{index}"), "w") for name in ("out", "err"))
-                workers.append(
-                    subprocess.Popen(
-                        [sys.executable, __file__, suffix, str(index), directory], env=env, stdout=out, stderr=err
-                    )
-                )
-            deadline = time.monotonic() + CASE_LIMIT_S
-            for index, worker in enumerate(workers):
-                try:
-                    worker.wait(timeout=max(deadline - time.monotonic(), 0.1))
-                    printed = open(os.path.join(directory, f"out{index}")).read().strip()
-                    outcome = printed or _last_error(os.path.join(directory, f"err{index}"))
-                except subprocess.TimeoutExpired:
-                    worker.kill()
-                    worker.wait()
-                    outcome = f"hung: still running after {CASE_LIMIT_S} s, killed"
-                print(f"tf-keras | chief-only ModelCheckpoint to {suffix} | worker {index}: {outcome}", flush=True)
+        for index, outcome in enumerate(two_worker_outcomes(__file__, suffix, "1", CASE_LIMIT_S)):
+            print(f"tf-keras | chief-only ModelCheckpoint to {suffix} | worker {index}: {outcome}", flush=True)
 
 
 if __name__ == "__main__":

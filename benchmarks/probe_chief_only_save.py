@@ -32,17 +32,17 @@ whatever the callbacks (TFD504), so only its `Checkpoint.write` case says anythi
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
-import tempfile
-import time
 
-from probing import KERAS_FLAVOURS, free_ports
+from probing import KERAS_FLAVOURS, two_worker_outcomes
 
 CASE_LIMIT_S = 180
-CASES = ("chief-only Checkpoint.write", "chief-only ModelCheckpoint in fit", "alternative: ModelCheckpoint on every worker")
+CASES = (
+    "chief-only Checkpoint.write",
+    "chief-only ModelCheckpoint in fit",
+    "alternative: ModelCheckpoint on every worker",
+)
 
 
 def run_worker(case: str, index: int, directory: str) -> None:
@@ -56,24 +56,27 @@ def run_worker(case: str, index: int, directory: str) -> None:
         model.compile(optimizer="sgd", loss="mse")
     x = np.arange(32, dtype="float32").reshape(16, 2) / 32
     y = x.sum(axis=1, keepdims=True)
-    total = tf.function(lambda: strategy.run(lambda: tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.SUM, tf.constant(1.0))))
+    total = tf.function(
+        lambda: strategy.run(
+            lambda: tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.SUM, tf.constant(1.0))
+        )
+    )
     if case == CASES[0]:
         total()
         if index == 0:
             tf.train.Checkpoint(model=model).write(os.path.join(directory, "ckpt"))
         result = f"all-reduce after the save = {float(strategy.experimental_local_results(total())[0])}"
     else:
-        target = os.path.join(directory, "model.keras") if index == 0 else os.path.join(directory, f"worker{index}", "model.keras")
+        target = (
+            os.path.join(directory, "model.keras")
+            if index == 0
+            else os.path.join(directory, f"worker{index}", "model.keras")
+        )
         os.makedirs(os.path.dirname(target), exist_ok=True)
         callbacks = [tf.keras.callbacks.ModelCheckpoint(target)] if index == 0 or case == CASES[2] else []
         history = model.fit(x, y, batch_size=4, epochs=3, verbose=0, callbacks=callbacks)
         result = f"trained, losses {[round(v, 4) for v in history.history['loss']]}; {os.path.exists(target) and 'saved' or 'nothing saved'}"
     print(result, flush=True)
-
-
-def _last_error(path: str) -> str:
-    lines = [line.strip() for line in open(path, encoding="utf-8", errors="replace") if "Error" in line and not line.startswith(" ")]
-    return lines[-1][:170] if lines else "no error printed"
 
 
 def main() -> None:
@@ -83,25 +86,8 @@ def main() -> None:
         return
     for flavour, legacy in KERAS_FLAVOURS:
         for case in CASES:
-            hosts = [f"127.0.0.1:{port}" for port in free_ports(2)]
-            with tempfile.TemporaryDirectory() as directory:
-                workers = []
-                for index in range(2):
-                    env = dict(os.environ, TF_USE_LEGACY_KERAS=legacy, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="",
-                               TF_CONFIG=json.dumps({"cluster": {"worker": hosts}, "task": {"type": "worker", "index": index}}))
-                    out, err = (open(os.path.join(directory, f"{name}{index}"), "w") for name in ("out", "err"))
-                    workers.append(subprocess.Popen([sys.executable, __file__, case, str(index), directory], env=env, stdout=out, stderr=err))
-                deadline = time.monotonic() + CASE_LIMIT_S
-                for index, worker in enumerate(workers):
-                    try:
-                        worker.wait(timeout=max(deadline - time.monotonic(), 0.1))
-                        printed = open(os.path.join(directory, f"out{index}")).read().strip()
-                        outcome = printed or _last_error(os.path.join(directory, f"err{index}"))
-                    except subprocess.TimeoutExpired:
-                        worker.kill()
-                        worker.wait()
-                        outcome = f"hung: still running after {CASE_LIMIT_S} s, killed"
-                    print(f"{flavour} | {case} | worker {index}: {outcome}", flush=True)
+            for index, outcome in enumerate(two_worker_outcomes(__file__, case, legacy, CASE_LIMIT_S)):
+                print(f"{flavour} | {case} | worker {index}: {outcome}", flush=True)
 
 
 if __name__ == "__main__":

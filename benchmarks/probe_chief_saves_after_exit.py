@@ -37,14 +37,10 @@ the `.keras` save of a model that never ran `fit` goes through alone.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
-import tempfile
-import time
 
-from probing import KERAS_FLAVOURS, free_ports
+from probing import KERAS_FLAVOURS, two_worker_outcomes
 
 CASE_LIMIT_S = 150
 CASES = (
@@ -89,12 +85,6 @@ def run_worker(case: str, index: int, directory: str) -> None:
     print(f"saved alone: {os.path.exists(target)}", flush=True)
 
 
-def _last_error(path: str) -> str:
-    text = open(path, encoding="utf-8", errors="replace")
-    lines = [line.strip() for line in text if "Error" in line and not line.startswith(" ")]
-    return lines[-1][:170] if lines else "no error printed"
-
-
 def main() -> None:
     """Every case under each Keras, two workers each."""
     if len(sys.argv) > 1:
@@ -104,27 +94,8 @@ def main() -> None:
         for case in CASES:
             if legacy != "1" and case == CASES[2]:
                 continue  # Keras 3 trains nothing under this strategy: nothing to evaluate
-            hosts = [f"127.0.0.1:{port}" for port in free_ports(2)]
-            with tempfile.TemporaryDirectory() as directory:
-                workers = []
-                for index in range(2):
-                    config = {"cluster": {"worker": hosts}, "task": {"type": "worker", "index": index}}
-                    env = dict(os.environ, TF_USE_LEGACY_KERAS=legacy, TF_CPP_MIN_LOG_LEVEL="3")
-                    env.update(CUDA_VISIBLE_DEVICES="", TF_CONFIG=json.dumps(config))
-                    out, err = (open(os.path.join(directory, f"{name}{index}"), "w") for name in ("out", "err"))
-                    command = [sys.executable, __file__, case, str(index), directory]
-                    workers.append(subprocess.Popen(command, env=env, stdout=out, stderr=err))
-                deadline = time.monotonic() + CASE_LIMIT_S
-                for index, worker in enumerate(workers):
-                    try:
-                        worker.wait(timeout=max(deadline - time.monotonic(), 0.1))
-                        printed = open(os.path.join(directory, f"out{index}")).read().strip()
-                        outcome = printed or _last_error(os.path.join(directory, f"err{index}"))
-                    except subprocess.TimeoutExpired:
-                        worker.kill()
-                        worker.wait()
-                        outcome = f"hung: still running after {CASE_LIMIT_S} s, killed"
-                    print(f"{flavour} | {case} | worker {index}: {outcome}", flush=True)
+            for index, outcome in enumerate(two_worker_outcomes(__file__, case, legacy, CASE_LIMIT_S)):
+                print(f"{flavour} | {case} | worker {index}: {outcome}", flush=True)
 
 
 if __name__ == "__main__":

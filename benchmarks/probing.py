@@ -1,5 +1,6 @@
 """What the probes (``probe_*.py``) share: running a probe once per Keras flavour, the two-replica
-strategy they measure on, printing each case's outcome, and free local ports for worker clusters.
+strategy they measure on, printing each case's outcome, free local ports for worker clusters, and
+a case run by two worker processes of one MultiWorkerMirroredStrategy cluster.
 
 A probe that measures Keras behaviour runs its own file again with the flavour as its argument,
 once per flavour, each in a fresh process: the flavour is fixed when TensorFlow is imported.
@@ -7,11 +8,17 @@ once per flavour, each in a fresh process: the flavour is fixed when TensorFlow 
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+import tempfile
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 # (label printed before each case, TF_USE_LEGACY_KERAS value)
 KERAS_FLAVOURS = (("keras 3", "0"), ("tf-keras", "1"))
@@ -45,8 +52,9 @@ def first_error_line(exc: Exception, width: int = 160) -> str:
     return f"{type(exc).__name__}: {(lines[0] if lines else '')[:width]}"
 
 
-def print_outcomes(flavour: str, cases: Iterable[tuple[str, Callable[[], str]]],
-                   describe: Callable[[Exception], str] = last_error_line) -> None:
+def print_outcomes(
+    flavour: str, cases: Iterable[tuple[str, Callable[[], str]]], describe: Callable[[Exception], str] = last_error_line
+) -> None:
     """Run each ``(label, case)`` and print ``flavour | label: outcome``; an exception is an outcome."""
     for label, case in cases:
         try:
@@ -65,6 +73,49 @@ def free_ports(count: int) -> list[int]:
     for sock in sockets:
         sock.close()
     return ports
+
+
+def two_worker_outcomes(script: str, case: str, legacy: str, limit_s: float) -> list[str]:
+    """Run ``python script CASE INDEX DIRECTORY`` as workers 0 and 1 of one cluster on 127.0.0.1
+    (free ports, its TF_CONFIG in each worker's environment, ``TF_USE_LEGACY_KERAS=legacy``, CPU
+    only), sharing a fresh temporary DIRECTORY. Each worker's outcome, in index order: what it
+    printed, else the last error line it wrote, else ``hung`` when it is not done ``limit_s``
+    seconds after the start (it is killed: a collective whose peer is gone may wait forever)."""
+    hosts = [f"127.0.0.1:{port}" for port in free_ports(2)]
+    with tempfile.TemporaryDirectory() as directory:
+        workers = []
+        for index in range(2):
+            config = {"cluster": {"worker": hosts}, "task": {"type": "worker", "index": index}}
+            env = dict(os.environ, TF_USE_LEGACY_KERAS=legacy, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+            env["TF_CONFIG"] = json.dumps(config)
+            command = [sys.executable, script, case, str(index), directory]
+            with (
+                open(os.path.join(directory, f"out{index}"), "w") as out,
+                open(os.path.join(directory, f"err{index}"), "w") as err,
+            ):
+                workers.append(subprocess.Popen(command, env=env, stdout=out, stderr=err))
+        deadline = time.monotonic() + limit_s
+        outcomes = []
+        for index, worker in enumerate(workers):
+            try:
+                worker.wait(timeout=max(deadline - time.monotonic(), 0.1))
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait()
+                outcomes.append(f"hung: still running after {limit_s} s, killed")
+                continue
+            with open(os.path.join(directory, f"out{index}"), encoding="utf-8", errors="replace") as out:
+                printed = out.read().strip()
+            outcomes.append(printed or _last_error_written(os.path.join(directory, f"err{index}")))
+        return outcomes
+
+
+def _last_error_written(path: str) -> str:
+    """The last line of the file at ``path`` that names an error and is not indented (a traceback's
+    last line, or a log line of the runtime), cut to 170 characters."""
+    with open(path, encoding="utf-8", errors="replace") as err:
+        lines = [line.strip() for line in err if "Error" in line and not line.startswith(" ")]
+    return lines[-1][:170] if lines else "no error printed"
 
 
 def in_process_parameter_server_strategy(tf):  # noqa: ANN001, ANN201 - `tf` is the module the probe imported

@@ -23,10 +23,11 @@ line number.
 
 Prints precision per rule and overall (tp / (tp + fp + noise)), findings without a verdict and
 verdicts whose finding vanished. TFD000 (a file or cell distfix could not parse) is not a rule: it is
-left out of the precision tables and counted on a line of its own, split by whether IPython rejects
-the same source too (``wild_parse_errors.py``); its verdicts stay in the ledger. Trees marked
-``unseen = true`` are held out (nobody tunes rules on them): their precision is printed apart from
-the seen trees', as the estimate for code never read.
+left out of the precision tables and counted on a line of its own, split by whether the same source
+fails where it runs too (IPython for a notebook cell, Python for a ``.py`` file:
+``wild_parse_errors.py``); its verdicts stay in the ledger. Trees marked ``unseen = true`` are held
+out (nobody tunes rules on them): their precision is printed apart from the seen trees', as the
+estimate for code never read.
 Exit 1 with ``--strict`` when a finding has no verdict.
 """
 

@@ -212,8 +212,25 @@ def test_parse_errors_are_split_by_what_ipython_makes_of_the_same_source(tmp_pat
     counts = wild.count_parse_errors(findings, tmp_path)
     assert (counts.total, counts.not_python, counts.wrongly_unparsable, counts.unknown) == (4, 1, 2, 1)
     report = wild.format_report(wild.compare(findings, []), "fixes offered: none", parse_errors=counts)
-    assert ("parse errors: 4, of which really not Python (IPython fails too): 1, wrongly unparsable: 2, "
-            "not checked: 1") in report
+    assert ("parse errors: 4, of which really not Python (Python fails too, IPython in a notebook): 1, "
+            "wrongly unparsable: 2, not checked: 1") in report
+
+
+def test_a_py_file_with_shell_lines_is_judged_by_python_not_ipython(tmp_path):
+    # A notebook exported to a .py file keeps its `!pip install` and `%magic` lines: `python file.py`
+    # rejects them, so the file is really not Python. The same lines in a notebook cell are what
+    # IPython runs (control), and a .py file Python compiles is one distfix should have parsed.
+    exported = "# In[1]:\n!pip install -q tensorflow-datasets\n%matplotlib inline\nimport tensorflow as tf\n"
+    (tmp_path / "exported.py").write_text(exported)
+    (tmp_path / "plain.py").write_text("import tensorflow as tf\nprint(tf.__version__)\n")
+    (tmp_path / "lab.ipynb").write_text(_notebook([exported.split("\n", 1)[1]]))
+    findings = [
+        _finding(2, "!pip install -q tensorflow-datasets", code="TFD000", path="exported.py"),
+        _finding(1, "import tensorflow as tf", code="TFD000", path="plain.py"),
+        wild.WildFinding(repo="o/r", path="lab.ipynb", cell=1, line=1, code="TFD000", text=""),
+    ]
+    counts = wild.count_parse_errors(findings, tmp_path)
+    assert (counts.total, counts.not_python, counts.wrongly_unparsable, counts.unknown) == (3, 1, 2, 0)
 
 
 def test_a_one_line_automagic_or_alias_cell_counts_as_what_ipython_runs(tmp_path):

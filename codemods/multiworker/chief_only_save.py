@@ -87,10 +87,10 @@ class ChiefOnlySave(Rule):
     Measured on TensorFlow 2.21 with two workers on 127.0.0.1
     (`benchmarks/probe_chief_only_save.py`, output in `docs/probes.md`): a chief-only
     `Checkpoint.write` of a small dense model went through under both Kerases; under tf-keras a
-    chief-only `ModelCheckpoint` made `fit` fail on both workers (`UnavailableError` from
-    `CollectiveReduceV2`, `Collective instance 140 expected type 0 and data_type 1 but got type
-    0 and data_type 9`), and the same callback given to every worker trained and saved the
-    chief's file.
+    chief-only `ModelCheckpoint` made `fit` fail on both workers (`UnavailableError` or, in
+    other runs, `InternalError` from `CollectiveReduceV2`; `Collective instance 140 expected type
+    0 and data_type 1 but got type 0 and data_type 9`, the two types in either order), and the
+    same callback given to every worker trained and saved the chief's file.
 
     ## References
     - https://www.tensorflow.org/tutorials/distribute/multi_worker_with_keras#model_saving_and_loading

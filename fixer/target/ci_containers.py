@@ -3,10 +3,10 @@
 `strategy: matrix: tf-version: [2.0.0, 2.1.0]` runs every release its matrix lists, so the project
 supports that range (issue 28, ledger10b class 1; docs/target.md, "Releases a CI tests in").
 
-Read as text, line by line by indentation (the project's runtime has no YAML parser, and only
-these keys matter): a matrix key given as a flow list (`[a, b]`) or a block list (`- a`) is
-substituted into the job's image; an image naming another expression, a matrix `include:` entry
-or a value built elsewhere says nothing.
+Read as text, line by line by indentation (``yaml_lines``: the project's runtime has no YAML
+parser, and only these keys matter): a matrix key given as a flow list (`[a, b]`) or a block list
+(`- a`) is substituted into the job's image; an image naming another expression, a matrix
+`include:` entry or a value built elsewhere says nothing.
 """
 
 from __future__ import annotations
@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING
 
 from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, image_statements
+from fixer.target.yaml_lines import YamlLine, block, yaml_lines
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-_KEY = re.compile(r"^(?P<indent>\s*)(?:-\s+)?(?P<key>[\w.-]+)\s*:\s*(?P<value>.*?)\s*$")
+# A block list's item that is a plain value (`- 2.4.0`), not a mapping (`- tf: 2.4.0`).
+_ITEM = re.compile(r"^-\s+(?P<item>[^:{]+?)$")
 _IMAGE_KEY = frozenset({"container", "image"})
 _MATRIX_REFERENCE = re.compile(r"\$\{\{\s*matrix\.(?P<key>[\w-]+)\s*\}\}")
 
@@ -39,7 +41,7 @@ def ci_containers(folder: Path) -> list[Evidence]:
     for path in workflow_files(folder):
         text = read_small_text(path)
         if text is not None:
-            for job in _jobs(text.splitlines()):
+            for job in _jobs(yaml_lines(text)):
                 found += _job_images(job, str(path))
     return [e for e in found if e.kind == "tensorflow" and not e.allowed.open_ended]
 
@@ -49,40 +51,29 @@ def _value(raw: str) -> str:
     return re.sub(r"\s+#.*$", "", raw).strip().strip("'\"")
 
 
-def _jobs(lines: list[str]) -> list[list[tuple[int, str]]]:
-    """The lines (numbered from 1) of each job under the top-level `jobs:` key."""
-    jobs: list[list[tuple[int, str]]] = []
-    inside, job_indent = False, -1
-    for number, line in enumerate(lines, 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        indent = len(line) - len(line.lstrip())
-        if indent == 0:
-            inside, job_indent = line.rstrip().startswith("jobs:"), -1
-            continue
-        if not inside:
-            continue
-        if job_indent < 0 or indent <= job_indent:
-            job_indent = indent
-            jobs.append([])
-        jobs[-1].append((number, line))
+def _jobs(lines: list[YamlLine]) -> list[list[YamlLine]]:
+    """The lines of each job under the top-level `jobs:` key."""
+    jobs: list[list[YamlLine]] = []
+    for index, line in enumerate(lines):
+        if line.indent == 0 and line.key == "jobs":
+            body = block(lines, index)[1:]  # each job: its name, at the first indentation, and its lines
+            jobs += [block(body, i) for i, name in enumerate(body) if name.indent == body[0].indent]
     return jobs
 
 
-def _job_images(job: list[tuple[int, str]], path: str) -> list[Evidence]:
+def _job_images(job: list[YamlLine], path: str) -> list[Evidence]:
     """The TensorFlow statements of one job's container image, each matrix value substituted."""
     matrix = _matrix(job)
     found: list[Evidence] = []
-    for number, line in job:
+    for line in job:
         # `container: <image>`, or `container:` then `image: <image>` on a line of its own.
-        key = _KEY.match(line)
-        if key is None or key.group("key") not in _IMAGE_KEY:
+        if line.key not in _IMAGE_KEY:
             continue
-        image = _value(key.group("value"))
+        image = _value(line.value)
         if "tensorflow" not in image:
             continue
         for resolved, label in _substituted(image, matrix):
-            found += [_labelled(e, label) for e in image_statements(resolved, path, number)]
+            found += [_labelled(e, label) for e in image_statements(resolved, path, line.number)]
     return found
 
 
@@ -90,29 +81,23 @@ def _labelled(evidence: Evidence, label: str) -> Evidence:
     return Evidence(evidence.kind, evidence.allowed, evidence.path, evidence.line, evidence.text + label)
 
 
-def _matrix(job: list[tuple[int, str]]) -> dict[str, list[str]]:
+def _matrix(job: list[YamlLine]) -> dict[str, list[str]]:
     """The job's `strategy: matrix:` keys and their listed values (flow or block lists)."""
     values: dict[str, list[str]] = {}
-    matrix_indent: int | None = None
+    start = next((i for i, line in enumerate(job) if line.key == "matrix"), None)
+    if start is None:
+        return values
     current: str | None = None
-    for _, line in job:
-        indent = len(line) - len(line.lstrip())
-        key = _KEY.match(line)
-        if matrix_indent is None:
-            if key is not None and key.group("key") == "matrix":
-                matrix_indent = indent
-            continue
-        if indent <= matrix_indent:
-            break
-        item = re.match(r"^\s*-\s+(?P<item>[^:{]+?)\s*$", line)
+    for line in block(job, start)[1:]:
+        item = None if line.in_scalar else _ITEM.match(line.text)
         if item is not None and current is not None:
             values[current].append(_value(item.group("item")))
-        elif key is not None and key.group("key") != "include" and not line.lstrip().startswith("-"):
-            current = key.group("key")
-            listed = _value(key.group("value"))
+        elif line.key not in (None, "include") and not line.text.startswith("-"):
+            current = line.key
+            listed = _value(line.value)
             values[current] = [_value(v) for v in listed.strip("[]").split(",") if v.strip()] if listed else []
         else:
-            current = None  # an `include:` entry or a mapping: not read
+            current = None  # an `include:` entry, a mapping or a block scalar's text: not read
     return values
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, legacy_evidence
+from fixer.target.yaml_lines import YamlLine, block, parent, yaml_lines
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -42,32 +43,15 @@ def ci_files(folder: Path) -> list[Path]:
     return found + [p for p in (folder / name for name in CI_ROOT_FILES) if p.is_file()]
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
-def _step_text(lines: list[str], number: int) -> str | None:
-    """The text of the workflow step (an item of a `steps:` list) that line ``number`` (0-based)
-    sits in, or None when it sits in a job's or the workflow's own mapping."""
-    limit = _indent(lines[number])
-    for above in range(number - 1, -1, -1):
-        line = lines[above]
-        if not line.strip() or line.lstrip().startswith("#") or _indent(line) >= limit:
-            continue
-        limit = _indent(line)
-        if not line.lstrip().startswith("- "):
-            continue
-        parent = next(
-            (p for p in reversed(lines[:above]) if p.strip() and not p.lstrip().startswith("#") and _indent(p) < limit),
-            "",
-        )
-        if parent.strip() != "steps:":
-            continue
-        end = next(
-            (i for i in range(above + 1, len(lines)) if lines[i].strip() and _indent(lines[i]) <= limit),
-            len(lines),
-        )
-        return "\n".join(lines[above:end])
+def _step_text(lines: list[YamlLine], index: int) -> str | None:
+    """The text of the workflow step (an item of a `steps:` list) that ``lines[index]`` sits in,
+    or None when it sits in a job's or the workflow's own mapping."""
+    above = parent(lines, index)
+    while above is not None:
+        container = parent(lines, above)
+        if lines[above].item and container is not None and lines[container].key == "steps":
+            return "\n".join(line.text for line in block(lines, above))
+        above = container
     return None
 
 
@@ -75,15 +59,16 @@ def _settings(text: str, path: Path) -> list[Scoped]:
     """Every setting of the switch in ``text`` outside comment lines, with the scripts it is
     scoped to: those a workflow step runs, or those on the setting's own command line."""
     found: list[Scoped] = []
-    lines = text.splitlines()
     workflow = path.suffix in (".yml", ".yaml") and path.name != ".travis.yml"
-    for number, line in enumerate(lines):
+    structure = yaml_lines(text) if workflow else []
+    indices = {line.number: index for index, line in enumerate(structure)}
+    for number, line in enumerate(text.splitlines()):
         if line.lstrip().startswith("#"):
             continue  # `# export TF_USE_LEGACY_KERAS=1`: a setting someone turned off
         setting = _SETTING.search(line)
         if setting is None:
             continue
-        step = _step_text(lines, number) if workflow else None
+        step = _step_text(structure, indices[number + 1]) if workflow else None
         scripts = _SCRIPT.findall(step if step is not None else line)
         found.append((legacy_evidence(setting.group(1), str(path), number + 1, line), tuple(scripts)))
     return found
