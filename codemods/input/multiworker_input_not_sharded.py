@@ -9,6 +9,7 @@ import libcst as cst
 from fixer.fixes.pipeline_edits import add_helper, seed_shuffles
 from fixer.rule import Rule
 from fixer.semantic import Binding, BindingKind
+from fixer.tf.callee_shards import hands_shard_arguments
 from fixer.tf.dataflow import names_in, result_never_read
 from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS
 from fixer.tf.drawn_data import arguments_for, drawn_per_process
@@ -130,6 +131,11 @@ class MultiworkerInputNotSharded(Rule):
     - Not reported: a pipeline with a `.shard(...)`, or one that reads what the task index selects
       (`files[task_id]`, `files[r.task_id::num_workers]`, or a slice by a variable read from the
       resolver or from TF_CONFIG's `task.index`), and neither is `AutoShardPolicy.OFF` then.
+    - Not reported: a `dataset_fn` that hands two values (its context's `num_input_pipelines` and
+      `input_pipeline_id`, or a worker count and index it read itself) to a helper of the module, a
+      function or a method called on `self`, that shards with the parameters receiving them
+      (`ds.shard(num_shards, shard_index)`, also in a function nested in the helper or one more
+      helper down); a `None` passed there is the helper's "no shard" and does not count.
     - Not reported: a `dataset_fn` that ignores its context when the dataset it returns comes from
       module helpers that already shard by worker (`make_worker_dataset()` doing
       `.shard(NUM_WORKERS, WORKER_ID)` with both read from TF_CONFIG).
@@ -406,6 +412,8 @@ class MultiworkerInputNotSharded(Rule):
             return
         if any(context in {a.value.value for a in c.args if isinstance(a.value, cst.Name)} for c in body_calls):
             return  # the context is handed to a helper that may shard
+        if any(hands_shard_arguments(ctx.tf, c) for c in body_calls):
+            return  # its pipeline values (or the worker's index) go to a helper that shards with them
         if _returns_per_task(ctx, fn):
             return  # built by module helpers that shard by worker (or read the worker's files)
         sources = [c for c in body_calls if (ctx.tf.names.callee(c) or "").startswith(_DATASET_SOURCES)]

@@ -29,6 +29,7 @@ from fixer.tf.optimizers import build_lines_after_move
 from fixer.tf.parameters import positional_parameters
 from fixer.tf.paths import exclusive
 from fixer.tf.reach import strategy_in_reach
+from fixer.tf.read_only_variables import counter_like, only_read
 from fixer.tf.strategies import Membership
 from fixer.tf.weightless_layers import weightless_sequential
 from fixer.types import Applicability, Edit
@@ -149,6 +150,13 @@ class CreatedOutsideStrategyScope(Rule):
       (`if strategy is None:`) are other objects, not findings; so is one in the arm of a second
       `if` with the same test (same names, not rebound, no call) whose first `if` set the
       strategy to None in that arm.
+    - A non-trainable `tf.Variable` (`trainable=False`, or an integer `dtype`: a step counter, a
+      learning rate) that distributed code only reads is not a finding: made outside the scope, it
+      is read in `strategy.run` and incremented between steps in cross-replica code without error
+      (measured on TensorFlow 2.21 with two replicas, `benchmarks/probe_ledger12b_premises.py`). It
+      is when the replica function writes it (`assign*`, `scatter_*`) or trains it (gives it to
+      `apply_gradients`, `minimize`, `tape.gradient` or `watch`); a write in cross-replica code,
+      inside the scope or not, is not a finding.
     - A `tf.Variable` that nothing uses is reported when the program trains under a scope (it is
       left out of the strategy), unless it is made in a `with tf.device(...):` block: a variable
       pinned by hand (a device-placement demonstration, often on a device that is missing on
@@ -665,7 +673,12 @@ class _Finder:
         ]
         if creation.kind == "model" and self._built_first_in_scope(creation, uses):
             return False
+        # A step counter or learning rate distributed code only reads works made outside the scope
+        # (benchmarks/probe_ledger12b_premises.py); written by the replicas or trained, it does not.
+        read_only = creation.kind == "variable" and counter_like(self.names, creation.call)
         for node in uses:
+            if read_only and (only_read(self.index, node) or not self._in_replica_step(node)):
+                continue  # read, or written between steps in cross-replica code (also in the scope)
             if creation.kind == "model" and self._feeds_the_input_pipeline(node):
                 continue  # tf.data runs it on the host: nothing of it is replicated
             if creation.kind == "metric" and self._custom_loop_metric_use(node):
@@ -703,6 +716,12 @@ class _Finder:
             and creation.kind == "variable"
             and bool(self.strategies.scope_blocks)
             and not self._placed_by_hand(creation.statement)
+        )
+
+    def _in_replica_step(self, use: cst.CSTNode) -> bool:
+        """``use`` runs on every replica: in replica context, or in what `strategy.run` is given."""
+        return self.replica.in_replica_context(use) or any(
+            self.index.is_within(use, run.call) for run in self.replica.run_calls
         )
 
     def _custom_loop_metric_use(self, use: cst.CSTNode) -> bool:

@@ -56,7 +56,10 @@ class DeviceConfigAfterRuntimeStart(Rule):
     ## Known limits
     - What starts the runtime is what TFD105 measured: any strategy constructor
       (`MirroredStrategy()` too), tensors and ops, variables, datasets, a built Keras model,
-      `list_logical_devices`, ... `list_physical_devices` does not.
+      `list_logical_devices`, ... `list_physical_devices` does not, nor does constructing a
+      `tf.compat.v1.Session(config=...)`: it leaves the eager context uninitialised and devices
+      configured after it take effect (measured on CPU, `benchmarks/probe_ledger12b_premises.py`;
+      the check that raises reads the same context on GPU).
     - The private `context._reset_context()` (test suites call it in `setUp`) ends the started
       state: a configuration after it is legal (measured,
       `benchmarks/probe_virtual_devices_after_context_reset.py`); only what follows it counts.

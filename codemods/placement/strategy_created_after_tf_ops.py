@@ -59,7 +59,9 @@ class StrategyCreatedAfterTfOps(Rule):
       `Dropout`/`Random*`/`TextVectorization` layers, a built model (a `Sequential` with an
       `Input`, a functional `Model`, `compile`, `build`, calling it), another strategy,
       `tf.random.Generator`, summary writers, `list_logical_devices` and `get_memory_info` start
-      it. Module functions and classes are followed to what their bodies call.
+      it. Module functions and classes are followed to what their bodies call. Constructing a
+      `tf.compat.v1.Session(...)` does not: it leaves the eager context uninitialised
+      (`benchmarks/probe_ledger12b_premises.py`), the state TensorFlow's collective-ops check reads.
     - A strategy with no TF_CONFIG in play is a single local worker, which TensorFlow creates after
       other ops (measured on 2.21): no finding when the file deletes TF_CONFIG before it
       (`os.environ.pop("TF_CONFIG")`, `del os.environ["TF_CONFIG"]`) or sets it to `"{}"` (no

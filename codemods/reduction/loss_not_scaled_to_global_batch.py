@@ -27,6 +27,7 @@ from fixer.tf.loss_scaling import (
     sum_terms,
 )
 from fixer.tf.names import dotted_name
+from fixer.tf.one_device_gradients import mean_reduced_by_hand, unreduced_under_fit
 from fixer.tf.optimizers import optimizer_creation
 from fixer.tf.passed_optimizer import passed_optimizer_class
 from fixer.types import Applicability, Edit
@@ -105,6 +106,15 @@ class LossNotScaledToGlobalBatch(Rule):
       so is a `tf.reduce_sum(...)` divided by `num_replicas_in_sync` alone (the batch size is
       missing); a `tf.reduce_sum(...)` divided by anything else but a count taken on the replica is
       taken as divided by the global batch (not checked).
+    - Not reported: gradients MEAN-reduced by hand before `apply_gradients` (`ctx.merge_call(...)`
+      reducing with MEAN, `ctx.all_reduce(MEAN, grads)`): Keras 3 SGD then takes the one-device
+      step with two replicas (tf-keras raises in its own all-reduce, which no loss scaling cures):
+      `benchmarks/probe_ledger12b_premises.py`.
+    - Not reported: an unreduced per-example loss in a Keras `train_step` that `fit` runs: its
+      gradient is the sum over the batch on one device too, and the replicas' sums add up to it
+      (one `fit` step gives the one-device weights, SGD and Adam, Keras 3 and tf-keras:
+      `benchmarks/probe_ledger12a_premises.py`); one divided by `num_replicas_in_sync` is still
+      reported (N times too small).
     - Not reported: a mean loss whose gradients are all-reduced with MEAN (that is the
       single-device gradient), a manual update without any aggregation (TFD301's finding; its fix
       picks MEAN for a mean loss), programs whose only strategy is `OneDeviceStrategy`, a test
@@ -170,6 +180,10 @@ class LossNotScaledToGlobalBatch(Rule):
                 scaling = classify(ctx.tf, origin, holder)
                 if scaling in (Scaling.GLOBAL, Scaling.UNKNOWN):
                     continue
+                if mean_reduced_by_hand(ctx.tf, func, gradient):
+                    continue  # averaged before it is applied: the one-device step
+                if scaling is Scaling.PER_EXAMPLE and unreduced_under_fit(ctx.tf, func, origin):
+                    continue  # the replicas' sums add up to the one-device sum over the batch
                 if smoke_test and assertion_free_test(ctx.index, origin):
                     continue  # a test that asserts nothing only checks the loop runs: its scale cannot matter
                 if smoke_test and _compares_steps_scaled_alike(ctx, func, scaling):

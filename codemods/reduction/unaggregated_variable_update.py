@@ -12,6 +12,7 @@ from fixer.rule import Rule
 from fixer.tf.dataflow import names_in
 from fixer.tf.loss_scaling import Scaling, classify, gradient_calls, loss_origin
 from fixer.tf.parameters import parameter, positional_parameters
+from fixer.tf.per_replica_values import made_per_replica
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
@@ -89,6 +90,12 @@ class UnaggregatedVariableUpdate(Rule):
       (`w.assign_add(e)` ... `w.assign_sub(e)` of the same value, kept in between as a name, a
       list it is appended to, or a loop over that list; sharpness-aware minimisation): both
       leave the copies equal (`benchmarks/probe_per_replica_writes.py`).
+    - Not reported: a variable made per replica by
+      `strategy.experimental_distribute_values_from_function(fn)` (a name bound to it, `self.x` last
+      assigned it, or a replica function's parameter that `strategy.run(fn, args=(...))` gives it):
+      each replica owns a distinct variable (model parallelism, a slice per replica), so there is
+      no copy elsewhere to drift from (measured on 2 logical CPUs, `benchmarks/probe_per_replica_slices.py`:
+      each replica's `assign_add` lands on its own variable only, where a mirrored control drifts).
 
     ## Runtime evidence
     `distfix validate` reports check `replicas-consistent` failing for the original (the copies
@@ -274,6 +281,8 @@ class UnaggregatedVariableUpdate(Rule):
             return
         if created.get("synchronization", "").endswith("ON_READ"):
             return  # a per-replica variable by design (a gradient buffer): its copies are meant to differ
+        if isinstance(update.func, cst.Attribute) and made_per_replica(ctx.tf, update.func.value):
+            return  # each replica owns its own variable (model parallelism): nothing to agree with
         scaling = classify(ctx.tf, *loss_origin(ctx.tf, origin_func, gradient))
         op = {Scaling.GLOBAL: "SUM", Scaling.PER_EXAMPLE: "SUM", Scaling.MEAN: "MEAN"}.get(scaling)
         shown = value if len(value) <= 40 else "the gradients"
