@@ -11,9 +11,10 @@ A source covers a folder when it names it or a folder above it (`COPY job/pkgs .
 its files by a pattern (`COPY job/model/*.py ...`). A copy of the whole context (`COPY . /app`)
 is left out: that is the Dockerfile's own project, read by the walk where it is a project file.
 Only images that state a TensorFlow count; several images give several statements and the oldest
-decides, as for any folder (the code must run in each), except that TensorFlow 1 images count only
-when no TensorFlow 2 image copies the folder (a shared package's TF 1 modules run there, not its
-TF 2 code). Read as text, never executed.
+decides, as for any folder (the code must run in each; one image per release named for it, as
+`docker/Dockerfile_tf115` ... `Dockerfile_tf212`, is a supported range: fixer/target/image_range.py).
+Limits: a Dockerfile added to an existing subfolder, or one edited to copy the folder in, is seen
+once the listing or the process changes. Read as text, never executed.
 """
 
 from __future__ import annotations
@@ -122,12 +123,26 @@ def _covers(context: Path, source: str, folder: Path) -> bool | None:
     return place == folder if pattern else (place == folder or place in folder.parents)
 
 
-def _copied_in(dockerfile: Path, text: str, folder: Path, root: Path) -> bool:
-    """``dockerfile`` copies ``folder`` (or a folder above it) into its image."""
-    instructions = [(w[0].upper(), w[1]) for _, i in logical_lines(text) if len(w := i.strip().split(None, 1)) == 2]
-    sources = [source for source, _ in copies(instructions)]
-    if not sources:
-        return False
+# Per Dockerfile: its stamp, the TensorFlow it states and the sources it copies (every folder below
+# the Dockerfile's parent asks about the same files).
+_IMAGES: dict[Path, tuple[Stamp, list[Evidence], list[str]]] = {}
+
+
+def _image(dockerfile: Path) -> tuple[list[Evidence], list[str]]:
+    """(the TensorFlow statements, the COPY / ADD sources) of ``dockerfile``."""
+    stamp = file_stamp(str(dockerfile))
+    known = _IMAGES.get(dockerfile)
+    if known is None or known[0] != stamp:
+        text = read_small_text(dockerfile) or ""
+        instructions = [(w[0].upper(), w[1]) for _, i in logical_lines(text) if len(w := i.strip().split(None, 1)) == 2]
+        sources = [source for source, _ in copies(instructions)]
+        stated = [e for e in read_dockerfile(text, str(dockerfile)) if e.kind in ("tensorflow", "tf-nightly")]
+        known = _IMAGES[dockerfile] = (stamp, stated if sources else [], sources)
+    return known[1], known[2]
+
+
+def _copied_in(dockerfile: Path, sources: list[str], folder: Path, root: Path) -> bool:
+    """``dockerfile`` copies ``folder`` (or a folder above it) into its image from ``sources``."""
     given = _build_script_context(dockerfile)
     contexts = [given] if given is not None else [dockerfile.parent, *dockerfile.parent.parents]
     for source in sources:
@@ -153,15 +168,10 @@ def copied_into_images(folder: Path, consulted: dict[str, Stamp]) -> list[Eviden
         for dockerfile in _subfolder_dockerfiles(place):
             if dockerfile.parent == folder:
                 continue  # the folder's own Dockerfile: the walk reads it
-            text = read_small_text(dockerfile)
-            if text is None or "COPY" not in text.upper() and "ADD" not in text.upper():
-                continue
-            stated = [e for e in read_dockerfile(text, str(dockerfile)) if e.kind in ("tensorflow", "tf-nightly")]
-            if stated and _copied_in(dockerfile, text, folder, root):
+            stated, sources = _image(dockerfile)
+            if stated and _copied_in(dockerfile, sources, folder, root):
                 consulted[str(dockerfile)] = file_stamp(str(dockerfile))
                 found += stated
         if place == root:
             break
-    # A TensorFlow 1 image that copies a shared package in runs that package's TF 1 modules: the
-    # TF 2 code beside them cannot run there, so the TF 2 images decide when there are any.
-    return [e for e in found if e.allowed.newest() >= (2, 0)] or found
+    return found

@@ -73,9 +73,6 @@ def test_several_images_copying_the_package_give_the_oldest(tmp_path):
             "job/a/build.sh": "docker build -t x -f job/a/Dockerfile .\n",
             "job/b/Dockerfile": TRAINER_IMAGE.format(version="2.3.0") + "COPY job/pkg /app/job/pkg\n",
             "job/b/build.sh": "docker build -t y -f job/b/Dockerfile .\n",
-            # A TensorFlow 1 image running the package's TF 1 modules: not the TF 2 code's release.
-            "job/c/Dockerfile": "FROM tensorflow/tensorflow:1.15.5\nCOPY job/pkg /app/job/pkg\n",
-            "job/c/build.sh": "docker build -t z -f job/c/Dockerfile .\n",
         },
     )
     assert version(root / "job" / "pkg" / "runner.py") == (2, 3)
