@@ -26,7 +26,6 @@ from pathlib import Path
 
 from fixer.cache import Stamp, file_stamp
 from fixer.target.continuation import logical_lines
-from fixer.target.local_installs import copies
 from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, read_dockerfile
 
@@ -135,10 +134,28 @@ def _image(dockerfile: Path) -> tuple[list[Evidence], list[str]]:
     if known is None or known[0] != stamp:
         text = read_small_text(dockerfile) or ""
         instructions = [(w[0].upper(), w[1]) for _, i in logical_lines(text) if len(w := i.strip().split(None, 1)) == 2]
-        sources = [source for source, _ in copies(instructions)]
+        sources = _copy_sources(instructions)
         stated = [e for e in read_dockerfile(text, str(dockerfile)) if e.kind in ("tensorflow", "tf-nightly")]
         known = _IMAGES[dockerfile] = (stamp, stated if sources else [], sources)
     return known[1], known[2]
+
+
+def _copy_sources(instructions: list[tuple[str, str]]) -> list[str]:
+    """The build-context sources of each `COPY` / `ADD` (every word but the options and the last,
+    the destination; a leading `/` is the context's root). A copy from another build stage or
+    image (`--from=builder`) and the JSON form are not the context's."""
+    found: list[str] = []
+    for keyword, rest in instructions:
+        words = rest.split()
+        if (
+            keyword not in ("COPY", "ADD")
+            or rest.lstrip().startswith("[")
+            or any(w.startswith("--from") for w in words)
+        ):
+            continue
+        paths = [w for w in words if not w.startswith("--")]
+        found += [path.lstrip("/") or "." for path in paths[:-1]]
+    return found
 
 
 def _copied_in(dockerfile: Path, sources: list[str], folder: Path, root: Path) -> bool:

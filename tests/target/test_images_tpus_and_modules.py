@@ -95,6 +95,17 @@ def test_a_file_pattern_copies_only_its_folder_and_the_whole_context_copies_noth
     assert version(root / "serve" / "app.py") is None
 
 
+def test_a_copy_from_another_build_stage_is_not_the_context(tmp_path):
+    image = (
+        "FROM python:3.8 AS build\nRUN pip install tensorflow==2.3.0\nFROM python:3.8\nCOPY --from=build /lib /lib\n"
+    )
+    root = tree(tmp_path, {"lib/a.py": "", "job/Dockerfile": image})
+    assert version(root / "lib" / "a.py") is None
+    several = TRAINER_IMAGE.format(version="2.3.0") + "COPY /shared/util.py lib /app/\n"
+    other = tree(tmp_path / "other", {"lib/a.py": "", "shared/util.py": "", "job/Dockerfile": several})
+    assert version(other / "lib" / "a.py") == (2, 3)
+
+
 def test_an_image_that_copies_the_folder_but_names_no_tensorflow_says_nothing(tmp_path):
     root = tree(tmp_path, {"pkg/a.py": "", "job/Dockerfile": "FROM python:3.6\nCOPY pkg /app/pkg\n"})
     assert version(root / "pkg" / "a.py") is None
