@@ -78,10 +78,10 @@ def _build_script_context(dockerfile: Path) -> Path | None:
             named, positional = _build_arguments(match.group("args").split())
             if named is None or not positional:
                 continue
-            written = posixpath.normpath(named)
+            written = posixpath.normpath(named)  # `./job/trainer/Dockerfile` -> `job/trainer/Dockerfile`
             whole = dockerfile.as_posix()
-            if whole == written or whole.endswith("/" + written.lstrip("./")):
-                working = Path(whole[: len(whole) - len(written.lstrip("./"))] or ".")
+            if whole.endswith("/" + written):
+                working = Path(whole[: len(whole) - len(written)])
                 return Path(os.path.normpath(working / positional[-1]))
     return None
 

@@ -42,7 +42,7 @@ def test_an_image_built_elsewhere_that_copies_the_package_in_states_its_tensorfl
             "platform/lib/learn/runner.py": "import tensorflow as tf\n",
             "platform/trainer/Dockerfile": TRAINER_IMAGE.format(version="2.3.0") + "COPY platform/lib /srv/lib\n",
             # Built from the repository root: the COPY source is relative to that context.
-            "platform/trainer/build.sh": "docker build --pull -t reg/trainer:1 -f platform/trainer/Dockerfile .\n",
+            "platform/trainer/build.sh": "docker build --pull -t reg/trainer:1 -f ./platform/trainer/Dockerfile .\n",
             "platform/other/tool.py": "",
         },
     )
