@@ -279,7 +279,12 @@ def compare(findings: list[WildFinding], ledger: list[dict], repos: set[str] | N
             chosen = [e for e in chosen if e["repo"] in repos]
         entries_by = group(chosen, lambda e: (e["repo"], e["path"], e["code"]))
         for key in sorted(set(findings_by) | set(entries_by)):
-            pairs, lonely_findings, lonely_entries = _pair(findings_by.get(key, []), entries_by.get(key, []))
+            candidates = findings_by.get(key, [])
+            if kind == FIX_WRONG:
+                # A fix-wrong verdict judges a rewrite: only a finding that offers one can carry it (one
+                # line may hold two findings of a rule, one with a fix and one without, same fingerprint).
+                candidates = [f for f in candidates if f.fix is not None]
+            pairs, lonely_findings, lonely_entries = _pair(candidates, entries_by.get(key, []))
             comparison.vanished.extend(lonely_entries)
             if kind == FIX_WRONG:
                 comparison.fix_wrong.extend(pairs)

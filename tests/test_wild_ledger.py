@@ -56,7 +56,8 @@ def test_codes_and_cells_never_cross():
 
 
 def test_fix_wrong_is_counted_beside_the_finding_verdict_not_in_precision():
-    findings = [_finding(3, "a()"), _finding(4, "b()", code="TFD402")]
+    fixed = wild.WildFinding(repo="o/r", path="train.py", cell=None, line=3, code="TFD101", text="a()", fix="unsafe")
+    findings = [fixed, _finding(4, "b()", code="TFD402")]
     ledger = [_verdict(3, "a()", "tp"), _verdict(3, "a()", "fix-wrong"), _verdict(4, "b()", "noise", code="TFD402")]
     comparison = wild.compare(findings, ledger)
     assert len(comparison.fix_wrong) == 1 and comparison.new == []
@@ -64,6 +65,23 @@ def test_fix_wrong_is_counted_beside_the_finding_verdict_not_in_precision():
     assert wild.precision(table["TFD101"]) == 1.0
     assert wild.precision(table["TFD402"]) == 0.0
     assert wild.precision(table["all"]) == 0.5
+
+
+def test_fix_wrong_pairs_with_the_finding_that_offers_a_fix_when_one_line_holds_two():
+    # One line, two findings of one rule (same fingerprint): the first has no fix, the second a safe one.
+    line = "s = Strategy(Old.NCCL)"
+    bare = wild.WildFinding(repo="o/r", path="train.py", cell=None, line=7, code="TFD401", text=line)
+    fixed = wild.WildFinding(repo="o/r", path="train.py", cell=None, line=7, code="TFD401", text=line, fix="safe")
+    ledger = [_verdict(7, line, verdict, "TFD401") for verdict in ("fp", "fp", "fix-wrong")]
+    comparison = wild.compare([bare, fixed], ledger)
+    assert [f.fix for f, _ in comparison.fix_wrong] == ["safe"]
+    assert comparison.new == [] and comparison.vanished == []
+    assert wild.fix_counts([bare, fixed], comparison) == "fixes offered: safe 1 (wrong: 1)"
+
+
+def test_a_fix_wrong_verdict_whose_finding_no_longer_offers_a_fix_vanishes():
+    comparison = wild.compare([_finding(3, "a()")], [_verdict(3, "a()", "tp"), _verdict(3, "a()", "fix-wrong")])
+    assert comparison.fix_wrong == [] and [e["verdict"] for e in comparison.vanished] == ["fix-wrong"]
 
 
 def test_verdicts_of_repos_not_checked_do_not_vanish():

@@ -15,16 +15,12 @@ import os
 import re
 from pathlib import Path
 
+from fixer.target.release_images import release_in_image
 from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, exactly, image_statements, image_tensorflow, read_job_config
 
 COMPOSE_NAME = re.compile(r"(?i)^(?:docker-)?compose(?:[-_.][\w.-]*)?\.ya?ml$")
 
-# `tensorflow-2.11.0`, `tf-2.0.0`, `tf2.11` as a part of an image reference (repository name or
-# tag), bounded by the reference's separators: `tf2-py3` (no minor) and `mytf-2.1` are not.
-_NAMED_RELEASE = re.compile(
-    r"(?:^|[/:_.-])(?:tensorflow|tf)[-_]?(?P<major>[12])\.(?P<minor>\d{1,2})(?:\.\d+)?(?=$|[-_:@])"
-)
 _IMAGE_LINE = re.compile(r"""^\s*-?\s*image\s*:\s*["']?(?P<image>[^\s"'#]+)""")
 _SCRIPT = re.compile(r"""(?P<path>[\w./-]*[\w-]+\.py)\b""")
 _MANIFEST_KIND = re.compile(r"(?m)^kind\s*:")
@@ -36,8 +32,7 @@ def named_image_tensorflow(image: str) -> tuple[int, int] | None:
     known = image_tensorflow(image)
     if known is not None:
         return known
-    match = _NAMED_RELEASE.search(image)
-    return (int(match.group("major")), int(match.group("minor"))) if match is not None else None
+    return release_in_image(image)
 
 
 def _image_evidence(image: str, path: str, line: int, text: str) -> list[Evidence]:

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-FENCE = re.compile(r"^\s*(```|~~~)")
+# A backtick fence's info string holds no backtick (CommonMark): "```pip install x```" on one line
+# is an inline code span, not a block's opening (else every later block of the README is misread).
+FENCE = re.compile(r"^\s*(`{3,}[^`]*$|~~~)")
 _ATX_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 UNDERLINE = re.compile(r"^\s*(?:=+|-+|~+|\^+)\s*$")
 

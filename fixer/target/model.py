@@ -19,15 +19,22 @@ from fixer.target.ci_containers import ci_containers, ci_oldest, ci_range, workf
 from fixer.target.ci_switch import CI_FOLDERS, CI_ROOT_FILES, ci_legacy_switch
 from fixer.target.cloud_launchers import Launch, launched_scripts, may_launch
 from fixer.target.constraints import constrained
+from fixer.target.copied_images import copied_into_images
 from fixer.target.image_range import release_range
 from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.multibackend_keras import NEWEST_TENSORFLOW, multi_backend, multi_backend_cap, multi_backend_floor
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
 from fixer.target.packaging_folders import packaging_statements
 from fixer.target.platform_pins import METADATA_NAMES, platform_image, platform_pin, undated_pin
-from fixer.target.project_files import docker_folder_statements, install_guide_statements, is_install_guide
+from fixer.target.project_files import (
+    docker_folder_statements,
+    install_guide_statements,
+    is_install_guide,
+    tool_folder_tpus,
+)
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.script_installs import script_installs
+from fixer.target.shell_scripts import SHELL_SUFFIXES, read_shell_script
 from fixer.target.small_files import MAX_BYTES, read_small_text
 from fixer.target.sources import (
     Evidence,
@@ -284,6 +291,8 @@ def _reader(name: str, inside_requirements: bool) -> Reader | None:
         return read_readme
     if COMPOSE_NAME.match(name):
         return read_compose
+    if name.endswith(SHELL_SUFFIXES):
+        return read_shell_script  # a TPU's software version, an HPC module a job loads
     return reader_for(name)
 
 
@@ -301,6 +310,7 @@ WATCH_GLOBS = (
     "**/Dockerfile*",
     "**/*.Dockerfile",
     "**/Containerfile",
+    *(f"**/*{suffix}" for suffix in SHELL_SUFFIXES),
     "**/[Rr][Ee][Aa][Dd][Mm][Ee].*",
     "**/docs/**/*.{md,markdown,rst}",
     "**/doc/**/*.{md,markdown,rst}",
@@ -551,10 +561,15 @@ def _decide(folder: Path) -> Target:
         submitted += _submitted(candidate, folder, consulted) + job_scripts(candidate, folder)
         submitted += venv_jobs(candidate, folder, lambda path: consulted.__setitem__(path, file_stamp(path)))
         found = launched + _read_folder(candidate, consulted)
+        if candidate == folder:
+            # Images elsewhere in the repository that copy this folder in (a job's Dockerfile
+            # installing TensorFlow beside a shared library): statements of the folder itself.
+            found += copied_into_images(folder, consulted)
         # A setup script in a packaging subfolder that builds on this folder's requirements file.
         found += packaging_statements(candidate, lambda path: consulted.__setitem__(path, file_stamp(path)))
         # Project-wide files kept in subfolders: `docker/Dockerfile`, `g3doc/setup/installation.md`.
         found += docker_folder_statements(candidate, consulted) + install_guide_statements(candidate, consulted)
+        found += tool_folder_tpus(candidate, consulted)  # `tpu_utils/create.sh`: the project's TPU
         found += azureml_environments(candidate, consulted)  # a job's `environment: azureml:<name>:<version>`
         caps += _caps(candidate, found, consulted)
         switch, stepped = _ci_switch(candidate, consulted)
@@ -658,7 +673,7 @@ def _farther_release(decided_at: Path, consulted: dict[str, Stamp]) -> Evidence 
     for candidate in decided_at.parents:
         found = _read_folder(candidate, consulted)
         found += packaging_statements(candidate, lambda path: consulted.__setitem__(path, file_stamp(path)))
-        found += docker_folder_statements(candidate, consulted)
+        found += docker_folder_statements(candidate, consulted) + tool_folder_tpus(candidate, consulted)
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
         if tf_here:
             # The folder's own precedence: a README counts only without pin files (or as their container).

@@ -19,6 +19,7 @@ from pathlib import Path
 from fixer.cache import Stamp, file_stamp
 from fixer.target.notebook import install_evidence
 from fixer.target.readme import code_lines, read_readme
+from fixer.target.shell_scripts import SHELL_SUFFIXES, read_tpu_creations
 from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, read_dockerfile
 
@@ -62,6 +63,27 @@ def docker_folder_statements(folder: Path, consulted: dict[str, Stamp]) -> list[
                     consulted[entry.path] = file_stamp(entry.path)
                     text = read_small_text(entry.path)
                     found += read_dockerfile(text, entry.path) if text is not None else []
+    return found
+
+
+def tool_folder_tpus(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
+    """The TPU software versions the shell scripts directly in a project root's subfolders create
+    TPUs with (`tpu_utils/tpu_create.sh`: `gcloud compute tpus create ... --version=2.5.0`): the
+    TPU the whole project runs on. Only scripts that create a TPU become dependencies."""
+    found: list[Evidence] = []
+    if not project_root(folder, consulted):
+        return found
+    for entry in _entries(str(folder)):
+        if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
+            continue
+        for script in _entries(entry.path):
+            if not script.name.endswith(SHELL_SUFFIXES) or not script.is_file():
+                continue
+            text = read_small_text(script.path)
+            stated = read_tpu_creations(text, script.path) if text is not None and "tpu" in text else []
+            if stated:
+                consulted[script.path] = file_stamp(script.path)
+                found += stated
     return found
 
 

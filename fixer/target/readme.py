@@ -21,6 +21,7 @@ from fixer.target.readme_environment import environment_statements
 from fixer.target.readme_title import title_statements
 from fixer.target.requirements import parse_requirement
 from fixer.target.run_form import run_form_statements
+from fixer.target.shell_scripts import module_loads
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_tensorflow, unknown_merlin_release
 
 README_NAME = re.compile(r"(?i)^readme\.(?:md|markdown|rst|txt)$")
@@ -66,6 +67,9 @@ def _statement(code: str, path: str, number: int) -> list[Evidence]:
     ]
     if installed:
         return installed
+    modules = module_loads(command, path, number)  # `ml TensorFlow/2.11.0-foss-2022a` on an HPC system
+    if modules:
+        return modules
     version = _versioned_image(code)
     runtime = RUNTIME.search(code) or (_TPU_VERSION.search(code) if re.search(r"(?i)tpu", code) else None)
     if version is None and runtime is not None:

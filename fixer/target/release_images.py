@@ -1,5 +1,7 @@
 """A Dockerfile named for the TensorFlow release its image is built for: `docker/Dockerfile_tf115`,
-`Dockerfile_tf212`, `Dockerfile-tf2.12-gpu`, `tf1.15.Dockerfile`, `Dockerfile_paitf115`.
+`Dockerfile_tf212`, `Dockerfile-tf2.12-gpu`, `tf1.15.Dockerfile`, `Dockerfile_paitf115`; and an
+image reference that carries its release in its repository name or tag
+(`<registry>/tensorflow-2.1.0-notebook-gpu:1.0.0`, `<org>/trainer:tf-2.0.0-gpu`).
 
 A project that supports several releases often ships one image per release, each built from a
 base the image tables do not know (a distribution, a vendor's registry) with TensorFlow installed
@@ -31,3 +33,18 @@ def release_in_name(path: str) -> tuple[int, int] | None:
         return None
     major, minor = int(match.group("major")), int(match.group("minor"))
     return (major, minor) if minor <= _NEWEST_MINOR[major] else None
+
+
+# `tensorflow-2.11.0`, `tf-2.0.0`, `tf2.11` as a part of an image reference (repository name or
+# tag), bounded by the reference's separators: `tf2-py3` (no minor) and `mytf-2.1` are not. A
+# notebook image family names its release so (`tensorflow-2.1.0-notebook-gpu`), its tag being the
+# family's own release (`:1.0.0`).
+_RELEASE_IN_IMAGE = re.compile(
+    r"(?:^|[/:_.-])(?:tensorflow|tf)[-_]?(?P<major>[12])\.(?P<minor>\d{1,2})(?:\.\d+)?(?=$|[-_:@])"
+)
+
+
+def release_in_image(image: str) -> tuple[int, int] | None:
+    """The TensorFlow release written into an image reference's name or tag, else None."""
+    match = _RELEASE_IN_IMAGE.search(image)
+    return (int(match.group("major")), int(match.group("minor"))) if match is not None else None

@@ -11,7 +11,7 @@ from typing import Any
 
 from fixer.target.continuation import logical_lines
 from fixer.target.local_installs import copies, local_install_statements
-from fixer.target.release_images import release_in_name
+from fixer.target.release_images import release_in_image, release_in_name
 from fixer.target.requirements import Range, parse_requirement
 from fixer.target.setup_arguments import blank_descriptive_arguments
 from fixer.target.versions import AZURE_LEGACY_KERAS, CURRENT, MERLIN_TENSORFLOW, ngc_tensorflow
@@ -271,6 +271,15 @@ def _argument_evidence(rest: str, path: str, line: int) -> list[Evidence]:
     return image_statements(value, path, line)
 
 
+def _named_base_image(rest: str, path: str, line: int) -> list[Evidence]:
+    """A base image the tables do not know whose name or tag carries its TensorFlow release
+    (`FROM <registry>/tensorflow-2.1.0-notebook-gpu:1.0.0`, a notebook image family whose tag is
+    its own release): the image was built on that release, as a compose service's image is read."""
+    image = next((word for word in rest.split() if not word.startswith("--")), "")
+    release = release_in_image(image)
+    return [Evidence("tensorflow", exactly(release), path, line, rest.strip())] if release is not None else []
+
+
 def read_dockerfile(text: str, path: str) -> list[Evidence]:
     """`Dockerfile`, `*.Dockerfile`, `Containerfile`: the base image (also as an `ARG` default),
     `ARG TENSORFLOW_VERSION=`, `pip install` arguments and `ENV TF_USE_LEGACY_KERAS`. Of several
@@ -285,7 +294,7 @@ def read_dockerfile(text: str, path: str) -> list[Evidence]:
             continue
         keyword, rest = words[0].upper(), words[1]
         if keyword == "FROM":
-            found += image_statements(rest, path, line)
+            found += image_statements(rest, path, line) or _named_base_image(rest, path, line)
         elif keyword == "ARG":
             found += _argument_evidence(rest, path, line)
         elif keyword == "RUN":

@@ -39,7 +39,9 @@ def is_compat_fallback(index: ModuleIndex, node: cst.CSTNode) -> bool:
     for ancestor in index.ancestors(node):
         if isinstance(ancestor, cst.BooleanOperation) and previous is ancestor.right and _probes(ancestor.left):
             return True
-        if isinstance(ancestor, cst.Try) and _catches_missing_api(ancestor):
+        if isinstance(ancestor, cst.Try) and (
+            _catches_missing_api(ancestor) or _bare_fallback(ancestor, previous, node)
+        ):
             return True
         if (
             isinstance(ancestor, cst.If | cst.IfExp)
@@ -156,7 +158,7 @@ def _version_read(semantic: SemanticModel, index: ModuleIndex, value: cst.BaseEx
     return not isinstance(value, cst.BaseString | cst.Integer | cst.Float | cst.Tuple | cst.List)
 
 
-def _probes(node: cst.BaseExpression) -> bool:
+def _probes(node: cst.CSTNode) -> bool:
     """``getattr(x, "name", None)`` or ``hasattr(...)``: the other operand is the fallback."""
     for call in calls_within(node):
         if isinstance(call.func, cst.Name) and call.func.value in ("getattr", "hasattr"):
@@ -167,11 +169,54 @@ def _probes(node: cst.BaseExpression) -> bool:
 def _catches_missing_api(node: cst.Try) -> bool:
     for handler in node.handlers:
         if handler.type is None:
-            return True  # a bare except around an API call is a fallback too
+            continue  # a bare except: a fallback only for what the other side names (_bare_fallback)
         caught = {(dotted_name(n) or "").rsplit(".", 1)[-1] for n in _exception_names(handler.type)}
         if caught & _MISSING_API:
             return True
     return False
+
+
+# Old and current spellings whose names differ beyond an `experimental_` prefix.
+_COUNTERPARTS = {"experimental_run_v2": "run", "CollectiveCommunication": "CommunicationImplementation"}
+
+
+def _api_key(name: str) -> str:
+    """A name and its other-release spelling share this key (`experimental_distribute_datasets_from_function`
+    and `distribute_datasets_from_function`, the experimental and current `TPUStrategy`)."""
+    return _COUNTERPARTS.get(name, name).removeprefix("experimental_")
+
+
+def _bare_fallback(node: cst.Try, through: cst.CSTNode, api: cst.CSTNode) -> bool:
+    """A bare `except:` makes ``api`` a fallback only when the other side of the `try` spells the
+    same API for another release (`try: tf.distribute.TPUStrategy(r)` / `except:
+    tf.distribute.experimental.TPUStrategy(r)`) or tests `hasattr` / `getattr` / a version. Around
+    hardware detection (`TPUClusterResolver()` failing off a TPU, then `MirroredStrategy()`) it is
+    no version fallback: the experimental alias there is as deprecated as anywhere."""
+    bare = [handler for handler in node.handlers if handler.type is None]
+    if not bare:
+        return False
+    if through is node.body:
+        others: list[cst.CSTNode] = [handler.body for handler in bare]
+    elif through in bare:
+        others = [node.body]
+    else:
+        return False
+    wanted = _api_key(_final_name(api))
+    for other in others:
+        if any(_api_key(name) == wanted for name in _attribute_names(other) | names_in(other)):
+            return True
+        if _probes(other) or _is_version_check(other):
+            return True
+    return False
+
+
+def _final_name(node: cst.CSTNode) -> str:
+    """The last name of an API reference: `TPUStrategy` of `tf.distribute.experimental.TPUStrategy(r)`."""
+    if isinstance(node, cst.Call):
+        node = node.func
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return node.value if isinstance(node, cst.Name) else ""
 
 
 def _exception_names(node: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -180,7 +225,7 @@ def _exception_names(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
-def _is_version_check(test: cst.BaseExpression) -> bool:
+def _is_version_check(test: cst.CSTNode) -> bool:
     mentioned = names_in(test)
     attributes = {a for a in _attribute_names(test)}
     return any(word in name for name in mentioned | attributes for word in _VERSION_WORDS)
