@@ -11,8 +11,8 @@ Only what the probe measured counts: an int literal (or a name bound only to int
 same function or at module level) as `Input`'s shape, and `tf.shape` of a name bound, earlier in
 the same function, to an `Input(...)` or to a layer applied to one (`Dense(8)(inputs)`). The
 module is read with `ast` because imported modules are summarised that way
-(fixer/tf/module_summary.py); the checked file is read the same way, only when its text names
-`Input(` or `.shape(`.
+(fixer/tf/module_summary.py); the checked file is read the same way. Only a module whose text names
+`Input(` (both constructions need one) is parsed, and only its scopes that call `Input` are followed.
 """
 
 from __future__ import annotations
@@ -30,56 +30,58 @@ _SHAPE = "tensorflow.shape"
 
 
 def may_build_for_keras2(text: str) -> bool:
-    """Cheap test before parsing: the text names an `Input(` or a `.shape(` call."""
-    return "Input(" in text or ".shape(" in text
+    """Cheap test before parsing: both constructions need an `Input(` call in the module."""
+    return "Input(" in text
 
 
 def keras2_build(tree: ast.Module, imports: dict[str, str]) -> tuple[int, str] | None:
     """(line, what) of the first Keras-2-only model construction in ``tree``, or None.
 
     ``imports`` maps each imported name to the dotted name it binds (`tf` -> `tensorflow`)."""
+    scopes = _scopes(tree)
+    module_ints = _int_names(scopes[0])
     found: list[tuple[int, str]] = []
-    module_ints = _int_names(tree.body)
-    for scope in _scopes(tree):
-        found.extend(_in_scope(scope, imports, module_ints))
+    for nodes in scopes:
+        if any(isinstance(node, ast.Call) and _qualified(node.func, imports) in _INPUTS for node in nodes):
+            found.extend(_in_scope(nodes, imports, module_ints))
     return min(found) if found else None
 
 
-def _scopes(tree: ast.Module) -> Iterator[list[ast.stmt]]:
-    """The module's top level and each function's body (nested ones included)."""
-    yield tree.body
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node.body
-
-
-def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """The nodes of ``body`` outside nested functions, classes and lambdas."""
-    stack: list[ast.AST] = list(reversed(body))
+def _scopes(tree: ast.Module) -> list[list[ast.AST]]:
+    """The assignments and calls of each scope (the module first, then each function, class and
+    lambda body), in source order: one walk of the tree."""
+    scopes: list[list[ast.AST]] = [[]]
+    stack: list[tuple[ast.AST, int]] = [(child, 0) for child in reversed(tree.body)]
     while stack:
-        node = stack.pop()
-        yield node
-        for child in reversed(list(ast.iter_child_nodes(node))):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.append(child)
+        node, scope = stack.pop()
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Call)):
+            scopes[scope].append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            scopes.append([])
+            inner = len(scopes) - 1
+            body = node.body if isinstance(node.body, list) else [node.body]
+            stack.extend((child, inner) for child in reversed(body))
+            continue  # decorators, defaults and bases are left out: no model is built there
+        stack.extend((child, scope) for child in reversed(list(ast.iter_child_nodes(node))))
+    return scopes
 
 
-def _in_scope(body: list[ast.stmt], imports: dict[str, str], module_ints: frozenset[str]) -> Iterator[tuple[int, str]]:
+def _in_scope(nodes: list[ast.AST], imports: dict[str, str], module_ints: frozenset[str]) -> Iterator[tuple[int, str]]:
     """Keras-2-only constructions of one scope, in source order (names bound before their use)."""
-    ints = _int_names(body) | module_ints
+    ints = _int_names(nodes) | module_ints
     symbolic: set[str] = set()
-    nodes = sorted(
-        (node for node in _own_nodes(body) if isinstance(node, (ast.Assign, ast.Call))),
+    ordered = sorted(
+        (node for node in nodes if isinstance(node, (ast.Assign, ast.Call))),
         key=lambda node: (node.lineno, node.col_offset),
     )
-    for node in nodes:
+    for node in ordered:
         if isinstance(node, ast.Call):
             name = _qualified(node.func, imports)
             if name in _INPUTS and _int_shape(node, ints):
                 yield node.lineno, "Input(shape=<int>)"
             elif name == _SHAPE and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in symbolic:
                 yield node.lineno, f"tf.shape({node.args[0].id}) of a Keras tensor"
-        elif _symbolic_value(node.value, imports, symbolic):
+        elif isinstance(node, ast.Assign) and _symbolic_value(node.value, imports, symbolic):
             symbolic.update(target.id for target in node.targets if isinstance(target, ast.Name))
 
 
@@ -97,28 +99,24 @@ def _symbolic_value(value: ast.expr, imports: dict[str, str], symbolic: set[str]
 def _int_shape(call: ast.Call, ints: frozenset[str]) -> bool:
     """`Input`'s shape (keyword `shape` or the first argument) is an int."""
     shape = next((kw.value for kw in call.keywords if kw.arg == "shape"), call.args[0] if call.args else None)
-    if isinstance(shape, ast.Constant):
-        return isinstance(shape.value, int) and not isinstance(shape.value, bool)
-    return isinstance(shape, ast.Name) and shape.id in ints
+    return _is_int(shape) or (isinstance(shape, ast.Name) and shape.id in ints)
 
 
-def _int_names(body: list[ast.stmt]) -> frozenset[str]:
-    """Names every assignment of which, in ``body`` outside nested scopes, is an int literal."""
-    values: dict[str, list[ast.expr]] = {}
-    for node in _own_nodes(body):
+def _int_names(nodes: list[ast.AST]) -> frozenset[str]:
+    """Names every assignment of which among ``nodes`` (one scope's) is an int literal."""
+    values: dict[str, list[ast.expr | None]] = {}
+    for node in nodes:
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     values.setdefault(target.id, []).append(node.value)
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
-            values.setdefault(node.target.id, []).append(node.value or ast.Constant(None))
-    return frozenset(
-        name
-        for name, assigned in values.items()
-        if all(
-            isinstance(v, ast.Constant) and isinstance(v.value, int) and not isinstance(v.value, bool) for v in assigned
-        )
-    )
+            values.setdefault(node.target.id, []).append(node.value)
+    return frozenset(name for name, assigned in values.items() if all(_is_int(value) for value in assigned))
+
+
+def _is_int(value: ast.expr | None) -> bool:
+    return isinstance(value, ast.Constant) and isinstance(value.value, int) and not isinstance(value.value, bool)
 
 
 def _qualified(func: ast.expr, imports: dict[str, str]) -> str | None:

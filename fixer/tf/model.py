@@ -165,9 +165,11 @@ class TFModel:
         project = target_for(self.path or ".", self.target_version, self.text)
         project = project.in_tf1_program(tf1_program_evidence(self.index, self.names, self.path, self.text))
         keras2 = keras2_usage_evidence(self.index, self.names, self.path, self.text)
-        return project.with_keras2_usage(
-            keras2 or keras2_internals_evidence(self.path, self.text) or self._keras2_build()
-        )
+        keras2 = keras2 or keras2_internals_evidence(self.path, self.text)
+        if keras2 is None and project.version_unknown and not project.declares_keras3:
+            # Only where it can decide (`Target.keras`): it parses the file again with `ast`.
+            keras2 = self._keras2_build()
+        return project.with_keras2_usage(keras2)
 
     def _keras2_build(self) -> Evidence | None:
         """A model construction only Keras 2 accepts, in this file or a project module it imports
