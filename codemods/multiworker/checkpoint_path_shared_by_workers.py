@@ -84,7 +84,11 @@ class CheckpointPathSharedByWorkers(Rule):
       command line of its prose (`user@node0$ export TF_CONFIG=...`; other prose is not read),
       from a README of the script's folder or one above it whose commands name the script
       (`python src/train.py`) or, naming no `.py` file, of the multi-worker script's own folder
-      (fixer/tf/readme_clusters.py). Shared storage (`gs://`,
+      (fixer/tf/readme_clusters.py). So does a docker-compose service's `environment:` TF_CONFIG
+      (`TF_CONFIG: '{...}'` or `- TF_CONFIG={...}`) in a compose file of the script's folder or
+      one above, when the service's image is built from a folder holding the multi-worker script
+      (`build: .`) and it mounts no volume (one container per machine, ledger13a;
+      fixer/tf/compose_clusters.py). Shared storage (`gs://`,
       `s3://`, `AIP_MODEL_DIR`) and local paths of workers started as processes of one host
       (localhost, one host with several ports) are still reported.
     - Saves only the chief runs are TFD503's (under a chief test, or after an `if not chief:` whose

@@ -80,7 +80,12 @@ class Keras3FitUnderMultiworker(Rule):
       gives no finding. Comments and docstrings that mention the switch are not settings.
     - A model is a name or attribute (`self.model`) bound to a Keras model class, or to what a
       function or method of the module returns when it builds one or compiles the model it returns
-      (`self.model = self._build()`): a compiled model of the project is `tf.keras`.
+      (`self.model = self._build()`): a compiled model of the project is `tf.keras`. The strategy
+      is the scopes of the assignment that reaches the `fit` in its function: a name or attribute
+      rebound later under a MultiWorkerMirroredStrategy (`self.net = build()` in a second
+      `with mwms.scope():`) does not make an earlier `fit` in a MirroredStrategy scope
+      multi-worker (ledger13a). An attribute that function does not assign on every path to the
+      `fit` keeps every assignment of the file.
     - A model may also come from another module of the project (`import mnist_setup`, then
       `mnist_setup.build_and_compile_cnn_model()`; `from .models import build`; a folder the script
       adds to `sys.path` next to it; a module written by a `%%writefile` cell of the same
@@ -215,7 +220,8 @@ class Keras3FitUnderMultiworker(Rule):
 
         Decided per object: the scopes its creation, `compile` and this call run in. A model
         built in a MirroredStrategy scope is not affected by a MultiWorkerMirroredStrategy
-        elsewhere in the file; a model whose scopes are unknown keeps the file-level answer.
+        elsewhere in the file, nor by the same name or attribute (`self.net`) rebound later
+        under one; a model whose scopes are unknown keeps the file-level answer.
         """
         strategies = ctx.tf.strategies
         key = ctx.source(cst.ensure_type(call.func, cst.Attribute).value)
@@ -350,9 +356,13 @@ class Keras3FitUnderMultiworker(Rule):
 
 def _reaching_assignment(ctx: RuleContext, call: cst.Call, here: FunctionLike | None) -> cst.Assign | None:
     """The one plain assignment of the model that reaches ``call``, made in the same function (or
-    module) outside any branch or loop of it; None when several may reach or the model is an
-    attribute (the semantic model follows names only)."""
+    module) outside any branch or loop of it; None when several may reach. For an attribute
+    (`self.net.fit`), the one assignment of it in the same function that every path to ``call``
+    carries (`self.net` rebound under a second strategy later trains another model)."""
     receiver = cst.ensure_type(call.func, cst.Attribute).value
+    if isinstance(receiver, cst.Attribute):
+        assigned = ctx.tf.semantic.attribute_assignment_at(receiver)
+        return assigned if isinstance(assigned, cst.Assign) else None
     if not isinstance(receiver, cst.Name):
         return None
     binding = ctx.tf.semantic.only_binding(receiver)

@@ -98,9 +98,12 @@ class UnbuiltOptimizerInCompiledStep(Rule):
       replica each (CPU) runs an unbuilt Adam (measured, above): it is not reported.
     - Optimizer classes not in the table above (Muon, your own) are not reported.
     - Not reported: tf-keras (`TF_USE_LEGACY_KERAS=1` set in the file for `tf.keras`, or `import
-      tf_keras`), a project that pins TensorFlow below 2.16 (Keras 2), plain SGD on a model that has
-      its weights, an optimizer created outside the scope (TFD101), and an eager `strategy.run`
-      (TFD402).
+      tf_keras`), a project that pins TensorFlow below 2.16 (Keras 2), a project that states no
+      release whose code only Keras 2 accepts (an optimizer's `lr=`; a model only Keras 2 builds,
+      `Input(shape=150)` or `tf.shape` of a symbolic Keras tensor, in the file or a project module
+      it imports: Keras 3 stops where that model is built, `benchmarks/probe_ledger13a_premises.py`;
+      docs/target.md), plain SGD on a model that has its weights, an optimizer created outside the
+      scope (TFD101), and an eager `strategy.run` (TFD402).
 
     ## Runtime evidence
     `distfix validate` (2 replicas) shows the original failing check `runs` with the placeholder

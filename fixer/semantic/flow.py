@@ -33,7 +33,11 @@ class Flow:
     def reaching(self, scope: Scope, name: str, use: cst.CSTNode) -> list[Binding]:
         """The bindings of ``name`` written in ``scope`` that some path carries to ``use``, in
         source order (a ``del`` that reaches is left out: there the name holds nothing)."""
-        candidates = [b for b in scope.of(name) if self.lexical.get(b) is scope]
+        return self.reaching_among(scope, [b for b in scope.of(name) if self.lexical.get(b) is scope], use)
+
+    def reaching_among(self, scope: Scope, candidates: list[Binding], use: cst.CSTNode) -> list[Binding]:
+        """The ``candidates`` (bindings of one name or attribute written in ``scope``) that some
+        path carries to ``use``, in source order; a ``PARAMETER`` candidate is the value on entry."""
         if not candidates:
             return []
         found: list[Binding] = []

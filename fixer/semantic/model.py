@@ -6,6 +6,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from fixer.semantic.attributes import attribute_bindings, attribute_text, entry
 from fixer.semantic.bindings import Binding, BindingKind, Scope, ScopeKind
 from fixer.semantic.builder import Tree, build
 from fixer.semantic.conditions import Condition, conditions, never_runs
@@ -192,6 +193,28 @@ class SemanticModel:
         """The one binding that reaches ``use``, or None when none or several can."""
         found = self.resolve(use)
         return found[0] if len(found) == 1 else None
+
+    def attribute_assignment_at(self, use: cst.Attribute) -> cst.Assign | cst.AnnAssign | None:
+        """The one assignment ``a.b = v`` of the attribute ``use`` reads that reaches it, written
+        in the same function (or module) on every path from its start to ``use``; None when none
+        or several may reach, or when some path leaves the attribute as it was set elsewhere.
+
+        Attributes are not scoped: a call between the assignment and ``use`` may rebind it; only
+        the statements of the use's own scope are followed, as for a name."""
+        text = attribute_text(use)
+        if text is None:
+            return None
+        scope = self._table.containing(use)
+        written = [b for b in self._attribute_bindings.get((id(scope), text), []) if b.node is not use]
+        if not written:
+            return None
+        found = self._flow.reaching_among(scope, [entry(scope, text), *written], use)
+        statement = found[0].statement if len(found) == 1 else None
+        return statement if isinstance(statement, cst.Assign | cst.AnnAssign) else None
+
+    @cached_property
+    def _attribute_bindings(self) -> dict[tuple[int, str], list[Binding]]:
+        return attribute_bindings(self.tree.order, self._table.containing)
 
     def value_of(self, use: cst.Name) -> cst.BaseExpression | None:
         """The expression ``use`` holds when one binding reaches it and the source says its value."""

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from fixer.cache import Stamp
     from fixer.semantic import SemanticModel
     from fixer.target import Target
+    from fixer.target.sources import Evidence
     from fixer.tf.importer_uses import ModuleImporters
     from fixer.tf.index import FunctionLike, ModuleIndex
     from fixer.tf.optimizer_kinds import OptimizerCreation
@@ -164,7 +165,20 @@ class TFModel:
         project = target_for(self.path or ".", self.target_version, self.text)
         project = project.in_tf1_program(tf1_program_evidence(self.index, self.names, self.path, self.text))
         keras2 = keras2_usage_evidence(self.index, self.names, self.path, self.text)
-        return project.with_keras2_usage(keras2 or keras2_internals_evidence(self.path, self.text))
+        keras2 = keras2 or keras2_internals_evidence(self.path, self.text)
+        if keras2 is None and project.version_unknown and not project.declares_keras3:
+            # Only where it can decide (`Target.keras`): it parses the file again with `ast`.
+            keras2 = self._keras2_build()
+        return project.with_keras2_usage(keras2)
+
+    def _keras2_build(self) -> Evidence | None:
+        """A model construction only Keras 2 accepts, in this file or a project module it imports
+        (fixer/tf/keras2_builds.py): the program runs on Keras 2 only."""
+        from fixer.target.requirements import Range
+        from fixer.target.sources import Evidence
+
+        found = self.project.keras2_build()
+        return None if found is None else Evidence("keras2-usage", Range(), found[0], found[1], found[2])
 
     @cached_property
     def optimizer_creations(self) -> dict[str, OptimizerCreation | None]:

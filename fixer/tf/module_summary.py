@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from fixer.syntax import parse_module
 from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS
 from fixer.tf.drawing_names import DRAWING_MODULES, GENERATORS, SEEDING, STATELESS
+from fixer.tf.keras2_builds import keras2_build, may_build_for_keras2
 from fixer.tf.legacy_switch import legacy_switch
 from fixer.tf.names import canonical
 from fixer.tf.task_words import WORKER_INDEX_NAMES
@@ -106,6 +107,8 @@ class ModuleSummary:
     legacy_switch: str | None = None  # "on"/"off"/"unknown" when set on import before TensorFlow
     tf1_only_imports: frozenset[str] = frozenset()  # sibling modules imported only on TensorFlow 1
     clears_tf_config: bool = False  # its top level ends with TF_CONFIG deleted (fixer/tf/tf_config_cleared.py)
+    # (line, what) of a model construction only Keras 2 accepts (fixer/tf/keras2_builds.py)
+    keras2_build: tuple[int, str] | None = None
 
 
 EMPTY = ModuleSummary()
@@ -134,7 +137,15 @@ def summarise(text: str, path: str) -> ModuleSummary:
         legacy_switch=legacy_switch(tree) if "TF_USE_LEGACY_KERAS" in text else None,
         tf1_only_imports=tf1_only_imports(tree) if os.path.basename(path) == "__init__.py" else frozenset(),
         clears_tf_config=clears_tf_config(tree) if "TF_CONFIG" in text else False,
+        keras2_build=keras2_build(tree, imported_as(imports)) if may_build_for_keras2(text) else None,
     )
+
+
+def imported_as(imports: Mapping[str, ImportRef]) -> dict[str, str]:
+    """The dotted name each absolute import binds (`tf` -> `tensorflow`, `Input` -> `keras.Input`)."""
+    return {
+        local: f"{ref.module}.{ref.name}" if ref.name else ref.module for local, ref in imports.items() if not ref.level
+    }
 
 
 def path_entries(text: str, path: str) -> tuple[str, ...]:

@@ -30,6 +30,8 @@ import libcst as cst
 
 from fixer.cache import Stamp, file_stamp
 from fixer.sources import SourceError, open_regular
+from fixer.syntax import parse_module
+from fixer.tf.keras2_builds import keras2_build, may_build_for_keras2
 from fixer.tf.module_summary import (
     CALL,
     DATASET,
@@ -40,6 +42,7 @@ from fixer.tf.module_summary import (
     ImportRef,
     ModuleSummary,
     Outcome,
+    imported_as,
     path_entries,
     summarise,
 )
@@ -224,6 +227,22 @@ class ProjectImports:
             return False
         modules = (self._imported_module(ref) for ref in imports)
         return any(module is not None and self._summary(module).clears_tf_config for module in modules)
+
+    def keras2_build(self) -> tuple[str, int, str] | None:
+        """(file, line, what) of a model construction only Keras 2 accepts in the checked file or in
+        the first project module it imports that has one (fixer/tf/keras2_builds.py):
+        the program stops under Keras 3 where that model is built."""
+        own = keras2_build_of(self._text, self._imports) if may_build_for_keras2(self._text) else None
+        if own is not None:
+            return (self._origin, *own)
+        if not self._enabled:
+            return None
+        for ref in self._imports.values():
+            module = self._imported_module(ref)
+            found = self._summary(module).keras2_build if module is not None else None
+            if module is not None and found is not None:
+                return (module, *found)
+        return None
 
     def imported_only_for_tf1(self) -> bool:
         """True when the nearest package holding the checked file that imports it (as
@@ -485,6 +504,15 @@ def _agree(found: list[Returned | None]) -> Returned | None:
         per_task=any(r.per_task for r in found if r is not None),
         shuffles=any(r.shuffles for r in found if r is not None),
     )
+
+
+def keras2_build_of(text: str, imports: Mapping[str, ImportRef]) -> tuple[int, str] | None:
+    """(line, what) of a Keras-2-only model construction in the checked file's ``text``."""
+    try:
+        tree = parse_module(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    return keras2_build(tree, imported_as(imports))
 
 
 def imports_of(index: ModuleIndex) -> dict[str, ImportRef]:

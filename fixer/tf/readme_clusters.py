@@ -59,8 +59,7 @@ def readme_tf_configs(script: str, root: str) -> tuple[list[str], list[str]]:
 
 def _readmes_above(script: str, root: str) -> Iterator[str]:
     """The READMEs of ``script``'s folder and of each folder above it up to ``root``."""
-    folder = os.path.dirname(script)
-    while folder == root or folder.startswith(root.rstrip(os.sep) + os.sep):
+    for folder in folders_above(script, root):
         try:
             names = sorted(os.listdir(folder))
         except OSError:
@@ -68,6 +67,13 @@ def _readmes_above(script: str, root: str) -> Iterator[str]:
         for name in names:
             if README_NAME.match(name):
                 yield os.path.join(folder, name)
+
+
+def folders_above(script: str, root: str) -> Iterator[str]:
+    """``script``'s folder and each folder above it, up to ``root`` (absolute paths)."""
+    folder = os.path.dirname(script)
+    while folder == root or folder.startswith(root.rstrip(os.sep) + os.sep):
+        yield folder
         if folder == root:
             return
         folder = os.path.dirname(folder)
@@ -132,10 +138,11 @@ def _about(script: str, readme: str, code: str) -> bool:
     here = os.path.dirname(readme)
     if named:
         return any(os.path.normpath(os.path.join(here, path)) == script for path in named)
-    return os.path.dirname(script) == here and _multi_worker(script)
+    return os.path.dirname(script) == here and multi_worker_script(script)
 
 
-def _multi_worker(script: str) -> bool:
+def multi_worker_script(script: str) -> bool:
+    """The script's text names MultiWorkerMirroredStrategy."""
     try:
         with open_regular(script) as handle:
             data = handle.read(_MAX_BYTES)

@@ -121,7 +121,8 @@ def per_container(tf: TFModel, path: cst.BaseExpression) -> bool:
     """True when every place ``path`` may start is a folder of the worker's own container:
     SageMaker's model folder, or a local absolute path in a script a per-pod job of the project
     runs (a Kubeflow TFJob: fixer/tf/script_launchers.py) or whose TF_CONFIG clusters put every
-    task on a host of its own (fixer/tf/cluster_hosts.py)."""
+    task on a host of its own (fixer/tf/cluster_hosts.py; also as a README or a
+    docker-compose service writes them)."""
     starts = _starts(tf, path)
     if all(_container_model_dir(s) for s in starts):
         return True
@@ -138,8 +139,8 @@ def per_container(tf: TFModel, path: cst.BaseExpression) -> bool:
     own = _tf_configs(tf, found)
     if own is None:
         return False  # a cluster set where we cannot read it may put tasks anywhere
-    readme = launchers.readme_tf_configs() if launchers is not None else []
-    return every_task_on_its_own_host(own + readme)
+    written = launchers.readme_tf_configs() + launchers.compose_tf_configs() if launchers is not None else []
+    return every_task_on_its_own_host(own + written)
 
 
 def _tf_configs(tf: TFModel, launchers: list[Launcher]) -> list[str] | None:

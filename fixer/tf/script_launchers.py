@@ -37,6 +37,7 @@ from fixer.notebook_cells import code_sources
 from fixer.notebook_launches import launches
 from fixer.sources import SourceError, open_regular
 from fixer.tf.cluster_hosts import shell_tf_configs
+from fixer.tf.compose_clusters import compose_tf_configs
 from fixer.tf.readme_clusters import readme_tf_configs
 from fixer.tf.task_copies import covers_cluster
 
@@ -138,6 +139,15 @@ class ScriptLaunchers:
 
         configs, readmes = readme_tf_configs(self.script, self.root)
         for path in readmes:
+            self.consulted[path] = file_stamp(path)
+        return configs
+
+    def compose_tf_configs(self) -> list[str]:
+        """The TF_CONFIG texts the project's compose services give this script (fixer/tf/compose_clusters.py)."""
+        from fixer.cache import file_stamp  # here: see Stamp
+
+        configs, files = compose_tf_configs(self.script, self.root)
+        for path in files:
             self.consulted[path] = file_stamp(path)
         return configs
 

@@ -1,0 +1,131 @@
+"""Whether a module builds a Keras model in a way only Keras 2 accepts (read with CPython's `ast`).
+
+Measured on TensorFlow 2.21 (benchmarks/probe_ledger13a_premises.py): Keras 3 raises ValueError
+for `Input(shape=150)` (an int, not a tuple: "Cannot convert '150' to a shape") and for
+`tf.shape` of a symbolic Keras tensor while a functional model is built ("A KerasTensor cannot be
+used as input to a TensorFlow function"); tf-keras (Keras 2) builds both. A program whose model
+code does either stops under Keras 3 where its model is built, so it runs on Keras 2 only: the
+project-target model takes that as it takes a Keras-2-only call (``Target.with_keras2_usage``).
+
+Only what the probe measured counts: an int literal (or a name bound only to int literals in the
+same function or at module level) as `Input`'s shape, and `tf.shape` of a name bound, earlier in
+the same function, to an `Input(...)` or to a layer applied to one (`Dense(8)(inputs)`). The
+module is read with `ast` because imported modules are summarised that way
+(fixer/tf/module_summary.py); the checked file is read the same way. Only a module whose text names
+`Input(` (both constructions need one) is parsed, and only its scopes that call `Input` are followed.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from fixer.tf.names import canonical
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+_INPUTS = frozenset({"keras.Input", "keras.layers.Input"})
+_SHAPE = "tensorflow.shape"
+
+
+def may_build_for_keras2(text: str) -> bool:
+    """Cheap test before parsing: both constructions need an `Input(` call in the module."""
+    return "Input(" in text
+
+
+def keras2_build(tree: ast.Module, imports: dict[str, str]) -> tuple[int, str] | None:
+    """(line, what) of the first Keras-2-only model construction in ``tree``, or None.
+
+    ``imports`` maps each imported name to the dotted name it binds (`tf` -> `tensorflow`)."""
+    scopes = _scopes(tree)
+    module_ints = _int_names(scopes[0])
+    found: list[tuple[int, str]] = []
+    for nodes in scopes:
+        if any(isinstance(node, ast.Call) and _qualified(node.func, imports) in _INPUTS for node in nodes):
+            found.extend(_in_scope(nodes, imports, module_ints))
+    return min(found) if found else None
+
+
+def _scopes(tree: ast.Module) -> list[list[ast.AST]]:
+    """The assignments and calls of each scope (the module first, then each function, class and
+    lambda body), in source order: one walk of the tree."""
+    scopes: list[list[ast.AST]] = [[]]
+    stack: list[tuple[ast.AST, int]] = [(child, 0) for child in reversed(tree.body)]
+    while stack:
+        node, scope = stack.pop()
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Call)):
+            scopes[scope].append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            scopes.append([])
+            inner = len(scopes) - 1
+            body = node.body if isinstance(node.body, list) else [node.body]
+            stack.extend((child, inner) for child in reversed(body))
+            continue  # decorators, defaults and bases are left out: no model is built there
+        stack.extend((child, scope) for child in reversed(list(ast.iter_child_nodes(node))))
+    return scopes
+
+
+def _in_scope(nodes: list[ast.AST], imports: dict[str, str], module_ints: frozenset[str]) -> Iterator[tuple[int, str]]:
+    """Keras-2-only constructions of one scope, in source order (names bound before their use)."""
+    ints = _int_names(nodes) | module_ints
+    symbolic: set[str] = set()
+    ordered = sorted(
+        (node for node in nodes if isinstance(node, (ast.Assign, ast.Call))),
+        key=lambda node: (node.lineno, node.col_offset),
+    )
+    for node in ordered:
+        if isinstance(node, ast.Call):
+            name = _qualified(node.func, imports)
+            if name in _INPUTS and _int_shape(node, ints):
+                yield node.lineno, "Input(shape=<int>)"
+            elif name == _SHAPE and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in symbolic:
+                yield node.lineno, f"tf.shape({node.args[0].id}) of a Keras tensor"
+        elif isinstance(node, ast.Assign) and _symbolic_value(node.value, imports, symbolic):
+            symbolic.update(target.id for target in node.targets if isinstance(target, ast.Name))
+
+
+def _symbolic_value(value: ast.expr, imports: dict[str, str], symbolic: set[str]) -> bool:
+    """``value`` is a Keras tensor: `Input(...)`, or a layer called on one (`Dense(8)(x)`)."""
+    if not isinstance(value, ast.Call):
+        return False
+    if _qualified(value.func, imports) in _INPUTS:
+        return True
+    return isinstance(value.func, ast.Call) and any(
+        isinstance(arg, ast.Name) and arg.id in symbolic for arg in value.args
+    )
+
+
+def _int_shape(call: ast.Call, ints: frozenset[str]) -> bool:
+    """`Input`'s shape (keyword `shape` or the first argument) is an int."""
+    shape = next((kw.value for kw in call.keywords if kw.arg == "shape"), call.args[0] if call.args else None)
+    return _is_int(shape) or (isinstance(shape, ast.Name) and shape.id in ints)
+
+
+def _int_names(nodes: list[ast.AST]) -> frozenset[str]:
+    """Names every assignment of which among ``nodes`` (one scope's) is an int literal."""
+    values: dict[str, list[ast.expr | None]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    values.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
+            values.setdefault(node.target.id, []).append(node.value)
+    return frozenset(name for name, assigned in values.items() if all(_is_int(value) for value in assigned))
+
+
+def _is_int(value: ast.expr | None) -> bool:
+    return isinstance(value, ast.Constant) and isinstance(value.value, int) and not isinstance(value.value, bool)
+
+
+def _qualified(func: ast.expr, imports: dict[str, str]) -> str | None:
+    """The canonical dotted name a call's function refers to through the module's imports."""
+    parts: list[str] = []
+    node = func
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in imports:
+        return None
+    return canonical(".".join([imports[node.id], *reversed(parts)]))
