@@ -133,7 +133,7 @@ class HardCodedDeviceList(Rule):
             if _never_used(ctx, call):
                 continue  # a strategy shown and rebound before any use (a guide's cell) places nothing
             if _distinct_gpus(devices) and _chosen_for_the_machine(ctx, call):
-                continue  # the author's GPUs, picked on purpose: only a smaller machine shares a device
+                continue  # the GPUs of its machine, picked on purpose: only a smaller machine hangs
             if _mixes_cpu_and_gpu(devices):
                 ctx.report(
                     listed,
