@@ -43,7 +43,7 @@ ERROR, WARNING, INFO = "error", "warning", "info"
 _NOT_ERRORS: dict[str, str] = {
     "TFD401": WARNING,  # a deprecated name (its message says when the name is removed outright)
     "TFD402": WARNING,  # replicas run one after another: slow, not wrong
-    "TFD112": INFO,  # a hard-coded device list runs; on a smaller machine replicas share a device
+    "TFD112": INFO,  # a hard-coded device list runs where it was written; a smaller machine hangs
     "TFD601": INFO,  # a hard-coded TF_CONFIG runs; it only ties the script to one cluster
 }
 SEVERITIES: dict[str, str] = {code: _NOT_ERRORS.get(code, ERROR) for code in KNOWN_CODES}

@@ -9,6 +9,7 @@ import libcst as cst
 from fixer.facts import MIRRORED_GIVEN_DEVICES, NOT_A_TEST
 from fixer.rule import Rule
 from fixer.test_files import is_fixture_script, is_test_path
+from fixer.tf.flags import flag_read
 from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
 
@@ -48,10 +49,31 @@ class HardCodedDeviceList(Rule):
     The list fixes the replica count, whatever the machine has. Measured on TensorFlow 2.21
     with 2 logical CPUs (`benchmarks/probe_hard_coded_device_list.py`): four CPUs listed give
     **4** replicas, and the two that do not exist run on `CPU:0`; two GPUs listed on a host
-    without GPUs give 2 replicas that both run on `CPU:0`, beside the one variable copy. Nothing
-    is raised: the global batch is split over replicas that share one device, so the program
-    is slower than it looks and `num_replicas_in_sync` no longer matches the hardware. What a
-    GPU host with fewer GPUs than listed does was not measured.
+    without GPUs give 2 replicas that both run on `CPU:0`, beside the one variable copy. Building
+    the strategy raises nothing, but training does not survive it: the replicas of listed devices
+    that do not exist wait for each other at the first all-reduce and the program hangs, nothing
+    raised or logged (`benchmarks/probe_device_list_other_machines.py`: 4 CPUs listed on 2, 2 GPUs
+    listed on a host without any; a custom loop's gradient all-reduce, and Keras 3 `fit` checked by
+    hand). A CPU listed beside a GPU the host lacks trained, both replicas on `CPU:0`. What a GPU
+    host with fewer GPUs than listed does was not measured (no GPU here).
+
+    ## When it is reported (the policy)
+    What goes wrong depends on the machine (`benchmarks/probe_device_list_other_machines.py`,
+    one process per machine size, the same five training steps): on the machine the list names,
+    or a larger one (whose other devices stay idle), training gives the same weight; on a machine
+    with fewer devices it hangs at the first all-reduce. So:
+    - Always reported: a list that is wrong on every machine: CPUs (a process has one CPU device
+      unless it splits it, which a module doing so is not reported for, so the replicas share it),
+      a CPU beside GPUs (on a host without those GPUs the replicas share `CPU:0`, measured; with
+      them, every synchronous step waits for its slowest replica, the CPU one).
+    - A list of distinct GPUs is right on the machine it names and larger ones, and hangs on a
+      smaller one. It is reported in a script, which whoever launches it runs on the machine
+      they have (an issue's reproduction, a job sent to a cluster), and **not reported** where
+      the program says the list is a choice for its machine: a notebook (it runs in a kernel on
+      the machine it was written for), a module that reads the machine's devices
+      (`tf.config.list_physical_devices`, `tf.test.is_gpu_available`, anywhere in it), sets or
+      names `CUDA_VISIBLE_DEVICES`, or builds the strategy under an `if` on a command-line flag
+      it defines (`if args.multi_gpu:`).
 
     ## Fix safety
     Display-only (advice): omit the list so the strategy uses every visible device, or build
@@ -72,14 +94,13 @@ class HardCodedDeviceList(Rule):
     - Not reported: a strategy bound to a name that is bound again before anything reads it (the
       distributed-training guide shows the call in a notebook cell, then builds the strategy it
       uses in the next); a function defined after the new binding reads only the new one.
-    - Still reported (kept on purpose): a list equal to the author's own machine, as a notebook's
-      saved output or the README states it (two GPUs listed, the output shows those two). The rule's
-      premise is the rerun elsewhere: every hard-coded list matches the machine it was written on,
-      and a saved output or README is a past run, not the machine the program runs on next. The
-      finding is advice (no edit) and names the rerun ("on a machine with fewer").
+    - A GPU list equal to the author's machine in a script that gives none of the signs above is
+      still reported: the script does not say which machine it is for.
 
     ## Runtime evidence
-    `benchmarks/probe_hard_coded_device_list.py` prints each case's replicas and placement.
+    `benchmarks/probe_hard_coded_device_list.py` prints each case's replicas and placement;
+    `benchmarks/probe_device_list_other_machines.py` trains with one list on machines of several
+    sizes (one process each) and reports the trained weight or the hang.
 
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/MirroredStrategy
@@ -88,7 +109,7 @@ class HardCodedDeviceList(Rule):
 
     code = "TFD112"
     name = "hard-coded-device-list"
-    message = "hard-coded device list: replicas the machine lacks silently share one device"
+    message = "hard-coded device list: on a machine with fewer devices, replicas share one (a CPU host hangs)"
     applicability = Applicability.DISPLAY_ONLY
     triggers = ("MirroredStrategy",)
     facts = (MIRRORED_GIVEN_DEVICES, NOT_A_TEST)
@@ -111,12 +132,67 @@ class HardCodedDeviceList(Rule):
                 continue  # a test's replicas are a fixture: the suite picks (or skips on) the machine it needs
             if _never_used(ctx, call):
                 continue  # a strategy shown and rebound before any use (a guide's cell) places nothing
+            if _distinct_gpus(devices) and _chosen_for_the_machine(ctx, call):
+                continue  # the GPUs of its machine, picked on purpose: only a smaller machine hangs
+            if _mixes_cpu_and_gpu(devices):
+                ctx.report(
+                    listed,
+                    "`MirroredStrategy` given a CPU beside GPUs: each synchronous step waits for the CPU replica, "
+                    "and without the GPUs all replicas run on `CPU:0`; omit the list or use "
+                    "`tf.config.list_logical_devices`",
+                )
+                continue
             ctx.report(
                 listed,
-                f"`MirroredStrategy` with {len(devices)} hard-coded devices: on a machine with fewer, the missing "
-                "replicas silently run on one device; omit the list or build it from "
+                f"`MirroredStrategy` with {len(devices)} hard-coded devices: on a machine with fewer, replicas "
+                "share a device (a CPU host hangs at the first all-reduce); omit the list or use "
                 "`tf.config.list_logical_devices`",
             )
+
+
+def _device_kind(device: str | bytes) -> tuple[str, str]:
+    """(``"gpu"``, ``"1"``) for ``/gpu:1``, ``GPU:1``, ``/job:x/replica:0/task:0/device:GPU:1``."""
+    text = device.decode() if isinstance(device, bytes) else device
+    kind, _, index = text.lower().rsplit("/", 1)[-1].removeprefix("device:").partition(":")
+    return kind, index
+
+
+def _distinct_gpus(devices: list[str | bytes]) -> bool:
+    """Every listed device is a GPU, none twice."""
+    kinds = [_device_kind(device) for device in devices]
+    return all(kind == "gpu" and index.isdigit() for kind, index in kinds) and len(set(kinds)) == len(kinds)
+
+
+def _mixes_cpu_and_gpu(devices: list[str | bytes]) -> bool:
+    """The list names a CPU and a GPU."""
+    kinds = {_device_kind(device)[0] for device in devices}
+    return {"cpu", "gpu"} <= kinds
+
+
+def _chosen_for_the_machine(ctx: RuleContext, call: cst.Call) -> bool:
+    """The program says the GPU list is a choice for the machine it runs on.
+
+    A notebook runs in a kernel on the machine it was written for; a script that reads the
+    machine's devices, sets or names `CUDA_VISIBLE_DEVICES`, or builds the strategy only when a
+    command-line flag asks for it, picks its GPUs on purpose. On a machine with fewer GPUs the
+    replicas share a device and hang (benchmarks/probe_device_list_other_machines.py): the rerun
+    on a smaller machine is what goes wrong, not the machine the list was written for.
+    """
+    if ctx.path.endswith(".ipynb") or "CUDA_VISIBLE_DEVICES" in ctx.text:
+        return True
+    if any(ctx.tf.names.callee(node) in _DEVICE_QUERIES for node in ctx.index.calls):
+        return True
+    for ancestor in ctx.index.ancestors(call):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)):
+            return False
+        if isinstance(ancestor, (cst.If, cst.IfExp)) and _reads_a_flag(ctx, ancestor.test):
+            return True
+    return False
+
+
+def _reads_a_flag(ctx: RuleContext, test: cst.BaseExpression) -> bool:
+    """``test`` reads a command-line flag the module defines (``args.multi_gpu``, ``FLAGS.gpus``)."""
+    return any(flag_read(ctx.tf, node) is not None for node in ctx.index.attributes if ctx.index.is_within(node, test))
 
 
 def _never_used(ctx: RuleContext, call: cst.Call) -> bool:

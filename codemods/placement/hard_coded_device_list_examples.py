@@ -19,8 +19,8 @@ EXAMPLES = (
         note="four GPUs written into the script",
         range="3:43-3:83",
         message=(
-            "`MirroredStrategy` with 4 hard-coded devices: on a machine with fewer, the missing replicas silently "
-            "run on one device; omit the list or build it from `tf.config.list_logical_devices`"
+            "`MirroredStrategy` with 4 hard-coded devices: on a machine with fewer, replicas share a device "
+            "(a CPU host hangs at the first all-reduce); omit the list or use `tf.config.list_logical_devices`"
         ),
     ),
     Invalid(
@@ -97,6 +97,41 @@ EXAMPLES = (
             model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
         """,
         note="a strategy that nothing uses before it is rebound places no variable",
+    ),
+    Invalid(
+        """
+        import tensorflow as tf
+
+        print(tf.config.list_physical_devices("GPU"))
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/gpu:0"])
+        """,
+        note="a CPU beside a GPU is wrong on every machine, whatever the program reads",
+    ),
+    Valid(
+        """
+        import os
+
+        os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1"])
+        """,
+        note="the script picks its GPUs on purpose (CUDA_VISIBLE_DEVICES)",
+    ),
+    Valid(
+        """
+        import argparse
+
+        import tensorflow as tf
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--two_gpus", action="store_true")
+        args = parser.parse_args()
+        strategy = tf.distribute.get_strategy()
+        if args.two_gpus:
+            strategy = tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1"])
+        """,
+        note="the GPU list is asked for on the command line",
     ),
     Valid(
         """

@@ -12,6 +12,7 @@ from fixer.facts import RUN_CALL
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.keras_flavour import keras_flavour, legacy_keras
+from fixer.tf.replica_evidence import may_run_several_replicas
 from fixer.types import Applicability
 
 if TYPE_CHECKING:
@@ -58,6 +59,11 @@ class PerReplicaValueUsedAsTensor(Rule):
     `strategy.experimental_local_results(result)` for the per-replica tensors.
 
     ## Known limits
+    - Only a run on a strategy that may have several tf.distribute replicas is followed: not one
+      whose receiver can only hold a strategy class distfix does not know (a vendor's, such as
+      Graphcore's `IPUStrategy`, whose replication happens inside the compiled program),
+      `OneDeviceStrategy`, or the default strategy (`tf.distribute.get_strategy()` outside every
+      scope), whatever arm of the program built it.
     - The result is followed directly, through a name, or when returned by a step that returns
       `strategy.run(...)`; other ways of passing it on are not followed.
     - A metric result is recognised as a `return` of `<name>.result()` (alone, or in a tuple, list
@@ -194,7 +200,13 @@ class _PerReplicaSources:
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
-        self.runs = {id(run.call): run for run in ctx.tf.replica.proven_run_calls}
+        # A run on a strategy class distfix does not know (a vendor's), on OneDeviceStrategy or on
+        # the default strategy hands back plain values: no PerReplica to misuse.
+        self.runs = {
+            id(run.call): run
+            for run in ctx.tf.replica.proven_run_calls
+            if may_run_several_replicas(ctx.tf, run.strategy)
+        }
 
     def runs_of(self, node: cst.BaseExpression, depth: int = 0) -> list[RunCall]:
         """The `strategy.run` calls whose result (or an element of it) ``node`` evaluates to;

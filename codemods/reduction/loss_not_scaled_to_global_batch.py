@@ -80,7 +80,11 @@ class LossNotScaledToGlobalBatch(Rule):
     metric update, a print): dividing it where it is computed would make that reading N times too
     small, so only the value given to `tape.gradient` should be divided. The same advice, no edit,
     for a returned loss when the module MEAN-reduces something the rule cannot tie to the step's
-    run (a log helper): a MEAN of the divided losses would show the loss N times too small. The
+    run (a log helper): a MEAN of the divided losses would show the loss N times too small. A loss
+    returned alone or as one element of a tuple (`return loss, accuracy`) is followed to the
+    `strategy.reduce` of what `strategy.run` gave back, also through the unpacking that binds it
+    (`losses, accuracies = strategy.run(...)`, every binding reaching the reduce being that element):
+    the fix turns that reduce's MEAN into SUM, which shows the global mean of the divided losses. The
     message says the reported loss is N times too large only where the returns are reduced with SUM.
 
     ## Known limits
@@ -342,9 +346,10 @@ def _loss_report(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> st
     (returned, and the module MEAN-reduces something this rule cannot tie to the step's run: perhaps
     the loss, for a log), None (not returned, reduced both ways, or no MEAN reduce at all)."""
     loss = gradient.args[0].value
-    if not (isinstance(loss, cst.Name) and _returns(ctx, func, loss)):
+    reduces = _loss_reduces(ctx, func, loss) if isinstance(loss, cst.Name) else None
+    if reduces is None:
         return None
-    ops = {"MEAN" if _is_mean(ctx, r) else "SUM" for r in _reduces_of_runs(ctx, func)}
+    ops = {"MEAN" if _is_mean(ctx, r) else "SUM" for r in reduces}
     if not ops:
         return "unfollowed" if any(_is_mean(ctx, r) for r in ctx.tf.replica.strategy_reduces) else None
     return ops.pop().lower() if len(ops) == 1 else None
@@ -400,18 +405,41 @@ def _nothing_visible_changes(ctx: RuleContext, func: FunctionLike, gradient: cst
     loss = gradient.args[0].value
     if not isinstance(loss, cst.Name):
         return False
-    if _returns(ctx, func, loss):
-        reduces = _reduces_of_runs(ctx, func)
-        if not reduces or not all("MEAN" in ctx.source(r.args[0].value).upper() for r in reduces):
-            return False  # summed (N times too large), or handed on where it is not followed
+    reduces = _loss_reduces(ctx, func, loss)
+    if reduces is not None and (not reduces or not all(_is_mean(ctx, r) for r in reduces)):
+        return False  # summed (N times too large), or handed on where it is not followed
     return all(_updates_a_mean_metric(ctx, read) for read in _other_reads(ctx, func, loss))
 
 
-def _returns(ctx: RuleContext, func: FunctionLike, loss: cst.Name) -> bool:
-    """``func`` returns the loss name as it is."""
-    return any(
-        isinstance(r.value, cst.Name) and r.value.value == loss.value for r in ctx.index.in_function("returns", func)
-    )
+# The slot of a loss that a replica function returns as its whole value (not in a tuple).
+_WHOLE = -1
+
+
+def _returned_slot(ctx: RuleContext, func: FunctionLike, loss: cst.Name) -> int | None:
+    """How ``func`` returns the loss name as it is: :data:`_WHOLE` when a `return` gives it alone,
+    else its position in the tuples the returns give (``return loss, accuracy``: 0), the same in
+    every one; None when no return gives it as it is."""
+    slots: set[int] = set()
+    for statement in ctx.index.in_function("returns", func):
+        value = statement.value
+        if isinstance(value, cst.Name) and value.value == loss.value:
+            return _WHOLE
+        if isinstance(value, cst.Tuple) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+            slots.update(
+                i for i, e in enumerate(value.elements) if isinstance(e.value, cst.Name) and e.value.value == loss.value
+            )
+    return slots.pop() if len(slots) == 1 else None
+
+
+def _loss_reduces(ctx: RuleContext, func: FunctionLike, loss: cst.Name) -> list[cst.Call] | None:
+    """The `strategy.reduce` calls of the loss ``func`` returns (alone, or as one element of a
+    tuple that the caller unpacks); None when ``func`` does not return the loss as it is."""
+    slot = _returned_slot(ctx, func, loss)
+    if slot is None:
+        return None
+    if slot == _WHOLE:
+        return _reduces_of_runs(ctx, func)
+    return _reduces_of_slot(ctx, func, slot)
 
 
 def _updates_a_mean_metric(ctx: RuleContext, read: cst.Name) -> bool:
@@ -599,10 +627,9 @@ def _reported_loss_reduces(ctx: RuleContext, func: FunctionLike, gradient: cst.C
     and a per-example vector that became a scalar is reduced with ``axis=None``.
     """
     loss = gradient.args[0].value
-    if not (isinstance(loss, cst.Name) and _returns(ctx, func, loss)):
-        return []
+    reduces = _loss_reduces(ctx, func, loss) if isinstance(loss, cst.Name) else None
     edits: list[Edit] = []
-    for reduce in _reduces_of_runs(ctx, func):
+    for reduce in reduces or ():
         op = reduce.args[0].value
         text = ctx.source(op)
         if "MEAN" in text.upper():
@@ -614,12 +641,9 @@ def _reported_loss_reduces(ctx: RuleContext, func: FunctionLike, gradient: cst.C
     return edits
 
 
-def _reduces_of_runs(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
-    """``<strategy>.reduce(op, value, ...)`` calls whose value is what ``strategy.run(func)`` returned.
-
-    The value is the run call itself, a name bound to it, or (when a step returns the run) the
-    step's call or a name bound to that, in the same function as the reduce.
-    """
+def _run_producers(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
+    """The calls whose value is what ``strategy.run(func)`` returned: the run calls themselves and,
+    when a step returns the run, the step's calls."""
     producers: list[cst.Call] = []
     for run in ctx.tf.runs_by_function.get(func, ()):
         producers.append(run.call)
@@ -627,6 +651,46 @@ def _reduces_of_runs(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
         step = ctx.index.enclosing_function(run.call)
         if isinstance(parent, cst.Return) and isinstance(step, cst.FunctionDef):
             producers.extend(ctx.tf.strategies.call_sites(step))
+    return producers
+
+
+def _reduces_of_slot(ctx: RuleContext, func: FunctionLike, slot: int) -> list[cst.Call]:
+    """``<strategy>.reduce(op, name, ...)`` calls whose ``name`` is element ``slot`` of what
+    ``strategy.run(func)`` returned, unpacked by the assignment that binds it
+    (``losses, accuracies = strategy.run(step, ...)``): every binding of the name that reaches the
+    reduce must be that element (the semantic model says which reach it)."""
+    produced = set(map(id, _run_producers(ctx, func)))
+    semantic = ctx.tf.semantic
+    reduces = []
+    for call in ctx.tf.replica.strategy_reduces:
+        value = call.args[1].value
+        if not isinstance(value, cst.Name):
+            continue
+        values = semantic.resolve(value)
+        if values and all(_unpacked_at(b.statement, b.node, slot, produced) for b in values):
+            reduces.append(call)
+    return reduces
+
+
+def _unpacked_at(statement: cst.CSTNode, name: cst.CSTNode, slot: int, produced: set[int]) -> bool:
+    """``statement`` is ``a, b = <producer>`` and ``name`` is its target element ``slot``."""
+    if not isinstance(statement, cst.Assign) or id(statement.value) not in produced or len(statement.targets) != 1:
+        return False
+    target = statement.targets[0].target
+    if not isinstance(target, cst.Tuple | cst.List) or slot >= len(target.elements):
+        return False
+    if any(isinstance(e, cst.StarredElement) for e in target.elements):
+        return False
+    return target.elements[slot].value is name
+
+
+def _reduces_of_runs(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:
+    """``<strategy>.reduce(op, value, ...)`` calls whose value is what ``strategy.run(func)`` returned.
+
+    The value is the run call itself, a name bound to it, or (when a step returns the run) the
+    step's call or a name bound to that, in the same function as the reduce.
+    """
+    producers = _run_producers(ctx, func)
     # A value is a producer itself, or a name assigned from one in the function that reduces it.
     bound: set[tuple[str, FunctionLike | None]] = set()
     for producer in producers:
