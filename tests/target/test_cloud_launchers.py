@@ -7,17 +7,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 from fixer.target import target_for
-
-
-def tree(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True, exist_ok=True)  # the repository root: nothing above is read
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
+from tests.project_trees import tree
 
 
 def notebook(*cells: str) -> str:

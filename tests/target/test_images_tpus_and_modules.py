@@ -12,19 +12,12 @@ from fixer.target.markdown import FENCE
 from fixer.target.readme import read_readme
 from fixer.target.shell_scripts import read_shell_script
 from fixer.target.sources import read_dockerfile
+from tests.project_trees import tree
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 TRAINER_IMAGE = "FROM python:3.7\nRUN pip3 install requests && pip3 install tensorflow=={version} && pip3 install nni\n"
-
-
-def tree(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True, exist_ok=True)  # the repository root: nothing above is read
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
 
 
 def version(path: Path) -> tuple[int, int] | None:

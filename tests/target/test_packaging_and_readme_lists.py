@@ -4,23 +4,11 @@ only package required with no TensorFlow named, and a README's requirements bull
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from fixer.config import Config
 from fixer.engine import check_source
 from fixer.target import target_for
 from fixer.target.readme import read_readme
-
-if TYPE_CHECKING:
-    from pathlib import Path
-
-
-def tree(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True, exist_ok=True)  # the repository root: nothing above is read
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
+from tests.project_trees import tree
 
 
 # Builds its install list from the folder above and adds TensorFlow from a module constant.

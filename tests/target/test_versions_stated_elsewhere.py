@@ -4,18 +4,10 @@ notebook's saved output, a package's floor built in a setup module, an unversion
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from fixer.target import target_for
 from fixer.target.notebook import notebook_pins
-
-
-def tree(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True, exist_ok=True)  # the repository root: nothing above is read
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
+from tests.project_trees import tree
 
 
 def notebook(*cells: str | tuple[str, str]) -> str:
