@@ -10,7 +10,6 @@ from fixer.target import target_for
 from fixer.target.readme import read_readme
 from tests.project_trees import tree
 
-
 # Builds its install list from the folder above and adds TensorFlow from a module constant.
 CONSTANT_SETUP = """\
 import os
