@@ -143,3 +143,73 @@ def test_fit_in_a_program_with_a_legacy_optimizer_is_not_reported_for_keras3(tmp
 def test_fit_with_a_current_optimizer_is_still_reported(tmp_path: Path) -> None:
     text = _WORKERS.format(optimizer="tf.keras.optimizers.SGD(0.1)")
     assert _project_lines(tmp_path, text, "TFD504") == [_line_of(text, "net.fit(")]
+
+
+# -- class 3: TFD503, a chief-only HDF5 save whose suffix comes from a default ---------------------
+
+_CHIEF_SAVE = """
+import argparse
+import json
+import os
+
+import tensorflow as tf
+
+WEIGHTS = "final.h5"
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+
+def train(options, target={target}):
+    with strategy.scope():
+        net = tf.keras.Sequential([tf.keras.layers.Dense(3), tf.keras.layers.Dense(1)])
+        net.compile(optimizer="sgd", loss="mse")
+    net.fit(tf.data.Dataset.from_tensor_slices(([[1.0]] * 8, [[0.5]] * 8)).batch(4), epochs=2)
+    if json.loads(os.environ["TF_CONFIG"])["task"]["index"] == 0:
+        net.{method}({path})
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out-file", default={flag})
+    train(parser.parse_args())
+"""
+
+
+def _chief_save(path: str, flag: str = '"weights.h5"', target: str = '"last.h5"', method: str = "save_weights") -> str:
+    return _CHIEF_SAVE.format(path=path, flag=flag, target=target, method=method)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ['"/tmp/" + options.out_file', "os.path.join('/tmp', WEIGHTS)", "target"],
+)
+def test_a_chief_only_hdf5_save_through_a_default_is_not_reported(path: str) -> None:
+    # The suffix is a flag's default, a module constant, a parameter's default nothing passes.
+    assert _lines(_chief_save(path), "TFD503") == []
+
+
+def test_a_chief_only_hdf5_model_save_is_not_reported() -> None:
+    assert _lines(_chief_save('"/tmp/net.h5"', method="save"), "TFD503") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "flag", "target"),
+    [
+        ('"/tmp/" + options.out_file', "None", '"last.h5"'),  # no default: the suffix is unknown
+        ('"/tmp/" + options.out_file', '"weights.keras"', '"last.h5"'),  # not HDF5
+        ("target", '"weights.h5"', '"ckpt"'),  # a TF-format checkpoint prefix
+    ],
+)
+def test_other_chief_only_saves_are_still_reported(path: str, flag: str, target: str) -> None:
+    text = _chief_save(path, flag, target)
+    assert _lines(text, "TFD503") == [_line_of(text, '["index"] == 0')]
+
+
+def test_a_parameter_default_a_call_overrides_is_not_read() -> None:
+    text = _chief_save("target").replace("train(parser.parse_args())", 'train(parser.parse_args(), "out")')
+    assert _lines(text, "TFD503") == [_line_of(text, '["index"] == 0')]
+
+
+def test_a_model_with_batch_normalisation_is_still_reported() -> None:
+    # Measured: a chief-only HDF5 save of BatchNormalization's statistics meets the others' all-reduce.
+    text = _chief_save('"/tmp/net.h5"').replace("tf.keras.layers.Dense(3)", "tf.keras.layers.BatchNormalization()")
+    assert _lines(text, "TFD503") == [_line_of(text, '["index"] == 0')]
