@@ -18,7 +18,7 @@ from fixer.tf.checkpoints import (
     not_chief_test,
     save_calls,
 )
-from fixer.tf.default_values import default_value
+from fixer.tf.default_values import default_value, flag_text
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
@@ -71,10 +71,11 @@ class ChiefOnlySave(Rule):
       breaks the collectives, so the file's text is read for it. Keras 3 `fit` fails under this
       strategy whatever the callbacks (TFD504). A chief-only `save`/`save_weights` of a model
       (`fit` or `compile` is called on it) writing HDF5 is the callback's own save and is left
-      the same way. The suffix is read through a name assigned once, a module constant, an
-      argparse/absl flag's `default=` and a parameter's default that no call in the file
-      overrides; a value a launcher or job file passes (`--weights=w.h5` in a TFJob's `args:`)
-      is not read, so such a save stays reported.
+      the same way. The suffix is read through a name assigned once, a module constant, a
+      parameter's default that no call in the file overrides, and a flag: the one value the
+      project's launchers of the script pass (`--weights=w.h5` in a TFJob's `args:`), or its
+      `default=` when none passes it; outside a project root (launchers unknown) a flag's
+      suffix is not read.
     - A strategy picked by a value is judged on every arm the code offers, unless a flag's
       string default picks another arm and no launcher passes the multi-worker value
       (fixer/tf/flag_arms.py); a default read from a dictionary of hyper-parameters is not
@@ -306,10 +307,11 @@ def _literal_tail(ctx: RuleContext, node: cst.BaseExpression, depth: int = 0) ->
         return _literal_tail(ctx, node.right, depth + 1)
     if isinstance(node, cst.Call) and (ctx.tf.names.callee(node) or "") == "os.path.join" and node.args:
         return _literal_tail(ctx, node.args[-1].value, depth + 1)
-    if isinstance(node, cst.Name | cst.Attribute):
-        # A module constant or a name assigned once; else a flag's or a parameter's default
-        # that nothing in the module overrides.
-        held = ctx.tf.semantic.value_of(node) if isinstance(node, cst.Name) else None
+    if isinstance(node, cst.Attribute):
+        return flag_text(ctx.tf, node) or ""  # what the launchers pass, or the flag's default
+    if isinstance(node, cst.Name):
+        # A module constant or a name assigned once; else a parameter's default no call overrides.
+        held = ctx.tf.semantic.value_of(node)
         held = held if held is not None else default_value(ctx.tf, node)
         return _literal_tail(ctx, held, depth + 1) if held is not None else ""
     return ""

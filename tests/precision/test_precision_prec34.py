@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from fixer.engine import check_source
+from fixer.runner import Job, run
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -178,13 +179,53 @@ def _chief_save(path: str, flag: str = '"weights.h5"', target: str = '"last.h5"'
     return _CHIEF_SAVE.format(path=path, flag=flag, target=target, method=method)
 
 
-@pytest.mark.parametrize(
-    "path",
-    ['"/tmp/" + options.out_file', "os.path.join('/tmp', WEIGHTS)", "target"],
-)
+@pytest.mark.parametrize("path", ["os.path.join('/tmp', WEIGHTS)", "target"])
 def test_a_chief_only_hdf5_save_through_a_default_is_not_reported(path: str) -> None:
-    # The suffix is a flag's default, a module constant, a parameter's default nothing passes.
+    # The suffix is a module constant, a parameter's default nothing passes.
     assert _lines(_chief_save(path), "TFD503") == []
+
+
+_FLAG_PATH = '"/tmp/" + options.out_file'
+_JOB = """
+spec:
+  containers:
+  - command: ["python", "train.py"]
+    args:
+    - "--out-file={value}"
+"""
+
+
+def _project_saves(root: Path, flag: str, job: str | None) -> list[int]:
+    """TFD503's lines in train.py checked with ``root`` as the project (``job``: a launcher)."""
+    text = textwrap.dedent(_chief_save(_FLAG_PATH, flag=flag))
+    (root / "train.py").write_text(text)
+    if job is not None:
+        (root / "job.yaml").write_text(job)
+    (result,) = list(run([root / "train.py"], Job(use_cache=False, project_roots=(str(root),)), jobs=1))
+    return [f.start.line for f in result.findings if f.code == "TFD503"]
+
+
+@pytest.mark.parametrize(
+    ("flag", "job"),
+    [('"weights.h5"', None), ("None", _JOB.format(value="final.h5")), ('"w.keras"', _JOB.format(value="final.h5"))],
+)
+def test_a_flag_the_launchers_leave_or_pass_as_hdf5_is_read(tmp_path: Path, flag: str, job: str | None) -> None:
+    # The default when no launcher passes the flag; the launcher's one value when it does.
+    assert _project_saves(tmp_path, flag, job) == []
+
+
+@pytest.mark.parametrize(
+    ("flag", "job"),
+    [('"weights.h5"', _JOB.format(value="final.keras")), ("None", None)],
+)
+def test_a_flag_not_known_to_be_hdf5_keeps_the_finding(tmp_path: Path, flag: str, job: str | None) -> None:
+    assert _project_saves(tmp_path, flag, job) == [_line_of(_chief_save(_FLAG_PATH), '["index"] == 0')]
+
+
+def test_a_flag_default_outside_a_project_is_not_read() -> None:
+    # No project root: what launches the script is unknown, so the default may be overridden.
+    text = _chief_save(_FLAG_PATH)
+    assert _lines(text, "TFD503") == [_line_of(text, '["index"] == 0')]
 
 
 def test_a_chief_only_hdf5_model_save_is_not_reported() -> None:
@@ -194,8 +235,7 @@ def test_a_chief_only_hdf5_model_save_is_not_reported() -> None:
 @pytest.mark.parametrize(
     ("path", "flag", "target"),
     [
-        ('"/tmp/" + options.out_file', "None", '"last.h5"'),  # no default: the suffix is unknown
-        ('"/tmp/" + options.out_file', '"weights.keras"', '"last.h5"'),  # not HDF5
+        ("os.path.join('/tmp', WEIGHTS.replace('.h5', '.keras'))", '"weights.h5"', '"last.h5"'),  # unknown
         ("target", '"weights.h5"', '"ckpt"'),  # a TF-format checkpoint prefix
     ],
 )
