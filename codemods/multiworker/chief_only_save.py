@@ -18,6 +18,7 @@ from fixer.tf.checkpoints import (
     not_chief_test,
     save_calls,
 )
+from fixer.tf.default_values import default_value, flag_text
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
@@ -68,7 +69,13 @@ class ChiefOnlySave(Rule):
       no model elsewhere (`keras.applications`, a hub layer, `load_model`): measured under tf-keras
       with a plain `Dense` model (SGD or Adam), it trains and saves; with BatchNormalization it
       breaks the collectives, so the file's text is read for it. Keras 3 `fit` fails under this
-      strategy whatever the callbacks (TFD504).
+      strategy whatever the callbacks (TFD504). A chief-only `save`/`save_weights` of a model
+      (`fit` or `compile` is called on it) writing HDF5 is the callback's own save and is left
+      the same way. The suffix is read through a name assigned once, a module constant, a
+      parameter's default that no call in the file overrides, and a flag: the one value the
+      project's launchers of the script pass (`--weights=w.h5` in a TFJob's `args:`), or its
+      `default=` when none passes it; outside a project root (launchers unknown) a flag's
+      suffix is not read.
     - A strategy picked by a value is judged on every arm the code offers, unless a flag's
       string default picks another arm and no launcher passes the multi-worker value
       (fixer/tf/flag_arms.py); a default read from a dictionary of hyper-parameters is not
@@ -115,6 +122,8 @@ class ChiefOnlySave(Rule):
                 continue
             if guard.how == "if" and _others_save(ctx, cst.ensure_type(guard.node, cst.If), saves):
                 continue
+            if _model_saves_hdf5(ctx, save) and not _read_synced(ctx):
+                continue  # the save ModelCheckpoint makes: measured to train and save (docs)
             where = {
                 "if": "only the chief saves",
                 "exit": "only the chief reaches this save (the others return or exit before it)",
@@ -237,14 +246,37 @@ def _lifted(
     return [removed, Edit(at, at, text)]
 
 
+def _model_saves_hdf5(ctx: RuleContext, save: Save) -> bool:
+    """A Keras model's `save`/`save_weights` (``fit`` or ``compile`` is called on its receiver)
+    writing HDF5: `save_format="h5"`, or a path known to end in `.h5` / `.hdf5` (as for
+    `ModelCheckpoint`, whose epoch-end save is this call)."""
+    func = save.call.func
+    if save.kind != "save" or not isinstance(func, cst.Attribute) or func.attr.value not in ("save", "save_weights"):
+        return False
+    receiver = ctx.source(func.value)
+    trained = any(
+        isinstance(call.func, cst.Attribute)
+        and call.func.attr.value in ("fit", "compile")
+        and ctx.source(call.func.value) == receiver
+        for call in ctx.index.calls
+    )
+    return trained and _hdf5_call(ctx, save.call, save.path)
+
+
 def _writes_hdf5(ctx: RuleContext, call: cst.Call) -> bool:
     """The `ModelCheckpoint(...)` writes an HDF5 file: `save_format="h5"`, or a file path whose
     last literal part ends in `.h5` / `.hdf5` (a string, an f-string, a `+` concatenation,
     `os.path.join(...)`, or a name bound once to one of those)."""
+    path = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "filepath"), None)
+    return _hdf5_call(ctx, call, path)
+
+
+def _hdf5_call(ctx: RuleContext, call: cst.Call, path: cst.BaseExpression | None) -> bool:
+    """``call`` (a save or `ModelCheckpoint`) writes HDF5: its `save_format` says so, or, without
+    one, ``path`` is known to end in `.h5` / `.hdf5`."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == "save_format":
             return _literal_tail(ctx, arg.value).lower() in ("h5", "hdf5")
-    path = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "filepath"), None)
     return path is not None and _literal_tail(ctx, path).lower().endswith((".h5", ".hdf5"))
 
 
@@ -275,9 +307,13 @@ def _literal_tail(ctx: RuleContext, node: cst.BaseExpression, depth: int = 0) ->
         return _literal_tail(ctx, node.right, depth + 1)
     if isinstance(node, cst.Call) and (ctx.tf.names.callee(node) or "") == "os.path.join" and node.args:
         return _literal_tail(ctx, node.args[-1].value, depth + 1)
+    if isinstance(node, cst.Attribute):
+        return flag_text(ctx.tf, node) or ""  # what the launchers pass, or the flag's default
     if isinstance(node, cst.Name):
-        bound = ctx.tf.semantic.value_of(node)
-        return _literal_tail(ctx, bound, depth + 1) if bound is not None else ""
+        # A module constant or a name assigned once; else a parameter's default no call overrides.
+        held = ctx.tf.semantic.value_of(node)
+        held = held if held is not None else default_value(ctx.tf, node)
+        return _literal_tail(ctx, held, depth + 1) if held is not None else ""
     return ""
 
 

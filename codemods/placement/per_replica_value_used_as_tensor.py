@@ -13,6 +13,7 @@ from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.keras_flavour import keras_flavour, legacy_keras
 from fixer.tf.replica_evidence import may_run_several_replicas
+from fixer.tf.one_replica_branches import in_one_replica_branch
 from fixer.types import Applicability
 
 if TYPE_CHECKING:
@@ -68,6 +69,10 @@ class PerReplicaValueUsedAsTensor(Rule):
       `strategy.run(...)`; other ways of passing it on are not followed.
     - A metric result is recognised as a `return` of `<name>.result()` (alone, or in a tuple, list
       or dict) in the replica function; the Keras is the project's (docs/target.md).
+    - A use where a replica-count test says there is one replica (the `else:` of `if
+      strategy.num_replicas_in_sync > 1`, directly or through a name given that count, or the
+      body of `== 1`) is not reported: `strategy.run` returns plain tensors there. The count is
+      not matched to the strategy that runs the step.
 
     ## Runtime evidence
     `distfix validate` with two replicas shows the `runs` check failing with the error above.
@@ -78,7 +83,9 @@ class PerReplicaValueUsedAsTensor(Rule):
     axis=None)` giving the number; `tf.concat` of the PerReplica itself, eagerly and in a
     `tf.function` (`benchmarks/probe_concat_of_per_replica.py`); a metric's `result()` returned
     by `strategy.run`, a PerReplica on Keras 3 and one tensor on tf-keras
-    (`benchmarks/probe_ledger8b_premises.py`).
+    (`benchmarks/probe_ledger8b_premises.py`); with one replica (the default strategy,
+    `MirroredStrategy` over one device) `strategy.run` returns an `EagerTensor` whose `.numpy()`
+    works (`benchmarks/probe_ledger13b_premises.py`).
 
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#run
@@ -102,16 +109,22 @@ class PerReplicaValueUsedAsTensor(Rule):
         for call in ctx.index.calls:
             for value in _tensor_uses(ctx, call):
                 prefix = _keras3_prefix(ctx.index, sources.runs_of(value), keras2)
-                if prefix is not None and not ctx.tf.replica.in_proven_replica_context(call):
+                if prefix is not None and not _replica_or_one_replica_code(ctx, call):
                     ctx.report(call, _message(ctx, call, prefix))
         for fstring in _formatted_expressions(ctx.index, ctx.text):
             prefix = _keras3_prefix(ctx.index, sources.runs_of(fstring.expression), keras2)
-            if prefix is not None and not ctx.tf.replica.in_proven_replica_context(fstring):
+            if prefix is not None and not _replica_or_one_replica_code(ctx, fstring):
                 ctx.report(
                     fstring,
                     prefix + "a format spec raises on a `strategy.run` result (a PerReplica value with more than one "
                     "replica); reduce it first (`strategy.reduce`) or format its local results",
                 )
+
+
+def _replica_or_one_replica_code(ctx: RuleContext, node: cst.CSTNode) -> bool:
+    """``node`` runs in a replica function (a tensor there), or only where a replica-count test
+    says there is one replica (`strategy.run` then returns the tensors themselves)."""
+    return ctx.tf.replica.in_proven_replica_context(node) or in_one_replica_branch(ctx.tf, node)
 
 
 def _keras3_prefix(index: ModuleIndex, runs: list[RunCall], keras2: bool) -> str | None:

@@ -5,7 +5,9 @@ Measured on TensorFlow 2.21 (benchmarks/probe_keras2_only_calls.py): Keras 3 rai
 for an optimizer's `lr=` keyword and has no `fit_generator` / `evaluate_generator` /
 `predict_generator`; tf-keras (Keras 2) accepts both. Keras 3 has no
 `tf.keras.layers.experimental.preprocessing` and no `tf.keras.optimizers.experimental`
-(AttributeError; tf-keras has both). A module that imports a package built on Keras 2
+(AttributeError; tf-keras has both). Keras 3 raises ImportError when a
+`tf.keras.optimizers.legacy` optimizer is built; tf-keras builds it
+(benchmarks/probe_ledger13b_premises.py). A module that imports a package built on Keras 2
 (`tensorflow_addons`, TensorFlow <= 2.15: fixer/target/versions.py KERAS2_PACKAGES) is written for
 Keras 2 too. So is one that calls `reset_states()` on a metric
 made from `tf.keras.metrics`: Keras 3 metrics only have `reset_state` (AttributeError on 2.21,
@@ -34,6 +36,7 @@ _GENERATOR_METHODS = frozenset({"fit_generator", "evaluate_generator", "predict_
 _KERAS2_ONLY_MODULES = (
     "tensorflow.keras.layers.experimental.preprocessing.",
     "tensorflow.keras.optimizers.experimental.",
+    "tensorflow.keras.optimizers.legacy.",  # ImportError on Keras 3 (probe_ledger13b_premises.py)
 )
 # `tf.keras.metrics.*` as written (standalone `keras.metrics` is Keras 3 beside TensorFlow 2.21).
 _TF_KERAS_METRICS = "tensorflow.keras.metrics."
