@@ -12,8 +12,8 @@ from fixer.facts import RUN_CALL
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.keras_flavour import keras_flavour, legacy_keras
-from fixer.tf.replica_evidence import may_run_several_replicas
 from fixer.tf.one_replica_branches import in_one_replica_branch
+from fixer.tf.replica_evidence import may_run_several_replicas
 from fixer.types import Applicability
 
 if TYPE_CHECKING:
