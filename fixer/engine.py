@@ -254,6 +254,7 @@ def _context(path: str, text: str, parsed: ParsedSource, config: Config) -> Rule
             text=text,
             target_version=config.target_version,
             positions=positions,
+            python_tree=parsed.tree,
         ),
         config=config,
     )

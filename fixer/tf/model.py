@@ -14,6 +14,7 @@ from fixer.tf.replica import ReplicaModel
 from fixer.tf.strategies import StrategyModel
 
 if TYPE_CHECKING:
+    import ast
     from collections.abc import Mapping
 
     from libcst.metadata import CodeRange
@@ -46,6 +47,7 @@ class TFModel:
         text: str = "",
         target_version: tuple[int, int] | None = None,
         positions: Mapping[cst.CSTNode, CodeRange] | None = None,
+        python_tree: ast.Module | None = None,
     ) -> None:
         self.module = module
         self.index = index
@@ -53,6 +55,9 @@ class TFModel:
         self.text = text
         self.target_version = target_version  # `target-version` / `--target-version`, if set
         self._given_positions = positions
+        # CPython's tree of the same lines, when the engine parsed one first: checks that read
+        # CPython's tree (fixer/tf/keras2_builds.py) take it instead of parsing the text again.
+        self._python_tree = python_tree
 
     # Positions ------------------------------------------------------------------------------
 
@@ -136,7 +141,7 @@ class TFModel:
         # Imported here: its summaries reuse the dataset tables, whose module needs the engine.
         from fixer.tf.project_imports import ProjectImports, imports_of
 
-        return ProjectImports(self.path, self.text, imports_of(self.index))
+        return ProjectImports(self.path, self.text, imports_of(self.index), self._python_tree)
 
     @cached_property
     def importers(self) -> ModuleImporters | None:

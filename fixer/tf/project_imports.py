@@ -49,6 +49,7 @@ from fixer.tf.module_summary import (
 from fixer.tf.names import canonical, dotted_name, imported_modules, imported_names
 
 if TYPE_CHECKING:
+    import ast
     from collections.abc import Iterator, Mapping, Sequence
 
     from fixer.tf.index import ModuleIndex
@@ -130,10 +131,11 @@ class ProjectImports:
     nothing.
     """
 
-    def __init__(self, path: str, text: str, imports: Mapping[str, ImportRef]) -> None:
+    def __init__(self, path: str, text: str, imports: Mapping[str, ImportRef], tree: ast.Module | None = None) -> None:
         self._origin = os.path.abspath(path)
         self._enabled = os.path.isfile(self._origin)
         self._text = text
+        self._tree = tree  # CPython's tree of ``text`` when the caller has one
         self._imports = dict(imports)
         self._written = _WRITTEN.get() or {}
         self._origin_summary: ModuleSummary | None = None
@@ -232,7 +234,7 @@ class ProjectImports:
         """(file, line, what) of a model construction only Keras 2 accepts in the checked file or in
         the first project module it imports that has one (fixer/tf/keras2_builds.py):
         the program stops under Keras 3 where that model is built."""
-        own = keras2_build_of(self._text, self._imports) if may_build_for_keras2(self._text) else None
+        own = keras2_build_of(self._text, self._imports, self._tree) if may_build_for_keras2(self._text) else None
         if own is not None:
             return (self._origin, *own)
         if not self._enabled:
@@ -506,12 +508,16 @@ def _agree(found: list[Returned | None]) -> Returned | None:
     )
 
 
-def keras2_build_of(text: str, imports: Mapping[str, ImportRef]) -> tuple[int, str] | None:
-    """(line, what) of a Keras-2-only model construction in the checked file's ``text``."""
-    try:
-        tree = parse_module(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
+def keras2_build_of(
+    text: str, imports: Mapping[str, ImportRef], tree: ast.Module | None = None
+) -> tuple[int, str] | None:
+    """(line, what) of a Keras-2-only model construction in the checked file's ``text``, read from
+    ``tree`` (CPython's tree of ``text``) when given, else from a parse of the text."""
+    if tree is None:
+        try:
+            tree = parse_module(text)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
     return keras2_build(tree, imported_as(imports))
 
 
