@@ -3,14 +3,10 @@ installs it on, and a requirement on tensorflow-addons (docs/target.md)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pytest
 
 from fixer.target import target_for
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from tests.project_trees import tree as project
 
 WORKFLOW = """\
 name: tests
@@ -27,14 +23,6 @@ jobs:
           python-version: ${{{{ matrix.python-version }}}}
       - run: pip install -e .
 """
-
-
-def project(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
 
 
 SETUP = "from setuptools import setup\nsetup(install_requires=[{requirements}])\n"

@@ -11,17 +11,10 @@ from fixer.config import Config
 from fixer.engine import check_source
 from fixer.target import target_for
 from fixer.target.sources import read_setup_py
+from tests.project_trees import tree as project
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-
-def project(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
 
 
 # --- setup(): only install_requires / extras_require / setup_requires state requirements ---

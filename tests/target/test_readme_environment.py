@@ -11,6 +11,7 @@ from fixer.config import Config
 from fixer.engine import check_source
 from fixer.target import target_for
 from fixer.target.readme import read_readme
+from tests.project_trees import tree as project
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -18,14 +19,6 @@ if TYPE_CHECKING:
 
 def decided(text: str) -> list[tuple[int, tuple[int, int]]]:
     return [(e.line, e.allowed.newest()) for e in read_readme(text, "README.md")]
-
-
-def project(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
 
 
 ENVIRONMENT_BULLETS = """\
