@@ -19,18 +19,26 @@ Output on TensorFlow 2.21 (2026-11-28, ledger14a), two logical CPUs:
     keras 3 | LossScaleOptimizer has: get_scaled_loss=False, get_unscaled_gradients=False, scale_loss=True
     keras 3 | layers.experimental.SyncBatchNormalization: tf.keras.layers has no `experimental` (AttributeError)
     keras 3 | issubclass: TPU stable<experimental False, experimental<stable False; MWMS experimental<stable True
+    keras 3 | colab as written: RuntimeError: RuntimeError: Mixing different tf.distribute.Strategy objects: <
+    keras 3 | colab after both fixes: RuntimeError: RuntimeError: Mixing different tf.distribute.Strategy objects: <
     tf-keras | buffer made outside the scope: ResourceVariable; rows after one step: [-1.0, -1.0, -1.0, -1.0]
     tf-keras | buffer made inside the scope: MirroredVariable; rows after one step: [-1.0, -1.0, 0.0, 0.0]
     tf-keras | LossScaleOptimizer has: get_scaled_loss=True, get_unscaled_gradients=True, scale_loss=False
     tf-keras | layers.experimental.SyncBatchNormalization: found SyncBatchNormalization
     tf-keras | issubclass: TPU stable<experimental False, experimental<stable False; MWMS experimental<stable True
+    tf-keras | colab as written: ValueError: ValueError: `colocate_vars_with` must only be passed a variable
+    tf-keras | colab after both fixes: runs
 """
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-from probing import first_error_line, print_outcomes, rerun_per_keras, two_cpu_replicas
+from probing import last_error_line, print_outcomes, rerun_per_keras, two_cpu_replicas
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 def premises(flavour: str) -> None:
@@ -80,6 +88,36 @@ def premises(flavour: str) -> None:
             f"MWMS experimental<stable {issubclass(mw_old, mw)}"
         )
 
+    def colab(model_in_scope: bool) -> str:
+        one = tf.distribute.MirroredStrategy(["/cpu:0"])
+        data = tf.data.Dataset.from_tensor_slices((tf.ones((16, 4)), tf.ones((16, 1)))).repeat().batch(4)
+        batches = iter(one.experimental_distribute_dataset(data) if model_in_scope else data)
+        if model_in_scope:
+            with one.scope():
+                model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])
+        else:
+            model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.optimizers.Adam(0.01)  # outside the scope in both arms, as in the colab
+
+        def replica_fn(batch: tuple[tf.Tensor, tf.Tensor]) -> None:
+            x, y = batch
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean((model(x) - y) ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
+
+        @tf.function
+        def step(iterator: Iterator[tuple[tf.Tensor, tf.Tensor]]) -> None:
+            one.run(replica_fn, args=(next(iterator),))
+
+        try:
+            step(batches)
+        except Exception as exc:  # the probe records what fails, whatever it is
+            # a traced error's message repeats the cause after "in user code:"; show that cause's line
+            causes = [line.strip() for line in str(exc).splitlines() if "Error: " in line]
+            return f"{type(exc).__name__}: {(causes[-1] if causes else '')[:64]}"
+        return "runs"
+
     print_outcomes(
         flavour,
         [
@@ -88,8 +126,10 @@ def premises(flavour: str) -> None:
             ("LossScaleOptimizer has", loss_scale_names),
             ("layers.experimental.SyncBatchNormalization", sync_batch_norm),
             ("issubclass", subclassing),
+            ("colab as written", lambda: colab(model_in_scope=False)),
+            ("colab after both fixes", lambda: colab(model_in_scope=True)),
         ],
-        describe=lambda exc: first_error_line(exc, width=110),
+        describe=lambda exc: last_error_line(exc, width=100),
     )
 
 
