@@ -1,5 +1,5 @@
 """Premises of the ledger14b verdicts (benchmarks/WILD.md): what a notebook's recorded output says
-about the Keras that ran it, measured on TF 2.21.
+about the Keras that ran it, and two renames, measured on TF 2.21.
 
 1. The object `fit` returns prints as `<keras.src.callbacks.history.History ...>` under Keras 3 and
    `<tf_keras.src.callbacks.History ...>` under tf-keras. Neither is
@@ -10,6 +10,10 @@ about the Keras that ran it, measured on TF 2.21.
 2. `summary()` of a Sequential model that was never built prints a table with `(unbuilt)` rows
    under Keras 3 and raises under tf-keras: a recorded summary with `(unbuilt)` was printed by
    Keras 3.
+3. `tf.distribute.experimental.CollectiveCommunication` is the very enum
+   `tf.distribute.experimental.CommunicationImplementation` (an alias), so renaming one to the other
+   inside an experimental `MultiWorkerMirroredStrategy(...)` call passes the same value; and a
+   strategy has no `experimental_run_v2` any more (a notebook calling it stops with AttributeError).
 
     python benchmarks/probe_ledger14b_premises.py
 
@@ -18,9 +22,13 @@ Output on TensorFlow 2.21 (2026-11-28, ledger14b), CPU:
     keras 3 | fit returns: keras.src.callbacks.history.History
     keras 3 | import tensorflow.python.keras.callbacks: imports
     keras 3 | summary() of an unbuilt Sequential: prints a table with '(unbuilt)'
+    keras 3 | CollectiveCommunication is CommunicationImplementation: True (NCCL member too: True)
+    keras 3 | a strategy's experimental_run_v2: absent
     tf-keras | fit returns: tf_keras.src.callbacks.History
     tf-keras | import tensorflow.python.keras.callbacks: imports
     tf-keras | summary() of an unbuilt Sequential: ValueError: This model has not yet been built. Build the model first by calling `build()` or by calling the model on a batch of data.
+    tf-keras | CollectiveCommunication is CommunicationImplementation: True (NCCL member too: True)
+    tf-keras | a strategy's experimental_run_v2: absent
 """
 
 from __future__ import annotations
@@ -55,12 +63,22 @@ def premises(flavour: str) -> None:
             model.summary()
         return "prints a table with '(unbuilt)'" if "(unbuilt)" in printed.getvalue() else "prints a table"
 
+    def communication_alias() -> str:
+        old, new = tf.distribute.experimental.CollectiveCommunication, tf.distribute.experimental.CommunicationImplementation
+        return f"{old is new} (NCCL member too: {old.NCCL is new.NCCL})"
+
+    def run_v2() -> str:
+        strategy = tf.distribute.get_strategy()
+        return "present" if hasattr(strategy, "experimental_run_v2") else "absent"
+
     print_outcomes(
         flavour,
         [
             ("fit returns", fit_returns),
             ("import tensorflow.python.keras.callbacks", in_tree_keras),
             ("summary() of an unbuilt Sequential", unbuilt_summary),
+            ("CollectiveCommunication is CommunicationImplementation", communication_alias),
+            ("a strategy's experimental_run_v2", run_v2),
         ],
     )
 
