@@ -26,7 +26,7 @@ Output on TensorFlow 2.21 (2026-11-28, ledger14b), CPU:
     keras 3 | a strategy's experimental_run_v2: absent
     tf-keras | fit returns: tf_keras.src.callbacks.History
     tf-keras | import tensorflow.python.keras.callbacks: imports
-    tf-keras | summary() of an unbuilt Sequential: ValueError: This model has not yet been built. Build the model first by calling `build()` or by calling the model on a batch of data.
+    tf-keras | summary() of an unbuilt Sequential: ValueError: This model has not yet been built.
     tf-keras | CollectiveCommunication is CommunicationImplementation: True (NCCL member too: True)
     tf-keras | a strategy's experimental_run_v2: absent
 """
@@ -38,7 +38,7 @@ import importlib
 import io
 import sys
 
-from probing import print_outcomes, rerun_per_keras
+from probing import first_error_line, print_outcomes, rerun_per_keras
 
 
 def premises(flavour: str) -> None:
@@ -64,7 +64,8 @@ def premises(flavour: str) -> None:
         return "prints a table with '(unbuilt)'" if "(unbuilt)" in printed.getvalue() else "prints a table"
 
     def communication_alias() -> str:
-        old, new = tf.distribute.experimental.CollectiveCommunication, tf.distribute.experimental.CommunicationImplementation
+        old = tf.distribute.experimental.CollectiveCommunication
+        new = tf.distribute.experimental.CommunicationImplementation
         return f"{old is new} (NCCL member too: {old.NCCL is new.NCCL})"
 
     def run_v2() -> str:
@@ -80,6 +81,7 @@ def premises(flavour: str) -> None:
             ("CollectiveCommunication is CommunicationImplementation", communication_alias),
             ("a strategy's experimental_run_v2", run_v2),
         ],
+        describe=lambda exc: first_error_line(exc, width=34),
     )
 
 
