@@ -87,7 +87,8 @@ class HardcodedTfConfig(Rule):
     - A TF_CONFIG deleted again in the same code before any strategy or cluster resolver is built (a
       notebook showing the format) is not reported.
     - A cluster whose every address is a template slot (`"<worker-ip>:port"`, `"IP1:PORT1"`) is
-      left to TFD603, which reports the whole spec once.
+      no cluster anybody runs: not reported here; TFD603 reports the whole spec once, and only
+      in a script a launcher of the project starts (its "When it is reported").
     - An empty TF_CONFIG object (`"{}"`, `json.dumps({})`) is not reported: it fixes no address or
       index. TensorFlow 2.21 reads it as no cluster and runs one local worker
       (`benchmarks/probe_empty_tf_config.py`); launchers set it on purpose after starting workers.
