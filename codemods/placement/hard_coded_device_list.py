@@ -164,9 +164,8 @@ def _message(devices: list[str | bytes]) -> str:
         )
     if all(kind == "cpu" for kind, _ in kinds):
         return (
-            f"`MirroredStrategy` given {len(devices)} CPUs: a process has one CPU device unless it makes logical "
-            "ones, so the replicas share `CPU:0` and hang at the first all-reduce; omit the list or use "
-            "`tf.config.list_logical_devices`"
+            f"`MirroredStrategy` given {len(devices)} CPUs: without logical CPUs they are one device, so the "
+            "replicas share `CPU:0` and hang at the first all-reduce; omit the list or make logical CPUs"
         )
     return (
         f"`MirroredStrategy` with {len(devices)} hard-coded devices: on a machine with fewer, replicas share a device "

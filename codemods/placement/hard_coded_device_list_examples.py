@@ -19,9 +19,8 @@ EXAMPLES = (
         note="four CPUs written into a script that makes no logical devices",
         range="3:43-3:83",
         message=(
-            "`MirroredStrategy` given 4 CPUs: a process has one CPU device unless it makes logical ones, so the "
-            "replicas share `CPU:0` and hang at the first all-reduce; omit the list or use "
-            "`tf.config.list_logical_devices`"
+            "`MirroredStrategy` given 4 CPUs: without logical CPUs they are one device, so the replicas share "
+            "`CPU:0` and hang at the first all-reduce; omit the list or make logical CPUs"
         ),
     ),
     Invalid(

@@ -51,8 +51,14 @@ def test_a_placeholder_cluster_in_a_config_module_nothing_starts_is_not_reported
 
 
 def test_a_placeholder_cluster_in_a_script_a_job_starts_is_one_finding(tmp_path):
-    _write(tmp_path, {"exec/parameter.py": PLACEHOLDER_CLUSTER, "parameter.hcl": NOMAD_JOB.replace("{script}", "parameter.py")})
+    _write(
+        tmp_path,
+        {"exec/parameter.py": PLACEHOLDER_CLUSTER, "parameter.hcl": NOMAD_JOB.replace("{script}", "parameter.py")},
+    )
     assert _codes(tmp_path, "parameter.py") == ["TFD603"]
+    job = Job(use_cache=False, project_roots=(str(tmp_path),))
+    (result,) = [r for r in run(sorted(tmp_path.rglob("*.py")), job, jobs=1) if r.path.endswith("parameter.py")]
+    assert "('host1:port' and 3 more)" in result.findings[0].message  # one finding for the four slots
 
 
 def test_other_defects_of_a_placeholder_spec_are_still_reported(tmp_path):
