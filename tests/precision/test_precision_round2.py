@@ -199,8 +199,8 @@ def test_a_placeholder_spec_is_at_most_one_tfd603_not_one_per_entry():
     assert problem.kind == "placeholder" and "'<worker-0-ip>:port' and 2 more" in problem.message
     # noise36: reported only in a script a launcher of the project starts (a file checked alone has
     # none): tests/rules/test_tfd603_placeholders.py.
-    findings = [f for f in check_source("train.py", textwrap.dedent(_PLACEHOLDER_CLUSTER)).findings if f.code == "TFD603"]
-    assert findings == []
+    findings = check_source("train.py", textwrap.dedent(_PLACEHOLDER_CLUSTER)).findings
+    assert [f for f in findings if f.code == "TFD603"] == []
 
 
 def test_a_word_for_a_port_is_a_placeholder_and_a_real_bad_port_is_still_named():
