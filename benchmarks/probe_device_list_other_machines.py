@@ -19,13 +19,22 @@ Output on TensorFlow 2.21, 2026-11-27 (a 2-core machine under load):
     1 device, a CPU and a GPU listed (no GPU): 2 replicas on ['CPU:0', 'CPU:0']; trained weight 2.058
     1 device, 2 GPUs listed (no GPU), a step without all-reduce: 2 replicas on ['CPU:0', 'CPU:0']; ran
 
+The last three cases, 2026-11-28 (noise36; each run alone with `--case`, the same 150 s wait):
+
+    1 device, 2 CPUs listed (no logical devices): 2 replicas on ['CPU:0', 'CPU:0']; no step finished: hung
+    1 device, 2 CPUs listed (no logical devices), a step without all-reduce: 2 replicas on ['CPU:0', 'CPU:0']; ran
+    2 devices, one CPU listed twice: AssertionError: No duplicates allowed in `devices` argument
+
 So the list fixes the replica count on every machine. On the machine it names (or a larger one,
 whose other devices stay idle) training gives the same weight. On a machine with fewer devices,
 the replicas of listed devices that do not exist wait for each other at the first all-reduce and
 the program hangs, nothing raised or logged (the same with Keras 3 `fit`, checked by hand while
 writing this probe: 4 CPUs listed on 2, and 2 GPUs listed on a host without any); a step with no
 cross-replica reduction runs. A CPU listed beside a GPU that does not exist trained (both replicas
-on `CPU:0`). A GPU host with fewer GPUs than listed was not measured (no GPU here).
+on `CPU:0`). A GPU host with fewer GPUs than listed was not measured (no GPU here). A unit test's
+fixture `["/cpu:0", "/cpu:1"]` in a process that made no logical CPUs hangs the same way (its
+suite must make them for the test to pass), and a device listed twice is refused when the strategy
+is built.
 """
 
 from __future__ import annotations
@@ -47,6 +56,11 @@ CASES = {
     "1 device, 2 GPUs listed (no GPU)": (1, GPUS2, True),
     "1 device, a CPU and a GPU listed (no GPU)": (1, ["/cpu:0", "/gpu:0"], True),
     "1 device, 2 GPUs listed (no GPU), a step without all-reduce": (1, GPUS2, False),
+    # A unit test's fixture, `MirroredStrategy(["/cpu:0", "/cpu:1"])`, in a process that made no
+    # logical devices: the one physical CPU is the whole machine.
+    "1 device, 2 CPUs listed (no logical devices)": (1, CPUS4[:2], True),
+    "1 device, 2 CPUs listed (no logical devices), a step without all-reduce": (1, CPUS4[:2], False),
+    "2 devices, one CPU listed twice": (2, ["/cpu:0", "/cpu:0"], True),
 }
 WAIT_SECONDS = 150
 
@@ -63,7 +77,11 @@ def run_case(machine: int, devices: list[str], reduces: bool) -> None:
     if machine > 1:
         cpu = tf.config.list_physical_devices("CPU")[0]
         tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * machine)
-    strategy = tf.distribute.MirroredStrategy(devices)
+    try:
+        strategy = tf.distribute.MirroredStrategy(devices)
+    except AssertionError as error:  # a device listed twice is refused when the strategy is built
+        print(f"AssertionError: {str(error).split(':')[0]}", flush=True)
+        return
     ran = strategy.experimental_local_results(strategy.run(lambda: tf.identity(1.0)))
     print(f"{strategy.num_replicas_in_sync} replicas on {[short(t.device) for t in ran]}", flush=True)
     global_batch = 8

@@ -141,11 +141,16 @@ Stamp = tuple[int, int] | None  # size and modification time (ns) of a file; Non
 
 
 def file_stamp(path: str) -> Stamp:
-    """The :data:`Stamp` of ``path`` now (for `<folder>|target-files`, of that folder's listing)."""
+    """The :data:`Stamp` of ``path`` now (for `<folder>|target-files`, of that folder's listing; for
+    `<root>|python-files`, of every Python file and notebook under the root)."""
     if path.endswith("|target-files"):  # what the project-target model read (fixer/target/model.py)
         from fixer.target.model import listing_stamp
 
         return listing_stamp(path)
+    if path.endswith("|python-files"):  # whether the project reads a module (fixer/tf/module_readers.py)
+        from fixer.tf.module_readers import python_files_stamp
+
+        return python_files_stamp(path)
     try:
         st = os.stat(path)
     except OSError:

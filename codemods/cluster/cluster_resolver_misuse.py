@@ -59,6 +59,14 @@ class ClusterResolverMisuse(Rule):
     task_type=None, task_id=None, environment='', num_accelerators=None, rpc_layer=None)`, and a
     resolver without `task_type`/`task_id` does not know which task this process is.
 
+    ## When it is reported (the policy)
+    It judges calls against their signatures, not the addresses they are given: a cluster of
+    template slots (`"host1:port"`) handed to a resolver adds no finding here (TFD603 reports
+    such a spec once, and only in a script a launcher starts). Code that nothing calls (a method
+    of a template class no caller reaches) is reported as written: which code runs is a
+    whole-program question a linter cannot answer for importable code, and whoever migrates a
+    repository wants every call that raises.
+
     ## Fix safety
     Unsafe. Job keywords become the cluster spec: `SimpleClusterResolver(workers=hosts, ...)`
     becomes `SimpleClusterResolver(tf.train.ClusterSpec({"worker": hosts}), task_type="worker",

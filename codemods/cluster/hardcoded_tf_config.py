@@ -12,6 +12,7 @@ from fixer.clusterspec import is_no_cluster, is_template, launcher_problem
 from fixer.facts import NOT_A_TEST
 from fixer.rule import Rule
 from fixer.test_files import is_test_path
+from fixer.tf.module_readers import imports_only_the_standard_library
 from fixer.tf.pipeline_components import component_functions, in_component
 from fixer.tf.processes import shell_start_lines, starts_processes_after
 from fixer.tf.programs import Programs
@@ -51,6 +52,20 @@ class HardcodedTfConfig(Rule):
     copy of the script per task (`worker0.py`, `worker1.py`, each with its own index) avoids the
     clash but still has to be edited by hand for every cluster, which is what a launcher does.
 
+    ## When it is reported (the policy)
+    - Addresses that are not addresses are no cluster anybody runs: a TF_CONFIG whose every
+      address is a template slot (`"host1:port"`, `"IP1:PORT1"`, `"<worker-ip>:port"`) is not
+      reported here (TFD603 reports such a spec once, and only in a script a launcher starts).
+    - A configuration module of a scaffold or template (it imports only the standard library, so
+      it builds no strategy and starts no worker) that no file of the project imports, runs
+      (`%run`, `exec`) or starts is not reported: its TF_CONFIG reaches no cluster. Known only
+      when a folder is checked (the project root); a file checked alone is reported. A cached
+      result is checked again when any Python file or notebook of the root changes, so a new
+      importer brings the finding back on the next run.
+    - Code that nothing calls (a method of a template class no caller reaches) is reported as
+      written: which code runs is a whole-program question a linter cannot answer for importable
+      code, and whoever migrates a repository wants every instance.
+
     ## Fix safety
     Unsafe. The setting is removed: only its key when an `os.environ.update(...)` also sets other
     variables, else the statement, with the dict it was built from when nothing else uses it,
@@ -87,7 +102,8 @@ class HardcodedTfConfig(Rule):
     - A TF_CONFIG deleted again in the same code before any strategy or cluster resolver is built (a
       notebook showing the format) is not reported.
     - A cluster whose every address is a template slot (`"<worker-ip>:port"`, `"IP1:PORT1"`) is
-      left to TFD603, which reports the whole spec once.
+      no cluster anybody runs: not reported here; TFD603 reports the whole spec once, and only
+      in a script a launcher of the project starts (its "When it is reported").
     - An empty TF_CONFIG object (`"{}"`, `json.dumps({})`) is not reported: it fixes no address or
       index. TensorFlow 2.21 reads it as no cluster and runs one local worker
       (`benchmarks/probe_empty_tf_config.py`); launchers set it on purpose after starting workers.
@@ -148,6 +164,7 @@ class HardcodedTfConfig(Rule):
         # A notebook is one program (one kernel); a script may paste several one after another.
         programs = None if ctx.path.endswith(".ipynb") or not setters else Programs(ctx.module, ctx.index)
         components = component_functions(ctx.index, ctx.tf.names, ctx.tf.semantic) if setters else set()
+        inert: bool | None = None  # asked once, for the first literal cluster
         for setter in setters:
             if in_component(ctx.index, components, setter.statement):
                 continue  # a KFP component's body is its own pod's program: this IS that pod's launcher
@@ -161,6 +178,9 @@ class HardcodedTfConfig(Rule):
                 continue  # `"{}"` fixes no address or index: it clears the cluster (one local worker)
             if is_template(config):
                 continue  # a template with slots for the addresses: TFD603 says so, once for the spec
+            inert = _inert_and_unread(ctx) if inert is None else inert
+            if inert:
+                continue  # a scaffold's config module nothing imports or runs: its cluster reaches no strategy
             launchers = ctx.tf.launchers
             if launchers is not None and _task_copies_cover(launchers, config) and not launchers.launchers():
                 continue  # one copy per task, run together by hand: these files are the launch configuration
@@ -192,6 +212,22 @@ class HardcodedTfConfig(Rule):
                 ctx.report(setter.node, message + "; set it in the launcher instead")
                 continue
             ctx.report(setter.node, message + "; the launcher sets it (see `distfix fix --emit-launcher`)", edits=edits)
+
+
+def _inert_and_unread(ctx: RuleContext) -> bool:
+    """A configuration module that imports only the standard library (so it builds no strategy and
+    starts no worker) and that no file of the project imports, runs or starts: its TF_CONFIG
+    reaches no cluster (fixer/tf/module_readers.py). Unknown (a file checked alone, a notebook):
+    False."""
+    # Imported here: the summaries' module reaches the engine, which imports the rules.
+    from fixer.tf.project_imports import imports_of
+
+    launchers = ctx.tf.launchers
+    if launchers is None or ctx.path.endswith(".ipynb"):
+        return False
+    if not imports_only_the_standard_library(imports_of(ctx.index)):
+        return False
+    return not launchers.launchers() and not launchers.read_by_project()
 
 
 def _advice(found: list[Launcher], launchers: ScriptLaunchers | None) -> str:

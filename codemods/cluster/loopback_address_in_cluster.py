@@ -27,6 +27,12 @@ class LoopbackAddressInCluster(Rule):
     inter-worker communication once deployed"). Two tasks on one loopback port cannot both
     start their gRPC server (`Could not start gRPC server`).
 
+    ## When it is reported (the policy)
+    Addresses that are not addresses are no cluster anybody runs: template slots (`"host1:port"`,
+    `"<worker-ip>:port"`, `"IP1:PORT1"`) are neither loopback nor other hosts and are never
+    reported here (TFD603 reports such a spec once, and only in a script a launcher starts). Code
+    that nothing calls is reported as written.
+
     ## Fix safety
     Display-only: use each machine's reachable address (or distinct ports on one machine).
 

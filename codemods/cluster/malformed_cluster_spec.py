@@ -29,6 +29,17 @@ class MalformedClusterSpec(Rule):
     TF_CONFIG documents a number. `distfix doctor` runs the same
     checks on the live `TF_CONFIG` before launch.
 
+    ## When it is reported (the policy)
+    Addresses that are not addresses are not a cluster anybody runs: template slots
+    (`"host1:port"`, `"IP1:PORT1"`, `"<worker-ip>:2222"`, `"worker0.example.com:port"`) are
+    the placeholders of a doc page, a scaffold's config module or an issue's redacted
+    reproduction. They are reported only in a script that a launcher of the project starts (a
+    Nomad or shell job naming it, `fixer/tf/script_launchers.py`): that job cannot start as
+    written. Then a spec is one finding, whatever the number of slots, never one per entry.
+    Elsewhere they are not reported, and the spec is reported only for its other defects.
+    Code that nothing calls is reported as written (a method no caller reaches): which code
+    runs is a whole-program question a linter cannot answer for importable code.
+
     ## Fix safety
     Display-only: the right value depends on the cluster. The message says what is wrong and
     how to write it.
@@ -68,5 +79,17 @@ class MalformedClusterSpec(Rule):
     facts = (NOT_A_TEST,)
 
     def check(self, ctx: RuleContext) -> None:
+        launched: bool | None = None  # asked once, and only for a spec holding template slots
         for node, problem in cluster_problems(ctx.tf, self.code):
+            if problem.kind == "placeholder":
+                launched = _started_by_a_launcher(ctx) if launched is None else launched
+                if not launched:
+                    continue
             ctx.report(node, problem.message)
+
+
+def _started_by_a_launcher(ctx: RuleContext) -> bool:
+    """A file of the project starts this script (fixer/tf/script_launchers.py): its template
+    slots are what a job runs. A notebook is never started that way."""
+    launchers = ctx.tf.launchers
+    return launchers is not None and not ctx.path.endswith(".ipynb") and bool(launchers.launchers())

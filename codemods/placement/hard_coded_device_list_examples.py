@@ -12,22 +12,22 @@ EXAMPLES = (
         """
         import tensorflow as tf
 
-        strategy = tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1", "/gpu:2", "/gpu:3"])
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1", "/cpu:2", "/cpu:3"])
         with strategy.scope():
             model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
         """,
-        note="four GPUs written into the script",
+        note="four CPUs written into a script that makes no logical devices",
         range="3:43-3:83",
         message=(
-            "`MirroredStrategy` with 4 hard-coded devices: on a machine with fewer, replicas share a device "
-            "(a CPU host hangs at the first all-reduce); omit the list or use `tf.config.list_logical_devices`"
+            "`MirroredStrategy` given 4 CPUs: without logical CPUs they are one device, so the replicas share "
+            "`CPU:0` and hang at the first all-reduce; omit the list or make logical CPUs"
         ),
     ),
     Invalid(
         """
         import tensorflow as tf
 
-        strategy = tf.distribute.MirroredStrategy(devices=["/gpu:0", "/gpu:1"])
+        strategy = tf.distribute.MirroredStrategy(devices=["/cpu:0", "/cpu:1"])
         """,
         note="the devices keyword",
     ),
@@ -35,7 +35,7 @@ EXAMPLES = (
         """
         import tensorflow as tf
 
-        strategy = tf.distribute.MirroredStrategy(devices=("/device:GPU:0", "/device:GPU:1"))
+        strategy = tf.distribute.MirroredStrategy(devices=("/device:CPU:0", "/device:CPU:1"))
         """,
         note="a tuple",
     ),
@@ -43,7 +43,7 @@ EXAMPLES = (
         """
         import tensorflow as tf
 
-        DEVICES = ["/gpu:0", "/gpu:1", "/gpu:2"]
+        DEVICES = ["/gpu:0", "/cpu:0"]
         strategy = tf.distribute.MirroredStrategy(DEVICES)
         """,
         note="the list bound to a name first",
@@ -62,7 +62,7 @@ EXAMPLES = (
 
         def make_strategy():
             return tf.distribute.MirroredStrategy(
-                devices=["/job:localhost/replica:0/task:0/device:GPU:0", "/job:localhost/replica:0/task:0/device:GPU:1"],
+                devices=["/job:localhost/replica:0/task:0/device:GPU:0", "/job:localhost/replica:0/task:0/device:CPU:0"],
                 cross_device_ops=tf.distribute.HierarchicalCopyAllReduce(),
             )
         """,
@@ -72,17 +72,17 @@ EXAMPLES = (
         """
         import tensorflow as tf
 
-        mirrored = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
+        mirrored = tf.distribute.MirroredStrategy(["GPU:0", "GPU:0"])
         dist = mirrored.experimental_distribute_dataset(tf.data.Dataset.range(8).batch(4))
         """,
-        note="short device names",
+        note="short device names, one GPU twice (raises when built)",
     ),
     Invalid(
         """
         import tensorflow as tf
 
-        gpus = ["/gpu:0", "/gpu:1"]
-        strategy = tf.distribute.MirroredStrategy(devices=gpus)
+        cpus = ["/cpu:0", "/cpu:1"]
+        strategy = tf.distribute.MirroredStrategy(devices=cpus)
         """,
         note="keyword given a name holding the list",
     ),
@@ -116,7 +116,7 @@ EXAMPLES = (
 
         strategy = tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1"])
         """,
-        note="the script picks its GPUs on purpose (CUDA_VISIBLE_DEVICES)",
+        note="distinct GPUs: right on the machine that has them, whatever the script around them",
     ),
     Valid(
         """
@@ -132,6 +132,16 @@ EXAMPLES = (
             strategy = tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1"])
         """,
         note="the GPU list is asked for on the command line",
+    ),
+    Valid(
+        """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1", "/gpu:2", "/gpu:3"])
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        """,
+        note="four distinct GPUs: right on the machine they name (an author's timing run), only a smaller one hangs",
     ),
     Valid(
         """

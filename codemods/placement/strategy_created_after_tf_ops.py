@@ -48,6 +48,11 @@ class StrategyCreatedAfterTfOps(Rule):
     (`RaggedTensorSpec`, `SparseTensorSpec`, ...), option objects (`tf.data.Options`,
     `TFRecordOptions`, `SaveOptions`, `CheckpointOptions`, ...) and feature columns.
 
+    ## When it is reported (the policy)
+    Code that nothing calls (a method of a template class no caller reaches) is reported as
+    written: which code runs is a whole-program question a linter cannot answer for importable
+    code, and whoever migrates a repository wants every instance.
+
     ## Fix safety
     Unsafe: the strategy's statement moves up to just before the first statement in its block
     that starts the runtime, when its arguments do not depend on anything in between. Otherwise,

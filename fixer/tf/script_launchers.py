@@ -151,6 +151,15 @@ class ScriptLaunchers:
             self.consulted[path] = file_stamp(path)
         return configs
 
+    def read_by_project(self) -> bool:
+        """A `.py` file or notebook of the project imports this module or names its file
+        (fixer/tf/module_readers.py); every such file of the root becomes one dependency."""
+        from fixer.tf.module_readers import PYTHON_FILES, python_files_stamp, read_by_project
+
+        key = self.root + PYTHON_FILES
+        self.consulted[key] = python_files_stamp(key)
+        return read_by_project(self.script, self.root)
+
     def task_copies_cover(self, cluster: object, task_type: str, index: int) -> bool:
         """Sibling files of this script set the same cluster and, with it, every index of
         ``task_type``: together they are the launch (fixer/tf/task_copies.py)."""

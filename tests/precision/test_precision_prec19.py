@@ -183,7 +183,7 @@ def test_control_a_loop_asserting_only_after_it_ends_stays_reported_as_advice():
 _EAGER_LOOP = """
     import tensorflow as tf
 
-    strategy = tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1"])
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
     with strategy.scope():
         model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
         optimizer = tf.keras.optimizers.Adam()

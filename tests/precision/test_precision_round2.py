@@ -192,10 +192,15 @@ _PLACEHOLDER_CLUSTER = """
     """
 
 
-def test_a_placeholder_spec_is_one_tfd603_not_one_per_entry():
-    findings = [f for f in check_source("train.py", textwrap.dedent(_PLACEHOLDER_CLUSTER)).findings if f.code == "TFD603"]
-    assert len(findings) == 1
-    assert "placeholders" in findings[0].message and "'<worker-0-ip>:port' and 2 more" in findings[0].message
+def test_a_placeholder_spec_is_at_most_one_tfd603_not_one_per_entry():
+    from fixer.clusterspec import check_cluster
+
+    (problem,) = check_cluster({"worker": ["<worker-0-ip>:port", "<worker-1-ip>:port", "<worker-2-ip>:port"]})
+    assert problem.kind == "placeholder" and "'<worker-0-ip>:port' and 2 more" in problem.message
+    # noise36: reported only in a script a launcher of the project starts (a file checked alone has
+    # none): tests/rules/test_tfd603_placeholders.py.
+    findings = check_source("train.py", textwrap.dedent(_PLACEHOLDER_CLUSTER)).findings
+    assert [f for f in findings if f.code == "TFD603"] == []
 
 
 def test_a_word_for_a_port_is_a_placeholder_and_a_real_bad_port_is_still_named():
@@ -231,8 +236,9 @@ def test_a_tests_fake_cluster_is_a_fixture_not_a_deployment():
     cluster_codes = {"TFD601", "TFD602", "TFD603"}
     assert cluster_codes.isdisjoint(codes_of(source, "resolver_test.py"))
     assert cluster_codes.isdisjoint(codes_of(source, "tests/test_resolver.py"))
-    # The same file as a script is a deployment: it is checked.
-    assert {"TFD601", "TFD602", "TFD603"} <= set(codes_of(source, "resolver.py"))
+    # The same file as a script is a deployment: it is checked (its `<ps-ip>:port` slot is TFD603's
+    # only in a script a launcher starts, noise36).
+    assert {"TFD601", "TFD602"} <= set(codes_of(source, "resolver.py"))
 
 
 # Class 6: one finding in the right place --------------------------------------------------------

@@ -1,10 +1,10 @@
-"""Training on "the four GPUs" of the machine the script was written on. On a machine with
-fewer devices nothing fails: the replicas that have no device of their own all run on the first
-one, and the global batch is still split four ways."""
+"""Training on four CPUs listed by hand, in a script that makes no logical devices: the process
+has one CPU device, so the four replicas all run on `CPU:0` and the first all-reduce waits forever
+(benchmarks/probe_device_list_other_machines.py), nothing raised."""
 
 import tensorflow as tf
 
-strategy = tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1", "/gpu:2", "/gpu:3"])
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1", "/cpu:2", "/cpu:3"])
 GLOBAL_BATCH = 16 * strategy.num_replicas_in_sync
 
 features = tf.random.stateless_uniform((256, 4), seed=(1, 2))
