@@ -33,6 +33,7 @@ from fixer.target.project_files import (
     tool_folder_tpus,
 )
 from fixer.target.readme import README_NAME, read_readme
+from fixer.target.recorded_keras import recorded_keras2
 from fixer.target.script_installs import script_installs
 from fixer.target.shell_scripts import SHELL_SUFFIXES, read_shell_script
 from fixer.target.small_files import MAX_BYTES, read_small_text
@@ -75,6 +76,7 @@ class Target:
     tf1_from: Evidence | None = None  # the checked file is written for TensorFlow 1.x APIs: what shows it
     floor_from: Evidence | None = None  # a package's declared lowest TensorFlow (`tensorflow>=1.15` in setup.py)
     keras2_from: Evidence | None = None  # a call only Keras 2 accepts in the checked file (`Adam(lr=...)`)
+    recorded_keras_from: Evidence | None = None  # a notebook's saved output shows a Keras 2 run
     cap_from: Evidence | None = None  # what caps an open requirement (CI on Python 3.7, tensorflow-addons)
     # A release the same repository pins farther from the code than the open requirement that
     # decided (`tensorflow_gpu==2.3.1` in the root README above a vendored `tensorflow>=2.4.0`).
@@ -106,7 +108,21 @@ class Target:
             return 2
         if self.keras2_from is not None and self.version_unknown and not self.declares_keras3:
             return 2  # no release can be told, and the code is written for Keras 2
+        if self.recorded_keras2:
+            return 2
         return 3
+
+    @property
+    def recorded_keras2(self) -> bool:
+        """The notebook's saved output shows it ran on Keras 2 (fixer/target/recorded_keras.py), and
+        nothing else states a Keras: no release can be told, no Keras 3 requirement, no
+        TF_USE_LEGACY_KERAS. A pin, an install cell or an image that names a release wins."""
+        return (
+            self.recorded_keras_from is not None
+            and self.version_unknown
+            and not self.declares_keras3
+            and self.legacy_env is None
+        )
 
     @property
     def version_unknown(self) -> bool:
@@ -870,6 +886,8 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
     keras = _last([e for e in own if _keras2_only(e)], "keras")
     keras_pin = keras or folder.keras_pin
     kept = tensorflow is folder.tensorflow_from and keras_pin is folder.keras_pin
+    # The kernel's saved outputs say which Keras ran the notebook's cells, not a written module's job.
+    recorded = None if written else recorded_keras2(notebook, stamp)
     return replace(
         folder,
         # The folder's decision, cap included, unless the notebook installs or submits its own.
@@ -882,6 +900,7 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         # A package's floor is about the folder's declaration, not a notebook's own install or job.
         floor_from=folder.floor_from if tensorflow is folder.tensorflow_from else None,
         older_from=folder.older_from if tensorflow is folder.tensorflow_from else None,
-        evidence=(*own, *job, *pins.instructions, *folder.evidence),
+        recorded_keras_from=recorded,
+        evidence=(*own, *job, *pins.instructions, *([recorded] if recorded else []), *folder.evidence),
         consulted=tuple(sorted({**dict(folder.consulted), str(notebook): stamp}.items())),
     )

@@ -26,6 +26,8 @@ def _keras_reason(target: Target) -> str:
         return "tf.keras is Keras 2 before TensorFlow 2.16"
     if target.keras == 2 and target.legacy_env is not None:
         return f"TF_USE_LEGACY_KERAS=1 at {target.legacy_env.where}"
+    if target.recorded_keras2 and target.recorded_keras_from is not None:
+        return f"the notebook's saved output shows a Keras 2 run at {target.recorded_keras_from.where}"
     return "tf.keras is Keras 3 from TensorFlow 2.16 on; a script's own TF_USE_LEGACY_KERAS=1 still selects tf-keras"
 
 

@@ -153,7 +153,7 @@ def keras_flavour(module: str, legacy: LegacySetting, target: Target) -> int | N
     if module == "tf_keras" or target.version < KERAS3_FROM:
         return 2  # below TensorFlow 2.16 every Keras spelling is Keras 2
     if module == "keras":
-        return 3
+        return 2 if target.recorded_keras2 else 3  # a notebook's saved output shows `keras` 2 ran
     if legacy.value is None and not legacy.literal:
         return None  # set from something the script reads: cannot tell
     if legacy.value is None:
