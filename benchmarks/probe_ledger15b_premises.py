@@ -1,6 +1,7 @@
 """Premises of the ledger15b verdicts (benchmarks/WILD.md): whether building Keras's
-`ImageDataGenerator` and its directory iterator starts the TensorFlow runtime, and what each
-replica of `strategy.run` receives when it is handed one of that iterator's NumPy batches.
+`ImageDataGenerator` and its directory iterator starts the TensorFlow runtime, what each
+replica of `strategy.run` receives when it is handed one of that iterator's NumPy batches, and
+what TFD101's rewrite does to a functional model whose layers were built before it.
 
 1. A program that builds an `ImageDataGenerator`, calls `flow_from_directory` on a folder of
    images, turns on `tf.debugging.set_log_device_placement` and lists the physical devices, and
@@ -12,6 +13,10 @@ replica of `strategy.run` receives when it is handed one of that iterator's NumP
 2. A NumPy batch (what `next(iterator)` of that generator returns) passed to `strategy.run` inside
    a `tf.function` reaches every replica whole: two replicas, an 8-row batch, each replica sees
    8 rows (the input is not split; the loss of each replica is over the whole batch).
+3. A functional model whose layers were built (called on a batch) outside the scope, then
+   `Model(inputs, outputs)` and `compile` inside it (what TFD101's fix leaves when it moves only
+   those two statements): `fit` raises ValueError under both Kerases. Everything outside the scope
+   (the notebook as written): `fit` trains, on one replica (the strategy is not used).
 
     python benchmarks/probe_ledger15b_premises.py
 
@@ -20,9 +25,13 @@ Output on TensorFlow 2.21 (2026-11-28, ledger15b), CPU:
     keras 3 | ImageDataGenerator + flow_from_directory, then split the CPU: configured
     keras 3 | replicas of a MirroredStrategy over the two CPUs: 2
     keras 3 | rows each replica gets from an 8-row NumPy batch in strategy.run: [8, 8]
+    keras 3 | layers built outside, model+compile in scope, fit: ValueError: `colocate_vars_with` must only be pass
+    keras 3 | all outside the scope, fit: trains on 1 replica(s)
     tf-keras | ImageDataGenerator + flow_from_directory, then split the CPU: configured
     tf-keras | replicas of a MirroredStrategy over the two CPUs: 2
     tf-keras | rows each replica gets from an 8-row NumPy batch in strategy.run: [8, 8]
+    tf-keras | layers built outside, model+compile in scope, fit: ValueError: Variable (<tf.Variable 'dense/kernel:0
+    tf-keras | all outside the scope, fit: trains on 1 replica(s)
 """
 
 from __future__ import annotations
@@ -79,14 +88,40 @@ def premises(flavour: str) -> None:
 
         return str([int(rows) for rows in strategy.experimental_local_results(step(batch))])
 
+    def layers_outside_model_inside() -> str:
+        # TFD101's rewrite of a notebook whose layers were built (called on a batch) in earlier
+        # cells: only `Model(inputs, outputs)` and `compile` move into the scope.
+        strategy = state["strategy"]
+        features, labels = np.ones((8, 3), dtype=np.float32), np.ones((8, 2), dtype=np.float32)
+        base = tf.keras.layers.Dense(4)
+        head = tf.keras.layers.Dense(2)
+        head(base(features))  # built outside any scope, as the notebook's cells do
+        inputs = tf.keras.Input(shape=(3,))
+        with strategy.scope():
+            model = tf.keras.Model(inputs, head(base(inputs)))
+            model.compile(optimizer="adam", loss="mse")
+        model.fit(features, labels, epochs=1, batch_size=4, verbose=0)
+        return "trains"
+
+    def all_outside() -> str:
+        # The notebook as written: layers, model and compile outside the scope; the strategy unused.
+        features, labels = np.ones((8, 3), dtype=np.float32), np.ones((8, 2), dtype=np.float32)
+        inputs = tf.keras.Input(shape=(3,))
+        model = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(inputs))
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(features, labels, epochs=1, batch_size=4, verbose=0)
+        return f"trains on {model.distribute_strategy.num_replicas_in_sync} replica(s)"
+
     print_outcomes(
         flavour,
         [
             ("ImageDataGenerator + flow_from_directory, then split the CPU", generator_then_split),
             ("replicas of a MirroredStrategy over the two CPUs", replicas),
             ("rows each replica gets from an 8-row NumPy batch in strategy.run", rows_per_replica),
+            ("layers built outside, model+compile in scope, fit", layers_outside_model_inside),
+            ("all outside the scope, fit", all_outside),
         ],
-        describe=lambda exc: first_error_line(exc, width=120),
+        describe=lambda exc: first_error_line(exc, width=38),
     )
 
 
