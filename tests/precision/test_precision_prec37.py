@@ -4,14 +4,23 @@ control that keeps the finding where it is right.
 - Class 1 (TFD101 and its unsafe fix): a per-example buffer the replicas update row by row with
   `scatter_add`, made outside the scope on purpose: right as one copy under MirroredStrategy, its
   replicas' rows lost once moved into the scope (benchmarks/probe_ledger14a_premises.py).
+- Wrong fix 2 (TFD401's safe rename): the construction of the experimental TPUStrategy renamed while
+  the same file or a project script calling the module tests `isinstance` against the experimental
+  class, a sibling of the current one (same probe): advice naming the test, no edit.
 """
 
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 from fixer.engine import check_source
-from fixer.types import Finding
+from fixer.runner import Job, run
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from fixer.types import Finding
 
 
 def _findings(text: str, code: str, path: str = "train.py") -> list[Finding]:
@@ -75,3 +84,48 @@ def test_a_scattered_variable_the_optimizer_also_trains_keeps_the_finding() -> N
         "zip(grads, net.trainable_variables)", "zip(grads + [row_grads], net.trainable_variables + [per_example])"
     )
     assert [f.start.line for f in _findings(text, "TFD101")] == [_line_of(text, "per_example = tf.Variable(")]
+
+
+# -- wrong fix 2: TFD401 renames a construction an `isinstance` test elsewhere still names ---------
+
+_MAKE_TPU = """
+import tensorflow as tf
+
+
+def make_strategy(resolver):
+    return tf.distribute.experimental.TPUStrategy(resolver)
+"""
+_TESTS_TPU = """
+import tensorflow as tf
+
+import strategies
+
+strategy = strategies.make_strategy(None)
+on_tpu = isinstance(strategy, {tested})
+"""
+
+
+def test_a_construction_the_same_file_type_tests_gets_advice_without_the_rename() -> None:
+    text = _MAKE_TPU + "\non_tpu = isinstance(make_strategy(None), tf.distribute.experimental.TPUStrategy)\n"
+    (finding,) = _findings(text, "TFD401")
+    assert finding.fix is None
+    assert f"`isinstance` test at line {_line_of(text, 'on_tpu =')}" in finding.message
+
+
+def _project_tpu_finding(root: Path, tested: str) -> Finding:
+    (root / "strategies.py").write_text(textwrap.dedent(_MAKE_TPU))
+    (root / "main.py").write_text(textwrap.dedent(_TESTS_TPU.format(tested=tested)))
+    job = Job(use_cache=False, project_roots=(str(root),))
+    (result,) = list(run([root / "strategies.py"], job, jobs=1))
+    (finding,) = [f for f in result.findings if f.code == "TFD401"]
+    return finding
+
+
+def test_a_construction_a_project_script_type_tests_gets_advice_without_the_rename(tmp_path: Path) -> None:
+    finding = _project_tpu_finding(tmp_path, "tf.distribute.experimental.TPUStrategy")
+    assert finding.fix is None
+    assert "`main.py` line 7" in finding.message
+
+
+def test_a_construction_tested_only_against_the_current_class_keeps_the_safe_rename(tmp_path: Path) -> None:
+    assert _project_tpu_finding(tmp_path, "tf.distribute.TPUStrategy").fix is not None
