@@ -4,6 +4,8 @@ control that keeps the finding where it is right.
 - Class 1 (TFD101 and its unsafe fix): a per-example buffer the replicas update row by row with
   `scatter_add`, made outside the scope on purpose: right as one copy under MirroredStrategy, its
   replicas' rows lost once moved into the scope (benchmarks/probe_ledger14a_premises.py).
+- Class 2 (TFD402): a module-level `train_step` bound into an orbit `StandardTrainer` subclass by a
+  class-body assignment (`train_step = train_step`): orbit compiles its loop with `tf.function`.
 - Wrong fix 2 (TFD401's safe rename): the construction of the experimental TPUStrategy renamed while
   the same file or a project script calling the module tests `isinstance` against the experimental
   class, a sibling of the current one (same probe): advice naming the test, no edit.
@@ -129,3 +131,47 @@ def test_a_construction_a_project_script_type_tests_gets_advice_without_the_rena
 
 def test_a_construction_tested_only_against_the_current_class_keeps_the_safe_rename(tmp_path: Path) -> None:
     assert _project_tpu_finding(tmp_path, "tf.distribute.TPUStrategy").fix is not None
+
+
+# -- class 2: TFD402, a step function bound into an orbit trainer by class-body assignment ---------
+
+_ORBIT = """
+import orbit
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    net = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    sgd = tf.keras.optimizers.SGD()
+
+
+def train_step(self, iterator):
+    def replica_step(batch):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(self.model(batch))
+        grads = tape.gradient(loss, self.model.trainable_variables)
+        sgd.apply_gradients(zip(grads, self.model.trainable_variables))
+
+    self.strategy.run(replica_step, args=(next(iterator),))
+
+
+class LoopTrainer({base}):
+    train_step = {bound}
+
+
+LoopTrainer(batches).train(tf.constant(100))
+"""
+
+
+def test_a_step_bound_into_an_orbit_trainer_by_assignment_is_not_reported() -> None:
+    assert _findings(_ORBIT.format(base="orbit.StandardTrainer", bound="train_step"), "TFD402") == []
+
+
+def test_a_step_bound_into_a_class_that_is_no_orbit_trainer_is_still_reported() -> None:
+    text = _ORBIT.format(base="object", bound="train_step")
+    assert [f.start.line for f in _findings(text, "TFD402")] == [_line_of(text, "self.strategy.run(")]
+
+
+def test_an_orbit_trainer_binding_another_function_leaves_the_step_reported() -> None:
+    text = _ORBIT.format(base="orbit.StandardTrainer", bound="staticmethod(print)")
+    assert [f.start.line for f in _findings(text, "TFD402")] == [_line_of(text, "self.strategy.run(")]
