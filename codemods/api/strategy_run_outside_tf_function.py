@@ -337,12 +337,12 @@ def _orbit_compiled_step(ctx: RuleContext, func: cst.FunctionDef | cst.Lambda) -
                 for arg in cls.bases
             )
         if isinstance(method, cst.FunctionDef) and ctx.index.enclosing_function(method) is None:
-            return _bound_into_orbit_class(ctx, method)
+            return _assigned_into_orbit_class(ctx, method)
         method = ctx.index.enclosing_function(method)
     return False
 
 
-def _bound_into_orbit_class(ctx: RuleContext, func: cst.FunctionDef) -> bool:
+def _assigned_into_orbit_class(ctx: RuleContext, func: cst.FunctionDef) -> bool:
     """``func``, a function of the module, becomes an orbit step by a class-body assignment
     (`class T(orbit.StandardTrainer): train_step = train_step`, a notebook defining the methods in
     cells of their own): the name on the right is resolved to ``func`` by fixer/semantic, so a

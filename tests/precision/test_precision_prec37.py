@@ -6,6 +6,9 @@ control that keeps the finding where it is right.
   replicas' rows lost once moved into the scope (benchmarks/probe_ledger14a_premises.py).
 - Class 2 (TFD402): a module-level `train_step` bound into an orbit `StandardTrainer` subclass by a
   class-body assignment (`train_step = train_step`): orbit compiles its loop with `tf.function`.
+- Class 3 (TFD201): a generator's batch rebound, before the step, to a value split by hand into one
+  slice per replica (`PerReplica(...)`, `experimental_distribute_values_from_function`): the loop's
+  element no longer reaches the call (fixer/semantic), so no replica gets the whole batch.
 - Wrong fix 2 (TFD401's safe rename): the construction of the experimental TPUStrategy renamed while
   the same file or a project script calling the module tests `isinstance` against the experimental
   class, a sibling of the current one (same probe): advice naming the test, no edit.
@@ -175,3 +178,53 @@ def test_a_step_bound_into_a_class_that_is_no_orbit_trainer_is_still_reported() 
 def test_an_orbit_trainer_binding_another_function_leaves_the_step_reported() -> None:
     text = _ORBIT.format(base="orbit.StandardTrainer", bound="staticmethod(print)")
     assert [f.start.line for f in _findings(text, "TFD402")] == [_line_of(text, "self.strategy.run(")]
+
+
+# -- class 3: TFD201, a generator's batch split by hand into one value per replica ----------------
+
+_SPLIT = """
+import numpy as np
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    net = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    sgd = tf.keras.optimizers.SGD()
+
+
+def batches():
+    for _ in range(10):
+        yield np.ones((8, 4), np.float32)
+
+
+@tf.function
+def step(rows):
+    def replica_step(rows):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(net(rows))
+        sgd.apply_gradients(zip(tape.gradient(loss, net.trainable_variables), net.trainable_variables))
+
+    strategy.run(replica_step, args=(rows,))
+
+
+for rows in batches():
+{rebind}    step(rows)
+"""
+_BY_HAND = """\
+    parts = np.split(rows, strategy.num_replicas_in_sync)
+    rows = strategy.experimental_distribute_values_from_function(lambda ctx: parts[ctx.replica_id_in_sync_group])
+"""
+
+
+def test_a_batch_split_by_hand_per_replica_is_not_reported() -> None:
+    assert _findings(_SPLIT.format(rebind=_BY_HAND), "TFD201") == []
+
+
+def test_the_generator_batch_handed_whole_is_still_reported() -> None:
+    text = _SPLIT.format(rebind="")
+    assert [f.start.line for f in _findings(text, "TFD201")] == [_line_of(text, "    step(rows)")]
+
+
+def test_the_generator_batch_converted_in_place_is_still_reported() -> None:
+    text = _SPLIT.format(rebind="    rows = rows.astype(np.float16)\n")
+    assert [f.start.line for f in _findings(text, "TFD201")] == [_line_of(text, "    step(rows)")]
