@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-import libcst as cst
-
 from fixer.cell_lines import line_label
 from fixer.tf.compat import is_type_check_argument
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from fixer.context import RuleContext
 
 
@@ -28,7 +28,7 @@ def type_test_of(ctx: RuleContext, qualified: str) -> str | None:
     functions or classes (its stamp then keys the cached result); None when nowhere."""
     index = ctx.index
     last = qualified.rsplit(".", 1)[-1]
-    candidates: list[cst.CSTNode] = [a for a in index.attributes if a.attr.value == last]
+    candidates: list[cst.BaseExpression] = [a for a in index.attributes if a.attr.value == last]
     candidates += index.names.get(last, [])
     for node in sorted(candidates, key=lambda n: ctx.range(n).start.line):
         if ctx.tf.names.qualified(node) == qualified and is_type_check_argument(index, node):
