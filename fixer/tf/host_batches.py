@@ -57,7 +57,9 @@ _ARRAY_BUILDERS = frozenset(
 # Array methods that give an array again.
 _ARRAY_METHODS = frozenset({"astype", "reshape", "copy", "squeeze", "transpose", "flatten", "clip"})
 # Calls whose first argument's rows come back whole (reshaped or converted, not split).
-_SAME_ROWS = frozenset({"numpy.asarray", "numpy.array", "tensorflow.convert_to_tensor", "tensorflow.cast"})
+_SAME_ROWS = frozenset(
+    {"numpy.asarray", "numpy.array", "tensorflow.constant", "tensorflow.convert_to_tensor", "tensorflow.cast"}
+)
 _FLOWS = frozenset({"flow", "flow_from_directory", "flow_from_dataframe"})
 _IMAGE_GENERATOR_CLASSES = frozenset({"keras.preprocessing.image.ImageDataGenerator"})
 
