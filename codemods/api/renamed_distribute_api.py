@@ -9,6 +9,7 @@ import libcst as cst
 from fixer.facts import RENAMED_DISTRIBUTE_API
 from fixer.rule import Rule
 from fixer.target.apis import FROM_IMPORT_FAILS_FROM, REAL_SUBMODULES, exists_in
+from fixer.tf.class_type_tests import type_test_of
 from fixer.tf.compat import (
     in_version_branch,
     is_compat_fallback,
@@ -53,6 +54,14 @@ _CLASSES: dict[str, tuple[str, frozenset[str], int]] = {
         99,
     ),
 }
+# The names above that are classes other than their current name (not aliases): an object of the
+# current class fails `isinstance` against them (benchmarks/probe_ledger14a_premises.py).
+_STRATEGY_CLASSES = frozenset(
+    {
+        "tensorflow.distribute.experimental.MultiWorkerMirroredStrategy",
+        "tensorflow.distribute.experimental.TPUStrategy",
+    }
+)
 # The names above whose `tf.compat.v1` spelling is the same object as the TF2 one (measured on 2.21
 # by benchmarks/probe_compat_v1_strategy_classes.py). The compat.v1 MultiWorkerMirroredStrategy and
 # TPUStrategy are other classes (TF1 `StrategyV1` subclasses), not deprecated aliases.
@@ -92,6 +101,11 @@ class RenamedDistributeApi(Rule):
     `MultiWorkerMirroredStrategy` takes `communication` first, the current one
     `cluster_resolver`), the rename would change the call, so the finding is reported without an
     edit.
+    The experimental `TPUStrategy` and `MultiWorkerMirroredStrategy` are other classes than the
+    current ones (siblings; a subclass): when this file, or a project script that calls this
+    module, tests `isinstance`/`issubclass` against the experimental class, renaming its reference
+    alone would flip that test, so the finding names the test and has no edit
+    (`benchmarks/probe_ledger14a_premises.py`).
 
     ## Known limits
     - `make_dataset_iterator` and `experimental_run` still run on TensorFlow 2.21 (measured;
@@ -262,6 +276,11 @@ class RenamedDistributeApi(Rule):
                 if blocker is not None:
                     message += f" (rewrite {blocker} by hand)"
                 ctx.report(attribute, message)
+                continue
+            tested = type_test_of(ctx, qualified) if qualified in _STRATEGY_CLASSES else None
+            if tested is not None:
+                # Renamed alone, the object is no longer an instance of the tested class.
+                ctx.report(attribute, f"{message} together with the `isinstance` test at {tested} (different classes)")
                 continue
             ctx.report(attribute, message, edits=[ctx.replace(attribute, local)])
 

@@ -72,7 +72,9 @@ class StrategyRunOutsideTfFunction(Rule):
     - Not reported: the `train_step` of a subclass of orbit's `StandardTrainer` (`eval_step` of a
       `StandardEvaluator`; `orbit` also from a vendored copy): orbit calls it from a loop it wraps in
       `tf.function`, as Keras does a `train_step`, unless the module passes
-      `StandardTrainerOptions(use_tf_function=False)` (then it stays reported). orbit may be an
+      `StandardTrainerOptions(use_tf_function=False)` (then it stays reported). A function of the
+      module bound into such a class by assignment (`train_step = train_step` in the class body, a
+      notebook writing the methods in cells of their own) is that step too. orbit may be an
       attribute of an imported project module (`trainer_lib.orbit.StandardTrainer`) or the base of
       a project class of another module (`trainer_lib.AsyncTrainer`); a value the
       module does not state (a config field, a flag) counts as orbit's default, true.
@@ -334,7 +336,43 @@ def _orbit_compiled_step(ctx: RuleContext, func: cst.FunctionDef | cst.Lambda) -
                 for cls in [owner, *bases_in_module(ctx.index, owner)]
                 for arg in cls.bases
             )
+        if isinstance(method, cst.FunctionDef) and ctx.index.enclosing_function(method) is None:
+            return _assigned_into_orbit_class(ctx, method)
         method = ctx.index.enclosing_function(method)
+    return False
+
+
+def _assigned_into_orbit_class(ctx: RuleContext, func: cst.FunctionDef) -> bool:
+    """``func``, a function of the module, becomes an orbit step by a class-body assignment
+    (`class T(orbit.StandardTrainer): train_step = train_step`, a notebook defining the methods in
+    cells of their own): the name on the right is resolved to ``func`` by fixer/semantic, so a
+    later redefinition is not mistaken for it (ledger14a class 2)."""
+    for owner in ctx.index.classes:
+        for line in owner.body.body:
+            if not isinstance(line, cst.SimpleStatementLine):
+                continue
+            for statement in line.body:
+                if not (
+                    isinstance(statement, cst.Assign)
+                    and len(statement.targets) == 1
+                    and isinstance(statement.targets[0].target, cst.Name)
+                    and isinstance(statement.value, cst.Name)
+                    and statement.value.value == func.name.value
+                ):
+                    continue
+                base = _ORBIT_STEPS.get(statement.targets[0].target.value)
+                # The class body reads the name before binding its own: what reaches the class
+                # statement (Python falls back to the module there; fixer/semantic sees the body's
+                # own binding only).
+                reaching = ctx.tf.semantic.reaching(func.name.value, owner)
+                if base is None or not any(b.statement is func for b in reaching):
+                    continue
+                if any(
+                    _is_orbit_class(ctx, arg.value, base) or orbit_base_in_project(ctx.tf, arg.value, base)
+                    for cls in [owner, *bases_in_module(ctx.index, owner)]
+                    for arg in cls.bases
+                ):
+                    return True
     return False
 
 

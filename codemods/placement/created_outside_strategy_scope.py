@@ -30,6 +30,7 @@ from fixer.tf.parameters import positional_parameters
 from fixer.tf.paths import exclusive
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.read_only_variables import counter_like, only_read
+from fixer.tf.row_buffers import tpu_possible, updated_by_rows
 from fixer.tf.strategies import Membership
 from fixer.tf.weightless_layers import weightless_sequential
 from fixer.types import Applicability, Edit
@@ -157,6 +158,13 @@ class CreatedOutsideStrategyScope(Rule):
       is when the replica function writes it (`assign*`, `scatter_*`) or trains it (gives it to
       `apply_gradients`, `minimize`, `tape.gradient` or `watch`); a write in cross-replica code,
       inside the scope or not, is not a finding.
+    - A `tf.Variable` the replica function updates only row by row (`scatter_*`, no `assign*`) and
+      never hands to an optimizer (a per-example buffer: `tf.gather(buf, ids)` in the tape,
+      `buf.scatter_add(...)` of its own rows) is not a finding under MirroredStrategy: made outside
+      the scope, every replica's rows land on the one copy; moved into it, it is mirrored and the
+      rows of all replicas but the first are silently lost (`benchmarks/probe_ledger14a_premises.py`).
+      Where the strategy may be a TPUStrategy (one built, or of unknown class) it is reported with
+      that advice and no fix: the move is never offered for it.
     - A `tf.Variable` that nothing uses is reported when the program trains under a scope (it is
       left out of the strategy), unless it is made in a `with tf.device(...):` block: a variable
       pinned by hand (a device-placement demonstration, often on a device that is missing on
@@ -217,6 +225,7 @@ class CreatedOutsideStrategyScope(Rule):
         scoping = _constructions_outside(ctx, self_scoping)
         groups: dict[int, list[Creation]] = {}
         inside_models: dict[str, Creation] = {}  # per model class, the first state it makes itself
+        row_buffers: list[Creation] = []  # per-example buffers the replicas scatter into, TPU possible
         for creation in finder.creations():
             if id(creation.call) in scoping:
                 continue  # reported below, with what entering the scope in its own method does
@@ -230,6 +239,10 @@ class CreatedOutsideStrategyScope(Rule):
                 continue
             if not finder.used_by_distributed_code(creation):
                 continue
+            if finder.row_buffer(creation):
+                if finder.tpu_possible():
+                    row_buffers.append(creation)
+                continue  # one copy every replica updates: right under MirroredStrategy
             if finder.keras_unknown(creation) and ctx.tf.target.frozen_platform_image:
                 # A notebook frozen to the platform image of an unknown day: not a fresh install
                 # (Keras 3), and Keras 2 trains this the same, so nothing says it fails.
@@ -242,6 +255,15 @@ class CreatedOutsideStrategyScope(Rule):
                 continue
             groups.setdefault(id(ctx.index.parent.get(creation.statement)), []).append(creation)
         _keep_call_sites_of_factories(ctx, finder, groups)
+        for creation in row_buffers:
+            # Moving it into the scope would mirror it and lose the other replicas' rows
+            # (benchmarks/probe_ledger14a_premises.py): advice only, never the move.
+            ctx.report(
+                creation.call,
+                "per-example buffer the replicas `scatter_*` into, made outside `strategy.scope()`: right as one "
+                "copy under MirroredStrategy, unmeasured for this strategy (it may be a TPUStrategy); do not move "
+                "it into the scope (mirrored, each replica's rows stay on its own copy)",
+            )
         _report_inside_models(ctx, finder, inside_models)
         for call, model_class in sorted(scoping.values(), key=lambda pair: ctx.index.order[pair[0]]):
             ctx.report(
@@ -717,6 +739,20 @@ class _Finder:
             and bool(self.strategies.scope_blocks)
             and not self._placed_by_hand(creation.statement)
         )
+
+    def row_buffer(self, creation: Creation) -> bool:
+        """``creation`` is a `tf.Variable` the replicas only update row by row (`scatter_*`), never
+        given to an optimizer: per-example state, see fixer/tf/row_buffers.py."""
+        if creation.kind != "variable":
+            return False
+        uses = [node for name in creation.names for node in self._uses(name)]
+        return updated_by_rows(self.index, uses, self._in_replica_step)
+
+    def tpu_possible(self) -> bool:
+        """A strategy the module builds or runs on may be a TPUStrategy."""
+        kinds = [kind for _, kind in self.strategies.constructions]
+        kinds += [kind for run in self.replica.run_calls for kind in self.strategies.kinds(run.strategy)]
+        return tpu_possible(kinds) or not kinds
 
     def _in_replica_step(self, use: cst.CSTNode) -> bool:
         """``use`` runs on every replica: in replica context, or in what `strategy.run` is given."""

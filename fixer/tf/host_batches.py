@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.semantic.loop_variables import loop_variable_reaches
 from fixer.tf.dataflow import names_in
 from fixer.tf.names import dotted_name
 from fixer.tf.strategies import visible_defs
@@ -55,6 +56,10 @@ _ARRAY_BUILDERS = frozenset(
 )
 # Array methods that give an array again.
 _ARRAY_METHODS = frozenset({"astype", "reshape", "copy", "squeeze", "transpose", "flatten", "clip"})
+# Calls whose first argument's rows come back whole (reshaped or converted, not split).
+_SAME_ROWS = frozenset(
+    {"numpy.asarray", "numpy.array", "tensorflow.constant", "tensorflow.convert_to_tensor", "tensorflow.cast"}
+)
 _FLOWS = frozenset({"flow", "flow_from_directory", "flow_from_dataframe"})
 _IMAGE_GENERATOR_CLASSES = frozenset({"keras.preprocessing.image.ImageDataGenerator"})
 
@@ -82,6 +87,12 @@ class HostBatches:
                 return self.iterator_kind(value.args[0].value, near, depth + 1)
             if isinstance(func, cst.Attribute) and func.attr.value in ("next", "__next__") and not value.args:
                 return self.iterator_kind(func.value, near, depth + 1)
+            # The same rows reshaped or converted (`batch = batch.astype(...)` rebinding a loop
+            # variable): still the host batch. A split into one value per replica is not this.
+            if isinstance(func, cst.Attribute) and func.attr.value in _ARRAY_METHODS:
+                return self.batch_kind(func.value, near, depth + 1)
+            if (self.tf.names.callee(value) or "") in _SAME_ROWS and value.args:
+                return self.batch_kind(value.args[0].value, near, depth + 1)
             return None
         if isinstance(value, cst.Subscript):
             if self.array(value.value, near, depth + 1):
@@ -94,6 +105,8 @@ class HostBatches:
             if ancestor is enclosing:
                 break
             if isinstance(ancestor, cst.For) and value.value in names_in(ancestor.target):
+                if not loop_variable_reaches(self.tf.semantic, value, ancestor):
+                    break  # rebound in the body first (`x = PerReplica(...)`, a split by hand)
                 return self.iterator_kind(unwrap_iteration(ancestor.iter), ancestor, depth + 1)
         return self._agree(
             [self.batch_kind(v, where, depth + 1) for v, where in self.datasets.bindings(value.value, near)]

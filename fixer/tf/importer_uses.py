@@ -35,7 +35,9 @@ class Use:
     `f = tf.function(f)`), so it is traced into that graph rather than run eagerly.
     ``optimizers``: for each argument given as a name or `None` (key: the keyword, or the
     position as digits), the Keras optimizer class that name is bound to in the importer,
-    "None" for `None`, "" when it is bound to anything else.
+    "None" for `None`, "" when it is bound to anything else. ``type_tests``: the
+    `tf.distribute.experimental` classes the importer tests objects against with
+    `isinstance`/`issubclass` (qualified names), each with its first line.
     """
 
     module: str
@@ -50,6 +52,7 @@ class Use:
     global_seed: bool = False
     compiled: bool = False
     optimizers: tuple[tuple[str, str], ...] = ()
+    type_tests: tuple[tuple[str, int], ...] = ()
 
     def where(self, root: str) -> str:
         """``main.py`` line 12, with the importer's path relative to ``root``."""
