@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
+from fixer.checked_parse import parse_checked
 from fixer.expected_failure import expected_failure_lines
 from fixer.positions import positions as positions_of
 from fixer.syntax import parse_module
@@ -127,7 +128,7 @@ class Member:
         it, and spells every other line ending out, so the stand-in line must end the same way.
         """
         try:
-            module = cst.parse_module(STAND_IN + newline + text)
+            module = parse_checked(STAND_IN + newline + text)
         except Exception:  # any refusal means: parse the class whole
             return None
         if len(module.body) != 1 or module.footer:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.ast_facts import ModuleFacts
+from fixer.checked_parse import parse_checked
 from fixer.code_text import code_text
 from fixer.codes import PARSE_ERROR_CODE
 from fixer.config import Config
@@ -166,14 +167,14 @@ def _parse(path: str, text: str, tree: ast.Module | None = None) -> tuple[cst.Mo
             return python
         tree = python.tree
     try:
-        return cst.parse_module(text), None, tree
+        return parse_checked(text), None, tree
     except cst.ParserSyntaxError as exc:
         expanded = expand_leading_tabs(text)
         if expanded != text:
             # CPython accepted it: tabs and spaces mixed in a way libcst's tokenizer refuses
             # (a tab counts to the next multiple of 8 for CPython). Read it with the tabs expanded.
             try:
-                return cst.parse_module(expanded), expanded, tree
+                return parse_checked(expanded), expanded, tree
             except cst.ParserSyntaxError:
                 pass
         reason = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
+from fixer.checked_parse import parse_checked
 from fixer.class_members import LINE, ClassChunk, Member, cut_class
 from fixer.engine import ParsedSource, may_be_too_complex, parse_source
 from fixer.expected_failure import expected_failure_lines
@@ -72,7 +73,7 @@ class _Chunk:
     def parse(cls, text: str, first: bool) -> _Chunk | None:
         """Parse one chunk; None when libcst refuses it (the caller then parses the whole file)."""
         try:
-            module = cst.parse_module(text)
+            module = parse_checked(text)
         except Exception:  # any refusal means: do not trust the split, parse the whole text
             return None
         if not module.body:

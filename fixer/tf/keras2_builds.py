@@ -13,11 +13,15 @@ the same function, to an `Input(...)` or to a layer applied to one (`Dense(8)(in
 module is read with `ast` because imported modules are summarised that way
 (fixer/tf/module_summary.py); the checked file is read the same way. Only a module whose text names
 `Input(` (both constructions need one) is parsed, and only its scopes that call `Input` are followed.
+Given the text, the walk does not enter a function, class or lambda whose lines cannot hold such a
+call: in a test module of a hundred methods, a few build a model.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from fixer.tf.names import canonical
@@ -34,11 +38,13 @@ def may_build_for_keras2(text: str) -> bool:
     return "Input(" in text
 
 
-def keras2_build(tree: ast.Module, imports: dict[str, str]) -> tuple[int, str] | None:
+def keras2_build(tree: ast.Module, imports: dict[str, str], text: str | None = None) -> tuple[int, str] | None:
     """(line, what) of the first Keras-2-only model construction in ``tree``, or None.
 
-    ``imports`` maps each imported name to the dotted name it binds (`tf` -> `tensorflow`)."""
-    scopes = _scopes(tree)
+    ``imports`` maps each imported name to the dotted name it binds (`tf` -> `tensorflow`);
+    ``text``, the source of ``tree``, lets the walk leave out the definitions that call no `Input`."""
+    lines = _input_lines(text, imports) if text is not None else None
+    scopes = _scopes(tree, lines)
     module_ints = _int_names(scopes[0])
     found: list[tuple[int, str]] = []
     for nodes in scopes:
@@ -47,9 +53,40 @@ def keras2_build(tree: ast.Module, imports: dict[str, str]) -> tuple[int, str] |
     return min(found) if found else None
 
 
-def _scopes(tree: ast.Module) -> list[list[ast.AST]]:
+def _input_lines(text: str, imports: dict[str, str]) -> list[int] | None:
+    """The lines, in order, that may hold the function name of a call :func:`_qualified` reads as
+    `Input`: its last name is `Input` (`keras.Input`, `layers.Input`: the canonical spellings only
+    rewrite a prefix) or a name imported as one (`from keras import Input as I`). Any line with
+    such a name in it, in a comment or a string too: a definition none of whose lines has one
+    holds no `Input` call. None when lines cannot be told this way: a name in non-ASCII text may
+    be spelled otherwise (Python normalises identifiers), and a lone carriage return ends a line
+    for Python's parser."""
+    if not text.isascii() or text.count("\r") != text.count("\r\n"):
+        return None
+    names = {"Input", *(local for local, dotted in imports.items() if dotted.rsplit(".", 1)[-1] == "Input")}
+    pattern = re.compile("|".join(re.escape(name) for name in sorted(names)))
+    lines: list[int] = []
+    line, counted = 1, 0
+    for match in pattern.finditer(text):
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
+def _may_call_input(node: ast.AST, lines: list[int] | None) -> bool:
+    """A definition may hold an `Input` call: one of ``lines`` (None: any line) lies in its span."""
+    if lines is None:
+        return True
+    first = bisect_left(lines, node.lineno)  # type: ignore[attr-defined]
+    return first < len(lines) and lines[first] <= (node.end_lineno or node.lineno)  # type: ignore[attr-defined]
+
+
+def _scopes(tree: ast.Module, lines: list[int] | None = None) -> list[list[ast.AST]]:
     """The assignments and calls of each scope (the module first, then each function, class and
-    lambda body), in source order: one walk of the tree."""
+    lambda body), in source order: one walk of the tree. A definition that cannot hold an `Input`
+    call by ``lines`` (:func:`_input_lines`) is left out with every scope in it."""
     scopes: list[list[ast.AST]] = [[]]
     stack: list[tuple[ast.AST, int]] = [(child, 0) for child in reversed(tree.body)]
     while stack:
@@ -57,6 +94,8 @@ def _scopes(tree: ast.Module) -> list[list[ast.AST]]:
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Call)):
             scopes[scope].append(node)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            if not _may_call_input(node, lines):
+                continue  # its scopes call no `Input`: keras2_build would not read them
             scopes.append([])
             inner = len(scopes) - 1
             body = node.body if isinstance(node.body, list) else [node.body]

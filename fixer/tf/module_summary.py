@@ -137,7 +137,7 @@ def summarise(text: str, path: str) -> ModuleSummary:
         legacy_switch=legacy_switch(tree) if "TF_USE_LEGACY_KERAS" in text else None,
         tf1_only_imports=tf1_only_imports(tree) if os.path.basename(path) == "__init__.py" else frozenset(),
         clears_tf_config=clears_tf_config(tree) if "TF_CONFIG" in text else False,
-        keras2_build=keras2_build(tree, imported_as(imports)) if may_build_for_keras2(text) else None,
+        keras2_build=keras2_build(tree, imported_as(imports), text) if may_build_for_keras2(text) else None,
     )
 
 

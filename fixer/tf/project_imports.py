@@ -518,7 +518,7 @@ def keras2_build_of(
             tree = parse_module(text)
         except (SyntaxError, ValueError, RecursionError):
             return None
-    return keras2_build(tree, imported_as(imports))
+    return keras2_build(tree, imported_as(imports), text)
 
 
 def imports_of(index: ModuleIndex) -> dict[str, ImportRef]:
