@@ -712,6 +712,8 @@ def _returned_loss_reader(ctx: RuleContext, func: FunctionLike, gradient: cst.Ca
                 continue
             if ctx.tf.semantic.binding_at(name) is not None:
                 continue  # the name being bound, not read
+            if not any(b.statement is statement for b in ctx.tf.semantic.resolve(name)):
+                continue  # another value of the name (`loss = strategy.reduce(..., loss)` read later)
             user = _calling(ctx, name)
             parent = ctx.index.parent.get(name)
             return ctx.source(user.func)[:40] if user is not None else ctx.source(parent)[:40] if parent else name.value
