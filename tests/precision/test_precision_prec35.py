@@ -187,3 +187,10 @@ def test_tfd303_keeps_the_edit_when_the_returned_loss_is_only_reduced() -> None:
     source = textwrap.dedent(_STEP).replace("{reading}", reading)
     (finding,) = [f for f in check_source("train.py", source).findings if f.code == "TFD303"]
     assert finding.fix is not None and finding.fix.applicability is Applicability.UNSAFE
+
+
+def test_tfd303_keeps_the_edit_when_the_name_is_rebound_by_the_reduce_and_printed() -> None:
+    reading = "loss = strategy.reduce(tf.distribute.ReduceOp.MEAN, loss, axis=None)\n    tf.print(loss)"
+    source = textwrap.dedent(_STEP).replace("{reading}", reading)
+    (finding,) = [f for f in check_source("train.py", source).findings if f.code == "TFD303"]
+    assert finding.fix is not None  # the print reads the reduced value, which the fix keeps right (SUM)
