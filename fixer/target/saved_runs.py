@@ -8,7 +8,8 @@ there, so such a rename is offered as unsafe (Target.saved_run_lacks). Three sig
 - a printed 2.x, in a cell that prints TensorFlow's version (`print(tf.__version__)`): that release;
 - a `tensorflow.python.keras.` repr (`<tensorflow.python.keras.callbacks.History at 0x...>`):
   TensorFlow 2.5 or older (TensorFlow 2.6.0's release notes: `tf.keras` is backed by the `keras`
-  package from 2.6 on);
+  package from 2.6 on), unless the notebook imports that module itself (its stale copy stayed in
+  later releases, and its own objects and deprecation warnings name it there);
 - an `XLA_CPU` / `XLA_GPU` device in a listing (`device:XLA_CPU:0`, a TPU system's "Available
   Device" log): TensorFlow 2.3 or older (TensorFlow 2.4.0's release notes: "XLA:CPU and XLA:GPU
   devices are no longer registered by default"), unless the notebook turns them back on
@@ -29,6 +30,7 @@ _ANY_VERSION_EXPRESSION = re.compile(r"\.\s*(?:__version__|VERSION|version_info)
 _PRINTED = re.compile(r"(?<![\w.])(?P<major>[12])\.(?P<minor>\d+)\.\d+(?:[-\w.]*)?(?![\w.])")
 _LABELLED = re.compile(r"(?i)\b(?:tensor\s*flow|tf)\b[^\n\d]{0,40}" + _PRINTED.pattern)
 _BUNDLED_KERAS = re.compile(r"\btensorflow\.python\.keras\.[\w.]+")
+_BUNDLED_MODULE = "tensorflow.python.keras"
 _XLA_DEVICE = re.compile(r"\bdevice:XLA_[CG]PU:\d+")
 _XLA_DEVICES_ON = "tf_xla_enable_xla_devices"
 SAVED_RUN = "saved-run"  # the kind of the evidence: a past run, never a pin
@@ -77,6 +79,7 @@ def saved_run(cells: list[tuple[int, str, dict[str, object]]], path: str) -> Evi
     specific sign when there are several (a printed release over a bound); None without a sign.
     A printed 1.x is not a past run but the notebook's own statement (fixer/target/notebook.py)."""
     xla_reenabled = any(_XLA_DEVICES_ON in source for _, source, _ in cells)
+    bundled_imported = any(_BUNDLED_MODULE in source for _, source, _ in cells)
     signs: list[Evidence] = []
     for number, source, saved in cells:
         version = printed_version(saved, source)
@@ -84,7 +87,7 @@ def saved_run(cells: list[tuple[int, str, dict[str, object]]], path: str) -> Evi
             signs.append(Evidence(SAVED_RUN, exactly(version), path, 1, f"TF {version[0]}.{version[1]}", cell=number))
             continue
         text = output_text(saved)
-        if (bundled := _BUNDLED_KERAS.search(text)) is not None:
+        if not bundled_imported and (bundled := _BUNDLED_KERAS.search(text)) is not None:
             signs.append(Evidence(SAVED_RUN, _before((2, 6)), path, 1, bundled.group(0), cell=number))
         elif not xla_reenabled and (device := _XLA_DEVICE.search(text)) is not None:
             signs.append(Evidence(SAVED_RUN, _before((2, 4)), path, 1, device.group(0), cell=number))

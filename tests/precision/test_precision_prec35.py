@@ -194,3 +194,12 @@ def test_tfd303_keeps_the_edit_when_the_name_is_rebound_by_the_reduce_and_printe
     source = textwrap.dedent(_STEP).replace("{reading}", reading)
     (finding,) = [f for f in check_source("train.py", source).findings if f.code == "TFD303"]
     assert finding.fix is not None  # the print reads the reduced value, which the fix keeps right (SUM)
+
+
+def test_a_bundled_keras_repr_says_nothing_where_the_notebook_imports_that_module(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / "train.ipynb"
+    warning = "WARNING: fit_generator (from tensorflow.python.keras.engine.training) is deprecated"
+    imports = _cell("from tensorflow.python.keras import backend\nmodel.fit_generator(batches)", warning)
+    (finding,) = _tfd401(path, _notebook(path, imports, _cell(_TPU_CELL, count=2)))
+    assert _applicability(finding) is Applicability.SAFE  # its stale copy is importable on TF 2.6+ too
