@@ -21,6 +21,7 @@ from fixer.types import Applicability
 
 if TYPE_CHECKING:
     from fixer.context import RuleContext
+    from fixer.target.model import Target
 
 # Deprecated method names on a strategy object -> current names.
 _METHODS = {
@@ -100,7 +101,12 @@ class RenamedDistributeApi(Rule):
     positional arguments the current class reads as something else (the experimental
     `MultiWorkerMirroredStrategy` takes `communication` first, the current one
     `cluster_resolver`), the rename would change the call, so the finding is reported without an
-    edit.
+    edit. Unsafe where no release is stated but a notebook's saved output (the checked notebook's,
+    or for a script one in its folder) shows a run on a release without the new name: a printed
+    2.x, a `tensorflow.python.keras` repr (TF 2.5 or older), an `XLA_CPU`/`XLA_GPU` device (TF 2.3
+    or older). That past run does not move the target, so the finding stays (true on the
+    TensorFlow a rerun gets today), but the rename would break the notebook on the release it last
+    ran on; the message says which output shows it (docs/target.md, "A notebook's saved output").
     The experimental `TPUStrategy` and `MultiWorkerMirroredStrategy` are other classes than the
     current ones (siblings; a subclass): when this file, or a project script that calls this
     module, tests `isinstance`/`issubclass` against the experimental class, renaming its reference
@@ -148,7 +154,9 @@ class RenamedDistributeApi(Rule):
     ## Runtime evidence
     The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,
     are measured on 2.21 by `benchmarks/probe_target_apis.py` (see docs/target.md), which
-    `tf.compat.v1.distribute` names are the TF2 objects by `benchmarks/probe_compat_v1_strategy_classes.py`.
+    `tf.compat.v1.distribute` names are the TF2 objects by `benchmarks/probe_compat_v1_strategy_classes.py`;
+    what TF 2.21 prints where an old saved output shows its release, by
+    `benchmarks/probe_saved_run_signs.py`.
 
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#run
@@ -207,8 +215,12 @@ class RenamedDistributeApi(Rule):
             else:
                 message = f"`{old}` is deprecated; use `{new}`"
             same_at_pin = state == _method_state(old, new, target.at_pin().version)
+            caveat, applicability = _saved_run_caveat(target, new)
             ctx.report(
-                attribute.attr, target.upgrade_prefix(same_at_pin) + message, edits=[ctx.replace(attribute.attr, new)]
+                attribute.attr,
+                target.upgrade_prefix(same_at_pin) + message + caveat,
+                edits=[ctx.replace(attribute.attr, new)],
+                applicability=applicability,
             )
 
     def _check_replaced_methods(self, ctx: RuleContext) -> None:
@@ -282,7 +294,8 @@ class RenamedDistributeApi(Rule):
                 # Renamed alone, the object is no longer an instance of the tested class.
                 ctx.report(attribute, f"{message} together with the `isinstance` test at {tested} (different classes)")
                 continue
-            ctx.report(attribute, message, edits=[ctx.replace(attribute, local)])
+            caveat, applicability = _saved_run_caveat(ctx.tf.target, new)
+            ctx.report(attribute, message + caveat, edits=[ctx.replace(attribute, local)], applicability=applicability)
 
     def _check_imports(self, ctx: RuleContext) -> None:
         for node in ctx.index.imports:
@@ -318,7 +331,17 @@ class RenamedDistributeApi(Rule):
                 "from `tensorflow.distribute.experimental` is deprecated; import it from `tensorflow.distribute`"
             )
             if movable:
-                ctx.report(node.module, message, edits=[ctx.replace(node.module, "tensorflow.distribute")])
+                lacking = [_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0] for a in renamed]
+                caveat, applicability = next(
+                    (c for c in (_saved_run_caveat(ctx.tf.target, n) for n in lacking) if c[1] is not None),
+                    ("", None),
+                )
+                ctx.report(
+                    node.module,
+                    message + caveat,
+                    edits=[ctx.replace(node.module, "tensorflow.distribute")],
+                    applicability=applicability,
+                )
             else:
                 ctx.report(node.module, message)
 
@@ -351,6 +374,14 @@ class RenamedDistributeApi(Rule):
             f"use `{current}` after `import tensorflow as tf`",
         )
         return True
+
+
+def _saved_run_caveat(target: Target, new: str) -> tuple[str, Applicability | None]:
+    """The message's clause and the lowered applicability of a rename to ``new`` that the release a
+    notebook's saved output shows lacks (docs/target.md, "A notebook's saved output"); ("", None)
+    when the rename is safe."""
+    lacks = target.saved_run_lacks(new)
+    return ("", None) if lacks is None else (f" (unsafe: {lacks})", Applicability.UNSAFE)
 
 
 def _method_state(old: str, new: str, version: tuple[int, int]) -> str | None:

@@ -80,7 +80,9 @@ class LossNotScaledToGlobalBatch(Rule):
     metric update, a print): dividing it where it is computed would make that reading N times too
     small, so only the value given to `tape.gradient` should be divided. The same advice, no edit,
     for a returned loss when the module MEAN-reduces something the rule cannot tie to the step's
-    run (a log helper): a MEAN of the divided losses would show the loss N times too small. A loss
+    run (a log helper): a MEAN of the divided losses would show the loss N times too small; and
+    for a returned loss whose `strategy.run` result the caller reads other than by
+    `strategy.reduce` (accumulated into an epoch loss, printed): that reading would shrink too. A loss
     returned alone or as one element of a tuple (`return loss, accuracy`) is followed to the
     `strategy.reduce` of what `strategy.run` gave back, also through the unpacking that binds it
     (`losses, accuracies = strategy.run(...)`, every binding reaching the reduce being that element):
@@ -261,10 +263,13 @@ class LossNotScaledToGlobalBatch(Rule):
         elif scaling is Scaling.MEAN and only_reduce_means(ctx.tf, origin, holder):
             report = _loss_report(ctx, func, gradient)
             message = _mean_message(_optimizer_class(ctx, func), _clips(ctx, func), report)
-            if report == "unfollowed":
+            reader = None if report == "unfollowed" else _returned_loss_reader(ctx, func, gradient)
+            if report == "unfollowed" or reader is not None:
                 # Dividing the loss would also divide what the caller reads (a MEAN of it for a log
-                # would become N times too small): only the value given to `tape.gradient` changes.
-                message = message.replace("; divide by", "; it is also returned: divide only the gradient's loss by")
+                # would become N times too small, an accumulated epoch loss too): only the value
+                # given to `tape.gradient` changes.
+                returned = f"it is also returned to `{reader}`" if reader else "it is also returned"
+                message = message.replace("; divide by", f"; {returned}: divide only the gradient's loss by")
                 ctx.report(origin, message)
                 return
             if at_call and call is not None:
@@ -682,6 +687,37 @@ def _unpacked_at(statement: cst.CSTNode, name: cst.CSTNode, slot: int, produced:
     if any(isinstance(e, cst.StarredElement) for e in target.elements):
         return False
     return target.elements[slot].value is name
+
+
+def _returned_loss_reader(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> str | None:
+    """What reads the loss ``func`` returns as its whole value, other than a `strategy.reduce` the
+    fix adjusts (`epoch_loss.assign_add(l)` in another `strategy.run`, a print): dividing the loss
+    where it is computed would change that reading. The reader as its called name (or the
+    statement), None when the returned value is only reduced, discarded or not returned alone."""
+    loss = gradient.args[0].value
+    if not isinstance(loss, cst.Name) or _returned_slot(ctx, func, loss) != _WHOLE:
+        return None
+    reduced = {id(call.args[1].value) for call in ctx.tf.replica.strategy_reduces}
+    for producer in _run_producers(ctx, func):
+        statement = ctx.index.parent.get(producer)
+        if statement is None or isinstance(statement, cst.Expr | cst.Return) or id(producer) in reduced:
+            continue  # discarded, handed on (its caller is a producer too), or reduced as it is
+        targets = statement.targets if isinstance(statement, cst.Assign) else ()
+        names = [t.target.value for t in targets if isinstance(t.target, cst.Name)]
+        if len(names) != len(targets) or not names:
+            return ctx.source(statement)[:40]
+        scope = ctx.index.enclosing_function(statement)
+        for name in (n for value in names for n in ctx.index.names.get(value, ())):
+            if ctx.index.enclosing_function(name) is not scope or id(name) in reduced:
+                continue
+            if ctx.tf.semantic.binding_at(name) is not None:
+                continue  # the name being bound, not read
+            if not any(b.statement is statement for b in ctx.tf.semantic.resolve(name)):
+                continue  # another value of the name (`loss = strategy.reduce(..., loss)` read later)
+            user = _calling(ctx, name)
+            parent = ctx.index.parent.get(name)
+            return ctx.source(user.func)[:40] if user is not None else ctx.source(parent)[:40] if parent else name.value
+    return None
 
 
 def _reduces_of_runs(ctx: RuleContext, func: FunctionLike) -> list[cst.Call]:

@@ -34,6 +34,7 @@ from fixer.target.project_files import (
 )
 from fixer.target.readme import README_NAME, read_readme
 from fixer.target.recorded_keras import recorded_keras2
+from fixer.target.saved_runs import describe, oldest_release
 from fixer.target.script_installs import script_installs
 from fixer.target.shell_scripts import SHELL_SUFFIXES, read_shell_script
 from fixer.target.small_files import MAX_BYTES, read_small_text
@@ -83,6 +84,9 @@ class Target:
     older_from: Evidence | None = None
     # Scripts of this folder a notebook submits as Vertex AI jobs, with the jobs' containers.
     submitted: tuple[tuple[str, tuple[Evidence, ...]], ...] = field(default=(), compare=False)
+    # The TF 2 run a notebook's saved outputs show (the checked notebook's own, else the oldest of
+    # its folder's notebooks): a past run, which never moves the version judged.
+    saved_run: Evidence | None = None
 
     @property
     def version(self) -> tuple[int, int]:
@@ -161,6 +165,23 @@ class Target:
         if self.frozen_platform_image and added_in(name) is not None:
             return False
         return exists_in(name, self.version) and (self.floor is None or exists_in(name, self.floor))
+
+    @property
+    def past_run(self) -> Evidence | None:
+        """The saved run renames must also work on: where no release is stated (a stated one is
+        what the code runs on, whatever an older output shows)."""
+        return self.saved_run if self.assumed or self.version_unknown else None
+
+    def saved_run_lacks(self, name: str) -> str | None:
+        """Why a rename to ``name`` is not safe although the target has it: where no release is
+        stated, a notebook's saved output shows a run on a release without ``name``; the clause
+        for the message, None otherwise. The finding stays (true on the TensorFlow a rerun gets
+        today); the rewrite would break the notebook on the release it last ran on."""
+        run = self.past_run
+        if run is None or exists_in(name, oldest_release(run)):
+            return None
+        spelled = name.replace("tensorflow.", "tf.", 1)
+        return f"{Path(run.path).name}'s saved output shows {describe(run)}, which has no `{spelled}`"
 
     @property
     def frozen_platform_image(self) -> bool:
@@ -292,8 +313,19 @@ def _target_files(folder: str) -> list[os.DirEntry[str]]:
 
 
 def listing_stamp(key: str) -> Stamp:
-    """Which target files a folder holds, as a stamp: changes when one is added, removed or renamed."""
-    names = "\0".join(e.name for e in _target_files(key.removesuffix(LISTING)))
+    """Which target files a folder holds, as a stamp: changes when one is added, removed or renamed.
+    Its notebooks count too: their saved outputs and Vertex jobs speak for the folder's scripts."""
+    folder = key.removesuffix(LISTING)
+    inside_requirements = os.path.basename(folder) == "requirements"
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return None
+    names = "\0".join(
+        e.name
+        for e in entries
+        if (e.name.endswith(".ipynb") or _reader(e.name, inside_requirements) is not None) and e.is_file()
+    )
     return (len(names), zlib.crc32(names.encode("utf-8", "surrogateescape"))) if names else None
 
 
@@ -645,6 +677,7 @@ def _decide(folder: Path) -> Target:
         submitted += _cloud_launched(candidate, folder, consulted)
         if (candidate / ".git").exists():
             break
+    saved_run = _oldest_saved_run(folder, consulted)
     pinned, cap = _pinned_version(tensorflow, keras_pin), None
     if (
         tensorflow is not None
@@ -672,7 +705,15 @@ def _decide(folder: Path) -> Target:
         or (_package_floor(declared) if consulted[init] is not None else None),
         older_from=older,
         keras2_from=_keras2_requirement(everything) if tensorflow is None and keras_pin is None else None,
+        saved_run=saved_run,
     )
+
+
+def _oldest_saved_run(folder: Path, consulted: dict[str, Stamp]) -> Evidence | None:
+    """The oldest TF 2 run the saved outputs of ``folder``'s notebooks show: the folder's code
+    ran on it (a script beside the notebook that recorded it, or the notebook itself)."""
+    runs = [pins.saved_run for pins in _folder_notebook_pins(folder, consulted) if pins.saved_run is not None]
+    return min(runs, key=oldest_release, default=None)
 
 
 def _farther_release(decided_at: Path, consulted: dict[str, Stamp]) -> Evidence | None:
@@ -903,4 +944,6 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         recorded_keras_from=recorded,
         evidence=(*own, *job, *pins.instructions, *([recorded] if recorded else []), *folder.evidence),
         consulted=tuple(sorted({**dict(folder.consulted), str(notebook): stamp}.items())),
+        # A module the notebook writes runs in its job, not in the kernel whose run was recorded.
+        saved_run=None if written else pins.saved_run or folder.saved_run,
     )

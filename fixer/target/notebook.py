@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from fixer.notebook_cells import code_cells
 from fixer.target.continuation import logical_lines
 from fixer.target.requirements import parse_requirement
+from fixer.target.saved_runs import TF_VERSION_EXPRESSION, printed_version, saved_run
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_statements, legacy_evidence, read_dockerfile
 
 # An install command, as a shell escape, a line magic, automagic or a line of a `%%bash` cell.
@@ -70,6 +71,7 @@ class NotebookPins:
     paths: frozenset[str] = frozenset()  # relative paths its code names (`"./src"`): what its jobs submit
     scripts: frozenset[str] = frozenset()  # scripts its Vertex jobs submit (`script_path="task.py"`)
     instructions: tuple[Evidence, ...] = ()  # images its Markdown tells readers to run it in
+    saved_run: Evidence | None = None  # the TF 2 run its saved outputs show: a past run, not a pin
 
 
 # A quoted relative path: `"./src"`, `'src/main.py'`, `"../trainer"` (no scheme, no spaces).
@@ -89,46 +91,6 @@ def _submitted_scripts(cells: list[tuple[int, str]]) -> frozenset[str]:
 def _relative_paths(cells: list[tuple[int, str]]) -> frozenset[str]:
     """The relative paths quoted in the notebook's code cells (also in `key: value` job text)."""
     return frozenset(m.group("path") for _, source in cells for m in _RELATIVE_PATH.finditer(source))
-
-
-# A version expression of TensorFlow's in a cell (`tf.__version__`, `tensorflow.version.VERSION`),
-# and of any module: a cell printing only TensorFlow's tells its output's version numbers apart.
-_TF_VERSION_EXPRESSION = re.compile(r"\b(?:tf|tensorflow)\s*\.\s*(?:__version__|version\s*\.\s*VERSION|VERSION)\b")
-_ANY_VERSION_EXPRESSION = re.compile(r"\.\s*(?:__version__|VERSION|version_info)\b")
-_PRINTED = re.compile(r"(?<![\w.])(?P<major>[12])\.(?P<minor>\d+)\.\d+(?:[-\w.]*)?(?![\w.])")
-_LABELLED = re.compile(r"(?i)\b(?:tensor\s*flow|tf)\b[^\n\d]{0,40}" + _PRINTED.pattern)
-
-
-def _output_text(cell: dict[str, object]) -> str:
-    """The text a code cell's saved outputs show (streams and plain-text results)."""
-    parts: list[str] = []
-    outputs = cell.get("outputs")
-    for output in outputs if isinstance(outputs, list) else []:
-        if not isinstance(output, dict):
-            continue
-        text = output.get("text")
-        data = output.get("data")
-        if text is None and isinstance(data, dict):
-            text = data.get("text/plain")
-        if isinstance(text, list):
-            text = "".join(part for part in text if isinstance(part, str))
-        if isinstance(text, str):
-            parts.append(text)
-    return "\n".join(parts)
-
-
-def printed_version(cell: dict[str, object], source: str) -> tuple[int, int] | None:
-    """The TensorFlow version a cell's saved output shows, when the cell prints TensorFlow's
-    version (`print(tf.__version__)`): the release the notebook last ran on. A number counts when
-    the output labels it TensorFlow's, or when TensorFlow's is the only version the cell prints."""
-    if not _TF_VERSION_EXPRESSION.search(source):
-        return None
-    text = _output_text(cell)
-    match = _LABELLED.search(text)
-    only_tensorflow = len(_ANY_VERSION_EXPRESSION.findall(source)) == len(_TF_VERSION_EXPRESSION.findall(source))
-    if match is None and only_tensorflow:
-        match = _PRINTED.search(text)
-    return (int(match.group("major")), int(match.group("minor"))) if match is not None else None
 
 
 def install_evidence(line: str, path: str, number: int, cell: int | None = None) -> list[Evidence]:
@@ -241,7 +203,7 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
             # notebook, where the TF 2 names do not exist. A printed 2.x is only the last run: a
             # notebook that installs nothing runs on whatever TF 2 its kernel has today.
             lines = source.splitlines()
-            at = next((n for n, printed in enumerate(lines, 1) if _TF_VERSION_EXPRESSION.search(printed)), 1)
+            at = next((n for n, printed in enumerate(lines, 1) if TF_VERSION_EXPRESSION.search(printed)), 1)
             said = f"{lines[at - 1].strip()}  # output: {version[0]}.{version[1]}"
             own.append(Evidence("tensorflow", exactly(version), path, at, said, cell=cell))
     from fixer.target.notebook_text import markdown_images  # it reads code lines as a README's, which imports us
@@ -253,6 +215,7 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
         _relative_paths(cells),
         _submitted_scripts(cells),
         tuple(markdown_images(data, path)),
+        saved_run(code, path),
     )
 
 

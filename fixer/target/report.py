@@ -6,6 +6,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from fixer.target.model import LISTING, Target
+from fixer.target.saved_runs import describe
 from fixer.target.versions import KERAS3_FROM
 
 if TYPE_CHECKING:
@@ -64,6 +65,11 @@ def as_dict(target: Target, base: Path, requested_from: str | None) -> dict[str,
             if target.older_from
             else None
         ),
+        "saved_run": (
+            {"file": _relative(target.past_run.path, base), "cell": target.past_run.cell, "text": target.past_run.text}
+            if target.past_run
+            else None
+        ),
         "statements": [
             {"file": _relative(e.path, base), "cell": e.cell, "line": e.line, "kind": e.kind, "text": e.text}
             for e in target.evidence
@@ -99,6 +105,9 @@ def as_text(target: Target, base: Path, requested_from: str | None) -> str:
     if target.older_from is not None:
         older = target.older_from
         lines.append(f"Older release stated farther up: {_at(older, base)}: {older.text} (renames must run on both)")
+    if target.past_run is not None:
+        run = target.past_run
+        lines.append(f"Saved output: {_at(run, base)} shows {describe(run)} (a past run: renames it lacks are unsafe)")
     if data["statements"]:
         lines.append("Statements found:")
         lines += [f"  {_at(e, base)}: {e.text}" for e in target.evidence]
