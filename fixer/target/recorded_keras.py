@@ -28,8 +28,8 @@ import re
 from typing import TYPE_CHECKING
 
 from fixer.notebook_cells import code_cells
-from fixer.target.notebook import _output_text  # one reading of saved outputs for both readers
 from fixer.target.requirements import Range
+from fixer.target.saved_runs import output_text  # one reading of saved outputs for both readers
 from fixer.target.sources import Evidence
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def _recorded(text: str, path: str) -> Evidence | None:
         return None
     found: Evidence | None = None
     for cell, source, saved in code_cells(data):
-        printed = _output_text(saved)
+        printed = output_text(saved)
         if _KERAS3_SIGN.search(printed):
             return None
         match = _KERAS2_CLASS.search(printed)
