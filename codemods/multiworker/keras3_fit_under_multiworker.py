@@ -14,6 +14,7 @@ from fixer.semantic.targets import assignment_targets
 from fixer.tf.classes import bases_in_module
 from fixer.tf.cluster_signs import shows_a_cluster
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
+from fixer.tf.late_tf_config import late_tf_config
 from fixer.tf.ray_tasks import ray_run_functions, runs_in_ray_worker
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf_config_sources import tf_config_deletions, tf_config_pops, tf_config_setters
@@ -117,6 +118,9 @@ class Keras3FitUnderMultiworker(Rule):
       job (PBS `select=2`, Slurm `--nodes=2`, `mpirun`), or any file of the tree that writes or reads
       TF_CONFIG (fixer/tf/cluster_signs.py). A script whose cluster is set up outside the checked
       folder is missed.
+    - A MultiWorkerMirroredStrategy made before the script sets TF_CONFIG (and after no setting)
+      is one worker too, as TFD605 reports: a `fit` in a file whose every such strategy is made so
+      is not reported (the multi-worker tutorial's in-process walk-through, transcribed).
 
     ## Runtime evidence
     `distfix validate --workers 2` shows the original failing check `runs` with the `ValueError`
@@ -161,6 +165,8 @@ class Keras3FitUnderMultiworker(Rule):
                 continue
             if kind == "mwms" and not shows_a_cluster(ctx.tf):
                 continue  # one worker on local devices, where Keras 3 `fit` trains (fixer/tf/cluster_signs.py)
+            if kind == "mwms" and _made_before_tf_config(ctx):
+                continue  # TFD605's single worker: made before the script sets TF_CONFIG
             flavour = keras_flavour(module, legacy, target)
             if flavour != 3:
                 continue
@@ -400,6 +406,18 @@ def _tf_config_removed_before(ctx: RuleContext, call: cst.Call) -> bool:
     before = [c for c in changes if ctx.index.before(c, call)]
     last = max(before, key=lambda c: ctx.index.order[c], default=None)
     return last is not None and any(last is r for r in removals)
+
+
+def _made_before_tf_config(ctx: RuleContext) -> bool:
+    """Every MultiWorkerMirroredStrategy of the module is made before the script sets TF_CONFIG
+    (the tutorial's in-process walk-through): each is one worker, where Keras 3 `fit` trains
+    (benchmarks/probe_ledger9b_premises.py). TFD605 reports those strategies; the question is
+    answered once, in fixer/tf/late_tf_config.py."""
+    if "TF_CONFIG" not in ctx.text:
+        return False
+    made = [call for call, kind in ctx.tf.strategies.constructions if kind in MULTI_WORKER_CLASSES]
+    late = late_tf_config(ctx.tf)
+    return bool(made) and all(call in late for call in made)
 
 
 def _own_method(ctx: RuleContext, func: cst.BaseExpression) -> str | None:

@@ -1,0 +1,65 @@
+"""Regression tests for issue 28 (prec38): ledger14c's classes 1, 5 and 6, ledger14b's TFD203 miss and
+ledger14c's TFD303 inconsistency, in our own words, each with the control that keeps the finding.
+
+- TFD504 (ledger14c classes 1 and 6): a MultiWorkerMirroredStrategy made before the script sets
+  TF_CONFIG is one worker (what TFD605 reports), where Keras 3 `fit` trains
+  (benchmarks/probe_ledger9b_premises.py): no finding, so no TF_USE_LEGACY_KERAS line either.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from fixer.engine import check_source
+
+
+def _codes(text: str, path: str = "train.py") -> list[tuple[str, int]]:
+    return [(f.code, f.start.line) for f in check_source(path, textwrap.dedent(text)).findings]
+
+
+# -- TFD504: the strategy is made before TF_CONFIG is set (one worker) -------------------------------
+
+_WALKTHROUGH = """
+import json
+import os
+
+os.environ.pop("TF_CONFIG", None)
+
+import tensorflow as tf
+
+
+def make_model():
+    net = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    net.compile(optimizer="sgd", loss="mse")
+    return net
+
+
+cluster = {{"cluster": {{"worker": ["localhost:5001", "localhost:5002"]}}, "task": {{"type": "worker", "index": 0}}}}
+{before}
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+with strategy.scope():
+    model = make_model()
+{after}
+model.fit(tf.data.Dataset.from_tensors(([1.0], [1.0])).repeat(4).batch(2), epochs=1)
+"""
+
+_SET = 'os.environ["TF_CONFIG"] = json.dumps(cluster)'
+
+
+def test_tfd504_silent_when_the_strategy_is_made_before_tf_config() -> None:
+    codes = _codes(_WALKTHROUGH.format(before="", after=_SET))
+    assert ("TFD605", 18) in codes  # the strategy stays a single worker ...
+    assert not [c for c in codes if c[0] == "TFD504"]  # ... where Keras 3 `fit` trains
+
+
+def test_tfd504_kept_when_tf_config_is_set_first() -> None:
+    codes = _codes(_WALKTHROUGH.format(before=_SET, after=""))
+    assert [c for c in codes if c[0] == "TFD504"] == [("TFD504", 22)]
+    assert not [c for c in codes if c[0] == "TFD605"]
+
+
+def test_tfd504_kept_when_another_strategy_reads_the_cluster() -> None:
+    # The walk-through's first strategy is one worker, the second one reads TF_CONFIG: its `fit` raises.
+    second = _SET + "\nstrategy = tf.distribute.MultiWorkerMirroredStrategy()\nwith strategy.scope():\n    model = make_model()"
+    codes = _codes(_WALKTHROUGH.format(before="", after=second))
+    assert [c[0] for c in codes].count("TFD504") == 1
