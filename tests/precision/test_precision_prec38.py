@@ -4,13 +4,22 @@ ledger14c's TFD303 inconsistency, in our own words, each with the control that k
 - TFD504 (ledger14c classes 1 and 6): a MultiWorkerMirroredStrategy made before the script sets
   TF_CONFIG is one worker (what TFD605 reports), where Keras 3 `fit` trains
   (benchmarks/probe_ledger9b_premises.py): no finding, so no TF_USE_LEGACY_KERAS line either.
+- TFD502 (ledger14c class 5): the `_worker_path` helper reads `strategy.cluster_resolver`, which a
+  strategy has from TF 2.3 (the r2.2 API docs list only `extended` and `num_replicas_in_sync`): on a
+  project whose image is TF 2.1 the finding stays and no rewrite is offered.
 """
 
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
+
+import pytest
 
 from fixer.engine import check_source
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _codes(text: str, path: str = "train.py") -> list[tuple[str, int]]:
@@ -63,3 +72,30 @@ def test_tfd504_kept_when_another_strategy_reads_the_cluster() -> None:
     second = _SET + "\nstrategy = tf.distribute.MultiWorkerMirroredStrategy()\nwith strategy.scope():\n    model = make_model()"
     codes = _codes(_WALKTHROUGH.format(before="", after=second))
     assert [c[0] for c in codes].count("TFD504") == 1
+
+
+# -- TFD502: no `cluster_resolver` helper below TF 2.3 ------------------------------------------------
+
+_SHARED_SAVE = """\
+import tensorflow as tf
+
+strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+model.fit(tf.data.Dataset.from_tensors(([1.0], [1.0])).repeat(4).batch(2), epochs=1)
+model.save("/shared/export/1")
+"""
+
+
+@pytest.mark.parametrize(("image", "fixed"), [("2.1.0-py3", False), ("2.2.0", False), ("2.3.0", True), ("2.4.0", True)])
+def test_tfd502_offers_the_helper_only_where_the_strategy_has_a_cluster_resolver(
+    tmp_path: Path, image: str, fixed: bool
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "Dockerfile").write_text(f"FROM tensorflow/tensorflow:{image}\nCOPY train.py /app/\n")
+    script = tmp_path / "train.py"
+    script.write_text(_SHARED_SAVE)
+    found = [f for f in check_source(str(script), _SHARED_SAVE).findings if f.code == "TFD502"]
+    assert len(found) == 1  # the race is the same on every release
+    assert (found[0].fix is not None) is fixed
