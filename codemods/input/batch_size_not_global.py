@@ -8,6 +8,7 @@ import libcst as cst
 
 from fixer.facts import DISTRIBUTED_INPUT
 from fixer.rule import Rule
+from fixer.semantic import BindingKind
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
 from fixer.tf.names import dotted_name
@@ -70,6 +71,9 @@ class BatchSizeNotGlobal(Rule):
       `per_worker_batch_size`), used as it is. `experimental_distribute_dataset` expects the global
       batch and splits it; so does Keras `fit(ds)` of a model built in `strategy.scope()`, and
       `fit(x, y, batch_size=...)` on arrays (measured).
+    - A dataset that is a parameter of the function splitting it (`def distribute(strategy, ds):`)
+      is followed to what each call of that function in the module passes; the finding is at that
+      pipeline's batch size. Not when the function is also used as a value (other callers unknown).
     - The neutral-name case: the same splitters given a neutral name (`.batch(BATCH_SIZE)`) while
       the code computes the global batch from it (`GLOBAL = BATCH_SIZE * strategy.num_replicas_in_sync`)
       and never reads that global batch: the per-replica value was passed on instead.
@@ -143,12 +147,20 @@ class BatchSizeNotGlobal(Rule):
         """`experimental_distribute_dataset(ds)` (or a `fit(ds)` / `fit(x, y, batch_size=...)` of a
         model built in the scope) with batches of a per-replica size."""
         size = _keyword(call, "batch_size") if splitter.startswith("Keras") else None
-        if size is None:
-            found = pipeline(ctx.tf, call.args[0].value, call)
-            batch = _last_batch(found.methods) if found is not None else None
-            size = argument_value(batch, 0, "batch_size") if batch is not None else None
-        if size is None:
+        if size is not None:
+            self._size(ctx, size, strategy, splitter)
             return
+        dataset = call.args[0].value
+        size = _batch_size(ctx, dataset, call)
+        if size is not None:
+            self._size(ctx, size, strategy, splitter)
+            return
+        for size, function, parameter in _passed_batch_sizes(ctx, dataset):
+            self._size(ctx, size, strategy, f"{splitter} (in `{function}`, given it as `{parameter}`)")
+
+    def _size(self, ctx: RuleContext, size: cst.BaseExpression, strategy: cst.BaseExpression, splitter: str) -> None:
+        """Report ``size`` when its name says one replica's share, or when the global batch
+        computed from it is never used."""
         words: tuple[str, ...] = _PER_REPLICA_WORDS
         if ctx.tf.strategies.kinds(strategy) & MULTI_WORKER_CLASSES:
             words += _PER_WORKER_WORDS
@@ -249,6 +261,34 @@ def _dataset_fns(ctx: RuleContext, call: cst.Call) -> list[FunctionLike]:
         earlier = [f for f in defs if ctx.index.before(f, call)]
         return earlier[-1:] if earlier else defs[-1:]
     return found
+
+
+def _batch_size(ctx: RuleContext, dataset: cst.BaseExpression, at: cst.CSTNode) -> cst.BaseExpression | None:
+    """The size of the batching applied last in the pipeline ``dataset`` stands for at ``at``."""
+    found = pipeline(ctx.tf, dataset, at)
+    batch = _last_batch(found.methods) if found is not None else None
+    return argument_value(batch, 0, "batch_size") if batch is not None else None
+
+
+def _passed_batch_sizes(ctx: RuleContext, dataset: cst.BaseExpression) -> list[tuple[cst.BaseExpression, str, str]]:
+    """For a dataset that is a parameter of the enclosing function (`def distribute(strategy, ds):
+    strategy.experimental_distribute_dataset(ds)`), the batch size of what each call of the
+    function passes for it, with the function's and the parameter's names (ledger14b: a course
+    assignment batches per replica in one cell and distributes in a graded function)."""
+    if not isinstance(dataset, cst.Name):
+        return []
+    bound = ctx.tf.semantic.only_binding(dataset)
+    if bound is None or bound.kind is not BindingKind.PARAMETER:
+        return []
+    func = bound.scope.node
+    if not isinstance(func, cst.FunctionDef):
+        return []
+    sizes: list[tuple[cst.BaseExpression, str, str]] = []
+    for site, argument in ctx.tf.replica.arguments_for(func, dataset.value) or []:
+        size = _batch_size(ctx, argument, site) if argument is not None else None
+        if size is not None and all(size is not known for known, _, _ in sizes):
+            sizes.append((size, func.name.value, dataset.value))
+    return sizes
 
 
 def _fit_strategy(ctx: RuleContext, model: cst.BaseExpression, call: cst.Call) -> cst.BaseExpression | None:

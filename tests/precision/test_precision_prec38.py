@@ -7,6 +7,8 @@ ledger14c's TFD303 inconsistency, in our own words, each with the control that k
 - TFD502 (ledger14c class 5): the `_worker_path` helper reads `strategy.cluster_resolver`, which a
   strategy has from TF 2.3 (the r2.2 API docs list only `extended` and `num_replicas_in_sync`): on a
   project whose image is TF 2.1 the finding stays and no rewrite is offered.
+- TFD203 (ledger14b recall, a course assignment in 3 trees): a per-replica batch size that reaches
+  `experimental_distribute_dataset` through a function's parameter is reported as the inline form is.
 """
 
 from __future__ import annotations
@@ -99,3 +101,44 @@ def test_tfd502_offers_the_helper_only_where_the_strategy_has_a_cluster_resolver
     found = [f for f in check_source(str(script), _SHARED_SAVE).findings if f.code == "TFD502"]
     assert len(found) == 1  # the race is the same on every release
     assert (found[0].fix is not None) is fixed
+
+
+# -- TFD203: a per-replica batch handed to the distributing function --------------------------------
+
+_HANDED = """
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+PER_REPLICA_BATCH = 32
+GLOBAL_BATCH = PER_REPLICA_BATCH * strategy.num_replicas_in_sync
+examples = tf.data.Dataset.range(256)
+train = examples.shuffle(64).batch({size})
+held_out = examples.batch(8)
+
+
+def spread(strategy, train, held_out):
+    first = strategy.experimental_distribute_dataset(train)
+    second = strategy.experimental_distribute_dataset(held_out)
+    return first, second
+
+
+train_dist, held_out_dist = spread(strategy, train, held_out)
+print(GLOBAL_BATCH)
+"""
+
+
+def test_tfd203_follows_the_dataset_into_the_function_that_distributes_it() -> None:
+    found = [f for f in check_source("lab.py", textwrap.dedent(_HANDED.format(size="PER_REPLICA_BATCH"))).findings]
+    batch = [f for f in found if f.code == "TFD203"]
+    assert [f.start.line for f in batch] == [8]
+    assert "in `spread`, given it as `train`" in batch[0].message
+
+
+def test_tfd203_silent_when_the_caller_batches_globally() -> None:
+    assert not [c for c in _codes(_HANDED.format(size="GLOBAL_BATCH")) if c[0] == "TFD203"]
+
+
+def test_tfd203_silent_when_the_function_is_also_passed_as_a_value() -> None:
+    # Other callers unknown: what they pass cannot be read.
+    text = _HANDED.format(size="PER_REPLICA_BATCH") + "handlers = [spread]\n"
+    assert not [c for c in _codes(text) if c[0] == "TFD203"]
