@@ -75,4 +75,3 @@ class TfConfigSetAfterStrategy(Rule):
                 f"TF_CONFIG is set {where}, after this MultiWorkerMirroredStrategy was created: it stays "
                 "a single worker; create it after TF_CONFIG is set",
             )
-

@@ -9,6 +9,10 @@ ledger14c's TFD303 inconsistency, in our own words, each with the control that k
   project whose image is TF 2.1 the finding stays and no rewrite is offered.
 - TFD203 (ledger14b recall, a course assignment in 3 trees): a per-replica batch size that reaches
   `experimental_distribute_dataset` through a function's parameter is reported as the inline form is.
+- TFD303 (ledger14c class 3 and its recall note): two per-example vectors added up are one per-example
+  vector, so the GAN's two losses are judged alike; applied by Adam with the returns reduced by
+  `MEAN, axis=0` nothing a user sees differs from the averaged loss (benchmarks/probe_prec38_premises.py):
+  both silent. With SGD both are reported and the message says what SGD does.
 """
 
 from __future__ import annotations
@@ -71,7 +75,10 @@ def test_tfd504_kept_when_tf_config_is_set_first() -> None:
 
 def test_tfd504_kept_when_another_strategy_reads_the_cluster() -> None:
     # The walk-through's first strategy is one worker, the second one reads TF_CONFIG: its `fit` raises.
-    second = _SET + "\nstrategy = tf.distribute.MultiWorkerMirroredStrategy()\nwith strategy.scope():\n    model = make_model()"
+    second = (
+        _SET
+        + "\nstrategy = tf.distribute.MultiWorkerMirroredStrategy()\nwith strategy.scope():\n    model = make_model()"
+    )
     codes = _codes(_WALKTHROUGH.format(before="", after=second))
     assert [c[0] for c in codes].count("TFD504") == 1
 
@@ -142,3 +149,79 @@ def test_tfd203_silent_when_the_function_is_also_passed_as_a_value() -> None:
     # Other callers unknown: what they pass cannot be read.
     text = _HANDED.format(size="PER_REPLICA_BATCH") + "handlers = [spread]\n"
     assert not [c for c in _codes(text) if c[0] == "TFD203"]
+
+
+# -- TFD303: a GAN's two per-example losses, judged alike -------------------------------------------
+
+_GAN = """
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    gen = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(2,))])
+    disc = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(4,))])
+    bce = tf.keras.losses.BinaryCrossentropy(from_logits=True, reduction=tf.keras.losses.Reduction.NONE)
+
+    def disc_loss_fn(real, fake):
+        real_part = bce(tf.ones_like(real), real)
+        fake_part = bce(tf.zeros_like(fake), fake)
+        both = real_part + fake_part
+        return both
+
+    def gen_loss_fn(fake):
+        return bce(tf.ones_like(fake), fake)
+
+    gen_opt = tf.keras.optimizers.{optimizer}
+    disc_opt = tf.keras.optimizers.{optimizer}
+
+
+@tf.function
+def train_step(batch):
+    def on_replica(images):
+        noise = tf.random.normal([4, 2])
+        with tf.GradientTape() as g_tape, tf.GradientTape() as d_tape:
+            fake_images = gen(noise, training=True)
+            real = disc(images, training=True)
+            fake = disc(fake_images, training=True)
+            g_loss = gen_loss_fn(fake)
+            d_loss = disc_loss_fn(real, fake)
+        g_grads = g_tape.gradient(g_loss, gen.trainable_variables)
+        d_grads = d_tape.gradient(d_loss, disc.trainable_variables)
+        gen_opt.apply_gradients(zip(g_grads, gen.trainable_variables))
+        disc_opt.apply_gradients(zip(d_grads, disc.trainable_variables))
+        return g_loss, d_loss
+
+    g_loss, d_loss = strategy.run(on_replica, args=(batch,))
+    return (
+        strategy.reduce(tf.distribute.ReduceOp.MEAN, g_loss, axis={axis}),
+        strategy.reduce(tf.distribute.ReduceOp.MEAN, d_loss, axis={axis}),
+    )
+"""
+
+
+def _tfd303(optimizer: str, axis: str = "0") -> list[tuple[int, str]]:
+    text = textwrap.dedent(_GAN.format(optimizer=optimizer, axis=axis))
+    return [(f.start.line, f.message) for f in check_source("gan.py", text).findings if f.code == "TFD303"]
+
+
+def test_tfd303_reports_both_vector_losses_of_an_sgd_gan_and_says_what_sgd_does() -> None:
+    found = _tfd303("SGD(0.01)")
+    assert [line for line, _ in found] == [14, 17]  # the discriminator's sum and the generator's vector
+    assert all("SGD takes steps global-batch times" in message for _, message in found)
+
+
+def test_tfd303_silent_on_vector_losses_adam_applies_and_a_batch_mean_reports() -> None:
+    assert _tfd303("Adam(1e-4)") == []
+
+
+def test_tfd303_keeps_adam_vector_losses_whose_report_is_not_the_batch_mean() -> None:
+    # `axis=None` averages across replicas only: the report is a vector of per-example values.
+    found = _tfd303("Adam(1e-4)", axis="None")
+    assert [line for line, _ in found] == [14, 17]
+    assert all("Adam normalises its scale (same steps)" in message for _, message in found)
+
+
+def test_tfd303_keeps_clipped_adam_vector_losses() -> None:
+    found = _tfd303("Adam(1e-4, clipnorm=1.0)")
+    assert [line for line, _ in found] == [14, 17]
+    assert all("clipping" in message for _, message in found)
