@@ -11,6 +11,7 @@ from fixer.rule import Rule
 from fixer.semantic import BindingKind
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
+from fixer.tf.dataset_api import DATASET_METHODS
 from fixer.tf.names import dotted_name
 from fixer.tf.parameters import positional_parameters
 from fixer.tf.pipelines import binding, pipeline
@@ -266,8 +267,31 @@ def _dataset_fns(ctx: RuleContext, call: cst.Call) -> list[FunctionLike]:
 def _batch_size(ctx: RuleContext, dataset: cst.BaseExpression, at: cst.CSTNode) -> cst.BaseExpression | None:
     """The size of the batching applied last in the pipeline ``dataset`` stands for at ``at``."""
     found = pipeline(ctx.tf, dataset, at)
-    batch = _last_batch(found.methods) if found is not None else None
+    batch = _last_batch(found.methods) if found is not None else _batch_of_chain(ctx, dataset, at)
     return argument_value(batch, 0, "batch_size") if batch is not None else None
+
+
+def _batch_of_chain(ctx: RuleContext, dataset: cst.BaseExpression, at: cst.CSTNode) -> cst.Call | None:
+    """The last batching of a chain of dataset methods whose source the pipeline model cannot name
+    (`(train, test), info = tfds.load(...)` unpacks it): only the methods after the source decide the
+    batch, so the chain is read back to the first `.batch` through plain assignments."""
+    node, where = dataset, at
+    for _ in range(64):
+        if isinstance(node, cst.Name):
+            bound = binding(ctx.tf, node.value, where)
+            if bound is None:
+                return None
+            node, where = bound
+            continue
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+            return None
+        method = node.func.attr.value
+        if method in _BATCHES:
+            return node
+        if method in ("unbatch", "rebatch") or method not in DATASET_METHODS:
+            return None
+        node = node.func.value
+    return None
 
 
 def _passed_batch_sizes(ctx: RuleContext, dataset: cst.BaseExpression) -> list[tuple[cst.BaseExpression, str, str]]:

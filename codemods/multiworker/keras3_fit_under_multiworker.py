@@ -118,9 +118,11 @@ class Keras3FitUnderMultiworker(Rule):
       job (PBS `select=2`, Slurm `--nodes=2`, `mpirun`), or any file of the tree that writes or reads
       TF_CONFIG (fixer/tf/cluster_signs.py). A script whose cluster is set up outside the checked
       folder is missed.
-    - A MultiWorkerMirroredStrategy made before the script sets TF_CONFIG (and after no setting)
-      is one worker too, as TFD605 reports: a `fit` in a file whose every such strategy is made so
-      is not reported (the multi-worker tutorial's in-process walk-through, transcribed).
+    - A MultiWorkerMirroredStrategy made after the script removes TF_CONFIG and before it sets it
+      again is one worker too, as TFD605 reports: a `fit` in a file whose every such strategy is
+      made so is not reported (the multi-worker tutorial's in-process walk-through, transcribed).
+      Without the removal the late setting is TFD605's bug in a per-worker program, whose fixed
+      order makes `fit` raise: reported.
 
     ## Runtime evidence
     `distfix validate --workers 2` shows the original failing check `runs` with the `ValueError`
@@ -166,7 +168,7 @@ class Keras3FitUnderMultiworker(Rule):
             if kind == "mwms" and not shows_a_cluster(ctx.tf):
                 continue  # one worker on local devices, where Keras 3 `fit` trains (fixer/tf/cluster_signs.py)
             if kind == "mwms" and _made_before_tf_config(ctx):
-                continue  # TFD605's single worker: made before the script sets TF_CONFIG
+                continue  # TFD605's single worker, meant so: made between removing and setting TF_CONFIG
             flavour = keras_flavour(module, legacy, target)
             if flavour != 3:
                 continue
@@ -394,9 +396,10 @@ def _builds_model_outside_scopes(ctx: RuleContext, assign: cst.Assign) -> bool:
 
 
 def _tf_config_removed_before(ctx: RuleContext, call: cst.Call) -> bool:
-    """The last change to TF_CONFIG before ``call`` removes it (`os.environ.pop("TF_CONFIG")`, a
-    notebook's clean-up cell): this process then runs MultiWorkerMirroredStrategy with one worker,
-    where Keras 3 `fit` trains (measured on TensorFlow 2.21)."""
+    """The last change to TF_CONFIG before ``call`` (a `fit`, or a strategy's construction) removes
+    it (`os.environ.pop("TF_CONFIG")`, a notebook's clean-up cell): this process then runs
+    MultiWorkerMirroredStrategy with one worker, where Keras 3 `fit` trains (measured on TensorFlow
+    2.21)."""
     if "TF_CONFIG" not in ctx.text:
         return False
     removals = [*tf_config_pops(ctx.tf), *(tf_config_deletions(ctx.tf) if "del" in ctx.text else [])]
@@ -409,15 +412,17 @@ def _tf_config_removed_before(ctx: RuleContext, call: cst.Call) -> bool:
 
 
 def _made_before_tf_config(ctx: RuleContext) -> bool:
-    """Every MultiWorkerMirroredStrategy of the module is made before the script sets TF_CONFIG
-    (the tutorial's in-process walk-through): each is one worker, where Keras 3 `fit` trains
-    (benchmarks/probe_ledger9b_premises.py). TFD605 reports those strategies; the question is
-    answered once, in fixer/tf/late_tf_config.py."""
+    """Every MultiWorkerMirroredStrategy of the module is made after the script removed TF_CONFIG
+    and before it sets it again (the tutorial's in-process walk-through, transcribed): each is one
+    worker on purpose, where Keras 3 `fit` trains (benchmarks/probe_ledger9b_premises.py). TFD605
+    reports those strategies; which are made before the setting is answered once, in
+    fixer/tf/late_tf_config.py. Without the removal the late setting is the bug TFD605 reports (a
+    per-worker program), whose fixed order makes Keras 3 `fit` raise: reported (ledger14c)."""
     if "TF_CONFIG" not in ctx.text:
         return False
     made = [call for call, kind in ctx.tf.strategies.constructions if kind in MULTI_WORKER_CLASSES]
     late = late_tf_config(ctx.tf)
-    return bool(made) and all(call in late for call in made)
+    return bool(made) and all(call in late and _tf_config_removed_before(ctx, call) for call in made)
 
 
 def _own_method(ctx: RuleContext, func: cst.BaseExpression) -> str | None:

@@ -2,7 +2,7 @@
 ledger14c's TFD303 inconsistency, in our own words, each with the control that keeps the finding.
 
 - TFD504 (ledger14c classes 1 and 6): a MultiWorkerMirroredStrategy made before the script sets
-  TF_CONFIG is one worker (what TFD605 reports), where Keras 3 `fit` trains
+  TF_CONFIG, after it removed it, is one worker on purpose (TFD605 reports it), where Keras 3 `fit` trains
   (benchmarks/probe_ledger9b_premises.py): no finding, so no TF_USE_LEGACY_KERAS line either.
 - TFD502 (ledger14c class 5): the `_worker_path` helper reads `strategy.cluster_resolver`, which a
   strategy has from TF 2.3 (the r2.2 API docs list only `extended` and `num_replicas_in_sync`): on a
@@ -38,7 +38,7 @@ _WALKTHROUGH = """
 import json
 import os
 
-os.environ.pop("TF_CONFIG", None)
+{reset}
 
 import tensorflow as tf
 
@@ -59,16 +59,24 @@ model.fit(tf.data.Dataset.from_tensors(([1.0], [1.0])).repeat(4).batch(2), epoch
 """
 
 _SET = 'os.environ["TF_CONFIG"] = json.dumps(cluster)'
+_RESET = 'os.environ.pop("TF_CONFIG", None)'
 
 
 def test_tfd504_silent_when_the_strategy_is_made_before_tf_config() -> None:
-    codes = _codes(_WALKTHROUGH.format(before="", after=_SET))
+    codes = _codes(_WALKTHROUGH.format(reset=_RESET, before="", after=_SET))
     assert ("TFD605", 18) in codes  # the strategy stays a single worker ...
     assert not [c for c in codes if c[0] == "TFD504"]  # ... where Keras 3 `fit` trains
 
 
+def test_tfd504_kept_in_a_per_worker_program_that_sets_tf_config_too_late() -> None:
+    # No reset: the late setting is TFD605's bug in a program meant to join the cluster; fixed, `fit` raises.
+    codes = _codes(_WALKTHROUGH.format(reset="", before="", after=_SET))
+    assert ("TFD605", 18) in codes
+    assert [c for c in codes if c[0] == "TFD504"] == [("TFD504", 22)]
+
+
 def test_tfd504_kept_when_tf_config_is_set_first() -> None:
-    codes = _codes(_WALKTHROUGH.format(before=_SET, after=""))
+    codes = _codes(_WALKTHROUGH.format(reset=_RESET, before=_SET, after=""))
     assert [c for c in codes if c[0] == "TFD504"] == [("TFD504", 22)]
     assert not [c for c in codes if c[0] == "TFD605"]
 
@@ -79,7 +87,7 @@ def test_tfd504_kept_when_another_strategy_reads_the_cluster() -> None:
         _SET
         + "\nstrategy = tf.distribute.MultiWorkerMirroredStrategy()\nwith strategy.scope():\n    model = make_model()"
     )
-    codes = _codes(_WALKTHROUGH.format(before="", after=second))
+    codes = _codes(_WALKTHROUGH.format(reset=_RESET, before="", after=second))
     assert [c[0] for c in codes].count("TFD504") == 1
 
 
@@ -139,6 +147,14 @@ def test_tfd203_follows_the_dataset_into_the_function_that_distributes_it() -> N
     batch = [f for f in found if f.code == "TFD203"]
     assert [f.start.line for f in batch] == [8]
     assert "in `spread`, given it as `train`" in batch[0].message
+
+
+def test_tfd203_reads_the_batch_of_a_chain_whose_source_is_unpacked() -> None:
+    # `(train, held), info = tfds.load(...)`: the source is unknown, the batch after it is not.
+    text = _HANDED.format(size="PER_REPLICA_BATCH").replace(
+        "examples = tf.data.Dataset.range(256)", "(examples, spare), info = load_splits()"
+    )
+    assert [c for c in _codes(text) if c[0] == "TFD203"] == [("TFD203", 8)]
 
 
 def test_tfd203_silent_when_the_caller_batches_globally() -> None:
