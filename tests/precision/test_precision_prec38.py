@@ -138,12 +138,19 @@ def spread(strategy, train, held_out):
 
 
 train_dist, held_out_dist = spread(strategy, train, held_out)
-print(GLOBAL_BATCH)
+print(GLOBAL_BATCH, type(held_out_dist))
+for batch in {iterated}:
+    print(batch)
 """
 
 
 def test_tfd203_follows_the_dataset_into_the_function_that_distributes_it() -> None:
-    found = [f for f in check_source("lab.py", textwrap.dedent(_HANDED.format(size="PER_REPLICA_BATCH"))).findings]
+    found = [
+        f
+        for f in check_source(
+            "lab.py", textwrap.dedent(_HANDED.format(size="PER_REPLICA_BATCH", iterated="train_dist"))
+        ).findings
+    ]
     batch = [f for f in found if f.code == "TFD203"]
     assert [f.start.line for f in batch] == [8]
     assert "in `spread`, given it as `train`" in batch[0].message
@@ -151,19 +158,27 @@ def test_tfd203_follows_the_dataset_into_the_function_that_distributes_it() -> N
 
 def test_tfd203_reads_the_batch_of_a_chain_whose_source_is_unpacked() -> None:
     # `(train, held), info = tfds.load(...)`: the source is unknown, the batch after it is not.
-    text = _HANDED.format(size="PER_REPLICA_BATCH").replace(
+    text = _HANDED.format(size="PER_REPLICA_BATCH", iterated="train_dist").replace(
         "examples = tf.data.Dataset.range(256)", "(examples, spare), info = load_splits()"
     )
     assert [c for c in _codes(text) if c[0] == "TFD203"] == [("TFD203", 8)]
 
 
+def test_tfd203_silent_when_nothing_iterates_that_distributed_dataset() -> None:
+    # Only the other dataset is iterated; this one's type is printed: its batches reach no replica.
+    text = _HANDED.format(size="PER_REPLICA_BATCH", iterated="held_out_dist").replace(
+        "type(held_out_dist)", "type(train_dist)"
+    )
+    assert not [c for c in _codes(text) if c[0] == "TFD203"]
+
+
 def test_tfd203_silent_when_the_caller_batches_globally() -> None:
-    assert not [c for c in _codes(_HANDED.format(size="GLOBAL_BATCH")) if c[0] == "TFD203"]
+    assert not [c for c in _codes(_HANDED.format(size="GLOBAL_BATCH", iterated="train_dist")) if c[0] == "TFD203"]
 
 
 def test_tfd203_silent_when_the_function_is_also_passed_as_a_value() -> None:
     # Other callers unknown: what they pass cannot be read.
-    text = _HANDED.format(size="PER_REPLICA_BATCH") + "handlers = [spread]\n"
+    text = _HANDED.format(size="PER_REPLICA_BATCH", iterated="train_dist") + "handlers = [spread]\n"
     assert not [c for c in _codes(text) if c[0] == "TFD203"]
 
 
