@@ -5,18 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import libcst as cst
-
 from fixer.facts import MULTI_WORKER
 from fixer.rule import Rule
-from fixer.tf.strategies import MULTI_WORKER_CLASSES
-from fixer.tf.tf_config_sources import tf_config_setters
+from fixer.tf.late_tf_config import late_tf_config
 from fixer.types import Applicability
 
 if TYPE_CHECKING:
     from fixer.context import RuleContext
 
-_SCOPES = (cst.FunctionDef, cst.ClassDef)
 # How a notebook starts worker processes (its magics are kept as comments in the analysed text).
 # `%%bash` is masked as `#%bash`, `!python` as `#python`.
 _LAUNCHES = ("%bash", "%sh", "%script", "#python", "# python", "%run", "subprocess")
@@ -71,19 +67,7 @@ class TfConfigSetAfterStrategy(Rule):
     def check(self, ctx: RuleContext) -> None:
         if ctx.path.endswith(".ipynb") and any(marker in ctx.text for marker in _LAUNCHES):
             return  # a notebook that starts workers sets TF_CONFIG for them, not for its own kernel
-        setters = tf_config_setters(ctx.tf)
-        if not setters:
-            return
-        multi_worker = [call for call, kind in ctx.tf.strategies.constructions if kind in MULTI_WORKER_CLASSES]
-        strategies = [ctx.index.statement_of(call) for call in multi_worker]
-        for call, statement in zip(multi_worker, strategies, strict=True):
-            if any(_runs_later(ctx, s.statement, statement) for s in setters):
-                continue  # TF_CONFIG was already set when this strategy read it
-            # The first later assignment that no later strategy reads (that one would be its own).
-            late = (s for s in setters if _runs_later(ctx, statement, s.statement))
-            later = next((s for s in late if not _read_by_later_strategy(ctx, s.statement, strategies)), None)
-            if later is None:
-                continue
+        for call, later in late_tf_config(ctx.tf).items():
             # A notebook's line numbers run across its cells: there, only the order is said.
             where = "further down" if ctx.path.endswith(".ipynb") else f"at line {ctx.range(later.node).start.line}"
             ctx.report(
@@ -91,24 +75,3 @@ class TfConfigSetAfterStrategy(Rule):
                 f"TF_CONFIG is set {where}, after this MultiWorkerMirroredStrategy was created: it stays "
                 "a single worker; create it after TF_CONFIG is set",
             )
-
-
-def _read_by_later_strategy(ctx: RuleContext, setter: cst.BaseStatement, strategies: list[cst.BaseStatement]) -> bool:
-    """A multi-worker strategy is created after ``setter``: the value is for that one (programs
-    pasted one after another each set TF_CONFIG before their own strategy)."""
-    return any(_runs_later(ctx, setter, other) for other in strategies)
-
-
-def _runs_later(ctx: RuleContext, first: cst.BaseStatement, other: cst.BaseStatement) -> bool:
-    """True when ``other`` runs after ``first`` on the same path: later in ``first``'s block, or inside
-    a later statement of a block that encloses it, without leaving ``first``'s function."""
-    other_chain = {id(other), *(id(node) for node in ctx.index.ancestors(other))}
-    for node in (first, *ctx.index.ancestors(first)):
-        if node is not first and isinstance(node, (*_SCOPES, cst.Lambda)):
-            return False
-        body = getattr(ctx.index.parent.get(node), "body", None)
-        # Only statement sequences (a module's or an indented block's): an `if`'s body is a block.
-        if isinstance(body, (list, tuple)) and node in body:
-            if any(id(s) in other_chain for s in body[body.index(node) + 1 :]):
-                return True
-    return False

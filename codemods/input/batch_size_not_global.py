@@ -8,8 +8,10 @@ import libcst as cst
 
 from fixer.facts import DISTRIBUTED_INPUT
 from fixer.rule import Rule
+from fixer.semantic import BindingKind
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
+from fixer.tf.dataset_api import DATASET_METHODS
 from fixer.tf.names import dotted_name
 from fixer.tf.parameters import positional_parameters
 from fixer.tf.pipelines import binding, pipeline
@@ -70,6 +72,11 @@ class BatchSizeNotGlobal(Rule):
       `per_worker_batch_size`), used as it is. `experimental_distribute_dataset` expects the global
       batch and splits it; so does Keras `fit(ds)` of a model built in `strategy.scope()`, and
       `fit(x, y, batch_size=...)` on arrays (measured).
+    - A dataset that is a parameter of the function splitting it (`def distribute(strategy, ds):`)
+      is followed to what each call of that function in the module passes; the finding is at that
+      pipeline's batch size. Not when the function is also used as a value (other callers unknown),
+      nor for a call whose share of the result is unpacked into a name that nothing iterates
+      (read only by `type()`, or not at all: its batches reach no replica).
     - The neutral-name case: the same splitters given a neutral name (`.batch(BATCH_SIZE)`) while
       the code computes the global batch from it (`GLOBAL = BATCH_SIZE * strategy.num_replicas_in_sync`)
       and never reads that global batch: the per-replica value was passed on instead.
@@ -143,12 +150,20 @@ class BatchSizeNotGlobal(Rule):
         """`experimental_distribute_dataset(ds)` (or a `fit(ds)` / `fit(x, y, batch_size=...)` of a
         model built in the scope) with batches of a per-replica size."""
         size = _keyword(call, "batch_size") if splitter.startswith("Keras") else None
-        if size is None:
-            found = pipeline(ctx.tf, call.args[0].value, call)
-            batch = _last_batch(found.methods) if found is not None else None
-            size = argument_value(batch, 0, "batch_size") if batch is not None else None
-        if size is None:
+        if size is not None:
+            self._size(ctx, size, strategy, splitter)
             return
+        dataset = call.args[0].value
+        size = _batch_size(ctx, dataset, call)
+        if size is not None:
+            self._size(ctx, size, strategy, splitter)
+            return
+        for size, function, parameter in _passed_batch_sizes(ctx, dataset, call):
+            self._size(ctx, size, strategy, f"{splitter} (in `{function}`, given it as `{parameter}`)")
+
+    def _size(self, ctx: RuleContext, size: cst.BaseExpression, strategy: cst.BaseExpression, splitter: str) -> None:
+        """Report ``size`` when its name says one replica's share, or when the global batch
+        computed from it is never used."""
         words: tuple[str, ...] = _PER_REPLICA_WORDS
         if ctx.tf.strategies.kinds(strategy) & MULTI_WORKER_CLASSES:
             words += _PER_WORKER_WORDS
@@ -249,6 +264,120 @@ def _dataset_fns(ctx: RuleContext, call: cst.Call) -> list[FunctionLike]:
         earlier = [f for f in defs if ctx.index.before(f, call)]
         return earlier[-1:] if earlier else defs[-1:]
     return found
+
+
+def _batch_size(ctx: RuleContext, dataset: cst.BaseExpression, at: cst.CSTNode) -> cst.BaseExpression | None:
+    """The size of the batching applied last in the pipeline ``dataset`` stands for at ``at``."""
+    found = pipeline(ctx.tf, dataset, at)
+    batch = _last_batch(found.methods) if found is not None else _batch_of_chain(ctx, dataset, at)
+    return argument_value(batch, 0, "batch_size") if batch is not None else None
+
+
+def _batch_of_chain(ctx: RuleContext, dataset: cst.BaseExpression, at: cst.CSTNode) -> cst.Call | None:
+    """The last batching of a chain of dataset methods whose source the pipeline model cannot name
+    (`(train, test), info = tfds.load(...)` unpacks it): only the methods after the source decide the
+    batch, so the chain is read back to the first `.batch` through plain assignments."""
+    node, where = dataset, at
+    for _ in range(64):
+        if isinstance(node, cst.Name):
+            bound = binding(ctx.tf, node.value, where)
+            if bound is None:
+                return None
+            node, where = bound
+            continue
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+            return None
+        method = node.func.attr.value
+        if method in _BATCHES:
+            return node
+        if method in ("unbatch", "rebatch") or method not in DATASET_METHODS:
+            return None
+        node = node.func.value
+    return None
+
+
+def _passed_batch_sizes(
+    ctx: RuleContext, dataset: cst.BaseExpression, splitter: cst.Call
+) -> list[tuple[cst.BaseExpression, str, str]]:
+    """For a dataset that is a parameter of the enclosing function (`def distribute(strategy, ds):
+    strategy.experimental_distribute_dataset(ds)`), the batch size of what each call of the
+    function passes for it, with the function's and the parameter's names (ledger14b: a course
+    assignment batches per replica in one cell and distributes in a graded function). A call
+    whose share of the result nothing iterates is left out (`_never_iterated`)."""
+    if not isinstance(dataset, cst.Name):
+        return []
+    bound = ctx.tf.semantic.only_binding(dataset)
+    if bound is None or bound.kind is not BindingKind.PARAMETER:
+        return []
+    func = bound.scope.node
+    if not isinstance(func, cst.FunctionDef):
+        return []
+    sizes: list[tuple[cst.BaseExpression, str, str]] = []
+    for site, argument in ctx.tf.replica.arguments_for(func, dataset.value) or []:
+        if _never_iterated(ctx, splitter, func, site):
+            continue
+        size = _batch_size(ctx, argument, site) if argument is not None else None
+        if size is not None and all(size is not known for known, _, _ in sizes):
+            sizes.append((size, func.name.value, dataset.value))
+    return sizes
+
+
+def _never_iterated(ctx: RuleContext, splitter: cst.Call, func: cst.FunctionDef, site: cst.Call) -> bool:
+    """The distributed dataset ``splitter`` makes in ``func`` is returned (alone or at one place of
+    a tuple), ``site`` unpacks it into a name, and that name is read only by `type()` or not at
+    all: its batches never reach a replica (ledger14b: a course notebook prints the validation
+    set's type and never iterates it)."""
+    statement = ctx.index.parent.get(splitter)
+    if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1):
+        return False
+    made = statement.targets[0].target
+    returns = [r.value for r in ctx.index.in_function("returns", func)]
+    if not isinstance(made, cst.Name) or not returns:
+        return False
+    slots = {_slot(value, made.value) for value in returns}
+    unpacking = ctx.index.parent.get(site)
+    slot = slots.pop() if len(slots) == 1 else None
+    if slot is None or not isinstance(unpacking, cst.Assign) or len(unpacking.targets) != 1:
+        return False
+    target = unpacking.targets[0].target
+    if slot == -1:
+        received: cst.BaseExpression = target
+    elif isinstance(target, cst.Tuple | cst.List) and slot < len(target.elements):
+        received = target.elements[slot].value
+    else:
+        return False
+    if not isinstance(received, cst.Name):
+        return False
+    semantic = ctx.tf.semantic
+    reads = [
+        name
+        for name in ctx.index.names.get(received.value, [])
+        if name is not received and any(b.node is received for b in semantic.resolve(name))
+    ]
+    return all(_only_typed(ctx, name) for name in reads)
+
+
+def _slot(value: cst.BaseExpression | None, name: str) -> int | None:
+    """-1 when ``value`` is the name ``name``, its index in a tuple of names, None otherwise."""
+    if isinstance(value, cst.Name):
+        return -1 if value.value == name else None
+    if isinstance(value, cst.Tuple):
+        found = [i for i, e in enumerate(value.elements) if isinstance(e.value, cst.Name) and e.value.value == name]
+        return found[0] if len(found) == 1 else None
+    return None
+
+
+def _only_typed(ctx: RuleContext, name: cst.Name) -> bool:
+    """``name`` is the one argument of a `type(...)` call."""
+    argument = ctx.index.parent.get(name)
+    call = ctx.index.parent.get(argument) if argument is not None else None
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value == "type"
+        and len(call.args) == 1
+        and call.args[0].value is name
+    )
 
 
 def _fit_strategy(ctx: RuleContext, model: cst.BaseExpression, call: cst.Call) -> cst.BaseExpression | None:

@@ -43,6 +43,8 @@ class CheckpointPathSharedByWorkers(Rule):
     A one-machine strategy has no cluster resolver (`None`, measured:
     benchmarks/probe_single_machine_cluster_resolver.py): the helper then keeps the path, and the
     fix is offered only where the strategy at the save may be a `MultiWorkerMirroredStrategy`.
+    A strategy has `cluster_resolver` from TensorFlow 2.3 (the r2.2 API docs list only `extended`
+    and `num_replicas_in_sync`): on an older target (`distfix target`) the finding has no fix.
 
     ## Known limits
     - Models are recognised from Keras constructors, model factories of the module, subclasses of

@@ -50,8 +50,9 @@ class ChiefOnlySave(Rule):
 
     ## Fix safety
     Unsafe. Every worker then saves: the chief to the real path, the others to a temporary copy
-    they delete (TFD502's helpers); a manager gets a per-worker directory. When the guard holds
-    only the save, the guard goes; the other conditions of an `and` stay
+    they delete (TFD502's helpers, none below TensorFlow 2.3); a manager gets a per-worker
+    directory. When the guard holds only the save, the guard goes; the other conditions of an
+    `and` stay
     (`if task_id == 0 and epoch % 5 == 0:` becomes `if epoch % 5 == 0:`). When the save is the
     first or last statement under a guard with more in it, it moves just before or after the
     guard, which keeps the rest chief-only. An `elif`, an early return, a chief-only caller or a

@@ -14,6 +14,7 @@ from fixer.semantic.targets import assignment_targets
 from fixer.tf.classes import bases_in_module
 from fixer.tf.cluster_signs import shows_a_cluster
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
+from fixer.tf.late_tf_config import late_tf_config
 from fixer.tf.ray_tasks import ray_run_functions, runs_in_ray_worker
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf_config_sources import tf_config_deletions, tf_config_pops, tf_config_setters
@@ -117,6 +118,11 @@ class Keras3FitUnderMultiworker(Rule):
       job (PBS `select=2`, Slurm `--nodes=2`, `mpirun`), or any file of the tree that writes or reads
       TF_CONFIG (fixer/tf/cluster_signs.py). A script whose cluster is set up outside the checked
       folder is missed.
+    - A MultiWorkerMirroredStrategy made after the script removes TF_CONFIG and before it sets it
+      again is one worker too, as TFD605 reports: a `fit` in a file whose every such strategy is
+      made so is not reported (the multi-worker tutorial's in-process walk-through, transcribed).
+      Without the removal the late setting is TFD605's bug in a per-worker program, whose fixed
+      order makes `fit` raise: reported.
 
     ## Runtime evidence
     `distfix validate --workers 2` shows the original failing check `runs` with the `ValueError`
@@ -161,6 +167,8 @@ class Keras3FitUnderMultiworker(Rule):
                 continue
             if kind == "mwms" and not shows_a_cluster(ctx.tf):
                 continue  # one worker on local devices, where Keras 3 `fit` trains (fixer/tf/cluster_signs.py)
+            if kind == "mwms" and _made_before_tf_config(ctx):
+                continue  # TFD605's single worker, meant so: made between removing and setting TF_CONFIG
             flavour = keras_flavour(module, legacy, target)
             if flavour != 3:
                 continue
@@ -388,9 +396,10 @@ def _builds_model_outside_scopes(ctx: RuleContext, assign: cst.Assign) -> bool:
 
 
 def _tf_config_removed_before(ctx: RuleContext, call: cst.Call) -> bool:
-    """The last change to TF_CONFIG before ``call`` removes it (`os.environ.pop("TF_CONFIG")`, a
-    notebook's clean-up cell): this process then runs MultiWorkerMirroredStrategy with one worker,
-    where Keras 3 `fit` trains (measured on TensorFlow 2.21)."""
+    """The last change to TF_CONFIG before ``call`` (a `fit`, or a strategy's construction) removes
+    it (`os.environ.pop("TF_CONFIG")`, a notebook's clean-up cell): this process then runs
+    MultiWorkerMirroredStrategy with one worker, where Keras 3 `fit` trains (measured on TensorFlow
+    2.21)."""
     if "TF_CONFIG" not in ctx.text:
         return False
     removals = [*tf_config_pops(ctx.tf), *(tf_config_deletions(ctx.tf) if "del" in ctx.text else [])]
@@ -400,6 +409,20 @@ def _tf_config_removed_before(ctx: RuleContext, call: cst.Call) -> bool:
     before = [c for c in changes if ctx.index.before(c, call)]
     last = max(before, key=lambda c: ctx.index.order[c], default=None)
     return last is not None and any(last is r for r in removals)
+
+
+def _made_before_tf_config(ctx: RuleContext) -> bool:
+    """Every MultiWorkerMirroredStrategy of the module is made after the script removed TF_CONFIG
+    and before it sets it again (the tutorial's in-process walk-through, transcribed): each is one
+    worker on purpose, where Keras 3 `fit` trains (benchmarks/probe_ledger9b_premises.py). TFD605
+    reports those strategies; which are made before the setting is answered once, in
+    fixer/tf/late_tf_config.py. Without the removal the late setting is the bug TFD605 reports (a
+    per-worker program), whose fixed order makes Keras 3 `fit` raise: reported (ledger14c)."""
+    if "TF_CONFIG" not in ctx.text:
+        return False
+    made = [call for call, kind in ctx.tf.strategies.constructions if kind in MULTI_WORKER_CLASSES]
+    late = late_tf_config(ctx.tf)
+    return bool(made) and all(call in late and _tf_config_removed_before(ctx, call) for call in made)
 
 
 def _own_method(ctx: RuleContext, func: cst.BaseExpression) -> str | None:

@@ -138,6 +138,15 @@ class LossNotScaledToGlobalBatch(Rule):
       `global_clipnorm`) clips the N-times gradient differently (measured): both reported. A
       trainer class constructed with `optimizer=None` (to restore) does not count; one this
       module never constructs takes the optimizer the project's other files construct it with.
+    - Not reported: an unreduced per-example vector (two vectors of one batch added up are one)
+      applied by Adam, AdamW, Adamax or RMSprop without clipping, whose value is read only by a
+      `return` that `strategy.reduce(MEAN, ..., axis=0)` reduces, or by nothing: its gradient is the
+      sum over the global batch, as the same code's is on one device; those optimizers took the
+      same steps as with `tf.nn.compute_average_loss`, and the MEAN over the batch axis is the
+      global mean (measured, Keras 3 and tf-keras, `benchmarks/probe_prec38_premises.py`). Reported,
+      the message says what the optimizer does: SGD's steps are the global batch times the
+      averaged loss's; clipping cuts the batch-sum gradient differently (Adam's weights differed by
+      0.003 to 0.011); for Adam unclipped, only the loss read differs.
     - Not reported: a step that a test file runs only on a `tf.distribute.get_strategy()` its class
       keeps, when the file builds no strategy and enters no scope: that is the default strategy (one
       replica). In other files the caller may enter a scope first, so it is reported.
@@ -195,6 +204,8 @@ class LossNotScaledToGlobalBatch(Rule):
                 if smoke_test and _compares_steps_scaled_alike(ctx, func, scaling):
                     continue  # both sides of every comparison move by the same scale
                 if scaling is Scaling.MEAN and _nothing_visible_changes(ctx, func, gradient):
+                    continue
+                if scaling is Scaling.PER_EXAMPLE and _vector_unseen(ctx, func, gradient):
                     continue
                 reported.add(id(origin))
                 reduces = _reported_loss_reduces(ctx, func, gradient, scaling)
@@ -302,8 +313,7 @@ class LossNotScaledToGlobalBatch(Rule):
             target = call if at_call and call is not None else origin
             ctx.report(
                 origin,
-                "the loss is a per-example vector: its gradient is the sum over the batch; average it over "
-                "the global batch with `tf.nn.compute_average_loss`",
+                _vector_message(_optimizer_class(ctx, func), _clips(ctx, func)),
                 edits=[*imports, ctx.replace(target, f"{tf}.nn.compute_average_loss({ctx.source(target)})"), *reduces],
             )
         else:
@@ -414,6 +424,50 @@ def _nothing_visible_changes(ctx: RuleContext, func: FunctionLike, gradient: cst
     if reduces is not None and (not reduces or not all(_is_mean(ctx, r) for r in reduces)):
         return False  # summed (N times too large), or handed on where it is not followed
     return all(_updates_a_mean_metric(ctx, read) for read in _other_reads(ctx, func, loss))
+
+
+def _vector_unseen(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> bool:
+    """A per-example vector loss applied by a scale-free optimizer without clipping, whose value
+    is read only by a `return` that `strategy.reduce(MEAN, ..., axis=0)` reduces, or by nothing.
+
+    The vector's gradient is the sum over the global batch, as the same code's is on one device;
+    Adam, AdamW, Adamax and RMSprop take the same steps as with the loss averaged by
+    `tf.nn.compute_average_loss`, and that MEAN over the batch axis shows the global mean
+    (measured, Keras 3 and tf-keras: benchmarks/probe_prec38_premises.py). Nothing a user sees
+    differs: ledger14c's TF 2.0 DCGAN port, whose two vector losses are then both silent.
+    """
+    if _optimizer_class(ctx, func) not in _SCALE_FREE or _clips(ctx, func):
+        return False
+    loss = gradient.args[0].value
+    if not isinstance(loss, cst.Name) or next(_other_reads(ctx, func, loss), None) is not None:
+        return False
+    reduces = _loss_reduces(ctx, func, loss)
+    if reduces is None:
+        return _returned_slot(ctx, func, loss) is None and not any(
+            _in_return(ctx, n) for n in ctx.index.names.get(loss.value, ()) if ctx.index.enclosing_function(n) is func
+        )  # returned some other way (inside an expression): not followed
+    return bool(reduces) and all(_is_mean(ctx, r) and _over_the_batch(r) for r in reduces)
+
+
+def _over_the_batch(reduce: cst.Call) -> bool:
+    """``strategy.reduce(op, value, axis=<not None>)``: the per-example values are reduced along the
+    batch as well as across replicas (a scalar), not only across replicas."""
+    axis = argument_value(reduce, 2, "axis")
+    return axis is not None and not (isinstance(axis, cst.Name) and axis.value == "None")
+
+
+def _vector_message(optimizer: str | None, clips: bool) -> str:
+    """The TFD303 message for an unreduced per-example loss, said for the optimizer that applies it
+    (benchmarks/probe_prec38_premises.py: against the loss averaged over the global batch)."""
+    start = "the loss is a per-example vector: its gradient is the sum over the batch"
+    fix = "average it over the global batch with `tf.nn.compute_average_loss`"
+    if optimizer in _SCALE_FREE and clips:
+        return f"{start}, which clipping cuts far more than the average's, so {optimizer} steps differ; {fix}"
+    if optimizer in _SCALE_FREE:
+        return f"{start}: {optimizer} normalises its scale (same steps), but the loss read is not the batch mean; {fix}"
+    if optimizer in _PLAIN_STEP:
+        return f"{start}: {optimizer} takes steps global-batch times those of the averaged loss; {fix}"
+    return f"{start}; {fix}"
 
 
 # The slot of a loss that a replica function returns as its whole value (not in a tuple).

@@ -32,6 +32,13 @@ def helper_edits(ctx: RuleContext) -> tuple[str, list[Edit]]:
     return tf, [*tf_import, *os_import, Edit(offset, offset, ctx.newline + snippet + ctx.newline * 3)]
 
 
+def helpers_run_on_target(ctx: RuleContext) -> bool:
+    """The `_worker_path` helpers read `strategy.cluster_resolver`, which TensorFlow has from 2.3
+    (fixer/target/apis.py): on an older target the rewritten save would raise `AttributeError`
+    where the script ran before, so no rewrite is offered there (ledger14c, a TF 2.1 image)."""
+    return ctx.tf.target.has("cluster_resolver")
+
+
 def _after_imports(ctx: RuleContext) -> int:
     """Just after the last top-level import (where module-level helpers can go)."""
     last = None
@@ -65,7 +72,7 @@ def rewrite_save(ctx: RuleContext, save: Save) -> list[Edit] | None:
         return []
     if strategy is None or statement is None:  # no statement means no strategy either
         return None
-    if not may_be_multi_worker(ctx.tf, strategy, statement):
+    if not may_be_multi_worker(ctx.tf, strategy, statement) or not helpers_run_on_target(ctx):
         return None
     _, edits = helper_edits(ctx)
     path_text = ctx.source(target.path)
@@ -85,7 +92,7 @@ def moved_save(ctx: RuleContext, save: Save, indent: str) -> tuple[str, list[Edi
     if statement is None:
         return None
     strategy = strategy_in_reach(ctx.tf, statement)
-    if strategy is None or not may_be_multi_worker(ctx.tf, strategy, statement):
+    if strategy is None or not may_be_multi_worker(ctx.tf, strategy, statement) or not helpers_run_on_target(ctx):
         return None
     lines_start = ctx.textmap.line_starts[ctx.range(statement).start.line - 1]
     lines_end = ctx.textmap.line_end(ctx.range(statement).end.line)

@@ -12,6 +12,10 @@ from __future__ import annotations
 # Strategy methods and qualified names -> the first release that has them.
 ADDED: dict[str, tuple[int, int]] = {
     "run": (2, 2),
+    # A strategy's public `cluster_resolver` attribute: the r2.2 API docs of
+    # MultiWorkerMirroredStrategy list only `extended` and `num_replicas_in_sync`, the r2.3 ones add
+    # it (tensorflow/docs, site/en/api_docs/python/tf/distribute/experimental/MultiWorkerMirroredStrategy.md).
+    "cluster_resolver": (2, 3),
     "distribute_datasets_from_function": (2, 4),
     "tensorflow.distribute.TPUStrategy": (2, 3),
     "tensorflow.distribute.MultiWorkerMirroredStrategy": (2, 4),

@@ -196,7 +196,8 @@ def classify(tf: TFModel, expr: cst.BaseExpression | None, func: FunctionLike, _
             return Scaling.UNKNOWN
         left_scaling = Scaling.MEAN if left_reg else classify(tf, expr.left, func, _depth + 1)
         right_scaling = Scaling.MEAN if right_reg else classify(tf, expr.right, func, _depth + 1)
-        agree = left_scaling is right_scaling and left_scaling in (Scaling.MEAN, Scaling.GLOBAL)
+        # Two per-example vectors of one batch add up to one (`bce(ones, real) + bce(zeros, fake)`).
+        agree = left_scaling is right_scaling and left_scaling in (Scaling.MEAN, Scaling.GLOBAL, Scaling.PER_EXAMPLE)
         return left_scaling if agree else Scaling.UNKNOWN
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
         # A constant weight keeps the scaling (`0.5 * mse`, `AUX_WEIGHT * aux`).
