@@ -4,14 +4,23 @@ control that keeps the finding where it is right.
 - TFD111: Keras's `ImageDataGenerator` and its `flow` / `flow_from_directory` /
   `flow_from_dataframe` iterators start no runtime (benchmarks/probe_image_generator_runtime.py),
   so a device split after them is accepted.
+- TFD101's unsafe move of a functional `Model(inputs, outputs)` (and its `compile`) into the scope
+  when its layers make their weights in statements the move leaves (called on the input or on a
+  batch, or an application model constructed there): `fit` then raises ValueError
+  (benchmarks/probe_functional_layers_outside_scope.py); advice naming those lines, no edit. And
+  with a strategy the program never uses, the model's `compile` (and recompile) is the same
+  mistake as its construction: one finding per model (ledger15b's noise).
 """
 
 from __future__ import annotations
 
+import json
 import textwrap
 from typing import TYPE_CHECKING
 
+from fixer.config import Config
 from fixer.engine import check_source
+from fixer.notebook import analyse_notebook
 
 if TYPE_CHECKING:
     from fixer.types import Finding
@@ -48,3 +57,88 @@ def test_an_image_generator_and_its_iterators_do_not_start_the_runtime() -> None
 def test_a_tensor_after_the_image_generator_still_starts_it() -> None:
     found = _findings(_SPLIT_AFTER.format(before="mean = tf.constant([0.5, 0.5, 0.5])\n"), "TFD111")
     assert [f.start.line for f in found] == [10]
+
+
+# -- TFD101: a functional model whose layers make their weights in statements the fix leaves ---------
+
+
+def _notebook_findings(*cells: str) -> list[Finding]:
+    data = {
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": c} for c in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    result = analyse_notebook("course.ipynb", json.dumps(data), Config(select=("TFD101",)), fix=False, unsafe=True)
+    return [f for f in result.findings if f.code == "TFD101"]
+
+
+_TPU_OR_DEFAULT = (
+    "import tensorflow as tf\n"
+    "try:\n"
+    "    resolver = tf.distribute.cluster_resolver.TPUClusterResolver()\n"
+    "    strategy = tf.distribute.TPUStrategy(resolver)\n"
+    "except ValueError:\n"
+    "    strategy = tf.distribute.get_strategy()\n"
+    'print("replicas:", strategy.num_replicas_in_sync)\n'
+)
+_BACKBONE = (
+    "backbone = tf.keras.applications.MobileNetV2(input_shape=(96, 96, 3), include_top=False)\n"
+    "features = backbone(sample_images)\n"
+)
+_HEAD = "classifier = tf.keras.layers.Dense(5)\nscores = classifier(tf.reduce_mean(features, axis=[1, 2]))\n"
+_ASSEMBLE = (
+    "pixels = tf.keras.Input(shape=(96, 96, 3))\n"
+    "pooled = tf.keras.layers.GlobalAveragePooling2D()(backbone(pixels, training=False))\n"
+    "logits = classifier(pooled)\n"
+    "net = tf.keras.Model(pixels, logits)\n"
+    "net.compile(optimizer='adam', loss='mse')\n"
+)
+_RECOMPILE = "backbone.trainable = True\nnet.compile(optimizer=tf.keras.optimizers.Adam(1e-5), loss='mse')\n"
+
+
+def test_a_model_assembled_from_layers_built_in_earlier_cells_gets_no_move() -> None:
+    found = _notebook_findings(_TPU_OR_DEFAULT, _BACKBONE, _HEAD, _ASSEMBLE, "net.fit(images, labels)\n")
+    (model,) = found
+    assert model.start.line == 4 and model.fix is None
+    assert "cell 2, line 1" in model.message and "cell 3, line 2" in model.message
+    assert "build the layers in the scope too" in model.message
+
+
+def test_the_compile_and_recompile_of_that_model_are_not_findings_of_their_own() -> None:
+    found = _notebook_findings(_TPU_OR_DEFAULT, _BACKBONE, _HEAD, _ASSEMBLE, _RECOMPILE, "net.fit(images)\n")
+    assert [(f.cell, f.start.line) for f in found] == [(4, 4)]
+
+
+def test_a_used_strategy_keeps_the_compile_finding() -> None:
+    """Control: the strategy distributes the dataset, so the model's message is not "build and
+    compile it in the scope" and the compile outside the scope stays a finding."""
+    fit = "net.fit(strategy.experimental_distribute_dataset(images))\n"
+    found = _notebook_findings(_TPU_OR_DEFAULT, _BACKBONE, _HEAD, _ASSEMBLE, fit)
+    assert sorted((f.cell, f.start.line) for f in found) == [(4, 4), (4, 5)]
+
+
+_FUNCTIONAL = """
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+features = tf.keras.Input(shape=(8,))
+{layers}
+model.compile(optimizer="adam", loss="mse")
+model.fit(dataset)
+"""
+
+
+def test_a_functional_model_whose_layers_are_called_before_it_gets_no_move() -> None:
+    layers = "hidden = tf.keras.layers.Dense(16)(features)\nmodel = tf.keras.Model(features, hidden)"
+    (model,) = _findings(_FUNCTIONAL.format(layers=layers), "TFD101")
+    assert model.fix is None and "(line 6)" in model.message
+
+
+def test_a_functional_model_whose_layers_are_called_in_its_own_line_keeps_the_move() -> None:
+    """Control: the only layer call is in the moved statement, so its weights are made in the scope."""
+    layers = "model = tf.keras.Model(features, tf.keras.layers.Dense(16)(features))"
+    model = next(f for f in _findings(_FUNCTIONAL.format(layers=layers), "TFD101") if f.start.line == 6)
+    assert model.fix is not None and "weights" not in model.message
