@@ -10,6 +10,8 @@ control that keeps the finding where it is right.
   (benchmarks/probe_functional_layers_outside_scope.py); advice naming those lines, no edit. And
   with a strategy the program never uses, the model's `compile` (and recompile) is the same
   mistake as its construction: one finding per model (ledger15b's noise).
+- Target (ledger15a): an AWS Deep Learning Container tag (`.../tensorflow-training:2.7.1-gpu-...`) in a
+  Dockerfile or job configuration states that TensorFlow release, as a `tensorflow/tensorflow:X.Y.Z` image does.
 """
 
 from __future__ import annotations
@@ -21,8 +23,13 @@ from typing import TYPE_CHECKING
 from fixer.config import Config
 from fixer.engine import check_source
 from fixer.notebook import analyse_notebook
+from fixer.target import target_for
+from fixer.target.sources import read_job_config
+from tests.project_trees import tree
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from fixer.types import Finding
 
 
@@ -142,3 +149,30 @@ def test_a_functional_model_whose_layers_are_called_in_its_own_line_keeps_the_mo
     layers = "model = tf.keras.Model(features, tf.keras.layers.Dense(16)(features))"
     model = next(f for f in _findings(_FUNCTIONAL.format(layers=layers), "TFD101") if f.start.line == 6)
     assert model.fix is not None and "weights" not in model.message
+
+
+# -- target: AWS Deep Learning Container tags name a TensorFlow release ----------------------------
+
+_AWS_IMAGE = "763104351884.dkr.ecr.us-west-2.amazonaws.com/tensorflow-training:2.7.1-gpu-py38-cu112-ubuntu20.04"
+
+
+def _version(path: Path) -> tuple[int, int] | None:
+    target = target_for(path)
+    return None if target.assumed else target.version
+
+
+def test_a_dockerfile_from_an_aws_training_container_states_its_release(tmp_path: Path) -> None:
+    root = tree(tmp_path, {"Dockerfile": f"FROM {_AWS_IMAGE}\nCOPY . /opt/ml/code\n", "train.py": ""})
+    assert _version(root / "train.py") == (2, 7)
+
+
+def test_a_job_config_naming_an_aws_container_states_its_release() -> None:
+    config = f"image_uri: {_AWS_IMAGE.replace('2.7.1', '2.3.1')}\n# {_AWS_IMAGE}\n"
+    assert [(e.line, e.allowed.newest()) for e in read_job_config(config, "job.yml")] == [(1, (2, 3))]
+
+
+def test_another_framework_s_aws_container_states_nothing(tmp_path: Path) -> None:
+    """Control: a PyTorch container of the same registry names no TensorFlow release."""
+    image = "763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:1.8.1-gpu-py36-cu111-ubuntu18.04"
+    root = tree(tmp_path, {"Dockerfile": f"FROM {image}\n", "train.py": ""})
+    assert _version(root / "train.py") is None
