@@ -12,6 +12,9 @@ control that keeps the finding where it is right.
   mistake as its construction: one finding per model (ledger15b's noise).
 - Target (ledger15a): an AWS Deep Learning Container tag (`.../tensorflow-training:2.7.1-gpu-...`) in a
   Dockerfile or job configuration states that TensorFlow release, as a `tensorflow/tensorflow:X.Y.Z` image does.
+- TFD402 (ledger15a): `strategy.run(callback)` with no arguments, outside any loop of a function no loop calls
+  (a profiler start before the training loop) runs once; compiled, a no-argument callback would run only while
+  tracing (benchmarks/probe_ledger15a_premises.py). Not the finding; the loop's `strategy.run` is.
 """
 
 from __future__ import annotations
@@ -176,3 +179,41 @@ def test_another_framework_s_aws_container_states_nothing(tmp_path: Path) -> Non
     image = "763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:1.8.1-gpu-py36-cu111-ubuntu18.04"
     root = tree(tmp_path, {"Dockerfile": f"FROM {image}\n", "train.py": ""})
     assert _version(root / "train.py") is None
+
+
+# -- TFD402: a one-off `strategy.run` of a no-argument callback before the loop -------------------
+
+_PROFILED_LOOP = """
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    optimizer = tf.keras.optimizers.SGD()
+
+
+def replica_step(features, labels):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean((model(features) - labels) ** 2)
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+
+
+def training_loop(profiler, dataset):
+    strategy.run(profiler.start)
+    for features, labels in dataset:
+        {step}
+    strategy.run(profiler.stop)
+"""
+
+
+def test_a_one_off_callback_run_is_not_the_finding_the_loop_s_step_is() -> None:
+    text = _PROFILED_LOOP.format(step="strategy.run(replica_step, args=(features, labels))")
+    assert [f.start.line for f in _findings(text, "TFD402")] == [21]
+
+
+def test_a_no_argument_step_run_in_the_loop_is_still_reported() -> None:
+    """Control: no arguments, but run on every pass of the loop: the per-step cost is there."""
+    text = _PROFILED_LOOP.format(step="strategy.run(replica_step)").replace("    strategy.run(profiler.start)\n", "")
+    assert [f.start.line for f in _findings(text, "TFD402")] == [20]
