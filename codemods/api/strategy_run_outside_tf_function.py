@@ -179,6 +179,8 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue  # a test checks one call, or eager execution on purpose: compiling changes what it tests
             if not runs_repeatedly(ctx.index, ctx.tf.strategies, run.call):
                 continue  # one call (an initialisation): its eager cost is paid once
+            if _one_off_callback(ctx, run, func):
+                continue  # a hook run once per replica (a profiler start): no step, nothing to compile
             if _steps_on_first_batch_only(ctx, run, func):
                 continue  # the same first batch on every call: a one-step check, not a loop over data
             if not replica.trains(run):
@@ -405,6 +407,19 @@ def _built_elsewhere(ctx: RuleContext, call: cst.Call) -> bool:
 
 
 _TF_PACKAGES = frozenset({"tensorflow", "keras", "tf_keras"})
+
+
+def _one_off_callback(ctx: RuleContext, run: RunCall, func: cst.FunctionDef | cst.Lambda | None) -> bool:
+    """True when ``run`` hands its replicas no arguments, outside any loop of a function no loop of
+    the module calls (`strategy.run(hook.start_profiling)` before the training loop): it runs once
+    per call, so there is no per-step cost to save, and under `tf.function` a no-argument Python
+    callback runs only while tracing (benchmarks/probe_ledger15a_premises.py), so compiling it would
+    change what it does."""
+    if run.args is not None or any(a.keyword is not None and a.keyword.value == "kwargs" for a in run.call.args):
+        return False
+    if _in_a_repeating_loop(ctx, run.call, func):
+        return False
+    return func is not None and not _called_from_a_loop(ctx, func)
 
 
 def _steps_on_first_batch_only(ctx: RuleContext, run: RunCall, func: cst.FunctionDef | cst.Lambda | None) -> bool:

@@ -18,6 +18,7 @@ from fixer.semantic.targets import assignment_targets
 from fixer.tf.calls import argument_value
 from fixer.tf.correlated_branches import earlier_arm_left_none
 from fixer.tf.dataflow import independent, names_in
+from fixer.tf.functional_layers import weight_statements
 from fixer.tf.importer_uses import FIT
 from fixer.tf.keras_flavour import LegacySetting, keras_flavour, keras_module, legacy_keras
 from fixer.tf.keras_models import STEP_METHODS, keras_model_base
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 
 _MODEL_PREFIXES = ("keras.applications.",)
 _MODELS = frozenset({"keras.Sequential", "keras.Model", "keras.models.Sequential", "keras.models.Model"})
+# A functional model: its weights are its layers', made where they are called.
+_FUNCTIONAL_MODELS = frozenset({"keras.Model", "keras.models.Model"})
 _MODEL_BASES = frozenset({"keras.Model", "keras.models.Model", "keras.layers.Layer", "keras.Layer"})
 _DEVICE_SCOPES = frozenset({"tensorflow.device", "tensorflow.compat.v1.device"})
 _OPTIMIZER_PREFIX = "keras.optimizers."
@@ -273,16 +276,24 @@ class CreatedOutsideStrategyScope(Rule):
                 "construct it in the scope, drop the inner one",
             )
         unused = _never_used_strategy(ctx, finder)
+        covered = _compiles_of_reported_models(ctx, groups) if unused is not None else set()
         for group in groups.values():
             group.sort(key=lambda c: ctx.span(c.statement)[0])
             for run in _consecutive_runs(ctx, group):
                 if not any(ctx.shown(creation.call) for creation in run):
                     continue  # suppressed, or in a block a test expects to raise: no fix to build
                 edits, level = _fix_for(ctx, run)
+                made_elsewhere = _weights_left_outside(ctx, finder, run)
+                if made_elsewhere:
+                    edits, level = None, Applicability.DISPLAY_ONLY  # the move would leave them outside
                 for creation in run:
+                    if id(creation.statement) in covered:
+                        continue  # the model's finding says "build and compile the model in its scope"
                     text = _message(creation, edits is None, finder.keras_unknown(creation))
                     if unused is not None:
                         text = _unused_strategy_message(ctx, creation, unused)
+                    if creation.kind == "model" and made_elsewhere:
+                        text += _weights_note(ctx, made_elsewhere)
                     ctx.report(creation.call, finder.upgrade_prefix(creation) + text, edits=edits, applicability=level)
 
 
@@ -329,6 +340,49 @@ def _inside_function_named(ctx: RuleContext, node: cst.CSTNode, names: set[str])
             return True
         func = ctx.index.enclosing_function(func)
     return False
+
+
+def _compiles_of_reported_models(ctx: RuleContext, groups: dict[int, list[Creation]]) -> set[int]:
+    """The `model.compile(...)` statements whose model is itself reported as built outside the
+    scope (and shown): for a strategy the program never uses, the model's finding already says to
+    build and compile it in the scope, so the compile is that one mistake (ledger15b noise,
+    Space-Fighter's precedent), not a finding of its own."""
+    creations = [c for group in groups.values() for c in group]
+    models = {id(c.statement) for c in creations if c.kind == "model" and ctx.shown(c.call)}
+    covered: set[int] = set()
+    for creation in creations:
+        receiver = _receiver(creation) if creation.kind == "compile" else None
+        model = ctx.tf.semantic.only_binding(receiver) if receiver is not None else None
+        if model is not None and id(ctx.index.statement_of(model.node)) in models:
+            covered.add(id(creation.statement))
+    return covered
+
+
+def _weights_left_outside(ctx: RuleContext, finder: _Finder, run: list[Creation]) -> list[cst.BaseStatement]:
+    """The statements outside the run (and outside any scope) that make the weights of a
+    functional `Model(inputs, outputs)` the run builds: moving the run alone into the scope leaves
+    them outside, and `fit` then raises ValueError where it trained before
+    (benchmarks/probe_functional_layers_outside_scope.py)."""
+    moved = {id(c.statement) for c in run}
+
+    def kept(statement: cst.CSTNode) -> bool:
+        return id(statement) not in moved and finder.runs_outside(statement)
+
+    found: list[cst.BaseStatement] = []
+    for creation in run:
+        if creation.kind == "model" and ctx.tf.names.callee(creation.call) in _FUNCTIONAL_MODELS:
+            found += [s for s in weight_statements(ctx.tf, creation.call, kept) if s not in found]
+    return found
+
+
+def _weights_note(ctx: RuleContext, statements: list[cst.BaseStatement]) -> str:
+    """Where the model's layers make their weights, for a finding offered without the move."""
+    places = [line_label(ctx.text, ctx.range(s).start.line) for s in statements[:4]]
+    more = f" and {len(statements) - 4} more" if len(statements) > 4 else ""
+    return (
+        f"; its layers make their weights outside the scope ({'; '.join(places)}{more}): "
+        "moving the `Model(...)` line alone makes `fit` raise ValueError, build the layers in the scope too"
+    )
 
 
 def _never_used_strategy(ctx: RuleContext, finder: _Finder) -> tuple[cst.Call, str] | None:

@@ -186,6 +186,13 @@ _NGC = re.compile(r"nvcr\.io/nvidia/tensorflow:(?P<year>\d\d)\.(?P<month>\d\d)(?
 _MERLIN = re.compile(r"nvcr\.io/nvidia/merlin/(?P<name>merlin-[\w-]+)(?::(?P<tag>[\w.-]+))?")
 # Google deep-learning containers and Vertex AI / AI Platform prebuilt images: `tf2-cpu.2-11`, `tf-gpu.2-3`.
 _GOOGLE = re.compile(r"(?<![\w-])tf2?-(?:cpu|gpu|tpu)\.(?P<major>\d+)-(?P<minor>\d+)")
+# AWS Deep Learning Containers (SageMaker's framework images): the tag starts with the TensorFlow
+# release, `<account>.dkr.ecr.<region>.amazonaws.com/tensorflow-training:2.7.1-gpu-py38-cu112-ubuntu20.04`
+# (also `tensorflow-inference`, and their `-neuron` / `-graviton` variants).
+_AWS_DLC = re.compile(
+    r"\.dkr\.ecr\.[\w-]+\.amazonaws\.com(?:\.cn)?/tensorflow-(?:training|inference)(?:-[a-z]+)?:"
+    r"(?P<major>\d+)\.(?P<minor>\d+)"
+)
 _AZURE = re.compile(r"AzureML-(?:[A-Za-z0-9]+-)*?tensorflow-(?P<major>\d+)\.(?P<minor>\d+)", re.I)
 # A job's runtime: `runtimeVersion: '2.1'` (job YAML), `runtime_version="2.8"`, `--runtime-version 2.1` (gcloud).
 RUNTIME = re.compile(r"""runtime[_-]?version["']?\s*[:=\s]\s*["']?(?P<major>\d+)\.(?P<minor>\d+)""", re.I)
@@ -203,7 +210,7 @@ def image_tensorflow(text: str) -> tuple[int, int] | None:
         return ngc_tensorflow(int(match.group("year")), int(match.group("month")))
     if (match := _MERLIN.search(text)) is not None and match.group("name") in MERLIN_TENSORFLOW:
         return _merlin_tensorflow(match) or CURRENT  # an unknown release: see unversioned_image
-    for pattern in (_GOOGLE, _AZURE):
+    for pattern in (_GOOGLE, _AWS_DLC, _AZURE):
         if (match := pattern.search(text)) is not None:
             return int(match.group("major")), int(match.group("minor"))
     return None
@@ -328,7 +335,7 @@ def read_job_config(text: str, path: str) -> list[Evidence]:
         if runtime:
             version = (int(runtime.group("major")), int(runtime.group("minor")))
             found.append(Evidence("tensorflow", exactly(version), path, number, line.strip()))
-        elif any(p.search(line) for p in (_GOOGLE, _AZURE, _OFFICIAL, _NGC, _MERLIN)):
+        elif any(p.search(line) for p in (_GOOGLE, _AWS_DLC, _AZURE, _OFFICIAL, _NGC, _MERLIN)):
             found += image_statements(line, path, number)
         setting = re.search(r"""TF_USE_LEGACY_KERAS["']?\s*[:=]\s*["']?([\w]+)""", line)
         if setting:

@@ -90,6 +90,10 @@ _CONFIGURATION = (
     "tensorflow.compat.v1.python_io.TFRecordWriter",
     "keras.utils.get_file",
     "keras.utils.normalize",
+    # Measured on 2.21, Keras 3 and tf-keras (benchmarks/probe_image_generator_runtime.py): the
+    # generator stores its parameters; its `flow`, `flow_from_directory` and `flow_from_dataframe`
+    # iterators list files or hold arrays (method calls, not counted as starts) and run no op.
+    "keras.preprocessing.image.ImageDataGenerator",
     # Measured on 2.21 (same probe): it clears the graph-mode default graph, not the eager context.
     "tensorflow.compat.v1.reset_default_graph",
 )

@@ -49,16 +49,20 @@ def test_the_call_site_fix_runs_the_helper_in_the_scope():
 
 
 def test_a_model_built_in_the_open_with_an_unused_strategy_says_the_strategy_is_unused():
-    """Control: without a helper the construction and the compile are still each reported."""
+    """Control: without a helper the construction is still reported, once for the model: its
+    message says to build and compile it in the scope, and its fix moves the compile along
+    (the compile is no finding of its own: ledger15b's noise, prec40)."""
     source = HELPER.replace("classifier = build_classifier(10)\n", "").replace(
         "classifier.fit",
         "net = tf.keras.Sequential([tf.keras.layers.Dense(3)])\n"
         "net.compile(optimizer=tf.keras.optimizers.Adam(), loss='mse')\nnet.fit",
     )
-    found = tfd101(source)
-    assert [f.start.line for f in found] == [13, 14]
-    assert all("is never used (no scope, `run` or distributed dataset)" in f.message for f in found)
-    assert "build and compile the model in its scope" in found[0].message
+    (finding,) = tfd101(source)
+    assert finding.start.line == 13
+    assert "is never used (no scope, `run` or distributed dataset)" in finding.message
+    assert "build and compile the model in its scope" in finding.message
+    fixed = fix_source("kernel.py", source, Config(), unsafe=True).fixed_text
+    assert fixed is not None and "\n    net.compile(optimizer=" in fixed
 
 
 def test_a_strategy_that_distributes_the_dataset_keeps_the_distributed_code_message():
@@ -72,8 +76,9 @@ def test_a_strategy_that_distributes_the_dataset_keeps_the_distributed_code_mess
 
 
 def test_a_helper_that_does_not_return_its_model_is_reported_inside():
-    """Control: a function that builds and fits a model itself is no factory; its statements stay reported."""
+    """Control: a function that builds and fits a model itself is no factory; its model stays reported
+    inside it (once: with the strategy unused, its compile is the same mistake)."""
     source = HELPER.replace("    return net\n", "    net.fit(images, epochs=3)\n").replace(
         "classifier = build_classifier(10)\nclassifier.fit(images, epochs=3)\n", "build_classifier(10)\n"
     )
-    assert [f.start.line for f in tfd101(source)] == [8, 9]
+    assert [f.start.line for f in tfd101(source)] == [8]
