@@ -56,11 +56,14 @@ def launches(cells: list[tuple[int, str]]) -> list[Launch]:
                 continue
             if line.lstrip().startswith("#"):
                 continue  # a comment runs nothing
-            if _CLEARS.search(line):
-                tf_config = False
-            elif _SETS.search(line):
-                tf_config = True
-            starts = not shell_cell and (in_starter > 0 or bool(_STARTERS.search(line)))
+            # The word tests only skip the regexes: each branch of _CLEARS and _SETS names TF_CONFIG,
+            # each of _STARTERS opens a call (most lines have neither).
+            if "TF_CONFIG" in line:
+                if _CLEARS.search(line):
+                    tf_config = False
+                elif _SETS.search(line):
+                    tf_config = True
+            starts = not shell_cell and (in_starter > 0 or ("(" in line and bool(_STARTERS.search(line))))
             if starts:
                 in_starter = max(0, in_starter + line.count("(") + line.count("[") - line.count(")") - line.count("]"))
             script = _launched_script(line, shell_cell, starts)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from fixer.tf.cluster_signs import _tree_signs
+from fixer.tf.cluster_signs import _multi_node, _tree_signs
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -50,3 +50,22 @@ def test_a_run_reads_the_tree_once(tmp_path: Path):
     assert set(_tree_signs(str(tmp_path), live=False)) == {helper}
     _write(tmp_path / "cluster.py", "print(1)\n", PAST + 10)
     assert set(_tree_signs(str(tmp_path), live=False)) == {helper}  # one state of the tree per run
+
+
+def test_each_multi_node_sign_passes_the_word_test():
+    # The word test only skips the regex; a sign whose word were missing from the list would be lost.
+    signs = [
+        "#PBS -l select=2:ncpus=8",
+        "#SBATCH --nodes=4",
+        "#SBATCH -N 2",
+        "mpirun -np 4 python train.py",
+        "mpiexec -n 2 python train.py",
+        "srun python train.py",
+        "horovodrun -np 2 python train.py",
+        "torchrun --nnodes 2 train.py",
+        "kind: TFJob",
+        "tfReplicaSpecs:",
+    ]
+    assert [_multi_node(text) for text in signs] == [True] * len(signs)
+    # The words without a sign: `select=1`, one node, `srunner`.
+    assert not any(_multi_node(text) for text in ("select=1", "--nodes=1", "#SBATCH -N 1", "srunner", "TFJobs"))

@@ -28,3 +28,11 @@ def test_what_is_not_text_is_skipped_not_raised():
     }
     assert code_sources(data) == [(3, "a = 1\nb = 2"), (4, "")]
     assert code_sources({"cells": "nope"}) == [] and code_sources(["cells"]) == []
+
+
+def test_a_source_list_with_non_text_parts_keeps_its_text_parts():
+    # Joined at once when every part is text; a part that is not text is skipped, not an error.
+    data = {
+        "cells": [{"cell_type": "code", "source": ["a = 1\n", 2, "b = 2\n"]}, {"cell_type": "code", "source": ["c\n"]}]
+    }
+    assert code_sources(data) == [(1, "a = 1\nb = 2\n"), (2, "c\n")]

@@ -55,12 +55,16 @@ def launched_scripts(text: str, path: str, root: Path) -> list[Launch]:
             trees.append((cell, parse_module(source)))
         except (SyntaxError, ValueError, RecursionError):
             continue
-    values = _constants(trees)
-    paths = _written_paths(trees)
-    imported = _imports(trees)
+    # Each tree walked once, its nodes shared by every question below: walking a large notebook's
+    # cells five times was most of the launchers' cost on vertex-ai-samples (benchmarks/README.md, speed13).
+    walked = [(cell, list(ast.walk(tree))) for cell, tree in trees]
+    counts = _store_counts(walked)
+    values = _constants(trees, counts)
+    paths = _written_paths(walked, counts)
+    imported = _imports(walked)
     found: list[Launch] = []
-    for cell, tree in trees:
-        for call in (node for node in ast.walk(tree) if isinstance(node, ast.Call)):
+    for cell, nodes in walked:
+        for call in (node for node in nodes if isinstance(node, ast.Call)):
             at = (cell or 0, call.lineno)
             named = _dotted(call.func, imported)
             if named in _ESTIMATORS:
@@ -87,26 +91,28 @@ def _without_magics(source: str) -> str:
 
 # A top-level string constant: its value and where it is bound ((cell, line) orders notebook cells).
 _Constant = tuple[str, tuple[int, int]]
+# Each cell's (or the script's) every node, in `ast.walk` order.
+_Walked = list[tuple[int | None, list[ast.AST]]]
 
 
-def _store_counts(trees: list[tuple[int | None, ast.Module]]) -> dict[str, int]:
+def _store_counts(walked: _Walked) -> dict[str, int]:
     """How many times each name is stored anywhere in the launcher (assignments, loops, `with`).
 
     The launcher is a file the target model reads as text, not the module being checked: no
     semantic model (fixer/semantic, built on libcst for checked modules) exists for it, and the
     only question asked is whether a name is stored exactly once in the whole file."""
     counts: dict[str, int] = {}
-    for _, tree in trees:
-        for node in ast.walk(tree):
+    for _, nodes in walked:
+        for node in nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 counts[node.id] = counts.get(node.id, 0) + 1
     return counts
 
 
-def _constants(trees: list[tuple[int | None, ast.Module]]) -> dict[str, _Constant]:
-    """The names bound exactly once in the launcher, by a top-level `NAME = "text"`: their value
-    and position. A name bound twice (or by a loop, an import, a function) has no one value."""
-    counts = _store_counts(trees)
+def _constants(trees: list[tuple[int | None, ast.Module]], counts: dict[str, int]) -> dict[str, _Constant]:
+    """The names bound exactly once in the launcher (``counts``: ``_store_counts``), by a top-level
+    `NAME = "text"`: their value and position. A name bound twice (or by a loop, an import, a
+    function) has no one value."""
     constants: dict[str, _Constant] = {}
     for cell, tree in trees:
         for statement in tree.body:
@@ -125,14 +131,13 @@ def _constants(trees: list[tuple[int | None, ast.Module]]) -> dict[str, _Constan
 _Written = tuple[ast.expr, tuple[int, int]]
 
 
-def _written_paths(trees: list[tuple[int | None, ast.Module]]) -> dict[str, _Written]:
-    """The names bound exactly once in the launcher, at any level, to a string or an f-string
-    (`train_script_uri = f"{files}/training/assets/train.py"` in a pipeline function): a path a
-    job call may be handed by name."""
-    counts = _store_counts(trees)
+def _written_paths(walked: _Walked, counts: dict[str, int]) -> dict[str, _Written]:
+    """The names bound exactly once in the launcher (``counts``), at any level, to a string or an
+    f-string (`train_script_uri = f"{files}/training/assets/train.py"` in a pipeline function): a
+    path a job call may be handed by name."""
     written: dict[str, _Written] = {}
-    for cell, tree in trees:
-        for node in ast.walk(tree):
+    for cell, nodes in walked:
+        for node in nodes:
             if (
                 isinstance(node, ast.Assign)
                 and len(node.targets) == 1
@@ -144,11 +149,11 @@ def _written_paths(trees: list[tuple[int | None, ast.Module]]) -> dict[str, _Wri
     return written
 
 
-def _imports(trees: list[tuple[int | None, ast.Module]]) -> dict[str, str]:
+def _imports(walked: _Walked) -> dict[str, str]:
     """What each imported name stands for: `TensorFlow` -> `sagemaker.tensorflow.TensorFlow`."""
     names: dict[str, str] = {}
-    for _, tree in trees:
-        for node in ast.walk(tree):
+    for _, nodes in walked:
+        for node in nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
