@@ -131,6 +131,12 @@ _ASSERTS: WeakKeyDictionary[ModuleIndex, dict[cst.FunctionDef, bool]] = WeakKeyD
 _HELPERS_ASSERT: WeakKeyDictionary[ModuleIndex, dict[cst.FunctionDef, bool]] = WeakKeyDictionary()
 
 
+def asserts_itself_or_in_a_helper(index: ModuleIndex, func: cst.FunctionDef) -> bool:
+    """``func`` asserts in its own body or in a function or method of the module it calls (one
+    level): a replica function of a test that checks per-step Python state."""
+    return _asserts_in(index, func) or _helpers_assert(index, func)
+
+
 def _asserts_in(index: ModuleIndex, func: cst.FunctionDef) -> bool:
     """:func:`asserts_within` ``func``, answered once per function of the module ``index`` indexes."""
     known = _ASSERTS.setdefault(index, {})

@@ -11,7 +11,7 @@ from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic import BindingKind
-from fixer.test_files import asserts_within, is_fixture_script, is_test_path
+from fixer.test_files import asserts_itself_or_in_a_helper, asserts_within, is_fixture_script, is_test_path
 from fixer.tf.classes import bases_in_module, enclosing_unit_test
 from fixer.tf.compat import inside_graph_block, leaves_after_first_pass, runs_repeatedly, runs_tf1_graphs
 from fixer.tf.graph_methods import runs_in_graph
@@ -104,7 +104,9 @@ class StrategyRunOutsideTfFunction(Rule):
       when the test repeats a training `strategy.run` in a loop, and then as advice (no rewrite
       decorates a test with `tf.function`). Not reported: one call (with mocks and assertions, a
       test checks that call), a loop that asserts on every pass (a golden-value test checks each
-      step's value), or a test that says it runs eagerly (its name, a comment, its
+      step's value), a replica function that asserts (in its body or a helper of the module it
+      calls: per-step Python state, which a `tf.function` would check only while tracing), or a
+      test that says it runs eagerly (its name, a comment, its
       decorators: `mode=["graph", "eager"]`, `run_in_graph_and_eager_modes`;
       `run_functions_eagerly`). Nor in a test suite's input files (`tests/data/`, `testdata/`,
       `<bundle>.test/data/`: scripts a launcher test starts or an analyser's tests read).
@@ -174,6 +176,8 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue  # under `tf.Graph().as_default()`: graph ops, evaluated later, not eager
             if runs_in_graph(ctx.tf, run.call):
                 continue  # a SessionRunHook's method or a step its base class compiles: graph mode
+            if is_test_path(ctx.path) and _replica_function_asserts(ctx, run):
+                continue  # a test's step checks Python state each step: compiled, its asserts would run only at trace
             test = enclosing_unit_test(ctx.index, run.call, is_test_path(ctx.path))
             if test is not None and (_says_eager(ctx, test) or not _loops_in_test(ctx, run.call, test)):
                 continue  # a test checks one call, or eager execution on purpose: compiling changes what it tests
@@ -257,6 +261,17 @@ def _loops_in_test(ctx: RuleContext, call: cst.Call, test: cst.FunctionDef) -> b
         return not asserts_within(loop.body)
     func = ctx.index.enclosing_function(call)
     return func is not None and func is not test and _called_from_a_loop(ctx, func)
+
+
+def _replica_function_asserts(ctx: RuleContext, run: RunCall) -> bool:
+    """A def of the module that ``run`` runs asserts (``assert``, ``self.assert*``), in its own body
+    or in a function of the module it calls: it checks per-step Python state, which under
+    `tf.function` would be checked only while tracing (benchmarks/probe_ledger15a_premises.py), so
+    eager execution is the test's design."""
+    return any(
+        isinstance(target, cst.FunctionDef) and asserts_itself_or_in_a_helper(ctx.index, target)
+        for target in run.targets
+    )
 
 
 def _in_a_repeating_loop(ctx: RuleContext, node: cst.CSTNode, boundary: cst.CSTNode | None) -> bool:

@@ -17,6 +17,7 @@ from fixer.tf.pipeline_components import component_functions, in_component
 from fixer.tf.processes import shell_start_lines, starts_processes_after
 from fixer.tf.programs import Programs
 from fixer.tf.script_launchers import caller_launches
+from fixer.tf.tf_config_readers import set_after_every_reader
 from fixer.tf.tf_config_sources import (
     TfConfigSetter,
     tf_config_deletions,
@@ -101,6 +102,11 @@ class HardcodedTfConfig(Rule):
       unless the file binds those names some other way.
     - A TF_CONFIG deleted again in the same code before any strategy or cluster resolver is built (a
       notebook showing the format) is not reported.
+    - A script that sets it at its top level after every strategy and resolver it makes, and after
+      it runs nothing that could read it (a project module that may make one, a library call other
+      than TensorFlow's, Keras's or NumPy's non-distribution APIs, an import, a process start), is
+      not reported: the value is left to nothing (a `.py` transcription of a tutorial notebook whose
+      workers it never starts; fixer/tf/tf_config_readers.py). Unknown counts as a reader.
     - A cluster whose every address is a template slot (`"<worker-ip>:port"`, `"IP1:PORT1"`) is
       no cluster anybody runs: not reported here; TFD603 reports the whole spec once, and only
       in a script a launcher of the project starts (its "When it is reported").
@@ -176,6 +182,8 @@ class HardcodedTfConfig(Rule):
             config = tf_config_of(ctx.tf, setter)
             if not isinstance(config, str) or is_no_cluster(config) or _removed_unread(ctx, setter):
                 continue  # `"{}"` fixes no address or index: it clears the cluster (one local worker)
+            if _left_unread(ctx, setter):
+                continue  # set after every strategy, resolver and launch of the script: nothing reads it
             if is_template(config):
                 continue  # a template with slots for the addresses: TFD603 says so, once for the spec
             inert = _inert_and_unread(ctx) if inert is None else inert
@@ -226,6 +234,18 @@ def _inert_and_unread(ctx: RuleContext) -> bool:
     if launchers is None or ctx.path.endswith(".ipynb"):
         return False
     if not imports_only_the_standard_library(imports_of(ctx.index)):
+        return False
+    return not launchers.launchers() and not launchers.read_by_project()
+
+
+def _left_unread(ctx: RuleContext, setter: TfConfigSetter) -> bool:
+    """A script that no file of the project imports, runs or starts sets TF_CONFIG after every
+    reader it has (fixer/tf/tf_config_readers.py): the value is left to nothing. Unknown (a file
+    checked alone, a notebook): False."""
+    launchers = ctx.tf.launchers
+    if launchers is None or ctx.path.endswith(".ipynb"):
+        return False
+    if not set_after_every_reader(ctx.tf, setter):
         return False
     return not launchers.launchers() and not launchers.read_by_project()
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import os
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -109,6 +110,9 @@ class ModuleSummary:
     clears_tf_config: bool = False  # its top level ends with TF_CONFIG deleted (fixer/tf/tf_config_cleared.py)
     # (line, what) of a model construction only Keras 2 accepts (fixer/tf/keras2_builds.py)
     keras2_build: tuple[int, str] | None = None
+    # Its text names nothing that reads TF_CONFIG (a strategy, a resolver, an Estimator, TF_CONFIG, a
+    # process start) and it imports only quiet libraries: calling it leaves TF_CONFIG unread.
+    quiet_on_tf_config: bool = False
 
 
 EMPTY = ModuleSummary()
@@ -138,6 +142,40 @@ def summarise(text: str, path: str) -> ModuleSummary:
         tf1_only_imports=tf1_only_imports(tree) if os.path.basename(path) == "__init__.py" else frozenset(),
         clears_tf_config=clears_tf_config(tree) if "TF_CONFIG" in text else False,
         keras2_build=keras2_build(tree, imported_as(imports), text) if may_build_for_keras2(text) else None,
+        quiet_on_tf_config=_quiet_on_tf_config(text, imports),
+    )
+
+
+# Libraries whose calls make no strategy and read no TF_CONFIG (their distribution APIs aside).
+QUIET_LIBRARIES = frozenset({"tensorflow", "keras", "tf_keras", "numpy", "tensorflow_datasets", "pandas", "matplotlib"})
+# What in a module's text may read TF_CONFIG, make a reader, or start a process that inherits it.
+_TF_CONFIG_READER_WORDS = (
+    "strategy",
+    "clusterresolver",
+    "cluster_resolver",
+    "estimator",
+    "runconfig",
+    "tf_config",
+    "subprocess",
+    "multiprocessing",
+    "os.system",
+    "popen",
+    "runpy",
+    "import_module",
+    "exec(",
+    "spawn",
+)
+
+
+def _quiet_on_tf_config(text: str, imports: Mapping[str, ImportRef]) -> bool:
+    """Nothing in ``text`` names a TF_CONFIG reader, and every import is of a quiet library
+    (TensorFlow, Keras, NumPy, the standard library): no project module it calls could make one."""
+    lowered = text.lower()
+    if any(word in lowered for word in _TF_CONFIG_READER_WORDS):
+        return False
+    return all(
+        not ref.level and ref.module.split(".")[0] in QUIET_LIBRARIES | sys.stdlib_module_names
+        for ref in imports.values()
     )
 
 

@@ -316,6 +316,15 @@ class ProjectImports:
         inner = self._summary(module).imports.get(ref.name)
         return None if inner is None else self._reexport(module, inner, depth + 1)
 
+    def quiet_on_tf_config(self, name: str) -> bool:
+        """The checked file's imported ``name`` is a project module (or a member of one) found on
+        disk whose summary says calling it leaves TF_CONFIG unread (`quiet_on_tf_config`)."""
+        ref = self._imports.get(name)
+        if not self._enabled or ref is None:
+            return False
+        module = self._imported_module(ref)
+        return module is not None and self._summary(module).quiet_on_tf_config
+
     def _imported_module(self, ref: ImportRef) -> str | None:
         """The project file an import of the checked file runs: `import a.b` -> a/b.py,
         `from a import b` -> a/b.py or a.py, `from . import b` -> ./b.py or ./__init__.py."""
