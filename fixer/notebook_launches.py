@@ -43,6 +43,8 @@ class Launch:
 
 def launches(cells: list[tuple[int, str]]) -> list[Launch]:
     """Every launch of a ``.py`` script in code cells given as (cell number, source), in order."""
+    if not any(".py" in source for _, source in cells):
+        return []  # each launch names its script on one line as `NAME.py`: half of a tree's notebooks name none
     found: list[Launch] = []
     tf_config = False
     for number, source in cells:

@@ -110,6 +110,10 @@ def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
             from fixer.tf.importers import project_roots
 
             stack.enter_context(project_roots(job.project_roots))
+            if not job.write:  # no file changes within the run: what the tree's launchers say holds
+                from fixer.tf.script_launchers import files_unwritten_in_run
+
+                stack.enter_context(files_unwritten_in_run())
         if job.launchers_written:
             from fixer.tf.script_launchers import caller_launches_with_tf_config
 

@@ -17,6 +17,8 @@ _NOT_ASSIGN = frozenset("=!<>+-*/%@&|^:")
 
 def is_shell_assignment(line: str) -> bool:
     """True when IPython runs the line as an assignment from a ``!`` shell or ``%`` magic line."""
+    if "!" not in line and "%" not in line:
+        return False  # the right side starts with one of them; most lines hold neither (no scan)
     equals = _first_assign(line)
     if equals is None:
         return False

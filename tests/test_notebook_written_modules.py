@@ -139,6 +139,15 @@ def test_launches_name_the_script_the_cell_and_whether_tf_config_is_set():
     ]
 
 
+def test_a_tf_config_set_in_a_cell_without_a_script_still_counts_for_a_later_launch():
+    """The notebook-wide `.py` test (no script named: no launch) must not drop a cell that only
+    sets TF_CONFIG: a later cell's launch runs with it."""
+    cells = [(1, "import os\nos.environ['TF_CONFIG'] = CONFIG\n"), (2, "!python worker.py\n")]
+    assert launches(cells) == [Launch(2, 1, "worker.py", True)]
+    assert launches(cells[:1]) == []
+    assert launches([(1, "!python -m trainer.task --epochs 3\n"), (2, "%run setup\n")]) == []
+
+
 def test_findings_of_a_launched_worker_keep_the_notebook_path():
     data = _notebook(WORKER_CELL, SET_TF_CONFIG, ["!python main.py &\n"])
     assert {f.path for f in check_written_modules("runs/tutorial.ipynb", data, Config())} == {"runs/tutorial.ipynb"}

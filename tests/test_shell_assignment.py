@@ -33,6 +33,10 @@ LINES = [
     "s = '=!' + t",
     "d['='] = 3",
     "ok = value != 3",
+    # Neither `!` nor `%` on the line: Python, answered without the scan.
+    "files = ls",
+    "a, b = run('ls -1')",
+    "rate = 5  # 5 percent",
 ]
 
 

@@ -86,6 +86,20 @@ def caller_launches() -> bool:
     return _CALLER_LAUNCHES.get()
 
 
+_UNWRITTEN: ContextVar[bool] = ContextVar("distfix_run_writes_no_file", default=False)
+
+
+@contextmanager
+def files_unwritten_in_run() -> Iterator[None]:
+    """Within this block the run writes no file (``check``, not ``fix --write``): each root's
+    launchers, read once, hold until the run ends (:func:`forget_listings`)."""
+    token = _UNWRITTEN.set(True)
+    try:
+        yield
+    finally:
+        _UNWRITTEN.reset(token)
+
+
 @dataclass(frozen=True)
 class Launcher:
     """A project file that starts a script, whether it gives the script a TF_CONFIG, whether
@@ -182,16 +196,31 @@ _READS: dict[str, tuple[Stamp, _Read]] = {}
 # Per run (the command line): each root's candidate files, listed once; `forget_views` of the
 # importers' view (a new run may see other files) forgets them too.
 _LISTINGS: dict[str, list[str]] = {}
+# Per run that writes no file: each root's launchers and scripts (`_project_files`' answer), so the
+# dozens of questions a tree asks do not stat its hundreds of files each (forgotten with the listings).
+_FOUND: dict[str, tuple[dict[str, tuple[Stamp, _Read]], list[str]]] = {}
 
 
 def forget_listings() -> None:
     """Drop the listings of the roots seen so far; the readings stay, kept by each file's stamp."""
     _LISTINGS.clear()
+    _FOUND.clear()
 
 
 def _project_files(root: str, live: bool) -> tuple[dict[str, tuple[Stamp, _Read]], list[str]]:
     """Every launcher-like file under ``root`` that names some `.py` file, with its reading; and
     every `.py` file of the tree."""
+    frozen = not live and _UNWRITTEN.get()
+    if frozen and root in _FOUND:
+        return _FOUND[root]
+    answer = _stamped_files(root, live)
+    if frozen:
+        _FOUND[root] = answer
+    return answer
+
+
+def _stamped_files(root: str, live: bool) -> tuple[dict[str, tuple[Stamp, _Read]], list[str]]:
+    """:func:`_project_files` with every candidate stat'ed now (and read again when it changed)."""
     from fixer.cache import file_stamp  # here: see Stamp
 
     found = {}

@@ -139,3 +139,34 @@ def test_a_cached_result_is_dropped_when_its_launcher_changes(tmp_path, monkeypa
     (project / "job.nomad").write_text((BARE_JOB % "chief.py").replace("config {", ENV))
     os.utime(project / "job.nomad", (old + 10, old + 10))
     assert _tfd601(project, use_cache=True)[0].fix is not None
+
+
+def test_a_launcher_changed_between_two_runs_of_one_process_is_read_again(tmp_path):
+    """A run that writes no file keeps the tree's launchers for the run (fixer/tf/script_launchers.py);
+    the next run in the same process (an API caller, a test) must see the launcher's edit."""
+    _write(tmp_path, {"chief.py": CHIEF, "job.nomad": BARE_JOB % "chief.py"})
+    assert _tfd601(tmp_path)[0].fix is None
+    (tmp_path / "job.nomad").write_text((BARE_JOB % "chief.py").replace("config {", ENV))
+    assert _tfd601(tmp_path)[0].fix is not None
+
+
+def test_a_run_that_writes_files_reads_the_launchers_again_at_each_question(tmp_path):
+    """`fix --write` may rewrite a launcher of the tree during the run: no answer is kept for the run."""
+    from fixer.tf import script_launchers
+    from fixer.tf.importers import project_roots
+
+    _write(tmp_path, {"chief.py": CHIEF, "job.nomad": BARE_JOB % "chief.py"})
+    root, chief = str(tmp_path), str(tmp_path / "chief.py")
+    script_launchers.forget_listings()
+    with project_roots((root,)):
+        (first,) = script_launchers.ScriptLaunchers(chief, root).launchers()
+        (tmp_path / "job.nomad").write_text((BARE_JOB % "chief.py").replace("config {", ENV))
+        (second,) = script_launchers.ScriptLaunchers(chief, root).launchers()
+    assert (first.with_tf_config, second.with_tf_config) == (False, True)
+    script_launchers.forget_listings()
+    with project_roots((root,)), script_launchers.files_unwritten_in_run():
+        (tmp_path / "job.nomad").write_text(BARE_JOB % "chief.py")
+        (kept,) = script_launchers.ScriptLaunchers(chief, root).launchers()
+        (tmp_path / "job.nomad").write_text((BARE_JOB % "chief.py").replace("config {", ENV))
+        assert script_launchers.ScriptLaunchers(chief, root).launchers() == [kept]  # held for the run
+    script_launchers.forget_listings()
