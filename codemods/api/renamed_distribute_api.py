@@ -289,7 +289,7 @@ class RenamedDistributeApi(Rule):
                     message += f" (rewrite {blocker} by hand)"
                 ctx.report(attribute, message)
                 continue
-            tested = type_test_of(ctx, qualified) if qualified in _STRATEGY_CLASSES else None
+            tested = type_test_of(ctx.tf, qualified) if qualified in _STRATEGY_CLASSES else None
             if tested is not None:
                 # Renamed alone, the object is no longer an instance of the tested class.
                 ctx.report(attribute, f"{message} together with the `isinstance` test at {tested} (different classes)")

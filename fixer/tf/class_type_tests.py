@@ -19,21 +19,21 @@ from fixer.tf.compat import is_type_check_argument
 if TYPE_CHECKING:
     import libcst as cst
 
-    from fixer.context import RuleContext
+    from fixer.tf.model import TFModel
 
 
-def type_test_of(ctx: RuleContext, qualified: str) -> str | None:
+def type_test_of(tf: TFModel, qualified: str) -> str | None:
     """Where ``qualified`` (an experimental class) is an `isinstance`/`issubclass` argument: "line
     N" in this file, or "`main.py` line N" in a project file that calls one of this module's
     functions or classes (its stamp then keys the cached result); None when nowhere."""
-    index = ctx.index
+    index = tf.index
     last = qualified.rsplit(".", 1)[-1]
     candidates: list[cst.BaseExpression] = [a for a in index.attributes if a.attr.value == last]
     candidates += index.names.get(last, [])
-    for node in sorted(candidates, key=lambda n: ctx.range(n).start.line):
-        if ctx.tf.names.qualified(node) == qualified and is_type_check_argument(index, node):
-            return line_label(ctx.text, ctx.range(node).start.line)
-    importers = ctx.tf.importers
+    for node in sorted(candidates, key=lambda n: tf.range(n).start.line):
+        if tf.names.qualified(node) == qualified and is_type_check_argument(index, node):
+            return line_label(tf.text, tf.range(node).start.line)
+    importers = tf.importers
     if importers is None:
         return None
     for use in importers.uses():
