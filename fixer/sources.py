@@ -53,6 +53,12 @@ SKIPPED_DIRS = frozenset(
 )
 
 
+# Bazel writes this file at the top of every output base it creates: what lies below (the
+# workspace's external repositories, TensorFlow's own source among them when a project builds
+# against it) is a build cache, not the project's code, even when a project commits it.
+BAZEL_OUTPUT_BASE_MARKER = "DO_NOT_BUILD_HERE"
+
+
 class SourceError(Exception):
     """A file could not be read as Python source; the message is one line for the user."""
 
@@ -280,6 +286,9 @@ def _walk(root: Path, exclude: pathspec.PathSpec[pathspec.Pattern] | None) -> It
     project = _ProjectExclude(root)
     absolute_root = os.path.abspath(root)
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        if BAZEL_OUTPUT_BASE_MARKER in filenames:
+            dirnames[:] = []
+            continue
         rel_dir = os.path.relpath(dirpath, root)
         absolute_dir = os.path.join(absolute_root, rel_dir)
         kept = []

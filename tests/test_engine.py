@@ -233,6 +233,21 @@ def test_config_exclude_skips_a_folder(tmp_path: Path, distfix):
     assert "train.py" in result.stdout and "vendored" not in result.stdout
 
 
+def test_a_committed_bazel_output_base_is_not_walked(tmp_path: Path, distfix):
+    # A project that commits its Bazel cache carries the source of its external repositories
+    # (TensorFlow's own among them) below a folder Bazel marks with DO_NOT_BUILD_HERE.
+    source = "import tensorflow as tf\ns = tf.distribute.MirroredStrategy()\ns.experimental_run_v2(f)\n"
+    cache = tmp_path / "bazel-cache" / "5f0c"
+    (cache / "external" / "org_tensorflow").mkdir(parents=True)
+    (cache / "DO_NOT_BUILD_HERE").write_text("/home/user/project\n")
+    (cache / "external" / "org_tensorflow" / "strategy_test.py").write_text(source)
+    (tmp_path / "train.py").write_text(source)
+    result = distfix("check", ".", cwd=tmp_path)
+    assert "train.py" in result.stdout and "org_tensorflow" not in result.stdout
+    (cache / "DO_NOT_BUILD_HERE").unlink()  # without the marker the folder is an ordinary one
+    assert "org_tensorflow" in distfix("check", ".", cwd=tmp_path).stdout
+
+
 def test_registry_discovers_rules_and_rejects_duplicates():
     codes = [rule.code for rule in default_registry().rules]
     assert "TFD401" in codes and len(codes) == len(set(codes))
