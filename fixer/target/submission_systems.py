@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fixer.cache import Stamp, file_stamp
 from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, exactly
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # The framework field whose value starts with TensorFlow's name and a release: the name, then a
 # space, `-` or `v` before a dotted release of TensorFlow 1 or 2 (not a container's `21.05`).

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fixer.config import Config
 from fixer.engine import check_source
 from fixer.target import target_for
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 LOOP = """\
 import tensorflow as tf
