@@ -38,6 +38,8 @@ from fixer.target.saved_runs import describe, oldest_release
 from fixer.target.script_installs import script_installs
 from fixer.target.shell_scripts import SHELL_SUFFIXES, read_shell_script
 from fixer.target.small_files import MAX_BYTES, read_small_text
+from fixer.target.submission_readmes import system_readme_statements
+from fixer.target.submission_systems import submission_statements
 from fixer.target.sources import (
     Evidence,
     Reader,
@@ -619,6 +621,8 @@ def _decide(folder: Path) -> Target:
         found += docker_folder_statements(candidate, consulted) + install_guide_statements(candidate, consulted)
         found += tool_folder_tpus(candidate, consulted)  # `tpu_utils/create.sh`: the project's TPU
         found += azureml_environments(candidate, consulted)  # a job's `environment: azureml:<name>:<version>`
+        found += submission_statements(candidate, consulted)  # an MLPerf submitter's `systems/*.json` framework
+        found += system_readme_statements(candidate, consulted)  # an MLPerf system's README beside the code
         caps += _caps(candidate, found, consulted)
         switch, stepped = _ci_switch(candidate, consulted)
         found += switch
@@ -731,6 +735,7 @@ def _farther_release(decided_at: Path, consulted: dict[str, Stamp]) -> Evidence 
         found = _read_folder(candidate, consulted)
         found += packaging_statements(candidate, lambda path: consulted.__setitem__(path, file_stamp(path)))
         found += docker_folder_statements(candidate, consulted) + tool_folder_tpus(candidate, consulted)
+        found += submission_statements(candidate, consulted)
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
         if tf_here:
             # The folder's own precedence: a README counts only without pin files (or as their container).

@@ -13,11 +13,13 @@ from __future__ import annotations
 import os
 import re
 
+from fixer.target.build_args import build_arg_releases
 from fixer.target.continuation import joined_lines
 from fixer.target.managed_images import managed_image_statements
 from fixer.target.markdown import FENCE, is_section_heading, prose_lines
 from fixer.target.notebook import install_evidence
 from fixer.target.readme_environment import environment_statements
+from fixer.target.readme_tables import version_table_statements
 from fixer.target.readme_title import title_statements
 from fixer.target.requirements import parse_requirement
 from fixer.target.run_form import run_form_statements
@@ -67,6 +69,9 @@ def _statement(code: str, path: str, number: int) -> list[Evidence]:
     ]
     if installed:
         return installed
+    built = build_arg_releases(command)  # `docker build --build-arg tensorflow_pip_spec=tf-nightly-gpu==2.3.0.dev...`
+    if built:
+        return [Evidence("tensorflow", allowed, path, number, code) for allowed in built]
     modules = module_loads(command, path, number)  # `ml TensorFlow/2.11.0-foss-2022a` on an HPC system
     if modules:
         return modules
@@ -90,6 +95,7 @@ def read_readme(text: str, path: str) -> list[Evidence]:
     found = [e for number, code in code_lines(text) for e in _statement(code, path, number)]
     found += requirement_bullets(text, path) + managed_image_statements(text, path)
     found += run_form_statements(text, path)  # a platform's job form: "Framework: Tensorflow", "Version: 2.3.0-gpu"
+    found += version_table_statements(text, path)  # a "TensorFlow Version(s)" column: "| Gaudi | 1.10.0 | 2.12.0 |"
     read = {e.line for e in found}  # a requirement bullet is read once, whichever reader names it
     found += [e for e in environment_statements(text, path) if e.line not in read]  # "tested on TensorFlow 2.7"
     if found or README_NAME.match(os.path.basename(path)) is None:

@@ -29,6 +29,8 @@ _NIGHTLY = frozenset({"tf-nightly", "tf-nightly-cpu", "tf-nightly-gpu"})
 # (`tf-nightly-gpu-2.0-preview==2.0.0.dev20190526`, PEP 503 form `tf-nightly-gpu-2-0-preview`): the
 # release they preview, whatever their dated version says, not today's nightly.
 _PREVIEW = re.compile(r"^tf-nightly(?:-cpu|-gpu)?-(?P<major>\d+)-(?P<minor>\d+)-preview$")
+# A nightly pinned to one dated development build of a release (`==2.3.0.dev20200620`).
+_DATED_NIGHTLY = re.compile(r"===?(?P<major>\d+)\.(?P<minor>\d+)\.\d+\.?dev\d{8}")
 _KERAS = frozenset({"keras", "keras-nightly"})
 _TF_KERAS = frozenset({"tf-keras", "tf-keras-nightly"})
 
@@ -184,6 +186,10 @@ def parse_requirement(text: str, *, poetry: bool = False, conda: bool = False) -
     preview = _PREVIEW.match(normalise(match.group("name")))
     if preview is not None:
         return Requirement(kind, match.group("name"), _previewed(int(preview["major"]), int(preview["minor"])))
+    dated = _DATED_NIGHTLY.fullmatch(spec.replace(" ", "")) if kind == "tf-nightly" else None
+    if dated is not None:
+        # `tf-nightly-gpu==2.3.0.dev20200620`: one day's build of the 2.3 branch, not today's nightly.
+        return Requirement("tensorflow", match.group("name"), _previewed(int(dated["major"]), int(dated["minor"])))
     allowed = specifier_range(spec, poetry=poetry)
     return Requirement(kind, match.group("name"), allowed) if allowed is not None else None
 

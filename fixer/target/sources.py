@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fixer.target.build_args import pinned_spec
 from fixer.target.continuation import logical_lines
 from fixer.target.local_installs import copies, local_install_statements
 from fixer.target.release_images import release_in_image, release_in_name
@@ -275,7 +276,9 @@ def _argument_evidence(rest: str, path: str, line: int) -> list[Evidence]:
     if re.fullmatch(r"(?i)\w*(?:tensorflow|tf)_?version", name.strip()) and re.fullmatch(r"\d+\.\d+(?:\.\d+)?", value):
         major, minor = value.split(".")[:2]
         return [Evidence("tensorflow", exactly((int(major), int(minor))), path, line, rest.strip())]
-    return image_statements(value, path, line)
+    # `ARG tensorflow_pip_spec=tf-nightly-gpu==2.3.0.dev20200620`: the requirement the image installs.
+    spec = pinned_spec(value)
+    return [Evidence("tensorflow", spec, path, line, rest.strip())] if spec else image_statements(value, path, line)
 
 
 def _named_base_image(rest: str, path: str, line: int) -> list[Evidence]:
