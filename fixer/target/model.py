@@ -38,8 +38,6 @@ from fixer.target.saved_runs import describe, oldest_release
 from fixer.target.script_installs import script_installs
 from fixer.target.shell_scripts import SHELL_SUFFIXES, read_shell_script
 from fixer.target.small_files import MAX_BYTES, read_small_text
-from fixer.target.submission_readmes import system_readme_statements
-from fixer.target.submission_systems import submission_statements
 from fixer.target.sources import (
     Evidence,
     Reader,
@@ -52,6 +50,8 @@ from fixer.target.sources import (
     reader_for,
     unversioned_image,
 )
+from fixer.target.submission_readmes import system_readme_statements
+from fixer.target.submission_systems import submission_statements
 from fixer.target.venv_jobs import venv_jobs
 from fixer.target.versions import CURRENT, KERAS2_PACKAGES, KERAS3_FROM
 
