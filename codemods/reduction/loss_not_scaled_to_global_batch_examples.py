@@ -90,7 +90,7 @@ EXAMPLES = (
 
         with strategy.scope():
             model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
-            optimizer = tf.keras.optimizers.Adam()
+            optimizer = tf.keras.optimizers.SGD(0.01)
 
             def distributed_train_step(dataset_inputs):
                 def step_fn(inputs):
@@ -108,7 +108,7 @@ EXAMPLES = (
 
         with strategy.scope():
             model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
-            optimizer = tf.keras.optimizers.Adam()
+            optimizer = tf.keras.optimizers.SGD(0.01)
 
             def distributed_train_step(dataset_inputs):
                 def step_fn(inputs):
