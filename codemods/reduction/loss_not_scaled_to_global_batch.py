@@ -462,11 +462,11 @@ def _vector_message(optimizer: str | None, clips: bool) -> str:
     start = "the loss is a per-example vector: its gradient is the sum over the batch"
     fix = "average it over the global batch with `tf.nn.compute_average_loss`"
     if optimizer in _SCALE_FREE and clips:
-        return f"{start}, which clipping cuts far more than the average's, so {optimizer} steps differ; {fix}"
+        return f"{start}, cut more by clipping: {optimizer} steps differ; {fix}"
     if optimizer in _SCALE_FREE:
-        return f"{start}: {optimizer} normalises its scale (same steps), but the loss read is not the batch mean; {fix}"
+        return f"{start}: {optimizer} steps stay; the loss read is not the batch mean; {fix}"
     if optimizer in _PLAIN_STEP:
-        return f"{start}: {optimizer} takes steps global-batch times those of the averaged loss; {fix}"
+        return f"{start}: {optimizer} steps are global-batch times too large; {fix}"
     return f"{start}; {fix}"
 
 
