@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.tf.calls import calls_within
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -43,7 +45,7 @@ def weight_statements(
             continue
         seen.add(id(assigned.statement))
         statement = tf.index.statement_of(assigned.node)
-        for call in _calls(assigned.value):
+        for call in calls_within(assigned.value):
             layer = _layer_object(tf, call)
             if layer is None:
                 continue
@@ -108,15 +110,4 @@ def _names(node: cst.CSTNode) -> list[cst.Name]:
             return False
 
     node.visit(_Reads())
-    return found
-
-
-def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_Calls())
     return found
