@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from fixer.tf.index import ModuleIndex
 
 
 def argument(call: cst.Call, position: int | None, *keywords: str) -> cst.Arg | None:
@@ -38,3 +45,19 @@ def calls_within(node: cst.CSTNode) -> list[cst.Call]:
 
     node.visit(_Collect())
     return found
+
+
+def in_arguments_of_method(index: ModuleIndex, node: cst.CSTNode, methods: Collection[str]) -> bool:
+    """``node`` lies in the arguments of an `x.m(...)` call of its own statement whose method ``m``
+    is one of ``methods`` (not in the call's receiver)."""
+    for ancestor in index.ancestors(node):
+        if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            return False
+        if (
+            isinstance(ancestor, cst.Call)
+            and isinstance(ancestor.func, cst.Attribute)
+            and ancestor.func.attr.value in methods
+            and not index.is_within(node, ancestor.func)
+        ):
+            return True
+    return False

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.tf.calls import argument_value
+from fixer.tf.calls import argument_value, in_arguments_of_method
 
 if TYPE_CHECKING:
     from fixer.tf.index import ModuleIndex
@@ -43,14 +43,4 @@ def only_read(index: ModuleIndex, use: cst.CSTNode) -> bool:
     parent = index.parent.get(use)
     if isinstance(parent, cst.Attribute) and parent.value is use and parent.attr.value.startswith(_WRITES):
         return False
-    for ancestor in index.ancestors(use):
-        if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-            break
-        if (
-            isinstance(ancestor, cst.Call)
-            and isinstance(ancestor.func, cst.Attribute)
-            and ancestor.func.attr.value in _TRAINS
-            and not index.is_within(use, ancestor.func)
-        ):
-            return False
-    return True
+    return not in_arguments_of_method(index, use, _TRAINS)

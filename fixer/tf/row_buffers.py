@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from fixer.tf.calls import in_arguments_of_method
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
@@ -50,7 +52,7 @@ def updated_by_rows(index: ModuleIndex, uses: Iterable[cst.CSTNode], in_replica:
             if method.startswith("scatter_"):
                 scattered = scattered or in_replica(use)
                 continue
-        if _given_to_optimizer(index, use):
+        if in_arguments_of_method(index, use, _OPTIMIZER_CALLS):
             return False
     return scattered
 
@@ -59,18 +61,3 @@ def tpu_possible(kinds: Iterable[str]) -> bool:
     """Some strategy of the module is (or may be: a strategy of unknown class) a TPUStrategy, under
     which a variable made outside the scope fails in replica code."""
     return any(kind in _TPU_KINDS for kind in kinds)
-
-
-def _given_to_optimizer(index: ModuleIndex, use: cst.CSTNode) -> bool:
-    """``use`` sits in the arguments of an optimizer call of its statement (`apply_gradients(...)`)."""
-    for ancestor in index.ancestors(use):
-        if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-            return False
-        if (
-            isinstance(ancestor, cst.Call)
-            and isinstance(ancestor.func, cst.Attribute)
-            and ancestor.func.attr.value in _OPTIMIZER_CALLS
-            and not index.is_within(use, ancestor.func)
-        ):
-            return True
-    return False
