@@ -24,6 +24,7 @@ from fixer.target.image_range import release_range
 from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.multibackend_keras import NEWEST_TENSORFLOW, multi_backend, multi_backend_cap, multi_backend_floor
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
+from fixer.target.notebook_exports import export_markers, exported_from
 from fixer.target.packaging_folders import packaging_statements
 from fixer.target.platform_pins import METADATA_NAMES, platform_image, platform_pin, undated_pin
 from fixer.target.project_files import (
@@ -791,13 +792,26 @@ def target_for(path: str | Path, requested: tuple[int, int] | None = None, text:
     known = _CACHE.get(folder)
     if known is None or any(file_stamp(p) != stamp for p, stamp in known.consulted):
         known = _CACHE[folder] = _decide(folder)
+    script = (text or read_small_text(start) or "") if start.suffix == ".py" and start.is_file() else None
+    notebook = _exported_notebook(start, script) if script is not None else None
     if start.suffix == ".ipynb" and start.is_file():
         known = _in_notebook(_with_platform_pin(known, start), start, text)
+    elif notebook is not None:
+        known = _in_notebook(_with_platform_pin(known, notebook), notebook, "")
     elif known.submitted:
         known = _in_job(known, str(start))
-    if start.suffix == ".py" and start.is_file():
-        known = _with_script_installs(known, script_installs(text or read_small_text(start) or "", str(start)))
+    if script is not None:
+        known = _with_script_installs(known, script_installs(script, str(start)))
     return known.with_request(requested)
+
+
+def _exported_notebook(script: Path, text: str) -> Path | None:
+    """The executed notebook ``script`` (whose source is ``text``) is the nbconvert export of: its
+    `# In[N]:` markers are that notebook's execution counts (fixer/target/notebook_exports.py)."""
+    notebook = exported_from(script, text)
+    if notebook is None or _pins(notebook)[1].counts != export_markers(text):
+        return None
+    return notebook
 
 
 def _with_script_installs(folder: Target, installs: list[Evidence]) -> Target:

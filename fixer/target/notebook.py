@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 from fixer.notebook_cells import code_cells
 from fixer.target.continuation import logical_lines
+from fixer.target.frozen_runs import frozen_note
+from fixer.target.notebook_exports import Counters, execution_counts
 from fixer.target.requirements import parse_requirement
 from fixer.target.saved_runs import TF_VERSION_EXPRESSION, printed_version, saved_run
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_statements, legacy_evidence, read_dockerfile
@@ -72,6 +74,7 @@ class NotebookPins:
     scripts: frozenset[str] = frozenset()  # scripts its Vertex jobs submit (`script_path="task.py"`)
     instructions: tuple[Evidence, ...] = ()  # images its Markdown tells readers to run it in
     saved_run: Evidence | None = None  # the TF 2 run its saved outputs show: a past run, not a pin
+    counts: Counters = ()  # its code cells' execution counts, which an nbconvert export repeats
 
 
 # A quoted relative path: `"./src"`, `'src/main.py'`, `"../trainer"` (no scheme, no spaces).
@@ -198,14 +201,18 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
             elif not line.lstrip().startswith("#"):
                 containers += _container_evidence(line, path, number, cell, cells)
         version = printed_version(saved, source)
-        if version is not None and version[0] == 1:
-            # The kernel ran TensorFlow 1, as a statement of the cell that printed it: a TF 1
-            # notebook, where the TF 2 names do not exist. A printed 2.x is only the last run: a
-            # notebook that installs nothing runs on whatever TF 2 its kernel has today.
+        # The kernel ran TensorFlow 1, as a statement of the cell that printed it: a TF 1
+        # notebook, where the TF 2 names do not exist. A printed 2.x is only the last run (a
+        # notebook that installs nothing runs on whatever TF 2 its kernel has today), unless the
+        # cell ran long after newer releases came out: a frozen image (fixer/target/frozen_runs.py).
+        frozen = frozen_note(version, saved) if version is not None and version[0] == 2 else None
+        if version is not None and (version[0] == 1 or frozen is not None):
             lines = source.splitlines()
             at = next((n for n, printed in enumerate(lines, 1) if TF_VERSION_EXPRESSION.search(printed)), 1)
             said = f"{lines[at - 1].strip()}  # output: {version[0]}.{version[1]}"
-            own.append(Evidence("tensorflow", exactly(version), path, at, said, cell=cell))
+            own.append(
+                Evidence("tensorflow", exactly(version), path, at, f"{said}, {frozen}" if frozen else said, cell=cell)
+            )
     from fixer.target.notebook_text import markdown_images  # it reads code lines as a README's, which imports us
 
     return NotebookPins(
@@ -216,6 +223,7 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
         _submitted_scripts(cells),
         tuple(markdown_images(data, path)),
         saved_run(code, path),
+        execution_counts(data.get("cells") if isinstance(data, dict) else None),
     )
 
 

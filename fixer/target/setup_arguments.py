@@ -1,5 +1,6 @@
 """The parts of a `setup.py` that are not requirements: `setup(keywords=[...], classifiers=[...],
-description=...)` and the module-level values only those arguments name (`KEYWORDS = [...]`).
+description=...)`, the module-level values only those arguments name (`KEYWORDS = [...]`) and
+the module-level values nothing in the script reads.
 
 setup.py is read as text (never run), every string literal a candidate requirement, so a
 `keywords=["deep-learning", "tensorflow"]` list would read as a bare `tensorflow` requirement
@@ -20,8 +21,9 @@ REQUIREMENT_ARGUMENTS = frozenset({"install_requires", "extras_require", "setup_
 
 def blank_descriptive_arguments(text: str) -> str:
     """``text`` with every character of the non-requirement arguments of its `setup(...)` calls,
-    and of the module-level assignments only they name, replaced by a space (newlines kept, so
-    line numbers hold). ``text`` unchanged when it does not parse or calls no `setup`."""
+    of the module-level assignments only they name, and of those nothing in the script reads,
+    replaced by a space (newlines kept, so line numbers hold). ``text`` unchanged when it does not
+    parse or calls no `setup`."""
     try:
         tree = parse_module(text)
     except (SyntaxError, ValueError):
@@ -29,9 +31,8 @@ def blank_descriptive_arguments(text: str) -> str:
     spans: list[ast.expr] = []
     named_by_requirements: set[str] = set()
     named_by_others: set[str] = set()
-    for call in ast.walk(tree):
-        if not (isinstance(call, ast.Call) and _is_setup(call.func)):
-            continue
+    calls = [call for call in ast.walk(tree) if isinstance(call, ast.Call) and _is_setup(call.func)]
+    for call in calls:
         for keyword in call.keywords:
             if keyword.arg is None:
                 continue  # `**metadata`: what it holds cannot be told, keep it
@@ -43,9 +44,18 @@ def blank_descriptive_arguments(text: str) -> str:
                 spans.append(keyword.value)
         spans += call.args  # positional: `setup("name", "1.0", ...)` names no requirement
     only_descriptive = named_by_others - named_by_requirements
+    # A module-level value no code of the script reads (`FRAMEWORKS = ["tensorflow", "pytorch"]`
+    # left unused) reaches no argument of `setup()`: it installs nothing either. Not without a
+    # `setup()` call (a fragment: what reads it is elsewhere) or with `setup(**locals())`-style
+    # arguments (whose names cannot be told).
+    unread_is_dead = bool(calls) and not any(k.arg is None for call in calls for k in call.keywords)
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
     for statement in tree.body:
-        if isinstance(statement, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id in only_descriptive for t in statement.targets
+        if not isinstance(statement, ast.Assign):
+            continue
+        targets = [t.id for t in statement.targets if isinstance(t, ast.Name)]
+        if any(name in only_descriptive for name in targets) or (
+            unread_is_dead and len(targets) == len(statement.targets) and not any(name in read for name in targets)
         ):
             spans.append(statement.value)
     return _blanked(text, spans) if spans else text
