@@ -157,3 +157,51 @@ def test_a_split_after_an_op_with_no_reset_stays_reported() -> None:
 def test_rebuilding_the_context_without_dropping_it_is_no_reset() -> None:
     found = _findings(_SPLIT_IN_TEST.format(reset="        ops.enable_eager_execution_internal()"), "TFD111")
     assert [f.start.line for f in found] == [14]
+
+
+# -- TFD202: a dataset_fn over the slice its runner was handed, with auto-sharding off ---------------
+
+_RUNNER = """
+import numpy as np
+import tensorflow as tf
+
+from cluster_io import arrays_of
+
+
+class WorkerRunner:
+    def __init__(self):
+        self.strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+    def make_input(self, partition, batch):
+{prepare}
+
+        def dataset_fn(input_context):
+{source}
+            options = tf.data.Options()
+            options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
+            return ds.with_options(options).repeat().batch(batch)
+
+        return self.strategy.distribute_datasets_from_function(dataset_fn)
+"""
+_FROM_PARTITION = "            ds = tf.data.Dataset.from_tensor_slices((features, targets))"
+
+
+def test_a_closure_over_the_handed_in_partition_with_sharding_off_is_quiet() -> None:
+    text = _RUNNER.format(prepare="        features, targets = arrays_of(partition)", source=_FROM_PARTITION)
+    assert _findings(text, "TFD202") == []
+
+
+def test_a_dataset_fn_loading_tfds_inside_with_sharding_off_stays_reported() -> None:
+    source = (
+        "            import tensorflow_datasets as tfds\n"
+        '            ds = tfds.load("mnist", split="train", as_supervised=True)'
+    )
+    found = _findings(_RUNNER.format(prepare="        pass", source=source), "TFD202")
+    assert [f.start.line for f in found] == [15, 19]
+
+
+def test_a_closure_over_a_file_the_runner_loads_stays_reported() -> None:
+    prepare = '        features, targets = np.load("train.npz")["x"], np.load("train.npz")["y"]'
+    found = _findings(_RUNNER.format(prepare=prepare, source=_FROM_PARTITION), "TFD202")
+    assert [f.start.line for f in found] == [16, 18]
+    assert any(f.edits for f in found)
