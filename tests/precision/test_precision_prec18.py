@@ -3,6 +3,12 @@ control that keeps the finding where it is right (premises: benchmarks/probe_led
 
 - TFD108: a use in the arm of a replica-count test that says there is one replica, where the count
   is read through a property of a project class that returns `num_replicas_in_sync`.
+- TFD111: `context._context = None` then `ops.enable_eager_execution_internal()` replaces the
+  started eager context, as `context._reset_context()` does: a device split after the pair works.
+- TFD202: a `dataset_fn` over the slice its runner method was handed (a parameter, or what a
+  project call made of one), with `AutoShardPolicy.OFF` set there: each worker's own data.
+- TFD402: a decorator class whose `__call__` runs the step handed to its constructor, a class the
+  module never instantiates: the step may be a `tf.function`.
 """
 
 from __future__ import annotations
@@ -205,3 +211,66 @@ def test_a_closure_over_a_file_the_runner_loads_stays_reported() -> None:
     found = _findings(_RUNNER.format(prepare=prepare, source=_FROM_PARTITION), "TFD202")
     assert [f.start.line for f in found] == [16, 18]
     assert all(f.fix is not None for f in found)
+
+
+# -- TFD402: a decorator class running the step it wraps --------------------------------------------
+
+_WRAPPER = """
+import tensorflow as tf
+
+
+class replicated_step:
+    def __init__(self, step):
+        self.step = step
+
+    def __call__(self, *args, strategy=None):
+        per_replica = strategy.run(self.step, args=args)
+        return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
+{tail}
+"""
+
+_LOCAL_LOOP = """
+
+def train(model, optimizer, batches):
+    strategy = tf.distribute.MirroredStrategy()
+
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    for x, y in batches:
+        strategy.run(step, args=(x, y))
+"""
+
+
+def test_a_decorator_class_running_the_step_handed_in_is_quiet() -> None:
+    assert _findings(_WRAPPER.format(tail=""), "TFD402") == []
+
+
+def test_a_plain_local_step_in_an_uncompiled_loop_stays_reported() -> None:
+    found = _findings(_WRAPPER.format(tail=_LOCAL_LOOP), "TFD402")
+    assert [f.start.line for f in found] == [25]
+
+
+def test_the_wrapper_made_by_the_module_itself_stays_reported() -> None:
+    tail = """
+
+def train(model, optimizer, batches):
+    strategy = tf.distribute.MirroredStrategy()
+
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    wrapped = replicated_step(step)
+    for x, y in batches:
+        wrapped(x, y, strategy=strategy)
+"""
+    found = _findings(_WRAPPER.format(tail=tail), "TFD402")
+    assert [f.start.line for f in found] == [10]
