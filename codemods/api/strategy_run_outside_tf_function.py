@@ -337,8 +337,10 @@ def _attribute_handed_in(ctx: RuleContext, run: RunCall) -> bool:
     if run.targets or not isinstance(fn, cst.Attribute) or not isinstance(fn.value, cst.Name):
         return False
     method = ctx.index.enclosing_function(run.call)
-    cls = ctx.index.method_class(method) if isinstance(method, cst.FunctionDef) else None
-    if cls is None or not method.params.params or method.params.params[0].name.value != fn.value.value:
+    if not isinstance(method, cst.FunctionDef) or not method.params.params:
+        return False
+    cls = ctx.index.method_class(method)
+    if cls is None or method.params.params[0].name.value != fn.value.value:
         return False
     assigns = [
         a

@@ -34,8 +34,9 @@ _OPERATORS: dict[type[cst.BaseCompOp], str] = {
 
 def in_one_replica_branch(tf: TFModel, node: cst.CSTNode) -> bool:
     """True when ``node`` runs only where a test on `num_replicas_in_sync` (read directly, through
-    a name given it or through a project class member giving it) says there is one replica: the body of `== 1` / `<= 1` / `< 2`,
-    the `else` of `> 1` / `>= 2` / `!= 1`, or after an `if count > 1: return`."""
+    a name given it or through a project class member giving it) says there is one replica: the
+    body of `== 1` / `<= 1` / `< 2`, the `else` of `> 1` / `>= 2` / `!= 1`, or after an
+    `if count > 1: return`."""
     return any(_one_replica(tf, condition.test, condition.holds) for condition in tf.semantic.conditions(node))
 
 
