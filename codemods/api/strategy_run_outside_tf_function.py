@@ -86,6 +86,11 @@ class StrategyRunOutsideTfFunction(Rule):
       of a list, `fns[i]` or `for fn in fns`; a parameter; an import; what a function imported
       from another module returns): a builder there may have compiled it, and TFD402 does not
       follow it into other modules. `obj.method` and what a local call returns stay reported.
+    - Not reported: `strategy.run(self.func, ...)` where `self.func` is no method but an attribute
+      every assignment of the class sets to a parameter (`self.func = func` in `__init__`), in a
+      class the module never calls nor uses as a decorator: a wrapper (a decorator class) of steps
+      other modules hand in, which may be `tf.function`s. A class the module instantiates itself
+      with what it runs stays reported.
     - Not reported: a module-level function its own module never calls, when every call of it
       in the project's other files stands in a function they compile with `tf.function`
       (decorated, `<module>.function`, or `f = tf.function(f)`): each call traces it into that
@@ -155,7 +160,7 @@ class StrategyRunOutsideTfFunction(Rule):
                 # TF clones a tf.function given to run and calls every replica inside that one
                 # graph (mirrored_run.call_for_each_replica): not replica after replica.
                 continue
-            if _replica_function_unknown(ctx, run):
+            if _replica_function_unknown(ctx, run) or _attribute_handed_in(ctx, run):
                 continue  # may be a tf.function compiled elsewhere: eager or not cannot be told
             if _names_a_compiled_function(ctx, run):
                 continue  # `f = tf.function(obj.method)` then `strategy.run(f, ...)`: one graph
@@ -321,6 +326,48 @@ def _replica_function_unknown(ctx: RuleContext, run: RunCall) -> bool:
         or (isinstance(b.value, cst.Call) and _built_elsewhere(ctx, b.value))
         for b in ctx.tf.semantic.resolve(fn)
     )
+
+
+def _attribute_handed_in(ctx: RuleContext, run: RunCall) -> bool:
+    """``run`` runs ``self.<attr>``, an attribute (no method) of its class that every assignment
+    in the class sets to a parameter of the method making it (``self.func = func`` in
+    ``__init__``), of a class the module never calls nor uses as a decorator: a wrapper of a step
+    that code elsewhere hands in, compiled or not (a decorator class over `@tf.function` steps)."""
+    fn = run.fn
+    if run.targets or not isinstance(fn, cst.Attribute) or not isinstance(fn.value, cst.Name):
+        return False
+    method = ctx.index.enclosing_function(run.call)
+    if not isinstance(method, cst.FunctionDef) or not method.params.params:
+        return False
+    cls = ctx.index.method_class(method)
+    if cls is None or method.params.params[0].name.value != fn.value.value:
+        return False
+    assigns = [
+        a
+        for a in ctx.index.assignments_by_target.get(f"{fn.value.value}.{fn.attr.value}", [])
+        if _method_of(ctx, a) is cls
+    ]
+    handed = bool(assigns) and all(
+        isinstance(a.value, cst.Name)
+        and (found := ctx.tf.semantic.resolve(a.value))
+        and all(b.kind is BindingKind.PARAMETER for b in found)
+        for a in assigns
+    )
+    return handed and not _class_called(ctx, cls)
+
+
+def _method_of(ctx: RuleContext, node: cst.CSTNode) -> cst.ClassDef | None:
+    function = ctx.index.enclosing_function(node)
+    return ctx.index.method_class(function) if isinstance(function, cst.FunctionDef) else None
+
+
+def _class_called(ctx: RuleContext, cls: cst.ClassDef) -> bool:
+    """The module calls ``cls`` by its name or decorates something with it."""
+    for use in ctx.index.names.get(cls.name.value, []):
+        parent = ctx.index.parent.get(use)
+        if (isinstance(parent, cst.Call) and parent.func is use) or isinstance(parent, cst.Decorator):
+            return True
+    return False
 
 
 def _names_a_compiled_function(ctx: RuleContext, run: RunCall) -> bool:

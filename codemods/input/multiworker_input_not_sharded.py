@@ -14,6 +14,7 @@ from fixer.tf.dataflow import names_in, result_never_read
 from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS
 from fixer.tf.drawn_data import arguments_for, drawn_per_process
 from fixer.tf.file_sources import file_count, literal_worker_count
+from fixer.tf.handed_in_data import handed_in_with_sharding_off
 from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
 from fixer.tf.parameters import positional_parameters
 from fixer.tf.pipelines import (
@@ -156,6 +157,11 @@ class MultiworkerInputNotSharded(Rule):
       `set_random_seed(0)`) makes every worker draw the same: reported. The same holds for
       `AutoShardPolicy.OFF` on a pipeline built from such draws (`np.random.random(...)` rows in
       an input function the launcher runs on every worker): not reported.
+    - Not reported (neither the `dataset_fn` nor its `AutoShardPolicy.OFF`): a `dataset_fn` nested
+      in a function that sets `AutoShardPolicy.OFF` itself and builds its `tf.data` source only
+      from that function's parameters or what a call of the project (not a TensorFlow, NumPy,
+      pandas or TFDS loader) made of one: a platform runner's closure over the slice each worker
+      was handed (a Spark barrier task's partition), which sharding again would cut to 1/N.
     - A `dataset_fn` handed over by several calls is reported once.
     - Across modules (when `check` is given a folder, and in the language server for the
       workspace): a function of a module that builds no strategy and sets `AutoShardPolicy.OFF`
@@ -323,6 +329,8 @@ class MultiworkerInputNotSharded(Rule):
             applications = _options_applications(ctx, assign)
             if applications and all(result_never_read(ctx.index, call) for call in applications):
                 continue  # the datasets given these options are never iterated, fitted or distributed
+            if _off_for_handed_in_data(ctx, assign):
+                continue  # a worker's own slice (a Spark partition) handed to its dataset_fn
             pipelines = _options_pipelines(ctx, assign)
             if _all_drawn_per_worker(ctx, pipelines):
                 continue  # each worker's process draws its own rows: OFF reads no example twice
@@ -389,17 +397,7 @@ class MultiworkerInputNotSharded(Rule):
                 )
 
     def _dataset_fns(self, ctx: RuleContext) -> None:
-        # Each dataset_fn once, however many calls hand it over; a name is resolved by Python's
-        # scoping from the call, so two nested `_dataset_fn`s of different functions stay apart.
-        fns: dict[FunctionLike, None] = {}
-        for call in ctx.index.calls:
-            func = call.func
-            if not (isinstance(func, cst.Attribute) and func.attr.value in _FROM_FUNCTION and call.args):
-                continue
-            if not ctx.tf.strategies.is_strategy(func.value):
-                continue
-            fns.update(dict.fromkeys(ctx.tf.replica.resolve_callable(call.args[0].value, call)))
-        for fn in fns:
+        for fn in _dataset_functions(ctx):
             self._check_dataset_fn(ctx, fn)
 
     def _check_dataset_fn(self, ctx: RuleContext, fn: FunctionLike) -> None:
@@ -416,9 +414,11 @@ class MultiworkerInputNotSharded(Rule):
             return  # its pipeline values (or the worker's index) go to a helper that shards with them
         if _returns_per_task(ctx, fn):
             return  # built by module helpers that shard by worker (or read the worker's files)
-        sources = [c for c in body_calls if (ctx.tf.names.callee(c) or "").startswith(_DATASET_SOURCES)]
+        sources = _sources(ctx, body_calls)
         if _per_worker_data(ctx, fn, sources):
             return  # each worker's process builds its own data: a path or seed holds its task index
+        if handed_in_with_sharding_off(ctx.tf, fn, sources):
+            return  # the worker's own slice, handed in; the author turned auto-sharding off for it
         message = (
             f"`{context}` is never used to shard: every worker reads the whole dataset; add "
             f"`.shard({context}.num_input_pipelines, {context}.input_pipeline_id)` before shuffle and batch"
@@ -428,6 +428,36 @@ class MultiworkerInputNotSharded(Rule):
             return
         shard = f".shard({context}.num_input_pipelines, {context}.input_pipeline_id)"
         ctx.report(sources[0], message, edits=[ctx.insert_after(sources[0], shard)])
+
+
+def _dataset_functions(ctx: RuleContext) -> list[FunctionLike]:
+    """Each function handed to `distribute_datasets_from_function`, once however many calls hand
+    it over; a name is resolved by Python's scoping from the call, so two nested `_dataset_fn`s of
+    different functions stay apart."""
+    fns: dict[FunctionLike, None] = {}
+    for call in ctx.index.calls:
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in _FROM_FUNCTION and call.args):
+            continue
+        if not ctx.tf.strategies.is_strategy(func.value):
+            continue
+        fns.update(dict.fromkeys(ctx.tf.replica.resolve_callable(call.args[0].value, call)))
+    return list(fns)
+
+
+def _sources(ctx: RuleContext, calls: list[cst.Call]) -> list[cst.Call]:
+    """The `tf.data` sources among ``calls``."""
+    return [c for c in calls if (ctx.tf.names.callee(c) or "").startswith(_DATASET_SOURCES)]
+
+
+def _off_for_handed_in_data(ctx: RuleContext, assign: cst.Assign) -> bool:
+    """``assign`` (an `AutoShardPolicy.OFF`) is in a `dataset_fn` built from data its enclosing
+    function was handed (fixer/tf/handed_in_data.py): the worker's own slice."""
+    fn = ctx.index.enclosing_function(assign)
+    if fn is None or fn not in _dataset_functions(ctx):
+        return False
+    body_calls = [c for c in ctx.index.calls if ctx.index.is_within(c, fn)]
+    return handed_in_with_sharding_off(ctx.tf, fn, _sources(ctx, body_calls))
 
 
 _MULTI_WORKER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in MULTI_WORKER_CLASSES)

@@ -71,8 +71,11 @@ class PerReplicaValueUsedAsTensor(Rule):
       or dict) in the replica function; the Keras is the project's (docs/target.md).
     - A use where a replica-count test says there is one replica (the `else:` of `if
       strategy.num_replicas_in_sync > 1`, directly or through a name given that count, or the
-      body of `== 1`) is not reported: `strategy.run` returns plain tensors there. The count is
-      not matched to the strategy that runs the step.
+      body of `== 1`) is not reported: `strategy.run` returns plain tensors there. The count may
+      also be read through a class member that gives it (`self.args.n_replicas`, a property
+      returning `num_replicas_in_sync` or an attribute set to it, in a class of the module or of
+      a project module it imports; matched by the member's name, one level). The count is not
+      matched to the strategy that runs the step.
 
     ## Runtime evidence
     `distfix validate` with two replicas shows the `runs` check failing with the error above.
@@ -85,7 +88,7 @@ class PerReplicaValueUsedAsTensor(Rule):
     by `strategy.run`, a PerReplica on Keras 3 and one tensor on tf-keras
     (`benchmarks/probe_ledger8b_premises.py`); with one replica (the default strategy,
     `MirroredStrategy` over one device) `strategy.run` returns an `EagerTensor` whose `.numpy()`
-    works (`benchmarks/probe_ledger13b_premises.py`).
+    works (`benchmarks/probe_ledger13b_premises.py`, `benchmarks/probe_ledger17a_premises.py`).
 
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#run

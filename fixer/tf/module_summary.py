@@ -27,6 +27,7 @@ from fixer.tf.drawing_names import DRAWING_MODULES, GENERATORS, SEEDING, STATELE
 from fixer.tf.keras2_builds import keras2_build, may_build_for_keras2
 from fixer.tf.legacy_switch import legacy_switch
 from fixer.tf.names import canonical
+from fixer.tf.replica_count_members import REPLICA_COUNT, replica_count_members
 from fixer.tf.task_words import WORKER_INDEX_NAMES
 from fixer.tf.tf1_imports import tf1_only_imports
 from fixer.tf.tf_config_cleared import clears_tf_config
@@ -113,6 +114,8 @@ class ModuleSummary:
     # Its text names nothing that reads TF_CONFIG (a strategy, a resolver, an Estimator, TF_CONFIG, a
     # process start) and it imports only quiet libraries: calling it leaves TF_CONFIG unread.
     quiet_on_tf_config: bool = False
+    # Members of its classes that give a strategy's replica count (fixer/tf/replica_count_members.py).
+    replica_counts: frozenset[str] = frozenset()
 
 
 EMPTY = ModuleSummary()
@@ -143,6 +146,7 @@ def summarise(text: str, path: str) -> ModuleSummary:
         clears_tf_config=clears_tf_config(tree) if "TF_CONFIG" in text else False,
         keras2_build=keras2_build(tree, imported_as(imports), text) if may_build_for_keras2(text) else None,
         quiet_on_tf_config=_quiet_on_tf_config(text, imports),
+        replica_counts=replica_count_members(tree) if REPLICA_COUNT in text else frozenset(),
     )
 
 

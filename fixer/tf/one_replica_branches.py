@@ -2,7 +2,10 @@
 
 `REPLICAS = strategy.num_replicas_in_sync`, then `if REPLICAS > 1: ... .values[0] ...` `else:
 x.numpy()`: the `else` runs with one replica, where `strategy.run` returns the replica function's
-tensors themselves (measured, benchmarks/probe_ledger13b_premises.py).
+tensors themselves (measured, benchmarks/probe_ledger13b_premises.py). The count may also be read
+through a class member of the project that gives it (`if self.args.n_replicas > 1:`, with
+`n_replicas` a property returning `num_replicas_in_sync` in this module or one it imports;
+benchmarks/probe_ledger17a_premises.py).
 """
 
 from __future__ import annotations
@@ -30,9 +33,10 @@ _OPERATORS: dict[type[cst.BaseCompOp], str] = {
 
 
 def in_one_replica_branch(tf: TFModel, node: cst.CSTNode) -> bool:
-    """True when ``node`` runs only where a test on `num_replicas_in_sync` (read directly or
-    through a name given it) says there is one replica: the body of `== 1` / `<= 1` / `< 2`,
-    the `else` of `> 1` / `>= 2` / `!= 1`, or after an `if count > 1: return`."""
+    """True when ``node`` runs only where a test on `num_replicas_in_sync` (read directly, through
+    a name given it or through a project class member giving it) says there is one replica: the
+    body of `== 1` / `<= 1` / `< 2`, the `else` of `> 1` / `>= 2` / `!= 1`, or after an
+    `if count > 1: return`."""
     return any(_one_replica(tf, condition.test, condition.holds) for condition in tf.semantic.conditions(node))
 
 
@@ -56,9 +60,14 @@ def _one_replica(tf: TFModel, test: cst.BaseExpression, holds: bool) -> bool:
     return (operator in ("==", "<=") and limit <= 1) or (operator == "<" and limit <= 2)
 
 
-def _is_replica_count(tf: TFModel, expr: cst.BaseExpression) -> bool:
-    """``expr`` is ``<strategy>.num_replicas_in_sync``, or a name whose one value there is that."""
+def _is_replica_count(tf: TFModel, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """``expr`` is ``<strategy>.num_replicas_in_sync``, a class member of the project that gives it
+    (``self.args.n_replicas``, a property returning the count: fixer/tf/replica_count_members.py),
+    or a name whose one value there is one of these."""
     if isinstance(expr, cst.Name):
         value = tf.semantic.value_of(expr)
-        return isinstance(value, cst.Attribute) and value.attr.value == _REPLICA_COUNT
-    return isinstance(expr, cst.Attribute) and expr.attr.value == _REPLICA_COUNT
+        return depth == 0 and value is not None and _is_replica_count(tf, value, depth + 1)
+    if not isinstance(expr, cst.Attribute):
+        return False
+    name = expr.attr.value
+    return name == _REPLICA_COUNT or name in tf.project.replica_count_members

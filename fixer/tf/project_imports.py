@@ -24,6 +24,7 @@ import os
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -47,6 +48,7 @@ from fixer.tf.module_summary import (
     summarise,
 )
 from fixer.tf.names import canonical, dotted_name, imported_modules, imported_names
+from fixer.tf.replica_count_members import REPLICA_COUNT, replica_count_members
 
 if TYPE_CHECKING:
     import ast
@@ -245,6 +247,26 @@ class ProjectImports:
             if module is not None and found is not None:
                 return (module, *found)
         return None
+
+    @cached_property
+    def replica_count_members(self) -> frozenset[str]:
+        """Names of class members that give a strategy's replica count (a property returning
+        `num_replicas_in_sync`, fixer/tf/replica_count_members.py), in the checked file or in a
+        project module it imports: one level, the modules those import are not read."""
+        found: set[str] = set()
+        if REPLICA_COUNT in self._text:
+            tree = self._tree
+            if tree is None:
+                try:
+                    tree = parse_module(self._text)
+                except (SyntaxError, ValueError, RecursionError):
+                    tree = None
+            found.update(replica_count_members(tree) if tree is not None else ())
+        if self._enabled:
+            for ref in self._imports.values():
+                module = self._imported_module(ref)
+                found.update(self._summary(module).replica_counts if module is not None else ())
+        return frozenset(found)
 
     def imported_only_for_tf1(self) -> bool:
         """True when the nearest package holding the checked file that imports it (as

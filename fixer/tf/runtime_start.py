@@ -106,6 +106,12 @@ _SESSIONS = frozenset({"tensorflow.compat.v1.Session"})
 # `context._reset_context()` clears the eager context: what ran before it no longer counts,
 # and it is itself the workaround, so a strategy must never be moved above it.
 _RESETS_CONTEXT = frozenset({"tensorflow.python.eager.context._reset_context"})
+# The older spelling of the same reset (test suites of 2020): `context._context = None`, then
+# `ops.enable_eager_execution_internal()` builds a new eager context; measured on 2.21
+# (benchmarks/probe_ledger17a_premises.py): a device split after the pair is accepted. The call
+# counts as a reset only after the assignment, which is what drops the started context.
+_NEW_CONTEXT = "tensorflow.python.framework.ops.enable_eager_execution_internal"
+_EAGER_CONTEXT_MODULE = "tensorflow.python.eager.context"
 # Ending the process resets everything: `os._exit(0)`, a module-level `exit()`, and the kernel
 # shutdown with restart that notebooks run after installing packages
 # (`get_ipython().kernel.do_shutdown(True)`); the cells below it run in a new process, where
@@ -201,6 +207,8 @@ def _resets(tf: TFModel, call: cst.Call) -> bool:
     callee = tf.names.callee(call)
     if callee in _RESETS_CONTEXT or callee in _ENDS_PROCESS:
         return True
+    if callee == _NEW_CONTEXT:
+        return _context_dropped_before(tf, call)
     if isinstance(call.func, cst.Name) and call.func.value in ("exit", "quit"):
         # IPython's `exit()` ends the kernel; only a module-level statement of its own counts
         # (one inside a function or a branch may not run).
@@ -282,6 +290,31 @@ def runs_tf(tf: TFModel, statement: cst.CSTNode, depth: int = 0) -> bool:
             if runtime_call(tf, call, depth):
                 return True
     return False
+
+
+def _context_dropped_before(tf: TFModel, call: cst.Call) -> bool:
+    """``<eager context module>._context = None`` runs earlier in the function (or module code)
+    that makes ``call``: the eager context it builds replaces the started one."""
+    owner = tf.index.enclosing_function(call)
+    for assign in tf.index.assigns:
+        if (
+            isinstance(assign, cst.Assign)
+            and isinstance(assign.value, cst.Name)
+            and assign.value.value == "None"
+            and tf.index.enclosing_function(assign) is owner
+            and tf.index.before(assign, call)
+            and any(_is_eager_context_slot(tf, t.target) for t in assign.targets)
+        ):
+            return True
+    return False
+
+
+def _is_eager_context_slot(tf: TFModel, target: cst.BaseAssignTargetExpression) -> bool:
+    return (
+        isinstance(target, cst.Attribute)
+        and target.attr.value == "_context"
+        and tf.names.qualified(target.value) == _EAGER_CONTEXT_MODULE
+    )
 
 
 def runtime_call(tf: TFModel, call: cst.Call, depth: int) -> bool:

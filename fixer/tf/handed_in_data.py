@@ -1,0 +1,90 @@
+"""A `dataset_fn` built from data its enclosing function was handed, with auto-sharding off.
+
+Platform runners give each worker its own slice before TensorFlow sees it (a Spark barrier task's
+partition, a Ray actor's shard): the method receives it as a parameter, unpacks it, and builds a
+closure `dataset_fn(input_context)` over it that sets `AutoShardPolicy.OFF` because the data is
+already split. Sharding it again by the input context would keep 1/N of each worker's own slice.
+What the flow model can see: every value the pipeline's source is built from is a parameter of the
+enclosing function, or what a call of the project (not a loader of a known library) made of one;
+and the author turned auto-sharding off in the same `dataset_fn`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from fixer.semantic import BindingKind
+
+if TYPE_CHECKING:
+    from fixer.tf.index import FunctionLike
+    from fixer.tf.model import TFModel
+
+# Libraries whose calls load or make data themselves (files, TFDS, arrays): what they return is
+# the same whole data on every worker, not a slice handed in.
+_LOADING_ROOTS = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_datasets", "numpy", "pandas", "h5py"})
+_RECEIVERS = frozenset({"self", "cls"})
+
+
+def handed_in_with_sharding_off(tf: TFModel, fn: FunctionLike, sources: list[cst.Call]) -> bool:
+    """``fn`` (a `dataset_fn` nested in a function) sets `AutoShardPolicy.OFF` itself and every
+    data argument of its `tf.data` ``sources`` comes from the enclosing function's parameters."""
+    if not sources or not isinstance(fn, cst.FunctionDef) or not sets_sharding_off(tf, fn):
+        return False
+    outer = tf.index.enclosing_function(fn)
+    if not isinstance(outer, cst.FunctionDef):
+        return False
+    data = [part for source in sources for a in source.args if a.keyword is None for part in _parts(a.value)]
+    return bool(data) and all(_handed_in(tf, value, outer) for value in data)
+
+
+def sets_sharding_off(tf: TFModel, fn: cst.FunctionDef) -> bool:
+    """An ``<options>...auto_shard_policy = AutoShardPolicy.OFF`` statement runs in ``fn`` itself."""
+    for assign in tf.index.in_function("assigns", fn):
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+            continue
+        target = assign.targets[0].target
+        if isinstance(target, cst.Attribute) and target.attr.value == "auto_shard_policy":
+            if (tf.names.qualified(assign.value) or "").endswith("AutoShardPolicy.OFF"):
+                return True
+    return False
+
+
+def _parts(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The elements of a tuple or list (``(features, labels)``), else the value itself."""
+    if isinstance(value, cst.Tuple | cst.List):
+        return [part for element in value.elements for part in _parts(element.value)]
+    return [value]
+
+
+def _handed_in(tf: TFModel, value: cst.BaseExpression, outer: cst.FunctionDef) -> bool:
+    """``value`` is a name the closure reads from ``outer``, which holds there one of its
+    parameters or what a project call made of one (``data, label = split(partition)``)."""
+    if not isinstance(value, cst.Name):
+        return False
+    found = tf.semantic.resolve(value)
+    if not found or any(b.scope.node is not outer for b in found):
+        return False
+    return all(_parameter(b.kind, b.name) or _made_from_parameter(tf, b.statement, outer) for b in found)
+
+
+def _parameter(kind: BindingKind, name: str) -> bool:
+    return kind is BindingKind.PARAMETER and name not in _RECEIVERS
+
+
+def _made_from_parameter(tf: TFModel, statement: cst.CSTNode, outer: cst.FunctionDef) -> bool:
+    """``statement`` assigns the result of a call, not a known library's loader, given one of
+    ``outer``'s parameters."""
+    if not isinstance(statement, cst.Assign) or not isinstance(statement.value, cst.Call):
+        return False
+    call = statement.value
+    callee = tf.names.qualified(call.func) or ""
+    if callee.split(".")[0] in _LOADING_ROOTS:
+        return False
+    for argument in call.args:
+        if isinstance(argument.value, cst.Name):
+            given = tf.semantic.resolve(argument.value)
+            if given and all(b.scope.node is outer and _parameter(b.kind, b.name) for b in given):
+                return True
+    return False
