@@ -65,8 +65,9 @@ class DeviceConfigAfterRuntimeStart(Rule):
       `benchmarks/probe_virtual_devices_after_context_reset.py`); only what follows it counts.
       So does its older spelling, `context._context = None` then
       `ops.enable_eager_execution_internal()` in the same function (measured,
-      `benchmarks/probe_ledger17a_premises.py`); the second call alone is no reset. So does a kernel restart (`get_ipython().kernel.do_shutdown(True)`, `os._exit(0)`, a
-      module-level `exit()`): the cells below it run in a new process.
+      `benchmarks/probe_ledger17a_premises.py`); the second call alone is no reset. So does a
+      kernel restart (`get_ipython().kernel.do_shutdown(True)`, `os._exit(0)`, a module-level
+      `exit()`): the cells below it run in a new process.
     - A `set_memory_growth` after an earlier `set_memory_growth` that ran first is not reported:
       TensorFlow returns early when the value does not change.
     - Only programs that use a strategy are checked; in a notebook, only a configuration below a
