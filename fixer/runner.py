@@ -347,11 +347,17 @@ def _run_pool(items: list[tuple[Path, Job]], jobs: int | None) -> list[FileResul
     return results  # type: ignore[return-value]
 
 
+# Files left after screening from which a pool starts: by default, where two workers measured as
+# fast as one process in wall time (tensorflow/docs' first N files left, benchmarks/README.md
+# "speed15"; a pool costs ~0.15 CPU s more); with an explicit `--jobs N`, a handful.
+_POOL_FROM = 16
+_POOL_FROM_ASKED = 8
+
+
 def _workers(items: list[tuple[Path, Job]], jobs: int | None) -> int:
     """How many worker processes analyse ``items`` (1: this process)."""
     workers = min(jobs or default_jobs(), len(items))
-    # A pool costs ~100 ms to start; it only pays off for more than a handful of files.
-    if workers <= 1 or len(items) < 8:
+    if workers <= 1 or len(items) < (_POOL_FROM if jobs is None else _POOL_FROM_ASKED):
         return 1
     return workers
 

@@ -79,6 +79,13 @@ def test_the_pool_is_decided_by_the_files_left_after_screening(tmp_path, monkeyp
     results = run(few, Job(use_cache=False), jobs=2)  # 14 files, 3 left after screening: no pool
     assert started == []
     assert sum(len(r.findings) for r in results) == 4  # those 3 and the folder's read error
+    monkeypatch.setattr(runner, "default_jobs", lambda: 2)
+    run(files, Job(use_cache=False))  # by default, 12 files left are checked faster in one process
+    assert started == []
+    for number in range(10, 14):
+        (tmp_path / f"flagged{number}.py").write_text(FLAGGED)
+    run(sorted(tmp_path.iterdir()), Job(use_cache=False))  # 16 left: the pool pays off
+    assert started == [2]
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
