@@ -289,17 +289,19 @@ def analyse_notebook(
     # Imported here: these modules build on this one. Written modules' findings are advice (no edits).
     from fixer.notebook_cells import code_sources
     from fixer.tf.project_imports import written_modules_visible
-    from fixer.written_modules import check_written_modules, written_sources
+    from fixer.written_modules import check_written_cells, module_sources, written_modules
 
+    cells = code_sources(notebook.data)
+    written = written_modules(cells)  # combined once: for the imports and for the checks
     # `import mnist_setup` in the notebook or in another written module reads the cell that writes it.
-    with written_modules_visible(written_sources(code_sources(notebook.data))):
+    with written_modules_visible(module_sources(written)):
         if fix:
             result = fix_source(path, notebook.combined, config, unsafe=unsafe)
         else:
             result = check_source(path, notebook.combined, config, prefilter=prefilter)
         findings = cell_errors(notebook, path) + [to_cell(notebook, f) for f in result.findings]
         dependencies = set(result.dependencies)
-        findings += check_written_modules(path, notebook.data, config, dependencies)
+        findings += check_written_cells(path, cells, written, config, dependencies)
     out = FileResult(path=path, source=text, findings=findings, error=result.error)
     out.dependencies = tuple(sorted(dependencies))
     out.applied = [to_cell(notebook, f) for f in result.applied]

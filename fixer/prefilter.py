@@ -85,15 +85,24 @@ class FilterPlan:
 
     def stage(self, data: bytes) -> int:
         """How far a file gets: 0 no trigger at all, 1 a trigger but no rule's needs, 2 kept."""
-        if not any(t in data for t in self.triggers):
+        # Rules share triggers (85 of the default rules' are 49 texts): each is looked for once
+        # per file, which counts on notebooks of megabytes (vertex-ai-samples: 47 MB, 0.9 s before).
+        seen: dict[bytes, bool] = {}
+        if not any(_contains(seen, t, data) for t in self.triggers):
             return 0
         found: dict[Evidence, bool] = {}
         for rule in self.rules:
-            if not any(t in data for t in _encoded_triggers(rule)):
+            if not any(_contains(seen, t, data) for t in _encoded_triggers(rule)):
                 continue
             if all(_memo(found, need, data) for need in rule.needs):
                 return 2
         return 1
+
+
+def _contains(seen: dict[bytes, bool], text: bytes, data: bytes) -> bool:
+    if text not in seen:
+        seen[text] = text in data
+    return seen[text]
 
 
 def _memo(found: dict[Evidence, bool], need: Evidence, data: bytes) -> bool:

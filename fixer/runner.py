@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -25,7 +25,7 @@ from fixer.sources import SourceError, decode_source, encode_source, read_bytes,
 from fixer.types import FileResult
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
     from pathlib import Path
 
     from fixer.prefilter import FilterPlan
@@ -97,14 +97,52 @@ def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
         data = read_bytes(path)
     except SourceError as exc:
         return _error_result(name, str(exc))
-    cache = ResultCache() if job.use_cache and not job.fix else None
-    key = cache_key(data, config, f"{job.mode},notebook={path.suffix == '.ipynb'}", name) if cache else ""
+    cache, key = _cache_and_key(data, config, job, path)
     if cache is not None:
         # Before the pre-filter and the project's import graph: a hit needs neither (nor the
         # rules and libcst they import, about a second of a warm run that misses the stat index).
         cached = cache.load(key, name)
         if cached is not None:
             return cached
+    with _project_context(job):
+        return _process(path, data, job, config, cache, key)
+
+
+def screen_file(path: Path, job: Job) -> FileResult | None:
+    """What :func:`process_file` returns for ``path`` when that needs no analysis (a configuration
+    or read error, a cache hit, a file the pre-filter skips); None for a file to analyse.
+
+    The runner asks this in its own process first, so that only files with work go to a pool;
+    :func:`process_file` asks the same questions again, on the bytes it reads then.
+    """
+    name = str(path)
+    try:
+        config = config_for(path, job.overrides)
+    except ConfigError as exc:
+        return _error_result(name, str(exc))
+    try:
+        data = read_bytes(path)
+    except SourceError as exc:
+        return _error_result(name, str(exc))
+    cache, key = _cache_and_key(data, config, job, path)
+    if cache is not None:
+        cached = cache.load(key, name)
+        if cached is not None:
+            return cached
+    with _project_context(job):
+        return FileResult(path=name) if _skipped(data, job, config, name) else None
+
+
+def _cache_and_key(data: bytes, config: Config, job: Job, path: Path) -> tuple[ResultCache | None, str]:
+    """The result cache a check uses (None for a fix or `--no-cache`) and the file's key in it."""
+    if not job.use_cache or job.fix:
+        return None, ""
+    return ResultCache(), cache_key(data, config, f"{job.mode},notebook={path.suffix == '.ipynb'}", str(path))
+
+
+@contextmanager
+def _project_context(job: Job) -> Iterator[None]:
+    """What the analysis of one file of ``job`` sees of its project (roots, launchers)."""
     with ExitStack() as stack:
         if job.project_roots:
             from fixer.tf.importers import project_roots
@@ -118,14 +156,21 @@ def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
             from fixer.tf.script_launchers import caller_launches_with_tf_config
 
             stack.enter_context(caller_launches_with_tf_config())
-        return _process(path, data, job, config, cache, key)
+        yield
+
+
+def _skipped(data: bytes, job: Job, config: Config, name: str) -> bool:
+    """The pre-filter: no enabled rule can fire on these bytes, nor report through an importer."""
+    if not job.prefilter or may_have_findings(data, config, name):
+        return False
+    return not _helper_candidate(data, config, name, job)
 
 
 def _process(path: Path, data: bytes, job: Job, config: Config, cache: ResultCache | None, key: str) -> FileResult:
     name = str(path)
     notebook = path.suffix == ".ipynb"
     # Lossless for notebooks too: no trigger text holds a character JSON would escape.
-    if job.prefilter and not may_have_findings(data, config, name) and not _helper_candidate(data, config, name, job):
+    if _skipped(data, job, config, name):
         return FileResult(path=name)
     try:
         decoded = decode_source(data)
@@ -292,10 +337,36 @@ def _probe(path: Path, job: Job) -> tuple[str, Signature | None, str] | None:
 
 
 def _run_pool(items: list[tuple[Path, Job]], jobs: int | None) -> list[FileResult]:
+    """Each item's result: screened here (:func:`screen_file`), the files left analysed here or
+    by a pool of ``jobs`` workers."""
+    results = [screen_file(*item) for item in items]
+    left = [number for number, result in enumerate(results) if result is None]
+    work = [items[number] for number in left]
+    for number, result in zip(left, _analyse(work, _workers(work, jobs)), strict=True):
+        results[number] = result
+    return results  # type: ignore[return-value]
+
+
+# Files left after screening from which a pool starts: by default, where two workers measured as
+# fast as one process in wall time (tensorflow/docs' first N files left, benchmarks/README.md
+# "speed15"; a pool costs ~0.15 CPU s more); with an explicit `--jobs N`, a handful.
+_POOL_FROM = 16
+_POOL_FROM_ASKED = 8
+
+
+def _workers(items: list[tuple[Path, Job]], jobs: int | None) -> int:
+    """How many worker processes analyse ``items`` (1: this process)."""
     workers = min(jobs or default_jobs(), len(items))
-    # A pool costs ~100 ms to start; it only pays off for more than a handful of files.
-    if workers <= 1 or len(items) < 8:
+    if workers <= 1 or len(items) < (_POOL_FROM if jobs is None else _POOL_FROM_ASKED):
+        return 1
+    return workers
+
+
+def _analyse(items: list[tuple[Path, Job]], workers: int) -> list[FileResult]:
+    if workers <= 1:
         return [_process_indexed(item) for item in items]
+    # The workers are forked from this process, which the screening has already made import
+    # libcst and the rules (~0.5 CPU s each worker no longer spends).
     return map_resilient(_process_indexed, items, workers, _crashed)
 
 

@@ -63,9 +63,16 @@ def _target(first_line: str) -> tuple[str, bool] | None:
     return names[0], any(w in _APPEND for w in words)
 
 
-def written_sources(cells: list[tuple[int, str]]) -> dict[str, str]:
-    """The source of each ``.py`` file that code cells given as (cell number, source) write, by file name."""
-    return {name: combine_cells(parts).combined for name, parts in modules_written_by(cells).items()}
+def written_modules(cells: list[tuple[int, str]]) -> dict[str, Notebook]:
+    """Each ``.py`` file that code cells given as (cell number, source) write, combined from its
+    cells, by file name: built once per notebook, for its imports (:func:`module_sources`) and
+    its checks (:func:`check_written_cells`)."""
+    return {name: combine_cells(parts) for name, parts in modules_written_by(cells).items()}
+
+
+def module_sources(modules: dict[str, Notebook]) -> dict[str, str]:
+    """The source of each written module, by file name (what `import NAME` reads)."""
+    return {name: module.combined for name, module in modules.items()}
 
 
 def check_written_modules(
@@ -74,19 +81,23 @@ def check_written_modules(
     """Findings of every module the notebook writes, located in its cells, without edits. The
     files of the project their analysis read are added to ``dependencies`` when it is given
     (see ``FileResult.dependencies``)."""
-    return check_written_cells(path, code_sources(data), config, dependencies)
+    cells = code_sources(data)
+    return check_written_cells(path, cells, written_modules(cells), config, dependencies)
 
 
 def check_written_cells(
-    path: str, cells: list[tuple[int, str]], config: Config, dependencies: set[Dependency] | None = None
+    path: str,
+    cells: list[tuple[int, str]],
+    modules: dict[str, Notebook],
+    config: Config,
+    dependencies: set[Dependency] | None = None,
 ) -> list[Finding]:
-    """Findings of every module that the notebook's code cells (cell number, source) write,
-    located in their cells, without edits. ``path`` is the notebook's; the project files their
-    analysis read are added to ``dependencies`` when it is given."""
+    """Findings of ``modules``, the modules that the notebook's code cells (cell number, source)
+    write (:func:`written_modules`), located in their cells, without edits. ``path`` is the
+    notebook's; the project files their analysis read are added to ``dependencies`` when it is given."""
     findings: list[Finding] = []
     started = launches(cells)
-    for name, parts in modules_written_by(cells).items():
-        module = combine_cells(parts)
+    for name, module in modules.items():
         # A worker of the launcher's cluster is the script it writes, not notebook code.
         checked_as = str(Path(path).parent / name) if launched_with_tf_config(name, started) else path
         result = check_source(checked_as, module.combined, config)

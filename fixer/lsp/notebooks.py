@@ -29,7 +29,7 @@ from fixer.notebook import Notebook, NotebookError, cell_errors, combine_cells, 
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.project_imports import written_modules_visible
 from fixer.types import Applicability, Finding
-from fixer.written_modules import check_written_cells, written_sources
+from fixer.written_modules import check_written_cells, module_sources, written_modules
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -155,9 +155,10 @@ class OpenNotebooks:
         config = self._config_for(path)
         parser = self._parsers.setdefault(notebook.uri, DocumentParser())  # re-parses only what an edit changed
         # `import mnist_setup` in a cell or in a written module reads the cell that writes it.
-        with written_modules_visible(written_sources(sources)):
+        modules = written_modules(sources)  # combined once: for the imports and for the checks
+        with written_modules_visible(module_sources(modules)):
             result = check_source(str(path), combined.combined, config, parser=parser.parse)
-            written = check_written_cells(str(path), sources, config)
+            written = check_written_cells(str(path), sources, modules, config)
         analysis = Analysis(notebook.version, {uri: [] for uri in uris.values()}, {uri: [] for uri in uris.values()})
         textmaps = {cell.number: TextMap(cell.original) for cell in combined.cells}
         for in_cell in cell_errors(combined, str(path)):  # cells left out because they do not parse
