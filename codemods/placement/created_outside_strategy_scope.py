@@ -117,8 +117,10 @@ class CreatedOutsideStrategyScope(Rule):
       Where no file names TensorFlow (2.21 only assumed), the message says both outcomes; a
       notebook pinned to a platform image of unknown date (not a fresh install) gets no finding.
     - Nor is a metric whose only uses in the scope are its own methods (`metric.update_state(x)` in
-      cross-replica context): both Kerases update it as outside any scope
-      (`benchmarks/probe_metric_updated_in_cross_replica_context.py`). Nor is one updated eagerly
+      cross-replica context) or calls of it (`metric(loss)` with the value `strategy.reduce`
+      returned): both Kerases update it as outside any scope
+      (`benchmarks/probe_metric_updated_in_cross_replica_context.py`,
+      `benchmarks/probe_ledger17b_premises.py`). Nor is one updated eagerly
       on the ParameterServerStrategy coordinator (inline evaluation, outside any replica): Keras 3
       and tf-keras count the same as with one made in the scope
       (`benchmarks/probe_coordinator_eval_metric.py`). Nor is one updated in a custom loop's
@@ -148,7 +150,15 @@ class CreatedOutsideStrategyScope(Rule):
       model class of the file) and first used inside the scope, which builds it there, is not a
       finding: its variables are mirrored and it trains. Under Keras 3 it is: the model keeps the
       strategy current at its construction and `fit` fails in the scope
-      (`benchmarks/probe_model_built_in_scope.py`).
+      (`benchmarks/probe_model_built_in_scope.py`). Under both Kerases, one whose only uses that can
+      build it are in a custom loop's replica function (given to `strategy.run`, or the TF 1
+      `experimental_run`) run inside the scope is not a finding either: `compile` and
+      `tf.train.Checkpoint(model=...)` outside build nothing, and the first call in the step makes
+      mirrored variables (`benchmarks/probe_ledger17b_premises.py`). An eager call, `build`, `fit`
+      or any other use outside keeps it.
+    - A closure reads the binding that reaches the calls of the function it lies in: a model made
+      in the scope for the training branch's step is not the one an evaluation branch makes after
+      every call of that step, when the step is only called by name (not returned or stored).
     - A name rebuilt in the scope before the distributed use (a single-device baseline first, a
       later notebook cell) and a creation in the branch where the strategy is None
       (`if strategy is None:`) are other objects, not findings; so is one in the arm of a second
