@@ -117,8 +117,10 @@ class CreatedOutsideStrategyScope(Rule):
       Where no file names TensorFlow (2.21 only assumed), the message says both outcomes; a
       notebook pinned to a platform image of unknown date (not a fresh install) gets no finding.
     - Nor is a metric whose only uses in the scope are its own methods (`metric.update_state(x)` in
-      cross-replica context): both Kerases update it as outside any scope
-      (`benchmarks/probe_metric_updated_in_cross_replica_context.py`). Nor is one updated eagerly
+      cross-replica context) or calls of it (`metric(loss)` with the value `strategy.reduce`
+      returned): both Kerases update it as outside any scope
+      (`benchmarks/probe_metric_updated_in_cross_replica_context.py`,
+      `benchmarks/probe_ledger17b_premises.py`). Nor is one updated eagerly
       on the ParameterServerStrategy coordinator (inline evaluation, outside any replica): Keras 3
       and tf-keras count the same as with one made in the scope
       (`benchmarks/probe_coordinator_eval_metric.py`). Nor is one updated in a custom loop's
@@ -148,7 +150,15 @@ class CreatedOutsideStrategyScope(Rule):
       model class of the file) and first used inside the scope, which builds it there, is not a
       finding: its variables are mirrored and it trains. Under Keras 3 it is: the model keeps the
       strategy current at its construction and `fit` fails in the scope
-      (`benchmarks/probe_model_built_in_scope.py`).
+      (`benchmarks/probe_model_built_in_scope.py`). Under both Kerases, one whose only uses that can
+      build it are in a custom loop's replica function (given to `strategy.run`, or the TF 1
+      `experimental_run`) run inside the scope is not a finding either: `compile` and
+      `tf.train.Checkpoint(model=...)` outside build nothing, and the first call in the step makes
+      mirrored variables (`benchmarks/probe_ledger17b_premises.py`). An eager call, `build`, `fit`
+      or any other use outside keeps it.
+    - A closure reads the binding that reaches the calls of the function it lies in: a model made
+      in the scope for the training branch's step is not the one an evaluation branch makes after
+      every call of that step, when the step is only called by name (not returned or stored).
     - A name rebuilt in the scope before the distributed use (a single-device baseline first, a
       later notebook cell) and a creation in the branch where the strategy is None
       (`if strategy is None:`) are other objects, not findings; so is one in the arm of a second
@@ -747,7 +757,9 @@ class _Finder:
             # scope after a single-device baseline, a later notebook cell) holds another object.
             and ("." in name or self._reaches(creation, node))
         ]
-        if creation.kind == "model" and self._built_first_in_scope(creation, uses):
+        if creation.kind == "model" and (
+            self._built_first_in_scope(creation, uses) or self._built_in_a_replica_step(creation, uses)
+        ):
             return False
         # A step counter or learning rate distributed code only reads works made outside the scope
         # (benchmarks/probe_ledger12b_premises.py); written by the replicas or trained, it does not.
@@ -909,6 +921,66 @@ class _Finder:
         first = min(uses, key=lambda node: self.index.order[node])
         return self.strategies.lexical_scope_block(first) is not None
 
+    def _built_in_a_replica_step(self, creation: Creation, uses: list[cst.CSTNode]) -> bool:
+        """A model constructed with no variables whose only uses that can build it are in a custom
+        loop's replica function that `strategy.run` runs under the scope: its first call there
+        makes its variables mirrored, on Keras 3 and tf-keras alike
+        (benchmarks/probe_ledger17b_premises.py). Compiling it or handing it to a
+        `tf.train.Checkpoint` outside the scope builds nothing; any other use outside (an eager
+        call, `build`, `fit`, `summary`, an unknown function) may build it there first."""
+        if not self._constructed_unbuilt(creation.call):
+            return False
+        stepped = False
+        for node in uses:
+            if self._leaves_unbuilt(node):
+                continue
+            if not self._in_a_step_run_in_scope(node):
+                return False
+            stepped = True
+        return stepped
+
+    def _leaves_unbuilt(self, use: cst.CSTNode) -> bool:
+        """``use`` of a model builds none of its variables: `model.compile(...)`, or the model handed
+        to `tf.train.Checkpoint(...)` (restored lazily, at the first call)."""
+        parent = self.index.parent.get(use)
+        if isinstance(parent, cst.Attribute) and parent.value is use and parent.attr.value == "compile":
+            call = self.index.parent.get(parent)
+            return isinstance(call, cst.Call) and call.func is parent
+        if isinstance(parent, cst.Arg) and parent.value is use:
+            call = self.index.parent.get(parent)
+            return isinstance(call, cst.Call) and (self.names.callee(call) or "").endswith("train.Checkpoint")
+        return False
+
+    def _in_a_step_run_in_scope(self, use: cst.CSTNode) -> bool:
+        """``use`` lies directly in a custom loop's replica function (not a Keras step override)
+        whose every `strategy.run` runs inside the scope, following call sites."""
+        func = self.index.enclosing_function(use)
+        runs = [call for call, targets in self._replica_runs if func is not None and func in targets]
+        return (
+            bool(runs)
+            and not in_keras_step(self.replica, use)
+            and all(self.strategies.membership(call) is Membership.INSIDE for call in runs)
+        )
+
+    @cached_property
+    def _replica_runs(self) -> list[tuple[cst.Call, tuple[cst.CSTNode, ...]]]:
+        """The calls that run a function on every replica, with the functions they run:
+        `strategy.run`, and the TF 1 `strategy.experimental_run(fn, iterator)` that TF 2.21's
+        MirroredStrategy still runs on every replica (benchmarks/probe_ledger17b_premises.py)."""
+        found: list[tuple[cst.Call, tuple[cst.CSTNode, ...]]] = [
+            (run.call, run.targets) for run in self.replica.run_calls
+        ]
+        for call in self.index.calls:
+            func = call.func
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value == "experimental_run"
+                and call.args
+                and self.strategies.is_strategy(func.value)
+            ):
+                found.append((call, tuple(self.replica.resolve_callable(call.args[0].value, call))))
+        return found
+
     def _constructed_unbuilt(self, call: cst.Call) -> bool:
         """``call`` makes a Keras model with no variables yet: a `Sequential` whose layers name no
         input shape, or a model class of this file."""
@@ -934,8 +1006,9 @@ class _Finder:
         if not isinstance(use, cst.Name):
             return True
         # A nested function's read leaves out the bindings replaced before its def ran (a later
-        # cell, or a metric made again in the scope): the semantic model's resolve knows it.
-        reaching = self.ctx.tf.semantic.resolve(use)
+        # cell, or a metric made again in the scope), and, for a closure its function only calls,
+        # those made after every call (an eval branch's model): the semantic model knows both.
+        reaching = self.ctx.tf.semantic.resolve_at_calls(use)
         return any(self.index.is_within(b.node, creation.statement) for b in reaching)
 
     def _in_function(self, node: cst.CSTNode, function: cst.CSTNode) -> bool:
@@ -1246,8 +1319,13 @@ _METRIC_METHODS = frozenset({"update_state", "result", "reset_state", "reset_sta
 
 
 def _own_method_call(index: ModuleIndex, node: cst.CSTNode) -> bool:
-    """``node`` is the object of one of a metric's own methods: `metric.update_state(x)`."""
+    """``node`` is the object of one of a metric's own methods (`metric.update_state(x)`) or the
+    metric called itself (`metric(x)`, which updates it and returns the result): in cross-replica
+    code fed a reduced value, both Kerases give the same mean as one made in the scope
+    (benchmarks/probe_ledger17b_premises.py)."""
     parent = index.parent.get(node)
+    if isinstance(parent, cst.Call) and parent.func is node:
+        return True
     return (
         isinstance(parent, cst.Attribute)
         and parent.value is node

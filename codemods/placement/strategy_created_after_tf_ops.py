@@ -74,7 +74,13 @@ class StrategyCreatedAfterTfOps(Rule):
       module whose top level ends doing so, and does not set it again before the strategy (set
       again, by any setter TFD601 follows, the finding stays), nor in a notebook whose code never
       names TF_CONFIG (a kernel is not started by a cluster launcher; the ground truth has no
-      notebook run with one).
+      notebook run with one). A notebook downloaded as a script (Colab's `.py`: its Markdown cells
+      are bare top-level strings, two or more opening with a heading) counts as that notebook when
+      its code never names TF_CONFIG (its Markdown may show one to set).
+    - A script that sets TF_CONFIG itself only after the strategy runs the strategy with no
+      cluster: one local worker, no finding (`benchmarks/probe_ledger17b_premises.py`). It stays when a
+      TF_CONFIG setter or the key comes before it, when the strategy is given a cluster resolver,
+      runs in a function or loop, or follows the import of a project module that names TF_CONFIG.
     - A script that never names TF_CONFIG keeps the finding: a launcher (Kubeflow, Vertex AI, a
       shell loop) may start it as one worker of a cluster, which is the failing case. Unless the file
       names TF_CONFIG or a cluster resolver, the message says the error needs a cluster TF_CONFIG.
@@ -121,7 +127,7 @@ class StrategyCreatedAfterTfOps(Rule):
         # earlier one ran started another process's runtime. A notebook's cells share one kernel.
         programs = None if ctx.path.endswith(".ipynb") else Programs(ctx.module, ctx.index)
         for call, kind in ctx.tf.strategies.all_constructions:
-            if kind not in MULTI_WORKER_CLASSES or self._single_worker(ctx, call):
+            if kind not in MULTI_WORKER_CLASSES or self._single_worker(ctx, call) or _cluster_only_later(ctx, call):
                 continue
             statement = ctx.index.statement_of(call)
             block = ctx.index.parent.get(statement)
@@ -174,6 +180,8 @@ class StrategyCreatedAfterTfOps(Rule):
         """
         if ctx.path.endswith(".ipynb") and "TF_CONFIG" not in ctx.text:
             return True
+        if _notebook_download(ctx) and not tf_config_setters(ctx.tf) and not _names_tf_config_before(ctx, None):
+            return True  # a notebook saved as a script runs as that notebook did: no cluster
         setters = tf_config_setters(ctx.tf)
         # `TF_CONFIG = "{}"` clears the cluster as a deletion does (measured: one local worker, also
         # after other ops; benchmarks/probe_empty_tf_config.py).
@@ -192,6 +200,68 @@ class StrategyCreatedAfterTfOps(Rule):
             for setter in setters
             if setter.node not in clearers
         )
+
+
+def _cluster_only_later(ctx: RuleContext, call: cst.Call) -> bool:
+    """The file gives the process a cluster only after ``call`` has run: every statement of the
+    file that sets TF_CONFIG comes later, and ``call`` runs once at the top level (in no function or
+    loop a later setter could come round to), with no cluster resolver of its own.
+
+    The process environment is unknown, but a script that writes TF_CONFIG itself is not one a
+    launcher hands a cluster to: at ``call`` there is none, and the strategy is one local worker,
+    built after other ops (measured on 2.21, ``benchmarks/probe_ledger17b_premises.py``). The key
+    named before ``call`` (a variable holding it, a project module naming it on import) keeps the
+    finding.
+    """
+    setters = tf_config_setters(ctx.tf)
+    if not setters or any(not ctx.index.before(call, setter.node) for setter in setters):
+        return False
+    if any(isinstance(node, (cst.FunctionDef, cst.Lambda, cst.For, cst.While)) for node in ctx.index.ancestors(call)):
+        return False
+    if _given_a_resolver(ctx, call) or _names_tf_config_before(ctx, call):
+        return False
+    return not _imports_naming_tf_config(ctx, call)
+
+
+def _given_a_resolver(ctx: RuleContext, call: cst.Call) -> bool:
+    """``call`` is handed a cluster resolver: ``cluster_resolver=``, or the stable class's first
+    positional argument (the experimental class's is the communication enum)."""
+    if any(arg.keyword is not None and arg.keyword.value == "cluster_resolver" for arg in call.args):
+        return True
+    stable = not (ctx.tf.names.callee(call) or "").endswith("experimental.MultiWorkerMirroredStrategy")
+    return stable and any(arg.keyword is None for arg in call.args)
+
+
+def _names_tf_config_before(ctx: RuleContext, call: cst.Call | None) -> bool:
+    """A string ``"TF_CONFIG"`` (a key kept in a variable, a read) stands before ``call`` (None:
+    anywhere in the file)."""
+    return any(
+        isinstance(node, cst.SimpleString) and (call is None or ctx.index.before(node, call)) and _names_tf_config(node)
+        for node in ctx.index.order
+    )
+
+
+def _notebook_download(ctx: RuleContext) -> bool:
+    """The script is a notebook downloaded as `.py` (Colab's "Download .py"): its Markdown cells
+    stand at the top level as bare strings, at least two of them opening with a heading
+    (`\"\"\"## Types of strategies`)."""
+    if ctx.path.endswith(".ipynb") or '"""#' not in ctx.text:
+        return False
+    headings = 0
+    for statement in ctx.module.body:
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+            expr = statement.body[0]
+            if isinstance(expr, cst.Expr) and isinstance(expr.value, cst.SimpleString):
+                text = expr.value.evaluated_value
+                headings += isinstance(text, str) and text.lstrip().startswith("#")
+    return headings >= 2
+
+
+def _imports_naming_tf_config(ctx: RuleContext, call: cst.Call) -> bool:
+    """A project module imported before ``call`` names TF_CONFIG: its top level may set it."""
+    return any(
+        ctx.index.before(node, call) and ctx.tf.project.names_tf_config(refs) for node, refs in _project_imports(ctx)
+    )
 
 
 def _tf_config_deletions(ctx: RuleContext) -> list[cst.CSTNode]:
@@ -223,9 +293,14 @@ def _tf_config_deletions(ctx: RuleContext) -> list[cst.CSTNode]:
 def _clearing_imports(ctx: RuleContext) -> list[cst.CSTNode]:
     """Module-level imports of project modules whose top level leaves TF_CONFIG deleted
     (``import setup`` where setup.py runs ``os.environ.pop("TF_CONFIG", None)``)."""
+    return [node for node, refs in _project_imports(ctx) if ctx.tf.project.clears_tf_config(refs)]
+
+
+def _project_imports(ctx: RuleContext) -> list[tuple[cst.CSTNode, list[ImportRef]]]:
+    """Module-level imports with the modules they name."""
     if "import" not in ctx.text:
         return []
-    found: list[cst.CSTNode] = []
+    found: list[tuple[cst.CSTNode, list[ImportRef]]] = []
     for node in ctx.index.imports:
         if ctx.index.enclosing_function(node) is not None:
             continue
@@ -236,8 +311,7 @@ def _clearing_imports(ctx: RuleContext) -> list[cst.CSTNode]:
             level = len(node.relative)
             refs = [ImportRef(level, module or "", name) for _, name in imported_names(node)]
             refs = refs or [ImportRef(level, module or "")]
-        if ctx.tf.project.clears_tf_config(refs):
-            found.append(node)
+        found.append((node, refs))
     return found
 
 

@@ -132,6 +132,82 @@ class SemanticModel:
             current = current.parent
         return []
 
+    def resolve_at_calls(self, use: cst.Name) -> list[Binding]:
+        """As :meth:`resolve`, but a read of an enclosing function's local from a def nested in
+        it that the function only calls by name (never hands out, returns or stores) gets only
+        the bindings that reach those calls: the closure runs there, so a rebinding that comes
+        after every call (in a later ``if`` arm of another mode) is never what it reads."""
+        found = self.resolve(use)
+        if use in self._by_node or len(found) < 2:
+            return found
+        scope = self._table.containing(use)
+        if use.value in scope.declared_global or use.value in scope.declared_nonlocal:
+            return found
+        owner: Scope | None = scope
+        while owner is not None and not (owner.of(use.value) and owner.kind is not ScopeKind.CLASS):
+            owner = owner.parent
+        if owner is None or owner.kind is not ScopeKind.FUNCTION:
+            return found  # a module's functions may be called by importers at any later time
+        definition = self._definition_in(owner, use)
+        calls = self._only_calls(owner, definition) if isinstance(definition, cst.FunctionDef) else None
+        if calls is None:
+            return found
+        carried = {id(b) for call in calls for b in self._flow.reaching(owner, use.value, call)}
+        return [b for b in found if id(b) in carried or self._lexical[b] is not owner]
+
+    def _only_calls(self, owner: Scope, definition: cst.FunctionDef) -> list[cst.Call] | None:
+        """The calls of ``definition`` (a def of ``owner``) when its name, bound once, is read
+        only as the callee of calls in ``owner`` itself, and nothing defined in it escapes: its
+        nested defs only called or passed to a call, no lambda, no ``yield`` (a generator's body
+        runs when iterated). None otherwise."""
+        name = definition.name.value
+        if len(owner.of(name)) != 1 or not all(_runs_when_called(d.decorator) for d in definition.decorators):
+            return None
+        inside = self._nodes_within(definition)
+        if any(isinstance(node, cst.Lambda | cst.Yield) for node in inside):
+            return None
+        nested = {node.name.value for node in inside if isinstance(node, cst.FunctionDef)}
+        for node in inside:
+            if isinstance(node, cst.Name) and node.value in nested and node not in self._by_node:
+                parent = self.tree.parent.get(node)
+                if not (isinstance(parent, cst.Call) and parent.func is node) and not isinstance(parent, cst.Arg):
+                    return None
+        calls: list[cst.Call] = []
+        for node in self._reads.get(name, []):
+            parent = self.tree.parent.get(node)
+            if self._table.containing(node) is not owner or not (isinstance(parent, cst.Call) and parent.func is node):
+                return None
+            calls.append(parent)
+        return calls
+
+    def _nodes_within(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        """The nodes under ``node``: the run of pre-order numbers after it."""
+        nodes = self._in_order
+        start = self.tree.order[node]
+        end = start + 1
+        while end < len(nodes) and self._under(nodes[end], node):
+            end += 1
+        return nodes[start + 1 : end]
+
+    def _under(self, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
+        current = self.tree.parent.get(node)
+        while current is not None and current is not ancestor:
+            current = self.tree.parent.get(current)
+        return current is ancestor
+
+    @cached_property
+    def _in_order(self) -> list[cst.CSTNode]:
+        return list(self.tree.order)
+
+    @cached_property
+    def _reads(self) -> dict[str, list[cst.Name]]:
+        """Every name node that reads a name (not a binding), by name."""
+        found: dict[str, list[cst.Name]] = {}
+        for node in self.tree.order:
+            if isinstance(node, cst.Name) and node not in self._by_node:
+                found.setdefault(node.value, []).append(node)
+        return found
+
     def _live_after_definition(self, scope: Scope, name: str, at: cst.CSTNode) -> list[Binding]:
         """The bindings of ``name`` in ``scope`` that code nested in it can read at ``at``.
 
@@ -242,6 +318,15 @@ class SemanticModel:
         """``node`` is dead code in its scope: after a `return`/`raise`/`continue`/`break` of its
         block, or under `if False:` (a fix must not edit it, nor read a pipeline from it)."""
         return never_runs(self.tree, node, self._table.containing(node).node)
+
+
+def _runs_when_called(decorator: cst.BaseExpression) -> bool:
+    """A decorator that keeps the body running when the name is called (``@tf.function``, which
+    traces it at the call); any other may register it to be called elsewhere, later."""
+    return (
+        isinstance(decorator, cst.Attribute | cst.Name)
+        and (decorator.attr.value if isinstance(decorator, cst.Attribute) else decorator.value) == "function"
+    )
 
 
 def _name_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:

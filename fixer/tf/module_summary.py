@@ -109,6 +109,7 @@ class ModuleSummary:
     legacy_switch: str | None = None  # "on"/"off"/"unknown" when set on import before TensorFlow
     tf1_only_imports: frozenset[str] = frozenset()  # sibling modules imported only on TensorFlow 1
     clears_tf_config: bool = False  # its top level ends with TF_CONFIG deleted (fixer/tf/tf_config_cleared.py)
+    names_tf_config: bool = False  # its text names TF_CONFIG: importing it may set a cluster
     # (line, what) of a model construction only Keras 2 accepts (fixer/tf/keras2_builds.py)
     keras2_build: tuple[int, str] | None = None
     # Its text names nothing that reads TF_CONFIG (a strategy, a resolver, an Estimator, TF_CONFIG, a
@@ -144,6 +145,7 @@ def summarise(text: str, path: str) -> ModuleSummary:
         legacy_switch=legacy_switch(tree) if "TF_USE_LEGACY_KERAS" in text else None,
         tf1_only_imports=tf1_only_imports(tree) if os.path.basename(path) == "__init__.py" else frozenset(),
         clears_tf_config=clears_tf_config(tree) if "TF_CONFIG" in text else False,
+        names_tf_config="TF_CONFIG" in text,
         keras2_build=keras2_build(tree, imported_as(imports), text) if may_build_for_keras2(text) else None,
         quiet_on_tf_config=_quiet_on_tf_config(text, imports),
         replica_counts=replica_count_members(tree) if REPLICA_COUNT in text else frozenset(),

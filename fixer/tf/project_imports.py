@@ -232,6 +232,14 @@ class ProjectImports:
         modules = (self._imported_module(ref) for ref in imports)
         return any(module is not None and self._summary(module).clears_tf_config for module in modules)
 
+    def names_tf_config(self, imports: Sequence[ImportRef]) -> bool:
+        """One of the project modules ``imports`` names mentions TF_CONFIG: importing it may set a
+        cluster (TFD105 then keeps a strategy built before the file's own TF_CONFIG line)."""
+        if not self._enabled:
+            return False
+        modules = (self._imported_module(ref) for ref in imports)
+        return any(module is not None and self._summary(module).names_tf_config for module in modules)
+
     def keras2_build(self) -> tuple[str, int, str] | None:
         """(file, line, what) of a model construction only Keras 2 accepts in the checked file or in
         the first project module it imports that has one (fixer/tf/keras2_builds.py):
