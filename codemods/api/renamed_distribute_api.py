@@ -9,7 +9,7 @@ import libcst as cst
 from fixer.facts import RENAMED_DISTRIBUTE_API
 from fixer.rule import Rule
 from fixer.target.apis import FROM_IMPORT_FAILS_FROM, REAL_SUBMODULES, exists_in
-from fixer.tf.class_type_tests import type_test_of
+from fixer.tf.class_type_tests import project_type_test, type_test_of
 from fixer.tf.compat import (
     in_version_branch,
     is_compat_fallback,
@@ -111,7 +111,9 @@ class RenamedDistributeApi(Rule):
     current ones (siblings; a subclass): when this file, or a project script that calls this
     module, tests `isinstance`/`issubclass` against the experimental class, renaming its reference
     alone would flip that test, so the finding names the test and has no edit
-    (`benchmarks/probe_ledger14a_premises.py`).
+    (`benchmarks/probe_ledger14a_premises.py`). A test of the experimental class in any other `.py`
+    file of the project root (one no import links to this module: a package reached through
+    `sys.path`, a copied folder) makes the rename unsafe, and the message names it.
 
     ## Known limits
     - `make_dataset_iterator` and `experimental_run` still run on TensorFlow 2.21 (measured;
@@ -295,6 +297,11 @@ class RenamedDistributeApi(Rule):
                 ctx.report(attribute, f"{message} together with the `isinstance` test at {tested} (different classes)")
                 continue
             caveat, applicability = _saved_run_caveat(ctx.tf.target, new)
+            elsewhere = project_type_test(ctx.tf, qualified) if qualified in _STRATEGY_CLASSES else None
+            if elsewhere is not None and applicability is None:
+                # Maybe not this object's test (no import links the two files), but it may be.
+                caveat = f" (unsafe: {elsewhere} tests `isinstance` on the old class)"
+                applicability = Applicability.UNSAFE
             ctx.report(attribute, message + caveat, edits=[ctx.replace(attribute, local)], applicability=applicability)
 
     def _check_imports(self, ctx: RuleContext) -> None:

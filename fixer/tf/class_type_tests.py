@@ -6,6 +6,8 @@ the experimental `MultiWorkerMirroredStrategy` subclasses the current one (measu
 instance of the experimental one. Renaming the construction while `isinstance(s,
 tf.distribute.experimental.TPUStrategy)` stays (in the same file, or in a project script that
 calls this module) flips that test: the program takes its non-TPU paths (ledger14a, wrong fix 2).
+A test in a project file the import graph does not link to this module (a package reached through
+`sys.path`, a copied `tf2_common/`; ledger16b) may flip too: :func:`project_type_test` finds it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from fixer.cell_lines import line_label
 from fixer.tf.compat import is_type_check_argument
+from fixer.tf.project_type_tests import candidates
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -41,3 +44,22 @@ def type_test_of(tf: TFModel, qualified: str) -> str | None:
         if line is not None:
             return f"`{os.path.relpath(use.importer, importers.root)}` line {line}"
     return None
+
+
+def project_type_test(tf: TFModel, qualified: str) -> str | None:
+    """Where any `.py` file of the project root (other than this one) tests ``qualified`` with
+    `isinstance`/`issubclass`: "`a/b.py` line N", the first in path order; None when none does or
+    outside a project root. Every file whose text could hold such a test becomes a dependency
+    of the result (a test added to it or removed from it is seen at the next check)."""
+    importers = tf.importers
+    if importers is None:
+        return None
+    found = None
+    for path, stamp, tests in candidates(importers.project_files()):
+        if path == importers.path:
+            continue
+        importers.consulted[path] = stamp
+        line = dict(tests).get(qualified)
+        if line is not None and found is None:
+            found = f"`{os.path.relpath(path, importers.root)}` line {line}"
+    return found
