@@ -47,19 +47,24 @@ def type_test_of(tf: TFModel, qualified: str) -> str | None:
 
 
 def project_type_test(tf: TFModel, qualified: str) -> str | None:
-    """Where any `.py` file of the project root (other than this one) tests ``qualified`` with
-    `isinstance`/`issubclass`: "`a/b.py` line N", the first in path order; None when none does or
-    outside a project root. Every file whose text could hold such a test becomes a dependency
-    of the result (a test added to it or removed from it is seen at the next check)."""
+    """Where a `.py` file of the project root (other than this one) tests ``qualified`` with
+    `isinstance`/`issubclass`: "`a/b.py` line N", the file nearest this one (the longest shared
+    folder, then path order); None when none does or outside a project root. Every file whose
+    text could hold such a test becomes a dependency of the result (a test added to it or
+    removed from it is seen at the next check)."""
     importers = tf.importers
     if importers is None:
         return None
-    found = None
+    found: list[tuple[int, str, int]] = []
     for path, stamp, tests in candidates(importers.project_files()):
         if path == importers.path:
             continue
         importers.consulted[path] = stamp
         line = dict(tests).get(qualified)
-        if line is not None and found is None:
-            found = f"`{os.path.relpath(path, importers.root)}` line {line}"
-    return found
+        if line is not None:
+            shared = len(os.path.commonpath([path, importers.path]))
+            found.append((-shared, path, line))
+    if not found:
+        return None
+    _, path, line = min(found)
+    return f"`{os.path.relpath(path, importers.root)}` line {line}"

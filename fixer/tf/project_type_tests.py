@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from fixer.sources import SourceError, open_regular
 from fixer.syntax import parse_module
 from fixer.tf.module_summary import dotted, module_imports
+from fixer.tf.names import canonical
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -47,7 +48,8 @@ def experimental_type_tests(calls: Iterable[ast.Call], imports: Mapping[str, Imp
             ref = imports.get(head)
             if ref is None or ref.level:
                 continue
-            qualified = ".".join(part for part in (ref.module, ref.name, rest) if part)
+            # `import tensorflow.compat.v2 as tf` (the Model Garden's habit) names the same class.
+            qualified = canonical(".".join(part for part in (ref.module, ref.name, rest) if part))
             if qualified.startswith(EXPERIMENTAL_DISTRIBUTE):
                 found.setdefault(qualified, call.lineno)
     return found

@@ -71,6 +71,26 @@ def test_a_test_in_a_tuple_counts_too(tmp_path: Path) -> None:
     assert _applicability(finding) is Applicability.UNSAFE
 
 
+def test_the_compat_v2_spelling_names_the_same_class(tmp_path: Path) -> None:
+    (tmp_path / "training").mkdir()
+    (tmp_path / "training" / "loop.py").write_text(
+        textwrap.dedent(_LOOP.format(tested="tf.distribute.experimental.TPUStrategy")).replace(
+            "import tensorflow as tf", "import tensorflow.compat.v2 as tf"
+        )
+    )
+    assert _applicability(_tfd401(tmp_path, None)) is Applicability.UNSAFE
+
+
+def test_the_nearest_testing_file_is_named(tmp_path: Path) -> None:
+    far = tmp_path / "other_model" / "loop.py"
+    far.parent.mkdir()
+    far.write_text(textwrap.dedent(_LOOP.format(tested="tf.distribute.experimental.TPUStrategy")))
+    (tmp_path / "common" / "utils").mkdir(parents=True)
+    near = tmp_path / "common" / "utils" / "loop.py"
+    near.write_text(textwrap.dedent(_LOOP.format(tested="tf.distribute.experimental.TPUStrategy")))
+    assert "`common/utils/loop.py` line 6" in _tfd401(tmp_path, None).message
+
+
 def test_control_a_project_with_no_such_test_keeps_the_safe_rename(tmp_path: Path) -> None:
     assert _applicability(_tfd401(tmp_path, None)) is Applicability.SAFE
 
