@@ -111,9 +111,9 @@ class RenamedDistributeApi(Rule):
     current ones (siblings; a subclass): when this file, or a project script that calls this
     module, tests `isinstance`/`issubclass` against the experimental class, renaming its reference
     alone would flip that test, so the finding names the test and has no edit
-    (`benchmarks/probe_ledger14a_premises.py`). A test of the experimental class in any other `.py`
-    file of the project root (one no import links to this module: a package reached through
-    `sys.path`, a copied folder) makes the rename unsafe, and the message names it.
+    (`benchmarks/probe_ledger14a_premises.py`). So does a test of the experimental class in any
+    other `.py` file of the project root, one no import links to this module (a package reached
+    through `sys.path`, a copied folder): the message names the nearest such file.
 
     ## Known limits
     - `make_dataset_iterator` and `experimental_run` still run on TensorFlow 2.21 (measured;
@@ -291,17 +291,15 @@ class RenamedDistributeApi(Rule):
                     message += f" (rewrite {blocker} by hand)"
                 ctx.report(attribute, message)
                 continue
-            tested = type_test_of(ctx.tf, qualified) if qualified in _STRATEGY_CLASSES else None
+            tested = None
+            if qualified in _STRATEGY_CLASSES:
+                # A test no import links to this module may be this object's test too (ledger16b).
+                tested = type_test_of(ctx.tf, qualified) or project_type_test(ctx.tf, qualified)
             if tested is not None:
                 # Renamed alone, the object is no longer an instance of the tested class.
                 ctx.report(attribute, f"{message} together with the `isinstance` test at {tested} (different classes)")
                 continue
             caveat, applicability = _saved_run_caveat(ctx.tf.target, new)
-            elsewhere = project_type_test(ctx.tf, qualified) if qualified in _STRATEGY_CLASSES else None
-            if elsewhere is not None and applicability is None:
-                # Maybe not this object's test (no import links the two files), but it may be.
-                caveat = f" (unsafe: {elsewhere} tests `isinstance` on the old class)"
-                applicability = Applicability.UNSAFE
             ctx.report(attribute, message + caveat, edits=[ctx.replace(attribute, local)], applicability=applicability)
 
     def _check_imports(self, ctx: RuleContext) -> None:

@@ -1,12 +1,12 @@
-"""TFD401's rename of an experimental strategy class is unsafe when any file of the project tests
+"""TFD401 offers no rename of an experimental strategy class when any file of the project tests
 objects against that class (issue 28, fix17a; ledger16b's MLPerf v0.7 copies of `tf2_common`).
 
 The experimental and current `TPUStrategy` are sibling classes (benchmarks/probe_ledger14a_premises.py):
 renaming the construction flips `isinstance(s, tf.distribute.experimental.TPUStrategy)` elsewhere.
 Here the test sits in a module the import graph cannot link to the constructing one (the package
-is put on `sys.path` and imported under another name), so only a project-wide look finds it. A
-project with no such test keeps the safe rename (the control), and the result cache drops the
-answer when the testing file changes.
+is put on `sys.path` and imported under another name), so only a project-wide look finds it; the
+finding names it and has no edit, as for a linked test. A project with no such test keeps the
+safe rename (the control), and the result cache drops the answer when the testing file changes.
 """
 
 from __future__ import annotations
@@ -60,15 +60,15 @@ def _applicability(finding: Finding) -> Applicability | None:
     return finding.fix.applicability if finding.fix is not None else None
 
 
-def test_a_test_of_the_experimental_class_anywhere_in_the_project_makes_the_rename_unsafe(tmp_path: Path) -> None:
+def test_a_test_of_the_experimental_class_anywhere_in_the_project_withdraws_the_rename(tmp_path: Path) -> None:
     finding = _tfd401(tmp_path, "tf.distribute.experimental.TPUStrategy")
-    assert _applicability(finding) is Applicability.UNSAFE
+    assert _applicability(finding) is None
     assert "`training/loop.py` line 6" in finding.message
 
 
 def test_a_test_in_a_tuple_counts_too(tmp_path: Path) -> None:
     finding = _tfd401(tmp_path, "(tf.distribute.TPUStrategy, tf.distribute.experimental.TPUStrategy)")
-    assert _applicability(finding) is Applicability.UNSAFE
+    assert _applicability(finding) is None
 
 
 def test_the_compat_v2_spelling_names_the_same_class(tmp_path: Path) -> None:
@@ -78,7 +78,7 @@ def test_the_compat_v2_spelling_names_the_same_class(tmp_path: Path) -> None:
             "import tensorflow as tf", "import tensorflow.compat.v2 as tf"
         )
     )
-    assert _applicability(_tfd401(tmp_path, None)) is Applicability.UNSAFE
+    assert _applicability(_tfd401(tmp_path, None)) is None
 
 
 def test_the_nearest_testing_file_is_named(tmp_path: Path) -> None:
@@ -102,7 +102,7 @@ def test_control_a_test_of_the_current_class_keeps_the_safe_rename(tmp_path: Pat
 def test_the_cached_result_follows_an_edit_of_the_testing_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DISTFIX_CACHE_DIR", str(tmp_path / "cache"))
     tested = "tf.distribute.experimental.TPUStrategy"
-    assert _applicability(_tfd401(tmp_path, tested, cache=True)) is Applicability.UNSAFE
+    assert _applicability(_tfd401(tmp_path, tested, cache=True)) is None
     loop = tmp_path / "training" / "loop.py"
     loop.write_text(textwrap.dedent(_LOOP.format(tested="tf.distribute.TPUStrategy")) + "\n# edited\n")
     assert _applicability(_tfd401(tmp_path, None, cache=True)) is Applicability.SAFE
