@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from fixer.cache import file_stamp
 from fixer.cell_lines import line_label
 from fixer.tf.compat import is_type_check_argument
 from fixer.tf.project_type_tests import candidates
@@ -22,6 +23,7 @@ from fixer.tf.project_type_tests import candidates
 if TYPE_CHECKING:
     import libcst as cst
 
+    from fixer.cache import Stamp
     from fixer.tf.model import TFModel
 
 
@@ -47,18 +49,23 @@ def type_test_of(tf: TFModel, qualified: str) -> str | None:
 
 
 def project_type_test(tf: TFModel, qualified: str) -> str | None:
-    """Where a `.py` file of the project root (other than this one) tests ``qualified`` with
+    """Where a `.py` file that could import this module tests ``qualified`` with
     `isinstance`/`issubclass`: "`a/b.py` line N", the file nearest this one (the longest shared
-    folder, then path order); None when none does or outside a project root. Every file whose
-    text could hold such a test becomes a dependency of the result (a test added to it or
-    removed from it is seen at the next check)."""
+    folder, then path order); None when none does or outside a project root.
+
+    "Could import": a file of the project root under :func:`import_scope` of this module, so a
+    monorepo of copies (MLPerf submissions) does not withdraw a ResNet's rename for a BERT copy's
+    test. Every file there whose text could hold such a test becomes a dependency of the result
+    (a test added to it or removed from it is seen at the next check), as do the `__init__.py`
+    files that set the scope."""
     importers = tf.importers
     if importers is None:
         return None
+    scope = import_scope(importers.path, importers.root, importers.consulted)
+    files = importers.project_files()
+    inside = {path: stamp for path, stamp in files.items() if path.startswith(scope) and path != importers.path}
     found: list[tuple[int, str, int]] = []
-    for path, stamp, tests in candidates(importers.project_files()):
-        if path == importers.path:
-            continue
+    for path, stamp, tests in candidates(inside):
         importers.consulted[path] = stamp
         line = dict(tests).get(qualified)
         if line is not None:
@@ -68,3 +75,21 @@ def project_type_test(tf: TFModel, qualified: str) -> str | None:
         return None
     _, path, line = min(found)
     return f"`{os.path.relpath(path, importers.root)}` line {line}"
+
+
+def import_scope(module: str, root: str, consulted: dict[str, Stamp]) -> str:
+    """The folder (with a trailing separator) whose files may import ``module``: the parent of the
+    folder its outermost regular package (`__init__.py` chain) stands in, which a script importing
+    it would be run from (one level up, so a namespace package's users count too); never above
+    ``root``. A module outside any package: its folder's parent."""
+    folder = os.path.dirname(module)
+    while True:
+        marker = os.path.join(folder, "__init__.py")
+        consulted[marker] = file_stamp(marker)
+        if consulted[marker] is None or os.path.dirname(folder) == folder:
+            break
+        folder = os.path.dirname(folder)
+    scope = os.path.dirname(folder)
+    if len(scope) < len(root) or not (scope + os.sep).startswith(root.rstrip(os.sep) + os.sep):
+        scope = root
+    return scope.rstrip(os.sep) + os.sep

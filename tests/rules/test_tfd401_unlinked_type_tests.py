@@ -44,13 +44,15 @@ def steps_per_call(strategy, wanted):
 """
 
 
-def _tfd401(root: Path, tested: str | None, *, cache: bool = False) -> Finding:
+def _tfd401(root: Path, tested: str | None, *, cache: bool = False, project: Path | None = None) -> Finding:
     (root / "common" / "utils").mkdir(parents=True, exist_ok=True)
+    (root / "common" / "__init__.py").write_text("")
+    (root / "common" / "utils" / "__init__.py").write_text("")
     (root / "common" / "utils" / "strategies.py").write_text(textwrap.dedent(_BUILDS))
     (root / "training").mkdir(exist_ok=True)
     if tested is not None:
         (root / "training" / "loop.py").write_text(textwrap.dedent(_LOOP.format(tested=tested)))
-    job = Job(use_cache=cache, project_roots=(str(root),))
+    job = Job(use_cache=cache, project_roots=(str(project or root),))
     (result,) = list(run([root / "common" / "utils" / "strategies.py"], job, jobs=1))
     (finding,) = [f for f in result.findings if f.code == "TFD401"]
     return finding
@@ -89,6 +91,16 @@ def test_the_nearest_testing_file_is_named(tmp_path: Path) -> None:
     near = tmp_path / "common" / "utils" / "loop.py"
     near.write_text(textwrap.dedent(_LOOP.format(tested="tf.distribute.experimental.TPUStrategy")))
     assert "`common/utils/loop.py` line 6" in _tfd401(tmp_path, None).message
+
+
+def test_control_a_test_in_another_copy_that_cannot_import_the_module_keeps_the_safe_rename(tmp_path: Path) -> None:
+    # A monorepo of submissions: the constructing package is resnet's, the test is bert's copy.
+    # Scripts importing `common.utils` run from resnet/impl/, so resnet/ is where its users are.
+    resnet, bert = tmp_path / "resnet" / "impl", tmp_path / "bert" / "impl"
+    bert.mkdir(parents=True)
+    (bert / "loop.py").write_text(textwrap.dedent(_LOOP.format(tested="tf.distribute.experimental.TPUStrategy")))
+    resnet.mkdir(parents=True)
+    assert _applicability(_tfd401(resnet, None, project=tmp_path)) is Applicability.SAFE
 
 
 def test_control_a_project_with_no_such_test_keeps_the_safe_rename(tmp_path: Path) -> None:
