@@ -87,7 +87,8 @@ class UnaggregatedVariableUpdate(Rule):
     - Variables created with `aggregation=SUM` are already aggregated and are not reported.
     - Not reported: gradients of a tape some path wraps in Horovod's `DistributedGradientTape`
       before the `gradient` call (`tape = hvd.DistributedGradientTape(tape)` in the function, or in a
-      caller that passes the tape to it): its `gradient()` returns them all-reduced across workers.
+      caller that passes the tape to it): its `gradient()` returns them all-reduced across workers
+      (Horovod's API documentation; not probed here: Horovod is not in the probes' environment).
     - Not reported: variables created with `synchronization=ON_READ` and no `MEAN` aggregation
       (per-replica buffers by design, e.g. gradients kept for an `apply_gradients` in a later `strategy.run`, which
       aggregates them), and a perturb-and-restore pair in one replica function
@@ -114,6 +115,7 @@ class UnaggregatedVariableUpdate(Rule):
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/ReplicaContext#all_reduce
     - https://www.tensorflow.org/guide/distributed_training#using_tfdistributestrategy_with_custom_training_loops
+    - https://horovod.readthedocs.io/en/stable/api.html#horovod.tensorflow.DistributedGradientTape
     """
 
     code = "TFD301"
