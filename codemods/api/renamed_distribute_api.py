@@ -9,7 +9,7 @@ import libcst as cst
 from fixer.facts import RENAMED_DISTRIBUTE_API
 from fixer.rule import Rule
 from fixer.target.apis import FROM_IMPORT_FAILS_FROM, REAL_SUBMODULES, exists_in
-from fixer.tf.class_type_tests import type_test_of
+from fixer.tf.class_type_tests import project_type_test, type_test_of
 from fixer.tf.compat import (
     in_version_branch,
     is_compat_fallback,
@@ -111,7 +111,9 @@ class RenamedDistributeApi(Rule):
     current ones (siblings; a subclass): when this file, or a project script that calls this
     module, tests `isinstance`/`issubclass` against the experimental class, renaming its reference
     alone would flip that test, so the finding names the test and has no edit
-    (`benchmarks/probe_ledger14a_premises.py`).
+    (`benchmarks/probe_ledger14a_premises.py`). So does a test of the experimental class in any
+    other `.py` file of the project root, one no import links to this module (a package reached
+    through `sys.path`, a copied folder): the message names the nearest such file.
 
     ## Known limits
     - `make_dataset_iterator` and `experimental_run` still run on TensorFlow 2.21 (measured;
@@ -289,7 +291,10 @@ class RenamedDistributeApi(Rule):
                     message += f" (rewrite {blocker} by hand)"
                 ctx.report(attribute, message)
                 continue
-            tested = type_test_of(ctx.tf, qualified) if qualified in _STRATEGY_CLASSES else None
+            tested = None
+            if qualified in _STRATEGY_CLASSES:
+                # A test no import links to this module may be this object's test too (ledger16b).
+                tested = type_test_of(ctx.tf, qualified) or project_type_test(ctx.tf, qualified)
             if tested is not None:
                 # Renamed alone, the object is no longer an instance of the tested class.
                 ctx.report(attribute, f"{message} together with the `isinstance` test at {tested} (different classes)")

@@ -95,7 +95,9 @@ class CheckpointPathSharedByWorkers(Rule):
       (localhost, one host with several ports) are still reported.
     - Saves only the chief runs are TFD503's (under a chief test, or after an `if not chief:` whose
       body returns or ends the process: `sys.exit()`, `exit()`, `os._exit()`), and so is a manager
-      only the chief saves through.
+      only the chief saves through. A launcher's rank 0 is the chief (one worker per rank, the rank
+      as task index): `comm_rank() == 0`, `MPI.COMM_WORLD.Get_rank() == 0`, `hvd.rank() == 0`,
+      `int(os.environ["OMPI_COMM_WORLD_RANK"]) == 0`, and `not distributed or rank == 0`.
     - Keras `ModelCheckpoint` and `BackupAndRestore` callbacks handle this themselves and are not
       reported. Nor is `tf.saved_model.save(obj, export_dir)`: two workers exporting to one
       directory 12 times in a row raised nothing and every export loaded (measured on TensorFlow

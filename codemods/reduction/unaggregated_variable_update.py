@@ -10,6 +10,7 @@ from fixer.facts import REPLICA_FUNCTION
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.dataflow import names_in
+from fixer.tf.horovod_tapes import horovod_reduced
 from fixer.tf.loss_scaling import Scaling, classify, gradient_calls, loss_origin
 from fixer.tf.parameters import parameter, positional_parameters
 from fixer.tf.per_replica_values import made_per_replica
@@ -84,6 +85,10 @@ class UnaggregatedVariableUpdate(Rule):
       (`[tape.gradient(...)]`).
     - Programs whose only strategy is `OneDeviceStrategy` have one replica and are not reported.
     - Variables created with `aggregation=SUM` are already aggregated and are not reported.
+    - Not reported: gradients of a tape some path wraps in Horovod's `DistributedGradientTape`
+      before the `gradient` call (`tape = hvd.DistributedGradientTape(tape)` in the function, or in a
+      caller that passes the tape to it): its `gradient()` returns them all-reduced across workers
+      (Horovod's API documentation; not probed here: Horovod is not in the probes' environment).
     - Not reported: variables created with `synchronization=ON_READ` and no `MEAN` aggregation
       (per-replica buffers by design, e.g. gradients kept for an `apply_gradients` in a later `strategy.run`, which
       aggregates them), and a perturb-and-restore pair in one replica function
@@ -110,6 +115,7 @@ class UnaggregatedVariableUpdate(Rule):
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/ReplicaContext#all_reduce
     - https://www.tensorflow.org/guide/distributed_training#using_tfdistributestrategy_with_custom_training_loops
+    - https://horovod.readthedocs.io/en/stable/api.html#horovod.tensorflow.DistributedGradientTape
     """
 
     code = "TFD301"
@@ -127,6 +133,8 @@ class UnaggregatedVariableUpdate(Rule):
             return  # OneDeviceStrategy: one replica, nothing to aggregate
         for func in replica.probable_replica_functions:
             for gradient in gradient_calls(ctx.tf, func):
+                if horovod_reduced(ctx.tf, gradient):
+                    continue  # a Horovod DistributedGradientTape: gradient() all-reduces across workers
                 self._check_gradient(ctx, func, gradient)
 
     def _check_gradient(self, ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> None:

@@ -32,8 +32,12 @@ _CHECKPOINT = "tensorflow.train.Checkpoint"
 _MODEL_METHODS = frozenset({"compile", "fit"})
 _MANAGER = "tensorflow.train.CheckpointManager"
 _MODELS = ("keras.Sequential", "keras.Model", "keras.models.", "keras.applications.", "keras.saving.load_model")
+# A launcher's rank of this process (MPI `comm.Get_rank()`, a `comm_rank()` helper, `hvd.rank()`
+# through "rank"): where the launcher starts one worker per rank, the rank is the task index
+# (ledger16b: HabanaAI's ViT writes `comm_rank()` into TF_CONFIG's task index).
+_LAUNCHER_RANKS = frozenset({"comm_rank", "Get_rank", "get_rank", "mpi_rank"})
 # Identifiers that hold this process's task index (compared with 0 by a chief test).
-_INDEX_WORDS = WORKER_INDEX_NAMES | {"worker_rank", "process_index", "process_id"}
+_INDEX_WORDS = WORKER_INDEX_NAMES | _LAUNCHER_RANKS | {"worker_rank", "process_index", "process_id"}
 # Identifiers that make a path (or a value it is built from) depend on the task.
 _TASK_WORDS = _INDEX_WORDS | {
     "task_type",
@@ -45,7 +49,23 @@ _TASK_WORDS = _INDEX_WORDS | {
     "is_chief",
 }
 # String keys that name the task index (`tf_config["task"]["index"]`, `os.environ["TASK_INDEX"]`).
-_INDEX_KEYS = frozenset({"task_index", "task_id", "rank", "worker_index", "worker_id", "index"})
+# The launchers' rank variables count too (Open MPI, MPICH/Intel MPI, PMIx, Slurm).
+_INDEX_KEYS = frozenset(
+    {
+        "task_index",
+        "task_id",
+        "rank",
+        "worker_index",
+        "worker_id",
+        "index",
+        "ompi_comm_world_rank",
+        "pmi_rank",
+        "pmix_rank",
+        "slurm_procid",
+    }
+)
+# Words of a flag that, false, leaves one process (`if not args.distributed or rank == 0:`).
+_MULTI_PROCESS_FLAGS = ("distributed", "multi_worker", "horovod")
 _MAIN_WORDS = frozenset({"is_master", "is_main", "is_main_process", "is_primary", "master"})
 # Calls that create a new file or directory under a name no other process gets (the name is chosen
 # and created atomically): a path built on one is this worker's own, whichever branch made it.
@@ -394,13 +414,16 @@ def _last_identifier(node: cst.BaseExpression) -> str | None:
 def chief_test(expr: cst.BaseExpression, tf: TFModel | None = None) -> bool:
     """True when ``expr`` holds on the chief only: ``is_chief``, ``_is_chief(...)``,
     ``task_id == 0``, ``0 == tf_config["task"]["index"]``, ``task_type == "chief"``,
-    ``task_type in (None, "chief")``, and `and`/`or` combinations of these."""
+    ``task_type in (None, "chief")``, a launcher's rank (``comm_rank() == 0``,
+    ``MPI.COMM_WORLD.Get_rank() == 0``, ``int(os.environ["OMPI_COMM_WORLD_RANK"]) == 0``), and
+    `and`/`or` combinations of these (``not args.distributed or rank == 0``: one process, or the chief)."""
     if isinstance(expr, cst.BooleanOperation):
         left_chief, right_chief = chief_test(expr.left, tf), chief_test(expr.right, tf)
         if isinstance(expr.operator, cst.And):
             return left_chief or right_chief
         return (left_chief or right_chief) and all(
-            _mentions_task(names_in(side)) or chief_test(side, tf) for side in (expr.left, expr.right)
+            _mentions_task(names_in(side)) or chief_test(side, tf) or _single_process(side)
+            for side in (expr.left, expr.right)
         )
     if isinstance(expr, cst.UnaryOperation):
         return False
@@ -415,6 +438,15 @@ def chief_test(expr: cst.BaseExpression, tf: TFModel | None = None) -> bool:
         if isinstance(operator, cst.In):
             return "chief" in _strings(right)
     return False
+
+
+def _single_process(expr: cst.BaseExpression) -> bool:
+    """``not args.distributed`` (``not multi_worker``, ``not use_horovod``): true only when one
+    process runs, which is then the chief; the other side of the `or` picks the chief otherwise."""
+    if not (isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not)):
+        return False
+    identifier = _last_identifier(expr.expression) or ""
+    return any(word in identifier.lower() for word in _MULTI_PROCESS_FLAGS)
 
 
 def _names_the_chief(left: cst.BaseExpression, right: cst.BaseExpression, tf: TFModel | None) -> bool:

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 Stamp = tuple[int, int] | None  # as fixer.cache.Stamp: size and modification time, None when absent
 
@@ -66,6 +69,8 @@ class _View(Protocol):
 
     def stamp_of(self, importer: str) -> Stamp: ...
 
+    def files(self) -> Mapping[str, Stamp]: ...
+
 
 class ModuleImporters:
     """How the other files of the project use one checked module; the importers consulted
@@ -83,3 +88,8 @@ class ModuleImporters:
         for use in found:
             self.consulted[use.importer] = self._view.stamp_of(use.importer)
         return found
+
+    def project_files(self) -> Mapping[str, Stamp]:
+        """Every `.py` file of the project root with its stamp; a caller that draws a fact from
+        one records it in ``consulted``."""
+        return self._view.files()

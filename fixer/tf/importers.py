@@ -38,6 +38,7 @@ from fixer.syntax import parse_module
 from fixer.tf.dataset_api import DATASET_METHODS
 from fixer.tf.importer_uses import DISTRIBUTE, FIT, LOOP_RUN, RUN, ModuleImporters, Use
 from fixer.tf.module_summary import LIBRARY_ROOTS, dotted, module_imports
+from fixer.tf.project_type_tests import experimental_type_tests
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -56,7 +57,6 @@ _RUNS = frozenset({"run", "experimental_run_v2"})
 # Calls a loop may iterate a dataset through and still read its elements one by one.
 _ITERATION_WRAPPERS = frozenset({"iter", "enumerate", "tqdm"})
 _SKIPPED_FOLDERS = frozenset({"site-packages", "dist-packages", "node_modules", "__pycache__"})
-_EXPERIMENTAL_DISTRIBUTE = "tensorflow.distribute.experimental."
 _MAX_BYTES = 2_000_000  # a generated file this large is not a training script
 
 
@@ -141,6 +141,11 @@ class ProjectView:
     def stamp_of(self, importer: str) -> Stamp:
         """The stamp ``importer`` had when its uses were read (for the result cache)."""
         return self._stamps.get(importer)
+
+    def files(self) -> dict[str, Stamp]:
+        """Every `.py` file of the root with its stamp, as listed for this analysis."""
+        self._index()
+        return self._stamps
 
     def _index(self) -> dict[str, list[Use]]:
         if self._by_module is not None and (self.fresh or not self.live):
@@ -252,7 +257,8 @@ class _Importer:
         self.optimizers_by_name = self._optimizers_by_name(tree)
         self.strategies = frozenset(self._strategies())
         self.strategy_names = frozenset(self._strategy_names())
-        self.type_tests = tuple(sorted(self._experimental_type_tests().items()))
+        # Renaming the construction of a tested class in another module would flip the test.
+        self.type_tests = tuple(sorted(experimental_type_tests(self.calls, self.imports).items()))
         self.global_seed = any(isinstance(c.func, ast.Attribute) and c.func.attr in _SEEDERS for c in self.calls)
         # Names given to `tf.function(...)` (`step = tf.function(step)`, `tf.function(self.step)`).
         self.compiled_names = frozenset(
@@ -309,28 +315,6 @@ class _Importer:
                 optimizers=tuple(self._optimizer_arguments(node)),
                 type_tests=self.type_tests,
             )
-
-    def _experimental_type_tests(self) -> dict[str, int]:
-        """Each `tf.distribute.experimental` class the file tests with `isinstance`/`issubclass`
-        (alone or in a tuple), with its first line: renaming the construction of that class in
-        another module would flip the test (the experimental and current classes differ)."""
-        found: dict[str, int] = {}
-        for call in self.calls:
-            if not (isinstance(call.func, ast.Name) and call.func.id in ("isinstance", "issubclass")):
-                continue
-            if len(call.args) != 2:
-                continue
-            tested = call.args[1]
-            for node in tested.elts if isinstance(tested, ast.Tuple) else [tested]:
-                name = dotted(node) or ""
-                head, _, rest = name.partition(".")
-                ref = self.imports.get(head)
-                if ref is None or ref.level:
-                    continue
-                qualified = ".".join(part for part in (ref.module, ref.name, rest) if part)
-                if qualified.startswith(_EXPERIMENTAL_DISTRIBUTE):
-                    found.setdefault(qualified, call.lineno)
-        return found
 
     def _optimizer_arguments(self, call: ast.Call) -> Iterator[tuple[str, str]]:
         """Each argument of ``call`` given as a name or `None`, with the optimizer class the name
