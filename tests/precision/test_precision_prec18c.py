@@ -1,0 +1,129 @@
+"""Regression tests for issue 28 (prec18c): ledger17c's wrong TFD303 rewrites and its class 2, in our
+own words, each with the control that keeps the finding (or the rewrite).
+
+- Wrong rewrites (x22): a per-example loss that the step also hands to a metric, a print or its caller
+  is no longer rewritten to `loss = tf.nn.compute_average_loss(...)`: that would shrink the `Sum`
+  metric's read global-batch times while the gradient is fixed (benchmarks/probe_prec18c_premises.py).
+  The finding stays, as advice: average only what `tape.gradient` gets. A loss read nowhere else keeps
+  its rewrite.
+- Class 2 (x7): a `keras.metrics.Sum` updated with the per-example loss and read as
+  Sum / (batch size x steps) is a mean read (benchmarks/probe_ledger17c_premises.py, part 3): with Adam
+  nothing a user sees differs, so no finding. Read undivided, or divided by the steps alone, it stays.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from fixer.config import Config
+from fixer.engine import check_source, fix_source
+
+_LOOP = """
+import tensorflow as tf
+from tensorflow.keras import losses, metrics, optimizers
+
+GLOBAL_BATCH = 64
+strategy = tf.distribute.MirroredStrategy()
+
+with strategy.scope():
+    net = make_net()
+    opt = optimizers.{optimizer}(1e-4)
+    running = metrics.Sum()
+    accuracy = metrics.BinaryAccuracy()
+    every_metric = [running, accuracy]
+
+
+@tf.function
+def epoch(batches, count):
+    def one_step(features, targets):
+        with tf.GradientTape() as tape:
+            scores = net(features, training=True)
+            per_example = losses.binary_crossentropy(targets, scores)
+        grads = tape.gradient(per_example, net.trainable_variables)
+        opt.apply_gradients(zip(grads, net.trainable_variables))
+        {update}
+        accuracy.update_state(targets, scores)
+
+    for _ in tf.range(count):
+        strategy.run(one_step, next(batches))
+
+
+for round_ in range(4):
+    epoch(batches, STEPS)
+    print("train loss", {read})
+    for metric in every_metric:
+        metric.reset_states()
+"""
+
+_MEAN_READ = "running.result().numpy() / (GLOBAL_BATCH * STEPS)"
+_SUM_UPDATE = "running.update_state(per_example)"
+
+
+def _source(optimizer: str = "Adam", update: str = _SUM_UPDATE, read: str = _MEAN_READ) -> str:
+    return textwrap.dedent(_LOOP.format(optimizer=optimizer, update=update, read=read))
+
+
+def _tfd303(source: str) -> list:
+    return [f for f in check_source("loop.py", source, Config(select=("TFD303",))).findings]
+
+
+def _fixed(source: str) -> str | None:
+    return fix_source("loop.py", source, Config(select=("TFD303",)), unsafe=True).fixed_text
+
+
+# -- the rewrite: never when the loss name has other reads ------------------------------------------
+
+
+def test_no_rewrite_when_the_vector_also_feeds_a_sum_metric() -> None:
+    source = _source(read="running.result()")  # read as a sum: the finding stays
+    (finding,) = _tfd303(source)
+    assert finding.fix is None
+    assert "feeds `running.update_state`" in finding.message
+    assert "tape.gradient" in finding.message
+    assert _fixed(source) is None
+
+
+def test_no_rewrite_with_sgd_either() -> None:
+    (finding,) = _tfd303(_source(optimizer="SGD"))  # SGD: reported even when the read is a mean
+    assert finding.fix is None
+    assert "SGD steps too large" in finding.message
+
+
+def test_no_rewrite_when_the_vector_is_printed() -> None:
+    (finding,) = _tfd303(_source(optimizer="SGD", update="tf.print(per_example)"))
+    assert finding.fix is None
+    assert "feeds `tf.print`" in finding.message
+
+
+def test_control_a_vector_read_nowhere_else_keeps_its_rewrite() -> None:
+    source = _source(optimizer="SGD", update="pass")
+    (finding,) = _tfd303(source)
+    assert finding.fix is not None
+    fixed = _fixed(source)
+    assert fixed is not None
+    assert "per_example = tf.nn.compute_average_loss(losses.binary_crossentropy(targets, scores))" in fixed
+
+
+# -- class 2: a Sum read as Sum / (batch x steps) is a mean read -------------------------------------
+
+
+def test_adam_with_a_sum_read_as_the_mean_is_silent() -> None:
+    assert _tfd303(_source()) == []
+
+
+def test_adam_with_a_sum_called_directly_and_read_as_the_mean_is_silent() -> None:
+    assert _tfd303(_source(update="running(per_example)")) == []
+
+
+def test_control_a_sum_divided_by_the_steps_alone_stays() -> None:
+    assert len(_tfd303(_source(read="running.result().numpy() / STEPS"))) == 1
+
+
+def test_control_a_sum_also_read_undivided_stays() -> None:
+    source = _source(read=f"{_MEAN_READ}, running.result()")
+    assert len(_tfd303(source)) == 1
+
+
+def test_control_a_sum_whose_list_is_read_for_results_stays() -> None:
+    source = _source().replace("metric.reset_states()", "print(metric.result())")
+    assert len(_tfd303(source)) == 1
