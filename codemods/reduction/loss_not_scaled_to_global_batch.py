@@ -158,7 +158,11 @@ class LossNotScaledToGlobalBatch(Rule):
       0.003 to 0.011); for Adam unclipped, only the loss read differs.
     - Not reported: a step that a test file runs only on a `tf.distribute.get_strategy()` its class
       keeps, when the file builds no strategy and enters no scope: that is the default strategy (one
-      replica). In other files the caller may enter a scope first, so it is reported.
+      replica). In other files the caller may enter a scope first, so it is reported. A
+      `tf.distribute.get_strategy()` at module level outside every `with` is the default strategy
+      in any file, also when `tf` comes from a star-imported utility script (a Kaggle notebook's
+      `from tweet_utility_scripts import *`, the module binding no `tf` of its own); a name that a
+      multi-replica strategy may also bind (the TPU-or-default picker) stays reported.
     - Not reported: a Keras 3 loss object with its default reduction: in a replica context it
       already divides by the number of replicas (measured on TensorFlow 2.21, 2 replicas:
       `MeanSquaredError()` returned `[1.25, 6.25]` where `tf.reduce_mean` returned `[2.5, 12.5]`).
@@ -588,14 +592,26 @@ def _other_reads(ctx: RuleContext, func: FunctionLike, loss: cst.Name) -> Iterat
     """The reads in ``func`` of the value ``loss`` names, other than ``loss`` itself and a `return`
     (whose reduction `_reported_loss_reduces` keeps right)."""
     semantic = ctx.tf.semantic
-    bindings = {id(b) for b in semantic.resolve(loss)}
+    resolved = semantic.resolve(loss)
+    bindings = {id(b) for b in resolved}
+    statements = {id(b.statement) for b in resolved}
     for name in ctx.index.names.get(loss.value, ()):
         if name is loss or ctx.index.enclosing_function(name) is not func:
             continue
         if not bindings & {id(b) for b in semantic.resolve(name)} or semantic.binding_at(name) is not None:
             continue  # another value of the name, or the name being bound
+        if any(id(a) in statements for a in _up_to_statement(ctx, name)):
+            continue  # `loss = loss + aux_loss`: read into the very value given to `tape.gradient`
         if not _in_return(ctx, name):
             yield name
+
+
+def _up_to_statement(ctx: RuleContext, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The ancestors of ``node`` up to and including its small or compound statement."""
+    for ancestor in ctx.index.ancestors(node):
+        yield ancestor
+        if isinstance(ancestor, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+            return
 
 
 def _in_return(ctx: RuleContext, node: cst.CSTNode) -> bool:

@@ -9,6 +9,9 @@ own words, each with the control that keeps the finding (or the rewrite).
 - Class 2 (x7): a `keras.metrics.Sum` updated with the per-example loss and read as
   Sum / (batch size x steps) is a mean read (benchmarks/probe_ledger17c_premises.py, part 3): with Adam
   nothing a user sees differs, so no finding. Read undivided, or divided by the steps alone, it stays.
+  `loss = loss + aux` no longer counts as another read of the loss.
+- Class 3 (x2): `strategy = tf.distribute.get_strategy()` at module level is the default strategy also
+  when `tf` comes from a star-imported utility script; the TPU-or-default picker stays reported.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ def epoch(batches, count):
         accuracy.update_state(targets, scores)
 
     for _ in tf.range(count):
-        strategy.run(one_step, next(batches))
+        strategy.experimental_run_v2(one_step, next(batches))  # a 2020 notebook
 
 
 for round_ in range(4):
@@ -115,6 +118,14 @@ def test_adam_with_a_sum_called_directly_and_read_as_the_mean_is_silent() -> Non
     assert _tfd303(_source(update="running(per_example)")) == []
 
 
+def test_adam_with_an_auxiliary_term_added_to_the_loss_name_is_silent() -> None:
+    # `per_example = per_example + 0.1 * aux`: the read flows into the value given to `tape.gradient`.
+    head = "per_example = losses.binary_crossentropy(targets, scores)"
+    source = _source().replace(head, f"{head}\n            per_example = per_example + 0.1 * losses.hinge(targets, scores)")
+    assert "per_example + 0.1" in source
+    assert _tfd303(source) == []
+
+
 def test_control_a_sum_divided_by_the_steps_alone_stays() -> None:
     assert len(_tfd303(_source(read="running.result().numpy() / STEPS"))) == 1
 
@@ -126,4 +137,52 @@ def test_control_a_sum_also_read_undivided_stays() -> None:
 
 def test_control_a_sum_whose_list_is_read_for_results_stays() -> None:
     source = _source().replace("metric.reset_states()", "print(metric.result())")
+    assert len(_tfd303(source)) == 1
+
+
+# -- class 3: `get_strategy()` outside every scope, `tf` from a star-imported utility script ----------
+
+_NOTEBOOK = """
+from kaggle_helpers import *
+from tensorflow.keras import losses, optimizers
+
+{picker}
+
+model = make_net()
+opt = optimizers.SGD(0.01)
+
+
+@tf.function
+def fit_epoch(batches):
+    def one_step(features, targets):
+        with tf.GradientTape() as tape:
+            loss = losses.mean_squared_error(targets, model(features))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+
+    for _ in tf.range(100):
+        strategy.experimental_run_v2(one_step, next(batches))  # a 2020 notebook
+"""
+
+_DEFAULT = "strategy = tf.distribute.get_strategy()"
+_TPU_OR_DEFAULT = """
+try:
+    resolver = tf.distribute.cluster_resolver.TPUClusterResolver()
+    strategy = tf.distribute.TPUStrategy(resolver)
+except ValueError:
+    strategy = tf.distribute.get_strategy()
+"""
+
+
+def test_default_strategy_with_tf_from_a_star_import_is_silent() -> None:
+    assert _tfd303(textwrap.dedent(_NOTEBOOK.format(picker=_DEFAULT))) == []
+
+
+def test_control_a_tpu_or_default_picker_stays_reported() -> None:
+    source = textwrap.dedent(_NOTEBOOK.format(picker=_TPU_OR_DEFAULT))
+    assert len(_tfd303(source)) == 1  # the TPU binding reaches the run: up to 8 replicas
+
+
+def test_control_tf_bound_to_something_else_stays_reported() -> None:
+    source = textwrap.dedent(_NOTEBOOK.format(picker=f"tf = load_framework()\n{_DEFAULT}"))
     assert len(_tfd303(source)) == 1
