@@ -121,7 +121,8 @@ def test_adam_with_a_sum_called_directly_and_read_as_the_mean_is_silent() -> Non
 def test_adam_with_an_auxiliary_term_added_to_the_loss_name_is_silent() -> None:
     # `per_example = per_example + 0.1 * aux`: the read flows into the value given to `tape.gradient`.
     head = "per_example = losses.binary_crossentropy(targets, scores)"
-    source = _source().replace(head, f"{head}\n            per_example = per_example + 0.1 * losses.hinge(targets, scores)")
+    aux = "per_example = per_example + 0.1 * losses.hinge(targets, scores)"
+    source = _source().replace(head, f"{head}\n            {aux}")
     assert "per_example + 0.1" in source
     assert _tfd303(source) == []
 
