@@ -10,6 +10,10 @@ own words, each with the control that keeps the finding (or the rewrite).
   Sum / (batch size x steps) is a mean read (benchmarks/probe_ledger17c_premises.py, part 3): with Adam
   nothing a user sees differs, so no finding. Read undivided, or divided by the steps alone, it stays.
   `loss = loss + aux` no longer counts as another read of the loss.
+- Class 1 (TFD109 x7, TFD101 x5): a Hugging Face `TF*` model or a `hub.KerasLayer` called in a scope
+  that builds a `tensorflow.keras` model is a tf-keras layer there, which Keras 3 refuses
+  (benchmarks/probe_ledger17c_premises.py, part 1): the program builds only on Keras 2, so TFD109's
+  Keras-3 premise does not apply. A Keras layer in its place keeps TFD109.
 - Class 3 (x2): `strategy = tf.distribute.get_strategy()` at module level is the default strategy also
   when `tf` comes from a star-imported utility script; the TPU-or-default picker stays reported.
 """
@@ -17,9 +21,16 @@ own words, each with the control that keeps the finding (or the rewrite).
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
+
+import pytest
 
 from fixer.config import Config
 from fixer.engine import check_source, fix_source
+from fixer.runner import Job, run
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _LOOP = """
 import tensorflow as tf
@@ -187,3 +198,66 @@ def test_control_a_tpu_or_default_picker_stays_reported() -> None:
 def test_control_tf_bound_to_something_else_stays_reported() -> None:
     source = textwrap.dedent(_NOTEBOOK.format(picker=f"tf = load_framework()\n{_DEFAULT}"))
     assert len(_tfd303(source)) == 1
+
+
+# -- class 1: a tf-keras layer (Hugging Face TF model, TF Hub KerasLayer) in a tensorflow.keras model --
+
+_ENCODER_STEP = """
+import tensorflow as tf
+from tensorflow.keras import Model, layers, optimizers
+{imports}
+
+strategy = tf.distribute.MirroredStrategy()
+
+
+def build(length):
+    tokens = layers.Input(shape=(length,), dtype=tf.int32)
+    {encoder}
+    return Model(tokens, layers.Dense(1)(features))
+
+
+with strategy.scope():
+    net = build(128)
+    optimizer = optimizers.Adam()
+
+
+def replica_step(tokens, targets):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean((net(tokens) - targets) ** 2)
+    grads = tape.gradient(loss, net.trainable_variables)
+    optimizer.apply_gradients(zip(grads, net.trainable_variables))
+
+
+@tf.function
+def step(tokens, targets):
+    strategy.run(replica_step, args=(tokens, targets))
+"""
+
+_ENCODERS = {
+    "transformers": (
+        "from transformers import TFBertModel",
+        'encoder = TFBertModel.from_pretrained("bert-base")\n    features = encoder({"input_ids": tokens})[0][:, 0]',
+    ),
+    "hub": (
+        "import tensorflow_hub as hub",
+        'encoder = hub.KerasLayer("https://example.org/encoder/1")\n    features = encoder(tokens)',
+    ),
+}
+
+
+def _encoder_codes(root: Path, imports: str, encoder: str) -> list[str]:
+    """The codes found in a project at ``root`` whose one file builds its model around ``encoder``."""
+    path = root / "train.py"
+    path.write_text(textwrap.dedent(_ENCODER_STEP).format(imports=imports, encoder=encoder))
+    (result,) = list(run([path], Job(use_cache=False, project_roots=(str(root),)), jobs=1))
+    return [f.code for f in result.findings]
+
+
+@pytest.mark.parametrize("kind", sorted(_ENCODERS))
+def test_a_tf_keras_encoder_in_a_keras_model_makes_the_program_keras2(tmp_path: Path, kind: str) -> None:
+    assert "TFD109" not in _encoder_codes(tmp_path, *_ENCODERS[kind])
+
+
+def test_control_a_keras_encoder_keeps_tfd109(tmp_path: Path) -> None:
+    imports, _ = _ENCODERS["hub"]
+    assert "TFD109" in _encoder_codes(tmp_path, imports, "features = layers.Dense(8)(tokens)")
