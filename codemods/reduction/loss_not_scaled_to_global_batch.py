@@ -30,6 +30,7 @@ from fixer.tf.names import dotted_name
 from fixer.tf.one_device_gradients import mean_reduced_by_hand, unreduced_under_fit
 from fixer.tf.optimizers import optimizer_creation
 from fixer.tf.passed_optimizer import passed_optimizer_class
+from fixer.tf.sum_metric_reads import sum_read_as_mean
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
@@ -76,9 +77,14 @@ class LossNotScaledToGlobalBatch(Rule):
     the loss when every call of it is in a training replica function; a helper also used
     elsewhere (evaluation, cross-replica code, where `get_replica_context()` may be None) keeps
     its meaning, and the loss is scaled where the training step calls it. A mean the fix cannot
-    rewrite is explained instead, and so is a loss whose value the step also reads elsewhere (a
-    metric update, a print): dividing it where it is computed would make that reading N times too
-    small, so only the value given to `tape.gradient` should be divided. The same advice, no edit,
+    rewrite is explained instead, and so is a loss, mean or per-example vector, whose value the
+    step also reads elsewhere (a metric update, a print) or returns to a caller that reads it other
+    than by `strategy.reduce`: dividing it where it is computed would make that reading N times
+    (a vector's: global-batch times) too small, so only the value given to `tape.gradient` should
+    be scaled (measured: a `keras.metrics.Sum` updated with the rewritten loss and read as
+    Sum / (global batch x steps) showed 3.188 instead of 25.5 with a global batch of 8, while
+    averaging only the gradient's loss kept 25.5 and gave the same gradient,
+    `benchmarks/probe_prec18c_premises.py`). The same advice, no edit,
     for a returned loss when the module MEAN-reduces something the rule cannot tie to the step's
     run (a log helper): a MEAN of the divided losses would show the loss N times too small; and
     for a returned loss whose `strategy.run` result the caller reads other than by
@@ -140,7 +146,10 @@ class LossNotScaledToGlobalBatch(Rule):
       module never constructs takes the optimizer the project's other files construct it with.
     - Not reported: an unreduced per-example vector (two vectors of one batch added up are one)
       applied by Adam, AdamW, Adamax or RMSprop without clipping, whose value is read only by a
-      `return` that `strategy.reduce(MEAN, ..., axis=0)` reduces, or by nothing: its gradient is the
+      `return` that `strategy.reduce(MEAN, ..., axis=0)` reduces, by a `keras.metrics.Sum` update
+      whose every `result()` in the module is divided by a product naming a batch size
+      (`total.result() / (BATCH_SIZE * steps)`: the per-example mean, measured in
+      `benchmarks/probe_ledger17c_premises.py`), or by nothing: its gradient is the
       sum over the global batch, as the same code's is on one device; those optimizers took the
       same steps as with `tf.nn.compute_average_loss`, and the MEAN over the batch axis is the
       global mean (measured, Keras 3 and tf-keras, `benchmarks/probe_prec38_premises.py`). Reported,
@@ -149,7 +158,11 @@ class LossNotScaledToGlobalBatch(Rule):
       0.003 to 0.011); for Adam unclipped, only the loss read differs.
     - Not reported: a step that a test file runs only on a `tf.distribute.get_strategy()` its class
       keeps, when the file builds no strategy and enters no scope: that is the default strategy (one
-      replica). In other files the caller may enter a scope first, so it is reported.
+      replica). In other files the caller may enter a scope first, so it is reported. A
+      `tf.distribute.get_strategy()` at module level outside every `with` is the default strategy
+      in any file, also when `tf` comes from a star-imported utility script (a Kaggle notebook's
+      `from tweet_utility_scripts import *`, the module binding no `tf` of its own); a name that a
+      multi-replica strategy may also bind (the TPU-or-default picker) stays reported.
     - Not reported: a Keras 3 loss object with its default reduction: in a replica context it
       already divides by the number of replicas (measured on TensorFlow 2.21, 2 replicas:
       `MeanSquaredError()` returned `[1.25, 6.25]` where `tf.reduce_mean` returned `[2.5, 12.5]`).
@@ -296,6 +309,16 @@ class LossNotScaledToGlobalBatch(Rule):
                 "the global batch with `tf.nn.compute_average_loss(per_example_loss)` (or divide the sum by the "
                 "global batch size)",
             )
+        elif scaling is Scaling.PER_EXAMPLE and (shared or _returned_loss_reader(ctx, func, gradient)):
+            # Averaging the loss where it is computed would also shrink what the metric update, the
+            # print or the caller reads global-batch times (benchmarks/probe_prec18c_premises.py).
+            reader = shared or _returned_loss_reader(ctx, func, gradient)
+            effect = _vector_effect(_optimizer_class(ctx, func), _clips(ctx, func))
+            ctx.report(
+                origin,
+                f"the loss is a per-example vector (batch-sum gradient{effect}) and feeds `{reader}`: "
+                "average only what `tape.gradient` gets (`tf.nn.compute_average_loss`)",
+            )
         elif scaling is Scaling.PER_EXAMPLE and _divided_by_replicas(origin):
             # `per_example / num_replicas_in_sync`: the vector itself is averaged instead, or the
             # loss would be divided by the replicas twice.
@@ -403,6 +426,18 @@ def _step_effect(optimizer: str | None, clips: bool) -> str:
     return ""
 
 
+def _vector_effect(optimizer: str | None, clips: bool) -> str:
+    """What a per-example vector's batch-sum gradient does to the steps, in parentheses, when the
+    optimizer is known (benchmarks/probe_prec38_premises.py); empty otherwise."""
+    if clips:
+        return ", clipped differently"
+    if optimizer in _SCALE_FREE:
+        return f", same {optimizer} steps"
+    if optimizer in _PLAIN_STEP:
+        return f", {optimizer} steps too large"
+    return ""
+
+
 def _nothing_visible_changes(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> bool:
     """A scale-free optimizer applies the N-times gradients (the same steps) and every reading of
     the loss shows the global mean, so nothing a user sees differs.
@@ -428,7 +463,8 @@ def _nothing_visible_changes(ctx: RuleContext, func: FunctionLike, gradient: cst
 
 def _vector_unseen(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> bool:
     """A per-example vector loss applied by a scale-free optimizer without clipping, whose value
-    is read only by a `return` that `strategy.reduce(MEAN, ..., axis=0)` reduces, or by nothing.
+    is read only by a `return` that `strategy.reduce(MEAN, ..., axis=0)` reduces, by a
+    `keras.metrics.Sum` read as Sum / (batch x steps) (fixer/tf/sum_metric_reads.py), or by nothing.
 
     The vector's gradient is the sum over the global batch, as the same code's is on one device;
     Adam, AdamW, Adamax and RMSprop take the same steps as with the loss averaged by
@@ -439,8 +475,10 @@ def _vector_unseen(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> 
     if _optimizer_class(ctx, func) not in _SCALE_FREE or _clips(ctx, func):
         return False
     loss = gradient.args[0].value
-    if not isinstance(loss, cst.Name) or next(_other_reads(ctx, func, loss), None) is not None:
+    if not isinstance(loss, cst.Name):
         return False
+    if not all(sum_read_as_mean(ctx.tf, read) for read in _other_reads(ctx, func, loss)):
+        return False  # a `Sum` read as Sum / (batch x steps) is a mean read (ledger17c class 2)
     reduces = _loss_reduces(ctx, func, loss)
     if reduces is None:
         return _returned_slot(ctx, func, loss) is None and not any(
@@ -554,14 +592,26 @@ def _other_reads(ctx: RuleContext, func: FunctionLike, loss: cst.Name) -> Iterat
     """The reads in ``func`` of the value ``loss`` names, other than ``loss`` itself and a `return`
     (whose reduction `_reported_loss_reduces` keeps right)."""
     semantic = ctx.tf.semantic
-    bindings = {id(b) for b in semantic.resolve(loss)}
+    resolved = semantic.resolve(loss)
+    bindings = {id(b) for b in resolved}
+    statements = {id(b.statement) for b in resolved}
     for name in ctx.index.names.get(loss.value, ()):
         if name is loss or ctx.index.enclosing_function(name) is not func:
             continue
         if not bindings & {id(b) for b in semantic.resolve(name)} or semantic.binding_at(name) is not None:
             continue  # another value of the name, or the name being bound
+        if any(id(a) in statements for a in _up_to_statement(ctx, name)):
+            continue  # `loss = loss + aux_loss`: read into the very value given to `tape.gradient`
         if not _in_return(ctx, name):
             yield name
+
+
+def _up_to_statement(ctx: RuleContext, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The ancestors of ``node`` up to and including its small or compound statement."""
+    for ancestor in ctx.index.ancestors(node):
+        yield ancestor
+        if isinstance(ancestor, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+            return
 
 
 def _in_return(ctx: RuleContext, node: cst.CSTNode) -> bool:

@@ -7,6 +7,14 @@ used as input to a TensorFlow function"); tf-keras (Keras 2) builds both. A prog
 code does either stops under Keras 3 where its model is built, so it runs on Keras 2 only: the
 project-target model takes that as it takes a Keras-2-only call (``Target.with_keras2_usage``).
 
+A tf-keras layer inside a `tensorflow.keras` model counts too (ledger17c class 1): a layer of
+TensorFlow Hub (`hub.KerasLayer(...)`) or a Hugging Face TF model (`TFXLMRobertaModel.from_pretrained(...)`,
+any `TF*` class of `transformers`) is a tf-keras layer once TensorFlow's Keras is 3 (tensorflow_hub 0.16
+depends on tf-keras; transformers' TF models import `tf_keras`: read in their sources), and a tf-keras
+layer called on a Keras 3 `Input` raises (benchmarks/probe_ledger17c_premises.py, part 1): such a layer
+called in a scope that also calls a Keras `Input`, `Model` or `Sequential` means the program builds
+only on Keras 2.
+
 Only what the probe measured counts: an int literal (or a name bound only to int literals in the
 same function or at module level) as `Input`'s shape, and `tf.shape` of a name bound, earlier in
 the same function, to an `Input(...)` or to a layer applied to one (`Dense(8)(inputs)`). The
@@ -30,7 +38,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 _INPUTS = frozenset({"keras.Input", "keras.layers.Input"})
+_MODELS = _INPUTS | frozenset({"keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential"})
 _SHAPE = "tensorflow.shape"
+_HUB_LAYER = "tensorflow_hub.KerasLayer"
 
 
 def may_build_for_keras2(text: str) -> bool:
@@ -48,7 +58,7 @@ def keras2_build(tree: ast.Module, imports: dict[str, str], text: str | None = N
     module_ints = _int_names(scopes[0])
     found: list[tuple[int, str]] = []
     for nodes in scopes:
-        if any(isinstance(node, ast.Call) and _qualified(node.func, imports) in _INPUTS for node in nodes):
+        if any(isinstance(node, ast.Call) and _qualified(node.func, imports) in _MODELS for node in nodes):
             found.extend(_in_scope(nodes, imports, module_ints))
     return min(found) if found else None
 
@@ -109,6 +119,7 @@ def _in_scope(nodes: list[ast.AST], imports: dict[str, str], module_ints: frozen
     """Keras-2-only constructions of one scope, in source order (names bound before their use)."""
     ints = _int_names(nodes) | module_ints
     symbolic: set[str] = set()
+    tf_keras_layers: set[str] = set()
     ordered = sorted(
         (node for node in nodes if isinstance(node, (ast.Assign, ast.Call))),
         key=lambda node: (node.lineno, node.col_offset),
@@ -120,8 +131,26 @@ def _in_scope(nodes: list[ast.AST], imports: dict[str, str], module_ints: frozen
                 yield node.lineno, "Input(shape=<int>)"
             elif name == _SHAPE and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in symbolic:
                 yield node.lineno, f"tf.shape({node.args[0].id}) of a Keras tensor"
+            elif isinstance(node.func, ast.Name) and node.func.id in tf_keras_layers:
+                yield node.lineno, f"{node.func.id}(...), a tf-keras layer, in a Keras model"
         elif isinstance(node, ast.Assign) and _symbolic_value(node.value, imports, symbolic):
             symbolic.update(target.id for target in node.targets if isinstance(target, ast.Name))
+        elif isinstance(node, ast.Assign) and _tf_keras_layer(node.value, imports):
+            tf_keras_layers.update(target.id for target in node.targets if isinstance(target, ast.Name))
+
+
+def _tf_keras_layer(value: ast.expr, imports: dict[str, str]) -> bool:
+    """``value`` makes a tf-keras layer: `tensorflow_hub.KerasLayer(...)`, or a `transformers` `TF*`
+    model class called or loaded (`TFBertModel.from_pretrained(...)`)."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = _qualified(value.func, imports) or ""
+    if name == _HUB_LAYER:
+        return True
+    parts = name.split(".")
+    if parts[-1] == "from_pretrained":
+        parts = parts[:-1]
+    return len(parts) == 2 and parts[0] == "transformers" and parts[1].startswith("TF")
 
 
 def _symbolic_value(value: ast.expr, imports: dict[str, str], symbolic: set[str]) -> bool:

@@ -451,9 +451,21 @@ class StrategyModel:
         )
 
     def _module_level_get_strategy(self, call: cst.Call) -> bool:
-        if self.names.callee(call) != _GET_STRATEGY:
+        if self.names.callee(call) != _GET_STRATEGY and not self._star_imported_get_strategy(call):
             return False
         return not any(isinstance(a, (cst.With, cst.FunctionDef, cst.Lambda)) for a in self.index.ancestors(call))
+
+    def _star_imported_get_strategy(self, call: cst.Call) -> bool:
+        """``tf.distribute.get_strategy()`` in a module that never binds ``tf`` but star-imports a
+        module (a Kaggle notebook's ``from tweet_utility_scripts import *``, whose script imports
+        ``tensorflow as tf``): ``tf`` can only come from there, and it is TensorFlow by convention."""
+        if dotted_name(call.func) != "tf.distribute.get_strategy" or self.names.qualified(cst.Name("tf")) is not None:
+            return False
+        if self.index.assignments_by_target.get("tf"):
+            return False  # `tf` is some other value of this module
+        return any(
+            isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar) for node in self.index.imports
+        )
 
     @cached_property
     def single_replica(self) -> bool:
