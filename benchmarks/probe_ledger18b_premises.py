@@ -1,4 +1,4 @@
-"""Premises of the ledger18b verdicts on TFD105 and TFD402.
+"""Premises of the ledger18b verdicts on TFD105, TFD402 and TFD101's fix.
 
 Part 1 (TFD105): does a second `MultiWorkerMirroredStrategy()` in a process that already built one
 fail under a cluster TF_CONFIG?
@@ -17,12 +17,17 @@ rule's fix puts `@tf.function` on the calling method, whose tail turns the repli
 NumPy with `tensor.numpy()` (TF-Agents' `unbatch_nested_tensors_to_arrays`): what does that do
 inside a `tf.function`? Two logical CPUs, MirroredStrategy, no TF_CONFIG.
 
+Part 3 (TFD101's fix, then TFD114): a loss `Mean` moved into `strategy.scope()` by TFD101's fix and then called eagerly
+in the training loop under the scope with the SUM-reduced loss, `metric(loss)` (a ViT trainer's form), against
+`metric.update_state(loss)` (the form `probe_metric_updated_cross_replica.py` measured). Two logical CPUs,
+MirroredStrategy.
+
 Run under Keras 3 (default) and tf-keras (`TF_USE_LEGACY_KERAS=1`):
 
     python benchmarks/probe_ledger18b_premises.py
     TF_USE_LEGACY_KERAS=1 python benchmarks/probe_ledger18b_premises.py
 
-Output on TensorFlow 2.21, 2026-11-28 (both Keras flavours print the same):
+Output on TensorFlow 2.21, 2026-11-28 (parts 1 and 2 print the same under both Kerases; part 3 per flavour):
 
     nothing before (control): created, 1 replica(s), all-reduce 1.0
     tf.constant (control): RuntimeError: Collective ops must be configured at program startup
@@ -31,6 +36,10 @@ Output on TensorFlow 2.21, 2026-11-28 (both Keras flavours print the same):
     eager run of a tf.function: fn eager [False, False], overhead warning False, results [2.0, 2.0]
     eager run of a plain Python function: fn eager [True, True], overhead warning True, results [2.0, 2.0]
     tensor.numpy() inside a tf.function: AttributeError: 'SymbolicTensor' object has no attribute 'numpy'
+    keras 3 | in-scope Mean, metric(loss) eagerly: works, result 4.00 (loss 4.0)
+    keras 3 | in-scope Mean, update_state(loss) eagerly: works, result 4.00 (loss 4.0)
+    tf-keras | in-scope Mean, metric(loss) eagerly: works, result 4.00 (loss 4.0)
+    tf-keras | in-scope Mean, update_state(loss) eagerly: ValueError: SyncOnReadVariable does not support `assign_add`
 """
 
 from __future__ import annotations
@@ -70,6 +79,9 @@ def main() -> None:
     if sys.argv[1:] == ["--part2"]:
         part2()
         return
+    if len(sys.argv) == 3 and sys.argv[1] == "--part3":
+        part3(sys.argv[2])
+        return
     if len(sys.argv) == 3 and sys.argv[1] == "--case":
         run_case(sys.argv[2])
         return
@@ -89,6 +101,41 @@ def main() -> None:
         check=False,
     )
     print(done.stdout.strip() or f"part 2 crashed: {done.stderr.strip().splitlines()[-1:]}", flush=True)
+    for form in ("call", "update_state"):
+        done = subprocess.run(
+            [sys.executable, __file__, "--part3", form],
+            env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        print(done.stdout.strip() or f"part 3 crashed: {done.stderr.strip().splitlines()[-1:]}", flush=True)
+
+
+def part3(form: str) -> None:
+    """A `Mean` made in the scope, fed the reduced loss eagerly under the scope by calling it or by `update_state`."""
+    import tensorflow as tf
+
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+
+    @tf.function
+    def step(x):
+        return strategy.reduce("SUM", strategy.run(lambda v: v * 2.0, args=(x,)), axis=None)
+
+    flavour = "tf-keras" if os.environ.get("TF_USE_LEGACY_KERAS") == "1" else "keras 3"
+    label = "metric(loss)" if form == "call" else "update_state(loss)"
+    with strategy.scope():
+        metric = tf.keras.metrics.Mean("training_loss", dtype=tf.float32)
+        try:
+            for _ in range(2):
+                loss = step(tf.constant(1.0))
+                metric(loss) if form == "call" else metric.update_state(loss)
+            outcome = f"works, result {float(metric.result()):.2f} (loss 4.0)"
+        except ValueError as exc:
+            outcome = f"ValueError: {str(exc).strip().splitlines()[0][:48]}"
+    print(f"{flavour} | in-scope Mean, {label} eagerly: {outcome}", flush=True)
 
 
 def part2() -> None:
