@@ -123,10 +123,8 @@ def test_the_oldest_release_a_ci_installs_withholds_a_rename_it_lacks(tmp_path: 
 
 
 def test_tensorflow_1_jobs_and_open_installs_name_no_release_for_tf2_code(tmp_path: Path):
-    tf1 = repository(tmp_path / "tf1", {".github/actions/tf1/action.yml": ACTION.format(package="tensorflow", minor=0)})
-    (tf1 / ".github/actions/tf1/action.yml").write_text(
-        ACTION.format(package="tensorflow", minor=0).replace("2.0.0", "1.15.0")
-    )
+    tf1_job = ACTION.format(package="tensorflow", minor=0).replace("==2.0.0", "==1.15.0")
+    tf1 = repository(tmp_path / "tf1", {".github/actions/tf1/action.yml": tf1_job})
     opened = repository(tmp_path / "open", {".travis.yml": TRAVIS.format(requirements="'tensorflow>=2.4'")})
     assert codes(tf1 / "train.py", TRAIN) == ["TFD504"]
     assert codes(opened / "train.py", TRAIN) == ["TFD504"]
