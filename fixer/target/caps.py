@@ -13,7 +13,7 @@ from fixer.target.ci_containers import workflow_files
 from fixer.target.requirements import Range
 from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, line_of
-from fixer.target.versions import KERAS2_PACKAGES, NEWEST_FOR_PYTHON
+from fixer.target.versions import CAPPING_IMPORTS, KERAS2_PACKAGES, NEWEST_FOR_PYTHON
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -86,21 +86,22 @@ def package_cap(requirement: Evidence) -> Evidence | None:
     return Evidence(requirement.kind, _at_most(package[1]), requirement.path, requirement.line, requirement.text)
 
 
-# `import tensorflow_addons as tfa`, `from uncertainty_baselines.datasets import x`, at any indent.
-_MODULES = {module: name for name, (module, _) in KERAS2_PACKAGES.items()}
+# `import tensorflow_addons as tfa`, `from uncertainty_baselines.datasets import x`,
+# `from tensorflow_estimator.python.estimator.export import export_lib`, at any indent.
 _KERAS2_IMPORT = re.compile(
-    r"(?m)^[ \t]*(?:import|from)[ \t]+(?P<module>" + "|".join(re.escape(m) for m in _MODULES) + r")\b.*$"
+    r"(?m)^[ \t]*(?:import|from)[ \t]+(?P<module>" + "|".join(re.escape(m) for m in CAPPING_IMPORTS) + r")\b.*$"
 )
 
 
 def import_cap(text: str, path: str) -> Evidence | None:
-    """The first import in ``text`` (the module at ``path``) of a package built on Keras 2, as the
-    cap it sets (versions.KERAS2_PACKAGES): the module runs where that package can be imported."""
+    """The first import in ``text`` (the module at ``path``) of a package built on Keras 2 or of
+    the estimator package, as the cap it sets (versions.CAPPING_IMPORTS): the module runs where that
+    package can be imported."""
     found = _KERAS2_IMPORT.search(text)
     if found is None:
         return None
-    name = _MODULES[found.group("module")]
-    allowed = _at_most(KERAS2_PACKAGES[name][1])
+    name, newest = CAPPING_IMPORTS[found.group("module")]
+    allowed = _at_most(newest)
     return Evidence(name, allowed, path, line_of(text, found.start("module")), found.group(0).strip())
 
 

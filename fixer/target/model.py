@@ -16,6 +16,7 @@ from fixer.target.apis import added_in, exists_in
 from fixer.target.azureml_environments import azureml_environments
 from fixer.target.caps import capped, package_cap, python_cap
 from fixer.target.ci_containers import ci_containers, ci_oldest, ci_range, workflow_files
+from fixer.target.ci_installs import ci_file_label, ci_installed_requirements, ci_installs
 from fixer.target.ci_switch import CI_FOLDERS, CI_ROOT_FILES, ci_legacy_switch
 from fixer.target.cloud_launchers import Launch, launched_scripts, may_launch
 from fixer.target.constraints import constrained
@@ -54,10 +55,14 @@ from fixer.target.sources import (
 from fixer.target.submission_readmes import system_readme_statements
 from fixer.target.submission_systems import submission_statements
 from fixer.target.venv_jobs import venv_jobs
-from fixer.target.versions import CURRENT, KERAS2_PACKAGES, KERAS3_FROM
+from fixer.target.versions import CAPPING_IMPORTS, CURRENT, KERAS2_PACKAGES, KERAS3_FROM
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+
+# The kinds of the statements an import that caps TensorFlow makes (caps.import_cap).
+_CAPPING_NAMES = frozenset(name for name, _ in CAPPING_IMPORTS.values())
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,9 @@ class Target:
     # The TF 2 run a notebook's saved outputs show (the checked notebook's own, else the oldest of
     # its folder's notebooks): a past run, which never moves the version judged.
     saved_run: Evidence | None = None
+    # The oldest release the repository's CI installs, when older than the version judged: some job
+    # runs the code there, so a rename to a name it lacks is no safe edit (fixer/target/ci_installs.py).
+    tested_from: Evidence | None = None
 
     @property
     def version(self) -> tuple[int, int]:
@@ -186,6 +194,18 @@ class Target:
         spelled = name.replace("tensorflow.", "tf.", 1)
         return f"{Path(run.path).name}'s saved output shows {describe(run)}, which has no `{spelled}`"
 
+    def tested_lacks(self, name: str) -> str | None:
+        """Why a rename to ``name`` is not safe although the target has it: the oldest release the
+        repository's CI installs lacks it; the clause for the message, None otherwise. The finding
+        stays (the newer jobs have the name); the rewrite would break the older job."""
+        tested = self.tested_from
+        if self.requested is not None or tested is None or exists_in(name, tested.allowed.newest()):
+            return None
+        release = tested.allowed.newest()
+        spelled = name.replace("tensorflow.", "tf.", 1)
+        where = f"{ci_file_label(tested.path)}:{tested.line}"
+        return f"the CI job at {where} installs TensorFlow {release[0]}.{release[1]}, which has no `{spelled}`"
+
     @property
     def frozen_platform_image(self) -> bool:
         """The code runs in a notebook platform's image frozen on the day the notebook was first
@@ -216,7 +236,7 @@ class Target:
         usage = replace(self, keras2_from=evidence, evidence=(*self.evidence, evidence))
         tensorflow = self.tensorflow_from
         if (
-            evidence.kind not in KERAS2_PACKAGES
+            evidence.kind not in _CAPPING_NAMES
             or self.pinned is None
             or tensorflow is None
             or tensorflow.kind != "tensorflow"
@@ -602,6 +622,7 @@ def _decide(folder: Path) -> Target:
     caps: list[Evidence] = []
     submitted: list[tuple[str, tuple[Evidence, ...]]] = []
     ci_tested: list[Evidence] = []
+    ci_installed: list[Evidence] = []  # the releases CI jobs install with pip
     # A package's floor binds the modules its users import (a folder with `__init__.py`), not the
     # scripts and test data beside them, which run on whatever TensorFlow is installed.
     init = str(folder / "__init__.py")
@@ -629,6 +650,7 @@ def _decide(folder: Path) -> Target:
         found += switch
         submitted += stepped
         ci_tested += ci_containers(candidate)  # the releases a CI job's container matrix runs
+        ci_installed += _ci_installs(candidate, consulted)
         everything += found
         tf_here = [e for e in found if e.kind in ("tensorflow", "tf-nightly")]
         if tensorflow is None and tf_here:
@@ -658,6 +680,10 @@ def _decide(folder: Path) -> Target:
             declared = tensorflow
         if tf_here or tested is not None or (candidate / ".git").exists():
             break  # the nearest project that names TensorFlow, or the repository root
+    tensorflow, tested_from = _with_ci_installs(tensorflow, ci_installed)
+    if tensorflow is not None and declared is None:
+        declared = tensorflow
+    everything += ci_installed
     older = None
     if tensorflow is not None and decided_at is not None and tensorflow.allowed.open_above:
         farther = _farther_release(decided_at, consulted)
@@ -692,9 +718,11 @@ def _decide(folder: Path) -> Target:
     ):
         # The CI's Python binds a package's declaration (setup.py, setup.cfg, pyproject.toml), which
         # its users import on the Pythons it is tested on; an application's requirements file is
-        # installed by whoever runs the scripts, on their own Python (as for a floor).
+        # installed by whoever runs the scripts, on their own Python (as for a floor), unless the
+        # CI itself installs that file (`pip install -r requirements.txt` on Python 3.6).
         package = _package_floor_file(tensorflow)
-        pinned, cap = capped(pinned, tensorflow.allowed, [c for c in caps if package or c.kind != "python-cap"])
+        binding = [c for c in caps if package or c.kind != "python-cap" or _installed_by_ci(tensorflow, c)]
+        pinned, cap = capped(pinned, tensorflow.allowed, binding)
     return Target(
         pinned=pinned,
         cap_from=cap,
@@ -711,7 +739,53 @@ def _decide(folder: Path) -> Target:
         older_from=older,
         keras2_from=_keras2_requirement(everything) if tensorflow is None and keras_pin is None else None,
         saved_run=saved_run,
+        tested_from=tested_from,
     )
+
+
+def _ci_installs(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
+    """The TensorFlow 2 releases ``folder``'s CI installs with pip (fixer/target/ci_installs.py),
+    recording what was read so that a new or edited workflow, action or `.travis.yml` counts."""
+    installed, files = ci_installs(folder)
+    for path in [folder / ".github" / "actions", folder / ".travis.yml", *files]:
+        consulted.setdefault(str(path), file_stamp(str(path)))
+    return installed
+
+
+def _installed_by_ci(requirement: Evidence, python: Evidence) -> bool:
+    """The CI whose Python ``python`` states installs the requirements file ``requirement`` is
+    in (`pip install -r requirements.txt`): that file is tested on that Python, so its open
+    TensorFlow requirement resolves to what pip finds for it (fixer/target/caps.py)."""
+    ci = Path(python.path).resolve()
+    root = ci.parents[2] if ".github" in ci.parts else ci.parent
+    try:
+        relative = Path(requirement.path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return False
+    return relative in ci_installed_requirements(root)
+
+
+def _with_ci_installs(
+    tensorflow: Evidence | None, installed: list[Evidence]
+) -> tuple[Evidence | None, Evidence | None]:
+    """The statement that decides, given the releases the CI installs with pip, and the oldest of
+    those when it is older than the decided one (``Target.tested_from``). The newest installed
+    release decides where nothing else names TensorFlow, and over a dependency file's requirement
+    that is open above and admits it (`tensorflow>=2.0.0` says only what the code needs at least;
+    the CI's `pip install tensorflow==2.9.0` is what it is tested on: docs/target.md, "Releases a
+    CI installs"). A bounded pin, an image or a job's container keeps deciding."""
+    if not installed:
+        return tensorflow, None
+    newest = max(installed, key=lambda e: e.allowed.newest())
+    oldest = min(installed, key=lambda e: e.allowed.newest())
+    if tensorflow is not None and not (
+        tensorflow.kind == "tensorflow"
+        and tensorflow.allowed.open_above
+        and _dependency_statement(tensorflow)
+        and tensorflow.allowed.allows((*newest.allowed.newest(), 0))
+    ):
+        return tensorflow, None
+    return newest, (oldest if oldest.allowed.newest() < newest.allowed.newest() else None)
 
 
 def _oldest_saved_run(folder: Path, consulted: dict[str, Stamp]) -> Evidence | None:

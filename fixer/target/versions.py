@@ -109,6 +109,17 @@ KERAS2_PACKAGES: dict[str, tuple[str, tuple[int, int]]] = {
     "uncertainty-baselines": ("uncertainty_baselines", (2, 15)),
 }
 
+# Modules whose import caps TensorFlow although no requirement on them does: (the name the statement
+# carries, the newest TensorFlow the module is there). TensorFlow 2.16 stopped installing the
+# estimator package (`import tensorflow_estimator` raises ModuleNotFoundError beside TensorFlow 2.21
+# and `tf.estimator` is gone: benchmarks/probe_ledger17a_premises.py), so a module importing it runs
+# on TensorFlow 2.15 or older, whose `tf.keras` is Keras 2. A requirement on `tensorflow-estimator`
+# is not read so: whether that wheel imports beside a newer TensorFlow was not measured.
+CAPPING_IMPORTS: dict[str, tuple[str, tuple[int, int]]] = {
+    **{module: (name, newest) for name, (module, newest) in KERAS2_PACKAGES.items()},
+    "tensorflow_estimator": ("tensorflow-estimator", (2, 15)),
+}
+
 # NVIDIA Merlin containers `nvcr.io/nvidia/merlin/<name>:YY.MM`: the TensorFlow each release ships,
 # from NVIDIA's published support-matrix data (NVIDIA-Merlin/Merlin `docs/data.json`, commit
 # 2770de35, the `tf` entry of each release; printed by `python benchmarks/ngc_tensorflow_tags.py`).
