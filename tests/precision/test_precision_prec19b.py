@@ -1,5 +1,6 @@
 """Regression tests for issue 28, blind round ledger18a (task prec19b): TFD105 in a notebook cell
-that asks for a kernel restart, and before the same cell's later TF_CONFIG.
+that asks for a kernel restart, and before the same cell's later TF_CONFIG; the saved-run signs a
+Colab TPU notebook's output holds (the TPU host's XLA device, TF's warning naming the stable name).
 
 Each test is a minimal notebook in our own words of a shape found in public code, with the
 control that keeps the finding where it is right. Premises: benchmarks/probe_ledger18a_premises.py.
@@ -7,8 +8,18 @@ control that keeps the finding where it is right. Premises: benchmarks/probe_led
 
 from __future__ import annotations
 
+import json
+from typing import TYPE_CHECKING
+
+from fixer.config import Config
 from fixer.engine import check_source
-from fixer.notebook import cell_errors, combine_cells
+from fixer.notebook import analyse_notebook, cell_errors, combine_cells
+from fixer.types import Applicability
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from fixer.types import Finding
 
 
 def _notebook_codes(cells: list[str]) -> list[str]:
@@ -82,3 +93,51 @@ def test_a_tf_config_set_below_the_strategy_in_its_cell_is_not_tfd105():
 def test_a_tf_config_set_in_an_earlier_cell_is_still_tfd105():
     # The control: the cluster is set before the strategy's cell runs.
     assert "TFD105" in _notebook_codes([_RAN_OPS, _CLUSTER, _LATER_IN_CELL])
+
+
+# The saved-run signs of a Colab TPU notebook (fixer/target/saved_runs.py) -------------------------
+
+_TPU_CELL = (
+    "import tensorflow as tf\n"
+    "resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu='grpc://10.0.0.2:8470')\n"
+    "strategy = tf.distribute.experimental.TPUStrategy(resolver)\n"
+)
+_HOST_DEVICE = "INFO:tensorflow:*** Available Device: _DeviceAttributes(/job:worker/replica:0/task:0/device:XLA_CPU:0, XLA_CPU, 0, 0)\n"
+_OWN_DEVICE = "INFO:tensorflow:*** Available Device: _DeviceAttributes(/job:localhost/replica:0/task:0/device:XLA_CPU:0, XLA_CPU, 0, 0)\n"
+_STABLE_NAME_WARNING = (
+    "WARNING:absl:`tf.distribute.experimental.TPUStrategy` is deprecated, please use  the non experimental symbol"
+    " `tf.distribute.TPUStrategy` instead.\n"
+)
+
+
+def _tpu_rename(tmp_path: Path, shown: str) -> Finding:
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / "tpu.ipynb"
+    outputs = [{"output_type": "stream", "name": "stderr", "text": [shown]}]
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": _TPU_CELL, "outputs": outputs}
+    text = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    path.write_text(text)
+    result = analyse_notebook(str(path), text, Config(), fix=False, unsafe=False)
+    (finding,) = [f for f in result.findings if f.code == "TFD401"]
+    return finding
+
+
+def test_the_tpu_hosts_xla_device_is_no_sign_of_the_clients_release(tmp_path: Path) -> None:
+    # `/job:worker` is the remote TPU host: the rename is not made unsafe by an old-TF reason.
+    finding = _tpu_rename(tmp_path, _HOST_DEVICE)
+    assert finding.fix is not None and finding.fix.applicability is Applicability.SAFE
+    assert "saved output" not in finding.message
+
+
+def test_the_stable_name_warning_outranks_an_own_xla_device(tmp_path: Path) -> None:
+    # TF's warning naming `tf.distribute.TPUStrategy` was printed by a release that has it.
+    finding = _tpu_rename(tmp_path, _STABLE_NAME_WARNING + _OWN_DEVICE + _HOST_DEVICE)
+    assert finding.fix is not None and finding.fix.applicability is Applicability.SAFE
+    assert "saved output" not in finding.message
+
+
+def test_a_local_xla_device_still_means_tf_2_3_or_older(tmp_path: Path) -> None:
+    # The control: the notebook's own process listed an XLA device, so it ran on TF 2.3 or older.
+    finding = _tpu_rename(tmp_path, _OWN_DEVICE + _HOST_DEVICE)
+    assert finding.fix is not None and finding.fix.applicability is Applicability.UNSAFE
+    assert "saved output shows TF 2.3 or older (`device:XLA_CPU:0`)" in finding.message
