@@ -78,6 +78,10 @@ class StrategyCreatedAfterTfOps(Rule):
       notebook run with one). A notebook downloaded as a script (Colab's `.py`: its Markdown cells
       are bare top-level strings, two or more opening with a heading) counts as that notebook when
       its code never names TF_CONFIG (its Markdown may show one to set).
+    - A notebook cell that asks to be run after a kernel restart (a comment with "restart" and
+      "kernel" or "runtime", above any code of the cell but imports: "restart the kernel before
+      running this cell") starts a new program: the ops and the TF_CONFIG of the cells above it
+      do not reach its strategy (`benchmarks/probe_ledger18a_premises.py`).
     - A script that sets TF_CONFIG itself only after the strategy runs the strategy with no
       cluster: one local worker, no finding (`benchmarks/probe_ledger17b_premises.py`). It stays when a
       TF_CONFIG setter or the key comes before it, when the strategy is given a cluster resolver,
@@ -190,7 +194,10 @@ class StrategyCreatedAfterTfOps(Rule):
         """
         if ctx.path.endswith(".ipynb") and "TF_CONFIG" not in ctx.text:
             return True
-        if restart is not None and "TF_CONFIG" not in ctx.text[ctx.textmap.line_starts[ctx.range(restart).start.line - 1] :]:
+        if (
+            restart is not None
+            and "TF_CONFIG" not in ctx.text[ctx.textmap.line_starts[ctx.range(restart).start.line - 1] :]
+        ):
             return True  # the earlier cells' TF_CONFIG went with the process the restart ended
         if _notebook_download(ctx) and not tf_config_setters(ctx.tf) and not _names_tf_config_before(ctx, None):
             return True  # a notebook saved as a script runs as that notebook did: no cluster

@@ -102,7 +102,11 @@ def saved_run(cells: list[tuple[int, str, dict[str, object]]], path: str) -> Evi
         if _STABLE_TPU_WARNING.search(text) is not None:
             since = Range()
             since.at_least(_STABLE_TPU_SINCE)
-            signs.append(Evidence(SAVED_RUN, since, path, 1, "a deprecation warning naming `tf.distribute.TPUStrategy`", cell=number))
+            signs.append(
+                Evidence(
+                    SAVED_RUN, since, path, 1, "a deprecation warning naming `tf.distribute.TPUStrategy`", cell=number
+                )
+            )
             continue
         if not bundled_imported and (bundled := _BUNDLED_KERAS.search(text)) is not None:
             signs.append(Evidence(SAVED_RUN, _before((2, 6)), path, 1, bundled.group(0), cell=number))

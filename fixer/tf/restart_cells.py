@@ -14,9 +14,12 @@ before any code of the cell except imports (which the restarted program runs aga
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import libcst as cst
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # fixer/notebook.py's cell boundary in the combined module (as fixer/cell_lines.py reads it).
 _CELL_MARK = re.compile(r"^# distfix-cell \d+$")

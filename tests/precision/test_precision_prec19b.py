@@ -81,7 +81,8 @@ def test_a_restarted_cell_that_sets_its_own_cluster_then_runs_ops_is_still_tfd10
 _LATER_IN_CELL = (
     "import json, os\n"
     "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"
-    'os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["h1:1", "h2:1"]}, "task": {"type": "worker", "index": 1}})\n'
+    'os.environ["TF_CONFIG"] = json.dumps({"cluster": {"worker": ["h1:1", "h2:1"]},'
+    ' "task": {"type": "worker", "index": 1}})\n'
 )
 
 
@@ -102,8 +103,12 @@ _TPU_CELL = (
     "resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu='grpc://10.0.0.2:8470')\n"
     "strategy = tf.distribute.experimental.TPUStrategy(resolver)\n"
 )
-_HOST_DEVICE = "INFO:tensorflow:*** Available Device: _DeviceAttributes(/job:worker/replica:0/task:0/device:XLA_CPU:0, XLA_CPU, 0, 0)\n"
-_OWN_DEVICE = "INFO:tensorflow:*** Available Device: _DeviceAttributes(/job:localhost/replica:0/task:0/device:XLA_CPU:0, XLA_CPU, 0, 0)\n"
+_LISTED = (
+    "INFO:tensorflow:*** Available Device:"
+    " _DeviceAttributes(/job:{job}/replica:0/task:0/device:XLA_CPU:0, XLA_CPU, 0, 0)\n"
+)
+_HOST_DEVICE = _LISTED.format(job="worker")
+_OWN_DEVICE = _LISTED.format(job="localhost")
 _STABLE_NAME_WARNING = (
     "WARNING:absl:`tf.distribute.experimental.TPUStrategy` is deprecated, please use  the non experimental symbol"
     " `tf.distribute.TPUStrategy` instead.\n"
