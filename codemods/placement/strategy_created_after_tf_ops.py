@@ -14,6 +14,7 @@ from fixer.tf.dataflow import independent
 from fixer.tf.module_summary import ImportRef
 from fixer.tf.names import dotted_name, imported_modules, imported_names
 from fixer.tf.programs import Programs
+from fixer.tf.restart_cells import restarted_program_start
 from fixer.tf.runtime_start import after_last_reset, earlier_op, resets_before, runs_tf_on_the_way
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf1_program import runs_tensorflow_1
@@ -77,6 +78,10 @@ class StrategyCreatedAfterTfOps(Rule):
       notebook run with one). A notebook downloaded as a script (Colab's `.py`: its Markdown cells
       are bare top-level strings, two or more opening with a heading) counts as that notebook when
       its code never names TF_CONFIG (its Markdown may show one to set).
+    - A notebook cell that asks to be run after a kernel restart (a comment with "restart" and
+      "kernel" or "runtime", above any code of the cell but imports: "restart the kernel before
+      running this cell") starts a new program: the ops and the TF_CONFIG of the cells above it
+      do not reach its strategy (`benchmarks/probe_ledger18a_premises.py`).
     - A script that sets TF_CONFIG itself only after the strategy runs the strategy with no
       cluster: one local worker, no finding (`benchmarks/probe_ledger17b_premises.py`). It stays when a
       TF_CONFIG setter or the key comes before it, when the strategy is given a cluster resolver,
@@ -127,7 +132,11 @@ class StrategyCreatedAfterTfOps(Rule):
         # earlier one ran started another process's runtime. A notebook's cells share one kernel.
         programs = None if ctx.path.endswith(".ipynb") else Programs(ctx.module, ctx.index)
         for call, kind in ctx.tf.strategies.all_constructions:
-            if kind not in MULTI_WORKER_CLASSES or self._single_worker(ctx, call) or _cluster_only_later(ctx, call):
+            if kind not in MULTI_WORKER_CLASSES:
+                continue
+            # A notebook cell that asks for a kernel restart starts a new program (fixer/tf/restart_cells.py).
+            restart = _restarted_at(ctx, call) if programs is None else None
+            if self._single_worker(ctx, call, restart) or _cluster_only_later(ctx, call):
                 continue
             statement = ctx.index.statement_of(call)
             block = ctx.index.parent.get(statement)
@@ -147,6 +156,8 @@ class StrategyCreatedAfterTfOps(Rule):
                 )
             position = body.index(statement)
             start_at = after_last_reset(ctx.tf, body[:position])
+            if restart is not None and block is ctx.module:
+                start_at = max(start_at, body.index(restart))
             if programs is not None and block is ctx.module:
                 start_at = max(start_at, next(i for i, s in enumerate(body) if programs.same_program(s, statement)))
             first_op = next(
@@ -156,6 +167,8 @@ class StrategyCreatedAfterTfOps(Rule):
                 if start_at > 0 or resets_before(ctx.tf, statement):
                     continue  # the context was reset (or the program began) after anything that ran before
                 earlier = earlier_op(ctx.tf, statement)
+                if restart is not None and earlier is not None and ctx.index.before(earlier, restart):
+                    continue  # what ran before the restart ran in another process
                 if earlier is not None and (programs is None or programs.same_program(earlier, statement)):
                     where = line_label(ctx.text, ctx.range(earlier).start.line)
                     ctx.report(call, message + f" (TensorFlow already runs at {where})")
@@ -168,7 +181,7 @@ class StrategyCreatedAfterTfOps(Rule):
             target = ctx.statement_block([body[first_op]])[0]
             ctx.report(call, message, edits=[Edit(start, end, ""), Edit(target, target, ctx.text[start:end])])
 
-    def _single_worker(self, ctx: RuleContext, call: cst.Call) -> bool:
+    def _single_worker(self, ctx: RuleContext, call: cst.Call, restart: cst.BaseStatement | None) -> bool:
         """No TF_CONFIG can be in play when ``call`` runs: a single-worker strategy, which TensorFlow
         creates after other ops (measured on 2.21).
 
@@ -176,10 +189,16 @@ class StrategyCreatedAfterTfOps(Rule):
         ``del os.environ["TF_CONFIG"]``), or imports first a project module whose top level does, and
         does not set it again between the deletion and the strategy, or it is a notebook whose code
         never names TF_CONFIG: a kernel is not started by a cluster launcher. A script that never
-        names TF_CONFIG may still be launched with one per worker, so it keeps the finding.
+        names TF_CONFIG may still be launched with one per worker, so it keeps the finding. In a
+        notebook, code from a restart-instructed cell on (``restart``) is the whole program.
         """
         if ctx.path.endswith(".ipynb") and "TF_CONFIG" not in ctx.text:
             return True
+        if (
+            restart is not None
+            and "TF_CONFIG" not in ctx.text[ctx.textmap.line_starts[ctx.range(restart).start.line - 1] :]
+        ):
+            return True  # the earlier cells' TF_CONFIG went with the process the restart ended
         if _notebook_download(ctx) and not tf_config_setters(ctx.tf) and not _names_tf_config_before(ctx, None):
             return True  # a notebook saved as a script runs as that notebook did: no cluster
         setters = tf_config_setters(ctx.tf)
@@ -200,6 +219,16 @@ class StrategyCreatedAfterTfOps(Rule):
             for setter in setters
             if setter.node not in clearers
         )
+
+
+def _restarted_at(ctx: RuleContext, call: cst.Call) -> cst.BaseStatement | None:
+    """The first statement of the last notebook cell at or above ``call`` that asks for a kernel
+    restart (None in a script, or when no such cell comes before it)."""
+    top: cst.CSTNode = ctx.index.statement_of(call)
+    for node in ctx.index.ancestors(call):
+        if isinstance(node, cst.BaseStatement) and ctx.index.parent.get(node) is ctx.module:
+            top = node
+    return restarted_program_start(ctx.text, ctx.module, lambda node: ctx.range(node).start.line, top)
 
 
 def _cluster_only_later(ctx: RuleContext, call: cst.Call) -> bool:
