@@ -37,3 +37,16 @@ def test_the_rule_documentation_names_an_existing_probe(rule):
 @pytest.mark.parametrize("probe", PROBES, ids=lambda path: path.name)
 def test_every_probe_is_listed_in_the_probes_page(probe):
     assert f"benchmarks/{probe.name}" in (ROOT / "docs" / "probes.md").read_text(encoding="utf-8")
+
+
+def test_every_probe_section_of_the_probes_page_starts_outside_a_code_block():
+    """A section heading that names a probe must not sit inside an unclosed ```text block (merges of
+    sections written side by side have dropped a closing fence; the page then renders as one block)."""
+    inside, swallowed = False, []
+    for number, line in enumerate((ROOT / "docs" / "probes.md").read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith("```"):
+            inside = not inside
+        elif inside and line.startswith("## ") and "benchmarks/probe_" in line:
+            swallowed.append(number)
+    assert not swallowed, f"docs/probes.md: probe headings inside a code block at lines {swallowed}"
+    assert not inside, "docs/probes.md ends inside a code block"
