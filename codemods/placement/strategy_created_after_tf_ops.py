@@ -14,7 +14,7 @@ from fixer.tf.dataflow import independent
 from fixer.tf.module_summary import ImportRef
 from fixer.tf.names import dotted_name, imported_modules, imported_names
 from fixer.tf.programs import Programs
-from fixer.tf.runtime_start import after_last_reset, earlier_op, resets_before, runs_tf_on_the_way
+from fixer.tf.runtime_start import after_last_reset, earlier_op, resets_before, runs_tf_on_the_way, runtime_call
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.tf.tf_config_sources import tf_config_of, tf_config_setters
@@ -97,6 +97,10 @@ class StrategyCreatedAfterTfOps(Rule):
       MirroredStrategy() ... if mode == "multi": return MultiWorkerMirroredStrategy()` called as
       `make()` gets no finding (called with `"multi"`, with a non-literal, or passed as a value, it
       does). A call from another module of the project is not seen.
+    - A multi-worker strategy built again after a first one (nothing else started the runtime
+      before that first one) finds the collectives configured and builds (measured with NumPy work
+      between: `benchmarks/probe_ledger18b_premises.py` part 1): no finding; the first one keeps
+      its own.
 
     ## Runtime evidence
     `distfix validate --workers 2` shows the original failing check `runs` with the error above.
@@ -156,10 +160,14 @@ class StrategyCreatedAfterTfOps(Rule):
                 if start_at > 0 or resets_before(ctx.tf, statement):
                     continue  # the context was reset (or the program began) after anything that ran before
                 earlier = earlier_op(ctx.tf, statement)
+                if earlier is not None and _started_by_a_multi_worker_strategy(ctx, earlier):
+                    continue  # built again after a first one: the collectives are configured already
                 if earlier is not None and (programs is None or programs.same_program(earlier, statement)):
                     where = line_label(ctx.text, ctx.range(earlier).start.line)
                     ctx.report(call, message + f" (TensorFlow already runs at {where})")
                 continue
+            if _started_by_a_multi_worker_strategy(ctx, body[first_op]):
+                continue  # built again after a first one: the collectives are configured already
             between = body[first_op:position]
             if not independent([statement], between) or not isinstance(statement, cst.SimpleStatementLine):
                 ctx.report(call, message)
@@ -200,6 +208,26 @@ class StrategyCreatedAfterTfOps(Rule):
             for setter in setters
             if setter.node not in clearers
         )
+
+
+def _started_by_a_multi_worker_strategy(ctx: RuleContext, statement: cst.CSTNode) -> bool:
+    """The first call of ``statement`` that starts the runtime builds a multi-worker strategy: one
+    built again after it finds the collectives configured and builds (measured with NumPy work
+    between, both Kerases: benchmarks/probe_ledger18b_premises.py part 1)."""
+    owner = ctx.index.enclosing_function(statement)
+    first = next(
+        (
+            call
+            for call in ctx.index.calls
+            if ctx.index.is_within(call, statement)
+            and ctx.index.enclosing_function(call) is owner
+            and runtime_call(ctx.tf, call, 0)
+        ),
+        None,
+    )
+    return first is not None and any(
+        call is first and kind in MULTI_WORKER_CLASSES for call, kind in ctx.tf.strategies.all_constructions
+    )
 
 
 def _cluster_only_later(ctx: RuleContext, call: cst.Call) -> bool:

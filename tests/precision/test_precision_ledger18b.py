@@ -102,3 +102,35 @@ DistributedPolicy(agent, tf.distribute.MirroredStrategy()).act(data)
 
 def test_run_of_an_attribute_a_base_of_the_module_sets_eagerly_is_still_tfd402():
     assert "TFD402" in codes_of(_OWN_BASE)
+
+
+# TFD105: a second multi-worker strategy after a first -------------------------------------------
+
+_TWO_MULTI_WORKER = """
+import numpy as np
+import tensorflow as tf
+
+
+def main(args):
+    strategy = None
+{before}    if args.distributed:
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+    images = np.random.randint(0, 256, size=(64, 28, 28)) / 255.0
+
+    if args.distributed:
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+    return model, images
+"""
+
+
+def test_a_second_multi_worker_strategy_after_a_first_is_not_tfd105():
+    # The first one configured the collectives; building it again with the same cluster is fine.
+    assert "TFD105" not in codes_of(_TWO_MULTI_WORKER.format(before=""))
+
+
+def test_an_op_before_the_first_multi_worker_strategy_is_still_tfd105():
+    source = _TWO_MULTI_WORKER.format(before="    warmup = tf.constant(1.0)\n")
+    assert "TFD105" in codes_of(source)
