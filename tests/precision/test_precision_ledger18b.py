@@ -134,3 +134,100 @@ def test_a_second_multi_worker_strategy_after_a_first_is_not_tfd105():
 def test_an_op_before_the_first_multi_worker_strategy_is_still_tfd105():
     source = _TWO_MULTI_WORKER.format(before="    warmup = tf.constant(1.0)\n")
     assert "TFD105" in codes_of(source)
+
+
+# TFD101 / TFD114: a loss Mean fed the reduced loss eagerly under the scope ------------------------
+
+_LOSS_MEAN = """
+import os
+
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    optimizer = tf.keras.optimizers.SGD()
+
+
+def replica_step(batch):
+    with tf.GradientTape() as tape:
+        per_example = tf.reduce_sum(model(batch), axis=-1)
+        loss = tf.reduce_sum(per_example) / 64.0
+    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+    return per_example
+
+
+@tf.function
+def train_step(batch):
+    per_example = strategy.run(replica_step, args=(batch,))
+    total = strategy.reduce(tf.distribute.ReduceOp.SUM, per_example, axis=0)
+{in_step}    return total / 64.0
+
+
+def train(dist_dataset):
+{made_outside}    with strategy.scope():
+{made_inside}        for batch in dist_dataset:
+            loss = train_step(batch)
+            {update}
+        print(epoch_loss.result())
+"""
+
+
+def _loss_mean(update: str, inside: bool = False, in_step: str = "") -> str:
+    made = "epoch_loss = tf.keras.metrics.Mean()\n"
+    return _LOSS_MEAN.format(
+        made_outside="" if inside else "    " + made,
+        made_inside="        " + made if inside else "",
+        update=update,
+        in_step=in_step,
+    )
+
+
+def test_a_mean_made_outside_and_fed_the_reduced_loss_eagerly_is_not_tfd101():
+    assert "TFD101" not in codes_of(_loss_mean("epoch_loss(loss)"))
+
+
+def test_a_mean_made_in_the_scope_called_eagerly_with_the_reduced_loss_is_not_tfd114():
+    # tf-keras's Metric.__call__ takes the update through call_replica_local_fn when eager.
+    assert "TFD114" not in codes_of(_loss_mean("epoch_loss(loss)", inside=True))
+
+
+def test_update_state_of_a_mean_made_in_the_scope_in_the_eager_loop_is_still_tfd114():
+    assert "TFD114" in codes_of(_loss_mean("epoch_loss.update_state(loss)", inside=True))
+
+
+def test_calling_a_mean_made_in_the_scope_in_the_outer_tf_function_is_still_tfd114():
+    # Module level, made in the scope, called in the compiled step after the reduce (measured: raises).
+    source = _LOSS_MEAN.replace("strategy = tf.distribute.MirroredStrategy()\n", "").replace(
+        "with strategy.scope():\n    model", "strategy = tf.distribute.MirroredStrategy()\nwith strategy.scope():\n"
+        "    step_loss = tf.keras.metrics.Mean()\n    model"
+    )
+    source = source.format(made_outside="", made_inside="", update="pass", in_step="    step_loss(total)\n")
+    assert "TFD114" in codes_of(source)
+
+
+_MODULE_LOOP = """
+import os
+
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    epoch_loss = tf.keras.metrics.Mean()
+{loop}
+"""
+_LOOP = "for batch in dist_dataset:\n    epoch_loss(distributed_step(batch))\n"
+
+
+def test_calling_a_mean_made_in_the_scope_eagerly_outside_the_scope_is_still_tfd114():
+    # Outside the scope tf-keras has no strategy to hand the update to: it raises as update_state does.
+    assert "TFD114" in codes_of(_MODULE_LOOP.format(loop=_LOOP))
+
+
+def test_calling_a_mean_made_in_the_scope_eagerly_under_the_scope_at_module_level_is_not_tfd114():
+    loop = "with strategy.scope():\n" + "".join("    " + line + "\n" for line in _LOOP.splitlines())
+    assert "TFD114" not in codes_of(_MODULE_LOOP.format(loop=loop))
