@@ -397,8 +397,7 @@ def _attribute_of_an_imported_base(ctx: RuleContext, run: RunCall) -> bool:
     ):
         return False
     return any(
-        (name := ctx.tf.names.qualified(base.value)) is not None
-        and name.split(".")[0] not in _KNOWN_BASE_LIBRARIES
+        (name := ctx.tf.names.qualified(base.value)) is not None and name.split(".")[0] not in _KNOWN_BASE_LIBRARIES
         for member in family
         for base in member.bases
     )

@@ -6,7 +6,8 @@ A project without a pin file often records what it runs on only in such a line. 
 it is plainly an environment statement: a bullet, table row or label line under a requirements or
 environment heading, a "TensorFlow version:" label, or a sentence saying the code was tested,
 developed or trained on that release (or that a virtual environment "with TensorFlow X.Y installed"
-runs it), or the project calling itself "a [reference] TensorFlow X.Y [/ Keras] implementation of ...". The line must name exactly one TensorFlow 2 release, exactly (not `2.x`, `>= 2.4`, `2.4+`,
+runs it), or the project calling itself "a [reference] TensorFlow X.Y [/ Keras] implementation of
+...". The line must name exactly one TensorFlow 2 release, exactly (not `2.x`, `>= 2.4`, `2.4+`,
 "2.4 or later", a list "2.2/2.3", an image "the Tensorflow 2.1 image"), must not compare, migrate or
 look back ("upgrade to TensorFlow 2.4", "in an earlier version"), and its paragraph must not say the
 release was only a starting point ("Going forward, we will target the latest release"). Other prose
