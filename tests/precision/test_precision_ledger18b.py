@@ -228,3 +228,12 @@ def test_calling_a_mean_made_in_the_scope_eagerly_outside_the_scope_is_still_tfd
 def test_calling_a_mean_made_in_the_scope_eagerly_under_the_scope_at_module_level_is_not_tfd114():
     loop = "with strategy.scope():\n" + "".join("    " + line + "\n" for line in _LOOP.splitlines())
     assert "TFD114" not in codes_of(_MODULE_LOOP.format(loop=loop))
+
+
+def test_an_op_between_two_multi_worker_strategies_keeps_tfd105():
+    # Not measured: the second one stays reported.
+    source = _TWO_MULTI_WORKER.format(before="").replace(
+        "    images = np.random", "    scale = tf.constant(255.0)\n    images = np.random"
+    )
+    assert "scale = tf.constant" in source
+    assert "TFD105" in codes_of(source)
