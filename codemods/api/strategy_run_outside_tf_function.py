@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from fixer.tf.replica import RunCall
 
 _PARAMETER_SERVER = "tensorflow.distribute.experimental.ParameterServerStrategy"
+# Base classes whose attributes are known not to be compiled replica functions.
+_KNOWN_BASE_LIBRARIES = frozenset({"tensorflow", "keras", "tf_keras", "builtins", "abc", "object"})
 
 
 class StrategyRunOutsideTfFunction(Rule):
@@ -91,6 +93,11 @@ class StrategyRunOutsideTfFunction(Rule):
       class the module never calls nor uses as a decorator: a wrapper (a decorator class) of steps
       other modules hand in, which may be `tf.function`s. A class the module instantiates itself
       with what it runs stays reported.
+    - Not reported: `strategy.run(self.fn, ...)` where neither the class nor a base class of the
+      module defines or assigns `self.fn`, and the class derives from a class of another module
+      or library (not TensorFlow's or Keras's): that base made it, and may have compiled it
+      (TF-Agents' eager policy base sets `common.function(policy.action)`). `self.fn =
+      common.function(...)` in the class counts as `tf.function(...)`.
     - Not reported: a module-level function its own module never calls, when every call of it
       in the project's other files stands in a function they compile with `tf.function`
       (decorated, `<module>.function`, or `f = tf.function(f)`): each call traces it into that
@@ -160,7 +167,11 @@ class StrategyRunOutsideTfFunction(Rule):
                 # TF clones a tf.function given to run and calls every replica inside that one
                 # graph (mirrored_run.call_for_each_replica): not replica after replica.
                 continue
-            if _replica_function_unknown(ctx, run) or _attribute_handed_in(ctx, run):
+            if (
+                _replica_function_unknown(ctx, run)
+                or _attribute_handed_in(ctx, run)
+                or _attribute_of_an_imported_base(ctx, run)
+            ):
                 continue  # may be a tf.function compiled elsewhere: eager or not cannot be told
             if _names_a_compiled_function(ctx, run):
                 continue  # `f = tf.function(obj.method)` then `strategy.run(f, ...)`: one graph
@@ -354,6 +365,42 @@ def _attribute_handed_in(ctx: RuleContext, run: RunCall) -> bool:
         for a in assigns
     )
     return handed and not _class_called(ctx, cls)
+
+
+def _attribute_of_an_imported_base(ctx: RuleContext, run: RunCall) -> bool:
+    """``run`` runs ``self.<attr>``, which neither its class nor a base class of the module
+    defines or assigns, in a class deriving from a class of another module (not TensorFlow's or
+    Keras's, whose attributes are known): that base made it, maybe with ``tf.function`` (TF-Agents'
+    eager policy base sets its action function so), which this module cannot tell."""
+    fn = run.fn
+    if run.targets or not isinstance(fn, cst.Attribute) or not isinstance(fn.value, cst.Name):
+        return False
+    method = ctx.index.enclosing_function(run.call)
+    if not isinstance(method, cst.FunctionDef) or not method.params.params:
+        return False
+    cls = ctx.index.method_class(method)
+    if cls is None or method.params.params[0].name.value != fn.value.value:
+        return False
+    family = [cls, *bases_in_module(ctx.index, cls)]
+    attr = fn.attr.value
+    if any(
+        isinstance(statement, cst.FunctionDef) and statement.name.value == attr
+        for member in family
+        for statement in member.body.body
+    ):
+        return False
+    if any(
+        _method_of(ctx, a) in family
+        for target, assigns in ctx.index.assignments_by_target.items()
+        if target.endswith(f".{attr}")
+        for a in assigns
+    ):
+        return False
+    return any(
+        (name := ctx.tf.names.qualified(base.value)) is not None and name.split(".")[0] not in _KNOWN_BASE_LIBRARIES
+        for member in family
+        for base in member.bases
+    )
 
 
 def _method_of(ctx: RuleContext, node: cst.CSTNode) -> cst.ClassDef | None:

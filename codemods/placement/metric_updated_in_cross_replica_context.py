@@ -38,10 +38,11 @@ _NOT_MEASURED = frozenset(
 class MetricUpdatedInCrossReplicaContext(Rule):
     """
     ## What it does
-    Under tf-keras, finds `metric.update_state(...)` or `metric(...)` on a Keras metric made inside
+    Under tf-keras, finds `metric.update_state(...)` on a Keras metric made inside
     `with strategy.scope():` where the update runs in cross-replica code: at module level (the
     Python training loop), directly in the scope block, or in a function that calls `strategy.run`
-    or `strategy.reduce` itself (the outer `tf.function` step).
+    or `strategy.reduce` itself (the outer `tf.function` step); and `metric(...)` there too, except
+    eagerly under the scope.
 
     ## Why is this bad in distributed training?
     A tf-keras metric made in the scope keeps its totals in `SyncOnReadVariable`s summed across
@@ -51,7 +52,8 @@ class MetricUpdatedInCrossReplicaContext(Rule):
     cross-replica context when aggregation is set to tf.VariableAggregation.SUM` (TensorFlow
     quotes `assign_add` and the aggregation in backticks) in the outer
     `tf.function` after `strategy.reduce`, in the Python loop, directly under
-    `with strategy.scope():` and when the metric is called; the same update inside the replica
+    `with strategy.scope():` and when the metric is called in the outer `tf.function`; the same
+    update inside the replica
     function works, and so does a metric made outside the scope or under `OneDeviceStrategy`
     (plain variables). Keras 3 metrics accept all of these updates and report the right value, so
     Keras 3 code is not reported.
@@ -73,6 +75,11 @@ class MetricUpdatedInCrossReplicaContext(Rule):
       module whose only strategies are `OneDeviceStrategy` (measured: it works) or
       `ParameterServerStrategy`/`CentralStorageStrategy` (not measured), `result()` and
       `reset_state()`, and updates in functions whose context the file does not show.
+    - Not reported: calling the metric (`metric(value)`) eagerly under `with strategy.scope():`
+      (the Python loop in the scope): tf-keras's `Metric.__call__` runs the update through
+      `call_replica_local_fn`, which takes it (measured: `benchmarks/probe_ledger18b_premises.py`
+      part 3); only `metric.update_state(value)` raises there. Called in the outer `tf.function`
+      or eagerly outside the scope, it is reported.
 
     ## Runtime evidence
     `distfix validate` names this rule behind the `SyncOnReadVariable does not support
@@ -105,6 +112,8 @@ class MetricUpdatedInCrossReplicaContext(Rule):
             made = _metric_made_in_scope(ctx, metric)
             if made is None or not _cross_replica(ctx, call):
                 continue
+            if isinstance(call.func, cst.Name) and _called_eagerly_in_scope(ctx, call):
+                continue  # tf-keras's `__call__` runs the update per replica there (call_replica_local_fn)
             if keras_major(ctx.tf, made.func) != 2:
                 continue  # Keras 3 metrics take cross-replica updates (measured); unknown: silent
             ctx.report(
@@ -154,6 +163,21 @@ def _metric_made_in_scope(ctx: RuleContext, metric: cst.Name | cst.Attribute) ->
     if ctx.tf.strategies.membership(value) is not Membership.INSIDE:
         return None
     return value
+
+
+def _called_eagerly_in_scope(ctx: RuleContext, call: cst.Call) -> bool:
+    """``call`` stands under ``with strategy.scope():`` and runs eagerly: in no function that is a
+    `tf.function` or traced by one (measured only so: a call outside the scope has no strategy to
+    hand the update to, and raises as `update_state` does)."""
+    if ctx.tf.strategies.lexical_scope_block(call) is None:
+        return False
+    replica = ctx.tf.replica
+    func = ctx.index.enclosing_function(call)
+    while func is not None:
+        if replica.is_tf_function(func) or replica.only_called_from_graphs(func):
+            return False
+        func = ctx.index.enclosing_function(func)
+    return True
 
 
 def _cross_replica(ctx: RuleContext, call: cst.Call) -> bool:

@@ -6,7 +6,8 @@ A project without a pin file often records what it runs on only in such a line. 
 it is plainly an environment statement: a bullet, table row or label line under a requirements or
 environment heading, a "TensorFlow version:" label, or a sentence saying the code was tested,
 developed or trained on that release (or that a virtual environment "with TensorFlow X.Y installed"
-runs it). The line must name exactly one TensorFlow 2 release, exactly (not `2.x`, `>= 2.4`, `2.4+`,
+runs it), or the project calling itself "a [reference] TensorFlow X.Y [/ Keras] implementation of
+...". The line must name exactly one TensorFlow 2 release, exactly (not `2.x`, `>= 2.4`, `2.4+`,
 "2.4 or later", a list "2.2/2.3", an image "the Tensorflow 2.1 image"), must not compare, migrate or
 look back ("upgrade to TensorFlow 2.4", "in an earlier version"), and its paragraph must not say the
 release was only a starting point ("Going forward, we will target the latest release"). Other prose
@@ -52,6 +53,16 @@ _ENVIRONMENT_PHRASE = re.compile(
     r"|\b(?:tensorflow|tf)\s+version\s*:"
     r"|\bwith\s+(?:tensorflow|tf)\S*\s+v?[12]\.\d+\S*\s+installed\b)"
 )
+# The project calls itself an implementation for one release: "This is a reference Tensorflow 2.1 / Keras
+# implementation of ...", "This repository is an unofficial TensorFlow 2.3 implementation of ...". The
+# subject is this code ("this", "it", "here" and at most one noun), at most two words stand between the
+# article and the release, so "a PyTorch port of the official TensorFlow 2.3 implementation" (another
+# project's) and "a TensorFlow >= 2.1 implementation" (a minimum) do not match.
+_IMPLEMENTATION_PHRASE = re.compile(
+    r"(?i)\b(?:this|it|here)\s+(?:\w+\s+)?(?:is|provides|contains)\s+(?:a|an|the)\s+"
+    r"(?:(?!of\b|for\b|in\b)[\w-]+\s+){0,2}(?:tensorflow|tf)\s*v?2\.\d{1,2}(?:\.\d+)*"
+    r"\s*(?:(?:/|and|&)\s*(?:tf\.)?keras\s+|\(\s*(?:tf\.)?keras\s*\)\s*)?implementation\b"
+)
 # The paragraph says the release was only where testing started ("tested with Tensorflow 2.5.0. Going
 # forward, we will continue to target the latest released version"): no statement.
 _MOVING_TARGET = re.compile(r"(?i)\b(?:latest|going\s+forward|other\s+versions|newer\s+versions|later\s+versions)\b")
@@ -73,7 +84,11 @@ def environment_statements(text: str, path: str) -> list[Evidence]:
         if not item and is_section_heading(line, following):
             under_environment = _ENVIRONMENT_HEADING.search(line) is not None
             continue
-        if not (item and under_environment) and _ENVIRONMENT_PHRASE.search(line) is None:
+        if (
+            not (item and under_environment)
+            and _ENVIRONMENT_PHRASE.search(line) is None
+            and _IMPLEMENTATION_PHRASE.search(line) is None
+        ):
             continue
         release = _one_release(line)
         if release is not None:

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from fixer.tf.replica import RunCall
 
 _ORBIT_OPTIONS = frozenset({"StandardTrainerOptions", "StandardEvaluatorOptions"})
-_TF_FUNCTION = "tensorflow.function"
+# What compiles its argument: `tf.function`, and TF-Agents' `common.function` (a `tf.function` with
+# autograph settings of its own).
+_COMPILING_WRAPPERS = frozenset({"tensorflow.function", "tf_agents.utils.common.function"})
 
 
 def orbit_compiling_turned_off(tf: TFModel) -> bool:
@@ -65,10 +67,11 @@ def attribute_compiled_in_class(tf: TFModel, run: RunCall) -> bool:
 
 def _compiles(tf: TFModel, value: cst.BaseExpression) -> bool:
     """``value`` is a `tf.function(...)` call; spelled `tf.function` also where the module's
-    `tf` comes from somewhere the resolver does not follow (a project module re-exporting it)."""
+    `tf` comes from somewhere the resolver does not follow (a project module re-exporting it);
+    or TF-Agents' ``common.function(...)``, which returns ``tf.function(...)`` of its argument."""
     if not isinstance(value, cst.Call):
         return False
-    return tf.names.callee(value) == _TF_FUNCTION or dotted_name(value.func) == "tf.function"
+    return tf.names.callee(value) in _COMPILING_WRAPPERS or dotted_name(value.func) == "tf.function"
 
 
 def orbit_base_in_project(tf: TFModel, base: cst.BaseExpression, orbit_class: str) -> bool:

@@ -160,3 +160,60 @@ def test_a_stated_2_3_with_keras_2_names_is_keras_2_and_tfd101_is_silent(tmp_pat
     assert "TFD101" not in codes(stated, "train.py", KERAS2_TPU_SCRIPT)
     control = project(tmp_path / "b", {"README.md": "# Image retrieval\n\nRuns on a TPU v3-8.\n"})
     assert "TFD101" in codes(control, "train.py", KERAS2_TPU_SCRIPT)  # nothing stated: today's Keras 3
+
+
+# ledger18b class 1: a README that calls the project an implementation for one TensorFlow 2 release.
+CALLS_ITSELF_A_2_1_IMPLEMENTATION = """\
+# Causal text models in TF2
+This is a reference Tensorflow 2.1 / Keras implementation of the method described in [a paper](arxiv.org/abs/0).
+It estimates effects from text.
+
+The authors' original code is linked [here](https://example.org). (In Tensorflow 1.13)
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (CALLS_ITSELF_A_2_1_IMPLEMENTATION, [(2, (2, 1))]),  # the TF 1 mention on another line stays ignored
+        ("# SimCLR\n\nThis repository is an unofficial TensorFlow 2.3 implementation of SimCLR.\n", [(3, (2, 3))]),
+        ("# ViT\n\nIt is a TF 2.4 (Keras) implementation of ViT.\n", [(3, (2, 4))]),
+    ],
+)
+def test_the_project_calling_itself_an_implementation_for_one_release(text, expected):
+    assert decided(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# A\n\nThis is a TensorFlow >= 2.1 implementation of the paper.\n",  # a minimum
+        "# A\n\nThis is a TensorFlow 2.1+ implementation of the paper.\n",
+        "# A\n\nThis is a PyTorch port of the official TensorFlow 2.3 implementation.\n",  # another project's
+        "# A\n\nThis is a PyTorch version. The authors' code is a TensorFlow 2.3 implementation.\n",
+        "# A\n\nThis is based on a TensorFlow 2.3 implementation by the authors.\n",
+        "# A\n\nThis is a TensorFlow 1.13 implementation of the paper.\n",  # TensorFlow 1: the code shows it
+        "# A\n\nThis is a TensorFlow 2.2/2.3 implementation of the paper.\n",  # two releases
+    ],
+)
+def test_other_implementation_sentences_say_nothing(text):
+    assert decided(text) == []
+
+
+RUN_V2_STEP = """\
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+
+
+@tf.function
+def train_step(batch):
+    return strategy.experimental_run_v2(step_fn, args=(batch,))
+"""
+
+
+def test_no_run_v2_rename_in_a_stated_2_1_implementation(tmp_path):
+    stated = project(tmp_path / "a", {"README.md": CALLS_ITSELF_A_2_1_IMPLEMENTATION})
+    control = project(tmp_path / "b", {"README.md": "# Causal text models\n\nAn implementation of a paper.\n"})
+    assert "TFD401" not in codes(stated, "train.py", RUN_V2_STEP)  # 2.1 has no `run`: the rename would break it
+    assert "TFD401" in codes(control, "train.py", RUN_V2_STEP)
