@@ -72,8 +72,8 @@ class LossNotScaledToGlobalBatch(Rule):
     regularization added to it (`tf.add_n(model.losses)`) is wrapped in
     `tf.nn.scale_regularization_loss(...)` instead, which divides it by the replicas too. A
     per-example vector divided by `num_replicas_in_sync` is averaged over the global batch with
-    `tf.nn.compute_average_loss(...)` instead of being divided (a vector divided inside a helper,
-    or not as a whole, gets advice); a sum divided by the replicas gets advice (which tensor is
+    `tf.nn.compute_average_loss(...)` instead of being divided (in a helper also used outside
+    training, or not divided as a whole, it gets advice); a sum divided by the replicas gets advice (which tensor is
     per-example is not known). A helper is edited where it returns
     the loss when every call of it is in a training replica function; a helper also used
     elsewhere (evaluation, cross-replica code, where `get_replica_context()` may be None) keeps
