@@ -1,4 +1,4 @@
-"""TFD303: a custom loop's loss is a per-replica mean (or an unreduced per-example vector)."""
+"""TFD303: a custom loop's loss is a per-replica mean (or a per-example vector divided by the replicas)."""
 
 from __future__ import annotations
 
@@ -27,10 +27,9 @@ from fixer.tf.loss_scaling import (
     sum_terms,
 )
 from fixer.tf.names import dotted_name
-from fixer.tf.one_device_gradients import mean_reduced_by_hand, unreduced_under_fit
+from fixer.tf.one_device_gradients import mean_reduced_by_hand
 from fixer.tf.optimizers import optimizer_creation
 from fixer.tf.passed_optimizer import passed_optimizer_class
-from fixer.tf.sum_metric_reads import sum_read_as_mean
 from fixer.types import Applicability, Edit
 
 if TYPE_CHECKING:
@@ -47,8 +46,8 @@ class LossNotScaledToGlobalBatch(Rule):
     ## What it does
     In a replica function whose gradients are summed across replicas, finds a loss given to
     `tape.gradient` that is a per-replica mean (`tf.reduce_mean`, or a sum of such terms, plus
-    unscaled `model.losses`) or an unreduced per-example vector (`tf.keras.losses.mse(...)`, a loss
-    object built with `reduction="none"`), directly or through a helper.
+    unscaled `model.losses`) or a per-example vector (`tf.keras.losses.mse(...)`, a loss object
+    built with `reduction="none"`) divided by `num_replicas_in_sync`, directly or through a helper.
 
     ## Why is this bad in distributed training?
     Gradients are summed across replicas (Keras 3 `apply_gradients` sums them; so does an
@@ -60,8 +59,10 @@ class LossNotScaledToGlobalBatch(Rule):
     takes different, larger steps, while Adam and RMSprop normalise the gradient's scale and end
     with identical weights and report exactly twice the loss with 2 replicas
     (`benchmarks/probe_loss_scaling_optimizers.py`, Keras 3 and tf-keras). Fixing only the
-    reported number hides the bug. A per-example vector is worse: its gradient is the sum over
-    the batch.
+    reported number hides the bug. A per-example vector divided by `num_replicas_in_sync` has
+    the global batch's sum over N as its summed gradient: its scale depends on the replica count,
+    and N replicas take SGD steps N times smaller than one device with the same global batch
+    (`benchmarks/probe_prec19c_premises.py`, Keras 3 and tf-keras).
 
     ## Fix safety
     Unsafe (it changes the numbers, on purpose). A `tf.reduce_mean(x)` loss becomes
@@ -70,17 +71,17 @@ class LossNotScaledToGlobalBatch(Rule):
     such means is divided as a whole, after its closing parenthesis when it has one); unscaled
     regularization added to it (`tf.add_n(model.losses)`) is wrapped in
     `tf.nn.scale_regularization_loss(...)` instead, which divides it by the replicas too. A
-    per-example vector is wrapped in `tf.nn.compute_average_loss(...)`, which divides by the
-    global batch (measured equal to single-device training); one divided by
-    `num_replicas_in_sync` is averaged that way instead of being divided; a sum divided by the
-    replicas gets advice (which tensor is per-example is not known). A helper is edited where it returns
+    per-example vector divided by `num_replicas_in_sync` is averaged over the global batch with
+    `tf.nn.compute_average_loss(...)` instead of being divided (in a helper also used outside
+    training, or not divided as a whole, it gets advice); a sum divided by the replicas gets advice (which tensor is
+    per-example is not known). A helper is edited where it returns
     the loss when every call of it is in a training replica function; a helper also used
     elsewhere (evaluation, cross-replica code, where `get_replica_context()` may be None) keeps
     its meaning, and the loss is scaled where the training step calls it. A mean the fix cannot
     rewrite is explained instead, and so is a loss, mean or per-example vector, whose value the
     step also reads elsewhere (a metric update, a print) or returns to a caller that reads it other
     than by `strategy.reduce`: dividing it where it is computed would make that reading N times
-    (a vector's: global-batch times) too small, so only the value given to `tape.gradient` should
+    (a vector's: per-replica-batch times) too small, so only the value given to `tape.gradient` should
     be scaled (measured: a `keras.metrics.Sum` updated with the rewritten loss and read as
     Sum / (global batch x steps) showed 3.188 instead of 25.5 with a global batch of 8, while
     averaging only the gradient's loss kept 25.5 and gave the same gradient,
@@ -114,19 +115,21 @@ class LossNotScaledToGlobalBatch(Rule):
       scale outside it.
     - Not followed: a factory of another module, one stored in an attribute, or a loss object's
       wrapper (`optimizer.get_scaled_loss(loss)`).
-    - A per-example vector divided by `num_replicas_in_sync` is still a vector and is reported, and
-      so is a `tf.reduce_sum(...)` divided by `num_replicas_in_sync` alone (the batch size is
+    - A `tf.reduce_sum(...)` divided by `num_replicas_in_sync` alone is reported (the batch size is
       missing); a `tf.reduce_sum(...)` divided by anything else but a count taken on the replica is
       taken as divided by the global batch (not checked).
     - Not reported: gradients MEAN-reduced by hand before `apply_gradients` (`ctx.merge_call(...)`
       reducing with MEAN, `ctx.all_reduce(MEAN, grads)`): Keras 3 SGD then takes the one-device
       step with two replicas (tf-keras raises in its own all-reduce, which no loss scaling cures):
       `benchmarks/probe_ledger12b_premises.py`.
-    - Not reported: an unreduced per-example loss in a Keras `train_step` that `fit` runs: its
-      gradient is the sum over the batch on one device too, and the replicas' sums add up to it
-      (one `fit` step gives the one-device weights, SGD and Adam, Keras 3 and tf-keras:
-      `benchmarks/probe_ledger12a_premises.py`); one divided by `num_replicas_in_sync` is still
-      reported (N times too small).
+    - Not reported: an unreduced per-example vector, in a custom loop or a `train_step` that `fit`
+      runs, whatever the optimizer and however its value is read. Its gradient is the sum over the
+      batch; each replica sums its share and the replicas' sums add up to the global batch's sum,
+      exactly what the same code computes on one device with the global batch (one step gives the
+      one-device weights, SGD and Adam, Keras 3 and tf-keras: `benchmarks/probe_ledger12a_premises.py`,
+      `benchmarks/probe_prec19c_premises.py`). That is the program's choice of loss scale, not a
+      distribution mistake: across the ecosystem ledger's history no such finding was a true
+      positive. Only a vector divided by `num_replicas_in_sync` is reported (N times too small).
     - Not reported: a mean loss whose gradients are all-reduced with MEAN (that is the
       single-device gradient), a manual update without any aggregation (TFD301's finding; its fix
       picks MEAN for a mean loss), programs whose only strategy is `OneDeviceStrategy`, a test
@@ -144,18 +147,6 @@ class LossNotScaledToGlobalBatch(Rule):
       `global_clipnorm`) clips the N-times gradient differently (measured): both reported. A
       trainer class constructed with `optimizer=None` (to restore) does not count; one this
       module never constructs takes the optimizer the project's other files construct it with.
-    - Not reported: an unreduced per-example vector (two vectors of one batch added up are one)
-      applied by Adam, AdamW, Adamax or RMSprop without clipping, whose value is read only by a
-      `return` that `strategy.reduce(MEAN, ..., axis=0)` reduces, by a `keras.metrics.Sum` update
-      whose every `result()` in the module is divided by a product naming a batch size
-      (`total.result() / (BATCH_SIZE * steps)`: the per-example mean, measured in
-      `benchmarks/probe_ledger17c_premises.py`), or by nothing: its gradient is the
-      sum over the global batch, as the same code's is on one device; those optimizers took the
-      same steps as with `tf.nn.compute_average_loss`, and the MEAN over the batch axis is the
-      global mean (measured, Keras 3 and tf-keras, `benchmarks/probe_prec38_premises.py`). Reported,
-      the message says what the optimizer does: SGD's steps are the global batch times the
-      averaged loss's; clipping cuts the batch-sum gradient differently (Adam's weights differed by
-      0.003 to 0.011); for Adam unclipped, only the loss read differs.
     - Not reported: a step that a test file runs only on a `tf.distribute.get_strategy()` its class
       keeps, when the file builds no strategy and enters no scope: that is the default strategy (one
       replica). In other files the caller may enter a scope first, so it is reported. A
@@ -210,15 +201,13 @@ class LossNotScaledToGlobalBatch(Rule):
                     continue
                 if mean_reduced_by_hand(ctx.tf, func, gradient):
                     continue  # averaged before it is applied: the one-device step
-                if scaling is Scaling.PER_EXAMPLE and unreduced_under_fit(ctx.tf, func, origin):
-                    continue  # the replicas' sums add up to the one-device sum over the batch
+                if scaling is Scaling.PER_EXAMPLE and not mentions_replicas(origin):
+                    continue  # the replicas' batch sums add up to the one-device code's: a loss scale, not a bug
                 if smoke_test and assertion_free_test(ctx.index, origin):
                     continue  # a test that asserts nothing only checks the loop runs: its scale cannot matter
                 if smoke_test and _compares_steps_scaled_alike(ctx, func, scaling):
                     continue  # both sides of every comparison move by the same scale
                 if scaling is Scaling.MEAN and _nothing_visible_changes(ctx, func, gradient):
-                    continue
-                if scaling is Scaling.PER_EXAMPLE and _vector_unseen(ctx, func, gradient):
                     continue
                 reported.add(id(origin))
                 reduces = _reported_loss_reduces(ctx, func, gradient, scaling)
@@ -309,36 +298,31 @@ class LossNotScaledToGlobalBatch(Rule):
                 "the global batch with `tf.nn.compute_average_loss(per_example_loss)` (or divide the sum by the "
                 "global batch size)",
             )
-        elif scaling is Scaling.PER_EXAMPLE and (shared or _returned_loss_reader(ctx, func, gradient)):
-            # Averaging the loss where it is computed would also shrink what the metric update, the
-            # print or the caller reads global-batch times (benchmarks/probe_prec18c_premises.py).
+        elif scaling is Scaling.PER_EXAMPLE:
+            # Only a vector divided by `num_replicas_in_sync` gets here: its summed gradient is the
+            # global batch's sum over N, so the step shrinks as replicas are added
+            # (benchmarks/probe_prec19c_premises.py).
             reader = shared or _returned_loss_reader(ctx, func, gradient)
-            effect = _vector_effect(_optimizer_class(ctx, func), _clips(ctx, func))
-            ctx.report(
-                origin,
-                f"the loss is a per-example vector (batch-sum gradient{effect}) and feeds `{reader}`: "
-                "average only what `tape.gradient` gets (`tf.nn.compute_average_loss`)",
-            )
-        elif scaling is Scaling.PER_EXAMPLE and _divided_by_replicas(origin):
-            # `per_example / num_replicas_in_sync`: the vector itself is averaged instead, or the
-            # loss would be divided by the replicas twice.
+            if reader is not None:
+                # Averaging it where it is computed would also shrink what the metric update, the
+                # print or the caller reads (benchmarks/probe_prec18c_premises.py).
+                ctx.report(
+                    origin,
+                    "the loss is a per-example vector divided by `num_replicas_in_sync` (its gradient shrinks with the "
+                    f"replicas) and feeds `{reader}`: average only what `tape.gradient` gets "
+                    "(`tf.nn.compute_average_loss`)",
+                )
+                return
             message = (
-                "the loss is a per-example vector divided by `num_replicas_in_sync`: still a vector, its "
-                "gradient is the batch's sum divided by N; average it over the global batch with "
-                "`tf.nn.compute_average_loss` instead of dividing it"
+                "the loss is a per-example vector divided by `num_replicas_in_sync`: its gradient, the batch's sum "
+                "over N, shrinks with the replicas; average it with `tf.nn.compute_average_loss` instead"
             )
-            if at_call:
+            if at_call or not _divided_by_replicas(origin):
                 ctx.report(origin, message)
             else:
+                # The vector itself is averaged, or the loss would be divided by the replicas twice.
                 replacement = f"{tf}.nn.compute_average_loss({ctx.source(origin.left)})"
                 ctx.report(origin, message, edits=[*imports, ctx.replace(origin, replacement), *reduces])
-        elif scaling is Scaling.PER_EXAMPLE:
-            target = call if at_call and call is not None else origin
-            ctx.report(
-                origin,
-                _vector_message(_optimizer_class(ctx, func), _clips(ctx, func)),
-                edits=[*imports, ctx.replace(target, f"{tf}.nn.compute_average_loss({ctx.source(target)})"), *reduces],
-            )
         else:
             ctx.report(
                 origin,
@@ -426,18 +410,6 @@ def _step_effect(optimizer: str | None, clips: bool) -> str:
     return ""
 
 
-def _vector_effect(optimizer: str | None, clips: bool) -> str:
-    """What a per-example vector's batch-sum gradient does to the steps, in parentheses, when the
-    optimizer is known (benchmarks/probe_prec38_premises.py); empty otherwise."""
-    if clips:
-        return ", clipped differently"
-    if optimizer in _SCALE_FREE:
-        return f", same {optimizer} steps"
-    if optimizer in _PLAIN_STEP:
-        return f", {optimizer} steps too large"
-    return ""
-
-
 def _nothing_visible_changes(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> bool:
     """A scale-free optimizer applies the N-times gradients (the same steps) and every reading of
     the loss shows the global mean, so nothing a user sees differs.
@@ -459,53 +431,6 @@ def _nothing_visible_changes(ctx: RuleContext, func: FunctionLike, gradient: cst
     if reduces is not None and (not reduces or not all(_is_mean(ctx, r) for r in reduces)):
         return False  # summed (N times too large), or handed on where it is not followed
     return all(_updates_a_mean_metric(ctx, read) for read in _other_reads(ctx, func, loss))
-
-
-def _vector_unseen(ctx: RuleContext, func: FunctionLike, gradient: cst.Call) -> bool:
-    """A per-example vector loss applied by a scale-free optimizer without clipping, whose value
-    is read only by a `return` that `strategy.reduce(MEAN, ..., axis=0)` reduces, by a
-    `keras.metrics.Sum` read as Sum / (batch x steps) (fixer/tf/sum_metric_reads.py), or by nothing.
-
-    The vector's gradient is the sum over the global batch, as the same code's is on one device;
-    Adam, AdamW, Adamax and RMSprop take the same steps as with the loss averaged by
-    `tf.nn.compute_average_loss`, and that MEAN over the batch axis shows the global mean
-    (measured, Keras 3 and tf-keras: benchmarks/probe_prec38_premises.py). Nothing a user sees
-    differs: ledger14c's TF 2.0 DCGAN port, whose two vector losses are then both silent.
-    """
-    if _optimizer_class(ctx, func) not in _SCALE_FREE or _clips(ctx, func):
-        return False
-    loss = gradient.args[0].value
-    if not isinstance(loss, cst.Name):
-        return False
-    if not all(sum_read_as_mean(ctx.tf, read) for read in _other_reads(ctx, func, loss)):
-        return False  # a `Sum` read as Sum / (batch x steps) is a mean read (ledger17c class 2)
-    reduces = _loss_reduces(ctx, func, loss)
-    if reduces is None:
-        return _returned_slot(ctx, func, loss) is None and not any(
-            _in_return(ctx, n) for n in ctx.index.names.get(loss.value, ()) if ctx.index.enclosing_function(n) is func
-        )  # returned some other way (inside an expression): not followed
-    return bool(reduces) and all(_is_mean(ctx, r) and _over_the_batch(r) for r in reduces)
-
-
-def _over_the_batch(reduce: cst.Call) -> bool:
-    """``strategy.reduce(op, value, axis=<not None>)``: the per-example values are reduced along the
-    batch as well as across replicas (a scalar), not only across replicas."""
-    axis = argument_value(reduce, 2, "axis")
-    return axis is not None and not (isinstance(axis, cst.Name) and axis.value == "None")
-
-
-def _vector_message(optimizer: str | None, clips: bool) -> str:
-    """The TFD303 message for an unreduced per-example loss, said for the optimizer that applies it
-    (benchmarks/probe_prec38_premises.py: against the loss averaged over the global batch)."""
-    start = "the loss is a per-example vector: its gradient is the sum over the batch"
-    fix = "average it over the global batch with `tf.nn.compute_average_loss`"
-    if optimizer in _SCALE_FREE and clips:
-        return f"{start}, cut more by clipping: {optimizer} steps differ; {fix}"
-    if optimizer in _SCALE_FREE:
-        return f"{start}: {optimizer} steps stay; the loss read is not the batch mean; {fix}"
-    if optimizer in _PLAIN_STEP:
-        return f"{start}: {optimizer} steps are global-batch times too large; {fix}"
-    return f"{start}; {fix}"
 
 
 # The slot of a loss that a replica function returns as its whole value (not in a tuple).

@@ -1,18 +1,11 @@
 """Replica steps whose applied gradient already is the one-device gradient, whatever the loss's scale.
 
-TFD303 reports a loss whose replicas' gradients are summed N times too large. Two shapes give the
-one-device step instead, so that premise does not describe them:
-
-- the gradients are MEAN-reduced by hand before `apply_gradients` (``ctx.merge_call(lambda s, g:
-  s.reduce(MEAN, g, axis=None), args=(grads,))``, ``ctx.all_reduce(MEAN, grads)``): measured with
-  two replicas, Keras 3 SGD takes the one-device step (tf-keras raises in its own all-reduce, a
-  failure TFD303's rescaling would not cure): benchmarks/probe_ledger12b_premises.py, ledger12b
-  class 8;
-- an unreduced per-example loss in a Keras `train_step` that `fit` runs: on one device its gradient
-  is the sum over the batch; under the strategy each replica sums its share and `apply_gradients`
-  adds the replicas' sums, the same global-batch sum (one `fit` step gives the one-device weights,
-  SGD and Adam, Keras 3 and tf-keras: benchmarks/probe_ledger12a_premises.py, ledger12a class 3).
-  Its scale is the program's own choice, not a distribution mistake.
+TFD303 reports a loss whose replicas' gradients are summed N times too large. Gradients
+MEAN-reduced by hand before `apply_gradients` (``ctx.merge_call(lambda s, g: s.reduce(MEAN, g,
+axis=None), args=(grads,))``, ``ctx.all_reduce(MEAN, grads)``) give the one-device step instead,
+so that premise does not describe them: measured with two replicas, Keras 3 SGD takes the
+one-device step (tf-keras raises in its own all-reduce, a failure TFD303's rescaling would not
+cure): benchmarks/probe_ledger12b_premises.py, ledger12b class 8.
 """
 
 from __future__ import annotations
@@ -23,7 +16,6 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.tf.dataflow import names_in
-from fixer.tf.loss_scaling import mentions_replicas
 
 if TYPE_CHECKING:
     from fixer.tf.index import FunctionLike
@@ -64,13 +56,6 @@ def _reducing_parts(tf: TFModel, call: cst.Call) -> list[cst.CSTNode]:
 
 def _text(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
-
-
-def unreduced_under_fit(tf: TFModel, func: FunctionLike, origin: cst.BaseExpression) -> bool:
-    """``func`` is a Keras `train_step`/`test_step` override run by `fit` under the strategy and the
-    per-example loss ``origin`` is not divided by the number of replicas (which would make it N times
-    too small: still reported)."""
-    return func in tf.replica.keras_steps and not mentions_replicas(origin)
 
 
 def _gradient_targets(tf: TFModel, gradient: cst.Call) -> set[str]:

@@ -14,6 +14,9 @@ own words, each with the control that keeps the finding (or the rewrite).
   that builds a `tensorflow.keras` model is a tf-keras layer there, which Keras 3 refuses
   (benchmarks/probe_ledger17c_premises.py, part 1): the program builds only on Keras 2, so TFD109's
   Keras-3 premise does not apply. A Keras layer in its place keeps TFD109.
+- prec19c: an unreduced per-example vector is no longer reported at all (its replicas' batch sums add
+  up to the one-device code's); the rewrite tests below use a vector divided by
+  `num_replicas_in_sync`, still reported, and the class 2 controls became "silent whatever the read".
 - Class 3 (x2): `strategy = tf.distribute.get_strategy()` at module level is the default strategy also
   when `tf` comes from a star-imported utility script; the TPU-or-default picker stays reported.
 """
@@ -73,8 +76,16 @@ _MEAN_READ = "running.result().numpy() / (GLOBAL_BATCH * STEPS)"
 _SUM_UPDATE = "running.update_state(per_example)"
 
 
+_VECTOR = "per_example = losses.binary_crossentropy(targets, scores)"
+
+
 def _source(optimizer: str = "Adam", update: str = _SUM_UPDATE, read: str = _MEAN_READ) -> str:
     return textwrap.dedent(_LOOP.format(optimizer=optimizer, update=update, read=read))
+
+
+def _divided(source: str) -> str:
+    """``source`` with its vector divided by the replicas: still reported (prec19c)."""
+    return source.replace(_VECTOR, f"{_VECTOR} / strategy.num_replicas_in_sync")
 
 
 def _tfd303(source: str) -> list:
@@ -89,7 +100,7 @@ def _fixed(source: str) -> str | None:
 
 
 def test_no_rewrite_when_the_vector_also_feeds_a_sum_metric() -> None:
-    source = _source(read="running.result()")  # read as a sum: the finding stays
+    source = _divided(_source(read="running.result()"))  # read as a sum: the finding stays
     (finding,) = _tfd303(source)
     assert finding.fix is None
     assert "feeds `running.update_state`" in finding.message
@@ -98,19 +109,19 @@ def test_no_rewrite_when_the_vector_also_feeds_a_sum_metric() -> None:
 
 
 def test_no_rewrite_with_sgd_either() -> None:
-    (finding,) = _tfd303(_source(optimizer="SGD"))  # SGD: reported even when the read is a mean
+    (finding,) = _tfd303(_divided(_source(optimizer="SGD")))
     assert finding.fix is None
-    assert "SGD steps too large" in finding.message
+    assert "shrinks with the replicas" in finding.message
 
 
 def test_no_rewrite_when_the_vector_is_printed() -> None:
-    (finding,) = _tfd303(_source(optimizer="SGD", update="tf.print(per_example)"))
+    (finding,) = _tfd303(_divided(_source(optimizer="SGD", update="tf.print(per_example)")))
     assert finding.fix is None
     assert "feeds `tf.print`" in finding.message
 
 
 def test_control_a_vector_read_nowhere_else_keeps_its_rewrite() -> None:
-    source = _source(optimizer="SGD", update="pass")
+    source = _divided(_source(optimizer="SGD", update="pass"))
     (finding,) = _tfd303(source)
     assert finding.fix is not None
     fixed = _fixed(source)
@@ -138,18 +149,22 @@ def test_adam_with_an_auxiliary_term_added_to_the_loss_name_is_silent() -> None:
     assert _tfd303(source) == []
 
 
-def test_control_a_sum_divided_by_the_steps_alone_stays() -> None:
-    assert len(_tfd303(_source(read="running.result().numpy() / STEPS"))) == 1
+_OTHER_READS = {
+    "a sum divided by the steps alone": {"read": "running.result().numpy() / STEPS"},
+    "a sum also read undivided": {"read": f"{_MEAN_READ}, running.result()"},
+    "SGD": {"optimizer": "SGD"},
+}
 
 
-def test_control_a_sum_also_read_undivided_stays() -> None:
-    source = _source(read=f"{_MEAN_READ}, running.result()")
-    assert len(_tfd303(source)) == 1
+@pytest.mark.parametrize("case", sorted(_OTHER_READS))
+def test_an_unreduced_vector_is_silent_whatever_reads_it(case: str) -> None:
+    # prec19c: the batch-sum gradient is what the same code computes on one device.
+    assert _tfd303(_source(**_OTHER_READS[case])) == []
 
 
-def test_control_a_sum_whose_list_is_read_for_results_stays() -> None:
-    source = _source().replace("metric.reset_states()", "print(metric.result())")
-    assert len(_tfd303(source)) == 1
+@pytest.mark.parametrize("case", sorted(_OTHER_READS))
+def test_control_the_vector_divided_by_the_replicas_stays(case: str) -> None:
+    assert len(_tfd303(_divided(_source(**_OTHER_READS[case])))) == 1
 
 
 # -- class 3: `get_strategy()` outside every scope, `tf` from a star-imported utility script ----------
@@ -168,7 +183,7 @@ opt = optimizers.SGD(0.01)
 def fit_epoch(batches):
     def one_step(features, targets):
         with tf.GradientTape() as tape:
-            loss = losses.mean_squared_error(targets, model(features))
+            loss = losses.mean_squared_error(targets, model(features)) / strategy.num_replicas_in_sync
         grads = tape.gradient(loss, model.trainable_variables)
         opt.apply_gradients(zip(grads, model.trainable_variables))
 

@@ -202,12 +202,12 @@ _TWO_TESTS = """
 
             def compute_loss(x, y):
                 outputs = model(x)
-                return tf.keras.losses.mean_squared_error(y, outputs)
+                return tf.reduce_mean(tf.square(y - outputs))
 
             @tf.function
             def compute_loss2(x, y):
                 outputs = model2(x)
-                return tf.keras.losses.mean_squared_error(y, outputs)
+                return tf.reduce_mean(tf.square(y - outputs))
 
             @tf.function
             def step_one(x, y):
@@ -249,12 +249,12 @@ def test_a_loss_helper_named_like_another_tests_helper_is_found_and_fixed_with_i
     findings = [f for f in check_source("steps.py", source).findings if f.code == "TFD303"]
     assert len(findings) == 2
     fixed = fix_source("steps.py", source, unsafe=True).fixed_text or ""
-    assert fixed.count("tf.nn.compute_average_loss(tf.keras.losses.mean_squared_error(") == 2
+    assert fixed.count("tf.square(y - outputs)) / tf.distribute.get_replica_context().num_replicas_in_sync") == 2
     assert "return tf.reduce_mean(x - y)" in fixed
 
 
 def test_in_a_test_file_the_twin_models_compared_with_each_other_are_not_tfd303():
-    # Every assertion compares the two models, whose steps both give a per-example vector: the
+    # Every assertion compares the two models, whose steps both give a per-replica mean: the
     # scale moves both alike and cannot change the outcome (the ledger's tf-keras noise).
     source = textwrap.dedent(_TWO_TESTS)
     assert [f for f in check_source("step_test.py", source).findings if f.code == "TFD303"] == []
