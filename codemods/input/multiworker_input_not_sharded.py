@@ -13,6 +13,7 @@ from fixer.tf.callee_shards import hands_shard_arguments
 from fixer.tf.dataflow import names_in, result_never_read
 from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS
 from fixer.tf.drawn_data import arguments_for, drawn_per_process
+from fixer.tf.evaluation_input import only_evaluated
 from fixer.tf.file_sources import file_count, literal_worker_count
 from fixer.tf.handed_in_data import handed_in_with_sharding_off
 from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
@@ -162,6 +163,12 @@ class MultiworkerInputNotSharded(Rule):
       from that function's parameters or what a call of the project (not a TensorFlow, NumPy,
       pandas or TFDS loader) made of one: a platform runner's closure over the slice each worker
       was handed (a Spark barrier task's partition), which sharding again would cut to 1/N.
+    - Not reported: `AutoShardPolicy.OFF` on a dataset that is only evaluation input, followed
+      through its names and the pipeline steps rebound onto it (`ds = ds.map(...).batch(...)`) to
+      `model.evaluate(ds)`/`model.predict(ds)` and nothing else: every worker evaluates the whole
+      set and the all-reduced mean metrics come out the same (redundant work, no wrong number;
+      `benchmarks/probe_noise42_premises.py`). A dataset also passed to `fit`, iterated or
+      distributed stays reported.
     - A `dataset_fn` handed over by several calls is reported once.
     - Across modules (when `check` is given a folder, and in the language server for the
       workspace): a function of a module that builds no strategy and sets `AutoShardPolicy.OFF`
@@ -329,6 +336,8 @@ class MultiworkerInputNotSharded(Rule):
             applications = _options_applications(ctx, assign)
             if applications and all(result_never_read(ctx.index, call) for call in applications):
                 continue  # the datasets given these options are never iterated, fitted or distributed
+            if _only_evaluated(ctx, assign, applications):
+                continue  # evaluation input only: every worker computes the same, right metrics
             if _off_for_handed_in_data(ctx, assign):
                 continue  # a worker's own slice (a Spark partition) handed to its dataset_fn
             pipelines = _options_pipelines(ctx, assign)
@@ -812,6 +821,25 @@ def _options_applications(ctx: RuleContext, assign: cst.Assign) -> list[cst.Call
         if same or built:
             found.append(call)
     return found
+
+
+def _only_evaluated(ctx: RuleContext, assign: cst.Assign, applications: list[cst.Call]) -> bool:
+    """The datasets given these very options (``ds.with_options(opts)`` where the ``opts`` this
+    assignment sets reaches; the name may be reused for other options) are read only by
+    `evaluate`/`predict`: with OFF every worker evaluates the whole set and gets the same metrics."""
+    root = _options_root(assign.targets[0].target)
+    if root is None:
+        return False
+    semantic = ctx.tf.semantic
+    options = {id(b) for b in semantic.resolve(root)}
+    if not options:
+        return False
+    mine = [
+        call
+        for call in applications
+        if isinstance(arg := call.args[0].value, cst.Name) and {id(b) for b in semantic.resolve(arg)} == options
+    ]
+    return bool(mine) and all(only_evaluated(ctx.tf, call) for call in mine)
 
 
 def _unordered(ctx: RuleContext, assign: cst.Assign, pipelines: list[Pipeline]) -> str | None:
