@@ -1,0 +1,99 @@
+"""Regression tests for issue 28, blind round ledger19b (task prec20): a frozen `-py3` Docker tag
+of the official image, a Dockerfile pin through its own `ENV`/`ARG` variable, a notebook
+restarted where its saved execution counts start over, a script a notebook launches.
+
+Each test is a minimal project in our own words of a shape found in public code, with the
+control that keeps today's reading where it is right. Premises: benchmarks/probe_ledger19b_premises.py
+and the sources cited in fixer/target/versions.py (LAST_PY3_TAG_RELEASE).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+
+from fixer.target import target_for
+from fixer.target.sources import image_tensorflow, read_dockerfile
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def _project(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True)  # the repository root: the walk stops here
+    past = time.time() - 60  # older than the cache's "racily clean" window
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+        os.utime(root / name, (past, past))
+    return root
+
+
+_TRAIN = "import tensorflow as tf\nstrategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()\n"
+
+# --- 1. The official image's `-py3` tags end at TensorFlow 2.1.0 ------------------------------
+
+
+@pytest.mark.parametrize(
+    "tag",
+    ["latest-py3", "latest-py3-jupyter", "latest-gpu-py3", "latest-gpu-py3-jupyter", "devel-gpu-py3"],
+)
+def test_an_unversioned_py3_tag_is_the_last_py3_release(tag):
+    assert image_tensorflow(f"tensorflow/tensorflow:{tag}") == (2, 1)
+
+
+def test_a_versioned_py3_tag_and_a_tag_without_py3_keep_their_reading():
+    # The control: a version in the tag is that version; `latest` without `-py3` is still pushed.
+    assert image_tensorflow("tensorflow/tensorflow:2.0.0-py3") == (2, 0)
+    assert image_tensorflow("tensorflow/tensorflow:latest-gpu-jupyter") == (2, 21)
+    assert image_tensorflow("tensorflow/tensorflow:nightly-py3") == (2, 21)  # undated: unchanged
+
+
+def test_a_compose_service_on_latest_py3_runs_the_notebook_beside_it_on_2_1(tmp_path):
+    compose = (
+        "version: '3'\nservices:\n  worker1:\n    image: tensorflow/tensorflow:latest-py3-jupyter\n"
+        "    ports: ['8888:8888']\n"
+    )
+    root = _project(tmp_path, {"multiworker/docker-compose.yml": compose, "multiworker/train.py": _TRAIN})
+    target = target_for(root / "multiworker" / "train.py")
+    assert target.version == (2, 1) and target.keras == 2 and not target.assumed
+
+
+def test_a_compose_service_on_latest_gpu_jupyter_is_still_an_open_release(tmp_path):
+    # The control: the tag that is still pushed names whichever release is newest.
+    compose = "services:\n  worker1:\n    image: tensorflow/tensorflow:latest-gpu-jupyter\n"
+    root = _project(tmp_path, {"docker-compose.yml": compose, "train.py": _TRAIN})
+    assert target_for(root / "train.py").version == (2, 21)
+
+
+# --- 3. A Dockerfile's pin through its own ENV / ARG variable -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "declared, install",
+    [
+        ("ENV TF_VERSION=2.5.0", "RUN pip3 install tensorflow==${TF_VERSION}"),
+        ("ENV TF_VERSION 2.5.0", "RUN pip install --no-cache-dir tensorflow-gpu==$TF_VERSION"),
+        ('ARG TF_VERSION="2.5.0"', "RUN python -m pip install 'tensorflow==${TF_VERSION}' numpy"),
+    ],
+)
+def test_a_pin_through_a_dockerfile_variable_is_that_release(declared, install):
+    text = f"FROM nvidia/cuda:11.2.2-cudnn8-runtime-ubuntu20.04\n{declared}\n{install}\n"
+    assert {e.allowed.newest()[:2] for e in read_dockerfile(text, "Dockerfile") if e.kind == "tensorflow"} == {(2, 5)}
+
+
+def test_a_variable_declared_below_or_never_is_no_pin():
+    # The control: Docker substitutes only what is declared above; an unknown value says nothing.
+    below = "FROM ubuntu:20.04\nRUN pip install tensorflow==${TF_VERSION}\nENV TF_VERSION=2.5.0\n"
+    never = "FROM ubuntu:20.04\nRUN pip install tensorflow==${TF_VERSION}\n"
+    assert read_dockerfile(below, "Dockerfile") == [] and read_dockerfile(never, "Dockerfile") == []
+
+
+def test_the_base_image_dockerfile_decides_the_job_script_beside_it(tmp_path):
+    dockerfile = "FROM ubuntu:20.04\nENV TF_VERSION=2.5.0\nRUN pip3 install tensorflow==${TF_VERSION}\n"
+    root = _project(tmp_path, {"references/Dockerfile": dockerfile, "references/src/main.py": _TRAIN})
+    target = target_for(root / "references" / "src" / "main.py")
+    assert target.version == (2, 5) and target.keras == 2
