@@ -228,7 +228,8 @@ def _restarted_at(ctx: RuleContext, call: cst.Call) -> cst.BaseStatement | None:
     for node in ctx.index.ancestors(call):
         if isinstance(node, cst.BaseStatement) and ctx.index.parent.get(node) is ctx.module:
             top = node
-    return restarted_program_start(ctx.text, ctx.module, lambda node: ctx.range(node).start.line, top)
+    counts = ctx.tf.target.cell_counts  # the saved execution counts: where they start over, a restart
+    return restarted_program_start(ctx.text, ctx.module, lambda node: ctx.range(node).start.line, top, counts)
 
 
 def _cluster_only_later(ctx: RuleContext, call: cst.Call) -> bool:

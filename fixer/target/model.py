@@ -98,6 +98,9 @@ class Target:
     # The oldest release the repository's CI installs, when older than the version judged: some job
     # runs the code there, so a rename to a name it lacks is no safe edit (fixer/target/ci_installs.py).
     tested_from: Evidence | None = None
+    # The checked notebook's code cells as (cell number, saved execution count): where the counts
+    # start over, the kernel was restarted (fixer/tf/restart_cells.py).
+    cell_counts: tuple[tuple[int, int | None], ...] = field(default=(), compare=False)
 
     @property
     def version(self) -> tuple[int, int]:
@@ -1042,4 +1045,5 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         consulted=tuple(sorted({**dict(folder.consulted), str(notebook): stamp}.items())),
         # A module the notebook writes runs in its job, not in the kernel whose run was recorded.
         saved_run=None if written else pins.saved_run or folder.saved_run,
+        cell_counts=() if written else pins.cell_counts,
     )

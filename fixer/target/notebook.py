@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fixer.notebook_cells import code_cells
 from fixer.target.continuation import logical_lines
 from fixer.target.frozen_runs import frozen_note
-from fixer.target.notebook_exports import Counters, execution_counts
+from fixer.target.notebook_exports import Counters, execution_counts, numbered_counts
 from fixer.target.requirements import parse_requirement
 from fixer.target.saved_runs import TF_VERSION_EXPRESSION, printed_version, saved_run
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_statements, legacy_evidence, read_dockerfile
@@ -75,6 +75,7 @@ class NotebookPins:
     instructions: tuple[Evidence, ...] = ()  # images its Markdown tells readers to run it in
     saved_run: Evidence | None = None  # the TF 2 run its saved outputs show: a past run, not a pin
     counts: Counters = ()  # its code cells' execution counts, which an nbconvert export repeats
+    cell_counts: tuple[tuple[int, int | None], ...] = ()  # (cell number, execution count) of each code cell
 
 
 # A quoted relative path: `"./src"`, `'src/main.py'`, `"../trainer"` (no scheme, no spaces).
@@ -224,6 +225,7 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
         tuple(markdown_images(data, path)),
         saved_run(code, path),
         execution_counts(data.get("cells") if isinstance(data, dict) else None),
+        numbered_counts(data.get("cells") if isinstance(data, dict) else None),
     )
 
 

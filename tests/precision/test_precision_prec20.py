@@ -9,12 +9,15 @@ and the sources cited in fixer/target/versions.py (LAST_PY3_TAG_RELEASE).
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from typing import TYPE_CHECKING
 
 import pytest
 
+from fixer.config import Config
+from fixer.notebook import analyse_notebook
 from fixer.target import target_for
 from fixer.target.sources import image_tensorflow, read_dockerfile
 
@@ -97,3 +100,50 @@ def test_the_base_image_dockerfile_decides_the_job_script_beside_it(tmp_path):
     root = _project(tmp_path, {"references/Dockerfile": dockerfile, "references/src/main.py": _TRAIN})
     target = target_for(root / "references" / "src" / "main.py")
     assert target.version == (2, 5) and target.keras == 2
+
+
+# --- 5. A notebook restarted where its saved execution counts start over ------------------------
+
+_SESSION_ONE = [
+    "import tensorflow as tf\nprint(tf.reduce_sum(tf.ones([3])))\n",
+    "strategy = tf.distribute.MirroredStrategy()\nprint(strategy.num_replicas_in_sync)\n",
+]
+_SESSION_TWO = [
+    "import tensorflow as tf\n",
+    (
+        'gpus = tf.config.list_physical_devices("GPU")\n'
+        "try:\n"
+        "    tf.config.set_logical_device_configuration(gpus[0], [tf.config.LogicalDeviceConfiguration(512)] * 4)\n"
+        "except RuntimeError as e:\n"
+        "    print(e)\n"
+    ),
+    "strategy = tf.distribute.MirroredStrategy()\n",
+]
+
+
+def _codes(tmp_path: Path, counts: list[int | None]) -> list[str]:
+    cells = [
+        {"cell_type": "code", "execution_count": count, "metadata": {}, "outputs": [], "source": source}
+        for source, count in zip(_SESSION_ONE + _SESSION_TWO, counts, strict=True)
+    ]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4})
+    root = _project(tmp_path, {"two_sessions.ipynb": text})
+    result = analyse_notebook(str(root / "two_sessions.ipynb"), text, Config(), fix=False, unsafe=False)
+    return [f.code for f in result.findings]
+
+
+def test_device_configuration_after_the_counts_start_over_is_a_new_kernel(tmp_path):
+    # Counts 1, 7 then 1, 2, 3: the third cell was the first a new kernel ran.
+    assert "TFD111" not in _codes(tmp_path, [1, 7, 1, 2, 3])
+
+
+def test_a_notebook_without_counts_or_run_straight_on_keeps_tfd111(tmp_path):
+    # The controls: no counts say nothing; counts running on (3) are one kernel session.
+    assert "TFD111" in _codes(tmp_path / "unrun", [None, None, None, None, None])
+    assert "TFD111" in _codes(tmp_path / "straight", [1, 2, 3, 4, 5])
+
+
+def test_a_later_cell_counted_1_again_is_no_clean_session_start(tmp_path):
+    # The control: a later cell also at 1 means the kernel was restarted again below; the
+    # configuration's session is not shown to start at the re-import.
+    assert "TFD111" in _codes(tmp_path, [1, 7, 1, 2, 1])
