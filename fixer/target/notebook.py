@@ -21,6 +21,7 @@ import shlex
 from dataclasses import dataclass
 
 from fixer.notebook_cells import code_cells
+from fixer.notebook_launches import launches
 from fixer.target.continuation import logical_lines
 from fixer.target.frozen_runs import frozen_note
 from fixer.target.notebook_exports import Counters, execution_counts, numbered_counts
@@ -76,6 +77,9 @@ class NotebookPins:
     saved_run: Evidence | None = None  # the TF 2 run its saved outputs show: a past run, not a pin
     counts: Counters = ()  # its code cells' execution counts, which an nbconvert export repeats
     cell_counts: tuple[tuple[int, int | None], ...] = ()  # (cell number, execution count) of each code cell
+    # Scripts its cells run in the kernel's environment (`!python main.py`, a `%%bash` cell, `%run`),
+    # as written (relative to the notebook): fixer/notebook_launches.py.
+    launched: frozenset[str] = frozenset()
 
 
 # A quoted relative path: `"./src"`, `'src/main.py'`, `"../trainer"` (no scheme, no spaces).
@@ -226,6 +230,7 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
         saved_run(code, path),
         execution_counts(data.get("cells") if isinstance(data, dict) else None),
         numbered_counts(data.get("cells") if isinstance(data, dict) else None),
+        frozenset(launch.script for launch in launches(cells)),
     )
 
 

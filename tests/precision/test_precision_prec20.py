@@ -147,3 +147,41 @@ def test_a_later_cell_counted_1_again_is_no_clean_session_start(tmp_path):
     # The control: a later cell also at 1 means the kernel was restarted again below; the
     # configuration's session is not shown to start at the re-import.
     assert "TFD111" in _codes(tmp_path, [1, 7, 1, 2, 1])
+
+
+# --- 2. A script the notebook of its folder launches runs in that notebook's environment --------
+
+_MAIN = (
+    "import tensorflow as tf\n"
+    "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"
+    "with strategy.scope():\n"
+    "    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+    "    model.compile(loss='mse')\n"
+)
+
+
+def _launcher(source: str) -> str:
+    cells = [
+        {
+            "cell_type": "code",
+            "execution_count": 1,
+            "metadata": {},
+            "outputs": [{"output_type": "execute_result", "data": {"text/plain": ["<keras.callbacks.History at 0x7f>"]}}],
+            "source": "model.fit(x, y)\n",
+        },
+        {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [], "source": source},
+    ]
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4})
+
+
+@pytest.mark.parametrize("launch", ["%%bash\npython main.py\n", "!python3 ./main.py --epochs 3\n", "%run main.py\n"])
+def test_a_script_the_notebook_launches_takes_its_recorded_keras(tmp_path, launch):
+    root = _project(tmp_path, {"run.ipynb": _launcher(launch), "main.py": _MAIN})
+    target = target_for(root / "main.py")
+    assert target.keras == 2 and target.recorded_keras_from is not None
+
+
+def test_a_script_the_notebook_does_not_launch_keeps_todays_keras(tmp_path):
+    # The control: the notebook runs another script; main.py runs wherever it is run.
+    root = _project(tmp_path, {"run.ipynb": _launcher("!python other.py\n"), "main.py": _MAIN, "other.py": ""})
+    assert target_for(root / "main.py").keras == 3
