@@ -104,6 +104,8 @@ class Target:
     # Scripts of this folder a notebook of the folder runs (`!python main.py`), with that notebook:
     # the script runs in the notebook's environment, so the notebook's statements are its own.
     launched_by: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    # The checked notebook's code cells whose saved outputs show a run that raised nothing.
+    ran_clean: frozenset[int] = field(default=frozenset(), compare=False)
 
     @property
     def version(self) -> tuple[int, int]:
@@ -1078,4 +1080,5 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         # A module the notebook writes runs in its job, not in the kernel whose run was recorded.
         saved_run=None if written else pins.saved_run or folder.saved_run,
         cell_counts=() if written else pins.cell_counts,
+        ran_clean=frozenset() if written else pins.ran_clean,
     )

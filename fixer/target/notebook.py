@@ -80,6 +80,7 @@ class NotebookPins:
     # Scripts its cells run in the kernel's environment (`!python main.py`, a `%%bash` cell, `%run`),
     # as written (relative to the notebook): fixer/notebook_launches.py.
     launched: frozenset[str] = frozenset()
+    ran_clean: frozenset[int] = frozenset()  # code cells whose saved outputs show a run and no error
 
 
 # A quoted relative path: `"./src"`, `'src/main.py'`, `"../trainer"` (no scheme, no spaces).
@@ -231,7 +232,16 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
         execution_counts(data.get("cells") if isinstance(data, dict) else None),
         numbered_counts(data.get("cells") if isinstance(data, dict) else None),
         frozenset(launch.script for launch in launches(cells)),
+        frozenset(number for number, _, saved in code if _ran_clean(saved)),
     )
+
+
+def _ran_clean(cell: dict[str, object]) -> bool:
+    """The cell's saved outputs show it ran to the end: some output, none of them an error."""
+    outputs = cell.get("outputs")
+    if not isinstance(outputs, list) or not outputs:
+        return False
+    return all(isinstance(o, dict) and o.get("output_type") != "error" for o in outputs)
 
 
 def upgrades(evidence: Evidence) -> bool:

@@ -185,3 +185,44 @@ def test_a_script_the_notebook_does_not_launch_keeps_todays_keras(tmp_path):
     # The control: the notebook runs another script; main.py runs wherever it is run.
     root = _project(tmp_path, {"run.ipynb": _launcher("!python other.py\n"), "main.py": _MAIN, "other.py": ""})
     assert target_for(root / "main.py").keras == 3
+
+
+# --- 4. A recorded Keras 2 run that went through a cross-replica metric update -------------------
+
+_HISTORY = {"output_type": "execute_result", "data": {"text/plain": ["<keras.callbacks.History at 0x7f>"]}}
+_PRINTED = {"output_type": "stream", "name": "stdout", "text": ["Epoch 1 Loss: 0.31\n"]}
+_RAISED = {"output_type": "error", "ename": "ValueError", "evalue": "SyncOnReadVariable", "traceback": []}
+_LOOP_CELLS = [
+    (
+        "import tensorflow as tf\n"
+        "strategy = tf.distribute.MirroredStrategy()\n"
+        "with strategy.scope():\n"
+        "    train_loss = tf.keras.metrics.Mean()\n"
+    ),
+    "model.fit(x, y)\n",
+    "for x in batches:\n    train_loss.update_state(strategy.reduce('SUM', step(x), axis=None))\nprint(train_loss.result())\n",
+]
+
+
+def _loop_codes(root: Path, loop_output: dict[str, object], files: dict[str, str] | None = None) -> list[str]:
+    outputs: list[list[dict[str, object]]] = [[], [_HISTORY], [loop_output]]
+    cells = [
+        {"cell_type": "code", "execution_count": n, "metadata": {}, "outputs": out, "source": source}
+        for n, (source, out) in enumerate(zip(_LOOP_CELLS, outputs, strict=True), start=1)
+    ]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4})
+    _project(root, {"loop.ipynb": text, **(files or {})})
+    result = analyse_notebook(str(root / "loop.ipynb"), text, Config(), fix=False, unsafe=False)
+    return [f.code for f in result.findings]
+
+
+def test_a_recorded_keras2_run_that_printed_the_metric_is_not_reported(tmp_path):
+    assert "TFD114" not in _loop_codes(tmp_path, _PRINTED)
+
+
+def test_a_recorded_run_that_raised_there_or_a_pinned_release_keeps_tfd114(tmp_path):
+    # The controls: the saved error is the rule's claim; a pin (2.15, tf.keras is Keras 2) is
+    # where the notebook runs, whatever a past run did.
+    assert "TFD114" in _loop_codes(tmp_path / "raised", _RAISED)
+    pinned = _loop_codes(tmp_path / "pinned", _PRINTED, {"requirements.txt": "tensorflow==2.15.1\n"})
+    assert "TFD114" in pinned
