@@ -68,7 +68,9 @@ class DeviceConfigAfterRuntimeStart(Rule):
       `ops.enable_eager_execution_internal()` in the same function (measured,
       `benchmarks/probe_ledger17a_premises.py`); the second call alone is no reset. So does a
       kernel restart (`get_ipython().kernel.do_shutdown(True)`, `os._exit(0)`, a module-level
-      `exit()`): the cells below it run in a new process.
+      `exit()`): the cells below it run in a new process. So do a notebook cell that asks for a
+      kernel restart and one whose saved execution count starts over at 1 below cells that
+      counted higher, every later count above 1 (fixer/tf/restart_cells.py).
     - A `set_memory_growth` after an earlier `set_memory_growth` that ran first is not reported:
       TensorFlow returns early when the value does not change.
     - Only programs that use a strategy are checked; in a notebook, only a configuration below a
