@@ -166,7 +166,9 @@ def _launcher(source: str) -> str:
             "cell_type": "code",
             "execution_count": 1,
             "metadata": {},
-            "outputs": [{"output_type": "execute_result", "data": {"text/plain": ["<keras.callbacks.History at 0x7f>"]}}],
+            "outputs": [
+                {"output_type": "execute_result", "data": {"text/plain": ["<keras.callbacks.History at 0x7f>"]}}
+            ],
             "source": "model.fit(x, y)\n",
         },
         {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [], "source": source},
@@ -200,7 +202,11 @@ _LOOP_CELLS = [
         "    train_loss = tf.keras.metrics.Mean()\n"
     ),
     "model.fit(x, y)\n",
-    "for x in batches:\n    train_loss.update_state(strategy.reduce('SUM', step(x), axis=None))\nprint(train_loss.result())\n",
+    (
+        "for x in batches:\n"
+        "    train_loss.update_state(strategy.reduce('SUM', step(x), axis=None))\n"
+        "print(train_loss.result())\n"
+    ),
 ]
 
 
