@@ -78,7 +78,9 @@ class NotebookPins:
     counts: Counters = ()  # its code cells' execution counts, which an nbconvert export repeats
     cell_counts: tuple[tuple[int, int | None], ...] = ()  # (cell number, execution count) of each code cell
     # Scripts its cells run in the kernel's environment (`!python main.py`, a `%%bash` cell, `%run`),
-    # as written (relative to the notebook): fixer/notebook_launches.py.
+    # as written (relative to the notebook), where the launching cell saved the run's output
+    # (fixer/notebook_launches.py): the recorded run is the script's. A background launch whose
+    # output went elsewhere (`%%bash --bg`, no saved output) records nothing of the script.
     launched: frozenset[str] = frozenset()
     ran_clean: frozenset[int] = frozenset()  # code cells whose saved outputs show a run and no error
 
@@ -221,6 +223,8 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
             )
     from fixer.target.notebook_text import markdown_images  # it reads code lines as a README's, which imports us
 
+    ran_clean = frozenset(number for number, _, saved in code if _ran_clean(saved))
+
     return NotebookPins(
         tuple(own),
         tuple(containers),
@@ -231,8 +235,8 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
         saved_run(code, path),
         execution_counts(data.get("cells") if isinstance(data, dict) else None),
         numbered_counts(data.get("cells") if isinstance(data, dict) else None),
-        frozenset(launch.script for launch in launches(cells)),
-        frozenset(number for number, _, saved in code if _ran_clean(saved)),
+        frozenset(launch.script for launch in launches(cells) if launch.cell in ran_clean),
+        ran_clean,
     )
 
 

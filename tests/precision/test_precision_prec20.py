@@ -160,7 +160,10 @@ _MAIN = (
 )
 
 
-def _launcher(source: str) -> str:
+_TRAINED = {"output_type": "stream", "name": "stdout", "text": ["Epoch 1/3\n20/20 - loss: 2.21\n"]}
+
+
+def _launcher(source: str, launch_output: list[dict[str, object]] | None = None) -> str:
     cells = [
         {
             "cell_type": "code",
@@ -171,7 +174,13 @@ def _launcher(source: str) -> str:
             ],
             "source": "model.fit(x, y)\n",
         },
-        {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [], "source": source},
+        {
+            "cell_type": "code",
+            "execution_count": 2,
+            "metadata": {},
+            "outputs": [_TRAINED] if launch_output is None else launch_output,
+            "source": source,
+        },
     ]
     return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4})
 
@@ -186,6 +195,12 @@ def test_a_script_the_notebook_launches_takes_its_recorded_keras(tmp_path, launc
 def test_a_script_the_notebook_does_not_launch_keeps_todays_keras(tmp_path):
     # The control: the notebook runs another script; main.py runs wherever it is run.
     root = _project(tmp_path, {"run.ipynb": _launcher("!python other.py\n"), "main.py": _MAIN, "other.py": ""})
+    assert target_for(root / "main.py").keras == 3
+
+
+def test_a_background_launch_that_saved_no_output_records_nothing_of_the_script(tmp_path):
+    # The control: `%%bash --bg` sends the run elsewhere; the notebook's Keras 2 is its own cells'.
+    root = _project(tmp_path, {"run.ipynb": _launcher("%%bash --bg\npython main.py\n", []), "main.py": _MAIN})
     assert target_for(root / "main.py").keras == 3
 
 
