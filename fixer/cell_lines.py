@@ -14,6 +14,16 @@ _CELL_MARK = re.compile(r"^# distfix-cell (\d+)$")
 _LINES_AFTER_MARK = 2
 
 
+def cell_of(text: str, line: int) -> int | None:
+    """The notebook cell holding ``line`` of a combined module ``text``; None for a file."""
+    cell = None
+    for content in text.splitlines()[: max(line - 1, 0)]:
+        match = _CELL_MARK.match(content)
+        if match is not None:
+            cell = int(match.group(1))
+    return cell
+
+
 def line_label(text: str, line: int) -> str:
     """``"line L"`` for a file, ``"cell C, line L"`` when ``text`` is a notebook's combined module."""
     cell, start = None, 1

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.rule import Rule
+from fixer.tf.restart_cells import restarted_program_start
 from fixer.tf.runtime_start import after_last_reset, earlier_op, runs_tf_on_the_way
 from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
@@ -67,7 +68,9 @@ class DeviceConfigAfterRuntimeStart(Rule):
       `ops.enable_eager_execution_internal()` in the same function (measured,
       `benchmarks/probe_ledger17a_premises.py`); the second call alone is no reset. So does a
       kernel restart (`get_ipython().kernel.do_shutdown(True)`, `os._exit(0)`, a module-level
-      `exit()`): the cells below it run in a new process.
+      `exit()`): the cells below it run in a new process. So do a notebook cell that asks for a
+      kernel restart and one whose saved execution count starts over at 1 below cells that
+      counted higher, every later count above 1 (fixer/tf/restart_cells.py).
     - A `set_memory_growth` after an earlier `set_memory_growth` that ran first is not reported:
       TensorFlow returns early when the value does not change.
     - Only programs that use a strategy are checked; in a notebook, only a configuration below a
@@ -129,6 +132,7 @@ def _runtime_started_before(ctx: RuleContext, statement: cst.CSTNode) -> cst.CST
     earlier: list[cst.CSTNode] = []
     node: cst.CSTNode = statement
     reset = False
+    restart = _restarted_at(ctx, statement)
     while not reset:
         parent = ctx.index.parent.get(node)
         if parent is None or isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
@@ -137,6 +141,8 @@ def _runtime_started_before(ctx: RuleContext, statement: cst.CSTNode) -> cst.CST
         if node in body:
             before = body[: body.index(node)]
             start_at = after_last_reset(ctx.tf, before)
+            if restart is not None and parent is ctx.module and restart in before:
+                start_at = max(start_at, before.index(restart))  # the cells above ran in another kernel
             reset = start_at > 0
             earlier[:0] = [s for s in before[start_at:] if runs_tf_on_the_way(ctx.tf, s)]
         node = parent
@@ -145,7 +151,25 @@ def _runtime_started_before(ctx: RuleContext, statement: cst.CSTNode) -> cst.CST
     ]
     if strategies or earlier:
         return (strategies or earlier)[0]
-    return None if reset else earlier_op(ctx.tf, statement)
+    if reset:
+        return None
+    found = earlier_op(ctx.tf, statement)
+    if restart is not None and found is not None and ctx.index.before(found, restart):
+        return None  # what ran before the restart ran in another process
+    return found
+
+
+def _restarted_at(ctx: RuleContext, statement: cst.CSTNode) -> cst.BaseStatement | None:
+    """In a notebook, the first statement of the last cell at or above ``statement`` that a kernel
+    restart began (a restart instruction, or saved execution counts starting over); else None."""
+    if not ctx.path.endswith(".ipynb"):
+        return None
+    top: cst.CSTNode = statement
+    for node in ctx.index.ancestors(statement):
+        if isinstance(node, cst.BaseStatement) and ctx.index.parent.get(node) is ctx.module:
+            top = node
+    counts = ctx.tf.target.cell_counts  # the saved execution counts: where they start over, a restart
+    return restarted_program_start(ctx.text, ctx.module, lambda node: ctx.range(node).start.line, top, counts)
 
 
 def _catches_runtime_error(ctx: RuleContext, call: cst.Call) -> bool:

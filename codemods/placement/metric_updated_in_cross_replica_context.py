@@ -6,10 +6,12 @@ from typing import TYPE_CHECKING, TypeGuard
 
 import libcst as cst
 
+from fixer.cell_lines import cell_of
 from fixer.facts import SCOPE_BLOCK
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.tf.bindings import assignments_to
+from fixer.tf.keras_flavour import keras_module
 from fixer.tf.keras_target import keras_major, keras_upgrade_prefix
 from fixer.tf.names import dotted_name
 from fixer.tf.strategies import Membership
@@ -70,6 +72,9 @@ class MetricUpdatedInCrossReplicaContext(Rule):
       TensorFlow before 2.16.
     - Also `self.metric.update_state(...)` on a metric an object makes in its `__init__` while built
       in the scope.
+    - Not reported in a notebook whose release no file names and whose saved outputs show a Keras 2
+      run, when the update's cell saved output from a run that raised nothing: that run was on a
+      release before 2.16, older than the one measured, and it went through the update.
     - Not reported: an update inside the replica function (the function given to `strategy.run`, a
       helper it calls, a Keras `train_step`), a metric made outside any scope, Keras 3 metrics, a
       module whose only strategies are `OneDeviceStrategy` (measured: it works) or
@@ -116,6 +121,8 @@ class MetricUpdatedInCrossReplicaContext(Rule):
                 continue  # tf-keras's `__call__` runs the update per replica there (call_replica_local_fn)
             if keras_major(ctx.tf, made.func) != 2:
                 continue  # Keras 3 metrics take cross-replica updates (measured); unknown: silent
+            if _recorded_run_updated(ctx, made, call):
+                continue
             ctx.report(
                 call,
                 f"{keras_upgrade_prefix(ctx.tf, made.func, found_under=2)}"
@@ -123,6 +130,19 @@ class MetricUpdatedInCrossReplicaContext(Rule):
                 f"scope (line {ctx.range(made).start.line}) is updated in cross-replica code: `SyncOnReadVariable does "
                 "not support assign_add`; update it in the replica function",
             )
+
+
+def _recorded_run_updated(ctx: RuleContext, made: cst.Call, call: cst.Call) -> bool:
+    """No file names the notebook's release, its saved outputs show a Keras 2 run (Keras 2
+    classes: a release before 2.16), and the saved output of the update's cell shows that run
+    went through the update without an error. The error is measured on tf-keras 2.21 only; the
+    recorded run on its older release contradicts it, and nothing says the notebook runs anywhere
+    else. ``made`` is the metric's construction: a `tf_keras` metric is tf-keras wherever it runs."""
+    target = ctx.tf.target
+    if not target.recorded_keras2 or keras_module(ctx.tf, made.func) == "tf_keras":
+        return False
+    cell = cell_of(ctx.text, ctx.range(call).start.line)
+    return cell is not None and cell in target.ran_clean
 
 
 def _updated_metric(call: cst.Call) -> cst.Name | cst.Attribute | None:

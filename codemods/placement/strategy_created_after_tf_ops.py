@@ -81,7 +81,9 @@ class StrategyCreatedAfterTfOps(Rule):
     - A notebook cell that asks to be run after a kernel restart (a comment with "restart" and
       "kernel" or "runtime", above any code of the cell but imports: "restart the kernel before
       running this cell") starts a new program: the ops and the TF_CONFIG of the cells above it
-      do not reach its strategy (`benchmarks/probe_ledger18a_premises.py`).
+      do not reach its strategy (`benchmarks/probe_ledger18a_premises.py`). So does a cell whose
+      saved execution count starts over at 1 below cells that counted higher, every later count
+      above 1: the first a new kernel ran (fixer/tf/restart_cells.py).
     - A script that sets TF_CONFIG itself only after the strategy runs the strategy with no
       cluster: one local worker, no finding (`benchmarks/probe_ledger17b_premises.py`). It stays when a
       TF_CONFIG setter or the key comes before it, when the strategy is given a cluster resolver,
@@ -236,7 +238,8 @@ def _restarted_at(ctx: RuleContext, call: cst.Call) -> cst.BaseStatement | None:
     for node in ctx.index.ancestors(call):
         if isinstance(node, cst.BaseStatement) and ctx.index.parent.get(node) is ctx.module:
             top = node
-    return restarted_program_start(ctx.text, ctx.module, lambda node: ctx.range(node).start.line, top)
+    counts = ctx.tf.target.cell_counts  # the saved execution counts: where they start over, a restart
+    return restarted_program_start(ctx.text, ctx.module, lambda node: ctx.range(node).start.line, top, counts)
 
 
 def _rebuilt_after_a_multi_worker_strategy(ctx: RuleContext, statement: cst.CSTNode, call: cst.Call) -> bool:

@@ -98,6 +98,14 @@ class Target:
     # The oldest release the repository's CI installs, when older than the version judged: some job
     # runs the code there, so a rename to a name it lacks is no safe edit (fixer/target/ci_installs.py).
     tested_from: Evidence | None = None
+    # The checked notebook's code cells as (cell number, saved execution count): where the counts
+    # start over, the kernel was restarted (fixer/tf/restart_cells.py).
+    cell_counts: tuple[tuple[int, int | None], ...] = field(default=(), compare=False)
+    # Scripts of this folder a notebook of the folder runs (`!python main.py`), with that notebook:
+    # the script runs in the notebook's environment, so the notebook's statements are its own.
+    launched_by: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    # The checked notebook's code cells whose saved outputs show a run that raised nothing.
+    ran_clean: frozenset[int] = field(default=frozenset(), compare=False)
 
     @property
     def version(self) -> tuple[int, int]:
@@ -712,6 +720,7 @@ def _decide(folder: Path) -> Target:
         if (candidate / ".git").exists():
             break
     saved_run = _oldest_saved_run(folder, consulted)
+    launched_by = _notebook_launched(folder, consulted)
     pinned, cap = _pinned_version(tensorflow, keras_pin), None
     if (
         tensorflow is not None
@@ -730,6 +739,7 @@ def _decide(folder: Path) -> Target:
         pinned=pinned,
         cap_from=cap,
         submitted=tuple(submitted),
+        launched_by=launched_by,
         tensorflow_from=tensorflow,
         keras_pin=keras_pin,
         legacy_env=legacy,
@@ -875,11 +885,38 @@ def target_for(path: str | Path, requested: tuple[int, int] | None = None, text:
         known = _in_notebook(_with_platform_pin(known, start), start, text)
     elif notebook is not None:
         known = _in_notebook(_with_platform_pin(known, notebook), notebook, "")
+    elif (launcher := _launching_notebook(known, start)) is not None:
+        known = _in_notebook(_with_platform_pin(known, launcher), launcher, "")
     elif known.submitted:
         known = _in_job(known, str(start))
     if script is not None:
         known = _with_script_installs(known, script_installs(script, str(start)))
     return known.with_request(requested)
+
+
+def _notebook_launched(folder: Path, consulted: dict[str, Stamp]) -> tuple[tuple[str, str], ...]:
+    """(script, notebook) for each script of ``folder`` that a notebook of ``folder`` runs in its
+    kernel's environment (`%%bash` / `!python main.py`, `%run`); the first notebook, by name, wins."""
+    try:
+        notebooks = sorted(e.path for e in os.scandir(folder) if e.name.endswith(".ipynb") and e.is_file())
+    except OSError:
+        return ()
+    found: dict[str, str] = {}
+    for notebook in notebooks:
+        stamp, pins = _pins(Path(notebook))
+        consulted[notebook] = stamp
+        for script in sorted(pins.launched):
+            path = Path(os.path.normpath(folder / script))
+            if path.parent == folder:
+                found.setdefault(str(path), notebook)
+    return tuple(found.items())
+
+
+def _launching_notebook(folder: Target, script: Path) -> Path | None:
+    """The notebook of ``script``'s folder that runs it (``folder.launched_by``), if any."""
+    if script.suffix != ".py" or not folder.launched_by:
+        return None
+    return next((Path(notebook) for path, notebook in folder.launched_by if path == str(script)), None)
 
 
 def _exported_notebook(script: Path, text: str) -> Path | None:
@@ -1042,4 +1079,6 @@ def _in_notebook(folder: Target, notebook: Path, text: str) -> Target:
         consulted=tuple(sorted({**dict(folder.consulted), str(notebook): stamp}.items())),
         # A module the notebook writes runs in its job, not in the kernel whose run was recorded.
         saved_run=None if written else pins.saved_run or folder.saved_run,
+        cell_counts=() if written else pins.cell_counts,
+        ran_clean=frozenset() if written else pins.ran_clean,
     )

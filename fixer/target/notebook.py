@@ -21,9 +21,10 @@ import shlex
 from dataclasses import dataclass
 
 from fixer.notebook_cells import code_cells
+from fixer.notebook_launches import launches
 from fixer.target.continuation import logical_lines
 from fixer.target.frozen_runs import frozen_note
-from fixer.target.notebook_exports import Counters, execution_counts
+from fixer.target.notebook_exports import Counters, execution_counts, numbered_counts
 from fixer.target.requirements import parse_requirement
 from fixer.target.saved_runs import TF_VERSION_EXPRESSION, printed_version, saved_run
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_statements, legacy_evidence, read_dockerfile
@@ -75,6 +76,13 @@ class NotebookPins:
     instructions: tuple[Evidence, ...] = ()  # images its Markdown tells readers to run it in
     saved_run: Evidence | None = None  # the TF 2 run its saved outputs show: a past run, not a pin
     counts: Counters = ()  # its code cells' execution counts, which an nbconvert export repeats
+    cell_counts: tuple[tuple[int, int | None], ...] = ()  # (cell number, execution count) of each code cell
+    # Scripts its cells run in the kernel's environment (`!python main.py`, a `%%bash` cell, `%run`),
+    # as written (relative to the notebook), where the launching cell saved the run's output
+    # (fixer/notebook_launches.py): the recorded run is the script's. A background launch whose
+    # output went elsewhere (`%%bash --bg`, no saved output) records nothing of the script.
+    launched: frozenset[str] = frozenset()
+    ran_clean: frozenset[int] = frozenset()  # code cells whose saved outputs show a run and no error
 
 
 # A quoted relative path: `"./src"`, `'src/main.py'`, `"../trainer"` (no scheme, no spaces).
@@ -215,6 +223,8 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
             )
     from fixer.target.notebook_text import markdown_images  # it reads code lines as a README's, which imports us
 
+    ran_clean = frozenset(number for number, _, saved in code if _ran_clean(saved))
+
     return NotebookPins(
         tuple(own),
         tuple(containers),
@@ -224,7 +234,18 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
         tuple(markdown_images(data, path)),
         saved_run(code, path),
         execution_counts(data.get("cells") if isinstance(data, dict) else None),
+        numbered_counts(data.get("cells") if isinstance(data, dict) else None),
+        frozenset(launch.script for launch in launches(cells) if launch.cell in ran_clean),
+        ran_clean,
     )
+
+
+def _ran_clean(cell: dict[str, object]) -> bool:
+    """The cell's saved outputs show it ran to the end: some output, none of them an error."""
+    outputs = cell.get("outputs")
+    if not isinstance(outputs, list) or not outputs:
+        return False
+    return all(isinstance(o, dict) and o.get("output_type") != "error" for o in outputs)
 
 
 def upgrades(evidence: Evidence) -> bool:

@@ -32,6 +32,17 @@ def execution_counts(cells: object) -> Counters:
     return tuple(counts)
 
 
+def numbered_counts(cells: object) -> tuple[tuple[int, int | None], ...]:
+    """(1-based number among all cells, execution count) of each code cell of a notebook's `cells`
+    list, the number `# distfix-cell N` gives the cell in the checked module (None: never run)."""
+    found: list[tuple[int, int | None]] = []
+    for number, cell in enumerate(cells if isinstance(cells, list) else [], start=1):
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            count = cell.get("execution_count")
+            found.append((number, count if isinstance(count, int) else None))
+    return tuple(found)
+
+
 def export_markers(text: str) -> Counters:
     """The `# In[N]:` markers of an exported script, in order; () for a script with none."""
     return tuple(int(m.group("count")) if m.group("count").strip() else None for m in _MARKER.finditer(text))

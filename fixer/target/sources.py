@@ -11,11 +11,18 @@ from typing import Any
 
 from fixer.target.build_args import pinned_spec
 from fixer.target.continuation import logical_lines
+from fixer.target.dockerfile_variables import declare, substitute
 from fixer.target.local_installs import copies, local_install_statements
 from fixer.target.release_images import release_in_image, release_in_name
 from fixer.target.requirements import Range, parse_requirement
 from fixer.target.setup_arguments import blank_descriptive_arguments
-from fixer.target.versions import AZURE_LEGACY_KERAS, CURRENT, MERLIN_TENSORFLOW, ngc_tensorflow
+from fixer.target.versions import (
+    AZURE_LEGACY_KERAS,
+    CURRENT,
+    LAST_PY3_TAG_RELEASE,
+    MERLIN_TENSORFLOW,
+    ngc_tensorflow,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -182,6 +189,8 @@ def read_conda(text: str, path: str) -> list[Evidence]:
 
 # A container image or runtime name that fixes the TensorFlow version.
 _OFFICIAL = re.compile(r"(?<![\w./-])(?:docker\.io/)?tensorflow/tensorflow(?::(?P<tag>[\w.-]+))?")
+# An unversioned tag with the retired `-py3` part (`latest-py3-jupyter`): see LAST_PY3_TAG_RELEASE.
+_FROZEN_PY3_TAG = re.compile(r"^(?![\d.]|.*nightly)[\w.-]*?(?:^|-)py3(?:-|$)")
 _NGC = re.compile(r"nvcr\.io/nvidia/tensorflow:(?P<year>\d\d)\.(?P<month>\d\d)(?:-tf(?P<major>\d))?")
 # NVIDIA Merlin's TensorFlow containers: `nvcr.io/nvidia/merlin/merlin-tensorflow-training:22.04`.
 _MERLIN = re.compile(r"nvcr\.io/nvidia/merlin/(?P<name>merlin-[\w-]+)(?::(?P<tag>[\w.-]+))?")
@@ -204,7 +213,9 @@ def image_tensorflow(text: str) -> tuple[int, int] | None:
     if (match := _OFFICIAL.search(text)) is not None:
         tag = match.group("tag") or "latest"
         version = re.match(r"(\d+)\.(\d+)", tag)
-        return (int(version.group(1)), int(version.group(2))) if version else CURRENT
+        if version is not None:
+            return int(version.group(1)), int(version.group(2))
+        return LAST_PY3_TAG_RELEASE if _FROZEN_PY3_TAG.match(tag) else CURRENT
     if (match := _NGC.search(text)) is not None:
         if match.group("major") == "1":
             return (1, 15)
@@ -238,6 +249,7 @@ def unversioned_image(text: str) -> bool:
     match = _OFFICIAL.search(text)
     tag = (match.group("tag") or "") if match is not None else ""
     official = match is not None and re.match(r"\d", tag) is None and "nightly" not in tag
+    official = official and not _FROZEN_PY3_TAG.match(tag)
     return official or (match is None and unknown_merlin_release(text))
 
 
@@ -298,11 +310,16 @@ def read_dockerfile(text: str, path: str) -> list[Evidence]:
     found: list[Evidence] = []
     instructions = [(w[0].upper(), w[1]) for _, i in logical_lines(text) if len(w := i.strip().split(None, 1)) == 2]
     copied = copies(instructions)
+    variables: dict[str, str] = {}  # the ENV / ARG values declared so far
     for line, instruction in logical_lines(text):
         words = instruction.strip().split(None, 1)
         if len(words) < 2 or words[0].startswith("#"):
             continue
         keyword, rest = words[0].upper(), words[1]
+        if keyword in ("ENV", "ARG"):
+            declare(keyword, rest, variables)
+        elif keyword == "RUN":
+            rest = substitute(rest, variables)  # `pip install tensorflow==${TF_VERSION}`
         if keyword == "FROM":
             found += image_statements(rest, path, line) or _named_base_image(rest, path, line)
         elif keyword == "ARG":

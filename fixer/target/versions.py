@@ -38,6 +38,15 @@ LATEST_PATCH: dict[tuple[int, int], int] = {
 # What distfix assumes when a project says nothing: the TensorFlow it is measured against.
 CURRENT: tuple[int, int] = (2, 21)
 
+# The official image's `-py3` tags end at TensorFlow 2.1.0: Docker Hub's tags list of
+# tensorflow/tensorflow has no `-py3` image of a later release, and its description (quoted by a
+# TensorFlow maintainer in tensorflow/tensorflow#41153) says "Versioned images <= 1.15.0 (1.x) and
+# <= 2.1.0 (2.x) have Python 3 ... in images tagged -py3 ... All newer images are Python 3 only.
+# Tags containing -py3 are deprecated". So an unversioned `-py3` tag (`latest-py3`,
+# `latest-gpu-py3-jupyter`, `devel-py3`) was last pushed with 2.1.0 and names that release for
+# good, not today's. (`nightly-py3*` names some 2020 nightly, which the tags list does not date.)
+LAST_PY3_TAG_RELEASE: tuple[int, int] = (2, 1)
+
 # From this release on `tf.keras` is Keras 3 unless TF_USE_LEGACY_KERAS selects tf-keras.
 KERAS3_FROM: tuple[int, int] = (2, 16)
 

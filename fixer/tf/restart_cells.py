@@ -9,6 +9,12 @@ fixer/tf/runtime_start.py), given as an instruction to the reader.
 The phrasing set is kept narrow: a comment line of the cell with "restart" and "kernel" or
 "runtime" (Colab's word), not negated ("no need to restart", "without restarting"), standing
 before any code of the cell except imports (which the restarted program runs again anyway).
+
+A saved notebook shows a restart too: Jupyter numbers a kernel's executions from 1, so a code cell
+whose saved execution count is 1 below cells that counted higher, with every later cell's count
+above 1, was the first thing a new kernel ran, and the cells from there on ran in that kernel
+(a notebook run in two sessions: `import tensorflow` again, then `set_virtual_device_configuration`
+at count 3). A notebook saved without counts says nothing (:func:`saved_session_start`).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
 # fixer/notebook.py's cell boundary in the combined module (as fixer/cell_lines.py reads it).
 _CELL_MARK = re.compile(r"^# distfix-cell \d+$")
@@ -29,16 +35,28 @@ _NEGATED = re.compile(r"(\bnot|n't|\bno need to|\bwithout)\s+restart", re.IGNORE
 
 
 def restarted_program_start(
-    text: str, module: cst.Module, line_of: Callable[[cst.CSTNode], int], statement: cst.CSTNode
+    text: str,
+    module: cst.Module,
+    line_of: Callable[[cst.CSTNode], int],
+    statement: cst.CSTNode,
+    counts: Sequence[tuple[int, int | None]] = (),
 ) -> cst.BaseStatement | None:
     """The first statement of the last cell at or above ``statement`` (a top-level statement of a
-    notebook's combined module) whose opening asks for a kernel restart; None when no cell does.
+    notebook's combined module) whose opening asks for a kernel restart, or where the saved
+    execution ``counts`` ((cell number, count) of each code cell) start over; None when no cell does.
 
     ``line_of`` gives a node's first line in ``text``.
     """
-    if "restart" not in text.lower():
+    session = saved_session_start(counts)
+    if session is None and "restart" not in text.lower():
         return None  # the common case: no instruction anywhere, no positions asked for
-    instructions = _restart_lines(text)
+    instructions = _restart_lines(text) if "restart" in text.lower() else []
+    if session is not None:
+        marker = f"# distfix-cell {session}\n"
+        at = text.find(marker)
+        if at == 0 or (at > 0 and text[at - 1] == "\n"):
+            first = text.count("\n", 0, at) + 2  # the cell's first line: its code counts as after the restart
+            instructions = sorted({*instructions, (first, first)})
     if not instructions:
         return None
     found: cst.BaseStatement | None = None
@@ -51,6 +69,19 @@ def restarted_program_start(
         before = [s for s in in_cell if line_of(s) < comment_line]
         if in_cell and all(_imports_only(s) for s in before):
             found = in_cell[0]
+    return found
+
+
+def saved_session_start(counts: Sequence[tuple[int, int | None]]) -> int | None:
+    """The number of the last code cell whose saved execution count is 1 while an earlier code
+    cell counted higher and every later code cell that ran counts above 1: where a new kernel
+    started. None without counts or without such a cell."""
+    found: int | None = None
+    highest = 0
+    for position, (number, count) in enumerate(counts):
+        if count == 1 and highest > 1 and all(c is None or c > 1 for _, c in counts[position + 1 :]):
+            found = number
+        highest = max(highest, count or 0)
     return found
 
 
