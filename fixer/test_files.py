@@ -22,6 +22,35 @@ def is_test_path(path: str) -> bool:
     return stem.startswith("test_") or stem.endswith(("_test", "_tests")) or stem == "conftest"
 
 
+def is_test_file(path: str, module: cst.Module) -> bool:
+    """:func:`is_test_path`, or a module whose name has a ``_test_`` segment
+    (``cluster_test_with_visible_devices.py``) and that defines tests: a ``TestCase`` subclass
+    (unittest, ``tf.test``, absl) or a top-level ``test*`` function. A ``_test_`` name alone is no
+    proof (``run_test_job.py`` may launch a real cluster), nor is a TestCase alone (a script may
+    keep one next to its training code), so both must hold. The rules call this; the prefilter
+    (path only, :data:`fixer.facts.NOT_A_TEST`) may keep such a file and leave it to the rule."""
+    if is_test_path(path):
+        return True
+    stem = PurePath(path.replace("\\", "/")).stem
+    return "_test_" in f"_{stem}_" and _defines_tests(module)
+
+
+def _defines_tests(module: cst.Module) -> bool:
+    """A top-level class deriving from a ``*TestCase`` base, or a top-level ``test*`` function."""
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value.startswith("test"):
+            return True
+        if isinstance(statement, cst.ClassDef) and any(_test_case_base(base.value) for base in statement.bases):
+            return True
+    return False
+
+
+def _test_case_base(base: cst.BaseExpression) -> bool:
+    """``TestCase``, ``unittest.TestCase``, ``tf.test.TestCase``, ``parameterized.TestCase``..."""
+    name = base.attr.value if isinstance(base, cst.Attribute) else base.value if isinstance(base, cst.Name) else ""
+    return name.endswith("TestCase")
+
+
 # Folders that hold what a test reads or runs rather than the tests themselves.
 _FIXTURE_FOLDERS = frozenset({"testdata", "test_data", "test-data", "fixtures"})
 _TEST_FOLDERS = frozenset({"test", "tests", "testing"})

@@ -16,6 +16,7 @@ from fixer.tf.compat import (
     is_declaration_only,
     is_type_check_argument,
 )
+from fixer.tf.compat_v1 import may_be_compat_v1
 from fixer.tf.names import dotted_name
 from fixer.types import Applicability
 
@@ -67,7 +68,6 @@ _STRATEGY_CLASSES = frozenset(
 # by benchmarks/probe_compat_v1_strategy_classes.py). The compat.v1 MultiWorkerMirroredStrategy and
 # TPUStrategy are other classes (TF1 `StrategyV1` subclasses), not deprecated aliases.
 _SAME_UNDER_COMPAT_V1 = frozenset({"tensorflow.distribute.experimental.CollectiveCommunication"})
-_COMPAT_V1 = "tensorflow.compat.v1."
 _EXPERIMENTAL_MODULE = "tensorflow.distribute.experimental"
 
 
@@ -136,7 +136,9 @@ class RenamedDistributeApi(Rule):
     - Not reported: `tf.compat.v1.distribute.experimental.MultiWorkerMirroredStrategy` and
       `.TPUStrategy`, TF1 classes (`StrategyV1`) that no TF2 name aliases (measured on 2.21 by
       `benchmarks/probe_compat_v1_strategy_classes.py`; the compat.v1 `CollectiveCommunication` is
-      the TF2 enum and is renamed); the TF 1 methods in a file that names `compat.v1.distribute` (a
+      the TF2 enum and is renamed), also spelled through an alias that may hold
+      `tensorflow.compat.v1` where it is used (`tf = tf.compat.v1` after a version test, or a
+      tried `import tensorflow.compat.v1 as tf`); the TF 1 methods in a file that names `compat.v1.distribute` (a
       `tf.compat.v1` strategy, whose own methods they are) or on a strategy of unknown class in a
       file that reads TF 1 iterators (`tf.compat.v1.data.*`: a library's graph-mode path, given
       `tf.compat.v1` strategies), and a target without `run` (before 2.2).
@@ -270,9 +272,10 @@ class RenamedDistributeApi(Rule):
             qualified = ctx.tf.names.qualified(attribute)
             if qualified not in _CLASSES:
                 continue
-            spelled = ctx.tf.names.as_imported(attribute) or ""
-            if spelled.startswith(_COMPAT_V1) and qualified not in _SAME_UNDER_COMPAT_V1:
-                continue  # a TF1 strategy class under tf.compat.v1, chosen on purpose: no TF2 name is that class
+            if qualified not in _SAME_UNDER_COMPAT_V1 and may_be_compat_v1(ctx.tf, attribute):
+                # A TF1 strategy class under tf.compat.v1 (spelled so, or `tf` may hold it: `import
+                # tensorflow.compat.v1 as tf`, `tf = tf.compat.v1`): no TF2 name is that class.
+                continue
             if is_declaration_only(ctx.index, attribute):
                 continue  # an annotation or a monkey-patch follows the class the program constructs
             if (

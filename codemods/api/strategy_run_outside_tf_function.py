@@ -11,7 +11,7 @@ from fixer.fixes.optimizer_build import ready_for_compiled_step
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
 from fixer.semantic import BindingKind
-from fixer.test_files import asserts_itself_or_in_a_helper, asserts_within, is_fixture_script, is_test_path
+from fixer.test_files import asserts_itself_or_in_a_helper, asserts_within, is_fixture_script, is_test_file
 from fixer.tf.classes import bases_in_module, enclosing_unit_test
 from fixer.tf.compat import inside_graph_block, leaves_after_first_pass, runs_repeatedly, runs_tf1_graphs
 from fixer.tf.graph_methods import runs_in_graph
@@ -192,9 +192,9 @@ class StrategyRunOutsideTfFunction(Rule):
                 continue  # under `tf.Graph().as_default()`: graph ops, evaluated later, not eager
             if runs_in_graph(ctx.tf, run.call):
                 continue  # a SessionRunHook's method or a step its base class compiles: graph mode
-            if is_test_path(ctx.path) and _replica_function_asserts(ctx, run):
+            if is_test_file(ctx.path, ctx.module) and _replica_function_asserts(ctx, run):
                 continue  # a test's step checks Python state each step: compiled, its asserts would run only at trace
-            test = enclosing_unit_test(ctx.index, run.call, is_test_path(ctx.path))
+            test = enclosing_unit_test(ctx.index, run.call, is_test_file(ctx.path, ctx.module))
             if test is not None and (_says_eager(ctx, test) or not _loops_in_test(ctx, run.call, test)):
                 continue  # a test checks one call, or eager execution on purpose: compiling changes what it tests
             if not runs_repeatedly(ctx.index, ctx.tf.strategies, run.call):

@@ -8,6 +8,7 @@ import libcst as cst
 
 from fixer.facts import RESOLVER_CALLED
 from fixer.rule import Rule
+from fixer.tf.compat_v1 import may_be_compat_v1
 from fixer.tf.parameters import named_parameters
 from fixer.types import Applicability
 
@@ -79,8 +80,10 @@ class ClusterResolverMisuse(Rule):
     - `ParameterServerStrategy()` without a resolver raises `TypeError:
       ParameterServerStrategyV2.__init__() missing 1 required positional argument:
       'cluster_resolver'` (measured, benchmarks/probe_target_apis.py); it is judged only for a
-      target of TensorFlow 2.4 or later and in files that do not name `compat.v1.distribute` (the
-      TensorFlow 1 class takes no resolver).
+      target of TensorFlow 2.4 or later, in files that do not name `compat.v1.distribute`, and
+      not through an alias that may hold `tensorflow.compat.v1` (`import tensorflow.compat.v1 as
+      tf` tried first, `tf = tf.compat.v1` after a version test): the TensorFlow 1 class takes no
+      resolver (benchmarks/probe_ledger20a_premises.py).
 
     ## Runtime evidence
     The original raises `TypeError` before training starts (check `runs`).
@@ -125,9 +128,15 @@ class ClusterResolverMisuse(Rule):
                 ctx.report(call, f"`{short}` needs `{required[0]}`: it raises `TypeError` without it")
 
     def _parameter_server_v2(self, ctx: RuleContext, call: cst.Call) -> bool:
-        """The TF 2 ParameterServerStrategy: the target has it (2.4 on) and the file names no
-        `compat.v1.distribute` (names normalise that class to the same qualified name)."""
-        return ctx.tf.target.version >= _PARAMETER_SERVER_V2_FROM and "compat.v1.distribute" not in ctx.text
+        """The TF 2 ParameterServerStrategy: the target has it (2.4 on), the file names no
+        `compat.v1.distribute` (names normalise that class to the same qualified name), and the call
+        is not spelled through a `tf` that may hold `tensorflow.compat.v1` (`tf = tf.compat.v1`):
+        the TF 1 class builds with no cluster resolver."""
+        return (
+            ctx.tf.target.version >= _PARAMETER_SERVER_V2_FROM
+            and "compat.v1.distribute" not in ctx.text
+            and not may_be_compat_v1(ctx.tf, call.func)
+        )
 
     def _unknown(
         self, ctx: RuleContext, call: cst.Call, short: str, unknown: list[str], params: tuple[str, ...]

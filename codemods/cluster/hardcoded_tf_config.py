@@ -11,7 +11,7 @@ import libcst as cst
 from fixer.clusterspec import is_no_cluster, is_template, launcher_problem
 from fixer.facts import NOT_A_TEST
 from fixer.rule import Rule
-from fixer.test_files import is_test_path
+from fixer.test_files import is_test_file
 from fixer.tf.module_readers import imports_only_the_standard_library
 from fixer.tf.pipeline_components import component_functions, in_component
 from fixer.tf.processes import shell_start_lines, starts_processes_after
@@ -163,7 +163,7 @@ class HardcodedTfConfig(Rule):
     facts = (NOT_A_TEST,)
 
     def check(self, ctx: RuleContext) -> None:
-        if is_test_path(ctx.path):
+        if is_test_file(ctx.path, ctx.module):
             return  # a test's TF_CONFIG is a fixture: tying the test to that cluster is the point
         setters = tf_config_setters(ctx.tf)
         shell_starts = shell_start_lines(ctx.text)

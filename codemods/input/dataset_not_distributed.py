@@ -10,7 +10,7 @@ import libcst.matchers as m
 from fixer.facts import RUN_CALL
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
-from fixer.test_files import assertion_free_test, is_test_path
+from fixer.test_files import assertion_free_test, is_test_file
 from fixer.tf.dataflow import names_in
 from fixer.tf.datasets import DatasetModel
 from fixer.tf.evaluation_only import is_one_batch, only_evaluates
@@ -135,7 +135,7 @@ class DatasetNotDistributed(Rule):
         # By dataset: the calls it feeds.
         fed: dict[int, tuple[cst.BaseExpression, list[tuple[cst.Call, RunCall]]]] = {}
         host_batches = []  # (call, batch, kind, run): one per call, reported after the loop
-        smoke_test = is_test_path(ctx.path)
+        smoke_test = is_test_file(ctx.path, ctx.module)
         for call in ctx.index.calls:
             run = self._entry(ctx, call, steps)
             if run is None or (smoke_test and assertion_free_test(ctx.index, call)):

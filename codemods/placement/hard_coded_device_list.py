@@ -8,7 +8,7 @@ import libcst as cst
 
 from fixer.facts import MIRRORED_GIVEN_DEVICES, NOT_A_TEST
 from fixer.rule import Rule
-from fixer.test_files import is_fixture_script, is_test_path
+from fixer.test_files import is_fixture_script, is_test_file
 from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
 
@@ -130,7 +130,7 @@ class HardCodedDeviceList(Rule):
             devices = _literal_devices(ctx, listed)
             if devices is None or len(devices) < 2 or _under_device_test(ctx, call):
                 continue
-            if is_test_path(ctx.path) or is_fixture_script(ctx.path):
+            if is_test_file(ctx.path, ctx.module) or is_fixture_script(ctx.path):
                 continue  # a test's replicas are a fixture: the suite picks (or skips on) the machine it needs
             if _never_used(ctx, call):
                 continue  # a strategy shown and rebound before any use (a guide's cell) places nothing

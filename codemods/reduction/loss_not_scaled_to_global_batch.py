@@ -9,7 +9,7 @@ import libcst as cst
 from fixer.facts import RUN_OR_STEP
 from fixer.prefilter import STRATEGY
 from fixer.rule import Rule
-from fixer.test_files import assertion_free_test, compares_only, enclosing_test, is_test_path
+from fixer.test_files import assertion_free_test, compares_only, enclosing_test, is_test_file
 from fixer.tf.bindings import assigned_values
 from fixer.tf.calls import argument_value
 from fixer.tf.default_strategy import runs_only_on_default_strategy
@@ -186,7 +186,7 @@ class LossNotScaledToGlobalBatch(Rule):
         if ctx.tf.strategies.single_replica:
             return  # OneDeviceStrategy: the per-replica mean is the global mean
         reported: set[int] = set()
-        smoke_test = is_test_path(ctx.path)
+        smoke_test = is_test_file(ctx.path, ctx.module)
         for func in replica.replica_functions:
             if runs_only_on_default_strategy(ctx.tf, ctx.path, func):
                 continue  # the default strategy has one replica: nothing is summed

@@ -112,7 +112,7 @@ def _is_test_case(index: ModuleIndex, cls: cst.ClassDef) -> bool:
 
 def enclosing_unit_test(index: ModuleIndex, node: cst.CSTNode, test_file: bool = False) -> cst.FunctionDef | None:
     """The ``test*`` method of a unittest ``TestCase`` that ``node`` sits in (directly or in a function
-    nested in it); in a test file (``test_file``, see `fixer.test_files.is_test_path`) also a
+    nested in it); in a test file (``test_file``, see `fixer.test_files.is_test_file`) also a
     module-level ``test*`` function, as pytest collects. None outside tests."""
     func = index.enclosing_function(node)
     while func is not None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from fixer.test_files import is_test_path
+from fixer.test_files import is_test_file
 from fixer.tf.strategies import expression_key
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def _default_strategy(tf: TFModel, path: str, strategy: cst.BaseExpression) -> b
         return True
     # Inside a function, `get_strategy()` is whatever scope the caller entered: only a test file
     # that builds no strategy and enters no scope is known to call it outside every scope.
-    if not is_test_path(path) or strategies.all_constructions or strategies.scope_blocks:
+    if not is_test_file(path, tf.module) or strategies.all_constructions or strategies.scope_blocks:
         return False
     key = expression_key(strategy)
     return key is not None and strategies.strategy_keys.get(key) == frozenset({_GET_STRATEGY})

@@ -11,6 +11,7 @@ strategy (`get_strategy()` run outside every scope).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 
 _ONE_DEVICE = "tensorflow.distribute.OneDeviceStrategy"
 _GET_STRATEGY = "tensorflow.distribute.get_strategy"
+# `V1`/`V2`... after a class name: the versioned variants a vendor build ships next to the plain one.
+_VERSION_SUFFIX = re.compile(r"V\d+$")
 
 
 def may_run_several_replicas(tf: TFModel, strategy: cst.BaseExpression) -> bool:
@@ -57,8 +60,9 @@ def _no_replicas_evidence(tf: TFModel, value: cst.BaseExpression) -> bool:
 
 def _vendor_strategy_class(callee: str) -> bool:
     """``callee`` names a strategy class of another package (or of a vendor's TensorFlow build),
-    not a tf.distribute one distfix knows: ``tensorflow.python.ipu.ipu_strategy.IPUStrategy``."""
-    last = callee.rsplit(".", 1)[-1]
+    not a tf.distribute one distfix knows: ``tensorflow.python.ipu.ipu_strategy.IPUStrategy``, also
+    with a version suffix (Graphcore's ``IPUStrategyV1``, as tf.distribute's own ``...StrategyV1``)."""
+    last = _VERSION_SUFFIX.sub("", callee.rsplit(".", 1)[-1])
     return (
         callee not in STRATEGY_CLASSES
         and not callee.startswith("tensorflow.distribute.")

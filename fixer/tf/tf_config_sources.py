@@ -13,7 +13,7 @@ from weakref import WeakKeyDictionary
 import libcst as cst
 
 from fixer.syntax import evaluate_literal
-from fixer.test_files import is_test_path
+from fixer.test_files import is_test_file
 from fixer.tf.names import dotted_name
 
 if TYPE_CHECKING:
@@ -362,7 +362,7 @@ def cluster_problems(tf: TFModel, code: str) -> list[tuple[cst.CSTNode, ClusterP
     in the module (TFD602 and TFD603 share one analysis; each rule reports its own)."""
     from fixer.clusterspec import check_cluster, parse_tf_config
 
-    if is_test_path(tf.path):
+    if is_test_file(tf.path, tf.module):
         return []  # a test's literal cluster is a fixture (fake hosts, placeholders), not a deployment
     found: list[tuple[cst.CSTNode, ClusterProblem]] = []
     for setter in tf_config_setters(tf):

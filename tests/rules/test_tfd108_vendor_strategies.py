@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from checked_codes import codes_of
 
+from fixer.tf.replica_evidence import _vendor_strategy_class
+
 _PICKED = """
 import tensorflow as tf
 try:
@@ -72,3 +74,49 @@ def evaluate(strategy, weights):
 
 def test_control_a_strategy_parameter_of_unknown_class_stays_tfd108():
     assert [c for c in codes_of(_PARAMETER) if c == "TFD108"] == ["TFD108"]
+
+
+# ledger20a fp class 5: a vendor class whose name carries a version suffix after `Strategy`
+# (Graphcore's `IPUStrategyV1`), the one strategy of a test, its `run` result read as a tensor.
+_VERSIONED = """
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.accel import accel_strategy
+
+def step(x):
+    return x * 2.0
+
+def check_device():
+    strategy = accel_strategy.{cls}()
+    with strategy.scope():
+        out = strategy.run(step, args=[tf.ones([4])])
+        print(out.device, np.sum(out.numpy()))
+
+def check_input():
+    # A tf.distribute method called on the same name elsewhere makes the strategy model take it for one.
+    strategy = accel_strategy.{cls}()
+    with strategy.scope():
+        return strategy.distribute_datasets_from_function(lambda ctx: tf.data.Dataset.range(4))
+"""
+
+
+def _versioned_tfd108(cls: str) -> list[str]:
+    return [c for c in codes_of(_VERSIONED.format(cls=cls)) if c == "TFD108"]
+
+
+def test_a_vendor_strategy_with_a_version_suffix_is_not_tfd108():
+    assert _versioned_tfd108("AccelStrategyV1") == []
+    assert _versioned_tfd108("AccelStrategyV2") == []
+
+
+def test_control_a_mirrored_strategy_in_the_same_shape_stays_tfd108():
+    source = _VERSIONED.replace("accel_strategy.{cls}()", "tf.distribute.MirroredStrategy()")
+    assert source != _VERSIONED
+    assert [c for c in codes_of(source) if c == "TFD108"] == ["TFD108"]
+
+
+def test_control_a_vendor_class_that_only_ends_in_v1_is_no_strategy_evidence():
+    # `AccelRunnerV1` names no strategy: the suffix is dropped only after `Strategy`.
+    assert not _vendor_strategy_class("tensorflow.python.accel.accel_strategy.AccelRunnerV1")
+    assert _vendor_strategy_class("tensorflow.python.accel.accel_strategy.AccelStrategyV12")
+    assert not _vendor_strategy_class("tensorflow.distribute.experimental.SomeStrategyV1")
