@@ -92,18 +92,10 @@ def process_with_config(path: Path, job: Job, config: Config) -> FileResult:
     ``.py`` files and notebooks take the same path: cache, pre-filter on the bytes, decode,
     analyse, write atomically; only the analysis differs.
     """
-    name = str(path)
-    try:
-        data = read_bytes(path)
-    except SourceError as exc:
-        return _error_result(name, str(exc))
-    cache, key = _cache_and_key(data, config, job, path)
-    if cache is not None:
-        # Before the pre-filter and the project's import graph: a hit needs neither (nor the
-        # rules and libcst they import, about a second of a warm run that misses the stat index).
-        cached = cache.load(key, name)
-        if cached is not None:
-            return cached
+    read = _read_or_cached(path, job, config)
+    if isinstance(read, FileResult):
+        return read
+    data, cache, key = read
     with _project_context(job):
         return _process(path, data, job, config, cache, key)
 
@@ -120,6 +112,19 @@ def screen_file(path: Path, job: Job) -> FileResult | None:
         config = config_for(path, job.overrides)
     except ConfigError as exc:
         return _error_result(name, str(exc))
+    read = _read_or_cached(path, job, config)
+    if isinstance(read, FileResult):
+        return read
+    with _project_context(job):
+        return FileResult(path=name) if _skipped(read[0], job, config, name) else None
+
+
+def _read_or_cached(path: Path, job: Job, config: Config) -> FileResult | tuple[bytes, ResultCache | None, str]:
+    """The file's bytes with its result cache and key, or the result that ends its processing
+    already: a read error, or a cache hit (looked up before the pre-filter and the project's import
+    graph: a hit needs neither, nor the rules and libcst they import, about a second of a warm run
+    that misses the stat index)."""
+    name = str(path)
     try:
         data = read_bytes(path)
     except SourceError as exc:
@@ -129,8 +134,7 @@ def screen_file(path: Path, job: Job) -> FileResult | None:
         cached = cache.load(key, name)
         if cached is not None:
             return cached
-    with _project_context(job):
-        return FileResult(path=name) if _skipped(data, job, config, name) else None
+    return data, cache, key
 
 
 def _cache_and_key(data: bytes, config: Config, job: Job, path: Path) -> tuple[ResultCache | None, str]:

@@ -344,20 +344,11 @@ def _attribute_handed_in(ctx: RuleContext, run: RunCall) -> bool:
     in the class sets to a parameter of the method making it (``self.func = func`` in
     ``__init__``), of a class the module never calls nor uses as a decorator: a wrapper of a step
     that code elsewhere hands in, compiled or not (a decorator class over `@tf.function` steps)."""
-    fn = run.fn
-    if run.targets or not isinstance(fn, cst.Attribute) or not isinstance(fn.value, cst.Name):
+    attribute_run = _self_attribute_run(ctx, run)
+    if attribute_run is None:
         return False
-    method = ctx.index.enclosing_function(run.call)
-    if not isinstance(method, cst.FunctionDef) or not method.params.params:
-        return False
-    cls = ctx.index.method_class(method)
-    if cls is None or method.params.params[0].name.value != fn.value.value:
-        return False
-    assigns = [
-        a
-        for a in ctx.index.assignments_by_target.get(f"{fn.value.value}.{fn.attr.value}", [])
-        if _method_of(ctx, a) is cls
-    ]
+    cls, owner, attr = attribute_run
+    assigns = [a for a in ctx.index.assignments_by_target.get(f"{owner}.{attr}", []) if _method_of(ctx, a) is cls]
     handed = bool(assigns) and all(
         isinstance(a.value, cst.Name)
         and (found := ctx.tf.semantic.resolve(a.value))
@@ -372,17 +363,11 @@ def _attribute_of_an_imported_base(ctx: RuleContext, run: RunCall) -> bool:
     defines or assigns, in a class deriving from a class of another module (not TensorFlow's or
     Keras's, whose attributes are known): that base made it, maybe with ``tf.function`` (TF-Agents'
     eager policy base sets its action function so), which this module cannot tell."""
-    fn = run.fn
-    if run.targets or not isinstance(fn, cst.Attribute) or not isinstance(fn.value, cst.Name):
+    attribute_run = _self_attribute_run(ctx, run)
+    if attribute_run is None:
         return False
-    method = ctx.index.enclosing_function(run.call)
-    if not isinstance(method, cst.FunctionDef) or not method.params.params:
-        return False
-    cls = ctx.index.method_class(method)
-    if cls is None or method.params.params[0].name.value != fn.value.value:
-        return False
+    cls, owner, attr = attribute_run
     family = [cls, *bases_in_module(ctx.index, cls)]
-    attr = fn.attr.value
     if any(
         isinstance(statement, cst.FunctionDef) and statement.name.value == attr
         for member in family
@@ -401,6 +386,21 @@ def _attribute_of_an_imported_base(ctx: RuleContext, run: RunCall) -> bool:
         for member in family
         for base in member.bases
     )
+
+
+def _self_attribute_run(ctx: RuleContext, run: RunCall) -> tuple[cst.ClassDef, str, str] | None:
+    """The class, ``self`` and ``attr`` of the ``self.<attr>`` that ``run`` runs, when ``run`` is in
+    a method of that class and names an attribute of the method's first parameter (None otherwise)."""
+    fn = run.fn
+    if run.targets or not isinstance(fn, cst.Attribute) or not isinstance(fn.value, cst.Name):
+        return None
+    method = ctx.index.enclosing_function(run.call)
+    if not isinstance(method, cst.FunctionDef) or not method.params.params:
+        return None
+    cls = ctx.index.method_class(method)
+    if cls is None or method.params.params[0].name.value != fn.value.value:
+        return None
+    return cls, fn.value.value, fn.attr.value
 
 
 def _method_of(ctx: RuleContext, node: cst.CSTNode) -> cst.ClassDef | None:
