@@ -24,9 +24,7 @@ be built there (`optimizer.build(model.trainable_variables)`) before the first s
 
 from __future__ import annotations
 
-import sys
-
-from probing import last_error_line, print_outcomes, rerun_per_keras, two_cpu_replicas
+from probing import last_error_line, main_per_keras, print_outcomes, two_cpu_replicas
 
 
 def custom_loop_cases(flavour: str) -> None:
@@ -86,13 +84,5 @@ def _cause(exc: Exception) -> str:
     return last_error_line(exc)
 
 
-def main() -> None:
-    """Without an argument, rerun this file once per Keras flavour; with one, measure it."""
-    if len(sys.argv) > 1:
-        custom_loop_cases(sys.argv[1])
-    else:
-        rerun_per_keras(__file__)
-
-
 if __name__ == "__main__":
-    main()
+    main_per_keras(__file__, custom_loop_cases)

@@ -24,10 +24,8 @@ mistake.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
-from probing import last_error_line, print_outcomes, rerun_per_keras, two_cpu_replicas
+from probing import last_error_line, main_per_keras, print_outcomes, two_cpu_replicas
 
 
 def unreduced_loss_cases(flavour: str) -> None:
@@ -75,13 +73,5 @@ def unreduced_loss_cases(flavour: str) -> None:
     )
 
 
-def main() -> None:
-    """Without an argument, rerun this file once per Keras flavour; with one, measure it."""
-    if len(sys.argv) > 1:
-        unreduced_loss_cases(sys.argv[1])
-    else:
-        rerun_per_keras(__file__)
-
-
 if __name__ == "__main__":
-    main()
+    main_per_keras(__file__, unreduced_loss_cases)

@@ -31,10 +31,8 @@ MirroredStrategy scope trains under both Kerases.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
-from probing import first_error_line, print_outcomes, rerun_per_keras, two_cpu_replicas
+from probing import first_error_line, main_per_keras, print_outcomes, two_cpu_replicas
 
 
 def premise_cases(flavour: str) -> None:
@@ -98,13 +96,5 @@ def premise_cases(flavour: str) -> None:
     )
 
 
-def main() -> None:
-    """Without an argument, rerun this file once per Keras flavour; with one, measure it."""
-    if len(sys.argv) > 1:
-        premise_cases(sys.argv[1])
-    else:
-        rerun_per_keras(__file__)
-
-
 if __name__ == "__main__":
-    main()
+    main_per_keras(__file__, premise_cases)

@@ -36,9 +36,8 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
-import sys
 
-from probing import first_error_line, print_outcomes, rerun_per_keras
+from probing import first_error_line, main_per_keras, print_outcomes
 
 
 def premises(flavour: str) -> None:
@@ -85,13 +84,5 @@ def premises(flavour: str) -> None:
     )
 
 
-def main() -> None:
-    """Without an argument, rerun this file once per Keras flavour; with one, measure it."""
-    if len(sys.argv) > 1:
-        premises(sys.argv[1])
-    else:
-        rerun_per_keras(__file__)
-
-
 if __name__ == "__main__":
-    main()
+    main_per_keras(__file__, premises)

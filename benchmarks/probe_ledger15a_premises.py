@@ -28,9 +28,7 @@ Output on TensorFlow 2.21 (2026-11-28, ledger15a), two logical CPUs:
 
 from __future__ import annotations
 
-import sys
-
-from probing import first_error_line, print_outcomes, rerun_per_keras, two_cpu_replicas
+from probing import first_error_line, main_per_keras, print_outcomes, two_cpu_replicas
 
 
 def premises(flavour: str) -> None:
@@ -89,13 +87,5 @@ def premises(flavour: str) -> None:
     )
 
 
-def main() -> None:
-    """Without an argument, rerun this file once per Keras flavour; with one, measure it."""
-    if len(sys.argv) > 1:
-        premises(sys.argv[1])
-    else:
-        rerun_per_keras(__file__)
-
-
 if __name__ == "__main__":
-    main()
+    main_per_keras(__file__, premises)

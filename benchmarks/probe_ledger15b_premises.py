@@ -36,11 +36,10 @@ Output on TensorFlow 2.21 (2026-11-28, ledger15b), CPU:
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 
-from probing import first_error_line, print_outcomes, rerun_per_keras
+from probing import first_error_line, main_per_keras, print_outcomes
 
 
 def _image_folder(root: Path) -> Path:
@@ -125,13 +124,5 @@ def premises(flavour: str) -> None:
     )
 
 
-def main() -> None:
-    """Without an argument, rerun this file once per Keras flavour; with one, measure it."""
-    if len(sys.argv) > 1:
-        premises(sys.argv[1])
-    else:
-        rerun_per_keras(__file__)
-
-
 if __name__ == "__main__":
-    main()
+    main_per_keras(__file__, premises)

@@ -44,9 +44,8 @@ from __future__ import annotations
 
 import importlib
 import re
-import sys
 
-from probing import first_error_line, print_outcomes, rerun_per_keras
+from probing import first_error_line, main_per_keras, print_outcomes
 
 
 def _addressless(text: str) -> str:
@@ -101,13 +100,5 @@ def reprs(flavour: str) -> None:
     )
 
 
-def main() -> None:
-    """Without an argument, rerun this file once per Keras flavour; with one, measure it."""
-    if len(sys.argv) > 1:
-        reprs(sys.argv[1])
-    else:
-        rerun_per_keras(__file__)
-
-
 if __name__ == "__main__":
-    main()
+    main_per_keras(__file__, reprs)

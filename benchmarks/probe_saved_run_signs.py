@@ -25,9 +25,7 @@ Output on TensorFlow 2.21 (2026-11-28, prec35), CPU:
 
 from __future__ import annotations
 
-import sys
-
-from probing import print_outcomes, rerun_per_keras
+from probing import main_per_keras, print_outcomes
 
 
 def signs(flavour: str) -> None:
@@ -62,13 +60,5 @@ def signs(flavour: str) -> None:
     )
 
 
-def main() -> None:
-    """Without an argument, rerun this file once per Keras flavour; with one, measure it."""
-    if len(sys.argv) > 1:
-        signs(sys.argv[1])
-    else:
-        rerun_per_keras(__file__)
-
-
 if __name__ == "__main__":
-    main()
+    main_per_keras(__file__, signs)

@@ -1,4 +1,4 @@
-"""What the probes (``probe_*.py``) share: running a probe once per Keras flavour, the two-replica
+"""What the probes (``probe_*.py``) share: their entry point, running a probe once per Keras flavour, the two-replica
 strategy they measure on, printing each case's outcome, free local ports for worker clusters, and
 a case run by two worker processes of one MultiWorkerMirroredStrategy cluster.
 
@@ -29,6 +29,15 @@ def rerun_per_keras(script: str) -> None:
     for flavour, legacy in KERAS_FLAVOURS:
         env = dict(os.environ, TF_USE_LEGACY_KERAS=legacy, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
         subprocess.run([sys.executable, script, flavour], env=env, check=False)
+
+
+def main_per_keras(script: str, measure: Callable[[str], None]) -> None:
+    """A probe's entry point: without an argument, rerun ``script`` once per Keras flavour; with one
+    (the flavour, as :func:`rerun_per_keras` passes it), ``measure`` under that flavour."""
+    if len(sys.argv) > 1:
+        measure(sys.argv[1])
+    else:
+        rerun_per_keras(script)
 
 
 def two_cpu_replicas(tf):  # noqa: ANN001, ANN201 - `tf` is the module the probe imported
