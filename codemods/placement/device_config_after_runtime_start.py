@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from fixer.rule import Rule
-from fixer.tf.restart_cells import restarted_program_start
+from fixer.tf.restart_cells import restart_above
 from fixer.tf.runtime_start import after_last_reset, earlier_op, runs_tf_on_the_way
 from fixer.tf.tf1_program import runs_tensorflow_1
 from fixer.types import Applicability
@@ -132,7 +132,7 @@ def _runtime_started_before(ctx: RuleContext, statement: cst.CSTNode) -> cst.CST
     earlier: list[cst.CSTNode] = []
     node: cst.CSTNode = statement
     reset = False
-    restart = _restarted_at(ctx, statement)
+    restart = restart_above(ctx.tf, statement) if ctx.path.endswith(".ipynb") else None
     while not reset:
         parent = ctx.index.parent.get(node)
         if parent is None or isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
@@ -157,19 +157,6 @@ def _runtime_started_before(ctx: RuleContext, statement: cst.CSTNode) -> cst.CST
     if restart is not None and found is not None and ctx.index.before(found, restart):
         return None  # what ran before the restart ran in another process
     return found
-
-
-def _restarted_at(ctx: RuleContext, statement: cst.CSTNode) -> cst.BaseStatement | None:
-    """In a notebook, the first statement of the last cell at or above ``statement`` that a kernel
-    restart began (a restart instruction, or saved execution counts starting over); else None."""
-    if not ctx.path.endswith(".ipynb"):
-        return None
-    top: cst.CSTNode = statement
-    for node in ctx.index.ancestors(statement):
-        if isinstance(node, cst.BaseStatement) and ctx.index.parent.get(node) is ctx.module:
-            top = node
-    counts = ctx.tf.target.cell_counts  # the saved execution counts: where they start over, a restart
-    return restarted_program_start(ctx.text, ctx.module, lambda node: ctx.range(node).start.line, top, counts)
 
 
 def _catches_runtime_error(ctx: RuleContext, call: cst.Call) -> bool:

@@ -14,7 +14,7 @@ from fixer.tf.dataflow import independent
 from fixer.tf.module_summary import ImportRef
 from fixer.tf.names import dotted_name, imported_modules, imported_names
 from fixer.tf.programs import Programs
-from fixer.tf.restart_cells import restarted_program_start
+from fixer.tf.restart_cells import restart_above
 from fixer.tf.runtime_start import after_last_reset, earlier_op, resets_before, runs_tf_on_the_way, runtime_call
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
 from fixer.tf.tf1_program import runs_tensorflow_1
@@ -141,7 +141,7 @@ class StrategyCreatedAfterTfOps(Rule):
             if kind not in MULTI_WORKER_CLASSES:
                 continue
             # A notebook cell that asks for a kernel restart starts a new program (fixer/tf/restart_cells.py).
-            restart = _restarted_at(ctx, call) if programs is None else None
+            restart = restart_above(ctx.tf, call) if programs is None else None
             if self._single_worker(ctx, call, restart) or _cluster_only_later(ctx, call):
                 continue
             statement = ctx.index.statement_of(call)
@@ -229,17 +229,6 @@ class StrategyCreatedAfterTfOps(Rule):
             for setter in setters
             if setter.node not in clearers
         )
-
-
-def _restarted_at(ctx: RuleContext, call: cst.Call) -> cst.BaseStatement | None:
-    """The first statement of the last notebook cell at or above ``call`` that asks for a kernel
-    restart (None in a script, or when no such cell comes before it)."""
-    top: cst.CSTNode = ctx.index.statement_of(call)
-    for node in ctx.index.ancestors(call):
-        if isinstance(node, cst.BaseStatement) and ctx.index.parent.get(node) is ctx.module:
-            top = node
-    counts = ctx.tf.target.cell_counts  # the saved execution counts: where they start over, a restart
-    return restarted_program_start(ctx.text, ctx.module, lambda node: ctx.range(node).start.line, top, counts)
 
 
 def _rebuilt_after_a_multi_worker_strategy(ctx: RuleContext, statement: cst.CSTNode, call: cst.Call) -> bool:

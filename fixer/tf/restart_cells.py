@@ -27,11 +27,26 @@ import libcst as cst
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from fixer.tf.model import TFModel
+
 # fixer/notebook.py's cell boundary in the combined module (as fixer/cell_lines.py reads it).
 _CELL_MARK = re.compile(r"^# distfix-cell \d+$")
 _RESTART = re.compile(r"\brestart", re.IGNORECASE)
 _PROCESS = re.compile(r"\b(kernel|runtime)\b", re.IGNORECASE)
 _NEGATED = re.compile(r"(\bnot|n't|\bno need to|\bwithout)\s+restart", re.IGNORECASE)
+
+
+def restart_above(tf: TFModel, node: cst.CSTNode) -> cst.BaseStatement | None:
+    """The first statement of the last cell at or above ``node``'s top-level statement that a kernel
+    restart began (a restart instruction, or the saved execution counts starting over), in the
+    module ``tf`` describes; None when no cell does."""
+    top: cst.CSTNode = node
+    for ancestor in tf.index.ancestors(node):
+        if isinstance(ancestor, cst.BaseStatement) and tf.index.parent.get(ancestor) is tf.module:
+            top = ancestor
+    return restarted_program_start(
+        tf.text, tf.module, lambda statement: tf.range(statement).start.line, top, tf.target.cell_counts
+    )
 
 
 def restarted_program_start(
