@@ -96,6 +96,13 @@ _CONFIGURATION = (
     "keras.preprocessing.image.ImageDataGenerator",
     # Measured on 2.21 (same probe): it clears the graph-mode default graph, not the eager context.
     "tensorflow.compat.v1.reset_default_graph",
+    # Measured on 2.21, Keras 3 and tf-keras (benchmarks/probe_ledger22a_premises.py): it registers
+    # an op callback and runs no op; a CPU split and a MultiWorkerMirroredStrategy after it work.
+    "tensorflow.debugging.enable_check_numerics",
+    # TF 2.1-2.3's names of the mixed-precision policy API listed above (`Policy`,
+    # `set_global_policy`); absent on 2.21, so their successors are what the same probe measured.
+    "keras.mixed_precision.experimental.Policy",
+    "keras.mixed_precision.experimental.set_policy",
 )
 # Measured on 2.21 (benchmarks/probe_ledger12b_premises.py): constructing a v1 Session leaves the
 # eager context's handle unset, the very test behind both "Collective ops must be configured at
