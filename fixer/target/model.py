@@ -16,7 +16,7 @@ from fixer.target.apis import added_in, exists_in
 from fixer.target.azureml_environments import azureml_environments
 from fixer.target.caps import capped, package_cap, python_cap
 from fixer.target.ci_containers import ci_containers, ci_oldest, ci_range, workflow_files
-from fixer.target.ci_installs import ci_file_label, ci_installed_requirements, ci_installs
+from fixer.target.ci_installs import ci_file_label, ci_installed_requirements, ci_installs, ci_root, circleci_files
 from fixer.target.ci_switch import CI_FOLDERS, CI_ROOT_FILES, ci_legacy_switch
 from fixer.target.cloud_launchers import Launch, launched_scripts, may_launch
 from fixer.target.constraints import constrained
@@ -594,8 +594,8 @@ def _caps(folder: Path, found: list[Evidence], consulted: dict[str, Stamp]) -> l
     python, files = python_cap(folder)
     for path in files:
         consulted[str(path)] = file_stamp(str(path))
-    for name in (".travis.yml", "tox.ini"):
-        consulted.setdefault(str(folder / name), file_stamp(str(folder / name)))
+    for path in (folder / ".travis.yml", folder / "tox.ini", *circleci_files(folder)):
+        consulted.setdefault(str(path), file_stamp(str(path)))
     packages = [package_cap(e) or multi_backend_cap(e) for e in found if _dependency_statement(e)]
     return ([python] if python is not None else []) + [cap for cap in packages if cap is not None]
 
@@ -760,7 +760,7 @@ def _ci_installs(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
     """The TensorFlow 2 releases ``folder``'s CI installs with pip (fixer/target/ci_installs.py),
     recording what was read so that a new or edited workflow, action or `.travis.yml` counts."""
     installed, files = ci_installs(folder)
-    for path in [folder / ".github" / "actions", folder / ".travis.yml", *files]:
+    for path in [folder / ".github" / "actions", folder / ".travis.yml", *circleci_files(folder), *files]:
         consulted.setdefault(str(path), file_stamp(str(path)))
     return installed
 
@@ -769,8 +769,7 @@ def _installed_by_ci(requirement: Evidence, python: Evidence) -> bool:
     """The CI whose Python ``python`` states installs the requirements file ``requirement`` is
     in (`pip install -r requirements.txt`): that file is tested on that Python, so its open
     TensorFlow requirement resolves to what pip finds for it (fixer/target/caps.py)."""
-    ci = Path(python.path).resolve()
-    root = ci.parents[2] if ".github" in ci.parts else ci.parent
+    root = ci_root(Path(python.path))
     try:
         relative = Path(requirement.path).resolve().relative_to(root).as_posix()
     except ValueError:

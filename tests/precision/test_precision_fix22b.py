@@ -6,6 +6,10 @@ own words, each with the control that keeps the finding.
   model itself does (benchmarks/probe_ledger17c_premises.py, part 1: a tf-keras layer refuses a Keras 3
   tensor); a recompile outside the scope then trains (tf-keras), so TFD101 is silent. A part called on
   no Keras tensor builds nothing and keeps the finding.
+- TFD109 (ledger20b): a CircleCI job's Python is its image's (`circleci/python:3.8`); the job's
+  `pip install -r requirements.txt` tests the application's open `tensorflow>=2` there, which pip
+  resolves to TensorFlow 2.13 at newest (NEWEST_FOR_PYTHON): Keras 2, as a Travis or GitHub Actions
+  Python caps it (tgt18). An image of a Python today's release supports keeps TensorFlow 2.21.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING
 
+from fixer.engine import check_source
 from fixer.runner import Job, run
+from fixer.target import target_for
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -55,3 +61,54 @@ def test_a_hugging_face_main_layer_on_an_input_makes_the_program_keras2(tmp_path
 def test_control_a_part_called_on_no_keras_tensor_keeps_tfd101(tmp_path: Path) -> None:
     use = "hidden = encoder.bert(features, training=False)"
     assert "TFD101" in _codes(tmp_path, _RECOMPILE.format(use=use))
+
+
+_CIRCLECI = """\
+version: 2.1
+jobs:
+  test:
+    docker:
+      - image: {image}
+    steps:
+      - checkout
+      - run:
+          name: install
+          command: |
+            python -m venv env
+            . env/bin/activate
+            pip install -r requirements.txt
+      - run: pytest
+"""
+_MWMS_FIT = """\
+import tensorflow as tf
+
+workers = tf.distribute.MultiWorkerMirroredStrategy()
+with workers.scope():
+    net = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+    net.compile(optimizer="sgd", loss="mae")
+net.fit(features, labels, epochs=2)
+"""
+
+
+def _circleci_project(root: Path, image: str) -> Path:
+    """A repository whose CircleCI job runs in ``image`` and installs its requirements file; its script."""
+    (root / ".git").mkdir(parents=True)
+    (root / ".circleci").mkdir()
+    (root / ".circleci" / "config.yml").write_text(_CIRCLECI.format(image=image))
+    (root / "requirements.txt").write_text("tensorflow>=2\n")
+    script = root / "scripts" / "train.py"
+    script.parent.mkdir()
+    script.write_text(_MWMS_FIT)
+    return script
+
+
+def test_a_circleci_python_image_caps_the_requirements_file_it_installs(tmp_path: Path) -> None:
+    script = _circleci_project(tmp_path, "circleci/python:3.8")
+    assert target_for(script).version == (2, 13)
+    assert "TFD504" not in [f.code for f in check_source(str(script), _MWMS_FIT).findings]
+
+
+def test_control_a_circleci_image_of_a_current_python_keeps_the_newest_release(tmp_path: Path) -> None:
+    script = _circleci_project(tmp_path, "cimg/python:3.11.4")
+    assert target_for(script).version == (2, 21)
+    assert "TFD504" in [f.code for f in check_source(str(script), _MWMS_FIT).findings]
