@@ -103,11 +103,3 @@ def ci_installed_requirements(folder: Path) -> frozenset[str]:
         for _, command in _pip_commands(path)
         for found in _REQUIREMENT_FILE.finditer(command)
     )
-
-
-def ci_file_label(path: str) -> str:
-    """How a message names a CI file: from its `.github` or `.circleci` folder on (a composite
-    action is always `action.yml`, its folders say which), else its name (`.travis.yml`)."""
-    parts = Path(path).parts
-    marker = next((m for m in (".github", ".circleci") if m in parts), None)
-    return "/".join(parts[parts.index(marker) :]) if marker is not None else Path(path).name

@@ -10,6 +10,11 @@ own words, each with the control that keeps the finding.
   `pip install -r requirements.txt` tests the application's open `tensorflow>=2` there, which pip
   resolves to TensorFlow 2.13 at newest (NEWEST_FOR_PYTHON): Keras 2, as a Travis or GitHub Actions
   Python caps it (tgt18). An image of a Python today's release supports keeps TensorFlow 2.21.
+- TFD401 (ledger17a, BigDL's Ray runner): a repository whose CI installs TensorFlow 2.3 in one job and
+  2.9 in another tests its code on 2.3, where `experimental_distribute_datasets_from_function` is the
+  only name (`distribute_datasets_from_function` arrives in 2.4, fixer/target/apis.py): the old name
+  is kept on purpose, as under a container matrix, so no finding. Jobs that all install 2.4 or newer
+  keep it (and its edit).
 """
 
 from __future__ import annotations
@@ -112,3 +117,40 @@ def test_control_a_circleci_image_of_a_current_python_keeps_the_newest_release(t
     script = _circleci_project(tmp_path, "cimg/python:3.11.4")
     assert target_for(script).version == (2, 21)
     assert "TFD504" in [f.code for f in check_source(str(script), _MWMS_FIT).findings]
+
+
+_PIP_JOB = """\
+name: {name}
+on: [push]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - run: pip install tensorflow=={release} && pytest
+"""
+_PER_WORKER_INPUT = """\
+import tensorflow as tf
+
+workers = tf.distribute.MultiWorkerMirroredStrategy()
+batches = workers.experimental_distribute_datasets_from_function(make_input)
+"""
+
+
+def _tested_on(root: Path, releases: list[str]) -> list[tuple[str, bool]]:
+    """(code, has an edit) of the findings on a runner in a repository with one CI job per release."""
+    (root / ".git").mkdir(parents=True)
+    workflows = root / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    for release in releases:
+        (workflows / f"tf{release}.yml").write_text(_PIP_JOB.format(name=release, release=release))
+    runner = root / "runner.py"
+    runner.write_text(_PER_WORKER_INPUT)
+    return [(f.code, f.fix is not None) for f in check_source(str(runner), _PER_WORKER_INPUT).findings]
+
+
+def test_a_ci_job_on_a_release_with_only_the_old_name_keeps_it(tmp_path: Path) -> None:
+    assert _tested_on(tmp_path, ["2.3.0", "2.9.0"]) == []
+
+
+def test_control_ci_jobs_that_all_have_the_new_name_keep_tfd401_and_its_edit(tmp_path: Path) -> None:
+    assert _tested_on(tmp_path, ["2.4.0", "2.9.0"]) == [("TFD401", True)]
