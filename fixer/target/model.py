@@ -26,6 +26,7 @@ from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.multibackend_keras import NEWEST_TENSORFLOW, multi_backend, multi_backend_cap, multi_backend_floor
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
 from fixer.target.notebook_exports import export_markers, exported_from
+from fixer.target.own_base_images import own_base_images
 from fixer.target.packaging_folders import packaging_statements
 from fixer.target.platform_pins import METADATA_NAMES, platform_image, platform_pin, undated_pin
 from fixer.target.project_files import (
@@ -649,6 +650,8 @@ def _decide(folder: Path) -> Target:
             # Images elsewhere in the repository that copy this folder in (a job's Dockerfile
             # installing TensorFlow beside a shared library): statements of the folder itself.
             found += copied_into_images(folder, consulted)
+            # Its Dockerfile built `FROM` an image the repository builds itself: that image's folder.
+            found += own_base_images(folder, consulted, _read_folder)
         # A setup script in a packaging subfolder that builds on this folder's requirements file.
         found += packaging_statements(candidate, lambda path: consulted.__setitem__(path, file_stamp(path)))
         # Project-wide files kept in subfolders: `docker/Dockerfile`, `g3doc/setup/installation.md`.

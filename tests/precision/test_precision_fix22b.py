@@ -15,6 +15,10 @@ own words, each with the control that keeps the finding.
   only name (`distribute_datasets_from_function` arrives in 2.4, fixer/target/apis.py): the old name
   is kept on purpose, as under a container matrix, so no finding. Jobs that all install 2.4 or newer
   keep it (and its edit).
+- TFD504 (ledger20b): a job's Dockerfile is built `FROM` an image the repository builds itself (the
+  README's steps: `cd base` then `docker build -t team/tf-base:2 .`), whose folder pins
+  `tensorflow==2.10.0`: the job runs Keras 2, where `fit` under MultiWorkerMirroredStrategy trains.
+  A base image no build command of the repository tags says nothing: TFD504 stays.
 """
 
 from __future__ import annotations
@@ -154,3 +158,44 @@ def test_a_ci_job_on_a_release_with_only_the_old_name_keeps_it(tmp_path: Path) -
 
 def test_control_ci_jobs_that_all_have_the_new_name_keep_tfd401_and_its_edit(tmp_path: Path) -> None:
     assert _tested_on(tmp_path, ["2.4.0", "2.9.0"]) == [("TFD401", True)]
+
+
+_GUIDE = """\
+# Cluster jobs
+
+1. Build the shared image
+   ```sh
+   cd base
+   docker build -t team/tf-base:2 --progress=plain .
+   ```
+2. Build a job
+   ```sh
+   cd jobs/mwms
+   docker build -t team/mwms-job:2 .
+   ```
+"""
+
+
+def _job_on_own_base(root: Path, base: str) -> list[str]:
+    """The codes of a MultiWorkerMirroredStrategy `fit` job whose Dockerfile is `FROM` ``base``."""
+    (root / ".git").mkdir(parents=True)
+    (root / "README.md").write_text(_GUIDE)
+    (root / "base").mkdir()
+    (root / "base" / "Dockerfile").write_text(
+        "FROM python:3.10\nCOPY requirements.txt .\nRUN pip install -r requirements.txt\n"
+    )
+    (root / "base" / "requirements.txt").write_text("tensorflow==2.10.0\n")
+    job = root / "jobs" / "mwms"
+    job.mkdir(parents=True)
+    (job / "Dockerfile").write_text(f'FROM {base}\nCOPY main.py .\nENTRYPOINT ["python", "main.py"]\n')
+    (job / "main.py").write_text(_MWMS_FIT)
+    return [f.code for f in check_source(str(job / "main.py"), _MWMS_FIT).findings]
+
+
+def test_an_image_built_from_the_repositorys_own_base_runs_the_bases_tensorflow(tmp_path: Path) -> None:
+    assert _job_on_own_base(tmp_path, "team/tf-base:2") == []
+    assert target_for(tmp_path / "jobs" / "mwms" / "main.py").version == (2, 10)
+
+
+def test_control_a_base_image_no_build_of_the_repository_tags_keeps_tfd504(tmp_path: Path) -> None:
+    assert _job_on_own_base(tmp_path, "team/other-base:2") == ["TFD504"]
