@@ -19,6 +19,10 @@ own words, each with the control that keeps the finding.
   README's steps: `cd base` then `docker build -t team/tf-base:2 .`), whose folder pins
   `tensorflow==2.10.0`: the job runs Keras 2, where `fit` under MultiWorkerMirroredStrategy trains.
   A base image no build command of the repository tags says nothing: TFD504 stays.
+- TFD502 (ledger19a, kubeflow/arena): a multi-worker script that a Dockerfile of its folder copies
+  into an image, with no cluster set by any file of the project, runs one worker per container (the
+  job system starts each from the image): a relative `model.save("net.h5")` writes each container's
+  own file, no race. An image that declares a `VOLUME` (a folder its containers may share) keeps it.
 """
 
 from __future__ import annotations
@@ -56,10 +60,7 @@ net.fit(features, targets)
 
 def _codes(root: Path, source: str) -> list[str]:
     """The codes found in a project at ``root`` whose one file is ``source``."""
-    path = root / "train.py"
-    path.write_text(textwrap.dedent(source))
-    (result,) = list(run([path], Job(use_cache=False, project_roots=(str(root),)), jobs=1))
-    return [f.code for f in result.findings]
+    return _codes_in(root, root / "train.py", textwrap.dedent(source))
 
 
 def test_a_hugging_face_main_layer_on_an_input_makes_the_program_keras2(tmp_path: Path) -> None:
@@ -199,3 +200,42 @@ def test_an_image_built_from_the_repositorys_own_base_runs_the_bases_tensorflow(
 
 def test_control_a_base_image_no_build_of_the_repository_tags_keeps_tfd504(tmp_path: Path) -> None:
     assert _job_on_own_base(tmp_path, "team/other-base:2") == ["TFD504"]
+
+
+_SAVE_IN_IMAGE = """\
+import tensorflow as tf
+
+workers = tf.distribute.MultiWorkerMirroredStrategy()
+with workers.scope():
+    net = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+    net.compile(optimizer="sgd", loss="mae")
+net.fit(features, labels, epochs=2)
+net.save("net.h5")
+"""
+
+
+def _baked_job_codes(root: Path, dockerfile: str) -> list[str]:
+    """The codes of a multi-worker script whose folder's Dockerfile is ``dockerfile``."""
+    job = root / "examples" / "mnist"
+    job.mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / "requirements.txt").write_text("tensorflow==2.15.0\n")  # Keras 2: TFD504 stays out of the way
+    (job / "Dockerfile").write_text(dockerfile)
+    return _codes_in(root, job / "train.py", _SAVE_IN_IMAGE)
+
+
+def _codes_in(root: Path, path: Path, source: str) -> list[str]:
+    """The codes found in ``path`` (written with ``source``) of the project at ``root``."""
+    path.write_text(source)
+    (result,) = list(run([path], Job(use_cache=False, project_roots=(str(root),)), jobs=1))
+    return [f.code for f in result.findings]
+
+
+def test_a_relative_save_of_a_script_baked_into_an_image_is_each_containers_own(tmp_path: Path) -> None:
+    image = "FROM tensorflow/tensorflow:2.15.0\nCOPY --chmod=644 train.py /code/mnist/train.py\n"
+    assert "TFD502" not in _baked_job_codes(tmp_path, image)
+
+
+def test_control_an_image_with_a_volume_keeps_tfd502(tmp_path: Path) -> None:
+    image = "FROM tensorflow/tensorflow:2.15.0\nCOPY . /code\nVOLUME /code\nWORKDIR /code\n"
+    assert "TFD502" in _baked_job_codes(tmp_path, image)
