@@ -107,10 +107,10 @@ class RenamedDistributeApi(Rule):
     or older). That past run does not move the target, so the finding stays (true on the
     TensorFlow a rerun gets today), but the rename would break the notebook on the release it last
     ran on; the message says which output shows it (docs/target.md, "A notebook's saved output").
-    No edit where the repository's CI installs several releases (`pip install tensorflow==2.3.0` in
-    one job, `==2.9.0` in others) and the oldest lacks the new name: the newest job judges the
-    finding, the oldest one would break on the rename, so the message names that job and the
-    rename is left to the author (docs/target.md, "Releases a CI installs").
+    No finding where the repository's CI installs several releases (`pip install tensorflow==2.3.0`
+    in one job, `==2.9.0` in others) and the oldest lacks the new name: there the old name is the
+    only one, so the project keeps it on purpose, as under a container matrix (fix22b; docs/target.md,
+    "Releases a CI installs").
     The experimental `TPUStrategy` and `MultiWorkerMirroredStrategy` are other classes than the
     current ones (siblings; a subclass): when this file, or a project script that calls this
     module, tests `isinstance`/`issubclass` against the experimental class, renaming its reference
@@ -223,9 +223,6 @@ class RenamedDistributeApi(Rule):
             else:
                 message = f"`{old}` is deprecated; use `{new}`"
             same_at_pin = state == _method_state(old, new, target.at_pin().version)
-            if (untested := _tested_without(target, [new])) is not None:
-                ctx.report(attribute.attr, target.upgrade_prefix(same_at_pin) + message + untested)
-                continue
             caveat, applicability = _saved_run_caveat(target, new)
             ctx.report(
                 attribute.attr,
@@ -309,9 +306,6 @@ class RenamedDistributeApi(Rule):
                 # Renamed alone, the object is no longer an instance of the tested class.
                 ctx.report(attribute, f"{message} together with the `isinstance` test at {tested} (different classes)")
                 continue
-            if (untested := _tested_without(ctx.tf.target, [new])) is not None:
-                ctx.report(attribute, message + untested)
-                continue
             caveat, applicability = _saved_run_caveat(ctx.tf.target, new)
             ctx.report(attribute, message + caveat, edits=[ctx.replace(attribute, local)], applicability=applicability)
 
@@ -349,9 +343,7 @@ class RenamedDistributeApi(Rule):
                 "from `tensorflow.distribute.experimental` is deprecated; import it from `tensorflow.distribute`"
             )
             lacking = [_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0] for a in renamed]
-            if movable and (untested := _tested_without(ctx.tf.target, lacking)) is not None:
-                ctx.report(node.module, message + untested)
-            elif movable:
+            if movable:
                 caveat, applicability = next(
                     (c for c in (_saved_run_caveat(ctx.tf.target, n) for n in lacking) if c[1] is not None),
                     ("", None),
@@ -394,13 +386,6 @@ class RenamedDistributeApi(Rule):
             f"use `{current}` after `import tensorflow as tf`",
         )
         return True
-
-
-def _tested_without(target: Target, names: list[str]) -> str | None:
-    """The message's clause for a rename to ``names`` that the oldest release the repository's CI
-    installs lacks (docs/target.md, "Releases a CI installs"): no edit is offered; None otherwise."""
-    lacks = next((reason for name in names if (reason := target.tested_lacks(name)) is not None), None)
-    return None if lacks is None else f" (no edit: {lacks})"
 
 
 def _saved_run_caveat(target: Target, new: str) -> tuple[str, Applicability | None]:

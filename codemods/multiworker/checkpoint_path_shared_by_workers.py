@@ -90,7 +90,11 @@ class CheckpointPathSharedByWorkers(Rule):
       (`TF_CONFIG: '{...}'` or `- TF_CONFIG={...}`) in a compose file of the script's folder or
       one above, when the service's image is built from a folder holding the multi-worker script
       (`build: .`) and it mounts no volume (one container per machine, ledger13a;
-      fixer/tf/compose_clusters.py). Shared storage (`gs://`,
+      fixer/tf/compose_clusters.py). So is a temporary folder or a relative path of a script that a
+      Dockerfile of its folder copies into its image (`COPY main.py /code/main.py`, `COPY . /app`;
+      no `VOLUME`) when no file of the project sets its cluster: whatever runs the image (a TFJob,
+      an Arena job) gives each worker its own container (fix22b, kubeflow/arena;
+      fixer/tf/baked_images.py). Shared storage (`gs://`,
       `s3://`, `AIP_MODEL_DIR`) and local paths of workers started as processes of one host
       (localhost, one host with several ports) are still reported.
     - Saves only the chief runs are TFD503's (under a chief test, or after an `if not chief:` whose

@@ -1,5 +1,6 @@
 """Bounds on the newest TensorFlow a project can install that its TensorFlow requirement does not
-state: the Python its CI installs it on (TensorFlow 2.11 is the last release for Python 3.7), and a
+state: the Python its CI installs it on (TensorFlow 2.11 is the last release for Python 3.7; a
+CircleCI job's Python is its image's, `circleci/python:3.8`), and a
 requirement on a package built on Keras 2 (TensorFlow Addons: TensorFlow <= 2.15). They cap a
 requirement that is open above (`tensorflow>=2.6`), never a pinned one (docs/target.md, "Versions
 stated outside pin files"). A module that imports such a package is Keras 2 code (`import_cap`)."""
@@ -10,6 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from fixer.target.ci_containers import workflow_files
+from fixer.target.ci_installs import circleci_files
 from fixer.target.requirements import Range
 from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, line_of
@@ -24,6 +26,11 @@ _PYTHON_KEY = re.compile(r"(?m)^(?P<indent>\s*)(?:-\s*)?python(?:-version|_versi
 _LIST_ITEM = re.compile(r"""^\s*-\s*["']?(\d+\.\d+)""")
 _PYTHON = re.compile(r"""(?<![\d.])(3\.\d+)(?![\d])""")
 _TOX_ENV = re.compile(r"(?<![\w])py3(\d+)(?![\d])")
+# A CircleCI job's Python is its Docker image's: `- image: circleci/python:3.8`, `cimg/python:3.8.12`,
+# the official `python:3.8-slim`.
+_PYTHON_IMAGE = re.compile(
+    r"""(?m)^\s*(?:-\s*)?image\s*:\s*["']?(?:docker\.io/)?(?:library/|circleci/|cimg/)?python:(?P<version>3\.\d+)(?!\d)"""
+)
 
 
 def _workflow_pythons(text: str) -> list[tuple[str, int]]:
@@ -44,14 +51,21 @@ def _workflow_pythons(text: str) -> list[tuple[str, int]]:
     return found
 
 
+def _image_pythons(text: str) -> list[tuple[str, int]]:
+    """The Python versions of the Python images a CircleCI configuration runs its jobs in."""
+    return [(m.group("version"), line_of(text, m.start())) for m in _PYTHON_IMAGE.finditer(text)]
+
+
 def _tox_pythons(text: str) -> list[tuple[str, int]]:
     """`envlist = py37, py38` in tox.ini."""
     return [(f"3.{m.group(1)}", line_of(text, m.start())) for m in _TOX_ENV.finditer(text)]
 
 
 def _ci_files(folder: Path) -> list[Path]:
-    """The CI configurations of a repository root: GitHub workflows, `.travis.yml`, `tox.ini`."""
-    return [*workflow_files(folder), *(p for p in (folder / ".travis.yml", folder / "tox.ini") if p.is_file())]
+    """The CI configurations of a repository root: GitHub workflows, `.travis.yml`, `tox.ini`,
+    CircleCI's configuration."""
+    others = (folder / ".travis.yml", folder / "tox.ini", *circleci_files(folder))
+    return [*workflow_files(folder), *(p for p in others if p.is_file())]
 
 
 def python_cap(folder: Path) -> tuple[Evidence | None, list[Path]]:
@@ -65,6 +79,8 @@ def python_cap(folder: Path) -> tuple[Evidence | None, list[Path]]:
         if text is None:
             continue
         pythons = _tox_pythons(text) if path.name == "tox.ini" else _workflow_pythons(text)
+        if path.parent.name == ".circleci":
+            pythons += _image_pythons(text)
         named += [((3, int(v.split(".")[1])), path, line) for v, line in pythons]
     if not named:
         return None, files

@@ -1,7 +1,8 @@
 """The TensorFlow releases a repository's CI installs with pip: `pip install tensorflow==2.9.0`,
 `pip install intel-tensorflow==2.9.1`, `python -m pip install tensorflow-cpu==2.12.0` in a GitHub
-Actions workflow (`.github/workflows/*.yml`), a composite action (`.github/actions/**/action.yml`)
-or `.travis.yml`. Each job tests the project's code on the release it installs (docs/target.md,
+Actions workflow (`.github/workflows/*.yml`), a composite action (`.github/actions/**/action.yml`),
+`.travis.yml` or a CircleCI configuration (`.circleci/config.yml`, whose `run:` commands are read
+as a workflow's). Each job tests the project's code on the release it installs (docs/target.md,
 "Releases a CI installs"). The requirements files a CI installs (`pip install -r requirements.txt`)
 are read too: the CI's Python then binds them (fixer/target/caps.py).
 
@@ -34,13 +35,27 @@ _REQUIREMENT_FILE = re.compile(r"(?:^|\s)(?:-r\s*|--requirement[=\s]+)(?P<file>[
 
 def ci_install_files(folder: Path) -> list[Path]:
     """The CI configurations of ``folder`` (a repository root) that may install packages: its
-    GitHub workflows and composite actions, and `.travis.yml`."""
+    GitHub workflows and composite actions, `.travis.yml` and CircleCI's configuration."""
     github = folder / ".github"
     files = sorted((github / "workflows").glob("*.y*ml")) if (github / "workflows").is_dir() else []
     if (github / "actions").is_dir():
         files += sorted(p for p in (github / "actions").rglob("action.y*ml") if p.is_file())
-    travis = folder / ".travis.yml"
-    return files + ([travis] if travis.is_file() else [])
+    return files + [p for p in (folder / ".travis.yml", *circleci_files(folder)) if p.is_file()]
+
+
+def circleci_files(folder: Path) -> tuple[Path, ...]:
+    """Where CircleCI reads the configuration of the repository at ``folder`` (present or not)."""
+    return (folder / ".circleci" / "config.yml", folder / ".circleci" / "config.yaml")
+
+
+def ci_root(path: Path) -> Path:
+    """The repository root a CI file of :func:`ci_install_files` belongs to (resolved)."""
+    parts = path.resolve().parts
+    for marker in (".github", ".circleci"):
+        if marker in parts:
+            last = len(parts) - 1 - parts[::-1].index(marker)  # the repository's own, not an outer folder's
+            return Path(*parts[:last])
+    return path.resolve().parent
 
 
 # The pip commands of each CI file read, kept while the file is unchanged: every folder of a
@@ -88,10 +103,3 @@ def ci_installed_requirements(folder: Path) -> frozenset[str]:
         for _, command in _pip_commands(path)
         for found in _REQUIREMENT_FILE.finditer(command)
     )
-
-
-def ci_file_label(path: str) -> str:
-    """How a message names a CI file: from its `.github` folder on (a composite action is always
-    `action.yml`, its folders say which), else its name (`.travis.yml`)."""
-    parts = Path(path).parts
-    return "/".join(parts[parts.index(".github") :]) if ".github" in parts else Path(path).name

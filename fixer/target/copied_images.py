@@ -30,9 +30,11 @@ from fixer.target.small_files import read_small_text
 from fixer.target.sources import Evidence, read_dockerfile
 
 _DOCKER_NAME = re.compile(r"(?i)^(?:(?:docker|container)file(?:[-_.][\w.-]+)?|[\w.-]+\.(?:docker|container)file)$")
-_BUILD = re.compile(r"\bdocker\s+(?:buildx\s+)?build\b(?P<args>[^;&|\n]*)")
+DOCKER_BUILD = re.compile(r"\bdocker\s+(?:buildx\s+)?build\b(?P<args>[^;&|\n]*)")
 # `docker build` options that take no value; every other option without `=` takes the next word.
-_FLAGS = frozenset({"--pull", "--no-cache", "--rm", "--force-rm", "-q", "--quiet", "--squash", "--load", "--push"})
+DOCKER_BUILD_FLAGS = frozenset(
+    {"--pull", "--no-cache", "--rm", "--force-rm", "-q", "--quiet", "--squash", "--load", "--push"}
+)
 _MAX_SUBFOLDERS = 200  # subfolders of one folder searched for Dockerfiles
 
 
@@ -74,7 +76,7 @@ def _build_script_context(dockerfile: Path) -> Path | None:
     except OSError:
         return None
     for script in scripts:
-        for match in _BUILD.finditer(read_small_text(script) or ""):
+        for match in DOCKER_BUILD.finditer(read_small_text(script) or ""):
             named, positional = _build_arguments(match.group("args").split())
             if named is None or not positional:
                 continue
@@ -100,7 +102,7 @@ def _build_arguments(words: list[str]) -> tuple[str | None, list[str]]:
         elif word.startswith("--file="):
             named = word.split("=", 1)[1]
         elif word.startswith("-"):
-            skip_next = "=" not in word and word not in _FLAGS
+            skip_next = "=" not in word and word not in DOCKER_BUILD_FLAGS
         else:
             positional.append(word)
     return named, positional

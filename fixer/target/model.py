@@ -16,7 +16,7 @@ from fixer.target.apis import added_in, exists_in
 from fixer.target.azureml_environments import azureml_environments
 from fixer.target.caps import capped, package_cap, python_cap
 from fixer.target.ci_containers import ci_containers, ci_oldest, ci_range, workflow_files
-from fixer.target.ci_installs import ci_file_label, ci_installed_requirements, ci_installs
+from fixer.target.ci_installs import ci_installed_requirements, ci_installs, ci_root, circleci_files
 from fixer.target.ci_switch import CI_FOLDERS, CI_ROOT_FILES, ci_legacy_switch
 from fixer.target.cloud_launchers import Launch, launched_scripts, may_launch
 from fixer.target.constraints import constrained
@@ -26,6 +26,7 @@ from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.multibackend_keras import NEWEST_TENSORFLOW, multi_backend, multi_backend_cap, multi_backend_floor
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
 from fixer.target.notebook_exports import export_markers, exported_from
+from fixer.target.own_base_images import own_base_images
 from fixer.target.packaging_folders import packaging_statements
 from fixer.target.platform_pins import METADATA_NAMES, platform_image, platform_pin, undated_pin
 from fixer.target.project_files import (
@@ -96,7 +97,7 @@ class Target:
     # its folder's notebooks): a past run, which never moves the version judged.
     saved_run: Evidence | None = None
     # The oldest release the repository's CI installs, when older than the version judged: some job
-    # runs the code there, so a rename to a name it lacks is no safe edit (fixer/target/ci_installs.py).
+    # runs the code there, so a name it lacks is not one to rename to (``has``; fixer/target/ci_installs.py).
     tested_from: Evidence | None = None
     # The checked notebook's code cells as (cell number, saved execution count): where the counts
     # start over, the kernel was restarted (fixer/tf/restart_cells.py).
@@ -177,13 +178,26 @@ class Target:
         return floor if floor < self.version else None
 
     def has(self, name: str) -> bool:
-        """``name`` (of fixer/target/apis.py's tables) exists on the target and on the package's
-        declared floor: a rename to it works for every user. A frozen platform image has no
-        known oldest release, so a name some release lacks is never known to exist there; and
-        the image never moves, so the old name keeps working in it (prec27)."""
+        """``name`` (of fixer/target/apis.py's tables) exists on the target, on the package's
+        declared floor and on the oldest release its CI installs: a rename to it works for every
+        user. A frozen platform image has no known oldest release, so a name some release lacks is
+        never known to exist there; and the image never moves, so the old name keeps working in it
+        (prec27)."""
         if self.frozen_platform_image and added_in(name) is not None:
             return False
+        if self.tested_oldest is not None and not exists_in(name, self.tested_oldest):
+            return False
         return exists_in(name, self.version) and (self.floor is None or exists_in(name, self.floor))
+
+    @property
+    def tested_oldest(self) -> tuple[int, int] | None:
+        """The oldest release the repository's CI installs, when older than the version judged and
+        no target-version is requested: the project tests its code there, so a name that release
+        lacks is not one its code can use (fix22b; docs/target.md, "Releases a CI installs")."""
+        if self.requested is not None or self.tested_from is None:
+            return None
+        oldest = self.tested_from.allowed.newest()
+        return oldest if oldest < self.version else None
 
     @property
     def past_run(self) -> Evidence | None:
@@ -204,18 +218,6 @@ class Target:
         printed = run.allowed.low != (0,) and not run.allowed.open_above
         lacking = "which has no" if printed else "which may not have"
         return f"{Path(run.path).name}'s saved output shows {describe(run)}, {lacking} `{spelled}`"
-
-    def tested_lacks(self, name: str) -> str | None:
-        """Why a rename to ``name`` is not safe although the target has it: the oldest release the
-        repository's CI installs lacks it; the clause for the message, None otherwise. The finding
-        stays (the newer jobs have the name); the rewrite would break the older job."""
-        tested = self.tested_from
-        if self.requested is not None or tested is None or exists_in(name, tested.allowed.newest()):
-            return None
-        release = tested.allowed.newest()
-        spelled = name.replace("tensorflow.", "tf.", 1)
-        where = f"{ci_file_label(tested.path)}:{tested.line}"
-        return f"the CI job at {where} installs TensorFlow {release[0]}.{release[1]}, which has no `{spelled}`"
 
     @property
     def frozen_platform_image(self) -> bool:
@@ -594,8 +596,8 @@ def _caps(folder: Path, found: list[Evidence], consulted: dict[str, Stamp]) -> l
     python, files = python_cap(folder)
     for path in files:
         consulted[str(path)] = file_stamp(str(path))
-    for name in (".travis.yml", "tox.ini"):
-        consulted.setdefault(str(folder / name), file_stamp(str(folder / name)))
+    for path in (folder / ".travis.yml", folder / "tox.ini", *circleci_files(folder)):
+        consulted.setdefault(str(path), file_stamp(str(path)))
     packages = [package_cap(e) or multi_backend_cap(e) for e in found if _dependency_statement(e)]
     return ([python] if python is not None else []) + [cap for cap in packages if cap is not None]
 
@@ -648,6 +650,8 @@ def _decide(folder: Path) -> Target:
             # Images elsewhere in the repository that copy this folder in (a job's Dockerfile
             # installing TensorFlow beside a shared library): statements of the folder itself.
             found += copied_into_images(folder, consulted)
+            # Its Dockerfile built `FROM` an image the repository builds itself: that image's folder.
+            found += own_base_images(folder, consulted, _read_folder)
         # A setup script in a packaging subfolder that builds on this folder's requirements file.
         found += packaging_statements(candidate, lambda path: consulted.__setitem__(path, file_stamp(path)))
         # Project-wide files kept in subfolders: `docker/Dockerfile`, `g3doc/setup/installation.md`.
@@ -760,7 +764,7 @@ def _ci_installs(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:
     """The TensorFlow 2 releases ``folder``'s CI installs with pip (fixer/target/ci_installs.py),
     recording what was read so that a new or edited workflow, action or `.travis.yml` counts."""
     installed, files = ci_installs(folder)
-    for path in [folder / ".github" / "actions", folder / ".travis.yml", *files]:
+    for path in [folder / ".github" / "actions", folder / ".travis.yml", *circleci_files(folder), *files]:
         consulted.setdefault(str(path), file_stamp(str(path)))
     return installed
 
@@ -769,8 +773,7 @@ def _installed_by_ci(requirement: Evidence, python: Evidence) -> bool:
     """The CI whose Python ``python`` states installs the requirements file ``requirement`` is
     in (`pip install -r requirements.txt`): that file is tested on that Python, so its open
     TensorFlow requirement resolves to what pip finds for it (fixer/target/caps.py)."""
-    ci = Path(python.path).resolve()
-    root = ci.parents[2] if ".github" in ci.parts else ci.parent
+    root = ci_root(Path(python.path))
     try:
         relative = Path(requirement.path).resolve().relative_to(root).as_posix()
     except ValueError:

@@ -13,7 +13,8 @@ any `TF*` class of `transformers`) is a tf-keras layer once TensorFlow's Keras i
 depends on tf-keras; transformers' TF models import `tf_keras`: read in their sources), and a tf-keras
 layer called on a Keras 3 `Input` raises (benchmarks/probe_ledger17c_premises.py, part 1): such a layer
 called in a scope that also calls a Keras `Input`, `Model` or `Sequential` means the program builds
-only on Keras 2.
+only on Keras 2. So does a part of such a model called on a Keras tensor (`bert_model.bert(input_ids)`:
+the Hugging Face model's main layer, a tf-keras layer too).
 
 Only what the probe measured counts: an int literal (or a name bound only to int literals in the
 same function or at module level) as `Input`'s shape, and `tf.shape` of a name bound, earlier in
@@ -133,10 +134,27 @@ def _in_scope(nodes: list[ast.AST], imports: dict[str, str], module_ints: frozen
                 yield node.lineno, f"tf.shape({node.args[0].id}) of a Keras tensor"
             elif isinstance(node.func, ast.Name) and node.func.id in tf_keras_layers:
                 yield node.lineno, f"{node.func.id}(...), a tf-keras layer, in a Keras model"
+            elif (part := _tf_keras_part(node, tf_keras_layers, symbolic)) is not None:
+                yield node.lineno, f"{part}(...), part of a tf-keras model, on a Keras tensor"
         elif isinstance(node, ast.Assign) and _symbolic_value(node.value, imports, symbolic):
             symbolic.update(target.id for target in node.targets if isinstance(target, ast.Name))
         elif isinstance(node, ast.Assign) and _tf_keras_layer(node.value, imports):
             tf_keras_layers.update(target.id for target in node.targets if isinstance(target, ast.Name))
+
+
+def _tf_keras_part(call: ast.Call, tf_keras_layers: set[str], symbolic: set[str]) -> str | None:
+    """`model.part` when ``call`` calls an attribute of a tf-keras model on a Keras tensor, or None.
+
+    A Hugging Face TF model is often used through its main layer (`bert_model.bert(input_ids, ...)`,
+    a tf-keras `TFBertMainLayer`): that part is a tf-keras layer too, and calling it on a Keras 3
+    `Input` raises as calling the model does. Only a call with a Keras tensor among its positional
+    arguments counts, so that a method that builds nothing (`bert_model.summary()`) is left out."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in tf_keras_layers):
+        return None
+    if not any(isinstance(arg, ast.Name) and arg.id in symbolic for arg in call.args):
+        return None
+    return f"{func.value.id}.{func.attr}"
 
 
 def _tf_keras_layer(value: ast.expr, imports: dict[str, str]) -> bool:

@@ -5,7 +5,9 @@ pods) that write the same *local* path write different files: SageMaker's model 
 (`SM_MODEL_DIR`, `/opt/ml/model`) is local to each training instance, and a Kubeflow TFJob runs
 every replica in its own pod, so `/tmp/model` is one folder per worker there; so is a temporary
 folder (`/tmp`, `/var/tmp`, `/dev/shm`) when every address of the TF_CONFIG clusters the project
-sets names a host of its own (other absolute paths may be a network mount the hosts share). Shared storage
+sets names a host of its own (other absolute paths may be a network mount the hosts share), or when
+the script is baked into an image (a Dockerfile of its folder copies it in) and no file of the
+project sets its cluster: each worker is a container of that image (fix22b). Shared storage
 (`gs://`, `s3://`, `hdfs://`, `AIP_MODEL_DIR`) and local paths of workers that are processes of
 one host still race.
 """
@@ -122,7 +124,8 @@ def per_container(tf: TFModel, path: cst.BaseExpression) -> bool:
     SageMaker's model folder, or a local absolute path in a script a per-pod job of the project
     runs (a Kubeflow TFJob: fixer/tf/script_launchers.py) or whose TF_CONFIG clusters put every
     task on a host of its own (fixer/tf/cluster_hosts.py; also as a README or a
-    docker-compose service writes them)."""
+    docker-compose service writes them), or a machine-local path of a script baked into an
+    image whose cluster no file of the project sets (fixer/tf/baked_images.py)."""
     starts = _starts(tf, path)
     if all(_container_model_dir(s) for s in starts):
         return True
@@ -140,6 +143,10 @@ def per_container(tf: TFModel, path: cst.BaseExpression) -> bool:
     if own is None:
         return False  # a cluster set where we cannot read it may put tasks anywhere
     written = launchers.readme_tf_configs() + launchers.compose_tf_configs() if launchers is not None else []
+    if not own and not written and launchers is not None and launchers.baked_into_image():
+        # No file of the project sets a cluster (no workers as processes of one host): whatever
+        # runs the image gives each worker its container (fixer/tf/baked_images.py).
+        return True
     return every_task_on_its_own_host(own + written)
 
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from fixer.notebook_cells import code_sources
 from fixer.notebook_launches import launches
 from fixer.sources import SourceError, open_regular
+from fixer.tf.baked_images import baked_into_image
 from fixer.tf.cluster_hosts import shell_tf_configs
 from fixer.tf.compose_clusters import compose_tf_configs
 from fixer.tf.readme_clusters import readme_tf_configs
@@ -164,6 +165,15 @@ class ScriptLaunchers:
         for path in files:
             self.consulted[path] = file_stamp(path)
         return configs
+
+    def baked_into_image(self) -> bool:
+        """A Dockerfile of this script's folder copies it into its image (fixer/tf/baked_images.py)."""
+        from fixer.cache import file_stamp  # here: see Stamp
+
+        baked, files = baked_into_image(self.script)
+        for path in files:
+            self.consulted[path] = file_stamp(path)
+        return baked
 
     def read_by_project(self) -> bool:
         """A `.py` file or notebook of the project imports this module or names its file
