@@ -142,8 +142,9 @@ class RenamedDistributeApi(Rule):
       `tf.compat.v1` strategy, whose own methods they are) or on a strategy of unknown class in a
       file that reads TF 1 iterators (`tf.compat.v1.data.*`: a library's graph-mode path, given
       `tf.compat.v1` strategies), and a target without `run` (before 2.2).
-    - A TensorFlow 1.x program (`tf.contrib`, `tf.Session`, `tf.placeholder`, `import
-      tensorflow.compat.v1 as tf`, `disable_v2_behavior()`, TPUEstimator; docs/target.md) gets
+    - A TensorFlow 1.x program (`tf.contrib`, `tf.Session`, `tf.placeholder`,
+      `tf.keras.backend.get_session()`, `import tensorflow.compat.v1 as tf`,
+      `disable_v2_behavior()`, TPUEstimator; docs/target.md) gets
       nothing: its experimental names are the only ones it has. So does a module its package's
       `__init__.py` imports only in the TF 1 arm of its own test (`if in_tensorflow2(): from .
       import v2 else: from . import v1`; the test is read from its words: `tf2`, `tensorflow2`,
@@ -158,13 +159,18 @@ class RenamedDistributeApi(Rule):
       to a platform image of its first publication (`docker_image_pinning_type` "original") is
       not reported for a new name some release lacks: that image's oldest possible release cannot
       be told, and the image never moves, so the old name keeps working where the notebook runs.
+    - A README that lists several supported release lines (`TensorFlow: 1.15.x & 2.4.x`,
+      docs/target.md): a rename to a name the oldest line lacks gets no edit (the message names
+      the line), and a file that tests which TensorFlow runs is judged on that line (not reported).
 
     ## Runtime evidence
     The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,
     are measured on 2.21 by `benchmarks/probe_target_apis.py` (see docs/target.md), which
     `tf.compat.v1.distribute` names are the TF2 objects by `benchmarks/probe_compat_v1_strategy_classes.py`;
     what TF 2.21 prints where an old saved output shows its release, by
-    `benchmarks/probe_saved_run_signs.py`.
+    `benchmarks/probe_saved_run_signs.py`; that `tf.keras.backend.get_session` is v1-only and
+    TensorFlow 1.15's namespace has only the experimental MWMS, by
+    `benchmarks/probe_fix22a_premises.py`.
 
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#run

@@ -98,6 +98,10 @@ class Target:
     # The oldest release the repository's CI installs, when older than the version judged: some job
     # runs the code there, so a rename to a name it lacks is no safe edit (fixer/target/ci_installs.py).
     tested_from: Evidence | None = None
+    # The oldest of the release lines a README lists as supported ("TensorFlow: 1.15.x & 2.4.x",
+    # fixer/target/supported_lines.py): some of the project's code runs there, so a rename to a
+    # name it lacks is no safe edit; a file written for both majors is judged on it (for_both_lines).
+    lines_from: Evidence | None = None
     # The checked notebook's code cells as (cell number, saved execution count): where the counts
     # start over, the kernel was restarted (fixer/tf/restart_cells.py).
     cell_counts: tuple[tuple[int, int | None], ...] = field(default=(), compare=False)
@@ -207,15 +211,31 @@ class Target:
 
     def tested_lacks(self, name: str) -> str | None:
         """Why a rename to ``name`` is not safe although the target has it: the oldest release the
-        repository's CI installs lacks it; the clause for the message, None otherwise. The finding
-        stays (the newer jobs have the name); the rewrite would break the older job."""
-        tested = self.tested_from
-        if self.requested is not None or tested is None or exists_in(name, tested.allowed.newest()):
-            return None
-        release = tested.allowed.newest()
+        repository's CI installs lacks it, or the oldest release line its README supports does; the
+        clause for the message, None otherwise. The finding stays (the newer jobs, the newer line
+        have the name); the rewrite would break the older job or line."""
         spelled = name.replace("tensorflow.", "tf.", 1)
-        where = f"{ci_file_label(tested.path)}:{tested.line}"
-        return f"the CI job at {where} installs TensorFlow {release[0]}.{release[1]}, which has no `{spelled}`"
+        tested, lines = self.tested_from, self.lines_from
+        if self.requested is not None:
+            return None
+        if tested is not None and not exists_in(name, release := tested.allowed.newest()):
+            where = f"{ci_file_label(tested.path)}:{tested.line}"
+            return f"the CI job at {where} installs TensorFlow {release[0]}.{release[1]}, which has no `{spelled}`"
+        if lines is not None and not exists_in(name, release := lines.allowed.newest()):
+            where = f"{Path(lines.path).name}:{lines.line}"
+            return f"{where} also lists TensorFlow {release[0]}.{release[1]}, which has no `{spelled}`"
+        return None
+
+    def for_both_lines(self) -> Target:
+        """This target for a file written for both TensorFlow majors (it tests which one runs): it
+        runs on every line the README supports, so the oldest bounds its names as a floor does."""
+        lines = self.lines_from
+        if lines is None or self.requested is not None or lines.allowed.newest() >= self.version:
+            return self
+        older = self.older_from
+        if older is not None and older.allowed.newest() <= lines.allowed.newest():
+            return self
+        return replace(self, older_from=lines)
 
     @property
     def frozen_platform_image(self) -> bool:
@@ -753,7 +773,13 @@ def _decide(folder: Path) -> Target:
         keras2_from=_keras2_requirement(everything) if tensorflow is None and keras_pin is None else None,
         saved_run=saved_run,
         tested_from=tested_from,
+        lines_from=min(lines, key=lambda e: e.allowed.newest()) if (lines := _supported_lines(everything)) else None,
     )
+
+
+def _supported_lines(found: list[Evidence]) -> list[Evidence]:
+    """The README lines listing several supported releases (fixer/target/supported_lines.py)."""
+    return [e for e in found if e.kind == "supported-lines"]
 
 
 def _ci_installs(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:

@@ -115,3 +115,98 @@ def test_a_helper_parameter_every_caller_fills_with_the_handed_stream_is_quiet()
 def test_a_helper_parameter_given_a_file_read_stays_reported() -> None:
     found = _findings(_HELPER_PARAMETER.format(given='tf.data.TextLineDataset("train.csv")'), "TFD202")
     assert [f.start.line for f in found] == [9]
+
+
+# -- TFD401: the TensorFlow 1 line a file runs on -------------------------------------------------------
+
+_SESSION_CALLBACK = """
+import tensorflow as tf
+
+
+class PrintWeights(tf.keras.callbacks.Callback):
+    def on_train_end(self, logs=None):
+{read}
+
+
+def train(ds):
+    strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(loss="mse", optimizer="sgd")
+    model.fit(ds, callbacks=[PrintWeights()])
+"""
+_SESSION_READ = """\
+        session = tf.keras.backend.get_session()
+        print([session.run(w) for w in self.model.weights])"""
+_EITHER_READ = """\
+        if tf.executing_eagerly():
+            print([w.numpy() for w in self.model.weights])
+        else:
+            session = tf.keras.backend.get_session()
+            print([session.run(w) for w in self.model.weights])"""
+_PINNED = {"requirements.txt": "tensorflow==2.4.1\n"}
+
+
+def test_a_file_reading_weights_through_the_keras_session_gets_no_rename(tmp_path: Path) -> None:
+    files = {**_PINNED, "train.py": _SESSION_CALLBACK.format(read=_SESSION_READ)}
+    assert _project_findings(tmp_path, files, "train.py", "TFD401") == []
+
+
+def test_the_keras_session_only_in_the_graph_arm_keeps_the_rename(tmp_path: Path) -> None:
+    files = {**_PINNED, "train.py": _SESSION_CALLBACK.format(read=_EITHER_READ)}
+    found = _project_findings(tmp_path, files, "train.py", "TFD401")
+    assert [f.start.line for f in found] == [15]
+    assert found[0].fix is not None
+
+
+_DUAL = """
+import tensorflow as tf
+
+on_tf2 = int(tf.__version__.split(".")[0]) == 2
+
+
+def train(make_input):
+    strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(loss="mse", optimizer="sgd")
+    model.fit(make_input(), epochs=2 if on_tf2 else 1)
+"""
+_EAGER_ONLY = """
+import tensorflow as tf
+
+
+def train(make_input):
+    strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(loss="mse", optimizer="sgd")
+    model.fit(make_input(), epochs=2)
+"""
+
+
+def _two_lines(readme: str) -> dict[str, str]:
+    return {
+        "README.md": f"# Streams\n\n## Supported versions\n{readme}\n",
+        **_PINNED,
+        "dual.py": _DUAL,
+        "eager.py": _EAGER_ONLY,
+    }
+
+
+def test_a_file_written_for_both_majors_is_judged_on_the_older_supported_line(tmp_path: Path) -> None:
+    files = _two_lines("- TensorFlow: 1.15.x & 2.4.x")
+    assert _project_findings(tmp_path, files, "dual.py", "TFD401") == []
+
+
+def test_other_files_of_such_a_project_keep_the_finding_without_the_edit(tmp_path: Path) -> None:
+    found = _project_findings(tmp_path, _two_lines("- TensorFlow: 1.15.x & 2.4.x"), "eager.py", "TFD401")
+    assert [f.start.line for f in found] == [6]
+    assert found[0].fix is None
+    assert "README.md:4 also lists TensorFlow 1.15" in found[0].message
+
+
+def test_a_readme_stating_one_line_keeps_the_rename_of_a_file_written_for_both(tmp_path: Path) -> None:
+    found = _project_findings(tmp_path, _two_lines("- TensorFlow: 2.4.x"), "dual.py", "TFD401")
+    assert [f.start.line for f in found] == [8]
+    assert found[0].fix is not None
