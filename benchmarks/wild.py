@@ -278,20 +278,50 @@ def compare(findings: list[WildFinding], ledger: list[dict], repos: set[str] | N
         if repos is not None:
             chosen = [e for e in chosen if e["repo"] in repos]
         entries_by = group(chosen, lambda e: (e["repo"], e["path"], e["code"]))
+        judged = {id(f): e for f, e in comparison.verdicts}
         for key in sorted(set(findings_by) | set(entries_by)):
             candidates = findings_by.get(key, [])
             if kind == FIX_WRONG:
                 # A fix-wrong verdict judges a rewrite: only a finding that offers one can carry it (one
                 # line may hold two findings of a rule, one with a fix and one without, same fingerprint).
                 candidates = [f for f in candidates if f.fix is not None]
+                pairs, lonely_entries = _pair_fix_wrong(candidates, entries_by.get(key, []), judged)
+                comparison.vanished.extend(lonely_entries)
+                comparison.fix_wrong.extend(pairs)
+                continue
             pairs, lonely_findings, lonely_entries = _pair(candidates, entries_by.get(key, []))
             comparison.vanished.extend(lonely_entries)
-            if kind == FIX_WRONG:
-                comparison.fix_wrong.extend(pairs)
-            else:
-                comparison.verdicts.extend(pairs)
-                comparison.new.extend(lonely_findings)
+            comparison.verdicts.extend(pairs)
+            comparison.new.extend(lonely_findings)
     return comparison
+
+
+def _pair_fix_wrong(
+    findings: list[WildFinding], entries: list[dict], judged: dict[int, dict]
+) -> tuple[list[tuple[WildFinding, dict]], list[dict]]:
+    """Pair fix-wrong verdicts with the findings (offering a fix) whose detection verdict sits on the
+    verdict's own line: a rewrite is judged with its finding, so an identical line elsewhere whose
+    finding outlived this one does not inherit the verdict. The unpaired verdicts have vanished."""
+    pairs: list[tuple[WildFinding, dict]] = []
+    lonely: list[dict] = []
+    free = list(findings)
+    for entry in entries:
+        found = next(
+            (
+                f
+                for f in free
+                if (verdict := judged.get(id(f))) is not None
+                and (verdict["line"], verdict.get("cell"), verdict.get("fingerprint"))
+                == (entry["line"], entry.get("cell"), entry.get("fingerprint"))
+            ),
+            None,
+        )
+        if found is None:
+            lonely.append(entry)
+        else:
+            free.remove(found)
+            pairs.append((found, entry))
+    return pairs, lonely
 
 
 def precision_table(comparison: Comparison, repos: set[str] | None = None) -> list[tuple[str, Counter]]:

@@ -298,3 +298,20 @@ def test_a_materialised_tree_is_a_project_root_so_files_above_it_are_not_read(tm
         capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent,
     )
     assert "TFD401" in result.stdout, result.stdout + result.stderr
+
+
+def test_a_fix_wrong_verdict_stays_with_its_line_when_an_identical_line_elsewhere_keeps_its_finding():
+    # Lines 9 and 30 read alike; the finding of line 9 is gone, line 30's rewrite was judged right.
+    text = "options.policy = OFF"
+    fixed = wild.WildFinding(
+        repo="o/r", path="train.py", cell=None, line=30, code="TFD202", text=text, fix="unsafe"
+    )
+    ledger = [
+        _verdict(9, text, "fp", "TFD202"),
+        _verdict(9, text, "fix-wrong", "TFD202"),
+        _verdict(30, text, "tp", "TFD202"),
+    ]
+    comparison = wild.compare([fixed], ledger)
+    assert [(f.line, e["verdict"]) for f, e in comparison.verdicts] == [(30, "tp")]
+    assert comparison.fix_wrong == []
+    assert sorted(e["verdict"] for e in comparison.vanished) == ["fix-wrong", "fp"]

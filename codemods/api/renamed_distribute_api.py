@@ -142,8 +142,9 @@ class RenamedDistributeApi(Rule):
       `tf.compat.v1` strategy, whose own methods they are) or on a strategy of unknown class in a
       file that reads TF 1 iterators (`tf.compat.v1.data.*`: a library's graph-mode path, given
       `tf.compat.v1` strategies), and a target without `run` (before 2.2).
-    - A TensorFlow 1.x program (`tf.contrib`, `tf.Session`, `tf.placeholder`, `import
-      tensorflow.compat.v1 as tf`, `disable_v2_behavior()`, TPUEstimator; docs/target.md) gets
+    - A TensorFlow 1.x program (`tf.contrib`, `tf.Session`, `tf.placeholder`,
+      `tf.keras.backend.get_session()`, `import tensorflow.compat.v1 as tf`,
+      `disable_v2_behavior()`, TPUEstimator; docs/target.md) gets
       nothing: its experimental names are the only ones it has. So does a module its package's
       `__init__.py` imports only in the TF 1 arm of its own test (`if in_tensorflow2(): from .
       import v2 else: from . import v1`; the test is read from its words: `tf2`, `tensorflow2`,
@@ -158,13 +159,18 @@ class RenamedDistributeApi(Rule):
       to a platform image of its first publication (`docker_image_pinning_type` "original") is
       not reported for a new name some release lacks: that image's oldest possible release cannot
       be told, and the image never moves, so the old name keeps working where the notebook runs.
+    - A README that lists several supported release lines (`TensorFlow: 1.15.x & 2.4.x`,
+      docs/target.md): a rename to a name the oldest line lacks gets no edit (the message names
+      the line), and a file that tests which TensorFlow runs is judged on that line (not reported).
 
     ## Runtime evidence
     The renamed APIs are aliases in TensorFlow 2.x; which names exist, and the failing imports,
     are measured on 2.21 by `benchmarks/probe_target_apis.py` (see docs/target.md), which
     `tf.compat.v1.distribute` names are the TF2 objects by `benchmarks/probe_compat_v1_strategy_classes.py`;
     what TF 2.21 prints where an old saved output shows its release, by
-    `benchmarks/probe_saved_run_signs.py`.
+    `benchmarks/probe_saved_run_signs.py`; that `tf.keras.backend.get_session` is v1-only and
+    TensorFlow 1.15's namespace has only the experimental MWMS, by
+    `benchmarks/probe_fix22a_premises.py`.
 
     ## References
     - https://www.tensorflow.org/api_docs/python/tf/distribute/Strategy#run
@@ -223,6 +229,9 @@ class RenamedDistributeApi(Rule):
             else:
                 message = f"`{old}` is deprecated; use `{new}`"
             same_at_pin = state == _method_state(old, new, target.at_pin().version)
+            if (older_line := _older_line_without(target, [new])) is not None:
+                ctx.report(attribute.attr, target.upgrade_prefix(same_at_pin) + message + older_line)
+                continue
             caveat, applicability = _saved_run_caveat(target, new)
             ctx.report(
                 attribute.attr,
@@ -306,6 +315,9 @@ class RenamedDistributeApi(Rule):
                 # Renamed alone, the object is no longer an instance of the tested class.
                 ctx.report(attribute, f"{message} together with the `isinstance` test at {tested} (different classes)")
                 continue
+            if (older_line := _older_line_without(ctx.tf.target, [new])) is not None:
+                ctx.report(attribute, message + older_line)
+                continue
             caveat, applicability = _saved_run_caveat(ctx.tf.target, new)
             ctx.report(attribute, message + caveat, edits=[ctx.replace(attribute, local)], applicability=applicability)
 
@@ -343,7 +355,9 @@ class RenamedDistributeApi(Rule):
                 "from `tensorflow.distribute.experimental` is deprecated; import it from `tensorflow.distribute`"
             )
             lacking = [_CLASSES[f"{_EXPERIMENTAL_MODULE}.{a.name.value}"][0] for a in renamed]
-            if movable:
+            if movable and (older_line := _older_line_without(ctx.tf.target, lacking)) is not None:
+                ctx.report(node.module, message + older_line)
+            elif movable:
                 caveat, applicability = next(
                     (c for c in (_saved_run_caveat(ctx.tf.target, n) for n in lacking) if c[1] is not None),
                     ("", None),
@@ -386,6 +400,13 @@ class RenamedDistributeApi(Rule):
             f"use `{current}` after `import tensorflow as tf`",
         )
         return True
+
+
+def _older_line_without(target: Target, names: list[str]) -> str | None:
+    """The message's clause for a rename to ``names`` that the oldest release line the README
+    supports lacks (docs/target.md): no edit is offered; None otherwise."""
+    lacks = next((reason for name in names if (reason := target.lines_lack(name)) is not None), None)
+    return None if lacks is None else f" (no edit: {lacks})"
 
 
 def _saved_run_caveat(target: Target, new: str) -> tuple[str, Applicability | None]:

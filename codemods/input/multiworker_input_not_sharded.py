@@ -15,7 +15,7 @@ from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS
 from fixer.tf.drawn_data import arguments_for, drawn_per_process
 from fixer.tf.evaluation_input import only_evaluated
 from fixer.tf.file_sources import file_count, literal_worker_count
-from fixer.tf.handed_in_data import handed_in_with_sharding_off
+from fixer.tf.handed_in_data import framework_handed, handed_in_with_sharding_off
 from fixer.tf.importer_uses import DISTRIBUTE, FIT, Use
 from fixer.tf.parameters import positional_parameters
 from fixer.tf.pipelines import (
@@ -163,6 +163,13 @@ class MultiworkerInputNotSharded(Rule):
       from that function's parameters or what a call of the project (not a TensorFlow, NumPy,
       pandas or TFDS loader) made of one: a platform runner's closure over the slice each worker
       was handed (a Spark barrier task's partition), which sharding again would cut to 1/N.
+    - Not reported: `AutoShardPolicy.OFF` on a stream a framework hands each worker: every
+      pipeline the options are applied to is rooted in a method of an object that the module's
+      entry (a function nothing in the module calls or names: the framework calls it) was given,
+      or built by a non-loader call from what it was given (`TFContext(context)` then
+      `.get_tfdataset_from_flink()`), or in a module function's parameter that every call passes
+      such a stream. Each worker reads only its own records; DATA would keep 1/N of them
+      (`benchmarks/probe_ledger20a_premises.py`, part 2).
     - Not reported: `AutoShardPolicy.OFF` on a dataset that is only evaluation input, followed
       through its names and the pipeline steps rebound onto it (`ds = ds.map(...).batch(...)`) to
       `model.evaluate(ds)`/`model.predict(ds)` and nothing else: every worker evaluates the whole
@@ -340,6 +347,8 @@ class MultiworkerInputNotSharded(Rule):
                 continue  # evaluation input only: every worker computes the same, right metrics
             if _off_for_handed_in_data(ctx, assign):
                 continue  # a worker's own slice (a Spark partition) handed to its dataset_fn
+            if applications and all(framework_handed(ctx.tf, _options_receiver(call)) for call in applications):
+                continue  # each worker's own stream, handed in by the framework that started it
             pipelines = _options_pipelines(ctx, assign)
             if _all_drawn_per_worker(ctx, pipelines):
                 continue  # each worker's process draws its own rows: OFF reads no example twice
@@ -759,6 +768,11 @@ def _trains(ctx: RuleContext, functions: set[cst.FunctionDef]) -> bool:
         and any(ctx.index.is_within(call, f) for f in functions)
         for call in ctx.index.calls
     )
+
+
+def _options_receiver(call: cst.Call) -> cst.BaseExpression:
+    """``ds`` in ``ds.with_options(opts)``."""
+    return cst.ensure_type(call.func, cst.Attribute).value
 
 
 def _options_root(target: cst.BaseExpression) -> cst.Name | None:

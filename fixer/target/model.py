@@ -99,6 +99,10 @@ class Target:
     # The oldest release the repository's CI installs, when older than the version judged: some job
     # runs the code there, so a name it lacks is not one to rename to (``has``; fixer/target/ci_installs.py).
     tested_from: Evidence | None = None
+    # The oldest of the release lines a README lists as supported ("TensorFlow: 1.15.x & 2.4.x",
+    # fixer/target/supported_lines.py): some of the project's code runs there, so a rename to a
+    # name it lacks is no safe edit; a file written for both majors is judged on it (for_both_lines).
+    lines_from: Evidence | None = None
     # The checked notebook's code cells as (cell number, saved execution count): where the counts
     # start over, the kernel was restarted (fixer/tf/restart_cells.py).
     cell_counts: tuple[tuple[int, int | None], ...] = field(default=(), compare=False)
@@ -218,6 +222,29 @@ class Target:
         printed = run.allowed.low != (0,) and not run.allowed.open_above
         lacking = "which has no" if printed else "which may not have"
         return f"{Path(run.path).name}'s saved output shows {describe(run)}, {lacking} `{spelled}`"
+
+    def lines_lack(self, name: str) -> str | None:
+        """Why a rename to ``name`` is not safe although the target has it: the oldest release line
+        the README supports lacks it; the clause for the message, None otherwise. The finding stays
+        (the newer line has the name); the rewrite would break the older line. (The oldest release a
+        CI installs bounds ``has`` instead: the project tests its code there.)"""
+        lines = self.lines_from
+        if self.requested is not None or lines is None or exists_in(name, release := lines.allowed.newest()):
+            return None
+        spelled = name.replace("tensorflow.", "tf.", 1)
+        where = f"{Path(lines.path).name}:{lines.line}"
+        return f"{where} also lists TensorFlow {release[0]}.{release[1]}, which has no `{spelled}`"
+
+    def for_both_lines(self) -> Target:
+        """This target for a file written for both TensorFlow majors (it tests which one runs): it
+        runs on every line the README supports, so the oldest bounds its names as a floor does."""
+        lines = self.lines_from
+        if lines is None or self.requested is not None or lines.allowed.newest() >= self.version:
+            return self
+        older = self.older_from
+        if older is not None and older.allowed.newest() <= lines.allowed.newest():
+            return self
+        return replace(self, older_from=lines)
 
     @property
     def frozen_platform_image(self) -> bool:
@@ -757,7 +784,13 @@ def _decide(folder: Path) -> Target:
         keras2_from=_keras2_requirement(everything) if tensorflow is None and keras_pin is None else None,
         saved_run=saved_run,
         tested_from=tested_from,
+        lines_from=min(lines, key=lambda e: e.allowed.newest()) if (lines := _supported_lines(everything)) else None,
     )
+
+
+def _supported_lines(found: list[Evidence]) -> list[Evidence]:
+    """The README lines listing several supported releases (fixer/target/supported_lines.py)."""
+    return [e for e in found if e.kind == "supported-lines"]
 
 
 def _ci_installs(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:

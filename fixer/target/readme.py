@@ -25,6 +25,7 @@ from fixer.target.requirements import parse_requirement
 from fixer.target.run_form import run_form_statements
 from fixer.target.shell_scripts import module_loads
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_tensorflow, unknown_merlin_release
+from fixer.target.supported_lines import supported_lines
 
 README_NAME = re.compile(r"(?i)^readme\.(?:md|markdown|rst|txt)$")
 
@@ -98,9 +99,10 @@ def read_readme(text: str, path: str) -> list[Evidence]:
     found += version_table_statements(text, path)  # a "TensorFlow Version(s)" column: "| Gaudi | 1.10.0 | 2.12.0 |"
     read = {e.line for e in found}  # a requirement bullet is read once, whichever reader names it
     found += [e for e in environment_statements(text, path) if e.line not in read]  # "tested on TensorFlow 2.7"
+    lines = supported_lines(text, path)  # "TensorFlow: 1.15.x & 2.4.x": bounds renames, decides nothing
     if found or README_NAME.match(os.path.basename(path)) is None:
-        return found  # an install guide's title is not the project's own description of itself
-    return title_statements(text, path)  # "# ... in Tensorflow 2.3": only when nothing else is stated
+        return found + lines  # an install guide's title is not the project's own description of itself
+    return title_statements(text, path) + lines  # "# ... in Tensorflow 2.3": only when nothing else is stated
 
 
 # A heading that opens a list of what to install: `## Requirements`, `Dependencies:`, `**Environment**`,

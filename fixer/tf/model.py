@@ -165,10 +165,12 @@ class TFModel:
         from fixer.target import target_for
         from fixer.tf.keras2_internals import keras2_internals_evidence
         from fixer.tf.keras2_usage import keras2_usage_evidence
-        from fixer.tf.tf1_program import tf1_program_evidence
+        from fixer.tf.tf1_program import tf1_program_evidence, written_for_both
 
         project = target_for(self.path or ".", self.target_version, self.text)
         project = project.in_tf1_program(tf1_program_evidence(self.index, self.names, self.path, self.text))
+        if project.lines_from is not None and written_for_both(self.index, self.names):
+            project = project.for_both_lines()  # it runs on the README's older line too
         keras2 = keras2_usage_evidence(self.index, self.names, self.path, self.text)
         keras2 = keras2 or keras2_internals_evidence(self.path, self.text)
         if keras2 is None and project.version_unknown and not project.declares_keras3:

@@ -29,6 +29,10 @@ _TF1_ONLY_NAMES = frozenset(
         "tensorflow.variable_scope",
     }
 )
+# Keras 2's TF 1 session accessor, exported for the v1 API only: `tf.keras.backend.get_session` is gone
+# from TensorFlow 2 (benchmarks/probe_fix22a_premises.py). The names model spells `tf.keras` as `keras`,
+# so the chain's root tells it from multi-backend Keras (whose 2.3 keeps it on TF 2).
+_TF1_ONLY_KERAS = "keras.backend.get_session"
 # Names of the TensorFlow 1 API kept by TensorFlow 2: a program using them is written for 1.x
 # behaviour, though it runs on the pinned TensorFlow 2.
 _V1_API_NAMES = (
@@ -68,7 +72,11 @@ def tf1_program_evidence(index: ModuleIndex, names: NameResolver, path: str, tex
     # A program that asks which TensorFlow runs is written for both: its 1.x names are the fallback.
     for_both = any(_asks_which_tensorflow(index, attribute, qualified) for attribute, qualified in qualified_names)
     for attribute, qualified in qualified_names:
-        tf1_only = qualified.startswith("tensorflow.contrib.") or qualified in _TF1_ONLY_NAMES
+        tf1_only = (
+            qualified.startswith("tensorflow.contrib.")
+            or qualified in _TF1_ONLY_NAMES
+            or (qualified == _TF1_ONLY_KERAS and _through_tensorflow(names, attribute))
+        )
         if not tf1_only and not qualified.startswith(_V1_API_NAMES):
             continue  # the name first: most attributes are not 1.x names, and an ancestor walk is dear
         if _conditional(index, attribute) or (for_both and qualified not in _V1_API_NAMES):
@@ -77,6 +85,24 @@ def tf1_program_evidence(index: ModuleIndex, names: NameResolver, path: str, tex
             return _statement(dotted_name(attribute) or qualified, path, text, tf1_only=True)
         v1_api = v1_api or dotted_name(attribute) or qualified
     return _statement(v1_api, path, text, tf1_only=False) if v1_api is not None else None
+
+
+def written_for_both(index: ModuleIndex, names: NameResolver) -> bool:
+    """The file asks which TensorFlow runs (`tf.__version__` compared, `tf.executing_eagerly()`):
+    it is written for TensorFlow 1 and 2 alike."""
+    return any(
+        _asks_which_tensorflow(index, attribute, names.qualified(attribute) or "")
+        for attribute in index.attributes
+        if type(index.parent.get(attribute)) is not cst.Attribute
+    )
+
+
+def _through_tensorflow(names: NameResolver, attribute: cst.Attribute) -> bool:
+    """The chain is spelled from the TensorFlow module (``tf.keras.backend....``)."""
+    root: cst.BaseExpression = attribute
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    return isinstance(root, cst.Name) and names.qualified(root) == "tensorflow"
 
 
 def runs_tensorflow_1(target: Target) -> bool:
