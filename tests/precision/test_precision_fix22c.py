@@ -124,6 +124,8 @@ def test_an_environment_named_for_a_tensorflow_release_is_that_release(command, 
     "command",
     [
         "conda activate tf2",  # a major version alone
+        "conda activate tf2-gpu",
+        ". tf-rocm5.4.1-env/bin/activate",  # ROCm's release
         "conda activate tf",
         "conda activate tf-gpu",
         "conda activate tfx-1.4",  # another tool's release
