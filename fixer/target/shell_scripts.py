@@ -18,8 +18,9 @@
 - **An environment named for its TensorFlow** that a job activates: `conda activate
   /apps/.../miniconda-tf2.3`, `source activate tensorflow-2.4`, `source tf2.7-venv/bin/activate`.
   Whoever named it so built it with that release, and the job runs on it. Only the environment's own
-  name is read (the last path segment; a virtualenv's folder before `/bin/activate`), and only when
-  it states TensorFlow and a minor release: `tf2.3`, `tf-2.3.0`, `py38_tf_2.5`, `tensorflow-gpu-2.2`.
+  name is read (the last path segment; a virtualenv's folder before `/bin/activate`, or the argument
+  given to conda's `bin/activate` script), and only when it states TensorFlow and a minor release:
+  `tf2.3`, `tf-2.3.0`, `py38_tf_2.5`, `tensorflow-gpu-2.2`.
   `tf2` (a major version alone), `tfx-1.4`, `tfp-0.12`, `tf-agents-0.9` (other tools' releases) and
   an environment `analysis` under `/opt/tf2.3/envs/` say nothing.
 
@@ -56,8 +57,11 @@ _TF_MODULE = re.compile(
 _ACTIVATE = re.compile(
     r"(?:^|[;&|(]\s*)(?:(?:conda|mamba|micromamba)\s+activate|source\s+activate)(?:\s+--?[\w-]+)*\s+(?P<env>[^\s;&|#)]+)"
 )
-# `source tf2.7-venv/bin/activate`, `. ./tf-1.15/bin/activate`: a virtualenv's folder.
-_VENV_ACTIVATE = re.compile(r"(?:^|[;&|(]\s*)(?:source|\.)\s+(?P<env>[^\s;&|#)]+)/bin/activate(?![\w.-])")
+# `source tf2.7-venv/bin/activate`, `. ./tf-1.15/bin/activate`: a virtualenv's folder; conda's own
+# script with an argument (`source /opt/conda/bin/activate tf2.3`) activates the environment named.
+_VENV_ACTIVATE = re.compile(
+    r"(?:^|[;&|(]\s*)(?:source|\.)\s+(?P<env>[^\s;&|#)]+)/bin/activate(?![\w.-])(?:[ \t]+(?P<argument>[^\s;&|#)]+))?"
+)
 # An environment's name stating TensorFlow and a minor release: `tf2.3`, `miniconda-tf2.3`,
 # `tensorflow-gpu-2.2`, `py38_tf_2.5`; `tf` must start the name or follow a separator (`stf-2.3` is not).
 _TF_ENV_NAME = re.compile(
@@ -93,7 +97,8 @@ def environment_activations(command: str, path: str, line: int) -> list[Evidence
     found: list[Evidence] = []
     for pattern in (_ACTIVATE, _VENV_ACTIVATE):
         for activated in pattern.finditer(command.strip()):
-            name = activated.group("env").rstrip("/").rsplit("/", 1)[-1]
+            activated_env = activated.groupdict().get("argument") or activated.group("env")
+            name = activated_env.rstrip("/").rsplit("/", 1)[-1]
             named = _TF_ENV_NAME.search(name)
             if named is not None:
                 release = int(named.group("major")), int(named.group("minor"))

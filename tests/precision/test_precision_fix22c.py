@@ -114,6 +114,7 @@ strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy(
         ("conda activate tensorflow-gpu-2.2", (2, 2)),
         ("source $HOME/venvs/tf2.7-cuda11/bin/activate", (2, 7)),
         (". ./tf-1.15/bin/activate", (1, 15)),
+        ("source /opt/conda/bin/activate tf2.4", (2, 4)),  # conda's script, the environment as argument
     ],
 )
 def test_an_environment_named_for_a_tensorflow_release_is_that_release(command, release):
@@ -138,6 +139,7 @@ def test_an_environment_named_for_a_tensorflow_release_is_that_release(command, 
         "conda deactivate",
         "source ~/.bashrc",
         "source /opt/tf2.3/setup.sh",
+        "source /opt/tf2.3-conda/bin/activate analysis",  # the environment is `analysis`
         "echo conda activate tf2.3",
     ],
 )
