@@ -24,8 +24,13 @@ _ESCAPE = re.compile(r"^\s*(%|!)")
 # IPython's auto-quote (`,`, `;`) and auto-paren (`/`, which needs a name right after it) escapes.
 _CALL_ESCAPE = re.compile(r"^\s*([,;]|/\S)")
 _HELP = re.compile(r"^\s*(\?{1,2}[A-Za-z_][\w.]*|[A-Za-z_][\w.]*\?{1,2})\s*$")
-# Cell magics whose body is still Python: only their first line is masked.
-PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "tensorflow_version"})
+# Cell magics whose body is still Python, run in the kernel's process: only their first line is
+# masked. ipyparallel's `%%px` (flags `--local`, `--targets`, `--block`...) runs its body on every
+# engine, one per worker under MPI or Slurm: the multi-worker program itself. `%%python`,
+# `%%python3` and `%%pypy` also hold Python but run it in a fresh subprocess whose names the other
+# cells never see, and `%%writefile` writes a file (fixer/written_modules.py reads `.py` ones): all
+# stay masked here.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "tensorflow_version", "px"})
 _TRIPLES = ('"""', "'''")
 # IPython's line magics, which automagic runs without `%` (its default POSIX aliases, `ls`, `cat`,
 # `mkdir`..., are among them): InteractiveShell's magics_manager, IPython 9.18. Listed rather than
