@@ -78,6 +78,19 @@ _READ: dict[str, dict[str, Signs]] = {}
 _SCRIPT_NAME = re.compile(r"[\w.-]+\.py\b")
 
 
+# Hopsworks' launcher, which runs the function it is given on Spark executors as chief and workers
+# with a TF_CONFIG each (`experiment.mirrored(train_fn)`; `collective_all_reduce` before hops 2.0).
+_EXECUTOR_LAUNCH = re.compile(r"\bexperiment\.(?:mirrored|collective_all_reduce)\s*\(")
+
+
+def launched_on_executors(tf: TFModel) -> bool:
+    """The script hands its training function to Hopsworks' `experiment.mirrored`, which starts it
+    as several workers. A sign of a cluster for TFD202; not yet for TFD504 (through
+    :func:`shows_a_cluster`): the notebooks that use it state in prose the TF 2.4 they were tested
+    with, which the target does not read, and Keras 2's `fit` trains there."""
+    return "experiment." in tf.text and _EXECUTOR_LAUNCH.search(tf.text) is not None
+
+
 def shows_a_cluster(tf: TFModel) -> bool:
     """The script, a file that starts it, or its project tree shows that it runs on several workers."""
     if _IN_SCRIPT.search(tf.text):
