@@ -258,8 +258,24 @@ for batch in dist:
 """
 
 
-def test_input_of_a_multiworker_strategy_with_no_cluster_is_no_finding(tmp_path: Path) -> None:
-    root = _project(tmp_path, {"train.py": _NO_CLUSTER_INPUT})
+_TPU_ARM = """\
+import tensorflow as tf
+
+if DEVICE == "tpu":
+    resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="local")
+    tf.tpu.experimental.initialize_tpu_system(resolver)
+    strategy = tf.distribute.TPUStrategy(resolver)
+else:
+"""
+
+
+@pytest.mark.parametrize("tpu_arm", [False, True])
+def test_input_of_a_multiworker_strategy_with_no_cluster_is_no_finding(tmp_path: Path, tpu_arm: bool) -> None:
+    script = _NO_CLUSTER_INPUT
+    if tpu_arm:  # a TPU's resolver in another arm names a TPU, not workers
+        script = script.replace("strategy = tf.distribute.Multi", _TPU_ARM + "    strategy = tf.distribute.Multi")
+        script = script.replace("import tensorflow as tf\n\n" + _TPU_ARM, _TPU_ARM)
+    root = _project(tmp_path, {"train.py": script})
     assert "TFD202" not in _codes(root)
 
 
