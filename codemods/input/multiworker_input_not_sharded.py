@@ -10,6 +10,7 @@ from fixer.fixes.pipeline_edits import add_helper, seed_shuffles
 from fixer.rule import Rule
 from fixer.semantic import Binding, BindingKind
 from fixer.tf.callee_shards import hands_shard_arguments
+from fixer.tf.cluster_signs import launched_on_executors, shows_a_cluster
 from fixer.tf.dataflow import names_in, result_never_read
 from fixer.tf.dataset_api import DATASET_CONSTRUCTORS, DATASET_METHODS
 from fixer.tf.drawn_data import arguments_for, drawn_per_process
@@ -176,6 +177,11 @@ class MultiworkerInputNotSharded(Rule):
       set and the all-reduced mean metrics come out the same (redundant work, no wrong number;
       `benchmarks/probe_noise42_premises.py`). A dataset also passed to `fit`, iterated or
       distributed stays reported.
+    - Not reported: input of a `MultiWorkerMirroredStrategy` that nothing shows runs on several
+      workers (no TF_CONFIG written or read, no cluster resolver, no multi-node launcher or job in
+      the project, no Hopsworks `experiment.mirrored(train_fn)`: fixer/tf/cluster_signs.py,
+      TFD504's premise): one worker on its local devices
+      has one input pipeline (`num_input_pipelines` is 1), so there is nothing to shard.
     - A `dataset_fn` handed over by several calls is reported once.
     - Across modules (when `check` is given a folder, and in the language server for the
       workspace): a function of a module that builds no strategy and sets `AutoShardPolicy.OFF`
@@ -216,6 +222,8 @@ class MultiworkerInputNotSharded(Rule):
         if not ctx.tf.strategies.uses_multi_worker:
             self._check_helper(ctx)
             return
+        if not shows_a_cluster(ctx.tf) and not launched_on_executors(ctx.tf):
+            return  # one worker on its local devices: one input pipeline, nothing to shard
         self._auto_shard_off(ctx)
         self._options_copy(ctx)
         self._dataset_fns(ctx)

@@ -60,7 +60,10 @@ class CheckpointPathSharedByWorkers(Rule):
       The task is also the number the file puts into TF_CONFIG's `task.index` (`"model" +
       str(n)` where TF_CONFIG's task is `{"type": "worker", "index": n}`, the same binding of `n`)
       and an environment variable named for the worker's number (`WORKER_NUMBER`, `TASK_INDEX`,
-      `RANK`): every worker writes its own file.
+      `RANK`): every worker writes its own file. So does a path built on the host's name
+      (`os.environ["SLURMD_NODENAME"]`, `HOSTNAME`, `socket.gethostname()`, `platform.node()`: a
+      non-chief branch's `out + "/scratch/" + os.environ["SLURMD_NODENAME"]`), where each host
+      runs one worker (one Slurm task per node, one pod).
     - A path built on a folder or file `tempfile.mkdtemp()`, `mkstemp()`, `TemporaryDirectory()` or
       `NamedTemporaryFile()` creates is the worker's own (the name is new to every process): the
       chief saving to the real folder under a chief test while the others save into a `mkdtemp()`

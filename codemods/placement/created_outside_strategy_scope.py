@@ -30,7 +30,7 @@ from fixer.tf.optimizers import build_lines_after_move
 from fixer.tf.parameters import positional_parameters
 from fixer.tf.paths import exclusive
 from fixer.tf.reach import strategy_in_reach
-from fixer.tf.read_only_variables import counter_like, only_read
+from fixer.tf.read_only_variables import counter_like, inference_only, only_read
 from fixer.tf.row_buffers import tpu_possible, updated_by_rows
 from fixer.tf.strategies import Membership
 from fixer.tf.weightless_layers import weightless_sequential
@@ -171,6 +171,13 @@ class CreatedOutsideStrategyScope(Rule):
       is when the replica function writes it (`assign*`, `scatter_*`) or trains it (gives it to
       `apply_gradients`, `minimize`, `tape.gradient` or `watch`); a write in cross-replica code,
       inside the scope or not, is not a finding.
+    - So is a Keras model that nothing trains and that distributed code only calls for inference (a
+      prior loaded outside the scope, `energy += prior(x, training=False)` in `strategy.run`): every
+      use is a call without `training=True`, `load_weights`, `predict`, `save*`, `summary`,
+      `prior.trainable = False` or a test (`if prior is not None:`). Both Kerases run it and every
+      replica gets the eager call's values (`benchmarks/probe_ledger22c_premises.py`, part 1;
+      MirroredStrategy, TPUStrategy not measured). `fit`, `compile`, `trainable_variables`, a
+      `training=True` call or the model handed to another call keep the finding.
     - A `tf.Variable` the replica function updates only row by row (`scatter_*`, no `assign*`) and
       never hands to an optimizer (a per-example buffer: `tf.gather(buf, ids)` in the tape,
       `buf.scatter_add(...)` of its own rows) is not a finding under MirroredStrategy: made outside
@@ -197,6 +204,12 @@ class CreatedOutsideStrategyScope(Rule):
       built, not when it is constructed (measured on TensorFlow 2.21, 2 logical CPUs: a `Dense`
       constructed outside the scope and built inside it holds `MirroredVariable`s and trains; one
       built outside fails with a bare `AssertionError`).
+    - State a Keras model class makes for itself (`self.gate = tf.Variable(...)` in `__init__`) is
+      reported only when an instance constructed outside the scope reaches distributed code: the
+      class constructed in the scope for the training step and again outside it for an eager
+      branch (`coder = Coder(); coder.load_weights(...)`, then only called, its methods used or
+      tested) is not a finding. An outside construction that is not a plain `name = Class(...)`,
+      or whose instance is handed on (an argument, an alias), keeps it.
     - A Keras model class of the file whose `call()` enters `with strategy.scope():` itself is
       reported where it is constructed outside the scope (not at the state its `__init__` makes):
       entering the scope there does not distribute the model. Measured on TensorFlow 2.21 with 2
@@ -263,6 +276,8 @@ class CreatedOutsideStrategyScope(Rule):
             model_class = finder.keras_model_class_of(creation)
             if model_class is not None and model_class in self_scoping:
                 continue  # its construction is the finding
+            if model_class is not None and not finder.built_outside_for_distributed_code(model_class):
+                continue  # the instance distributed code uses is the one constructed in the scope
             if model_class is not None:
                 inside_models.setdefault(model_class, creation)
                 continue
@@ -764,9 +779,18 @@ class _Finder:
         # A step counter or learning rate distributed code only reads works made outside the scope
         # (benchmarks/probe_ledger12b_premises.py); written by the replicas or trained, it does not.
         read_only = creation.kind == "variable" and counter_like(self.names, creation.call)
+        # So does a model nothing trains that distributed code only calls for inference
+        # (benchmarks/probe_ledger22c_premises.py, part 1).
+        inference = (
+            creation.kind == "model"
+            and all("." not in name for name in creation.names)  # not a part of a model class
+            and inference_only(self.index, uses, self._in_replica_step)
+        )
         for node in uses:
             if read_only and (only_read(self.index, node) or not self._in_replica_step(node)):
                 continue  # read, or written between steps in cross-replica code (also in the scope)
+            if inference:
+                continue  # called for inference, loaded, saved or tested: never trained
             if creation.kind == "model" and self._feeds_the_input_pipeline(node):
                 continue  # tf.data runs it on the host: nothing of it is replicated
             if creation.kind == "metric" and self._custom_loop_metric_use(node):
@@ -805,6 +829,51 @@ class _Finder:
             and bool(self.strategies.scope_blocks)
             and not self._placed_by_hand(creation.statement)
         )
+
+    def built_outside_for_distributed_code(self, model_class: str) -> bool:
+        """Some construction of ``model_class`` outside the scope makes an instance that distributed
+        code uses. False only when every construction outside is a plain `name = Class(...)` whose
+        binding reaches no distributed use (a second instance for an eager branch, beside the one
+        the training branch constructs in the scope); True when none is found outside (the class
+        is placed by where its methods run) or one cannot be followed."""
+        outside = [
+            call
+            for call in self.index.calls
+            if isinstance(call.func, cst.Name)
+            and call.func.value == model_class
+            and self.strategies.membership(call) is Membership.OUTSIDE
+        ]
+        if not outside:
+            return True
+        for call in outside:
+            assign = self.index.parent.get(call)
+            statement = self.index.parent.get(assign) if assign is not None else None
+            if not (
+                isinstance(assign, cst.Assign)
+                and isinstance(statement, cst.SimpleStatementLine)
+                and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)
+            ):
+                return True
+            creation = Creation(statement, call, "model", (assign.targets[0].target.value,))
+            if self.used_by_distributed_code(creation) or self._handed_on(creation):
+                return True
+        return False
+
+    def _handed_on(self, creation: Creation) -> bool:
+        """The instance ``creation`` binds goes somewhere this module does not follow: a use that
+        reads it other than calling it, a method or attribute of it, or a test (`model=coder`
+        given to a trainer, `models.append(coder)`, `other = coder`)."""
+        (name,) = creation.names
+        for node in self._uses(name):
+            if self.index.is_within(node, creation.statement) or not self._reaches(creation, node):
+                continue
+            parent = self.index.parent.get(node)
+            called = isinstance(parent, cst.Call) and parent.func is node
+            tested = isinstance(parent, cst.If) and parent.test is node
+            if not (called or tested or isinstance(parent, (cst.AssignTarget, cst.Attribute, cst.Comparison))):
+                return True
+        return False
 
     def row_buffer(self, creation: Creation) -> bool:
         """``creation`` is a `tf.Variable` the replicas only update row by row (`scatter_*`), never

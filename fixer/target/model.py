@@ -40,6 +40,7 @@ from fixer.target.recorded_keras import recorded_keras2
 from fixer.target.saved_runs import describe, oldest_release
 from fixer.target.script_installs import script_installs
 from fixer.target.shell_scripts import SHELL_SUFFIXES, read_shell_script
+from fixer.target.singularity import DEFINITION_NAME, read_definition
 from fixer.target.small_files import MAX_BYTES, read_small_text
 from fixer.target.sources import (
     Evidence,
@@ -404,6 +405,8 @@ def _reader(name: str, inside_requirements: bool) -> Reader | None:
         return read_compose
     if name.endswith(SHELL_SUFFIXES):
         return read_shell_script  # a TPU's software version, an HPC module a job loads
+    if DEFINITION_NAME.match(name):
+        return read_definition  # a Singularity / Apptainer image an HPC job runs in
     return reader_for(name)
 
 
@@ -421,6 +424,8 @@ WATCH_GLOBS = (
     "**/Dockerfile*",
     "**/*.Dockerfile",
     "**/Containerfile",
+    "**/*.def",
+    "**/Singularity*",
     *(f"**/*{suffix}" for suffix in SHELL_SUFFIXES),
     "**/[Rr][Ee][Aa][Dd][Mm][Ee].*",
     "**/docs/**/*.{md,markdown,rst}",

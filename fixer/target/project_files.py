@@ -1,5 +1,6 @@
-"""Project-wide statements kept in a subfolder of a project folder: the Dockerfiles of a `docker/`
-(`dockerfiles/`, `.devcontainer/`) folder, and an install guide in a documentation folder
+"""Project-wide statements kept in a subfolder of a project folder: the Dockerfiles and Singularity /
+Apptainer definition files of a `docker/` (`dockerfiles/`, `.devcontainer/`, `singularity/`,
+`apptainer/`) folder, and an install guide in a documentation folder
 (`g3doc/setup/installation.md`, `docs/install.md`) telling users to `pip install tensorflow==2.6`.
 
 The walk (fixer/target/model.py) reads these for each project root it passes (a folder with
@@ -20,10 +21,11 @@ from fixer.cache import Stamp, file_stamp
 from fixer.target.notebook import install_evidence
 from fixer.target.readme import code_lines, read_readme
 from fixer.target.shell_scripts import SHELL_SUFFIXES, read_tpu_creations
+from fixer.target.singularity import DEFINITION_NAME, read_definition
 from fixer.target.small_files import read_small_text
-from fixer.target.sources import Evidence, read_dockerfile
+from fixer.target.sources import Evidence, Reader, read_dockerfile
 
-DOCKER_FOLDERS = ("docker", "dockerfiles", ".devcontainer")
+DOCKER_FOLDERS = ("docker", "dockerfiles", ".devcontainer", "singularity", "apptainer")
 _DOCS_FOLDERS = ("docs", "doc", "g3doc")
 _DOCKER_NAME = re.compile(r"(?i)^(?:(?:docker|container)file(?:[-_.][\w.-]+)?|[\w.-]+\.(?:docker|container)file)$")
 # A page or folder of a documentation tree about installing: `installation.md`, `setup/`, `getting_started.md`.
@@ -59,11 +61,20 @@ def docker_folder_statements(folder: Path, consulted: dict[str, Stamp]) -> list[
             continue
         for place in _with_subfolders(top, consulted):
             for entry in _entries(place):
-                if _DOCKER_NAME.match(entry.name) and entry.is_file():
+                reader = _container_reader(entry.name)
+                if reader is not None and entry.is_file():
                     consulted[entry.path] = file_stamp(entry.path)
                     text = read_small_text(entry.path)
-                    found += read_dockerfile(text, entry.path) if text is not None else []
+                    found += reader(text, entry.path) if text is not None else []
     return found
+
+
+def _container_reader(name: str) -> Reader | None:
+    """The reader of a container file called ``name``: a Dockerfile, or a Singularity / Apptainer
+    definition file (`docker/singularity_image.def`), else None."""
+    if _DOCKER_NAME.match(name):
+        return read_dockerfile
+    return read_definition if DEFINITION_NAME.match(name) else None
 
 
 def tool_folder_tpus(folder: Path, consulted: dict[str, Stamp]) -> list[Evidence]:

@@ -18,7 +18,7 @@ from fixer.tf.dataflow import names_in, value_names
 from fixer.tf.flag_arms import off_by_default
 from fixer.tf.parameters import call_position
 from fixer.tf.strategies import MULTI_WORKER_CLASSES
-from fixer.tf.task_index import holds_task_index, task_index_sources
+from fixer.tf.task_index import holds_task_index, reads_host_name, task_index_sources
 from fixer.tf.task_words import WORKER_INDEX_NAMES
 
 if TYPE_CHECKING:
@@ -247,11 +247,14 @@ def per_worker(tf: TFModel, path: cst.BaseExpression, depth: int = 0, sources: s
     task_id)``, ``d = "/ckpt" if is_chief else f".../workertemp_{task_id}"``), a function
     parameter to the arguments its callers pass, and a local helper that computes the path to
     its body. A value the file puts into TF_CONFIG's task index, or an environment variable named
-    for the worker's number, is the task (``"model" + str(worker_number)``: fixer/tf/task_index.py).
+    for the worker's number, is the task (``"model" + str(worker_number)``: fixer/tf/task_index.py);
+    the host's name (``os.environ["SLURMD_NODENAME"]``, ``socket.gethostname()``) differs per worker too.
     """
     if sources is None:
         sources = task_index_sources(tf)
     if _mentions_task(_identifiers(path)) or _fresh_temporary(tf, path) or holds_task_index(tf, path, sources):
+        return True
+    if reads_host_name(tf, path):  # `dir + "/tmp/" + os.environ["SLURMD_NODENAME"]`: one worker per host
         return True
     if depth >= 4:
         return False

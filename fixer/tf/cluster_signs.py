@@ -5,8 +5,9 @@ its local devices, and Keras 3 `fit`/`evaluate` work under it (measured:
 benchmarks/probe_ledger9b_premises.py); what TFD504 quotes needs two workers. The signs of a
 cluster looked for, in words:
 
-- in the script: TF_CONFIG read or written, a cluster resolver or `ClusterSpec`, a launcher library
-  that sets TF_CONFIG for each task (TensorFlowOnSpark, Ray, `multi_process_runner`);
+- in the script: TF_CONFIG read or written, a cluster resolver (not a `TPUClusterResolver`, which
+  names a TPU) or `ClusterSpec`, a launcher library that sets TF_CONFIG for each task
+  (TensorFlowOnSpark, Ray, `multi_process_runner`);
 - in a project file that starts the script (fixer/tf/script_launchers.py): a TF_CONFIG, a job that
   sets one per task (a TFJob, a SageMaker `distribution`, a Vertex AI custom job), or a multi-node
   batch job or launcher (PBS `select=2`, Slurm `--nodes=2`, `mpirun`, `srun`, `horovodrun`);
@@ -42,6 +43,8 @@ _IN_SCRIPT = re.compile(
     r"|^\s*(?:import|from)\s+ray\b|multi_process_runner",
     re.MULTILINE,
 )
+# `tf.distribute.cluster_resolver.TPUClusterResolver`, with its module path if spelled.
+_TPU_RESOLVER = re.compile(r"(?:[\w.]*cluster_resolver\.)?TPUClusterResolver")
 # A batch job or launcher that starts several nodes or processes.
 _MULTI_NODE = re.compile(
     r"\bselect=(?:[2-9]|\d{2,})|--nodes[= ](?:[2-9]|\d{2,})|#SBATCH\s+-N\s*(?:[2-9]|\d{2,})"
@@ -78,9 +81,26 @@ _READ: dict[str, dict[str, Signs]] = {}
 _SCRIPT_NAME = re.compile(r"[\w.-]+\.py\b")
 
 
+# Hopsworks' launcher, which runs the function it is given on Spark executors as chief and workers
+# with a TF_CONFIG each (`experiment.mirrored(train_fn)`; `collective_all_reduce` before hops 2.0).
+_EXECUTOR_LAUNCH = re.compile(r"\bexperiment\.(?:mirrored|collective_all_reduce)\s*\(")
+
+
+def launched_on_executors(tf: TFModel) -> bool:
+    """The script hands its training function to Hopsworks' `experiment.mirrored`, which starts it
+    as several workers. A sign of a cluster for TFD202; not yet for TFD504 (through
+    :func:`shows_a_cluster`): the notebooks that use it state in prose the TF 2.4 they were tested
+    with, which the target does not read, and Keras 2's `fit` trains there."""
+    return "experiment." in tf.text and _EXECUTOR_LAUNCH.search(tf.text) is not None
+
+
 def shows_a_cluster(tf: TFModel) -> bool:
     """The script, a file that starts it, or its project tree shows that it runs on several workers."""
-    if _IN_SCRIPT.search(tf.text):
+    text = tf.text
+    if "TPUClusterResolver" in text:
+        # A TPU's resolver names a TPU, not workers (an arm beside `MultiWorkerMirroredStrategy()`).
+        text = _TPU_RESOLVER.sub("", text)
+    if _IN_SCRIPT.search(text):
         return True
     launchers = tf.launchers
     if launchers is None or not tf.path:

@@ -9,6 +9,10 @@ Two sources say a value is that number:
 - it is read from an environment variable whose name says it is the worker's number
   (``WORKER_NUMBER``, ``TASK_INDEX``, ``RANK``): a launcher that starts one process per worker
   gives each its own.
+
+A host's name (``os.environ["SLURMD_NODENAME"]``, ``socket.gethostname()``) is not the task number
+but differs per worker too where each host runs one worker (a Slurm job's one task per node, a
+pod): :func:`reads_host_name`.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ _NUMBER_VARIABLE = re.compile(
     r"(?:^|_)(?:RANK|(?:WORKER|TASK|REPLICA|NODE|PROCESS)_?(?:INDEX|IDX|ID|NUM|NUMBER|NO|RANK))(?:$|_)"
 )
 _DEPTH = 3
+# The name of the host this process runs on: Slurm's node name for the step, the shell's (and a
+# pod's) `HOSTNAME`; and the calls that return it.
+_HOST_VARIABLES = frozenset({"SLURMD_NODENAME", "HOSTNAME"})
+_HOST_CALLS = frozenset({"socket.gethostname", "platform.node"})
 
 
 def task_index_sources(tf: TFModel) -> set[Binding]:
@@ -50,6 +58,14 @@ def holds_task_index(tf: TFModel, expr: cst.BaseExpression, sources: set[Binding
         if any(b in sources for b in tf.semantic.reaching(name, expr)):
             return True
     return any(_NUMBER_VARIABLE.search(key.upper()) for key in _environ_keys(tf, expr))
+
+
+def reads_host_name(tf: TFModel, expr: cst.BaseExpression) -> bool:
+    """True when ``expr`` reads this host's name (``os.environ["SLURMD_NODENAME"]``,
+    ``socket.gethostname()``): a path built on it differs per host."""
+    if any(key.upper() in _HOST_VARIABLES for key in _environ_keys(tf, expr)):
+        return True
+    return any(tf.index.is_within(c, expr) and tf.names.qualified(c.func) in _HOST_CALLS for c in tf.index.calls)
 
 
 def _collect(tf: TFModel, expr: cst.BaseExpression, found: set[Binding], depth: int) -> None:
