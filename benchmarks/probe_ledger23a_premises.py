@@ -15,7 +15,8 @@ distribution-strategy checks, not TPU ones):
 1. as written ("1 as written"): model and optimizer outside the scope, ``model = model`` in it, the step called;
 2. after TFD101's fix ("2 fixed"): the model built in the scope, the optimizer still outside, the step called
    (a ``tf.function`` step and an eager one, the two shapes of the tree);
-3. everything in the scope ("3 all in the scope"), the ``tf.function`` step called directly (the other notebook).
+3. everything in the scope ("3 all in the scope"), the ``tf.function`` step called directly (the other notebook);
+4. TFD101's fix on a subclassed model whose first call (which makes its weights) is below the scope.
 
     python benchmarks/probe_ledger23a_premises.py
 
@@ -25,10 +26,12 @@ Output on TensorFlow 2.21 (2026-11-28, ledger23a), CPU:
     keras 3 | 2 fixed, tf.function step: TypeError: tuple indices must be integers or slices, not MirroredVariable
     keras 3 | 2 fixed, eager step: TypeError: tuple indices must be integers or slices, not MirroredVariable
     keras 3 | 3 all in the scope: RuntimeError: Need to be inside "with strategy.scope()" for <tensorflow.python
+    keras 3 | 4 fixed, subclassed model first called below the scope: ran, plain variables: True
     tf-keras | 1 as written: ran, plain variables: True
     tf-keras | 2 fixed, tf.function step: ValueError: Trying to create optimizer slot variable under the scope for tf.
     tf-keras | 2 fixed, eager step: ValueError: Trying to create optimizer slot variable under the scope for tf.
     tf-keras | 3 all in the scope: ran, plain variables: False
+    tf-keras | 4 fixed, subclassed model first called below the scope: ran, plain variables: True
 
 As written, the step runs and the model's variables are plain ones: the self-assignment in the scope
 creates nothing, so no variable is the strategy's and "updates the strategy's variables" is false
@@ -36,7 +39,9 @@ of it. After TFD101's fix the first step raises where the script ran, under both
 OptimizerV2 (TF 2.3's class) makes its slots under the default strategy for variables the strategy
 owns (ValueError), Keras 3's optimizer indexes a MirroredVariable (TypeError). With everything in
 the scope, the step called directly runs under Keras 2 without replicating (one cross-replica
-computation, not `strategy.run`) and raises under Keras 3.
+computation, not `strategy.run`) and raises under Keras 3. On a subclassed model whose first call is
+below the scope the fix changes nothing: the weights are still made outside it, and the step runs as
+before.
 """
 
 from __future__ import annotations
@@ -68,6 +73,16 @@ def measure(flavour: str) -> None:
     # TF 2.3's Keras optimizer is OptimizerV2, which tf-keras keeps as `optimizers.legacy`;
     # Keras 3 has one optimizer class.
     adam = tf.keras.optimizers.legacy.Adam if flavour == "tf-keras" else tf.keras.optimizers.Adam
+
+    class Single(tf.keras.Model):
+        """A subclassed model: its weights are made at its first call, not at construction."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(1)
+
+        def call(self, inputs: tf.Tensor) -> tf.Tensor:
+            return self.dense(inputs)
 
     def build() -> tf.keras.Model:
         return tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1)])
@@ -105,6 +120,13 @@ def measure(flavour: str) -> None:
 
         return case
 
+    def subclassed_fixed() -> str:
+        with strategy.scope():
+            model = Single()
+        model(x)  # the tree's `model(temp_inputs)` below the scope: the weights are made here
+        optimizer = adam()
+        return outcome(model, step_for(model, optimizer, traced=True))
+
     def all_in_scope() -> str:
         with strategy.scope():
             model = build()
@@ -119,6 +141,7 @@ def measure(flavour: str) -> None:
             ("2 fixed, tf.function step", fixed(traced=True)),
             ("2 fixed, eager step", fixed(traced=False)),
             ("3 all in the scope", all_in_scope),
+            ("4 fixed, subclassed model first called below the scope", subclassed_fixed),
         ),
         describe=cause,
     )
