@@ -4,7 +4,8 @@ container or runtime its `%%writefile` trainers are submitted to.
 Two scopes, because a notebook runs code in two places:
 
 - its own cells run in the kernel, whose TensorFlow is the one the notebook installs
-  (`!pip install tensorflow==2.6.0`, `%pip install -q "tensorflow>=2.5,<2.7"`, `%tensorflow_version 1.x`);
+  (`!pip install tensorflow==2.6.0`, `%pip install -q "tensorflow>=2.5,<2.7"`, `%tensorflow_version 1.x`),
+  or the release its headings and saved output agree on (fixer/target/notebook_title.py);
 - a module written by `%%writefile` and submitted to a Vertex AI / AI Platform job or `docker run`
   runs in that container (`.../training/tf-cpu.2-9:latest`, `tensorflow/tensorflow:2.4.1-gpu`,
   `runtime_version="2.8"`, `--runtime-version 2.1`, or `"tf-cpu.{}".format(TF)` with `TF = "2-9"`
@@ -25,6 +26,7 @@ from fixer.notebook_launches import launches
 from fixer.target.continuation import logical_lines
 from fixer.target.frozen_runs import frozen_note
 from fixer.target.notebook_exports import Counters, execution_counts, numbered_counts
+from fixer.target.notebook_title import stated_release
 from fixer.target.requirements import parse_requirement
 from fixer.target.saved_runs import TF_VERSION_EXPRESSION, printed_version, saved_run
 from fixer.target.sources import RUNTIME, Evidence, exactly, image_statements, legacy_evidence, read_dockerfile
@@ -224,6 +226,11 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
     from fixer.target.notebook_text import markdown_images  # it reads code lines as a README's, which imports us
 
     ran_clean = frozenset(number for number, _, saved in code if _ran_clean(saved))
+    # Headings and saved output agreeing on a release: the notebook's own, first, so that a cell
+    # installing another TensorFlow still decides what the kernel runs.
+    stated = stated_release(data, code, path)
+    if stated is not None:
+        own.insert(0, stated)
 
     return NotebookPins(
         tuple(own),

@@ -16,8 +16,21 @@ import re
 from fixer.target.markdown import UNDERLINE, is_heading, prose_lines
 from fixer.target.sources import Evidence, exactly
 
-# `Tensorflow 2.3`, `TensorFlow-2.3.0`, `tensorflow v2.3`: a release, not `2.x` or `>= 2.3`.
-_RELEASE = re.compile(r"(?i)\btensorflow[\s-]*(?:v(?:ersion)?\s*)?(?P<major>[12])\.(?P<minor>\d{1,2})(?![\d]|\.?x)")
+# `Tensorflow 2.3`, `TensorFlow-2.3.0`, `tensorflow v2.3`: a release, not `2.x` or `>= 2.3`. The
+# `{name}` is TensorFlow's name as the text spells it: a README's title spells it out; a notebook's
+# headings also abbreviate it (`TF 2.3`, `tf2.3`), which a notebook's own output must then confirm
+# (fixer/target/notebook_title.py).
+_RELEASE_AFTER = r"(?i)\b(?:{name})[\s-]*(?:v(?:ersion)?\s*)?(?P<major>[12])\.(?P<minor>\d{{1,2}})(?![\d]|\.?x)"
+_RELEASE = re.compile(_RELEASE_AFTER.format(name="tensorflow"))
+_RELEASE_OR_TF = re.compile(_RELEASE_AFTER.format(name="tensorflow|tf"))
+
+
+def named_release(line: str, *, abbreviated: bool = False) -> tuple[int, int] | None:
+    """The one TensorFlow release ``line`` names (`TensorFlow 2.3`; also `TF 2.3` when
+    ``abbreviated``); None when it names none or several ("TensorFlow 1.15 vs TensorFlow 2.3")."""
+    pattern = _RELEASE_OR_TF if abbreviated else _RELEASE
+    releases = {(int(m.group("major")), int(m.group("minor"))) for m in pattern.finditer(line)}
+    return releases.pop() if len(releases) == 1 else None
 
 
 def title_statements(text: str, path: str) -> list[Evidence]:
@@ -27,7 +40,7 @@ def title_statements(text: str, path: str) -> list[Evidence]:
     for number, line, following in prose_lines(text):
         if not (is_heading(line, following) or (number == first and not UNDERLINE.match(line))):
             continue
-        releases = {(int(m.group("major")), int(m.group("minor"))) for m in _RELEASE.finditer(line)}
-        if len(releases) == 1:
-            found.append(Evidence("tensorflow", exactly(releases.pop()), path, number, line.strip()))
+        release = named_release(line)
+        if release is not None:
+            found.append(Evidence("tensorflow", exactly(release), path, number, line.strip()))
     return found
