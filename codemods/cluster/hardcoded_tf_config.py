@@ -56,8 +56,9 @@ class HardcodedTfConfig(Rule):
 
     ## When it is reported (the policy)
     - Addresses that are not addresses are no cluster anybody runs: a TF_CONFIG whose every
-      address is a template slot (`"host1:port"`, `"IP1:PORT1"`, `"<worker-ip>:port"`) is not
-      reported here (TFD603 reports such a spec once, and only in a script a launcher starts).
+      address is a template slot (`"host1:port"`, `"IP1:PORT1"`, `"<worker-ip>:port"`) or a host
+      of a documentation domain (`"worker0.example.com:2222"`, RFC 2606) is not reported here
+      (TFD603 reports such a spec once, and only in a script a launcher starts).
     - A configuration module of a scaffold or template (it imports only the standard library, so
       it builds no strategy and starts no worker) that no file of the project imports, runs
       (`%run`, `exec`) or starts is not reported: its TF_CONFIG reaches no cluster. Known only

@@ -14,6 +14,7 @@ import json
 import textwrap
 from typing import TYPE_CHECKING
 
+from fixer.clusterspec import is_placeholder
 from fixer.runner import Job, run
 
 if TYPE_CHECKING:
@@ -109,3 +110,34 @@ def test_control_a_strategy_only_in_an_earlier_kernel_keeps_the_finding(tmp_path
     os.environ["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": "worker", "index": 0}})
     """
     assert len(_notebook_findings(tmp_path, first_kernel, second_kernel, _RESTARTED)) == 1
+
+
+# -- TFD601/TFD603: hosts of a documentation domain are placeholders ---------------------------------
+
+_FORMAT_DEMO = """
+import json
+import os
+
+os.environ["TF_CONFIG"] = json.dumps({{
+    "cluster": {{"worker": ["w0.{domain}:4000", "w1.{domain}:4000"], "ps": ["ps0.{domain}:4000"]}},
+    "task": {{"type": "worker", "index": 0}},
+}})
+print(os.environ["TF_CONFIG"])
+"""
+
+
+def test_a_cluster_on_a_documentation_domain_is_not_reported(tmp_path: Path) -> None:
+    assert _notebook_findings(tmp_path, _FORMAT_DEMO.format(domain="example.com")) == []
+    assert _notebook_findings(tmp_path, _FORMAT_DEMO.format(domain="lab.EXAMPLE.org.")) == []
+
+
+def test_control_a_cluster_on_real_hosts_keeps_the_finding(tmp_path: Path) -> None:
+    assert len(_notebook_findings(tmp_path, _FORMAT_DEMO.format(domain="example.company.com"))) == 1
+
+
+def test_documentation_hosts_are_placeholders_and_look_alikes_are_not() -> None:
+    assert is_placeholder("gpu-box.example.net:2222")
+    assert is_placeholder("example.org:2222")
+    assert not is_placeholder("myexample.com:2222")
+    assert not is_placeholder("example.com.cn:2222")
+    assert not is_placeholder("worker-0.test:2222")  # a Kubernetes service.namespace name can be real
