@@ -153,21 +153,34 @@ def _address_problems(where: str, address: object) -> tuple[list[ClusterProblem]
     return [], host, port
 
 
+# Second-level domains RFC 2606 reserves for documentation and examples.
+_DOCUMENTATION_DOMAINS = ("example.com", "example.net", "example.org")
 # Characters that mark a template slot in a documented or redacted address ("<worker-ip>:port", "{host}:2222").
 _SLOT_MARKS = ("<", ">", "{", "}", "$", "...")
 
 
 def is_placeholder(address: object) -> bool:
     """True for an address that stands for one to fill in: a ``<slot>``/``{slot}``/``$VAR`` in it,
-    or a port written as the word "port" (``host:port``, ``worker0:PORT``) or as ``xxxx``."""
+    a port written as the word "port" (``host:port``, ``worker0:PORT``) or as ``xxxx``, or a host
+    in a domain reserved for documentation (``worker0.example.com:2222``)."""
     if not isinstance(address, str):
         return False
     if any(mark in address for mark in _SLOT_MARKS):
         return True
-    _, port = split_address(address)
+    host, port = split_address(address)
+    if _documentation_host(host):
+        return True
     word = (port or "").lower()
     # "port", "PORT_NUMBER", "xxxx": a slot's name. Another word ("http") is a real mistake.
     return "port" in word or (len(word) > 1 and set(word) <= {"x", "n"})
+
+
+def _documentation_host(host: str) -> bool:
+    """``host`` is in example.com, example.net or example.org, which RFC 2606 reserves for
+    documentation: nobody's cluster runs there. (The reserved top-level names `.example` and `.test`
+    are left out: as a Kubernetes `service.namespace` name they can be real.)"""
+    name = host.lower().rstrip(".")
+    return any(name == domain or name.endswith("." + domain) for domain in _DOCUMENTATION_DOMAINS)
 
 
 def check_cluster(cluster: object) -> list[ClusterProblem]:

@@ -16,6 +16,7 @@ from fixer.tf.module_readers import imports_only_the_standard_library
 from fixer.tf.pipeline_components import component_functions, in_component
 from fixer.tf.processes import shell_start_lines, starts_processes_after
 from fixer.tf.programs import Programs
+from fixer.tf.restart_cells import restart_above, restart_below
 from fixer.tf.script_launchers import caller_launches
 from fixer.tf.tf_config_readers import set_after_every_reader
 from fixer.tf.tf_config_sources import (
@@ -55,8 +56,9 @@ class HardcodedTfConfig(Rule):
 
     ## When it is reported (the policy)
     - Addresses that are not addresses are no cluster anybody runs: a TF_CONFIG whose every
-      address is a template slot (`"host1:port"`, `"IP1:PORT1"`, `"<worker-ip>:port"`) is not
-      reported here (TFD603 reports such a spec once, and only in a script a launcher starts).
+      address is a template slot (`"host1:port"`, `"IP1:PORT1"`, `"<worker-ip>:port"`) or a host
+      of a documentation domain (`"worker0.example.com:2222"`, RFC 2606) is not reported here
+      (TFD603 reports such a spec once, and only in a script a launcher starts).
     - A configuration module of a scaffold or template (it imports only the standard library, so
       it builds no strategy and starts no worker) that no file of the project imports, runs
       (`%run`, `exec`) or starts is not reported: its TF_CONFIG reaches no cluster. Known only
@@ -107,6 +109,11 @@ class HardcodedTfConfig(Rule):
       than TensorFlow's, Keras's or NumPy's non-distribution APIs, an import, a process start), is
       not reported: the value is left to nothing (a `.py` transcription of a tutorial notebook whose
       workers it never starts; fixer/tf/tf_config_readers.py). Unknown counts as a reader.
+      A notebook likewise, when a later cell asks for a kernel restart and nothing from the
+      setting to that cell can read it (a function of an earlier cell counts when that stretch
+      names it): the restarted kernel is a new process without this kernel's `os.environ`
+      (`benchmarks/probe_noise22_premises.py`). Without a restart below it, a notebook's setting
+      is reported: a cell run again may make a strategy from it.
     - A cluster whose every address is a template slot (`"<worker-ip>:port"`, `"IP1:PORT1"`) is
       no cluster anybody runs: not reported here; TFD603 reports the whole spec once, and only
       in a script a launcher of the project starts (its "When it is reported").
@@ -240,12 +247,20 @@ def _inert_and_unread(ctx: RuleContext) -> bool:
 
 def _left_unread(ctx: RuleContext, setter: TfConfigSetter) -> bool:
     """A script that no file of the project imports, runs or starts sets TF_CONFIG after every
-    reader it has (fixer/tf/tf_config_readers.py): the value is left to nothing. Unknown (a file
-    checked alone, a notebook): False."""
+    reader it has (fixer/tf/tf_config_readers.py): the value is left to nothing. In a notebook,
+    only when a later cell asks for a kernel restart and nothing from the setter to that cell can
+    read it: the new kernel starts from the server's environment, not this kernel's. Unknown (a
+    file checked alone, a notebook with no restart below the setter): False."""
     launchers = ctx.tf.launchers
-    if launchers is None or ctx.path.endswith(".ipynb"):
+    if launchers is None:
         return False
-    if not set_after_every_reader(ctx.tf, setter):
+    program: tuple[cst.CSTNode | None, cst.CSTNode | None] = (None, None)
+    if ctx.path.endswith(".ipynb"):
+        end = restart_below(ctx.tf, setter.statement)
+        if end is None:
+            return False  # the kernel lives on: a cell run again (or later) may make a strategy from it
+        program = (restart_above(ctx.tf, setter.statement), end)
+    if not set_after_every_reader(ctx.tf, setter, program):
         return False
     return not launchers.launchers() and not launchers.read_by_project()
 

@@ -29,7 +29,8 @@ class LoopbackAddressInCluster(Rule):
 
     ## When it is reported (the policy)
     Addresses that are not addresses are no cluster anybody runs: template slots (`"host1:port"`,
-    `"<worker-ip>:port"`, `"IP1:PORT1"`) are neither loopback nor other hosts and are never
+    `"<worker-ip>:port"`, `"IP1:PORT1"`, a host of a documentation domain such as
+    `"worker0.example.com:2222"`) are neither loopback nor other hosts and are never
     reported here (TFD603 reports such a spec once, and only in a script a launcher starts). Code
     that nothing calls is reported as written.
 

@@ -40,7 +40,7 @@ EXAMPLES = (
     Invalid(
         """
         import os
-        CONFIG = '{"cluster": {"worker": ["127.0.0.2:1", "w1.example.com:1"]}, "task": {"type": "worker", "index": 0}}'
+        CONFIG = '{"cluster": {"worker": ["127.0.0.2:1", "w1.corp.internal:1"]}, "task": {"type": "worker", "index": 0}}'
         os.environ.update({"TF_CONFIG": CONFIG})
         """,
         note="127.0.0.2 through a constant",
@@ -120,7 +120,7 @@ EXAMPLES = (
     Valid(
         """
         import tensorflow as tf
-        spec = tf.train.ClusterSpec({"worker": ["localhost.example.com:2222", "h2:2222"]})
+        spec = tf.train.ClusterSpec({"worker": ["localhost.corp.internal:2222", "h2:2222"]})
         """,
         note="a real host whose name starts with localhost",
     ),

@@ -31,8 +31,9 @@ class MalformedClusterSpec(Rule):
 
     ## When it is reported (the policy)
     Addresses that are not addresses are not a cluster anybody runs: template slots
-    (`"host1:port"`, `"IP1:PORT1"`, `"<worker-ip>:2222"`, `"worker0.example.com:port"`) are
-    the placeholders of a doc page, a scaffold's config module or an issue's redacted
+    (`"host1:port"`, `"IP1:PORT1"`, `"<worker-ip>:2222"`, `"worker0.example.com:port"`) and hosts
+    in the domains RFC 2606 reserves for documentation (`"worker0.example.com:2222"`, also
+    `example.net`, `example.org`) are the placeholders of a doc page, a scaffold's config module or an issue's redacted
     reproduction. They are reported only in a script that a launcher of the project starts (a
     Nomad or shell job naming it, `fixer/tf/script_launchers.py`): that job cannot start as
     written. Then a spec is one finding, whatever the number of slots, never one per entry.

@@ -40,13 +40,44 @@ def restart_above(tf: TFModel, node: cst.CSTNode) -> cst.BaseStatement | None:
     """The first statement of the last cell at or above ``node``'s top-level statement that a kernel
     restart began (a restart instruction, or the saved execution counts starting over), in the
     module ``tf`` describes; None when no cell does."""
+    return restarted_program_start(
+        tf.text,
+        tf.module,
+        lambda statement: tf.range(statement).start.line,
+        top_statement(tf, node),
+        tf.target.cell_counts,
+    )
+
+
+def restart_below(tf: TFModel, node: cst.CSTNode) -> cst.BaseStatement | None:
+    """The first statement of the first cell below ``node``'s top-level statement that a kernel
+    restart began (the program after ``node``'s ends there), in the module ``tf`` describes; None
+    when no later cell does."""
+    top = top_statement(tf, node)
+    body = list(tf.module.body)
+    at = next((position for position, statement in enumerate(body) if statement is top), None)
+    if at is None:
+        return None
+    own = restart_above(tf, top)
+    # The restart that governs a statement only moves down the module: bisect for the first
+    # top-level statement below ``top`` that a later restart governs.
+    low, high = at + 1, len(body)
+    while low < high:
+        middle = (low + high) // 2
+        if restart_above(tf, body[middle]) is own:
+            low = middle + 1
+        else:
+            high = middle
+    return body[low] if low < len(body) else None
+
+
+def top_statement(tf: TFModel, node: cst.CSTNode) -> cst.CSTNode:
+    """The top-level statement of the module that holds ``node`` (``node`` itself when it is one)."""
     top: cst.CSTNode = node
     for ancestor in tf.index.ancestors(node):
         if isinstance(ancestor, cst.BaseStatement) and tf.index.parent.get(ancestor) is tf.module:
             top = ancestor
-    return restarted_program_start(
-        tf.text, tf.module, lambda statement: tf.range(statement).start.line, top, tf.target.cell_counts
-    )
+    return top
 
 
 def restarted_program_start(
