@@ -83,7 +83,9 @@ def main() -> None:
         print(f"{label}:", _tf_keras_apply(strategy, legacy, [g.numpy() for g in reduced], reference))
 
 
-def _applied(strategy: tf.distribute.Strategy, model: object, apply: object, grads: object, reference: np.ndarray) -> str:
+def _applied(
+    strategy: tf.distribute.Strategy, model: object, apply: object, grads: object, reference: np.ndarray
+) -> str:
     """Run ``apply(grads)`` and say whether the replicas' kernels agree and match ``reference``."""
     try:
         apply(grads)  # type: ignore[operator]
@@ -96,7 +98,9 @@ def _applied(strategy: tf.distribute.Strategy, model: object, apply: object, gra
     return f"ran, copies equal {equal}, matches one device {matches}"
 
 
-def _tf_keras_apply(strategy: tf.distribute.Strategy, legacy: bool, grads: list[np.ndarray], reference: np.ndarray) -> str:
+def _tf_keras_apply(
+    strategy: tf.distribute.Strategy, legacy: bool, grads: list[np.ndarray], reference: np.ndarray
+) -> str:
     """The same cross-replica apply with a tf-keras model and SGD (``legacy``: OptimizerV2)."""
     import tf_keras  # noqa: PLC0415 - only this part needs tf-keras
 
@@ -109,6 +113,7 @@ def _tf_keras_apply(strategy: tf.distribute.Strategy, legacy: bool, grads: list[
         optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
 
     return _applied(strategy, model, apply_step, [tf.constant(g) for g in grads], reference)
+
 
 if __name__ == "__main__":
     main()
