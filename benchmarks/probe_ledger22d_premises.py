@@ -3,16 +3,23 @@
 A training loop computes each replica's gradients with `strategy.run`, reduces them with
 `strategy.reduce(MEAN, g, axis=None)` inside the same `tf.function`, returns them, and calls a
 second `tf.function` that runs `optimizer.apply_gradients(zip(reduced, model.trainable_variables))`
-directly (not through `strategy.run`). Does that apply, on TensorFlow 2.21 with Keras 3 and a
-two-replica MirroredStrategy, the same update as one device would with the whole batch, and keep
-the replicas' copies of each variable equal? Two logical CPUs stand in for two GPUs:
+directly (not through `strategy.run`). Does that apply, on TensorFlow 2.21 with a two-replica
+MirroredStrategy, the same update as one device would with the whole batch, and keep the replicas'
+copies of each variable equal? With Keras 3's SGD, tf-keras's SGD (the optimizer `tf.keras` gives
+from TF 2.11 on) and tf-keras's `optimizers.legacy.SGD` (OptimizerV2, what `tf.keras.optimizers`
+gave before 2.11; fix22e). Two logical CPUs stand in for two GPUs:
 
     python benchmarks/probe_ledger22d_premises.py
 
-Output on TensorFlow 2.21, Keras 3 (2026-11-28, ledger22d):
+Output on TensorFlow 2.21, Keras 3, tf-keras 2.21 (2026-11-28, ledger22d; tf-keras rows fix22e):
 
     replicas: 2
     cross-replica apply of reduced gradients: ran, copies equal True, matches one device True
+    tf-keras SGD: ran, copies equal True, matches one device True
+    tf-keras legacy SGD: ran, copies equal False, matches one device True
+
+The OptimizerV2 update runs but changes only the first replica's copy (the other keeps its start):
+the replicas drift apart, so fixer/tf/reduced_values.py's exemption from TFD103 holds from TF 2.11 on.
 """
 
 from __future__ import annotations
@@ -69,16 +76,43 @@ def main() -> None:
     def apply_step(grads: list[tf.Tensor]) -> None:
         optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
 
+    reduced = grads_step(next(iter(dataset)))
+    reference = single_device_update(x, y)
+    print("cross-replica apply of reduced gradients:", _applied(strategy, model, apply_step, reduced, reference))
+    for label, legacy in (("tf-keras SGD", False), ("tf-keras legacy SGD", True)):
+        print(f"{label}:", _tf_keras_apply(strategy, legacy, [g.numpy() for g in reduced], reference))
+
+
+def _applied(
+    strategy: tf.distribute.Strategy, model: object, apply: object, grads: object, reference: np.ndarray
+) -> str:
+    """Run ``apply(grads)`` and say whether the replicas' kernels agree and match ``reference``."""
     try:
-        apply_step(grads_step(next(iter(dataset))))
+        apply(grads)  # type: ignore[operator]
     except Exception as error:  # noqa: BLE001 - the probe reports whatever the apply raises
-        print(f"cross-replica apply of reduced gradients: {type(error).__name__}: {error}")
-        return
-    kernel = model.trainable_variables[0]
+        return f"{type(error).__name__}: {error}"
+    kernel = model.trainable_variables[0]  # type: ignore[attr-defined]
     copies = [v.numpy() for v in strategy.experimental_local_results(kernel)]
     equal = all(np.allclose(copies[0], c) for c in copies[1:])
-    matches = np.allclose(copies[0], single_device_update(x, y), atol=1e-6)
-    print(f"cross-replica apply of reduced gradients: ran, copies equal {equal}, matches one device {matches}")
+    matches = np.allclose(copies[0], reference, atol=1e-6)
+    return f"ran, copies equal {equal}, matches one device {matches}"
+
+
+def _tf_keras_apply(
+    strategy: tf.distribute.Strategy, legacy: bool, grads: list[np.ndarray], reference: np.ndarray
+) -> str:
+    """The same cross-replica apply with a tf-keras model and SGD (``legacy``: OptimizerV2)."""
+    import tf_keras  # noqa: PLC0415 - only this part needs tf-keras
+
+    with strategy.scope():
+        model = tf_keras.Sequential([tf_keras.Input((3,)), tf_keras.layers.Dense(1, kernel_initializer="ones")])
+        optimizer = tf_keras.optimizers.legacy.SGD(0.1) if legacy else tf_keras.optimizers.SGD(0.1)
+
+    @tf.function
+    def apply_step(grads: list[tf.Tensor]) -> None:
+        optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
+
+    return _applied(strategy, model, apply_step, [tf.constant(g) for g in grads], reference)
 
 
 if __name__ == "__main__":

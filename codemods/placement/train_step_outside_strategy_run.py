@@ -13,6 +13,7 @@ from fixer.rule import Rule
 from fixer.semantic import BindingKind, CallResolver
 from fixer.semantic.run_order import unbound_at_some_run, unbound_whenever_run
 from fixer.semantic.targets import assignment_targets
+from fixer.tf.bindings import assignments_to
 from fixer.tf.calls import argument_value
 from fixer.tf.dataflow import names_in
 from fixer.tf.datasets import DISTRIBUTED, PLAIN, DatasetModel
@@ -26,6 +27,7 @@ from fixer.tf.loss_scaling import (
 from fixer.tf.names import dotted_name
 from fixer.tf.parameters import call_position, has_parameter, named_parameters
 from fixer.tf.reach import strategy_in_reach
+from fixer.tf.reduced_values import reduced_across_replicas
 from fixer.tf.strategies import Membership, visible_defs
 from fixer.types import Applicability, Edit
 
@@ -36,6 +38,9 @@ if TYPE_CHECKING:
     from fixer.tf.index import FunctionLike
 
 _APPLIES = frozenset({"apply_gradients", "minimize"})
+# From TF 2.11 `tf.keras.optimizers` are the optimizers whose cross-replica update of reduced
+# gradients keeps the replicas equal (Keras 3, tf-keras); before, OptimizerV2's changes one copy.
+_NEW_OPTIMIZERS_FROM = (2, 11)
 _KERAS_MODEL_BASES = frozenset({"keras.Model", "keras.models.Model"})
 
 
@@ -93,6 +98,11 @@ class TrainStepOutsideStrategyRun(Rule):
       function it receives: calling the step calls that wrapper.
     - When the step is split across functions (a helper applies the gradients its caller computed,
       or receives the tape), the call of the whole step is reported.
+    - Not reported: a function that computes no gradient and applies gradients its caller hands it
+      from `strategy.reduce` results (a compiled function ran `strategy.run` and reduced the
+      replicas' gradients; the loop may sum and average them over micro-batches). That is the
+      cross-replica half of a reduce-then-update loop: measured on TensorFlow 2.21 with Keras 3 and
+      2 replicas, it runs and keeps the replicas equal (`benchmarks/probe_ledger22d_premises.py`).
     - A step written inline in a loop over batches (`for x, y in ds:` or a loop reading `next(it)`,
       with the `GradientTape` and the `apply_gradients` in its body, or `minimize`) is reported at
       the update, and the function holding that loop is not taken for a step. A `for i in range(k)`
@@ -142,6 +152,8 @@ class TrainStepOutsideStrategyRun(Rule):
                     continue
                 if ctx.index.is_within(site, step) or before_strategy.runs_only_before(site):
                     continue
+                if self._applies_reduced_gradients(ctx, step, applies, site):
+                    continue  # the cross-replica half of a reduce-then-update loop
                 start = ctx.range(site).start
                 line = (id(step), start.line)
                 if line in reported_lines or (start.line, start.column) in reported_at:
@@ -253,6 +265,25 @@ class TrainStepOutsideStrategyRun(Rule):
                 return True
             func = ctx.index.enclosing_function(func)
         return False
+
+    def _applies_reduced_gradients(
+        self, ctx: RuleContext, step: FunctionLike, applies: list[cst.Call], site: cst.Call
+    ) -> bool:
+        """``step`` computes no gradient (no tape, no `minimize`, in it or what it calls) and each of
+        its updates applies gradients that ``site`` hands it from `strategy.reduce` results: the
+        cross-replica update of a reduce-then-update loop, which keeps the replicas equal
+        (fixer/tf/reduced_values.py, ledger22d class 1), not an undistributed step. Only for the
+        optimizers of TF 2.11 on: OptimizerV2 (`optimizers.legacy`, and `tf.keras.optimizers`
+        before 2.11) changes one replica's copy (benchmarks/probe_ledger22d_premises.py)."""
+        if not isinstance(step, cst.FunctionDef) or ctx.tf.target.version < _NEW_OPTIMIZERS_FROM:
+            return False
+        if any(_legacy_optimizer(ctx, call) for call in applies):
+            return False  # OptimizerV2 updates the first replica's copy only (the probe above)
+        replica = ctx.tf.replica
+        if any(_computes_gradients(ctx, c) for part in self._step_parts(ctx, step) for c in replica.calls_in(part)):
+            return False
+        gradients = [_applied_gradients(call) for call in applies]
+        return all(g is not None and reduced_across_replicas(ctx.tf, g, site) for g in gradients)
 
     # Whether the step trains variables created in a strategy scope ---------------------------
 
@@ -657,6 +688,31 @@ def _applied_variables(call: cst.Call) -> cst.BaseExpression | None:
         and len(pairs.args) == 2
     ):
         return pairs.args[1].value
+    return None
+
+
+def _legacy_optimizer(ctx: RuleContext, apply: cst.Call) -> bool:
+    """The optimizer of ``apply`` is assigned a `keras.optimizers.legacy` class somewhere."""
+    receiver = apply.func.value if isinstance(apply.func, cst.Attribute) else None
+    key = dotted_name(receiver) if receiver is not None else None
+    return any(
+        isinstance(assign.value, cst.Call) and ".optimizers.legacy." in (ctx.tf.names.callee(assign.value) or "")
+        for assign in assignments_to(ctx.index, key)
+    )
+
+
+def _applied_gradients(call: cst.Call) -> cst.BaseExpression | None:
+    """``grads`` in ``apply_gradients(zip(grads, vars))``; None for `minimize` or another form."""
+    if not isinstance(call.func, cst.Attribute) or call.func.attr.value != "apply_gradients":
+        return None
+    pairs = argument_value(call, 0, "grads_and_vars")
+    if (
+        isinstance(pairs, cst.Call)
+        and isinstance(pairs.func, cst.Name)
+        and pairs.func.value == "zip"
+        and len(pairs.args) >= 2
+    ):
+        return pairs.args[0].value
     return None
 
 

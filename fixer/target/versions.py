@@ -35,6 +35,18 @@ LATEST_PATCH: dict[tuple[int, int], int] = {
     (2, 21): 0,
 }
 
+# The TensorFlow lines whose first final release on PyPI is not X.Y.0, with that first patch:
+# there is no 2.16.0 (2.16.1 followed 2.16.0rc0). Read from `pip index versions tensorflow
+# --only-binary=:all:` for Python 3.6, 3.7, 3.10 and 3.12 on 2026-11-28, which list every final
+# release of 1.0-2.20 and neither 2.16.0 nor 1.13.0. Under PEP 440 `<=2.16` means `<=2.16.0`, so
+# it admits no 2.16 release and pip installs 2.15.1 (ledger22d, zyffcc/gisaxs_gui). 1.13 (first
+# release 1.13.1) is left out: it is the oldest line above, so `<=1.13` would have no line left to
+# resolve to, and 1.12 and 1.13 are the same TF1 for every rule. A gap inside a line (no 1.15.1)
+# changes no line's answer.
+FIRST_PATCH: dict[tuple[int, int], int] = {
+    (2, 16): 1,
+}
+
 # What distfix assumes when a project says nothing: the TensorFlow it is measured against.
 CURRENT: tuple[int, int] = (2, 21)
 
@@ -53,7 +65,11 @@ KERAS3_FROM: tuple[int, int] = (2, 16)
 
 def released() -> list[Version]:
     """Every released version (major, minor, patch), oldest first."""
-    return [(*minor, patch) for minor, last in sorted(LATEST_PATCH.items()) for patch in range(last + 1)]
+    return [
+        (*minor, patch)
+        for minor, last in sorted(LATEST_PATCH.items())
+        for patch in range(FIRST_PATCH.get(minor, 0), last + 1)
+    ]
 
 
 # NVIDIA NGC `nvcr.io/nvidia/tensorflow:YY.MM-tf2-py3`: the TensorFlow each monthly container
