@@ -110,6 +110,8 @@ def install_evidence(line: str, path: str, number: int, cell: int | None = None)
     name (no version, no `-U`) is kept as an open requirement: the target does not count it, since
     it installs nothing over a TensorFlow already there."""
     found: list[Evidence] = []
+    if "install" not in line:
+        return found  # each command _INSTALL matches holds the word
     for command in re.split(r"&&|;|\|\|", line):
         match = _INSTALL.match(command)
         if match is None:
