@@ -111,10 +111,11 @@ def combine_cells(sources: list[tuple[int, str]], data: dict[str, Any] | None = 
     return Notebook(data=data if data is not None else {}, cells=cells, combined=combined, starts=starts, tree=tree)
 
 
-# A backslash that continues its line onto the next. Without one, the cells joined with their
-# boundary marks (comment and blank lines at line starts) parse exactly when the cells joined
+# A backslash that may continue its line onto the next: at the end of a line that is not a comment
+# (masked shell lines are; a backslash there continues nothing). Without one, the cells joined with
+# their boundary marks (comment and blank lines at line starts) parse exactly when the cells joined
 # alone do, so the combined text's tree answers both; tests/test_notebook.py compares the two.
-_CONTINUED = re.compile(r"\\[\r\n]")
+_CONTINUED = re.compile(r"(?m)^(?![ \t\f]*#)[^\r\n]*\\(?:\r|\n|$)")
 
 
 def _tree(text: str) -> ast.Module | None:
