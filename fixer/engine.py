@@ -135,16 +135,16 @@ class PythonTree:
         return ModuleFacts.of(self.tree)
 
 
-def parse_python(path: str, text: str) -> PythonTree | Finding:
-    """CPython's tree of ``text``, or TFD000 when it does not parse or is too large or complex
-    for libcst to parse safely."""
+def parse_python(path: str, text: str, tree: ast.Module | None = None) -> PythonTree | Finding:
+    """CPython's tree of ``text`` (``tree`` when the caller already parsed it), or TFD000 when it
+    does not parse or is too large or complex for libcst to parse safely."""
     # Python's own parser goes first: it is 15 times faster, places and words errors the way
     # users know, and refuses nesting deep enough to crash libcst's native parser.
     if len(text) > MAX_ANALYSED_CHARS:
         size = f"{len(text) / 1e6:.1f} million characters; the limit is {MAX_ANALYSED_CHARS / 1e6:.0f} million"
         return parse_error_finding(path, f"too large to analyse ({size})")
     try:
-        python = PythonTree(parse_module(text))
+        python = PythonTree(tree if tree is not None else parse_module(text))
     except SyntaxError as precise:
         return parse_error_finding(path, f"syntax error: {precise.msg}", precise.lineno or 1, precise.offset or 1)
     except (RecursionError, MemoryError):
@@ -311,12 +311,14 @@ def check_source(
     *,
     prefilter: bool = True,
     parser: Parser = parse_source,
+    tree: ast.Module | None = None,
 ) -> FileResult:
     """Every finding of the selected rules in one file, suppressions applied, in source order.
 
     With ``prefilter`` (the default) a rule runs only if its triggers and needs match the text
     (fixer/prefilter.py), and a file no rule can match is not parsed at all. ``parser`` may be an incremental
-    one (:class:`fixer.incremental.DocumentParser`) that gives the same result faster.
+    one (:class:`fixer.incremental.DocumentParser`) that gives the same result faster. ``tree`` is
+    CPython's tree of ``text`` when the caller has it (a notebook's combined module, fixer/notebook.py).
     """
     config = config or Config()
     registry = registry or default_registry()
@@ -335,7 +337,7 @@ def check_source(
     if prefilter and parser is parse_source:
         # The whole-file parser: CPython's tree (which it builds first anyway) lets the
         # pre-filter look past comments and docstrings before libcst is paid for.
-        read = parse_python(path, text)
+        read = parse_python(path, text, tree)
         if isinstance(read, Finding):
             return _unparsed(result, read)
         python = read

@@ -21,6 +21,8 @@ from fixer.syntax import parse_module
 from fixer.types import FileResult, Finding, Fix, Position
 
 if TYPE_CHECKING:
+    import ast
+
     from fixer.config import Config
 
 # The blank line after the mark keeps it apart from the cell's first statement: fixes that move
@@ -58,6 +60,9 @@ class Notebook:
     cells: list[Cell]
     combined: str
     starts: list[int]  # for each cell, the combined-text line where its source begins (1-based)
+    # CPython's tree of ``combined`` when combining built it: the check takes it instead of parsing
+    # the same text again (``check_source(tree=...)``).
+    tree: ast.Module | None = field(default=None, compare=False, repr=False)
 
 
 def _cell_source(cell: dict[str, Any]) -> str:
@@ -95,10 +100,33 @@ def combine_cells(sources: list[tuple[int, str]], data: dict[str, Any] | None = 
     documents, whose cells arrive one text document each.
     """
     cells = [_masked_cell(number, source) for number, source in sources]
-    if not _parses("".join(c.masked + "\n" for c in cells)):
+    combined, starts = _joined(cells)
+    tree = _tree(combined)
+    joined = "".join(c.masked + "\n" for c in cells)
+    if (tree is None or _CONTINUED.search(joined)) and not _parses(joined):
         # One cell that does not parse must not hide the findings of the others: it is left
         # out (commented) and reported on its own.
         cells = [_quarantined(cell) for cell in cells]
+        (combined, starts), tree = _joined(cells), None
+    return Notebook(data=data if data is not None else {}, cells=cells, combined=combined, starts=starts, tree=tree)
+
+
+# A backslash that may continue its line onto the next: at the end of a line that is not a comment
+# (masked shell lines are; a backslash there continues nothing). Without one, the cells joined with
+# their boundary marks (comment and blank lines at line starts) parse exactly when the cells joined
+# alone do, so the combined text's tree answers both; tests/test_notebook.py compares the two.
+_CONTINUED = re.compile(r"(?m)^(?![ \t\f]*#)[^\r\n]*\\(?:\r|\n|$)")
+
+
+def _tree(text: str) -> ast.Module | None:
+    try:
+        return parse_module(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _joined(cells: list[Cell]) -> tuple[str, list[int]]:
+    """The combined module of ``cells``, each after its boundary mark, and where each cell's text starts."""
     parts: list[str] = []
     starts: list[int] = []
     line = 1
@@ -110,7 +138,7 @@ def combine_cells(sources: list[tuple[int, str]], data: dict[str, Any] | None = 
         body = masked if masked.endswith("\n") or not masked else masked + "\n"
         parts.append(body)
         line += body.count("\n")
-    return Notebook(data=data if data is not None else {}, cells=cells, combined="".join(parts), starts=starts)
+    return "".join(parts), starts
 
 
 def _masked_cell(number: int, source: str) -> Cell:
@@ -298,7 +326,7 @@ def analyse_notebook(
         if fix:
             result = fix_source(path, notebook.combined, config, unsafe=unsafe)
         else:
-            result = check_source(path, notebook.combined, config, prefilter=prefilter)
+            result = check_source(path, notebook.combined, config, prefilter=prefilter, tree=notebook.tree)
         findings = cell_errors(notebook, path) + [to_cell(notebook, f) for f in result.findings]
         dependencies = set(result.dependencies)
         findings += check_written_cells(path, cells, written, config, dependencies)

@@ -100,7 +100,7 @@ def check_written_cells(
     for name, module in modules.items():
         # A worker of the launcher's cluster is the script it writes, not notebook code.
         checked_as = str(Path(path).parent / name) if launched_with_tf_config(name, started) else path
-        result = check_source(checked_as, module.combined, config)
+        result = check_source(checked_as, module.combined, config, tree=module.tree)
         findings.extend(_in_cell(module, f, path) for f in result.findings)
         if dependencies is not None:
             dependencies.update(result.dependencies)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -9,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from fixer.config import Config
+from fixer.engine import check_source
 from fixer.magics import mask_cell
-from fixer.notebook import analyse_notebook, load_notebook
+from fixer.notebook import analyse_notebook, combine_cells, load_notebook
 
 
 def _notebook(cells: list[dict]) -> dict:
@@ -204,3 +206,38 @@ def test_a_bare_pip_install_cell_is_no_parse_error():
 
     assert codes("pip install tensorflow-text") == []
     assert codes("# install\npip install tensorflow-text") == ["TFD000"]  # IPython fails on it too
+
+
+@pytest.mark.parametrize(
+    "sources",
+    [
+        ["import tensorflow as tf\n", "x = tf.constant(1)"],  # parses: the tree is the combined text's
+        ["x = 1 + \\", "2\n"],  # a continuation across cells: runs in one text, not with the marks
+        ["def f():\n    pass  \\", "pass  \\", ""],  # the marks' lines end the continuation instead
+        ["x = (\n", ")\n"],  # brackets across cells: both texts parse
+        ["def f(:\n", "y = 2\n"],  # one cell does not parse: it is left out
+    ],
+)
+def test_combining_decides_as_the_cells_joined_alone_and_keeps_a_true_tree(sources):
+    # The combined text's tree (built once, reused by the check) stands for the plain join of the
+    # masked cells unless a backslash continues a line: then the plain join decides, as it always did.
+    notebook = combine_cells(list(enumerate(sources, start=1)))
+    joined = "".join(mask_cell(source)[0] + "\n" for source in sources)
+    try:
+        ast.parse(joined)
+        alone = True
+    except SyntaxError:
+        alone = False
+    assert all(cell.error is None for cell in notebook.cells) == alone
+    if notebook.tree is not None:
+        assert ast.dump(notebook.tree) == ast.dump(ast.parse(notebook.combined))
+
+
+def test_a_notebook_checked_with_its_tree_finds_what_a_fresh_parse_finds():
+    cells = [_code("c1", ["import tensorflow as tf\n", "strategy = tf.distribute.MirroredStrategy()\n"]),
+             _code("c2", ["model = tf.keras.Sequential()\n", "with strategy.scope():\n", "    model.compile()\n"])]
+    notebook = load_notebook(json.dumps(_notebook(cells)))
+    assert notebook.tree is not None
+    given = check_source("lab.ipynb", notebook.combined, Config(), tree=notebook.tree)
+    fresh = check_source("lab.ipynb", notebook.combined, Config())
+    assert [(f.code, f.start) for f in given.findings] == [(f.code, f.start) for f in fresh.findings] != []

@@ -29,7 +29,15 @@ from fixer.target.notebook_exports import Counters, execution_counts, numbered_c
 from fixer.target.notebook_title import stated_release
 from fixer.target.requirements import parse_requirement
 from fixer.target.saved_runs import TF_VERSION_EXPRESSION, printed_version, saved_run
-from fixer.target.sources import RUNTIME, Evidence, exactly, image_statements, legacy_evidence, read_dockerfile
+from fixer.target.sources import (
+    RUNTIME,
+    Evidence,
+    exactly,
+    image_statements,
+    legacy_evidence,
+    may_name_image,
+    read_dockerfile,
+)
 
 # An install command, as a shell escape, a line magic, automagic or a line of a `%%bash` cell.
 _INSTALL = re.compile(
@@ -112,6 +120,8 @@ def install_evidence(line: str, path: str, number: int, cell: int | None = None)
     name (no version, no `-U`) is kept as an open requirement: the target does not count it, since
     it installs nothing over a TensorFlow already there."""
     found: list[Evidence] = []
+    if "install" not in line:
+        return found  # each command _INSTALL matches holds the word
     for command in re.split(r"&&|;|\|\|", line):
         match = _INSTALL.match(command)
         if match is None:
@@ -179,6 +189,17 @@ def _container_evidence(line: str, path: str, number: int, cell: int, cells: lis
     return image_statements(line, path, number, cell)
 
 
+# Text without which no line below states anything: an install, Colab's TF 1 switch, the legacy
+# Keras switch, a templated prebuilt image (`tf-cpu.{}`), a runtime version; images: may_name_image.
+_STATING_WORDS = re.compile(r"install|%tensorflow_version|TF_USE_LEGACY_KERAS|pu\.\{|(?i:runtime)")
+
+
+def _may_state(source: str) -> bool:
+    """The cell may hold a line that states a TensorFlow (a cheap test before reading its lines).
+    Its logical lines are pieces of ``source`` joined by spaces, so a word they hold is in it."""
+    return _STATING_WORDS.search(source) is not None or may_name_image(source)
+
+
 def notebook_pins(text: str, path: str) -> NotebookPins:
     """Everything the notebook JSON ``text`` (the file at ``path``) says about its TensorFlow."""
     try:
@@ -199,7 +220,7 @@ def notebook_pins(text: str, path: str) -> NotebookPins:
                 body = source.lstrip().split("\n", 1)[1] if "\n" in source.lstrip() else ""
                 containers += [e for e in read_dockerfile(body, path) if e.kind in ("tensorflow", "tf-nightly")]
             continue  # a written file's lines are not the kernel's commands
-        for number, line in logical_lines(source):
+        for number, line in logical_lines(source) if _may_state(source) else ():
             installed = install_evidence(line, path, number, cell)
             if installed:
                 own += installed

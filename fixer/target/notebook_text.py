@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from fixer.notebook_cells import cells_of_type
 from fixer.target.readme import code_lines
-from fixer.target.sources import Evidence, image_statements, unknown_merlin_release
+from fixer.target.sources import Evidence, image_statements, may_name_image, unknown_merlin_release
 
 
 def markdown_images(data: object, path: str) -> list[Evidence]:
     """The versioned TensorFlow images named in the code of the notebook's Markdown cells."""
     found: list[Evidence] = []
     for number, source, _ in cells_of_type(data, "markdown"):
+        if not may_name_image(source):
+            continue  # its code lines are pieces of this text joined by spaces: none names an image
         for line, code in code_lines(source):
             if unknown_merlin_release(code):
                 continue  # some release: says nothing the folder does not

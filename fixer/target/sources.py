@@ -208,8 +208,20 @@ _AZURE = re.compile(r"AzureML-(?:[A-Za-z0-9]+-)*?tensorflow-(?P<major>\d+)\.(?P<
 RUNTIME = re.compile(r"""runtime[_-]?version["']?\s*[:=\s]\s*["']?(?P<major>\d+)\.(?P<minor>\d+)""", re.I)
 
 
+# Text that each image pattern above needs (`tf2-cpu.` holds `pu.`): a line holding none of them
+# names no image, answered by one search instead of one per pattern.
+_IMAGE_WORDS = re.compile(r"tensorflow/tensorflow|nvcr\.io/nvidia/|pu\.|\.dkr\.ecr\.|(?i:azureml-)")
+
+
+def may_name_image(text: str) -> bool:
+    """``text`` may name an image :func:`image_tensorflow` knows (a cheap test before its patterns)."""
+    return _IMAGE_WORDS.search(text) is not None
+
+
 def image_tensorflow(text: str) -> tuple[int, int] | None:
     """The TensorFlow a container image or curated environment name ships, from the tables."""
+    if not may_name_image(text):
+        return None
     if (match := _OFFICIAL.search(text)) is not None:
         tag = match.group("tag") or "latest"
         version = re.match(r"(\d+)\.(\d+)", tag)

@@ -12,7 +12,7 @@ import pytest
 from fixer.config import Config
 from fixer.notebook import analyse_notebook
 from fixer.target import target_for
-from fixer.target.notebook import install_evidence, notebook_pins
+from fixer.target.notebook import _may_state, install_evidence, notebook_pins
 
 
 def write_notebook(path: Path, *cells: str) -> Path:
@@ -165,3 +165,25 @@ def test_tfd504_on_a_written_trainer_follows_its_container(tmp_path):
     submit = "job = aiplatform.CustomJob.from_local_script(script_path='trainer.py', container_uri='us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-9:latest')"
     assert "TFD504" in codes(write_notebook(tmp_path / "a" / "nb.ipynb", trainer))
     assert "TFD504" not in codes(write_notebook(tmp_path / "b" / "nb.ipynb", trainer, submit))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "!pip install tensorflow==2.6.0",
+        "%tensorflow_version 1.x",
+        "%env TF_USE_LEGACY_KERAS=1",
+        'TRAIN_IMAGE = "us-docker.pkg.dev/vertex-ai/training/tf-gpu.{}".format(TF)',
+        'job = CustomJob(runtime_version="2.8")',
+        'TRAIN_IMAGE = "us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-9:latest"',
+        "!gcloud ai-platform jobs submit training job --Runtime-Version 2.1",
+    ],
+)
+def test_a_cell_stating_a_tensorflow_passes_the_word_test_before_its_lines_are_read(line):
+    # notebook_pins reads a cell's lines only when the cell holds a word some statement needs.
+    cells = ['TF = "2-9"\n', f"{line}\n"]
+    data = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": s} for s in cells]}
+    pins = notebook_pins(json.dumps(data), "nb.ipynb")
+    assert _may_state(cells[1])
+    assert pins.own or pins.containers
+    assert not _may_state("import tensorflow as tf\nmodel.fit(x, epochs=3)\n")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from fixer.target import sources
 from fixer.target.requirements import normalise, parse_requirement, specifier_range
 from fixer.target.sources import (
     image_tensorflow,
+    may_name_image,
     read_conda,
     read_dockerfile,
     read_job_config,
@@ -205,3 +207,27 @@ def test_which_files_are_read(name, reader):
 def test_dockerfile_arguments_that_name_the_image_or_the_version():
     text = "ARG FROM_IMAGE_NAME=nvcr.io/nvidia/tensorflow:21.02-tf2-py3\nFROM ${FROM_IMAGE_NAME}\nARG TENSORFLOW_VERSION=2.9.2\nARG PYTHON=3.8\n"
     assert versions(read_dockerfile(text, "Dockerfile")) == [("tensorflow", (2, 4)), ("tensorflow", (2, 9))]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "FROM tensorflow/tensorflow:2.5.0-gpu",
+        "docker.io/tensorflow/tensorflow:latest",
+        "nvcr.io/nvidia/tensorflow:21.08-tf2-py3",
+        "nvcr.io/nvidia/merlin/merlin-tensorflow-training:22.04",
+        "gcr.io/deeplearning-platform-release/tf2-cpu.2-11",
+        "us-docker.pkg.dev/vertex-ai/training/tf-tpu.2-3:latest",
+        "763104351884.dkr.ecr.us-east-1.amazonaws.com/tensorflow-training:2.7.1-gpu-py38",
+        "environment: azureml:AzureML-tensorflow-2.16-cuda12@latest",
+        "environment: azureml-TensorFlow-2.3-GPU:1",
+        "python:3.10-slim",
+        "import tensorflow as tf",
+    ],
+)
+def test_the_word_test_before_the_image_patterns_admits_each_pattern_s_match(text):
+    # image_tensorflow answers None at once for text without the words: each pattern needs one of them.
+    patterns = (sources._OFFICIAL, sources._NGC, sources._MERLIN, sources._GOOGLE, sources._AWS_DLC, sources._AZURE)
+    if any(pattern.search(text) for pattern in patterns):
+        assert may_name_image(text)
+    assert may_name_image("import tensorflow as tf\nmodel.fit(x)") is False
