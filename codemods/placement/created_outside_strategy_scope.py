@@ -31,6 +31,8 @@ from fixer.tf.parameters import positional_parameters
 from fixer.tf.paths import exclusive
 from fixer.tf.reach import strategy_in_reach
 from fixer.tf.read_only_variables import counter_like, inference_only, only_read
+from fixer.tf.replica_assigned import ADVICE as ASSIGNED_ADVICE
+from fixer.tf.replica_assigned import assigned_by_replicas
 from fixer.tf.row_buffers import tpu_possible, updated_by_rows
 from fixer.tf.strategies import Membership
 from fixer.tf.weightless_layers import weightless_sequential
@@ -311,10 +313,21 @@ class CreatedOutsideStrategyScope(Rule):
                 made_elsewhere = _weights_left_outside(ctx, finder, run)
                 if made_elsewhere:
                     edits, level = None, Applicability.DISPLAY_ONLY  # the move would leave them outside
+                # Moved as is, a variable the replicas assign is mirrored with aggregation NONE and
+                # each replica keeps its own copy: advice only (fixer/tf/replica_assigned.py).
+                assigned = {
+                    id(c.call)
+                    for c in run
+                    if c.kind == "variable" and assigned_by_replicas(ctx.index, ctx.tf.replica, c.names)
+                }
+                if assigned:
+                    edits, level = None, Applicability.DISPLAY_ONLY
                 for creation in run:
                     if id(creation.statement) in covered:
                         continue  # the model's finding says "build and compile the model in its scope"
                     text = _message(creation, edits is None, finder.keras_unknown(creation))
+                    if id(creation.call) in assigned:
+                        text = ASSIGNED_ADVICE
                     if unused is not None:
                         text = _unused_strategy_message(ctx, creation, unused)
                     if creation.kind == "model" and made_elsewhere:

@@ -1005,7 +1005,7 @@ def test_a_coordinator_metric_redefined_in_a_later_scope_is_not_the_distributed_
 def test_a_fix_does_not_move_a_creation_into_an_earlier_notebook_cell():
     from fixer.notebook import combine_cells
 
-    # Moving `eval_loss = ...` up into cell 2's scope would leave cell 4 without the variable it
+    # Moving `eval_scale = ...` up into cell 2's scope would leave cell 4 without the variable it
     # creates (re-running it no longer resets it); the fix wraps it in place instead. (A variable:
     # a Keras metric of a custom loop made outside the scope is right, not a finding.)
     notebook = combine_cells(
@@ -1013,12 +1013,12 @@ def test_a_fix_does_not_move_a_creation_into_an_earlier_notebook_cell():
             (1, "import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\n"),
             (2, "with strategy.scope():\n    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"),
             (3, "print(model)\n"),
-            (4, "eval_loss = tf.Variable(0.0)\n"),
+            (4, "eval_scale = tf.Variable(1.0)\n"),
             (
                 5,
                 (
                     "@tf.function\ndef step(x):\n    def replica_fn(x):\n"
-                    "        eval_loss.assign_add(tf.reduce_sum(model(x)))\n"
+                    "        return model(x) * eval_scale\n"
                     "    strategy.run(replica_fn, args=(x,))\n"
                 ),
             ),
@@ -1027,8 +1027,8 @@ def test_a_fix_does_not_move_a_creation_into_an_earlier_notebook_cell():
     fixed = fix_source("n.ipynb", notebook.combined, unsafe=True).fixed_text or notebook.combined
     cell2 = fixed.split("# distfix-cell 2")[1].split("# distfix-cell 3")[0]
     cell4 = fixed.split("# distfix-cell 4")[1].split("# distfix-cell 5")[0]
-    assert "eval_loss" not in cell2
-    assert "with strategy.scope():\n    eval_loss = tf.Variable(0.0)" in cell4
+    assert "eval_scale" not in cell2
+    assert "with strategy.scope():\n    eval_scale = tf.Variable(1.0)" in cell4
 
 
 def test_a_notebook_that_never_names_tf_config_shows_a_single_worker_strategy():

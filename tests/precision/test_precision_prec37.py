@@ -77,11 +77,14 @@ def test_a_row_buffer_where_a_tpu_may_run_is_advice_without_the_move() -> None:
     assert "do not move it into the scope" in finding.message
 
 
-def test_a_buffer_the_replicas_assign_whole_keeps_the_finding_and_its_fix() -> None:
+def test_a_buffer_the_replicas_assign_whole_keeps_the_finding_as_advice_without_the_move() -> None:
+    # Moved as is, each replica's `assign_add` would stay on its own copy (fix22h,
+    # benchmarks/probe_replica_assigned_variable.py): the finding asks for an aggregation instead.
     text = _BUFFER.format(strategy=_MIRRORED, write="assign_add(tf.ones((64, 1)))")
     (finding,) = _findings(text, "TFD101")
     assert finding.start.line == _line_of(text, "per_example = tf.Variable(")
-    assert finding.fix is not None
+    assert finding.fix is None
+    assert "aggregation=" in finding.message
 
 
 def test_a_scattered_variable_the_optimizer_also_trains_keeps_the_finding() -> None:
