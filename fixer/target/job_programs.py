@@ -113,7 +113,7 @@ def _import_files(tree: ast.Module, module: Path, base: Path) -> list[Path]:
     files: list[Path] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            files += [f for alias in node.names if (f := _module_file(base, alias.name)) is not None]
+            files += [f for alias in node.names for f in _module_files(base, alias.name)]
         elif isinstance(node, ast.ImportFrom):
             start = base
             if node.level:
@@ -121,22 +121,26 @@ def _import_files(tree: ast.Module, module: Path, base: Path) -> list[Path]:
                 for _ in range(node.level - 1):
                     start = start.parent
             dotted = node.module or ""
-            named = _module_file(start, dotted) if dotted else None
-            files += [named] if named is not None else []
+            files += _module_files(start, dotted) if dotted else []
             # `from package import module`: a submodule as well as a name.
             files += [
                 f
                 for alias in node.names
-                if (f := _module_file(start, f"{dotted}.{alias.name}" if dotted else alias.name)) is not None
+                if alias.name != "*"
+                for f in _module_files(start, f"{dotted}.{alias.name}".lstrip("."))
             ]
     return files
 
 
-def _module_file(base: Path, dotted: str) -> Path | None:
-    """The file `import <dotted>` loads from the folder ``base`` (a module or a package's
-    `__init__.py`), None when there is none."""
-    path = base.joinpath(*dotted.split("."))
-    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
-        if candidate.is_file():
-            return candidate.resolve()
-    return None
+def _module_files(base: Path, dotted: str) -> list[Path]:
+    """The files `import <dotted>` loads from the folder ``base``: each enclosing package's
+    `__init__.py`, then the module (a `.py` file or a package's `__init__.py`); what exists."""
+    parts = dotted.split(".")
+    files: list[Path] = []
+    for end in range(1, len(parts) + 1):
+        path = base.joinpath(*parts[:end])
+        found = next((c for c in (path.with_suffix(".py"), path / "__init__.py") if c.is_file()), None)
+        if found is None:
+            break  # Python would not get further either
+        files.append(found.resolve())
+    return files

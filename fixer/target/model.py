@@ -568,9 +568,7 @@ def _cloud_launched(
 _JOBS: dict[str, tuple[Stamp, bool, list[Launch]]] = {}
 
 
-def _job_programs(
-    candidate: Path, folder: Path, consulted: dict[str, Stamp]
-) -> list[tuple[str, tuple[Evidence, ...]]]:
+def _job_programs(candidate: Path, folder: Path, consulted: dict[str, Stamp]) -> list[tuple[str, tuple[Evidence, ...]]]:
     """The files of ``folder`` that job scripts in ``candidate`` or a folder directly below it
     (`pipelines/job_script.py` beside `main.py`'s folder) run after installing a TensorFlow: the
     program and the project modules it imports (fixer/target/job_programs.py). As for cloud
@@ -584,7 +582,9 @@ def _job_programs(
     jobs: dict[str, list[Evidence]] = {}
     for place in [str(candidate), *sorted(below)]:
         try:
-            scripts = sorted(e.path for e in os.scandir(place) if e.name.endswith((".py", *SHELL_SUFFIXES)) and e.is_file())
+            scripts = sorted(
+                e.path for e in os.scandir(place) if e.name.endswith((".py", *SHELL_SUFFIXES)) and e.is_file()
+            )
         except OSError:
             continue
         for script in scripts:
