@@ -22,13 +22,16 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from fixer.syntax import parse_module
 from fixer.target.cloud_launchers import Launch, resolve_written
 from fixer.target.notebook import install_evidence, upgrades
 from fixer.target.script_installs import script_commands
 from fixer.target.small_files import read_small_text
-from fixer.target.sources import Evidence
+
+if TYPE_CHECKING:
+    from fixer.target.sources import Evidence
 
 # Cheap test before parsing: the file installs a TensorFlow and runs a Python file.
 _MAY_INSTALL = re.compile(r"\binstall\b[^\n]*\b(?:tensorflow|tf-nightly)\b")

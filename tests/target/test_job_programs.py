@@ -4,11 +4,14 @@ ledger24c class 1: a Vertex job script's `pip install tensorflow==2.15.1` before
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fixer.config import Config
 from fixer.engine import check_source
 from fixer.target import target_for
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 STEP = """\
 import tensorflow as tf
