@@ -137,13 +137,15 @@ def _import_files(tree: ast.Module, module: Path, base: Path) -> list[Path]:
 
 def _module_files(base: Path, dotted: str) -> list[Path]:
     """The files `import <dotted>` loads from the folder ``base``: each enclosing package's
-    `__init__.py`, then the module (a `.py` file or a package's `__init__.py`); what exists."""
+    `__init__.py` (none for a namespace package, a plain folder), then the module (a `.py` file or
+    a package's `__init__.py`); what exists."""
     parts = dotted.split(".")
     files: list[Path] = []
     for end in range(1, len(parts) + 1):
         path = base.joinpath(*parts[:end])
         found = next((c for c in (path.with_suffix(".py"), path / "__init__.py") if c.is_file()), None)
-        if found is None:
-            break  # Python would not get further either
-        files.append(found.resolve())
+        if found is not None:
+            files.append(found.resolve())
+        elif not path.is_dir():
+            break  # a folder without `__init__.py` is a namespace package; nothing else is importable
     return files

@@ -93,6 +93,12 @@ def test_a_job_running_another_script_or_installing_nothing_decides_nothing(tmp_
     assert target_for(late / "app/main.py").assumed
 
 
+def test_a_namespace_package_a_program_imports_from_takes_the_install(tmp_path: Path):
+    root = _app(tmp_path, JOB)
+    (root / "app/loop/__init__.py").unlink()  # `loop` is a plain folder: Python 3 still imports from it
+    assert target_for(root / "app/loop/steps.py").version == (2, 14)
+
+
 def test_the_folders_own_pin_yields_to_the_job_install(tmp_path: Path):
     root = _app(tmp_path, JOB)
     (root / "app/requirements.txt").write_text("tensorflow>=2.16\n")
