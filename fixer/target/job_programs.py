@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 _MAY_INSTALL = re.compile(r"\binstall\b[^\n]*\b(?:tensorflow|tf-nightly)\b")
 _MAY_RUN = re.compile(r"\bpython[\d.]*\s+(?:-u\s+)?[\w./-]+\.py\b")
 _RUN = re.compile(r"^\s*python[\d.]*\s+(?:-u\s+)?(?P<script>[\w./-]+\.py)(?:\s|$)")
-_CD = re.compile(r"^\s*cd\s+(?P<folder>[\w./-]+)\s*$")
+_CD = re.compile(r"^\s*cd(?:\s+(?P<folder>\S+))?\s*$")
+_READABLE_FOLDER = re.compile(r"^[\w.][\w./-]*$")  # relative, no variable: `cd $HERE`, `cd ~`, `cd -` are not
 _CLONE = re.compile(r"^\s*git\s+clone\s+(?:-\S+\s+)*(?P<url>\S+?)(?:\.git)?/?(?:\s+(?P<folder>[\w.-]+))?\s*$")
 _SEPARATORS = re.compile(r"&&|;|\|\|")
 # How many project modules one program's imports are followed to (a bound on a pathological tree).
@@ -59,7 +60,9 @@ def job_programs(text: str, path: str, root: Path) -> list[Launch]:
     commands = list(enumerate(text.splitlines(), 1)) if shell else script_commands(text)
     installed: Evidence | None = None
     clones: set[str] = set()
-    folder = PurePosixPath(".")  # a shell script's working folder; each `os.system` starts afresh
+    # The working folder, relative to the script's; None once a `cd` goes where the text cannot
+    # tell. A shell script keeps it from line to line; each `os.system` starts afresh.
+    folder: PurePosixPath | None = PurePosixPath(".")
     found: list[Launch] = []
     for line, command in commands:
         folder = folder if shell else PurePosixPath(".")
@@ -72,8 +75,9 @@ def job_programs(text: str, path: str, root: Path) -> list[Launch]:
             if (clone := _CLONE.match(part)) is not None:
                 clones.add(clone.group("folder") or clone.group("url").rsplit("/", 1)[-1])
             elif (cd := _CD.match(part)) is not None:
-                folder = folder / cd.group("folder")
-            elif (run := _RUN.match(part)) is not None and installed is not None:
+                written = cd.group("folder") or ""
+                folder = folder / written if folder is not None and _READABLE_FOLDER.match(written) else None
+            elif (run := _RUN.match(part)) is not None and installed is not None and folder is not None:
                 program = _program(folder / run.group("script"), clones, path, root)
                 if program is not None:
                     found += [(str(file), installed) for file in [program, *imported_modules(program, root)]]

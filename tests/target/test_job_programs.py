@@ -79,6 +79,12 @@ def test_a_shell_job_keeps_its_working_folder_across_lines(tmp_path: Path):
     assert target_for(root / "app/loop/steps.py").version == (2, 12)
 
 
+def test_a_cd_the_text_cannot_follow_leaves_the_program_unknown(tmp_path: Path):
+    job = "#!/bin/bash\nHERE=$(pwd)\npip install tensorflow==2.12.0\ncd app && cd $HERE\npython main.py\n"
+    root = _app(tmp_path, job, "app/run.sh")
+    assert target_for(root / "app/main.py").assumed  # `cd $HERE` goes back where the text cannot tell
+
+
 def test_a_job_running_another_script_or_installing_nothing_decides_nothing(tmp_path: Path):
     other = _app(tmp_path / "other", JOB.replace("python main.py", "python prepare.py"))
     (other / "app/prepare.py").write_text("print('data')\n")
