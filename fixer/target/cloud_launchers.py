@@ -212,7 +212,7 @@ def _keyword(call: ast.Call, name: str) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == name), None)
 
 
-def _resolve(written: str, launcher: str, root: Path) -> Path | None:
+def resolve_written(written: str, launcher: str, root: Path) -> Path | None:
     """The existing file a path written in a launcher names: from the launcher's folder, then from
     each folder above it up to ``root``."""
     folder = Path(launcher).parent
@@ -270,7 +270,7 @@ def _vertex(
         script
         for argument in arguments
         if (written := _script_path(argument, at, paths)) is not None
-        if (script := _resolve(written, path, root)) is not None
+        if (script := resolve_written(written, path, root)) is not None
     ]
     found: list[Launch] = []
     for name, (image, quoted) in images:

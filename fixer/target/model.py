@@ -22,6 +22,7 @@ from fixer.target.cloud_launchers import Launch, launched_scripts, may_launch
 from fixer.target.constraints import constrained
 from fixer.target.copied_images import copied_into_images
 from fixer.target.image_range import release_range
+from fixer.target.job_programs import job_programs, may_run_job
 from fixer.target.manifests import COMPOSE_NAME, job_scripts, read_compose
 from fixer.target.multibackend_keras import NEWEST_TENSORFLOW, multi_backend, multi_backend_cap, multi_backend_floor
 from fixer.target.notebook import NotebookPins, notebook_pins, upgrades
@@ -563,6 +564,44 @@ def _cloud_launched(
     return [(script, tuple(evidence)) for script, evidence in jobs.items()]
 
 
+# Per job script: its stamp, whether it may install and run (a cheap text test), what it runs.
+_JOBS: dict[str, tuple[Stamp, bool, list[Launch]]] = {}
+
+
+def _job_programs(candidate: Path, folder: Path, consulted: dict[str, Stamp]) -> list[tuple[str, tuple[Evidence, ...]]]:
+    """The files of ``folder`` that job scripts in ``candidate`` or a folder directly below it
+    (`pipelines/job_script.py` beside `main.py`'s folder) run after installing a TensorFlow: the
+    program and the project modules it imports (fixer/target/job_programs.py). As for cloud
+    launchers, each file is read again only when it changes and only files that may run a job
+    become dependencies."""
+    root = next((p for p in [candidate, *candidate.parents] if (p / ".git").exists()), Path(candidate.anchor))
+    try:
+        below = [e.path for e in os.scandir(candidate) if e.is_dir() and not e.name.startswith(".")]
+    except OSError:
+        return []
+    jobs: dict[str, list[Evidence]] = {}
+    for place in [str(candidate), *sorted(below)]:
+        try:
+            scripts = sorted(
+                e.path for e in os.scandir(place) if e.name.endswith((".py", *SHELL_SUFFIXES)) and e.is_file()
+            )
+        except OSError:
+            continue
+        for script in scripts:
+            stamp = file_stamp(script)
+            known = _JOBS.get(script)
+            if known is None or known[0] != stamp:
+                text = _read_text(script) if stamp is not None and stamp[0] <= MAX_BYTES else None
+                running = text is not None and may_run_job(text)
+                known = _JOBS[script] = (stamp, running, job_programs(text, script, root) if text and running else [])
+            if known[1]:
+                consulted[script] = stamp
+            for program, evidence in known[2]:
+                if Path(program).parent == folder:
+                    jobs.setdefault(program, []).append(evidence)
+    return [(program, tuple(evidence)) for program, evidence in jobs.items()]
+
+
 def _read_text(path: str) -> str | None:
     try:
         return Path(path).read_text(encoding="utf-8", errors="replace")
@@ -753,6 +792,7 @@ def _decide(folder: Path) -> Target:
     # above the folder that pins (a SageMaker `source_dir` with its own requirements.txt).
     for candidate in [folder, *folder.parents]:
         submitted += _cloud_launched(candidate, folder, consulted)
+        submitted += _job_programs(candidate, folder, consulted)
         if (candidate / ".git").exists():
             break
     saved_run = _oldest_saved_run(folder, consulted)

@@ -43,9 +43,18 @@ def script_installs(text: str, path: str) -> list[Evidence]:
     (the file ``path``) state, in source order; [] when it runs none or does not parse."""
     if _MAY_INSTALL.search(text) is None:
         return []
+    found: list[Evidence] = []
+    for line, command in script_commands(text):
+        found += install_evidence(command, path, line) + _extension_builds(command, path, line)
+    return found
+
+
+def script_commands(text: str) -> list[tuple[int, str]]:
+    """(line, command) of each constant command the script ``text`` runs through `os.system` or
+    `subprocess`, in source order; [] when it does not parse."""
     try:
         tree = parse_module(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
         return []
     runners = _imported_runners(tree)
     commands = [
@@ -53,10 +62,7 @@ def script_installs(text: str, path: str) -> list[Evidence]:
         for node in ast.walk(tree)
         if isinstance(node, ast.Call) and (command := _command(node, runners)) is not None
     ]
-    found: list[Evidence] = []
-    for line, command in sorted(commands, key=lambda item: item[0]):
-        found += install_evidence(command, path, line) + _extension_builds(command, path, line)
-    return found
+    return sorted(commands, key=lambda item: item[0])
 
 
 def _imported_runners(tree: ast.Module) -> frozenset[str]:
