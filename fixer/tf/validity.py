@@ -23,7 +23,8 @@ from libcst.metadata import (
 )
 
 from fixer.positions import positions as positions_of
-from fixer.semantic import bound_on_every_path
+from fixer.cell_lines import has_cell_mark
+from fixer.semantic import bound_on_every_path, rebound_below
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.fix_scope import FixedChunk, OriginalFile, fixed_chunk, fixed_function
 from fixer.tf.index import ModuleIndex
@@ -126,6 +127,7 @@ def unbound_inserted_names(
                 _binds_outside(original_file, local.function, name)  # type: ignore[arg-type]  # local: file set
                 or _binds_anywhere(local.index.local, local.contexts, name)
             ),
+            lambda low, high: False,  # one function body: no cell boundary inside it
         )
     fixed = apply_edits(text, list(edits))
     try:
@@ -146,7 +148,13 @@ def unbound_inserted_names(
         return textmap.offset(start.line, start.column + 1)
 
     return _first_unbound(
-        sorted(wanted), index, contexts, offset, regions, lambda name: _binds_anywhere(index, contexts, name)
+        sorted(wanted),
+        index,
+        contexts,
+        offset,
+        regions,
+        lambda name: _binds_anywhere(index, contexts, name),
+        lambda low, high: has_cell_mark(fixed[low:high]),
     )
 
 
@@ -157,12 +165,17 @@ def _first_unbound(
     offset: Callable[[cst.CSTNode], int],
     regions: list[tuple[int, int]],
     bound_somewhere: Callable[[str], bool],
+    crosses_cell: Callable[[int, int], bool],
 ) -> str | None:
-    """The reason for the first wanted name read in an inserted region where it may be unbound.
+    """The reason for the first wanted name read in an inserted region where it may be unbound,
+    or bound to another object than the one the code below it uses.
 
     A name the file never binds (a star import, a notebook's earlier kernel) is not ours to
     judge; whether the file binds it is asked last, only for a read that fails, since answering
-    it may take a look at the whole file.
+    it may take a look at the whole file. A name bound again below the read in the same scope
+    (and notebook cell) is read too early: the fix would use an earlier cell's object, or none in
+    a fresh kernel, while the code below uses the new one (a model made in one strategy's scope
+    and compiled in another's raises). ``crosses_cell(low, high)``: a cell boundary lies between.
     """
     for name in wanted:
         for node in index.names.get(name, []):
@@ -175,6 +188,9 @@ def _first_unbound(
                 if bound_somewhere(name):
                     return f"`{name}` is not bound on every path to where the fix would use it"
                 break
+            again = rebound_below(index, name, node)
+            if again is not None and not crosses_cell(where, offset(again)):
+                return f"`{name}` is bound again below where the fix would use it"
     return None
 
 
