@@ -172,8 +172,8 @@ def _first_unbound(
 
     A name the file never binds (a star import, a notebook's earlier kernel) is not ours to
     judge; whether the file binds it is asked last, only for a read that fails, since answering
-    it may take a look at the whole file. A name bound again below the read in the same scope
-    (and notebook cell) is read too early: the fix would use an earlier cell's object, or none in
+    it may take a look at the whole file. A name the program's own code binds again below the read
+    in the same scope (and notebook cell) is read too early: the fix would use an earlier cell's object, or none in
     a fresh kernel, while the code below uses the new one (a model made in one strategy's scope
     and compiled in another's raises). ``crosses_cell(low, high)``: a cell boundary lies between.
     """
@@ -189,9 +189,15 @@ def _first_unbound(
                     return f"`{name}` is not bound on every path to where the fix would use it"
                 break
             again = rebound_below(index, name, node)
-            if again is not None and not crosses_cell(where, offset(again)):
+            if again is not None and _left_as_it_was(offset(again), regions) and not crosses_cell(where, offset(again)):
                 return f"`{name}` is bound again below where the fix would use it"
     return None
+
+
+def _left_as_it_was(where: int, regions: list[tuple[int, int]]) -> bool:
+    """True when ``where`` (a fixed-text offset) is outside every inserted region: the program's
+    own code, not the fix's (a helper the fix adds may rebind its own parameters as it likes)."""
+    return not any(low <= where < high for low, high in regions)
 
 
 def _binds_anywhere(index: ModuleIndex, contexts: Mapping[cst.CSTNode, ExpressionContext], name: str) -> bool:

@@ -118,9 +118,8 @@ def test_a_strategy_made_again_below_the_wrap_in_a_script_fails():
 def test_a_strategy_made_again_below_in_the_same_function_fails():
     text = textwrap.dedent(
         """\
-        strategy = make()
-
         def train():
+            strategy = make()
             if ready:
                 model = build()
             strategy = make()
