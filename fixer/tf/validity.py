@@ -22,8 +22,8 @@ from libcst.metadata import (
     MetadataWrapper,
 )
 
-from fixer.positions import positions as positions_of
 from fixer.cell_lines import has_cell_mark
+from fixer.positions import positions as positions_of
 from fixer.semantic import bound_on_every_path, rebound_below
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.fix_scope import FixedChunk, OriginalFile, fixed_chunk, fixed_function

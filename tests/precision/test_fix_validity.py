@@ -86,7 +86,6 @@ def test_module_imports_and_defs_are_always_in_reach():
     assert unbound_inserted_names(text, [edit]) is None
 
 
-
 # A name bound again below the insertion (ledger24a: a cell that makes its strategy after the model)
 
 _WRAP = "with strategy.scope():\n    model = build()\n"
@@ -141,7 +140,9 @@ def test_a_strategy_bound_only_above_or_rebound_in_a_nested_def_passes():
 def test_in_a_notebook_only_a_rebinding_in_the_same_cell_counts():
     # Combined notebook text: a binding in a later cell belongs to that cell's own run.
     same_cell = "# distfix-cell 1\n\nstrategy = make()\n# distfix-cell 2\n\nmodel = build()\nstrategy = make()\n"
-    later_cell = "# distfix-cell 1\n\nstrategy = make()\n# distfix-cell 2\n\nmodel = build()\n# distfix-cell 3\n\nstrategy = make()\n"
+    later_cell = same_cell.replace("strategy = make()\n", "# distfix-cell 3\n\nstrategy = make()\n").replace(
+        "# distfix-cell 3\n\n", "", 1
+    )
     assert unbound_inserted_names(same_cell, _wrap_model(same_cell)) is not None
     assert unbound_inserted_names(later_cell, _wrap_model(later_cell)) is None
 
