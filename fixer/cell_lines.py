@@ -14,6 +14,11 @@ _CELL_MARK = re.compile(r"^# distfix-cell (\d+)$")
 _LINES_AFTER_MARK = 2
 
 
+def has_cell_mark(text: str) -> bool:
+    """True when ``text`` (a slice of a combined module) holds a cell boundary."""
+    return any(_CELL_MARK.match(content) for content in text.splitlines())
+
+
 def cell_of(text: str, line: int) -> int | None:
     """The notebook cell holding ``line`` of a combined module ``text``; None for a file."""
     cell = None

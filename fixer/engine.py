@@ -29,7 +29,7 @@ from fixer.syntax import parse_module
 from fixer.textmap import apply_edits
 from fixer.tf.index import ModuleIndex
 from fixer.tf.model import TFModel
-from fixer.types import Applicability, Edit, FileResult, Finding, Position
+from fixer.types import Applicability, Edit, FileResult, Finding, Fix, Position
 
 if TYPE_CHECKING:
     import ast
@@ -418,13 +418,16 @@ def fix_source(
     *,
     unsafe: bool = False,
     registry: Registry | None = None,
+    admits: Callable[[str, Fix], bool] | None = None,
 ) -> FileResult:
     """Apply fixes until nothing changes (at most 10 passes), never producing unparsable text.
 
     Safe fixes always apply; unsafe ones only with ``unsafe``. Overlapping fixes wait for the
     next pass, which re-checks the new text. A pass whose result does not parse is reverted and
     reported in ``FileResult.reverted``. A rule that crashes costs only its own findings (an
-    internal-error finding stands for them): the other rules' fixes still apply.
+    internal-error finding stands for them): the other rules' fixes still apply. ``admits(text,
+    fix)``: whether the caller can write ``fix`` applied to ``text`` (a notebook cannot write one
+    that moves a cell boundary); a fix it refuses is left out alone, the others still apply.
     """
     config = config or Config()
     threshold = Applicability.UNSAFE if unsafe or config.unsafe_fixes else Applicability.SAFE
@@ -436,7 +439,11 @@ def fix_source(
         if could_not_parse(result):
             break
         chosen = _non_overlapping(
-            [f for f in result.findings if f.fix is not None and f.fix.applicability >= threshold]
+            [
+                f
+                for f in result.findings
+                if f.fix is not None and f.fix.applicability >= threshold and (admits is None or admits(current, f.fix))
+            ]
         )
         if not chosen:
             break

@@ -36,6 +36,19 @@ def cell_boundaries(text: str) -> int:
     return sum(1 for line in text.splitlines() if _BOUNDARY_LINE.match(line))
 
 
+def within_cells(text: str, fix: Fix) -> bool:
+    """True when ``fix`` keeps every cell boundary of the combined ``text`` where it is.
+
+    A fix that wraps or removes a boundary (a scope block around code of two cells) cannot be
+    written back into the cells: it is left out, and the file's other fixes still apply.
+    """
+    return all(_marks(text[edit.start : edit.end]) == _marks(edit.content) for edit in fix.edits)
+
+
+def _marks(text: str) -> list[str]:
+    return [line for line in text.splitlines() if _BOUNDARY_LINE.match(line)]
+
+
 class NotebookError(Exception):
     """The notebook cannot be read or written; the message is one line for the user."""
 
@@ -324,7 +337,7 @@ def analyse_notebook(
     # `import mnist_setup` in the notebook or in another written module reads the cell that writes it.
     with written_modules_visible(module_sources(written)):
         if fix:
-            result = fix_source(path, notebook.combined, config, unsafe=unsafe)
+            result = fix_source(path, notebook.combined, config, unsafe=unsafe, admits=within_cells)
         else:
             result = check_source(path, notebook.combined, config, prefilter=prefilter, tree=notebook.tree)
         findings = cell_errors(notebook, path) + [to_cell(notebook, f) for f in result.findings]

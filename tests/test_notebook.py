@@ -241,3 +241,56 @@ def test_a_notebook_checked_with_its_tree_finds_what_a_fresh_parse_finds():
     given = check_source("lab.ipynb", notebook.combined, Config(), tree=notebook.tree)
     fresh = check_source("lab.ipynb", notebook.combined, Config())
     assert [(f.code, f.start) for f in given.findings] == [(f.code, f.start) for f in fresh.findings] != []
+
+
+_MIRRORED = "strategy = tf.distribute.MirroredStrategy()\n"
+
+
+def test_a_wrap_above_the_cell_s_own_strategy_is_not_offered(tmp_path, distfix):
+    # ledger24a: an earlier cell made a strategy; this cell builds the model, then makes its own
+    # strategy and compiles in its scope. A wrap above that line would enter the earlier cell's
+    # strategy (or raise NameError in a fresh kernel).
+    cells = [
+        _code("c1", ["import tensorflow as tf\n", _MIRRORED, "print(strategy.num_replicas_in_sync)"]),
+        _code(
+            "c2",
+            [
+                "model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n",
+                "model.add(tf.keras.layers.Dense(2))\n",
+                _MIRRORED,
+                "with strategy.scope():\n",
+                "    model.compile(loss='mse')\n",
+                "    model.fit(x, y)",
+            ],
+        ),
+    ]
+    path = _write(tmp_path, _notebook(cells))
+    result = distfix("check", "--select", "TFD101", str(path))
+    assert "cell 2:1:9: TFD101" in result.stdout, result.stdout
+    assert "`strategy` is bound again below where the fix would use it" in result.stdout
+    # Control: with nothing between, the model moves into the cell's own scope block (after the
+    # binding), which stays offered.
+    del cells[1]["source"][1]
+    _write(tmp_path, _notebook(cells))
+    moved = distfix("fix", "--write", "--unsafe-fixes", "--select", "TFD101", str(path))
+    assert moved.returncode == 0, moved.stdout + moved.stderr
+    assert "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][1]["source"]).startswith(
+        _MIRRORED + "with strategy.scope():\n    model = tf.keras.Sequential("
+    )
+
+
+def test_a_fix_that_would_cross_cells_drops_alone(tmp_path, distfix):
+    # ledger24a (petals): the model is built in one cell and compiled in the next; the scope
+    # wrap around both cannot be written into cells. The rename in the first cell still applies.
+    cells = [
+        _code("c1", ["import tensorflow as tf\n", "strategy = tf.distribute.experimental.TPUStrategy(resolver)"]),
+        _code("c2", ["model = tf.keras.Sequential([tf.keras.layers.Dense(1)])"]),
+        _code("c3", ["model.compile(loss='mse')"]),
+        _code("c4", ["model.fit(strategy.experimental_distribute_dataset(ds))"]),
+    ]
+    path = _write(tmp_path, _notebook(cells))
+    result = distfix("fix", "--write", "--unsafe-fixes", str(path))
+    assert "cross cell boundaries" not in result.stderr, result.stderr
+    sources = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+    assert sources[0].endswith("strategy = tf.distribute.TPUStrategy(resolver)")
+    assert sources[1:] == ["".join(c["source"]) for c in cells[1:]]

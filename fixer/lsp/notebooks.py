@@ -25,7 +25,15 @@ from lsprotocol import types
 from fixer.engine import check_source, fix_source
 from fixer.incremental import DocumentParser
 from fixer.lsp.convert import diagnostic, lsp_range_of_offsets, range_json, uri_path
-from fixer.notebook import Notebook, NotebookError, cell_errors, combine_cells, split_cells, to_cell
+from fixer.notebook import (
+    Notebook,
+    NotebookError,
+    cell_errors,
+    combine_cells,
+    split_cells,
+    to_cell,
+    within_cells,
+)
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.project_imports import written_modules_visible
 from fixer.types import Applicability, Finding
@@ -224,7 +232,7 @@ class OpenNotebooks:
             return None
         combined, uris = _combine(workspace, notebook)
         path = uri_path(notebook.uri)
-        result = fix_source(str(path), combined.combined, self._config_for(path), unsafe=False)
+        result = fix_source(str(path), combined.combined, self._config_for(path), unsafe=False, admits=within_cells)
         if result.fixed_text is None:
             return None
         edits = cell_edits(combined, uris, result.fixed_text)

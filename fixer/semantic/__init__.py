@@ -9,7 +9,7 @@ docs/semantic-layer.md.
 from fixer.semantic.bindings import Binding, BindingKind, Branch, Scope, ScopeKind
 from fixer.semantic.calls import CallResolver
 from fixer.semantic.conditions import Condition
-from fixer.semantic.definite import PathIndex, bound_on_every_path
+from fixer.semantic.definite import PathIndex, bound_on_every_path, rebound_below
 from fixer.semantic.model import SemanticModel
 from fixer.semantic.targets import assignment_targets, target_names
 
@@ -25,5 +25,6 @@ __all__ = [
     "SemanticModel",
     "assignment_targets",
     "bound_on_every_path",
+    "rebound_below",
     "target_names",
 ]

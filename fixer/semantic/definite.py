@@ -238,3 +238,27 @@ def _assigned_none(index: PathIndex, name: str, func: FunctionLike | None) -> bo
         and any(name in _target_names(t.target) for t in assign.targets)
         for assign in index.in_function("assigns", func)
     )
+
+
+def rebound_below(index: PathIndex, name: str, at: cst.CSTNode) -> cst.BaseStatement | None:
+    """The first statement after ``at`` in the same scope that may bind ``name`` again, or None.
+
+    Walks the statements after ``at`` in its block, then after that block's statement in the
+    enclosing block, up to the function or the module. A read at ``at`` then sees an object the
+    code below no longer uses: a notebook cell that makes its strategy after the line, a script
+    that makes a second strategy for the training below. Nested functions bind their own locals.
+    """
+    current: cst.CSTNode = index.statement_of(at) if not isinstance(at, cst.BaseStatement) else at
+    while True:
+        parent = index.parent.get(current)
+        if parent is None or isinstance(parent, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+            return None
+        if isinstance(parent, cst.IndentedBlock | cst.Module):
+            later = False
+            for sibling in parent.body:
+                if later and _binds_on_some_path(sibling, name):
+                    return sibling
+                later = later or sibling is current
+        if isinstance(parent, cst.Module):
+            return None
+        current = parent

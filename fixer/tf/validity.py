@@ -22,8 +22,9 @@ from libcst.metadata import (
     MetadataWrapper,
 )
 
+from fixer.cell_lines import has_cell_mark
 from fixer.positions import positions as positions_of
-from fixer.semantic import bound_on_every_path
+from fixer.semantic import bound_on_every_path, rebound_below
 from fixer.textmap import TextMap, apply_edits
 from fixer.tf.fix_scope import FixedChunk, OriginalFile, fixed_chunk, fixed_function
 from fixer.tf.index import ModuleIndex
@@ -126,6 +127,7 @@ def unbound_inserted_names(
                 _binds_outside(original_file, local.function, name)  # type: ignore[arg-type]  # local: file set
                 or _binds_anywhere(local.index.local, local.contexts, name)
             ),
+            lambda low, high: False,  # one function body: no cell boundary inside it
         )
     fixed = apply_edits(text, list(edits))
     try:
@@ -146,7 +148,13 @@ def unbound_inserted_names(
         return textmap.offset(start.line, start.column + 1)
 
     return _first_unbound(
-        sorted(wanted), index, contexts, offset, regions, lambda name: _binds_anywhere(index, contexts, name)
+        sorted(wanted),
+        index,
+        contexts,
+        offset,
+        regions,
+        lambda name: _binds_anywhere(index, contexts, name),
+        lambda low, high: has_cell_mark(fixed[low:high]),
     )
 
 
@@ -157,12 +165,17 @@ def _first_unbound(
     offset: Callable[[cst.CSTNode], int],
     regions: list[tuple[int, int]],
     bound_somewhere: Callable[[str], bool],
+    crosses_cell: Callable[[int, int], bool],
 ) -> str | None:
-    """The reason for the first wanted name read in an inserted region where it may be unbound.
+    """The reason for the first wanted name read in an inserted region where it may be unbound,
+    or bound to another object than the one the code below it uses.
 
     A name the file never binds (a star import, a notebook's earlier kernel) is not ours to
     judge; whether the file binds it is asked last, only for a read that fails, since answering
-    it may take a look at the whole file.
+    it may take a look at the whole file. A name the program's own code binds again below the read
+    in the same scope (and notebook cell) is read too early: the fix would use an earlier cell's object, or none in
+    a fresh kernel, while the code below uses the new one (a model made in one strategy's scope
+    and compiled in another's raises). ``crosses_cell(low, high)``: a cell boundary lies between.
     """
     for name in wanted:
         for node in index.names.get(name, []):
@@ -175,7 +188,16 @@ def _first_unbound(
                 if bound_somewhere(name):
                     return f"`{name}` is not bound on every path to where the fix would use it"
                 break
+            again = rebound_below(index, name, node)
+            if again is not None and _left_as_it_was(offset(again), regions) and not crosses_cell(where, offset(again)):
+                return f"`{name}` is bound again below where the fix would use it"
     return None
+
+
+def _left_as_it_was(where: int, regions: list[tuple[int, int]]) -> bool:
+    """True when ``where`` (a fixed-text offset) is outside every inserted region: the program's
+    own code, not the fix's (a helper the fix adds may rebind its own parameters as it likes)."""
+    return not any(low <= where < high for low, high in regions)
 
 
 def _binds_anywhere(index: ModuleIndex, contexts: Mapping[cst.CSTNode, ExpressionContext], name: str) -> bool:

@@ -86,6 +86,67 @@ def test_module_imports_and_defs_are_always_in_reach():
     assert unbound_inserted_names(text, [edit]) is None
 
 
+# A name bound again below the insertion (ledger24a: a cell that makes its strategy after the model)
+
+_WRAP = "with strategy.scope():\n    model = build()\n"
+
+
+def _wrap_model(text: str) -> list[Edit]:
+    start = text.index("model = build()\n")
+    return [Edit(start, start + len("model = build()\n"), _WRAP)]
+
+
+def test_a_strategy_made_again_below_the_wrap_in_a_script_fails():
+    # The first experiment's strategy is bound above; the wrap would enter it while the
+    # model is compiled under the second one below (a mix of strategies raises).
+    text = textwrap.dedent(
+        """\
+        strategy = make()
+        baseline = fit_baseline(strategy)
+        model = build()
+        strategy = make()
+        with strategy.scope():
+            model.compile()
+        """
+    )
+    assert unbound_inserted_names(text, _wrap_model(text)) == (
+        "`strategy` is bound again below where the fix would use it"
+    )
+
+
+def test_a_strategy_made_again_below_in_the_same_function_fails():
+    text = textwrap.dedent(
+        """\
+        def train():
+            strategy = make()
+            if ready:
+                model = build()
+            strategy = make()
+            return model
+        """
+    )
+    start = text.index("model = build()")
+    edits = [Edit(start, start + len("model = build()"), "with strategy.scope():\n            model = build()")]
+    assert unbound_inserted_names(text, edits) is not None
+
+
+def test_a_strategy_bound_only_above_or_rebound_in_a_nested_def_passes():
+    above = "strategy = make()\nmodel = build()\nmodel.compile()\n"
+    nested = "strategy = make()\nmodel = build()\n\ndef other():\n    strategy = make()\n    return strategy\n"
+    assert unbound_inserted_names(above, _wrap_model(above)) is None
+    assert unbound_inserted_names(nested, _wrap_model(nested)) is None
+
+
+def test_in_a_notebook_only_a_rebinding_in_the_same_cell_counts():
+    # Combined notebook text: a binding in a later cell belongs to that cell's own run.
+    same_cell = "# distfix-cell 1\n\nstrategy = make()\n# distfix-cell 2\n\nmodel = build()\nstrategy = make()\n"
+    later_cell = same_cell.replace("strategy = make()\n", "# distfix-cell 3\n\nstrategy = make()\n").replace(
+        "# distfix-cell 3\n\n", "", 1
+    )
+    assert unbound_inserted_names(same_cell, _wrap_model(same_cell)) is not None
+    assert unbound_inserted_names(later_cell, _wrap_model(later_cell)) is None
+
+
 # Removing what is read -------------------------------------------------------------------------
 
 def test_removing_tf_config_that_the_script_reads_back_fails():
