@@ -84,7 +84,13 @@ class CreatedOutsideStrategyScope(Rule):
     comments, but only when no statement in between reads or writes a name they use; otherwise
     they are wrapped in a new `with <strategy>.scope():` where they stand, if the strategy exists
     there, and never where that strategy may be None (a parameter defaulting to None or given None
-    by a call of the module, or one the program tests against None): advice only then. Moving code
+    by a call of the module, or one the program tests against None): advice only then. A model is
+    moved only when something runs it under its strategy: `compile`, `fit`, `predict` and the
+    other Keras loops, or a step given to `strategy.run`; a model whose training step is called
+    directly gets advice instead (moved alone, its first step raises where it ran: Keras 2's
+    optimizer makes its slots under another strategy, Keras 3 raises TypeError, and with the
+    optimizer moved too Keras 3 still raises outside `strategy.run`;
+    `benchmarks/probe_ledger23a_premises.py`). Moving code
     changes when it runs, so review the diff. When neither is possible the
     finding explains what to move. A moved Keras optimizer with state that a compiled
     distributed step applies is built right after it (`optimizer.build(model.trainable_variables)`,
@@ -352,9 +358,10 @@ _STEPPED_MESSAGE = (
 )
 
 # Keras methods that run the model under the strategy it was built in: a model moved into the
-# scope trains (and predicts) on every replica through them.
+# scope trains (and predicts) on every replica through them; `compile` sets it up for them.
 _KERAS_LOOPS = frozenset(
     {
+        "compile",
         "fit",
         "fit_generator",
         "train_on_batch",
@@ -868,10 +875,10 @@ class _Finder:
 
     def distributed_by_keras_or_run(self, creation: Creation) -> bool:
         """Some use of the model runs it under its strategy: a Keras loop method (`fit`,
-        `train_on_batch`, `predict`...) or a step on every replica (given to `strategy.run`, or a
-        `train_step` override). Otherwise its training step is called directly, and moving the
-        model alone into the scope makes that step raise where it ran
-        (benchmarks/probe_ledger23a_premises.py, cases 2-3)."""
+        `train_on_batch`, `predict`..., or `compile`, which sets it up for them) or a step on
+        every replica (given to `strategy.run`, or a `train_step` override). Otherwise its
+        training step is called directly, and moving the model alone into the scope makes that
+        step raise where it ran (benchmarks/probe_ledger23a_premises.py, cases 2-3)."""
         for node in self._uses_of(creation):
             parent = self.index.parent.get(node)
             if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in _KERAS_LOOPS:
