@@ -86,7 +86,16 @@ class CreatedOutsideStrategyScope(Rule):
     comments, but only when no statement in between reads or writes a name they use; otherwise
     they are wrapped in a new `with <strategy>.scope():` where they stand, if the strategy exists
     there, and never where that strategy may be None (a parameter defaulting to None or given None
-    by a call of the module, or one the program tests against None): advice only then. Moving code
+    by a call of the module, or one the program tests against None): advice only then. A model is
+    moved only when something runs it under its strategy: `compile`, `fit`, `predict` and the
+    other Keras loops, or a step given to `strategy.run`; a model whose training step is called
+    directly gets advice instead (moved alone, its first step raises where it ran: Keras 2's
+    optimizer makes its slots under another strategy, Keras 3 raises TypeError, and with the
+    optimizer moved too Keras 3 still raises outside `strategy.run`;
+    `benchmarks/probe_ledger23a_premises.py`). A variable the replica function assigns
+    (`assign`, `assign_add`, `assign_sub`) gets advice too: moved as is it is mirrored with
+    aggregation NONE and each replica keeps its own copy; the message names the aggregations to
+    choose from (`benchmarks/probe_replica_assigned_variable.py`). Moving code
     changes when it runs, so review the diff. When neither is possible the
     finding explains what to move. A moved Keras optimizer with state that a compiled
     distributed step applies is built right after it (`optimizer.build(model.trainable_variables)`,
@@ -320,7 +329,10 @@ class CreatedOutsideStrategyScope(Rule):
                     for c in run
                     if c.kind == "variable" and assigned_by_replicas(ctx.index, ctx.tf.replica, c.names)
                 }
-                if assigned:
+                stepped = [c for c in run if c.kind == "model" and not finder.distributed_by_keras_or_run(c)]
+                if assigned or stepped:
+                    # A model whose step is called directly: moved alone into the scope, it makes that
+                    # step raise where it ran (benchmarks/probe_ledger23a_premises.py, cases 2-3).
                     edits, level = None, Applicability.DISPLAY_ONLY
                 for creation in run:
                     if id(creation.statement) in covered:
@@ -332,6 +344,8 @@ class CreatedOutsideStrategyScope(Rule):
                         text = _unused_strategy_message(ctx, creation, unused)
                     if creation.kind == "model" and made_elsewhere:
                         text += _weights_note(ctx, made_elsewhere)
+                    elif creation in stepped and unused is None:
+                        text = _STEPPED_MESSAGE
                     ctx.report(creation.call, finder.upgrade_prefix(creation) + text, edits=edits, applicability=level)
 
 
@@ -345,6 +359,32 @@ _DISTRIBUTING_METHODS = frozenset(
         "distribute_datasets_from_function",
         "experimental_distribute_datasets_from_function",
         "experimental_distribute_values_from_function",
+    }
+)
+
+
+# What a model trained by a step called directly needs (benchmarks/probe_ledger23a_premises.py):
+# moved alone into the scope, its first step raises (Keras 2: the optimizer's slots under another
+# strategy; Keras 3: TypeError); with its optimizer too, Keras 3 still raises outside `strategy.run`.
+_STEPPED_MESSAGE = (
+    "model created outside `strategy.scope()`, and the step that trains it is not run by `strategy.run` or "
+    "`fit`: build the model and its optimizer in the scope and run the step with `strategy.run`"
+)
+
+# Keras methods that run the model under the strategy it was built in: a model moved into the
+# scope trains (and predicts) on every replica through them; `compile` sets it up for them.
+_KERAS_LOOPS = frozenset(
+    {
+        "compile",
+        "fit",
+        "fit_generator",
+        "train_on_batch",
+        "evaluate",
+        "evaluate_generator",
+        "test_on_batch",
+        "predict",
+        "predict_generator",
+        "predict_on_batch",
     }
 )
 
@@ -770,21 +810,7 @@ class _Finder:
                 # scope compiles the same outside it (benchmarks/probe_compile_outside_scope.py).
                 return False
             return not self._optimizer_made_in_scope(creation)
-        # A local name is only used inside its own function: a single-device baseline that builds
-        # `model` in one function is not the distributed `model` of another.
-        scope = self.index.enclosing_function(creation.statement)
-        # The cheap scope test first: most uses of a common name (`model`) are in other functions.
-        uses = [
-            node
-            for name in creation.names
-            for node in self._uses(name)
-            if ("." in name or scope is None or self._in_function(node, scope))
-            and not self.index.is_within(node, creation.statement)
-            and not (scope is None and "." not in name and isinstance(self.index.parent.get(node), cst.AssignTarget))
-            # A name bound again on every path before the use (a model rebuilt in a new strategy's
-            # scope after a single-device baseline, a later notebook cell) holds another object.
-            and ("." in name or self._reaches(creation, node))
-        ]
+        uses = self._uses_of(creation)
         if creation.kind == "model" and (
             self._built_first_in_scope(creation, uses) or self._built_in_a_replica_step(creation, uses)
         ):
@@ -842,6 +868,38 @@ class _Finder:
             and bool(self.strategies.scope_blocks)
             and not self._placed_by_hand(creation.statement)
         )
+
+    def _uses_of(self, creation: Creation) -> list[cst.CSTNode]:
+        """The reads of the object ``creation`` binds (not its rebindings at module level)."""
+        # A local name is only used inside its own function: a single-device baseline that builds
+        # `model` in one function is not the distributed `model` of another.
+        scope = self.index.enclosing_function(creation.statement)
+        # The cheap scope test first: most uses of a common name (`model`) are in other functions.
+        return [
+            node
+            for name in creation.names
+            for node in self._uses(name)
+            if ("." in name or scope is None or self._in_function(node, scope))
+            and not self.index.is_within(node, creation.statement)
+            and not (scope is None and "." not in name and isinstance(self.index.parent.get(node), cst.AssignTarget))
+            # A name bound again on every path before the use (a model rebuilt in a new strategy's
+            # scope after a single-device baseline, a later notebook cell) holds another object.
+            and ("." in name or self._reaches(creation, node))
+        ]
+
+    def distributed_by_keras_or_run(self, creation: Creation) -> bool:
+        """Some use of the model runs it under its strategy: a Keras loop method (`fit`,
+        `train_on_batch`, `predict`..., or `compile`, which sets it up for them) or a step on
+        every replica (given to `strategy.run`, or a `train_step` override). Otherwise its
+        training step is called directly, and moving the model alone into the scope makes that
+        step raise where it ran (benchmarks/probe_ledger23a_premises.py, cases 2-3)."""
+        for node in self._uses_of(creation):
+            parent = self.index.parent.get(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in _KERAS_LOOPS:
+                return True
+            if self._in_replica_step(node):
+                return True
+        return False
 
     def built_outside_for_distributed_code(self, model_class: str) -> bool:
         """Some construction of ``model_class`` outside the scope makes an instance that distributed

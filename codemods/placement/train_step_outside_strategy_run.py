@@ -302,9 +302,15 @@ class TrainStepOutsideStrategyRun(Rule):
             return False
         strategies = ctx.tf.strategies
         for assign, target in self._bindings(ctx, key, near):
+            value = assign.value
+            if isinstance(value, (cst.Name, cst.Attribute)) and isinstance(target, (cst.Name, cst.Attribute)):
+                # `model = model` (or any alias) in the scope creates nothing: the value keeps the
+                # origin it had, outside the scope or in it (ledger23a class 1).
+                if self._created_in_scope(ctx, _root_key(value), assign, depth + 1):
+                    return True
+                continue
             if strategies.membership(assign) is Membership.INSIDE:
                 return True
-            value = assign.value
             if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
                 # `model, opt = build(strategy)`: what the local factory returns, at that position
                 for factory in visible_defs(ctx.index, value.func.value, assign):
