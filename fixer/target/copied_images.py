@@ -23,6 +23,7 @@ import os
 import posixpath
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from fixer.cache import Stamp, file_stamp
 from fixer.target.continuation import logical_lines
@@ -77,7 +78,7 @@ def _build_script_context(dockerfile: Path) -> Path | None:
         return None
     for script in scripts:
         for match in DOCKER_BUILD.finditer(read_small_text(script) or ""):
-            named, positional = _build_arguments(match.group("args").split())
+            named, _, positional = docker_build_arguments(match.group("args").split())
             if named is None or not positional:
                 continue
             written = posixpath.normpath(named)  # `./job/trainer/Dockerfile` -> `job/trainer/Dockerfile`
@@ -88,9 +89,21 @@ def _build_script_context(dockerfile: Path) -> Path | None:
     return None
 
 
-def _build_arguments(words: list[str]) -> tuple[str | None, list[str]]:
-    """(the `-f` Dockerfile, the positional arguments) of a `docker build` command's words."""
+class DockerBuildArguments(NamedTuple):
+    """What a `docker build` command's words name: its `-f` Dockerfile, its `-t` tags and its
+    positional arguments (the last is the build context)."""
+
+    file: str | None
+    tags: list[str]
+    positional: list[str]
+
+
+def docker_build_arguments(words: list[str]) -> DockerBuildArguments:
+    """The `-f` Dockerfile, the `-t` tags and the positional arguments of a `docker build`
+    command's words; other options are skipped with their value unless DOCKER_BUILD_FLAGS says
+    they take none."""
     named: str | None = None
+    tags: list[str] = []
     positional: list[str] = []
     skip_next = False
     for index, word in enumerate(words):
@@ -101,11 +114,16 @@ def _build_arguments(words: list[str]) -> tuple[str | None, list[str]]:
             skip_next = True
         elif word.startswith("--file="):
             named = word.split("=", 1)[1]
+        elif word in ("-t", "--tag"):
+            tags += words[index + 1 : index + 2]
+            skip_next = True
+        elif word.startswith("--tag="):
+            tags.append(word.split("=", 1)[1])
         elif word.startswith("-"):
             skip_next = "=" not in word and word not in DOCKER_BUILD_FLAGS
         else:
             positional.append(word)
-    return named, positional
+    return DockerBuildArguments(named, tags, positional)
 
 
 def _covers(context: Path, source: str, folder: Path) -> bool | None:

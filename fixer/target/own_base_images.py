@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from fixer.cache import Stamp, file_stamp
 from fixer.target.continuation import logical_lines
-from fixer.target.copied_images import DOCKER_BUILD, DOCKER_BUILD_FLAGS
+from fixer.target.copied_images import DOCKER_BUILD, docker_build_arguments
 from fixer.target.release_images import release_in_image
 from fixer.target.small_files import read_small_text
 from fixer.target.sources import image_tensorflow
@@ -111,28 +111,8 @@ def _builds(path: Path) -> list[tuple[str, Path]]:
             if (cd := _CD.search(step)) is not None:
                 working = Path(os.path.normpath(working / cd["folder"]))
             elif (build := DOCKER_BUILD.search(step)) is not None:
-                tags, positional = _build_arguments([w.strip("`'\"") for w in build["args"].split()])
+                _, tags, positional = docker_build_arguments([w.strip("`'\"") for w in build["args"].split()])
                 if positional:
                     context = Path(os.path.normpath(working / positional[-1]))
                     found += [(tag, context) for tag in tags]
     return found
-
-
-def _build_arguments(words: list[str]) -> tuple[list[str], list[str]]:
-    """(the `-t` tags, the positional arguments) of a `docker build` command's words."""
-    tags: list[str] = []
-    positional: list[str] = []
-    skip_next = False
-    for index, word in enumerate(words):
-        if skip_next:
-            skip_next = False
-        elif word in ("-t", "--tag"):
-            tags += words[index + 1 : index + 2]
-            skip_next = True
-        elif word.startswith("--tag="):
-            tags.append(word.split("=", 1)[1])
-        elif word.startswith("-"):
-            skip_next = "=" not in word and word not in DOCKER_BUILD_FLAGS
-        else:
-            positional.append(word)
-    return tags, positional
